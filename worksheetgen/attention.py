@@ -1,0 +1,151 @@
+"""The attention calculation, exactly and in floats, with switches for the note's slips.
+
+``Recipe`` says how each step is done. The correct recipe follows the note: scale by √d_k,
+mask the future with −∞, softmax over keys (each row), mix values. A misconception is the
+same calculation with one switch flipped, so a slip's result is computed from the very same
+drawn inputs as the right answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from worksheetgen import exact as ex
+from worksheetgen.exact import Ex, Matrix
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How each step of the attention calculation is done."""
+
+    scale: Literal["sqrt", "dk", "none"] = "sqrt"
+    mask_fill: Literal["-inf", "zero"] = "-inf"
+    axis: Literal["keys", "queries"] = "keys"
+    mix: Literal["V", "K"] = "V"
+    transpose_k: bool = True
+
+
+CORRECT = Recipe()
+
+
+def flipped(**changes: object) -> Recipe:
+    """The correct recipe with some switches changed."""
+    return replace(CORRECT, **changes)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every intermediate table of one attention calculation (exact)."""
+
+    scores: Matrix | None
+    scaled: Matrix
+    masked: Matrix | None
+    exps: Matrix
+    sums: list[Ex]
+    A: Matrix
+    output: Matrix | None
+
+
+def causal_mask(m: Matrix, fill: Ex) -> Matrix:
+    """Set every entry above the diagonal (a future key) to ``fill``."""
+    return [[fill if j > i else x for j, x in enumerate(row)] for i, row in enumerate(m)]
+
+
+def scale_matrix(s: Matrix, d_k: int, how: str) -> Matrix:
+    """Divide scores by √d_k (correct), by d_k, or not at all."""
+    if how == "none":
+        return [list(r) for r in s]
+    divisor = ex.sqrt_int(d_k) if how == "sqrt" else ex.integer(d_k)
+    return [[ex.div(x, divisor) for x in row] for row in s]
+
+
+def softmax_rows(s: Matrix) -> tuple[Matrix, list[Ex], Matrix]:
+    """Row-wise softmax: the exponentials, the row sums and the weights."""
+    exps = [[ex.exp(x) for x in row] for row in s]
+    sums = [ex.add(row) for row in exps]
+    weights = [[ex.div(e, total) for e in row] for row, total in zip(exps, sums, strict=True)]
+    return exps, sums, weights
+
+
+def attend(
+    *,
+    d_k: int | None,
+    causal: bool,
+    S: Sequence[Sequence[int | float]] | None = None,
+    Q: Sequence[Sequence[int | float]] | None = None,
+    K: Sequence[Sequence[int | float]] | None = None,
+    V: Sequence[Sequence[int | float]] | None = None,
+    recipe: Recipe = CORRECT,
+) -> Trace:
+    """Run attention exactly. Give raw scores ``S`` or ``Q`` and ``K``; ``d_k=None`` means the
+    scores are already scaled. With ``V`` (or ``K`` under the mixed-keys slip) the output is A·V."""
+    scores: Matrix | None = None
+    if S is None:
+        if Q is None or K is None:
+            raise ValueError("attend needs S, or Q and K")
+        q, k = ex.from_ints(Q), ex.from_ints(K)
+        scores = ex.matmul(q, ex.transpose(k) if recipe.transpose_k else k)
+        raw = scores
+    else:
+        raw = ex.from_ints(S)
+    scaled = raw if d_k is None else scale_matrix(raw, d_k, recipe.scale)
+    masked = None
+    pre = scaled
+    if causal:
+        masked = causal_mask(scaled, ex.NEG_INF if recipe.mask_fill == "-inf" else ex.ZERO)
+        pre = masked
+    if recipe.axis == "keys":
+        exps, sums, weights = softmax_rows(pre)
+    else:
+        e_t, s_t, w_t = softmax_rows(ex.transpose(pre))
+        exps, sums, weights = ex.transpose(e_t), s_t, ex.transpose(w_t)
+    output = None
+    mixer = K if recipe.mix == "K" else V
+    if mixer is not None:
+        output = ex.matmul(weights, ex.from_ints(mixer))
+    return Trace(scores, scaled, masked, exps, sums, weights, output)
+
+
+def attend_float(
+    *,
+    d_k: int | None,
+    causal: bool,
+    S: Sequence[Sequence[int | float]] | None = None,
+    Q: Sequence[Sequence[int | float]] | None = None,
+    K: Sequence[Sequence[int | float]] | None = None,
+    V: Sequence[Sequence[int | float]] | None = None,
+    recipe: Recipe = CORRECT,
+) -> dict[str, np.ndarray]:
+    """The same calculation in NumPy floats, written independently, for the cross-check."""
+    if S is None:
+        q = np.asarray(Q, dtype=float)
+        k = np.asarray(K, dtype=float)
+        raw = q @ (k.T if recipe.transpose_k else k)
+    else:
+        raw = np.asarray(S, dtype=float)
+    out: dict[str, np.ndarray] = {"scores": raw}
+    if d_k is None or recipe.scale == "none":
+        scaled = raw.copy()
+    elif recipe.scale == "sqrt":
+        scaled = raw / np.sqrt(d_k)
+    else:
+        scaled = raw / d_k
+    out["scaled"] = scaled
+    pre = scaled
+    if causal:
+        upper = np.triu(np.ones(scaled.shape, dtype=bool), k=1)
+        pre = np.where(upper, -np.inf if recipe.mask_fill == "-inf" else 0.0, scaled)
+        out["masked"] = pre
+    axis = 1 if recipe.axis == "keys" else 0
+    shifted = pre - np.max(pre, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    weights = e / e.sum(axis=axis, keepdims=True)
+    out["A"] = weights
+    mixer = K if recipe.mix == "K" else V
+    if mixer is not None:
+        out["output"] = weights @ np.asarray(mixer, dtype=float)
+    return out

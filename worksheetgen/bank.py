@@ -1,0 +1,356 @@
+"""Load question banks: safe YAML with line numbers, validated into QuestionSpecs.
+
+No randomness here. Every problem is reported as a BankError naming file, line and field,
+for example ``banks/x.yaml:14: questions[2].params.T: expected an integer from 2 to 4, got 12``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from worksheetgen.errors import BankError
+from worksheetgen.models import Bank, BankFile, Location, QuestionSpec, SheetInfo
+
+MAX_BANK_BYTES = 2_000_000
+MAX_QUESTIONS = 200
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+QUESTION_FIELDS = ("id", "family", "points", "decimals", "params", "prompt", "format", "title")
+SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals")
+TOP_FIELDS = ("sheet", "questions")
+
+
+@dataclass(frozen=True)
+class Doc:
+    """A YAML document as plain data plus the line of every path in it."""
+
+    data: Any
+    lines: dict[tuple[Any, ...], int]
+    file: str
+
+    def line(self, path: tuple[Any, ...]) -> int | None:
+        """The line of ``path``, or of its nearest ancestor that has one."""
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), None)
+
+    def error(self, path: tuple[Any, ...], message: str) -> BankError:
+        """A BankError located at ``path``."""
+        return BankError(message, file=self.file, line=self.line(path), field=path_text(path))
+
+
+def path_text(path: Iterable[Any]) -> str | None:
+    """``("questions", 2, "params", "T")`` -> ``questions[2].params.T``."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or None
+
+
+def describe(value: Any) -> str:
+    """A short description of a found value for 'got …' messages."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """' (did you mean "x"?)' when a close option exists, else ''."""
+    close = difflib.get_close_matches(str(word), list(options), n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _to_data(node: yaml.Node, path: tuple[Any, ...], lines: dict, loader: yaml.SafeLoader) -> Any:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = _to_data(key_node, path + ("<key>",), {}, loader)
+            if isinstance(key, list | dict):
+                raise BankError(
+                    "expected a plain key, got " + describe(key),
+                    line=key_node.start_mark.line + 1,
+                    field=path_text(path),
+                )
+            if key in out:
+                raise BankError(
+                    f"duplicate key {key!r}",
+                    line=key_node.start_mark.line + 1,
+                    field=path_text(path + (key,)),
+                )
+            out[key] = _to_data(value_node, path + (key,), lines, loader)
+            lines[path + (key,)] = key_node.start_mark.line + 1
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_data(v, path + (i,), lines, loader) for i, v in enumerate(node.value)]
+    return loader.construct_object(node, deep=True)
+
+
+def parse_yaml(text: str, file: str) -> Doc:
+    """Parse YAML safely (no tags that build Python objects), keeping line numbers."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise BankError("expected a mapping with a 'questions' list, got an empty file",
+                            file=file)
+        lines: dict[tuple[Any, ...], int] = {}
+        data = _to_data(node, (), lines, loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        raise BankError(f"YAML syntax error: {problem}", file=file, line=line) from None
+    except yaml.YAMLError as exc:
+        raise BankError(f"YAML error: {exc}", file=file) from None
+    except BankError as exc:
+        exc.file = file
+        raise
+    finally:
+        loader.dispose()
+    return Doc(data, lines, file)
+
+
+def read_text(path: Path, shown: str) -> str:
+    """Read a bank file as UTF-8 text, refusing binary or huge files with a clear error."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise BankError(f"cannot read file: {exc.strerror}", file=shown) from None
+    if len(raw) > MAX_BANK_BYTES:
+        raise BankError(
+            f"expected a bank of at most {MAX_BANK_BYTES} bytes, got {len(raw)}", file=shown
+        )
+    if b"\x00" in raw:
+        raise BankError("expected a UTF-8 YAML text file, got a binary file", file=shown)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BankError(
+            f"expected UTF-8 text, got an undecodable byte at offset {exc.start}", file=shown
+        ) from None
+
+
+def bank_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand bank arguments (files or folders of *.yaml / *.yml) into files, in order."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml") and x.is_file())
+            if not found:
+                raise BankError("expected a folder with *.yaml banks, got none", file=str(raw))
+            out.extend(found)
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise BankError("no such file or folder", file=str(raw))
+    return out
+
+
+def _check_fields(doc: Doc, mapping: dict, path: tuple, allowed: Iterable[str]) -> None:
+    allowed = tuple(allowed)
+    for key in mapping:
+        if key not in allowed:
+            raise doc.error(
+                path + (key,),
+                f"unknown field{did_you_mean(str(key), allowed)}; expected one of: "
+                + ", ".join(allowed),
+            )
+
+
+def _int_field(doc: Doc, value: Any, path: tuple, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise doc.error(path, f"expected an integer from {lo} to {hi}, got {describe(value)}")
+    return value
+
+
+def _text_field(doc: Doc, value: Any, path: tuple, max_len: int = 4000) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise doc.error(path, f"expected text, got {describe(value)}")
+    text = str(value)
+    if len(text) > max_len:
+        raise doc.error(path, f"expected at most {max_len} characters, got {len(text)}")
+    return text
+
+
+def slugify(text: str) -> str:
+    """A file-name-safe slug: lowercase letters, digits and single hyphens."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:60].strip("-") or "worksheet"
+
+
+def _sheet_info(doc: Doc) -> dict[str, Any]:
+    sheet = doc.data.get("sheet")
+    if sheet is None:
+        return {}
+    if not isinstance(sheet, dict):
+        raise doc.error(("sheet",), f"expected a mapping, got {describe(sheet)}")
+    _check_fields(doc, sheet, ("sheet",), SHEET_FIELDS)
+    info: dict[str, Any] = {}
+    for key in ("title", "course", "instructions"):
+        if key in sheet:
+            info[key] = _text_field(doc, sheet[key], ("sheet", key))
+    if "id" in sheet:
+        sid = _text_field(doc, sheet["id"], ("sheet", "id"), 60)
+        if not ID_RE.match(sid):
+            raise doc.error(("sheet", "id"), f"expected letters, digits, '-', '_' or '.', "
+                            f"got {describe(sid)}")
+        info["slug"] = sid
+    if "decimals" in sheet:
+        info["decimals"] = _int_field(doc, sheet["decimals"], ("sheet", "decimals"), 0, 6)
+    return info
+
+
+def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSpec:
+    from worksheetgen.families import FAMILIES, get_family
+
+    path: tuple[Any, ...] = ("questions", index)
+    if not isinstance(raw, dict):
+        raise doc.error(path, f"expected a mapping with id and family, got {describe(raw)}")
+    _check_fields(doc, raw, path, QUESTION_FIELDS)
+    for required in ("id", "family"):
+        if required not in raw:
+            raise doc.error(path, f"missing required field '{required}'")
+    qid = raw["id"]
+    if not isinstance(qid, str | int) or isinstance(qid, bool) or not ID_RE.match(str(qid)):
+        raise doc.error(path + ("id",), "expected an id of letters, digits, '-', '_' or '.' "
+                        f"(at most 64), got {describe(qid)}")
+    fam_name = raw["family"]
+    if not isinstance(fam_name, str) or fam_name not in FAMILIES:
+        hint = did_you_mean(str(fam_name), FAMILIES) if isinstance(fam_name, str) else ""
+        raise doc.error(path + ("family",), f"unknown family {describe(fam_name)}{hint}; "
+                        "expected one of: " + ", ".join(sorted(FAMILIES)))
+    family = get_family(fam_name)
+    points_raw = raw.get("points", 1)
+    if (isinstance(points_raw, bool) or not isinstance(points_raw, int | float)
+            or not 0 < points_raw <= 1000):
+        raise doc.error(path + ("points",),
+                        f"expected a number of points above 0, got {describe(points_raw)}")
+    decimals = sheet_decimals
+    if "decimals" in raw:
+        decimals = _int_field(doc, raw["decimals"], path + ("decimals",), 0, 6)
+    prompt = None
+    if "prompt" in raw:
+        prompt = _text_field(doc, raw["prompt"], path + ("prompt",))
+    title = _text_field(doc, raw["title"], path + ("title",), 200) if "title" in raw else None
+    fmt = raw.get("format", "open")
+    if fmt not in ("open", "choice"):
+        raise doc.error(path + ("format",), f"expected 'open' or 'choice', got {describe(fmt)}")
+    if fmt == "choice" and not family.supports_choice:
+        raise doc.error(path + ("format",),
+                        f"family '{fam_name}' has no multiple-choice form; expected 'open'")
+    params_raw = raw.get("params", {})
+    if params_raw is None:
+        params_raw = {}
+    if not isinstance(params_raw, dict):
+        raise doc.error(path + ("params",), f"expected a mapping, got {describe(params_raw)}")
+    params = family.validate(params_raw, doc, path + ("params",))
+    param_lines = {
+        str(k): doc.line(path + ("params", k)) or 0 for k in params_raw
+    }
+    spec = QuestionSpec(
+        id=str(qid),
+        family=fam_name,
+        points=float(points_raw) if isinstance(points_raw, float) else int(points_raw),
+        decimals=decimals,
+        params=params,
+        prompt=prompt,
+        format=fmt,
+        title=title,
+        location=Location(doc.file, doc.line(path)),
+        param_lines=param_lines,
+    )
+    if prompt is not None:
+        from worksheetgen.render import check_prompt_template
+
+        check_prompt_template(prompt, doc.file, doc.line(path + ("prompt",)),
+                              path_text(path + ("prompt",)) or "prompt", family)
+    return spec
+
+
+def load_doc(path: Path, shown: str) -> Doc:
+    """Read and parse one bank file, checking its top-level shape."""
+    doc = parse_yaml(read_text(path, shown), shown)
+    if not isinstance(doc.data, dict):
+        raise doc.error((), f"expected a mapping with a 'questions' list, got {describe(doc.data)}")
+    _check_fields(doc, doc.data, (), TOP_FIELDS)
+    if "questions" not in doc.data:
+        raise doc.error((), "missing required field 'questions'")
+    qs = doc.data["questions"]
+    if not isinstance(qs, list) or not qs:
+        raise doc.error(("questions",), f"expected a non-empty list, got {describe(qs)}")
+    if len(qs) > MAX_QUESTIONS:
+        raise doc.error(("questions",),
+                        f"expected at most {MAX_QUESTIONS} questions, got {len(qs)}")
+    return doc
+
+
+def load_banks(paths: Iterable[str | Path]) -> Bank:
+    """Load and validate bank files (or folders) into one Bank, in the order given."""
+    files = bank_files(paths)
+    info: dict[str, Any] = {}
+    specs: list[QuestionSpec] = []
+    seen: dict[str, Location] = {}
+    bank_records: list[BankFile] = []
+    for f in files:
+        shown = display_path(f)
+        doc = load_doc(f, shown)
+        bank_records.append(BankFile(shown, hashlib.sha256(f.read_bytes()).hexdigest()))
+        file_info = _sheet_info(doc)
+        for k, v in file_info.items():
+            info.setdefault(k, v)
+        decimals = file_info.get("decimals", info.get("decimals", 2))
+        for i, raw in enumerate(doc.data["questions"]):
+            spec = _question(doc, raw, i, decimals)
+            if spec.id in seen:
+                first = seen[spec.id]
+                raise doc.error(("questions", i, "id"),
+                                f"expected a unique id, got {spec.id!r} again "
+                                f"(first at {first.file}:{first.line})")
+            seen[spec.id] = spec.location
+            specs.append(spec)
+    if len(specs) > MAX_QUESTIONS:
+        raise BankError(f"expected at most {MAX_QUESTIONS} questions in one sheet, "
+                        f"got {len(specs)}", file=display_path(files[-1]))
+    title = info.get("title", "Self-Attention Worksheet")
+    sheet = SheetInfo(
+        slug=info.get("slug", slugify(title)),
+        title=title,
+        course=info.get("course", ""),
+        instructions=info.get("instructions", ""),
+        decimals=info.get("decimals", 2),
+    )
+    return Bank(sheet, tuple(specs), tuple(bank_records))
+
+
+def display_path(path: Path) -> str:
+    """A path as the user would write it: relative to the working folder where possible."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def default_bank_path() -> Path:
+    """The bundled default bank (the worksheet ``build --seed 42`` makes)."""
+    from worksheetgen.resources import data_dir
+
+    return data_dir("banks") / "default.yaml"

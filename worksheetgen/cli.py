@@ -1,0 +1,103 @@
+"""The command line: parse options, call the library, print. Nothing else lives here.
+
+Heavy modules (NumPy, SymPy) are imported inside the commands, so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+
+from worksheetgen import __version__
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports_errors(fn: F) -> F:
+    """Turn a WorksheetgenError into one line on stderr and its exit code."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from worksheetgen.errors import WorksheetgenError
+
+        try:
+            return fn(*args, **kwargs)
+        except WorksheetgenError as exc:
+            click.echo(f"worksheetgen: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class SeedType(click.ParamType):
+    """A non-negative integer seed."""
+
+    name = "SEED"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            seed = value
+        else:
+            text = str(value).strip()
+            if not text.isdigit():
+                self.fail(f"expected a non-negative integer, got {value!r}", param, ctx)
+            seed = int(text)
+        if not 0 <= seed < 2**63:
+            self.fail(f"expected a non-negative integer below 2**63, got {value!r}", param, ctx)
+        return seed
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="worksheetgen")
+def main() -> None:
+    """Randomized self-attention worksheets with exact answer keys.
+
+    \b
+    worksheetgen build --seed 42          the default worksheet, sheet + key as PDF/TeX/MD/JSON
+    worksheetgen build --bank my.yaml     your own questions
+    worksheetgen families                 the question families a bank can use
+    """
+
+
+@main.command()
+@click.option("--seed", type=SeedType(), required=True, help="Seed for every random draw.")
+@click.option("--bank", "banks", multiple=True, type=click.Path(),
+              help="A bank file or folder (repeatable). Default: the bundled default bank.")
+@click.option("--out", default="output", show_default=True, type=click.Path(),
+              help="Folder that receives one sub-folder per build.")
+@click.option("--no-pdf", is_flag=True, help="Skip the PDFs (no TeX needed).")
+@click.option("--title", help="Title printed on the sheet and key.")
+@click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
+@click.option("--templates", "template_dir", type=click.Path(file_okay=False),
+              help="A folder with latex/ and markdown/ templates that override the bundled ones.")
+@reports_errors
+def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str | None,
+          decimals: int | None, template_dir: str | None) -> None:
+    """Draw a worksheet and write the student sheet, the answer key and key.json."""
+    from worksheetgen.pipeline import BuildOptions
+    from worksheetgen.pipeline import build as run_build
+
+    result = run_build(BuildOptions(seed=seed, banks=banks, out=out, pdf=not no_pdf,
+                                    title=title, decimals=decimals, template_dir=template_dir))
+    n_items = sum(len(s.items) for s in result.build.sheets)
+    click.echo(f"Built {result.build.info.title!r} (seed {seed}, {n_items} questions) "
+               f"into {result.folder}/")
+    for name in result.files:
+        click.echo(f"  {result.folder / name}")
+
+
+@main.command()
+@reports_errors
+def families() -> None:
+    """List the question families and the parameters a bank can set."""
+    from worksheetgen.families import FAMILIES, get_family
+
+    for name in sorted(FAMILIES):
+        fam = get_family(name)
+        click.echo(f"{name}: {fam.summary}")
+        for p in fam.params:
+            click.echo(f"    {p.name}: {p.help}")

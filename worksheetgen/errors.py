@@ -1,0 +1,74 @@
+"""The exception hierarchy: every error a user can act on is a WorksheetgenError.
+
+The CLI prints ``str(error)`` as one line and exits non-zero; anything that is not a
+WorksheetgenError is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class WorksheetgenError(Exception):
+    """Base of every error caused by input a person can fix."""
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.field = field
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file if self.line is None else f"{self.file}:{self.line}"
+        parts = [p for p in (where, self.field) if p]
+        return ": ".join([*parts, self.message])
+
+
+class BankError(WorksheetgenError):
+    """A question bank could not be read or is not valid."""
+
+
+class TemplateError(WorksheetgenError):
+    """A prompt or document template could not be rendered."""
+
+
+class RosterError(WorksheetgenError):
+    """A roster CSV could not be read or is not valid."""
+
+
+class DrawError(WorksheetgenError):
+    """No valid variant could be drawn for a question (for example every redraw was ambiguous)."""
+
+
+class SolveError(WorksheetgenError):
+    """An answer failed a check (exact vs float, or a key invariant): a bug, named by item."""
+
+    exit_code = 3
+
+
+class CompileError(WorksheetgenError):
+    """TeX failed or is missing."""
+
+
+class ExportError(WorksheetgenError):
+    """A key could not be exported to an LMS format."""
+
+
+class GradeError(WorksheetgenError):
+    """A response file or key could not be graded."""
+
+
+class UsageError(WorksheetgenError):
+    """A command-line value is out of range."""
+
+    exit_code = 2

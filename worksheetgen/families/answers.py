@@ -1,0 +1,69 @@
+"""Turn exact values into Answers (floats, exact strings, printed strings, tolerance)."""
+
+from __future__ import annotations
+
+from worksheetgen import exact as ex
+from worksheetgen.exact import Ex, Matrix
+from worksheetgen.models import Answer
+
+
+def half_unit(decimals: int) -> float:
+    """Half a unit of the last printed digit: the tolerance of a value printed to ``decimals``."""
+    return 0.5 * 10.0 ** (-decimals)
+
+
+def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int = 1) -> Answer:
+    """A matrix answer; ``widen`` counts rounded steps the student's value passes through."""
+    return Answer(
+        name=name,
+        label=label,
+        kind="matrix",
+        value=ex.matrix_floats(m),
+        rounded=ex.matrix_rounded(m, decimals),
+        exact=ex.matrix_exact(m),
+        tolerance=round(half_unit(decimals) * widen, 12),
+    )
+
+
+def vector_answer(name: str, label: str, v: list[Ex], decimals: int, *, widen: int = 1) -> Answer:
+    """A vector (one row) answer."""
+    return Answer(
+        name=name,
+        label=label,
+        kind="vector",
+        value=[ex.to_float(x) for x in v],
+        rounded=[ex.rounded(x, decimals) for x in v],
+        exact=[ex.exact_text(x.expr) for x in v],
+        tolerance=round(half_unit(decimals) * widen, 12),
+    )
+
+
+def integer_answer(name: str, label: str, n: int) -> Answer:
+    """A whole-number answer (exact, tolerance 0)."""
+    return Answer(name=name, label=label, kind="scalar", value=n, rounded=str(n), exact=str(n),
+                  tolerance=0.0)
+
+
+def scalar_answer(name: str, label: str, x: Ex, decimals: int, *, widen: int = 1) -> Answer:
+    """A real-number answer."""
+    return Answer(name=name, label=label, kind="scalar", value=ex.to_float(x),
+                  rounded=ex.rounded(x, decimals), exact=ex.exact_text(x.expr),
+                  tolerance=round(half_unit(decimals) * widen, 12))
+
+
+def shape_answer(name: str, label: str, dims: tuple[int, ...]) -> Answer:
+    """A matrix shape such as (4, 4)."""
+    return Answer(name=name, label=label, kind="shape", value=list(dims),
+                  rounded=[str(d) for d in dims], exact=[str(d) for d in dims], tolerance=0.0)
+
+
+def choice_answer(name: str, label: str, correct: str, options: tuple[str, ...],
+                  explanation: str = "") -> Answer:
+    """A pick-one answer (the options are plain text)."""
+    return Answer(name=name, label=label, kind="choice", value=correct, rounded=correct,
+                  options=options, explanation=explanation)
+
+
+def text_answer(name: str, label: str, model: str) -> Answer:
+    """A free-text answer with a model answer for the key."""
+    return Answer(name=name, label=label, kind="text", value=model, rounded=model)

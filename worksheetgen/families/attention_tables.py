@@ -1,0 +1,244 @@
+"""Score-table families: softmax tables, causal masking, and the note's Lab 3 (Q, K, V -> A·V)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from worksheetgen import exact as ex
+from worksheetgen.attention import attend, attend_float
+from worksheetgen.families import register
+from worksheetgen.families.answers import matrix_answer
+from worksheetgen.families.base import (
+    BoolParam,
+    Family,
+    IntParam,
+    MatrixParam,
+    as_rows,
+    cross_check,
+    int_matrix,
+    pick,
+)
+from worksheetgen.mathtex import bmatrix, ints, sqrt_of
+from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+
+
+def _d_k_label(d_k: int | None) -> str:
+    return "" if d_k is None else sqrt_of(d_k)
+
+
+def attention_steps(trace: ex.Matrix | Any, given: dict[str, Any], decimals: int) -> list[Step]:
+    """The worked steps of the note's procedure for one trace, rounded for display."""
+    r = lambda m: ex.matrix_rounded(m, decimals)  # noqa: E731
+    steps: list[Step] = []
+    d_k = given.get("d_k")
+    if trace.scores is not None:
+        steps.append(Step("Scores: multiply queries by transposed keys",
+                          r"S = QK^\top = " + bmatrix(r(trace.scores))))
+    if d_k is not None:
+        scale_text = f"Scale: divide every score by $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$"
+        steps.append(Step(scale_text, rf"\frac{{S}}{{{sqrt_of(d_k)}}} \approx "
+                          + bmatrix(r(trace.scaled))))
+    if trace.masked is not None:
+        steps.append(Step("Mask: every future key (above the diagonal) gets $-\\infty$",
+                          r"\tilde S = " + bmatrix(r(trace.masked))))
+    steps.append(Step("Exponentiate each entry ($e^{-\\infty} = 0$)" if trace.masked is not None
+                      else "Exponentiate each entry",
+                      r"e^{\tilde S} \approx " + bmatrix(r(trace.exps))))
+    sums = [ex.rounded(s, decimals) for s in trace.sums]
+    steps.append(Step("Row sums (each query sums over its keys)",
+                      r"\left(" + ",\\ ".join(sums) + r"\right)"))
+    steps.append(Step("Divide each row by its sum: the rows of $A$ are distributions over keys",
+                      r"A \approx " + bmatrix(r(trace.A))))
+    if trace.output is not None:
+        steps.append(Step("Mix values: each output row is a weighted sum of the rows of $V$",
+                          r"AV \approx " + bmatrix(r(trace.output))))
+    return steps
+
+
+class ScoreTable(Family):
+    """Given a score table S (and d_k): scale, optionally mask, and softmax row by row."""
+
+    causal_default: ClassVar[bool] = False
+    params = (
+        IntParam("T", 2, 4, IntRange(2, 3), "number of tokens (rows and columns of S)"),
+        IntParam("d_k", 1, 64, Choices((2, 3, 4)), "key width; scores are divided by sqrt(d_k)"),
+        IntParam("low", -9, 9, Pinned(0), "smallest score drawn"),
+        IntParam("high", -9, 9, Pinned(3), "largest score drawn"),
+        BoolParam("prescaled", Pinned(False), "scores are already scaled: no d_k, no scale step"),
+        MatrixParam("S", 2, 4, help="pin the score table instead of drawing it"),
+    )
+
+    def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
+        low, high = params["low"], params["high"]
+        if isinstance(low, Pinned) and isinstance(high, Pinned) and low.value > high.value:
+            return [("high", f"expected high >= low ({low.value}), got {high.value}")]
+        s = params.get("S")
+        if isinstance(s, Pinned) and len(s.value) != len(s.value[0]):
+            return [("S", f"expected a square T x T table, got {len(s.value)}x{len(s.value[0])}")]
+        return []
+
+    def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
+        prescaled = bool(pick(params["prescaled"], rng))
+        d_k = pick(params["d_k"], rng)
+        if "S" in params:
+            s = as_rows(pick(params["S"], rng))
+        else:
+            t = pick(params["T"], rng)
+            lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
+            s = int_matrix(rng, t, t, lo, hi)
+        given: dict[str, Any] = {"T": len(s)}
+        if prescaled:
+            given["scaled"] = s
+        else:
+            given["S"] = s
+            given["d_k"] = d_k
+        given["causal"] = self.causal(params, rng)
+        return given
+
+    def causal(self, params: dict[str, ParamValue], rng: np.random.Generator) -> bool:
+        return self.causal_default
+
+    def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
+        d_k = given.get("d_k")
+        s = given.get("S", given.get("scaled"))
+        causal = given["causal"]
+        trace = attend(S=s, d_k=d_k, causal=causal)
+        floats = attend_float(S=s, d_k=d_k, causal=causal)
+        for name in ("scaled", "A") + (("masked",) if causal else ()):
+            cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
+        shown = [Shown("S = QK^\\top" if d_k is not None else "\\tilde S = QK^\\top/\\sqrt{d_k}",
+                       "matrix", ints(s))]
+        answers = []
+        parts = []
+        widen = 1
+        if d_k is not None:
+            shown.append(Shown("d_k", "scalar", str(d_k)))
+            answers.append(matrix_answer("scaled", rf"S/{sqrt_of(d_k)}", trace.scaled, decimals))
+            parts.append(Part(f"Scale the scores: write $S/\\sqrt{{{d_k}}}$.", "scaled"))
+            widen = 2
+        if causal:
+            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked,
+                                         decimals))
+            parts.append(Part("Apply the causal mask: write the masked score table "
+                              "(a future key gets $-\\infty$).", "masked"))
+        answers.append(matrix_answer("A", "A", trace.A, decimals, widen=widen + 1))
+        parts.append(Part("Apply the softmax over keys (row by row): write $A$.", "A"))
+        return Solution(shown=tuple(shown), parts=tuple(parts), answers=tuple(answers),
+                        steps=tuple(attention_steps(trace, given, decimals)))
+
+
+@register
+class Softmax(ScoreTable):
+    name = "softmax"
+    title = "Scaled softmax table"
+    summary = "A score table S and d_k: fill in S/sqrt(d_k) and the row-wise softmax A."
+    supports_choice = True
+    slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
+    prompt = ("The raw attention scores $S = QK^\\top$ for {{ T }} tokens are below"
+              "{% if d_k is defined %}, with key width $d_k = {{ d_k }}${% endif %}. "
+              "Row $i$ is query $i$; column $j$ is key $j$.")
+
+
+@register
+class Causal(ScoreTable):
+    name = "causal"
+    title = "Causal masking"
+    summary = "A score table under a causal mask: the masked table with -inf, then A."
+    supports_choice = True
+    causal_default = True
+    slips = ("mask-with-zero", "scale-by-dk", "no-scale", "softmax-over-columns")
+    params = ScoreTable.params + (
+        BoolParam("causal", Pinned(True), "mask the future (set false for an unmasked drill)"),
+    )
+    prompt = ("A decoder predicts the next token, so token $i$ may only attend to keys "
+              "$j \\le i$. The raw scores $S = QK^\\top$ for {{ T }} tokens are below"
+              "{% if d_k is defined %}, with $d_k = {{ d_k }}${% else %} (already scaled)"
+              "{% endif %}.")
+
+    def causal(self, params: dict[str, ParamValue], rng: np.random.Generator) -> bool:
+        return bool(pick(params["causal"], rng))
+
+
+@register
+class Lab3(Family):
+    """The note's Lab 3: Q, K, V given (T = 4), scores, scale, mask, A, then A·V."""
+
+    name = "lab3"
+    title = "Lab 3: one attention head by hand"
+    summary = "Q, K, V given: scores, scale, causal mask, A and the output A·V."
+    supports_choice = True
+    slips = ("no-transpose", "scale-by-dk", "no-scale", "mask-with-zero", "softmax-over-columns",
+             "mixed-keys")
+    params = (
+        IntParam("T", 2, 4, Pinned(4), "number of tokens"),
+        IntParam("d_k", 1, 4, Pinned(2), "width of queries and keys"),
+        IntParam("d_v", 1, 4, Pinned(2), "width of values"),
+        IntParam("low", -3, 3, Pinned(0), "smallest entry of Q, K"),
+        IntParam("high", -3, 3, Pinned(1), "largest entry of Q, K"),
+        IntParam("v_low", -9, 9, Pinned(0), "smallest entry of V"),
+        IntParam("v_high", -9, 9, Pinned(4), "largest entry of V"),
+        BoolParam("causal", Pinned(True), "apply the causal mask"),
+        MatrixParam("Q", 1, 4, help="pin Q"),
+        MatrixParam("K", 1, 4, help="pin K"),
+        MatrixParam("V", 1, 4, help="pin V"),
+    )
+    prompt = ("One attention head over $T = {{ T }}$ tokens with $d_k = {{ d_k }}$"
+              "{% if causal %}, in a decoder (causal mask){% endif %}. "
+              "The queries, keys and values are the rows of $Q$, $K$ and $V$.")
+
+    def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
+        pinned = {k: params[k].value for k in ("Q", "K", "V") if isinstance(params.get(k), Pinned)}
+        if pinned and len(pinned) != 3:
+            missing = [k for k in ("Q", "K", "V") if k not in pinned]
+            return [(missing[0], "expected Q, K and V pinned together, got only "
+                     + ", ".join(pinned))]
+        if pinned:
+            q, k, v = pinned["Q"], pinned["K"], pinned["V"]
+            if len(q[0]) != len(k[0]):
+                return [("K", f"expected K with {len(q[0])} columns like Q, got {len(k[0])}")]
+            if len(k) != len(v):
+                return [("V", f"expected V with {len(k)} rows like K, got {len(v)}")]
+            if len(q) != len(k):
+                return [("Q", f"expected Q with {len(k)} rows like K (self-attention), "
+                         f"got {len(q)}")]
+        return []
+
+    def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
+        causal = bool(pick(params["causal"], rng))
+        if "Q" in params:
+            q, k, v = (as_rows(params[n].value) for n in ("Q", "K", "V"))
+        else:
+            t, d_k, d_v = (pick(params[n], rng) for n in ("T", "d_k", "d_v"))
+            lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
+            vlo, vhi = sorted((pick(params["v_low"], rng), pick(params["v_high"], rng)))
+            q = int_matrix(rng, t, d_k, lo, hi)
+            k = int_matrix(rng, t, d_k, lo, hi)
+            v = int_matrix(rng, t, d_v, vlo, vhi)
+        return {"Q": q, "K": k, "V": v, "T": len(q), "d_k": len(q[0]), "causal": causal}
+
+    def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
+        q, k, v, d_k, causal = (given[n] for n in ("Q", "K", "V", "d_k", "causal"))
+        trace = attend(Q=q, K=k, V=v, d_k=d_k, causal=causal)
+        floats = attend_float(Q=q, K=k, V=v, d_k=d_k, causal=causal)
+        names = ["scores", "scaled", "A", "output"] + (["masked"] if causal else [])
+        for name in names:
+            cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
+        shown = (Shown("Q", "matrix", ints(q)), Shown("K", "matrix", ints(k)),
+                 Shown("V", "matrix", ints(v)))
+        answers = [matrix_answer("scores", r"QK^\top", trace.scores, decimals),
+                   matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals,
+                                 widen=1)]
+        parts = [Part("Compute the scores $S = QK^\\top$.", "scores"),
+                 Part(f"Scale: write $S/\\sqrt{{{d_k}}}$.", "scaled")]
+        if causal:
+            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked,
+                                         decimals))
+            parts.append(Part("Apply the causal mask ($-\\infty$ above the diagonal).", "masked"))
+        answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
+        answers.append(matrix_answer("output", "AV", trace.output, decimals, widen=3))
+        parts += [Part("Softmax each row over keys: write $A$.", "A"),
+                  Part("Mix the values: write the output $AV$.", "output", col_label="dim")]
+        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
+                        steps=tuple(attention_steps(trace, given, decimals)))

@@ -1,0 +1,203 @@
+"""What every question family shares: parameter declarations, validation and answer helpers.
+
+A family is a class with a name, declared parameters, a default prompt (a Jinja template in
+the sandbox, markup with $math$), ``draw`` (parameters + generator -> given values) and
+``solve`` (given values -> Solution). Families never touch the file system or print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from worksheetgen.errors import SolveError
+from worksheetgen.models import Answer, Choices, IntRange, ParamValue, Pinned, Solution
+
+if TYPE_CHECKING:
+    from worksheetgen.bank import Doc
+
+
+def _describe(value: Any) -> str:
+    from worksheetgen.bank import describe
+
+    return describe(value)
+
+
+@dataclass(frozen=True)
+class IntParam:
+    """An integer parameter: pinned (``T: 3``), a range (``{min: 2, max: 4}``) or choices."""
+
+    name: str
+    lo: int
+    hi: int
+    default: ParamValue
+    help: str = ""
+
+    def expected(self) -> str:
+        return f"an integer from {self.lo} to {self.hi}"
+
+    def _int(self, doc: Doc, value: Any, path: tuple) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not self.lo <= value <= self.hi:
+            raise doc.error(path, f"expected {self.expected()}, got {_describe(value)}")
+        return value
+
+    def validate(self, doc: Doc, value: Any, path: tuple) -> ParamValue:
+        """Check a bank value and turn it into a ParamValue."""
+        if isinstance(value, dict):
+            keys = set(value)
+            if keys == {"min", "max"}:
+                lo = self._int(doc, value["min"], path + ("min",))
+                hi = self._int(doc, value["max"], path + ("max",))
+                if lo > hi:
+                    raise doc.error(path, f"expected min <= max, got min {lo} > max {hi}")
+                return IntRange(lo, hi)
+            if keys == {"choices"}:
+                opts = value["choices"]
+                if not isinstance(opts, list) or not opts:
+                    raise doc.error(path + ("choices",),
+                                    f"expected a non-empty list, got {_describe(opts)}")
+                return Choices(tuple(self._int(doc, v, path + ("choices", i))
+                                     for i, v in enumerate(opts)))
+            raise doc.error(path, "expected an integer, {min: a, max: b} or {choices: [...]}, "
+                            f"got a mapping with keys {', '.join(sorted(map(str, keys)))}")
+        return Pinned(self._int(doc, value, path))
+
+
+@dataclass(frozen=True)
+class BoolParam:
+    """A true/false parameter; ``{choices: [true, false]}`` draws it."""
+
+    name: str
+    default: ParamValue
+    help: str = ""
+
+    def validate(self, doc: Doc, value: Any, path: tuple) -> ParamValue:
+        if isinstance(value, dict) and set(value) == {"choices"}:
+            opts = value["choices"]
+            if not isinstance(opts, list) or not opts or not all(isinstance(v, bool) for v in opts):
+                raise doc.error(path, f"expected a list of true/false, got {_describe(opts)}")
+            return Choices(tuple(opts))
+        if not isinstance(value, bool):
+            raise doc.error(path, f"expected true or false, got {_describe(value)}")
+        return Pinned(value)
+
+
+@dataclass(frozen=True)
+class MatrixParam:
+    """A pinned matrix of numbers (list of rows); its shape is checked by the family."""
+
+    name: str
+    min_dim: int = 1
+    max_dim: int = 8
+    max_abs: float = 1000
+    help: str = ""
+    default: ParamValue | None = None
+
+    def validate(self, doc: Doc, value: Any, path: tuple) -> ParamValue:
+        if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+            raise doc.error(path, f"expected a matrix (a list of rows), got {_describe(value)}")
+        width = len(value[0])
+        for i, row in enumerate(value):
+            if len(row) != width:
+                raise doc.error(path + (i,), f"expected a row of {width} numbers (like row 0), "
+                                f"got {len(row)}")
+            for j, x in enumerate(row):
+                if isinstance(x, bool) or not isinstance(x, int | float) or x != x \
+                        or abs(x) > self.max_abs:
+                    raise doc.error(path + (i, j), f"expected a number of at most {self.max_abs:g}"
+                                    f" in size, got {_describe(x)}")
+        if not (self.min_dim <= len(value) <= self.max_dim and
+                self.min_dim <= width <= self.max_dim):
+            raise doc.error(path, f"expected between {self.min_dim} and {self.max_dim} rows and "
+                            f"columns, got {len(value)}x{width}")
+        return Pinned(tuple(tuple(r) for r in value))
+
+
+Param = IntParam | BoolParam | MatrixParam
+
+
+def pick(value: ParamValue, rng: np.random.Generator) -> Any:
+    """Draw (or read) a parameter value with the question's generator."""
+    if isinstance(value, Pinned):
+        return value.value
+    if isinstance(value, IntRange):
+        return int(rng.integers(value.lo, value.hi + 1))
+    return value.values[int(rng.integers(len(value.values)))]
+
+
+def int_matrix(rng: np.random.Generator, rows: int, cols: int, lo: int, hi: int) -> list[list[int]]:
+    """A rows x cols matrix of integers drawn uniformly from lo..hi."""
+    return rng.integers(lo, hi + 1, size=(rows, cols)).tolist()
+
+
+def as_rows(m: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """A pinned (tuple) matrix as JSON lists, keeping ints as ints."""
+    return [[int(x) if isinstance(x, float) and x.is_integer() else x for x in r] for r in m]
+
+
+def cross_check(item: str, name: str, exact_vals: Any, floats: Any, tol: float = 1e-9) -> None:
+    """Stop the build if the exact values and the NumPy floats disagree (a bug, never input)."""
+    a = np.asarray(exact_vals, dtype=object)
+    b = np.asarray(floats, dtype=float)
+    if a.shape != b.shape:
+        raise SolveError(f"exact and float {name} differ in shape {a.shape} != {b.shape}",
+                         field=item)
+    for idx, x in np.ndenumerate(a):
+        y = b[idx]
+        xf = float("-inf") if x == "-inf" else float(x)
+        if xf == y:
+            continue
+        if not (np.isfinite(xf) and np.isfinite(y) and abs(xf - y) <= tol * max(1.0, abs(y))):
+            raise SolveError(f"exact and float {name}{list(idx)} disagree: {x} vs {y}",
+                             field=item)
+
+
+class Family:
+    """Base class of question families."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    summary: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    prompt: ClassVar[str] = ""
+    supports_choice: ClassVar[bool] = False
+    slips: ClassVar[tuple[str, ...]] = ()
+
+    def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
+        """Check the bank's ``params`` mapping; fill defaults; cross-field checks in ``check``."""
+        from worksheetgen.bank import did_you_mean
+
+        known = {p.name: p for p in self.params}
+        out: dict[str, ParamValue] = {}
+        for key, value in raw.items():
+            if key not in known:
+                raise doc.error(path + (key,), f"unknown parameter{did_you_mean(str(key), known)}"
+                                f" for family '{self.name}'; expected one of: "
+                                + ", ".join(known))
+            out[key] = known[key].validate(doc, value, path + (key,))
+        for p in self.params:
+            if p.name not in out and p.default is not None:
+                out[p.name] = p.default
+        for field, message in self.check(out):
+            raise doc.error(path + (field,) if field in raw else path, message)
+        return out
+
+    def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
+        """Cross-field problems as (field, message) pairs; none by default."""
+        return []
+
+    def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
+        """The given values of one variant (JSON-able: ints, bools, lists of rows)."""
+        raise NotImplementedError
+
+    def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
+        """Exact answers, printed answers and worked steps for one variant."""
+        raise NotImplementedError
+
+
+def answer_lookup(answers: Sequence[Answer]) -> dict[str, Answer]:
+    """Answers by name."""
+    return {a.name: a for a in answers}

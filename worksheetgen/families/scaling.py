@@ -1,0 +1,128 @@
+"""Why divide by √d_k: one row of scores, softmax with and without the scale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from worksheetgen import exact as ex
+from worksheetgen.attention import softmax_rows
+from worksheetgen.errors import DrawError
+from worksheetgen.families import register
+from worksheetgen.families.answers import choice_answer, vector_answer
+from worksheetgen.families.base import Family, IntParam, MatrixParam, cross_check, pick
+from worksheetgen.mathtex import sqrt_of, vector
+from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+
+PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
+CHANGE_OPTIONS = ("it lost probability", "it gained probability", "no change")
+MAX_REDRAWS = 50
+
+
+def _softmax_float(row: list[float]) -> np.ndarray:
+    x = np.asarray(row, dtype=float)
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+@register
+class Scaling(Family):
+    name = "scaling"
+    title = "The effect of the scale"
+    summary = "Softmax a row of scores with and without dividing by sqrt(d_k); which is peaked."
+    supports_choice = True
+    slips = ("scale-by-dk",)
+    params = (
+        IntParam("n", 2, 4, IntRange(2, 3), "number of keys (entries in the row)"),
+        IntParam("d_k", 2, 64, Choices((2, 4, 9)), "key width"),
+        IntParam("low", -9, 9, Pinned(0), "smallest score"),
+        IntParam("high", -9, 9, Pinned(3), "largest score"),
+        MatrixParam("row", 1, 4, help="pin the row of scores, as [[s1, s2, ...]]"),
+    )
+    prompt = ("A query's raw scores against {{ n }} keys are $s = {{ row_tex }}$, "
+              "with $d_k = {{ d_k }}$.")
+
+    def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
+        row = params.get("row")
+        if isinstance(row, Pinned):
+            r = row.value
+            if len(r) != 1 or len(r[0]) < 2:
+                return [("row", "expected one row of at least 2 scores, like [[0, 2]], "
+                         f"got {len(r)}x{len(r[0])}")]
+            if max(r[0]) == min(r[0]):
+                return [("row", "expected scores that are not all equal (else both softmaxes "
+                         "are uniform), got equal scores")]
+        low, high = params["low"], params["high"]
+        if isinstance(low, Pinned) and isinstance(high, Pinned) and low.value >= high.value:
+            return [("high", f"expected high > low ({low.value}), got {high.value}")]
+        return []
+
+    def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
+        d_k = pick(params["d_k"], rng)
+        if "row" in params:
+            return {"row": list(params["row"].value[0]), "d_k": d_k,
+                    "n": len(params["row"].value[0])}
+        n = pick(params["n"], rng)
+        lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
+        for _ in range(MAX_REDRAWS):
+            row = rng.integers(lo, hi + 1, size=n).tolist()
+            if row.count(max(row)) == 1:
+                return {"row": row, "d_k": d_k, "n": n}
+        raise DrawError(f"could not draw a row with one largest score from {lo}..{hi}")
+
+    def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
+        row, d_k = given["row"], given["d_k"]
+        raw = [ex.number(x) for x in row]
+        scaled = [ex.div(x, ex.sqrt_int(d_k)) for x in raw]
+        _, _, (plain,) = softmax_rows([raw])
+        exps, sums, (weights,) = softmax_rows([scaled])
+        cross_check(item, "A_unscaled", [ex.to_float(x) for x in plain], _softmax_float(row))
+        cross_check(item, "A", [ex.to_float(x) for x in weights],
+                    _softmax_float([x / np.sqrt(d_k) for x in row]))
+        top = max(range(len(row)), key=lambda i: row[i])
+        if plain[top].val > weights[top].val:
+            change, peaked = CHANGE_OPTIONS[0], PEAKED_OPTIONS[0]
+        elif plain[top].val < weights[top].val:
+            change, peaked = CHANGE_OPTIONS[1], PEAKED_OPTIONS[1]
+        else:
+            change, peaked = CHANGE_OPTIONS[2], PEAKED_OPTIONS[2]
+        r = lambda v: [ex.rounded(x, decimals) for x in v]  # noqa: E731
+        answers = (
+            vector_answer("A_unscaled", r"\mathrm{softmax}(s)", plain, decimals),
+            vector_answer("scaled", rf"s/{sqrt_of(d_k)}", scaled, decimals),
+            vector_answer("A", rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)})", weights, decimals,
+                          widen=2),
+            choice_answer("peaked", "more peaked", peaked, PEAKED_OPTIONS,
+                          "Dividing by a number above 1 shrinks the gaps between scores, so "
+                          "the softmax flattens; skipping the scale leaves it more peaked."),
+            choice_answer("largest_change", "largest entry", change, CHANGE_OPTIONS,
+                          f"Its weight goes from {r(plain)[top]} to {r(weights)[top]}."),
+        )
+        parts = (
+            Part("Softmax the row as it is: write $\\mathrm{softmax}(s)$.", "A_unscaled",
+                 row_label="", col_label="key"),
+            Part(f"Scale the row: write $s/\\sqrt{{{d_k}}}$.", "scaled", row_label="",
+                 col_label="key"),
+            Part(f"Softmax the scaled row: write $\\mathrm{{softmax}}(s/\\sqrt{{{d_k}}})$.", "A",
+                 row_label="", col_label="key"),
+            Part("Which softmax is more peaked?", "peaked"),
+            Part(f"Did the largest score (key {top + 1}) gain or lose probability after "
+                 "scaling?", "largest_change"),
+        )
+        steps = (
+            Step("Softmax without the scale", r"\mathrm{softmax}(s) \approx " + vector(r(plain))),
+            Step(f"Divide by $\\sqrt{{{d_k}}}$", rf"s/{sqrt_of(d_k)} \approx " + vector(r(scaled))),
+            Step("Exponentiate and sum", r"e^{s/\sqrt{d_k}} \approx " + vector(r(exps[0]))
+                 + r",\quad \textstyle\sum \approx " + ex.rounded(sums[0], decimals)),
+            Step("Softmax with the scale", rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)}) \approx "
+                 + vector(r(weights))),
+            Step(f"The largest entry {change.replace('it ', '')}: the unscaled softmax is "
+                 "more peaked; that is the scale's job."),
+        )
+        return Solution(shown=(Shown("s", "vector", [str(x) for x in row]),
+                               Shown("d_k", "scalar", str(d_k))),
+                        parts=parts, answers=answers, steps=steps)
+
+    def prompt_context(self, given: dict[str, Any]) -> dict[str, Any]:
+        return {"row_tex": vector([str(x) for x in given["row"]])}

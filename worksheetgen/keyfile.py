@@ -1,0 +1,113 @@
+"""The machine-readable outputs: key.json (a contract other tools read) and manifest.json."""
+
+from __future__ import annotations
+
+import json
+import platform
+from typing import Any
+
+from worksheetgen import __version__
+from worksheetgen.models import Build, IntRange, Item, ParamValue, Pinned, Sheet
+
+KEY_FORMAT = "worksheetgen-key"
+KEY_VERSION = 1
+
+
+def _item_json(item: Item) -> dict[str, Any]:
+    sol = item.solution
+    q: dict[str, Any] = {
+        "id": item.spec.id,
+        "number": item.number,
+        "family": item.spec.family,
+        "title": item.spec.title,
+        "points": item.spec.points,
+        "decimals": item.spec.decimals,
+        "format": item.spec.format,
+        "prompt": item.prompt,
+        "given": item.given,
+        "parts": [{"prompt": p.prompt, "answer": p.answer} for p in sol.parts],
+        "answer": {a.name: a.value for a in sol.answers},
+        "exact": {a.name: a.exact for a in sol.answers if a.exact is not None},
+        "rounded": {a.name: a.rounded for a in sol.answers},
+        "kinds": {a.name: a.kind for a in sol.answers},
+        "tolerance": {a.name: a.tolerance for a in sol.answers if a.tolerance is not None},
+        "options": {a.name: list(a.options) for a in sol.answers if a.options},
+        "distractors": [
+            {"misconception": d.misconception, "description": d.description,
+             "answer": d.answer, "rounded": d.rounded}
+            for d in sol.distractors
+        ],
+    }
+    if sol.choices:
+        q["choices"] = [
+            {"label": c.label, "text": c.text, "correct": c.correct,
+             "misconception": c.misconception}
+            for c in sol.choices
+        ]
+        q["choice_answer"] = sol.choice_answer
+    return q
+
+
+def sheet_json(sheet: Sheet) -> dict[str, Any]:
+    """One sheet of key.json."""
+    return {
+        "id": sheet.id,
+        "label": sheet.label,
+        "student": None if sheet.student is None
+        else {"name": sheet.student.name, "id": sheet.student.id},
+        "questions": [_item_json(i) for i in sheet.items],
+    }
+
+
+def key_json(build: Build) -> dict[str, Any]:
+    """The whole key.json document."""
+    return {
+        "format": KEY_FORMAT,
+        "version": KEY_VERSION,
+        "seed": build.seed,
+        "title": build.info.title,
+        "course": build.info.course,
+        "sheets": [sheet_json(s) for s in build.sheets],
+    }
+
+
+def _param_json(p: ParamValue) -> Any:
+    if isinstance(p, Pinned):
+        v = p.value
+        return [list(r) for r in v] if isinstance(v, tuple) else v
+    if isinstance(p, IntRange):
+        return {"min": p.lo, "max": p.hi}
+    return {"choices": list(p.values)}
+
+
+def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    """Everything needed to rebuild or audit the build: seed, bank hashes, versions, draws."""
+    import numpy
+    import sympy
+
+    return {
+        "worksheetgen": __version__,
+        "numpy": numpy.__version__,
+        "sympy": sympy.__version__,
+        "python": platform.python_version(),
+        "seed": build.seed,
+        "sheet": build.info.slug,
+        "title": build.info.title,
+        "options": options,
+        "banks": [{"path": b.path, "sha256": b.sha256} for b in build.bank.files],
+        "questions": [
+            {"id": q.id, "family": q.family, "points": q.points, "decimals": q.decimals,
+             "params": {k: _param_json(v) for k, v in q.params.items()}}
+            for q in build.bank.questions
+        ],
+        "draws": [
+            {"sheet": s.id, "questions": {i.spec.id: i.given for i in s.items}}
+            for s in build.sheets
+        ],
+        "files": sorted(files),
+    }
+
+
+def dumps(data: Any) -> str:
+    """Stable JSON text: sorted keys where order is not meaningful is not needed; fixed indent."""
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,48 @@
+"""Small LaTeX math builders shared by families and templates (math mode, both formats)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def cell(x: Any) -> str:
+    """One printed entry in math mode: "-inf" becomes −∞, a minus sign stays a minus."""
+    s = str(x)
+    if s in ("-inf", "-oo"):
+        return r"-\infty"
+    return s
+
+
+def bmatrix(rows: Sequence[Sequence[Any]]) -> str:
+    """A bracketed matrix of printed entries."""
+    body = r" \\ ".join(" & ".join(cell(x) for x in row) for row in rows)
+    return r"\begin{bmatrix} " + body + r" \end{bmatrix}"
+
+
+def vector(xs: Sequence[Any]) -> str:
+    """A row vector in brackets."""
+    return r"\left[" + ",\\ ".join(cell(x) for x in xs) + r"\right]"
+
+
+def shape(dims: Sequence[Any]) -> str:
+    """A shape such as 4 × 4."""
+    return r" \times ".join(str(d) for d in dims)
+
+
+def sqrt_of(n: int) -> str:
+    """√n as LaTeX."""
+    return rf"\sqrt{{{n}}}"
+
+
+def ints(rows: Sequence[Sequence[Any]]) -> list[list[str]]:
+    """Printed entries of a given integer (or decimal) matrix."""
+    out = []
+    for row in rows:
+        r = []
+        for x in row:
+            if isinstance(x, float) and x.is_integer():
+                x = int(x)
+            r.append(str(x))
+        out.append(r)
+    return out

@@ -1,0 +1,215 @@
+"""Frozen dataclasses passed between the pipeline's stages.
+
+bank -> QuestionSpec; draw -> given parameters; solve -> Solution; the pipeline assembles
+Items into a Sheet, and Sheets into a Build that every renderer and exporter reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+AnswerKind = Literal["matrix", "vector", "scalar", "shape", "text", "choice"]
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """A parameter fixed by the bank."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class IntRange:
+    """Draw an integer uniformly from lo..hi inclusive."""
+
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Draw one of these values uniformly."""
+
+    values: tuple[Any, ...]
+
+
+ParamValue = Pinned | IntRange | Choices
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where something was written: file and 1-based line."""
+
+    file: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """One validated bank item: which family, how many points, which parameters."""
+
+    id: str
+    family: str
+    points: float
+    decimals: int
+    params: dict[str, ParamValue]
+    prompt: str | None = None
+    format: Literal["open", "choice"] = "open"
+    title: str | None = None
+    location: Location = field(default_factory=lambda: Location("<memory>"))
+    param_lines: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SheetInfo:
+    """The header of a worksheet: where the banks say what the sheet is."""
+
+    slug: str
+    title: str
+    course: str = ""
+    instructions: str = ""
+    decimals: int = 2
+
+
+@dataclass(frozen=True)
+class BankFile:
+    """A bank file read for a build, with its content hash for the manifest."""
+
+    path: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Bank:
+    """The validated questions of one or more bank files."""
+
+    info: SheetInfo
+    questions: tuple[QuestionSpec, ...]
+    files: tuple[BankFile, ...]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer a student gives: exact strings, floats and the strings printed in the key.
+
+    ``value`` holds floats (lists of rows for matrices, ``"-inf"`` for masked cells),
+    ``exact`` SymPy-parsable strings of the same shape, ``rounded`` the printed strings.
+    """
+
+    name: str
+    label: str
+    kind: AnswerKind
+    value: Any
+    rounded: Any
+    exact: Any = None
+    tolerance: float | None = None
+    options: tuple[str, ...] = ()
+    explanation: str = ""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A given value displayed in the question: a LaTeX label and printed entries."""
+
+    label: str
+    kind: AnswerKind
+    value: Any
+
+
+@dataclass(frozen=True)
+class Step:
+    """One worked step of the key: a short title and a LaTeX display (math mode)."""
+
+    title: str
+    math: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing the student writes: a sub-prompt (markup) and the answer it asks for."""
+
+    prompt: str
+    answer: str
+    row_label: str = "query"
+    col_label: str = "key"
+
+
+@dataclass(frozen=True)
+class Distractor:
+    """What one named misconception would produce for this variant."""
+
+    misconception: str
+    description: str
+    answer: dict[str, Any]
+    rounded: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of a multiple-choice item, in display order."""
+
+    label: str
+    text: str
+    correct: bool
+    misconception: str | None = None
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Everything a family computes for one variant."""
+
+    shown: tuple[Shown, ...]
+    parts: tuple[Part, ...]
+    answers: tuple[Answer, ...]
+    steps: tuple[Step, ...]
+    distractors: tuple[Distractor, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    choice_answer: str | None = None
+
+    def answer(self, name: str) -> Answer:
+        """The answer called ``name``."""
+        for a in self.answers:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Item:
+    """A drawn and solved question on one sheet."""
+
+    number: int
+    spec: QuestionSpec
+    given: dict[str, Any]
+    prompt: str
+    solution: Solution
+
+
+@dataclass(frozen=True)
+class Student:
+    """A roster entry."""
+
+    name: str
+    id: str
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One student's (or one version's) worksheet: the object both sheet and key render."""
+
+    id: str
+    label: str
+    student: Student | None
+    items: tuple[Item, ...]
+
+
+@dataclass(frozen=True)
+class Build:
+    """A whole build: sheet header, seed, banks and every sheet."""
+
+    info: SheetInfo
+    seed: int
+    bank: Bank
+    sheets: tuple[Sheet, ...]

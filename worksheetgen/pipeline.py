@@ -1,0 +1,175 @@
+"""The orchestrator: banks -> sheets -> documents -> files, written atomically at the end.
+
+A build writes everything into a temporary folder beside its target and moves it into place
+only when every step, PDFs included, has succeeded; a failed build leaves earlier output as
+it was.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from worksheetgen import keyfile
+from worksheetgen.bank import default_bank_path, load_banks
+from worksheetgen.errors import UsageError
+from worksheetgen.models import Bank, Build, Item, Sheet, Student
+from worksheetgen.render import render_document
+
+MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What the user asked for."""
+
+    seed: int
+    banks: tuple[str, ...] = ()
+    out: str = "output"
+    pdf: bool = True
+    title: str | None = None
+    decimals: int | None = None
+    template_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """Where a build wrote what."""
+
+    folder: Path
+    files: tuple[str, ...]
+    build: Build = field(repr=False)
+
+
+def points_text(points: float) -> str:
+    """'1 point', '6 points', '2.5 points'."""
+    p = int(points) if float(points).is_integer() else points
+    return f"{p} point" if p == 1 else f"{p} points"
+
+
+def sheet_points(sheet: Sheet) -> str:
+    """The total points of a sheet, as printed."""
+    total = sum(i.spec.points for i in sheet.items)
+    return str(int(total)) if float(total).is_integer() else f"{total:g}"
+
+
+def item_title(item: Item) -> str:
+    """The heading of a question: the bank's title or the family's."""
+    from worksheetgen.families import get_family
+
+    return item.spec.title or get_family(item.spec.family).title
+
+
+def check_seed(seed: int) -> int:
+    """A seed must be a non-negative integer that fits in 63 bits."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed: expected a non-negative integer, got {seed!r}")
+    return seed
+
+
+def load_bank(options: BuildOptions) -> Bank:
+    """The banks named in the options (or the bundled default), with CLI overrides applied."""
+    bank = load_banks(options.banks or [default_bank_path()])
+    info = bank.info
+    if options.title:
+        info = replace(info, title=options.title)
+    questions = bank.questions
+    if options.decimals is not None:
+        questions = tuple(replace(q, decimals=options.decimals) for q in questions)
+        info = replace(info, decimals=options.decimals)
+    return replace(bank, info=info, questions=questions)
+
+
+def make_build(bank: Bank, seed: int,
+               sheets: Sequence[tuple[str, str, Student | None]] | None = None) -> Build:
+    """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet."""
+    from worksheetgen.solve import build_sheet
+
+    wanted = sheets or [(bank.info.slug, "Worksheet", None)]
+    return Build(info=bank.info, seed=seed, bank=bank,
+                 sheets=tuple(build_sheet(bank.questions, seed, sid, label, student)
+                              for sid, label, student in wanted))
+
+
+def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dict[str, Any]:
+    """What every document template sees."""
+    return {
+        "build": build,
+        "sheets": list(sheets if sheets is not None else build.sheets),
+        "points_text": points_text,
+        "sheet_points": sheet_points,
+        "item_title": item_title,
+    }
+
+
+def render_all(build: Build, template_dir: str | None = None) -> dict[str, str]:
+    """Sheet and key, as LaTeX and Markdown, from the one Build."""
+    ctx = document_context(build)
+    return {
+        f"{kind}{ext}": render_document(fmt, kind, ctx, template_dir)
+        for kind in ("sheet", "key")
+        for fmt, ext in (("latex", ".tex"), ("markdown", ".md"))
+    }
+
+
+def folder_name(build: Build) -> str:
+    """The output folder of a build: the sheet's slug and the seed."""
+    return f"{build.info.slug}-seed{build.seed}"
+
+
+def write_atomically(target: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` into a temporary sibling of ``target``, then swap it into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        for name, data in files.items():
+            path = tmp / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.replace(target, old / "previous")
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if old is not None:
+                os.replace(old / "previous", target)
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def build(options: BuildOptions, progress: Callable[[str], None] | None = None) -> BuildResult:
+    """Run the whole pipeline for one worksheet and write its folder."""
+    check_seed(options.seed)
+    if options.pdf:
+        from worksheetgen.compile import require_engine
+
+        require_engine()  # say so before doing any work
+    bank = load_bank(options)
+    result = make_build(bank, options.seed)
+    docs = render_all(result, options.template_dir)
+    target = Path(options.out) / folder_name(result)
+    files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
+    files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
+    if options.pdf:
+        from worksheetgen.compile import TexJob, compile_all
+
+        keep = Path(options.out) / f".failed-{folder_name(result)}"
+        pdfs = compile_all([TexJob(n[:-4], docs[n]) for n in ("sheet.tex", "key.tex")], keep)
+        for name, data in pdfs.items():
+            files[f"{name}.pdf"] = data
+    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
+    manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
+    files["manifest.json"] = keyfile.dumps(manifest).encode("utf-8")
+    write_atomically(target, files)
+    return BuildResult(target, tuple(sorted(files)), result)
