@@ -1,0 +1,32 @@
+"""Shared fixtures: fixture banks, a Click runner, and the TeX marker."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "banks"
+
+needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def write_bank(tmp_path: Path):
+    """Write a YAML bank (dedented) into tmp_path and return its path."""
+
+    def write(text: str, name: str = "bank.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return write

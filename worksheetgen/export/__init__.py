@@ -1,0 +1,1 @@
+"""Exporters: key.json -> LMS files (Moodle XML, GIFT, Canvas QTI)."""
