@@ -27,6 +27,8 @@ class Recipe:
     axis: Literal["keys", "queries"] = "keys"
     mix: Literal["V", "K"] = "V"
     transpose_k: bool = True
+    head_width: Literal["d/h", "d"] = "d/h"
+    wo_transposed: bool = False
 
 
 CORRECT = Recipe()

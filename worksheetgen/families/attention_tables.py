@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from worksheetgen import exact as ex
-from worksheetgen.attention import attend, attend_float
+from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.families import register
 from worksheetgen.families.answers import matrix_answer
 from worksheetgen.families.base import (
@@ -28,7 +28,7 @@ def _d_k_label(d_k: int | None) -> str:
     return "" if d_k is None else sqrt_of(d_k)
 
 
-def attention_steps(trace: ex.Matrix | Any, given: dict[str, Any], decimals: int) -> list[Step]:
+def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[Step]:
     """The worked steps of the note's procedure for one trace, rounded for display."""
     r = lambda m: ex.matrix_rounded(m, decimals)  # noqa: E731
     steps: list[Step] = []
@@ -100,11 +100,27 @@ class ScoreTable(Family):
     def causal(self, params: dict[str, ParamValue], rng: np.random.Generator) -> bool:
         return self.causal_default
 
+    fingerprint = ("scaled", "masked", "A")
+
+    def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
+        """The attention trace of this variant under ``recipe``."""
+        return attend(S=given.get("S", given.get("scaled")), d_k=given.get("d_k"),
+                      causal=given["causal"], recipe=recipe)
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        t = self.trace(given, recipe)
+        out: dict[str, Any] = {"A": t.A}
+        if given.get("d_k") is not None:
+            out["scaled"] = t.scaled
+        if t.masked is not None:
+            out["masked"] = t.masked
+        return out
+
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         d_k = given.get("d_k")
         s = given.get("S", given.get("scaled"))
         causal = given["causal"]
-        trace = attend(S=s, d_k=d_k, causal=causal)
+        trace = self.trace(given)
         floats = attend_float(S=s, d_k=d_k, causal=causal)
         for name in ("scaled", "A") + (("masked",) if causal else ()):
             cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
@@ -218,9 +234,24 @@ class Lab3(Family):
             v = int_matrix(rng, t, d_v, vlo, vhi)
         return {"Q": q, "K": k, "V": v, "T": len(q), "d_k": len(q[0]), "causal": causal}
 
+    fingerprint = ("scores", "scaled", "masked", "A", "output")
+
+    def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
+        """The attention trace of this variant under ``recipe``."""
+        return attend(Q=given["Q"], K=given["K"], V=given["V"], d_k=given["d_k"],
+                      causal=given["causal"], recipe=recipe)
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        t = self.trace(given, recipe)
+        out: dict[str, Any] = {"scores": t.scores, "scaled": t.scaled, "A": t.A,
+                               "output": t.output}
+        if t.masked is not None:
+            out["masked"] = t.masked
+        return out
+
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         q, k, v, d_k, causal = (given[n] for n in ("Q", "K", "V", "d_k", "causal"))
-        trace = attend(Q=q, K=k, V=v, d_k=d_k, causal=causal)
+        trace = self.trace(given)
         floats = attend_float(Q=q, K=k, V=v, d_k=d_k, causal=causal)
         names = ["scores", "scaled", "A", "output"] + (["masked"] if causal else [])
         for name in names:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from worksheetgen.attention import Recipe
 from worksheetgen.errors import SolveError
 from worksheetgen.models import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
@@ -195,6 +196,17 @@ class Family:
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         """Exact answers, printed answers and worked steps for one variant."""
+        raise NotImplementedError
+
+    #: answers a misconception changes, compared and fingerprinted (in this order)
+    fingerprint: ClassVar[tuple[str, ...]] = ()
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        """The exact values of the fingerprinted answers when computed by ``recipe``.
+
+        Values are an exact matrix (list of rows of ``Ex``), a list of ``Ex``, an int or a
+        tuple shape. ``solve`` uses the correct recipe; a misconception flips one switch.
+        """
         raise NotImplementedError
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from worksheetgen.attention import Recipe
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
 from worksheetgen.families.answers import integer_answer, shape_answer
@@ -52,6 +53,15 @@ class Heads(Family):
             if d % h == 0:
                 return {"d": d, "h": h}
         raise DrawError("could not draw d and h with h dividing d")
+
+    fingerprint = ("d_k", "concat_width", "W_O_shape")
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        d, h = given["d"], given["h"]
+        d_k = d if recipe.head_width == "d" else d // h
+        concat = h * d_k
+        shape_ = (d, concat) if recipe.wo_transposed else (concat, d)
+        return {"d_k": d_k, "concat_width": concat, "W_O_shape": shape_}
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         d, h = given["d"], given["h"]

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from worksheetgen import exact as ex
-from worksheetgen.attention import softmax_rows
+from worksheetgen.attention import Recipe, scale_matrix, softmax_rows
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
 from worksheetgen.families.answers import choice_answer, vector_answer
@@ -71,10 +71,18 @@ class Scaling(Family):
                 return {"row": row, "d_k": d_k, "n": n}
         raise DrawError(f"could not draw a row with one largest score from {lo}..{hi}")
 
+    fingerprint = ("scaled", "A")
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        raw = [ex.number(x) for x in given["row"]]
+        (scaled,) = scale_matrix([raw], given["d_k"], recipe.scale)
+        _, _, (weights,) = softmax_rows([scaled])
+        return {"scaled": scaled, "A": weights}
+
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         row, d_k = given["row"], given["d_k"]
         raw = [ex.number(x) for x in row]
-        scaled = [ex.div(x, ex.sqrt_int(d_k)) for x in raw]
+        (scaled,) = scale_matrix([raw], d_k, "sqrt")
         _, _, (plain,) = softmax_rows([raw])
         exps, sums, (weights,) = softmax_rows([scaled])
         cross_check(item, "A_unscaled", [ex.to_float(x) for x in plain], _softmax_float(row))
