@@ -1,0 +1,140 @@
+"""The build command end to end, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, needs_tex
+from worksheetgen.cli import main
+
+
+def test_help_does_not_import_numpy_or_sympy():
+    code = ("import sys; from worksheetgen.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('numpy', 'sympy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("[]")
+
+
+@pytest.mark.parametrize("command", [[], ["build"], ["families"]])
+def test_every_command_has_help(runner, command):
+    result = runner.invoke(main, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage:" in result.output
+
+
+def test_version_option_prints_the_version(runner):
+    from worksheetgen import __version__
+
+    result = runner.invoke(main, ["--version"])
+    assert result.exit_code == 0 and __version__ in result.output
+
+
+def test_build_without_pdf_writes_sheet_key_json_and_manifest(runner, tmp_path: Path):
+    result = runner.invoke(main, ["build", "--seed", "42", "--no-pdf", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "self-attention-seed42"
+    names = {p.name for p in folder.iterdir()}
+    assert {"sheet.tex", "sheet.md", "key.tex", "key.md", "key.json", "manifest.json"} <= names
+    assert str(folder) in result.output
+    key = json.loads((folder / "key.json").read_text())
+    assert key["seed"] == 42
+    questions = key["sheets"][0]["questions"]
+    assert {q["family"] for q in questions} >= {"softmax", "scaling", "causal", "heads", "lab3"}
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["seed"] == 42 and manifest["banks"][0]["sha256"]
+    assert {"numpy", "sympy", "worksheetgen"} <= set(manifest)
+    assert manifest["draws"][0]["questions"]["lab3"]["Q"] == \
+        next(q for q in questions if q["id"] == "lab3")["given"]["Q"]
+
+
+def test_key_json_follows_the_contract(runner, tmp_path: Path):
+    bank = ROOT / "banks" / "practice.yaml"
+    runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "--no-pdf",
+                         "--out", str(tmp_path)], catch_exceptions=False)
+    (folder,) = tmp_path.iterdir()
+    key = json.loads((folder / "key.json").read_text())
+    q = key["sheets"][0]["questions"][0]
+    assert q["given"] == {"S": [[2, 0], [0, 2]], "d_k": 2, "causal": False, "T": 2}
+    assert q["decimals"] == 2 and q["family"] == "softmax" and q["points"] == 4
+    assert q["exact"]["A"][0] == ["exp(sqrt(2))/(1 + exp(sqrt(2)))", "1/(1 + exp(sqrt(2)))"]
+    assert q["rounded"]["A"] == [["0.80", "0.20"], ["0.20", "0.80"]]
+    assert q["answer"]["A"][0][0] == pytest.approx(0.8044296825069569)
+    causal = next(x for x in key["sheets"][0]["questions"] if x["id"] == "practice-causal")
+    assert causal["answer"]["masked"][0][1] == "-inf"
+    assert causal["given"] == {"scaled": [[1, 3], [0, 1]], "causal": True, "T": 2}
+
+
+def test_title_and_decimals_options_change_the_output(runner, tmp_path: Path):
+    result = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out", str(tmp_path),
+                                  "--title", "Quiz 2 & more", "--decimals", "3"])
+    assert result.exit_code == 0, result.output
+    (folder,) = tmp_path.iterdir()
+    tex = (folder / "sheet.tex").read_text()
+    assert r"Quiz 2 \& more" in tex
+    key = json.loads((folder / "key.json").read_text())
+    a = next(q for q in key["sheets"][0]["questions"] if q["id"] == "softmax-table")
+    assert all(len(x.split(".")[1]) == 3 for x in a["rounded"]["A"][0])
+    assert key["title"] == "Quiz 2 & more"
+
+
+def test_bank_option_accepts_a_folder(runner, tmp_path: Path):
+    result = runner.invoke(main, ["build", "--seed", "5", "--no-pdf", "--out",
+                                  str(tmp_path / "o"), "--bank", str(ROOT / "tests" / "banks")])
+    assert result.exit_code == 0, result.output
+
+
+def test_missing_tex_is_reported_before_any_work(tmp_path: Path):
+    env = dict(os.environ, PATH=str(tmp_path))  # no pdflatex on this PATH
+    out = subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed", "42",
+                          "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                         env=env)
+    assert out.returncode != 0
+    assert "no TeX engine" in out.stderr and "--no-pdf" in out.stderr
+    assert "apt-get install" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_bank_error_is_one_line_with_file_line_and_field(runner, write_bank, tmp_path: Path):
+    bank = write_bank("""
+        questions:
+          - id: a
+            family: softmax
+          - id: b
+            family: softmax
+          - id: c
+            family: softmax
+            params:
+              T: 12
+        """)
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--bank", str(bank),
+                                  "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert result.output.strip().endswith(
+        "bank.yaml:9: questions[2].params.T: expected an integer from 2 to 4, got 12")
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_python_dash_m_runs_the_cli():
+    out = subprocess.run([sys.executable, "-m", "worksheetgen", "--help"], capture_output=True,
+                         text=True, check=True)
+    assert "build" in out.stdout
+
+
+@needs_tex
+def test_build_with_pdf_makes_sheet_and_key_pdfs(runner, tmp_path: Path):
+    result = runner.invoke(main, ["build", "--seed", "42", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "self-attention-seed42"
+    for name in ("sheet.pdf", "key.pdf"):
+        data = (folder / name).read_bytes()
+        assert data.startswith(b"%PDF")
+    assert not list(tmp_path.glob(".*"))  # no temporary folders left behind
