@@ -95,9 +95,12 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
 def families() -> None:
     """List the question families and the parameters a bank can set."""
     from worksheetgen.families import FAMILIES, get_family
+    from worksheetgen.families.base import param_kind, param_text
 
     for name in sorted(FAMILIES):
         fam = get_family(name)
-        click.echo(f"{name}: {fam.summary}")
+        extra = " (multiple choice: format: choice)" if fam.supports_choice else ""
+        click.echo(f"{name}: {fam.summary}{extra}")
         for p in fam.params:
-            click.echo(f"    {p.name}: {p.help}")
+            default = "" if p.default is None else f"; default {param_text(p.default)}"
+            click.echo(f"    {p.name}: {param_kind(p)}{default}. {p.help}")

@@ -120,6 +120,31 @@ class MatrixParam:
 Param = IntParam | BoolParam | MatrixParam
 
 
+def param_text(value: ParamValue | None) -> str:
+    """A parameter value as it would be written in a bank."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, Pinned):
+        v = value.value
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, tuple):
+            return "[" + ", ".join("[" + ", ".join(map(str, r)) + "]" for r in v) + "]"
+        return str(v)
+    if isinstance(value, IntRange):
+        return f"{{min: {value.lo}, max: {value.hi}}}"
+    return "{choices: [" + ", ".join(param_text(Pinned(v)) for v in value.values) + "]}"
+
+
+def param_kind(p: Param) -> str:
+    """What a parameter accepts, for listings."""
+    if isinstance(p, IntParam):
+        return f"integer {p.lo}..{p.hi}"
+    if isinstance(p, BoolParam):
+        return "true/false"
+    return f"matrix ({p.min_dim}..{p.max_dim} rows and columns)"
+
+
 def pick(value: ParamValue, rng: np.random.Generator) -> Any:
     """Draw (or read) a parameter value with the question's generator."""
     if isinstance(value, Pinned):
