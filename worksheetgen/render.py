@@ -51,7 +51,7 @@ def escape_tex(text: Any) -> str:
     return re.sub(r"\n\s*\n", r"\\par ", s).replace("\n", " ")
 
 
-_MD_RE = re.compile(r"([\\`*_{}\[\]<>()#+!|~$])")
+_MD_RE = re.compile(r"([\\`*_\[\]<>#|~$])")
 
 
 def escape_md(text: Any) -> str:

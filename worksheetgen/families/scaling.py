@@ -40,8 +40,8 @@ class Scaling(Family):
         IntParam("high", -9, 9, Pinned(3), "largest score"),
         MatrixParam("row", 1, 4, help="pin the row of scores, as [[s1, s2, ...]]"),
     )
-    prompt = ("A query's raw scores against {{ n }} keys are $s = {{ row_tex }}$, "
-              "with $d_k = {{ d_k }}$.")
+    prompt = ("One query's raw scores $s$ against {{ n }} keys, and the key width $d_k$, are "
+              "below.")
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         row = params.get("row")
