@@ -25,13 +25,17 @@ def _item_json(item: Item) -> dict[str, Any]:
         "format": item.spec.format,
         "prompt": item.prompt,
         "given": item.given,
-        "parts": [{"prompt": p.prompt, "answer": p.answer} for p in sol.parts],
+        "shown": [{"label": s.label, "kind": s.kind, "value": s.value} for s in sol.shown],
+        "parts": [{"prompt": p.prompt, "answer": p.answer, "row_label": p.row_label,
+                   "col_label": p.col_label} for p in sol.parts],
+        "labels": {a.name: a.label for a in sol.answers},
         "answer": {a.name: a.value for a in sol.answers},
         "exact": {a.name: a.exact for a in sol.answers if a.exact is not None},
         "rounded": {a.name: a.rounded for a in sol.answers},
         "kinds": {a.name: a.kind for a in sol.answers},
         "tolerance": {a.name: a.tolerance for a in sol.answers if a.tolerance is not None},
         "options": {a.name: list(a.options) for a in sol.answers if a.options},
+        "explanations": {a.name: a.explanation for a in sol.answers if a.explanation},
         "distractors": [
             {"misconception": d.misconception, "description": d.description,
              "answer": d.answer, "rounded": d.rounded}
