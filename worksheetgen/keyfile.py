@@ -78,7 +78,9 @@ def key_json(build: Build) -> dict[str, Any]:
 def _param_json(p: ParamValue) -> Any:
     if isinstance(p, Pinned):
         v = p.value
-        return [list(r) for r in v] if isinstance(v, tuple) else v
+        if isinstance(v, tuple):  # a matrix (tuple of rows) or a list of words
+            return [list(r) if isinstance(r, tuple) else r for r in v]
+        return v
     if isinstance(p, IntRange):
         return {"min": p.lo, "max": p.hi}
     return {"choices": list(p.values)}

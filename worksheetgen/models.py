@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-AnswerKind = Literal["matrix", "vector", "scalar", "shape", "text", "choice"]
+AnswerKind = Literal["matrix", "vector", "scalar", "shape", "text", "choice", "heatmap"]
 
 
 @dataclass(frozen=True)

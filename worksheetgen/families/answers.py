@@ -67,3 +67,15 @@ def choice_answer(name: str, label: str, correct: str, options: tuple[str, ...],
 def text_answer(name: str, label: str, model: str) -> Answer:
     """A free-text answer with a model answer for the key."""
     return Answer(name=name, label=label, kind="text", value=model, rounded=model)
+
+
+def int_matrix_answer(name: str, label: str, m: Matrix) -> Answer:
+    """A matrix of whole numbers (products of integer matrices): printed as integers, exact."""
+    texts = ex.matrix_exact(m)
+    for row in m:
+        for x in row:
+            if not x.expr.is_Integer:
+                raise ValueError(f"{name}: {x.expr} is not a whole number")
+    return Answer(name=name, label=label, kind="matrix",
+                  value=[[int(x.expr) for x in row] for row in m], rounded=texts, exact=texts,
+                  tolerance=0.0)

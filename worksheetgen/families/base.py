@@ -117,7 +117,58 @@ class MatrixParam:
         return Pinned(tuple(tuple(r) for r in value))
 
 
-Param = IntParam | BoolParam | MatrixParam
+@dataclass(frozen=True)
+class OptionParam:
+    """A word from a fixed list: one (``ask: mask-inf``), or ``{choices: [...]}`` to draw one.
+
+    With ``many`` a list (``ask: [mask-inf, why-sqrt-dk]``) pins several, in that order, and a
+    pinned value is always a tuple of words.
+    """
+
+    name: str
+    options: tuple[str, ...]
+    default: ParamValue
+    help: str = ""
+    many: bool = False
+
+    def expected(self) -> str:
+        return "one of: " + ", ".join(self.options)
+
+    def _word(self, doc: Doc, value: Any, path: tuple) -> str:
+        from worksheetgen.bank import did_you_mean
+
+        if not isinstance(value, str) or value not in self.options:
+            hint = did_you_mean(value, self.options) if isinstance(value, str) else ""
+            raise doc.error(path, f"expected {self.expected()}, got {_describe(value)}{hint}")
+        return value
+
+    def _words(self, doc: Doc, opts: Any, path: tuple) -> tuple[str, ...]:
+        if not isinstance(opts, list) or not opts:
+            raise doc.error(path, f"expected a non-empty list, got {_describe(opts)}")
+        words = tuple(self._word(doc, v, path + (i,)) for i, v in enumerate(opts))
+        for i, w in enumerate(words):
+            if w in words[:i]:
+                raise doc.error(path + (i,), f"expected each word once, got {w!r} twice")
+        return words
+
+    def validate(self, doc: Doc, value: Any, path: tuple) -> ParamValue:
+        """Check a bank value and turn it into a ParamValue."""
+        if isinstance(value, dict):
+            if set(value) != {"choices"}:
+                raise doc.error(path, "expected a word, a list of words or {choices: [...]}, "
+                                "got a mapping with keys "
+                                + ", ".join(sorted(map(str, value))))
+            return Choices(self._words(doc, value["choices"], path + ("choices",)))
+        if isinstance(value, list):
+            if not self.many:
+                raise doc.error(path, f"expected one word ({self.expected()}) or "
+                                "{choices: [...]}, got a list")
+            return Pinned(self._words(doc, value, path))
+        word = self._word(doc, value, path)
+        return Pinned((word,) if self.many else word)
+
+
+Param = IntParam | BoolParam | MatrixParam | OptionParam
 
 
 def param_text(value: ParamValue | None) -> str:
@@ -225,6 +276,16 @@ class Family:
 
     #: answers a misconception changes, compared and fingerprinted (in this order)
     fingerprint: ClassVar[tuple[str, ...]] = ()
+
+    def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
+        """The slips that apply to this variant (a subset of ``slips``).
+
+        A family whose variants differ in which steps they ask (no scale step, no mask, no
+        numeric part) narrows ``slips`` here, so a slip is never reported for a step the
+        variant does not have. Shape problems (``no-transpose`` where Q·K is undefined)
+        are the caller's to detect.
+        """
+        return self.slips
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         """The exact values of the fingerprinted answers when computed by ``recipe``.
