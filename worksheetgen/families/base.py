@@ -281,9 +281,9 @@ class Family:
         """The slips that apply to this variant (a subset of ``slips``).
 
         A family whose variants differ in which steps they ask (no scale step, no mask, no
-        numeric part) narrows ``slips`` here, so a slip is never reported for a step the
-        variant does not have. Shape problems (``no-transpose`` where Q·K is undefined)
-        are the caller's to detect.
+        numeric part, or ``no-transpose`` where Q·K is undefined for the shapes) narrows
+        ``slips`` here, so a slip is never reported for a step the variant does not have.
+        The default is every declared slip.
         """
         return self.slips
 
