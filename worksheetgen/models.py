@@ -154,6 +154,20 @@ class Choice:
     text: str
     correct: bool
     misconception: str | None = None
+    rounded: Any = None
+
+
+@dataclass(frozen=True)
+class Coincidence:
+    """A slip left out of the distractors because it cannot be told apart here.
+
+    ``same_as`` is ``"correct"`` (the slip gives the right answer on this variant, for example
+    scale-by-dk when d_k = 1) or the name of the slip it coincides with.
+    """
+
+    misconception: str
+    description: str
+    same_as: str
 
 
 @dataclass(frozen=True)
@@ -167,6 +181,12 @@ class Solution:
     distractors: tuple[Distractor, ...] = ()
     choices: tuple[Choice, ...] = ()
     choice_answer: str | None = None
+    #: slips left out of the distractors because they coincide on a pinned variant
+    coincident: tuple[Coincidence, ...] = ()
+    #: the answers the key's fingerprint table shows for each slip
+    fingerprint_shown: tuple[str, ...] = ()
+    #: a worked solution printed in the question itself (spot-the-bug)
+    shown_steps: tuple[Step, ...] = ()
 
     def answer(self, name: str) -> Answer:
         """The answer called ``name``."""
