@@ -183,6 +183,14 @@ def _finite(x: Any) -> bool:
     return str(x) not in ("-inf", "-oo")
 
 
+def relation(printed: Any) -> str:
+    """'=' when every printed entry is exact (a whole number or −∞), else '\\approx'."""
+    cells = printed if isinstance(printed, list) else [printed]
+    flat = [c for row in cells for c in (row if isinstance(row, list) else [row])]
+    exact = all(str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit() for c in flat)
+    return "=" if exact else r"\approx"
+
+
 def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
     return "$$" + mathtex.bmatrix([list(r) for r in rows]) + "$$"
 
@@ -212,6 +220,7 @@ def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
         cell=mathtex.cell,
         md_matrix=_md_matrix,
         finite=_finite,
+        relation=relation,
     )
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz")
     return env

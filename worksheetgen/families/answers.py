@@ -12,14 +12,34 @@ def half_unit(decimals: int) -> float:
     return 0.5 * 10.0 ** (-decimals)
 
 
+def _whole(x: Ex) -> bool:
+    return x.is_neg_inf or bool(x.expr.is_Integer)
+
+
+def printed(x: Ex, decimals: int, whole: bool) -> str:
+    """A cell as printed: whole numbers without decimals when the whole table is whole."""
+    if whole and not x.is_neg_inf:
+        return str(int(x.expr))
+    return ex.rounded(x, decimals)
+
+
+def table(m: Matrix, decimals: int) -> list[list[str]]:
+    """A matrix as printed in a step: whole numbers stay whole, others are rounded."""
+    whole = all(_whole(x) for row in m for x in row)
+    return [[printed(x, decimals, whole) for x in row] for row in m]
+
+
 def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int = 1) -> Answer:
-    """A matrix answer; ``widen`` counts rounded steps the student's value passes through."""
+    """A matrix answer; ``widen`` counts rounded steps the student's value passes through.
+
+    A table of whole numbers (such as integer scores QKᵀ) is printed without decimals.
+    """
     return Answer(
         name=name,
         label=label,
         kind="matrix",
         value=ex.matrix_floats(m),
-        rounded=ex.matrix_rounded(m, decimals),
+        rounded=table(m, decimals),
         exact=ex.matrix_exact(m),
         tolerance=round(half_unit(decimals) * widen, 12),
     )

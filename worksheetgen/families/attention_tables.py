@@ -9,7 +9,7 @@ import numpy as np
 from worksheetgen import exact as ex
 from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.families import register
-from worksheetgen.families.answers import matrix_answer
+from worksheetgen.families.answers import matrix_answer, table
 from worksheetgen.families.base import (
     BoolParam,
     Family,
@@ -30,7 +30,7 @@ def _d_k_label(d_k: int | None) -> str:
 
 def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[Step]:
     """The worked steps of the note's procedure for one trace, rounded for display."""
-    r = lambda m: ex.matrix_rounded(m, decimals)  # noqa: E731
+    r = lambda m: table(m, decimals)  # noqa: E731
     steps: list[Step] = []
     d_k = given.get("d_k")
     if trace.scores is not None:
