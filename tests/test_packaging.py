@@ -1,0 +1,23 @@
+"""The wheel ships the templates and banks, so an installed worksheetgen works from any folder."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def test_wheel_contains_templates_and_banks(tmp_path: Path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
+                    "-w", str(tmp_path)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("worksheetgen-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for template in ("base", "sheet", "key", "macros"):
+        assert f"worksheetgen/templates/latex/{template}.tex.j2" in names
+        assert f"worksheetgen/templates/markdown/{template}.md.j2" in names
+    assert "worksheetgen/banks/default.yaml" in names
+    assert "worksheetgen/banks/practice.yaml" in names
+    assert any(n.endswith("entry_points.txt") for n in names)
