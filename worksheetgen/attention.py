@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+import sympy as sp
 
 from worksheetgen import exact as ex
 from worksheetgen.exact import Ex, Matrix
@@ -66,11 +67,54 @@ def scale_matrix(s: Matrix, d_k: int, how: str) -> Matrix:
 
 
 def softmax_rows(s: Matrix) -> tuple[Matrix, list[Ex], Matrix]:
-    """Row-wise softmax: the exponentials, the row sums and the weights."""
+    """Row-wise softmax: the exponentials, the row sums and the weights.
+
+    Each weight is built as ``exp / row sum`` with the row sum the SymPy ``Add`` of the row's
+    exponentials, so ``weight_parts`` can read numerator and denominator back structurally
+    and ``sums_to_one`` can prove a row sums to 1 without ``simplify``.
+    """
     exps = [[ex.exp(x) for x in row] for row in s]
     sums = [ex.add(row) for row in exps]
     weights = [[ex.div(e, total) for e in row] for row, total in zip(exps, sums, strict=True)]
     return exps, sums, weights
+
+
+def weight_parts(w: Ex) -> tuple[sp.Expr, sp.Expr | None]:
+    """(numerator, denominator) of one softmax weight, read from its structure.
+
+    A weight is ``e * total**-1`` (SymPy's form of ``e / total``), ``total**-1`` when e = 1,
+    a rational when every exponential of the row is 1, 1 when the row has one live key, or
+    exactly 0 for a masked key (denominator None: it adds nothing to the row). Unlike
+    ``sympy.fraction`` this never moves ``exp(-x)`` into the denominator.
+    """
+    e = w.expr
+    if e == sp.S.Zero:
+        return sp.S.Zero, None
+    if e.is_Rational:
+        return sp.Integer(e.p), sp.Integer(e.q)
+    if e.is_Pow and e.exp == -1:
+        return sp.S.One, e.base
+    if e.is_Mul:
+        dens = [f.base for f in e.args if f.is_Pow and f.exp == -1]
+        nums = [f for f in e.args if not (f.is_Pow and f.exp == -1)]
+        if len(dens) == 1:
+            return sp.Mul(*nums), dens[0]
+    return e, sp.S.One
+
+
+def sums_to_one(row: Sequence[Ex]) -> bool:
+    """True when a row of softmax weights sums to exactly 1, checked on its structure.
+
+    Every live weight must have the same denominator, and the ``Add`` of the numerators must
+    be that very expression (SymPy keeps sums in canonical order, so this is a structural
+    comparison, not a simplification).
+    """
+    parts = [weight_parts(w) for w in row]
+    dens = {d for _, d in parts if d is not None}
+    if len(dens) != 1:
+        return False
+    (den,) = dens
+    return bool(sp.Add(*[n for n, d in parts if d is not None]) == den)
 
 
 def attend(

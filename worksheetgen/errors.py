@@ -56,6 +56,10 @@ class SolveError(WorksheetgenError):
     exit_code = 3
 
 
+class InvariantError(SolveError):
+    """A key failed a property every key must have (rows of A sum to 1, ...): a bug."""
+
+
 class CompileError(WorksheetgenError):
     """TeX failed or is missing."""
 
