@@ -104,3 +104,28 @@ def families() -> None:
         for p in fam.params:
             default = "" if p.default is None else f"; default {param_text(p.default)}"
             click.echo(f"    {p.name}: {param_kind(p)}{default}. {p.help}")
+
+
+@main.command()
+@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
+              help="The key.json of the build the students answered.")
+@click.argument("responses", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Folder for scores.csv and report.md. Default: the responses file's folder.")
+@click.option("--template", is_flag=True,
+              help="Write a blank RESPONSES file for this key (one row per student, question, "
+                   "answer and entry) to fill in, instead of grading.")
+@reports_errors
+def grade(key_path: str, responses: str, out: str | None, template: bool) -> None:
+    """Grade RESPONSES (a CSV) against a key: scores.csv and a report naming each slip."""
+    from worksheetgen import grade as grading
+
+    if template:
+        path = grading.write_template(key_path, responses)
+        click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
+        return
+    run = grading.grade_files(key_path, responses, out)
+    students = run.result.students
+    click.echo(f"Graded {len(students)} student(s) from {responses} against {key_path}")
+    for path in run.files:
+        click.echo(f"  {path}")
