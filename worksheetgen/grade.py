@@ -577,6 +577,8 @@ class PartResult:
             return "right"
         if self.right + self.carried == self.total:
             return "carried"
+        if self.kind in ("scalar", "shape", "choice"):
+            return "wrong"  # all or nothing
         return "partial" if self.right + self.carried > 0 else "wrong"
 
 

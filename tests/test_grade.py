@@ -1,0 +1,450 @@
+"""Grading responses against a real key.json: scores, partial and carried-forward credit,
+the slip behind each wrong answer, and clear errors for bad response files.
+
+The key comes from the pipeline (banks/practice.yaml pins the note's numbers); every value a
+student "writes" below is typed from the note or computed by hand, never read from the key.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from worksheetgen.cli import main
+from worksheetgen.errors import GradeError
+from worksheetgen.grade import grade, load_key, parse_key, parse_responses, points_text
+
+E = math.e
+# softmax([1, 0]) = e / (1 + e), by hand
+P73, P27 = E / (1 + E), 1 / (1 + E)
+HEADER = "student,question,answer,entry,value\n"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """key.json of `worksheetgen build --bank banks/practice.yaml --seed 1 --no-pdf`."""
+    from click.testing import CliRunner
+
+    out = tmp_path_factory.mktemp("build")
+    result = CliRunner().invoke(main, ["build", "--bank", str(ROOT / "banks" / "practice.yaml"),
+                                       "--seed", "1", "--no-pdf", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (key,) = out.glob("*/key.json")
+    return key
+
+
+@pytest.fixture(scope="module")
+def sheet_id(built: Path) -> str:
+    (sheet,) = json.loads(built.read_text(encoding="utf-8"))["sheets"]
+    return sheet["id"]
+
+
+def cells(sid: str, qid: str, name: str, grid: list[list[object]] | list[object]) -> str:
+    """Response rows for a table (list of rows) or a vector (flat list), typed by hand."""
+    lines = []
+    if grid and isinstance(grid[0], list):
+        for r, row in enumerate(grid, 1):
+            for c, v in enumerate(row, 1):
+                lines.append(f'{sid},{qid},{name},"{r},{c}",{v}')
+    else:
+        for c, v in enumerate(grid, 1):
+            lines.append(f"{sid},{qid},{name},{c},{v}")
+    return "\n".join(lines) + "\n"
+
+
+def single(sid: str, qid: str, name: str, value: str) -> str:
+    return f"{sid},{qid},{name},,{value}\n"
+
+
+def all_right(sid: str) -> str:
+    """Every answer of the practice sheet, from the note and by hand, to 2 decimals."""
+    return "".join([
+        cells(sid, "worked-example", "scaled", [[1.41, 0], [0, 1.41]]),
+        cells(sid, "worked-example", "A", [[0.80, 0.20], [0.20, 0.80]]),
+        cells(sid, "worked-example-unscaled", "A_unscaled", [0.88, 0.12]),
+        cells(sid, "worked-example-unscaled", "scaled", [1.41, 0]),
+        cells(sid, "worked-example-unscaled", "A", [0.80, 0.20]),
+        single(sid, "worked-example-unscaled", "peaked", "without the scale"),
+        single(sid, "worked-example-unscaled", "largest_change", "it lost probability"),
+        cells(sid, "worked-example-causal", "scaled", [[1.41, 0], [0, 1.41]]),
+        cells(sid, "worked-example-causal", "masked", [[1.41, "-inf"], [0, 1.41]]),
+        cells(sid, "worked-example-causal", "A", [[1, 0], [0.20, 0.80]]),
+        cells(sid, "practice-identity", "scores", [[1, 0], [0, 1]]),
+        cells(sid, "practice-identity", "scaled", [[0.71, 0], [0, 0.71]]),
+        cells(sid, "practice-identity", "A", [[0.67, 0.33], [0.33, 0.67]]),
+        cells(sid, "practice-identity", "output", [[0.67, 0.33], [0.33, 0.67]]),
+        cells(sid, "practice-scale-row", "A_unscaled", [0.12, 0.88]),
+        cells(sid, "practice-scale-row", "scaled", [0, 1.41]),
+        cells(sid, "practice-scale-row", "A", [0.20, 0.80]),
+        single(sid, "practice-scale-row", "peaked", "without the scale"),
+        single(sid, "practice-scale-row", "largest_change", "it lost probability"),
+        cells(sid, "practice-causal", "masked", [[1, "-inf"], [0, 1]]),
+        cells(sid, "practice-causal", "A", [[1, 0], [0.27, 0.73]]),
+        single(sid, "practice-heads", "d_k", "2"),
+        single(sid, "practice-heads", "concat_width", "4"),
+        single(sid, "practice-heads", "W_O_shape", "4x4"),
+    ])
+
+
+def replace_rows(text: str, qid: str, name: str, new: str) -> str:
+    """``text`` with the rows of one answer swapped for ``new``."""
+    keep = [ln for ln in text.splitlines(keepends=True) if f",{qid},{name}," not in ln]
+    return "".join(keep) + new
+
+
+def run_grade(runner, key: Path, text: str | bytes, tmp_path: Path):
+    resp = tmp_path / "responses.csv"
+    if isinstance(text, str):
+        resp.write_text(text, encoding="utf-8")
+    else:
+        resp.write_bytes(text)
+    out = tmp_path / "graded"
+    result = runner.invoke(main, ["grade", "--key", str(key), str(resp), "--out", str(out)])
+    return result, out
+
+
+def read_scores(out: Path) -> list[dict[str, str]]:
+    with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def graded(key_data: dict, text: str):
+    key = parse_key(key_data, "key.json")
+    return grade(key, parse_responses(text, key, "responses.csv"))
+
+
+def part(result, qid: str, name: str):
+    (student,) = result.students
+    (q,) = [q for q in student.questions if q.id == qid]
+    (p,) = [p for p in q.parts if p.answer == name]
+    return p
+
+
+def with_distractors(key: Path) -> dict:
+    """The real key plus hand-computed slip results (as key.json "distractors" carry them)."""
+    data = json.loads(key.read_text(encoding="utf-8"))
+    qs = {q["id"]: q for q in data["sheets"][0]["questions"]}
+    # S = [[2, 0], [0, 2]], d_k = 2: dividing by 2 gives [[1, 0], [0, 1]]; without any scale
+    # row 1 is softmax([2, 0]) = e^2 / (1 + e^2).
+    p88 = E**2 / (1 + E**2)
+    qs["worked-example"]["distractors"] = [
+        {"misconception": "scale-by-dk", "description": "divides by d_k instead of sqrt(d_k)",
+         "answer": {"scaled": [[1.0, 0.0], [0.0, 1.0]], "A": [[P73, P27], [P27, P73]]},
+         "rounded": {}},
+        {"misconception": "no-scale", "description": "skips the scale",
+         "answer": {"scaled": [[2.0, 0.0], [0.0, 2.0]], "A": [[p88, 1 - p88], [1 - p88, p88]]},
+         "rounded": {}},
+    ]
+    # scores [[1, 3], [0, 1]] under the mask: 0 instead of -inf gives softmax([1, 0]) in row 1;
+    # softmax over columns of [[1, -inf], [0, 1]] gives columns [e, 1]/(1+e) and [0, 1].
+    qs["practice-causal"]["distractors"] = [
+        {"misconception": "mask-with-zero", "description": "masks with 0 instead of -inf",
+         "answer": {"masked": [[1.0, 0.0], [0.0, 1.0]], "A": [[P73, P27], [P27, P73]]},
+         "rounded": {}},
+        {"misconception": "softmax-over-columns", "description": "normalizes columns",
+         "answer": {"masked": [[1.0, "-inf"], [0.0, 1.0]], "A": [[P73, 0.0], [P27, 1.0]]},
+         "rounded": {}},
+    ]
+    return data
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def test_grade_all_right_scores_full_marks(runner, built, sheet_id, tmp_path):
+    result, out = run_grade(runner, built, HEADER + all_right(sheet_id), tmp_path)
+    assert result.exit_code == 0, result.output
+    (row,) = read_scores(out)
+    # points in banks/practice.yaml: 4 + 3 + 3 + 3 + 3 + 3 + 2
+    assert row["student"] == sheet_id
+    assert (row["total"], row["max"]) == ("21", "21")
+    assert row["worked-example"] == "4" and row["practice-heads"] == "2"
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "21 / 21" in report and "carried forward" not in report
+
+
+def test_grade_accepts_every_spelling_of_a_masked_cell(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    for word in ("-inf", "−∞", "-∞", "masked", "MASKED", " Masked "):
+        text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, word], [0, 1]])
+        p = part(graded(data, text), "practice-causal", "masked")
+        assert (p.status, p.right) == ("right", 4), word
+
+
+def test_grade_counts_zero_for_a_masked_cell_as_wrong(built, sheet_id):
+    text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]])
+    p = part(graded(json.loads(built.read_text(encoding="utf-8")), text),
+             "practice-causal", "masked")
+    assert (p.status, p.right, p.total) == ("partial", 3, 4)
+
+
+def test_grade_choice_ignores_case_and_spaces(built, sheet_id):
+    text = HEADER + single(sheet_id, "practice-scale-row", "peaked", "  WITHOUT   the Scale ")
+    p = part(graded(json.loads(built.read_text(encoding="utf-8")), text),
+             "practice-scale-row", "peaked")
+    assert p.status == "right"
+
+
+def test_grade_accepts_values_within_tolerance_and_not_beyond(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # exact A row 1 is e^sqrt2 / (1 + e^sqrt2) = 0.8044...; the key allows 0.015 (three
+    # rounded steps): 0.81 is within it, 0.83 is not
+    exact = math.exp(math.sqrt(2)) / (1 + math.exp(math.sqrt(2)))
+    assert abs(0.81 - exact) < 0.015 < abs(0.83 - exact)
+    near = HEADER + cells(sheet_id, "worked-example", "A", [[0.81, 0.19], [0.19, 0.81]])
+    assert part(graded(data, near), "worked-example", "A").status == "right"
+    far = HEADER + cells(sheet_id, "worked-example", "A", [[0.83, 0.17], [0.17, 0.83]])
+    assert part(graded(data, far), "worked-example", "A").status == "wrong"
+
+
+def test_grade_gives_partial_credit_per_matrix_entry(runner, built, sheet_id, tmp_path):
+    # worked-example: 4 points, 2 parts (scaled, A) -> 2 points each; A with 3 of 4 entries
+    # right earns 2 * 3/4 = 1.5, so the question scores 2 + 1.5 = 3.5
+    text = HEADER + replace_rows(all_right(sheet_id), "worked-example", "A",
+                                 cells(sheet_id, "worked-example", "A",
+                                       [[0.80, 0.20], [0.20, 0.55]]))
+    result, out = run_grade(runner, built, text, tmp_path)
+    assert result.exit_code == 0, result.output
+    (row,) = read_scores(out)
+    assert row["worked-example"] == "3.5"
+    assert row["total"] == "20.5"
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "partly right (3 of 4 entries)" in report
+    assert "(2,2) wrote 0.55, key 0.80" in report
+
+
+def test_grade_scores_a_shape_all_or_nothing_and_blank_as_zero(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    text = HEADER + single(sheet_id, "practice-heads", "W_O_shape", "4 by 2") \
+        + f"{sheet_id},practice-heads,d_k,,\n"
+    result = graded(data, text)
+    shape = part(result, "practice-heads", "W_O_shape")
+    assert (shape.status, shape.earned) == ("wrong", 0)
+    assert part(result, "practice-heads", "d_k").status == "blank"
+
+
+# --------------------------------------------------------------------------- carried forward
+
+
+def test_grade_carries_a_wrong_scaled_table_forward_into_a(runner, built, sheet_id, tmp_path):
+    # the student divides by 4/3 instead of sqrt 2: scaled = [[1.5, 0], [0, 1.5]], and then
+    # softmax([1.5, 0]) = 1 / (1 + e^-1.5) = 0.8176 -> writes 0.82 / 0.18 (the key's 0.80 is
+    # 0.0156 away from 0.82: outside its tolerance of 0.015)
+    assert round(1 / (1 + math.exp(-1.5)), 2) == 0.82
+    text = replace_rows(all_right(sheet_id), "worked-example", "scaled",
+                        cells(sheet_id, "worked-example", "scaled", [[1.5, 0], [0, 1.5]]))
+    text = HEADER + replace_rows(text, "worked-example", "A",
+                                 cells(sheet_id, "worked-example", "A",
+                                       [[0.82, 0.18], [0.18, 0.82]]))
+    result, out = run_grade(runner, built, text, tmp_path)
+    assert result.exit_code == 0, result.output
+    (row,) = read_scores(out)
+    # scaled: 2 of 4 entries (the zeros) -> 1 of 2 points; A: all 4 carried -> 2 of 2
+    assert row["worked-example"] == "3"
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "`A`: credit carried forward from your scaled (2/2)" in report
+
+
+def test_grade_gives_no_carried_credit_when_a_does_not_follow_from_scaled(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    text = HEADER + cells(sheet_id, "worked-example", "scaled", [[1.5, 0], [0, 1.5]]) \
+        + cells(sheet_id, "worked-example", "A", [[0.6, 0.4], [0.4, 0.6]])
+    p = part(graded(data, text), "worked-example", "A")
+    assert (p.status, p.carried, p.earned) == ("wrong", 0, 0)
+
+
+def test_grade_carries_forward_through_mask_and_into_the_output(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # practice-identity: scores right, scaled wrong as [[1, 0], [0, 1]] (forgot the scale),
+    # A = softmax rows = [[0.73, 0.27], [0.27, 0.73]], output = A V = A (V = I)
+    text = HEADER + "".join([
+        cells(sheet_id, "practice-identity", "scores", [[1, 0], [0, 1]]),
+        cells(sheet_id, "practice-identity", "scaled", [[1, 0], [0, 1]]),
+        cells(sheet_id, "practice-identity", "A", [[0.73, 0.27], [0.27, 0.73]]),
+        cells(sheet_id, "practice-identity", "output", [[0.73, 0.27], [0.27, 0.73]]),
+    ])
+    result = graded(data, text)
+    a = part(result, "practice-identity", "A")
+    assert (a.status, a.carried_from) == ("carried", ("scaled",))
+    # output follows from the student's A, which is wrong: carried again
+    out = part(result, "practice-identity", "output")
+    assert (out.status, out.carried_from) == ("carried", ("A",))
+    # 3 points over 4 parts: scores 0.75, scaled 2/4 entries -> 0.375, A 0.75, output 0.75
+    (q,) = [q for q in result.students[0].questions if q.id == "practice-identity"]
+    assert points_text(q.earned) == "2.63"  # 2.625, rounded half-up
+
+
+def test_grade_carries_a_wrong_head_width_into_the_later_parts(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # d = 4, h = 2; a student who takes d_k = d = 4 gets concat 2 * 4 = 8 and W_O 8 x 4
+    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
+        + single(sheet_id, "practice-heads", "concat_width", "8") \
+        + single(sheet_id, "practice-heads", "W_O_shape", "8 x 4")
+    result = graded(data, text)
+    assert part(result, "practice-heads", "d_k").status == "wrong"
+    assert part(result, "practice-heads", "concat_width").status == "carried"
+    assert part(result, "practice-heads", "W_O_shape").status == "carried"
+
+
+# --------------------------------------------------------------------------- diagnoses
+
+
+def test_grade_diagnoses_scale_by_dk(runner, built, sheet_id, tmp_path):
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps(with_distractors(built)), encoding="utf-8")
+    # S/d_k = [[1, 0], [0, 1]]; row 1 of A = softmax([1, 0]) = [0.73, 0.27]
+    text = HEADER + cells(sheet_id, "worked-example", "scaled", [[1, 0], [0, 1]]) \
+        + cells(sheet_id, "worked-example", "A", [[0.73, 0.27], [0.27, 0.73]])
+    result, out = run_grade(runner, key, text, tmp_path)
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text(encoding="utf-8")
+    scaled_line = next(ln for ln in report.splitlines() if "`scaled`" in ln)
+    a_line = next(ln for ln in report.splitlines() if ln.startswith("- (b) `A`"))
+    assert "Reproduced by **scale-by-dk**" in scaled_line
+    assert "Reproduced by **scale-by-dk**" in a_line and "no-scale" not in a_line
+    assert "carried forward from your scaled" in a_line
+    assert "| scale-by-dk |" in report
+
+
+def test_grade_diagnoses_mask_with_zero(built, sheet_id, tmp_path):
+    data = with_distractors(built)
+    # the practice scores [[1, 3], [0, 1]] masked with 0: row 1 = softmax([1, 0])
+    text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]]) \
+        + cells(sheet_id, "practice-causal", "A", [[0.73, 0.27], [0.27, 0.73]])
+    result = graded(data, text)
+    masked = part(result, "practice-causal", "masked")
+    a = part(result, "practice-causal", "A")
+    assert [s.misconception for s in masked.slips] == ["mask-with-zero"]
+    assert [s.misconception for s in a.slips] == ["mask-with-zero"]
+    assert a.status == "carried"
+
+
+def test_grade_names_no_slip_when_none_reproduces_the_answer(built, sheet_id):
+    data = with_distractors(built)
+    text = HEADER + cells(sheet_id, "practice-causal", "A", [[0.5, 0.5], [0.27, 0.73]])
+    result = graded(data, text)
+    a = part(result, "practice-causal", "A")
+    assert (a.status, a.slips) == ("partial", ())
+    from worksheetgen.grade import report_md
+
+    section = report_md(result).split("(`practice-causal`)")[1]
+    line = next(ln for ln in section.splitlines() if ln.startswith("- (b) `A`"))
+    assert "No slip in the misconception library reproduces it" in line
+
+
+def test_grade_does_not_diagnose_a_right_answer(built, sheet_id):
+    data = with_distractors(built)
+    text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, "-inf"], [0, 1]])
+    assert part(graded(data, text), "practice-causal", "masked").slips == ()
+
+
+# --------------------------------------------------------------------------- formats
+
+
+def test_grade_template_lists_every_entry_and_grades_to_zero(runner, built, tmp_path):
+    tpl = tmp_path / "blank.csv"
+    result = runner.invoke(main, ["grade", "--key", str(built), "--template", str(tpl)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(tpl.read_text(encoding="utf-8"))))
+    # 2x2 tables: 2 + 3 + 4 + 2 of them; vectors of 2: 6; single answers: 4 choices + 3 heads
+    assert len(rows) == 11 * 4 + 6 * 2 + 4 + 3
+    assert {r["value"] for r in rows} == {""}
+    again = runner.invoke(main, ["grade", "--key", str(built), "--template", str(tpl)])
+    assert again.exit_code != 0 and "never overwritten" in again.output
+    result = runner.invoke(main, ["grade", "--key", str(built), str(tpl)])
+    assert result.exit_code == 0, result.output
+    (row,) = read_scores(tmp_path)
+    assert (row["total"], row["max"]) == ("0", "21")
+
+
+def test_grade_sheet_column_lets_many_students_share_a_version(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    text = "Student,Sheet,Question,Answer,Entry,Value,comment\n" \
+        f"ann,{sheet_id},practice-heads,d_k,,2,fine\n" \
+        f"bob,{sheet_id},practice-heads,d_k,,4,\n"
+    result = graded(data, text)
+    assert [s.student for s in result.students] == ["ann", "bob"]
+    # 2 points over 3 parts: a right d_k earns 2/3
+    assert [points_text(s.earned) for s in result.students] == ["0.67", "0"]
+
+
+def test_grade_accepts_cell_spellings_for_a_spreadsheet(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    text = HEADER + "".join(
+        f"{sheet_id},practice-causal,A,{entry},{value}\n"
+        for entry, value in (("1;1", "1"), ("r1c2", "0"), ('"(2, 1)"', "0.27"), ("2:2", ".73")))
+    assert part(graded(data, text), "practice-causal", "A").status == "right"
+
+
+# --------------------------------------------------------------------------- bad files
+
+BAD_FILES = [
+    ("unknown student", HEADER + "{sid},practice-heads,d_k,,2\nnobody,practice-heads,d_k,,2\n",
+     "responses.csv:3: student: expected a sheet id"),
+    ("unknown question", HEADER + "{sid},practice-hedas,d_k,,2\n",
+     "responses.csv:2: question: expected a question id"),
+    ("unknown answer", HEADER + "{sid},practice-heads,dk,,2\n",
+     "responses.csv:2: answer: expected an answer of question 'practice-heads'"),
+    ("not a number", HEADER + '{sid},practice-causal,A,"1,1",one\n',
+     "responses.csv:2: value: expected a number like 0.73, or -inf/masked for a masked cell, "
+     "got 'one'"),
+    ("decimal comma", HEADER + '{sid},practice-causal,A,"1,1","0,73"\n',
+     "(use a point for decimals)"),
+    ("missing columns", "student,question,value\n{sid},practice-heads,2\n",
+     "responses.csv:1: header: expected the columns student, question, answer, entry, value"),
+    ("duplicate row", HEADER + '{sid},practice-causal,A,"1,1",1\n{sid},practice-causal,A,1;1,1\n',
+     "responses.csv:3: entry: expected one row per student, question, answer and entry, got a "
+     "second row"),
+    ("cell outside the table", HEADER + '{sid},practice-causal,A,"3,1",1\n',
+     "responses.csv:2: entry: expected a cell \"row,col\" of the 2x2 table A"),
+    ("entry on a single answer", HEADER + "{sid},practice-heads,d_k,1,2\n",
+     "responses.csv:2: entry: expected an empty entry"),
+    ("unquoted cell", HEADER + "{sid},practice-causal,A,1,1,0.5\n",
+     "responses.csv:2: fields: expected at most 5 fields as in the header, got 6"),
+    ("unknown option", HEADER + "{sid},practice-scale-row,peaked,,the first one\n",
+     "responses.csv:2: value: expected one of 'without the scale'"),
+    ("empty file", "", "responses.csv:1: header: expected a header row"),
+]
+
+
+@pytest.mark.parametrize("case,text,message", BAD_FILES, ids=[c[0] for c in BAD_FILES])
+def test_grade_rejects_a_bad_response_file_and_writes_nothing(runner, built, sheet_id, tmp_path,
+                                                              case, text, message):
+    result, out = run_grade(runner, built, text.format(sid=sheet_id), tmp_path)
+    assert result.exit_code != 0
+    assert message in result.output, result.output
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_grade_rejects_undecodable_bytes_with_their_line(runner, built, sheet_id, tmp_path):
+    data = (HEADER + f"{sheet_id},practice-heads,d_k,,2\n").encode() \
+        + f"{sheet_id},practice-heads,concat_width,,4 caf\xe9\n".encode("latin-1")
+    result, out = run_grade(runner, built, data, tmp_path)
+    assert result.exit_code != 0
+    assert "responses.csv:3: expected UTF-8 text" in result.output
+    assert "got byte 0xE9" in result.output
+    assert not out.exists()
+
+
+def test_grade_leaves_earlier_outputs_alone_when_a_file_is_bad(runner, built, sheet_id,
+                                                               tmp_path):
+    result, out = run_grade(runner, built, HEADER + all_right(sheet_id), tmp_path)
+    assert result.exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    result, _ = run_grade(runner, built, HEADER + "nobody,practice-heads,d_k,,2\n", tmp_path)
+    assert result.exit_code != 0
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_grade_rejects_a_key_that_is_not_json(tmp_path):
+    bad = tmp_path / "key.json"
+    bad.write_text('{"sheets": [\n  oops\n]}', encoding="utf-8")
+    with pytest.raises(GradeError, match=r"key\.json:2: expected JSON"):
+        load_key(bad)
