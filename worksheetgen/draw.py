@@ -1,15 +1,121 @@
-"""Draw: one generator per (seed, sheet, question) gives each question's parameters."""
+"""Draw: one generator per (seed, sheet, question) gives each question's parameters.
+
+A drawn variant is kept only if every slip of the misconception library that applies to it
+can be told apart from the right answer and from every other slip at the printed digits
+(see ``worksheetgen.misconceptions``). Otherwise the *same* generator draws again, up to
+``MAX_REDRAWS`` times. A variant that cannot change (every parameter that matters is pinned)
+is kept as it is: its colliding slips are left out of the distractors and recorded as
+coinciding, and only a multiple-choice item left with too few distractors is an error.
+"""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from worksheetgen import misconceptions as mc
+from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
 from worksheetgen.models import QuestionSpec
 from worksheetgen.rng import generator
 
+MAX_REDRAWS = 100
+MIN_CHOICE_DISTRACTORS = 2
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The accepted draw of one question, with what the misconception library found.
+
+    ``rng`` is the question's generator, left where the draw stopped: later random choices
+    of the same item (the order of multiple-choice options) continue from it. ``redraws``
+    counts the draws thrown away because a slip could not be told apart; ``fixed`` says the
+    variant could not change at all, and ``coincident`` lists its slips that collide.
+    """
+
+    given: dict[str, Any]
+    rng: np.random.Generator | None
+    redraws: int
+    fingerprints: mc.Fingerprints | None
+    slips: tuple[mc.SlipResult, ...]
+    coincident: tuple[mc.Collision, ...] = ()
+    fixed: bool = False
+
+
+def _key(given: dict[str, Any]) -> str:
+    return json.dumps(given, sort_keys=True, default=str)
+
+
+def _where(spec: QuestionSpec, sheet_id: str) -> dict[str, Any]:
+    return {"file": spec.location.file, "line": spec.location.line,
+            "field": f"questions[{spec.id}] (sheet {sheet_id})"}
+
+
+def _too_few(spec: QuestionSpec, n: int) -> bool:
+    return spec.format == "choice" and n < MIN_CHOICE_DISTRACTORS
+
+
+def settle(spec: QuestionSpec, given: dict[str, Any], rng: np.random.Generator | None,
+           sheet_id: str = "") -> Variant:
+    """Accept ``given`` as it is (a variant that cannot be redrawn): drop colliding slips."""
+    family = get_family(spec.family)
+    fp = mc.fingerprints(family, given)
+    if fp is None:
+        return Variant(given, rng, 0, None, (), fixed=True)
+    found = mc.collisions(fp, spec.decimals)
+    kept = mc.kept_after(fp, found)
+    if _too_few(spec, len(kept)):
+        why = "; ".join(c.text() for c in found) or "too few slips apply to it"
+        raise DrawError(f"expected at least {MIN_CHOICE_DISTRACTORS} distinguishable "
+                        f"distractors for multiple choice, got {len(kept)} on this fixed "
+                        f"variant ({why}); use format: open or unpin a parameter",
+                        **_where(spec, sheet_id))
+    return Variant(given, rng, 0, fp, kept, tuple(found), fixed=True)
+
+
+def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
+    """Draw the question's variant on sheet ``sheet_id``, redrawing ambiguous ones."""
+    family = get_family(spec.family)
+    rng = generator(seed, sheet_id, spec.id)
+    first: dict[str, Any] | None = None
+    seen: set[str] = set()
+    problems: Counter[str] = Counter()
+    attempts = 0
+    for attempt in range(MAX_REDRAWS + 1):
+        given = family.draw(spec.params, rng)
+        attempts += 1
+        if first is None:
+            first = given
+        key = _key(given)
+        if key in seen:
+            continue
+        seen.add(key)
+        fp = mc.fingerprints(family, given)
+        if fp is None:
+            return Variant(given, rng, attempt, None, ())
+        found = mc.collisions(fp, spec.decimals)
+        if not found and not _too_few(spec, len(fp.slips)):
+            return Variant(given, rng, attempt, fp, fp.slips)
+        for c in found:
+            problems[c.text()] += 1
+        if not found:
+            applying = ", ".join(s.name for s in fp.slips) or "none"
+            problems[f"only {len(fp.slips)} slip(s) apply ({applying}), multiple choice "
+                     f"needs {MIN_CHOICE_DISTRACTORS} as distractors; use format: open"] += 1
+    assert first is not None
+    if len(seen) == 1:  # nothing that matters is drawn: keep it and say what coincides
+        return settle(spec, first, rng, sheet_id)
+    worst = ", ".join(f"{text} ({n} of {len(seen)} variants)"
+                      for text, n in problems.most_common(3))
+    raise DrawError(f"expected a variant where every slip can be told apart at "
+                    f"{spec.decimals} decimals, got none in {attempts} draws: {worst}",
+                    **_where(spec, sheet_id))
+
 
 def draw_given(spec: QuestionSpec, seed: int, sheet_id: str) -> dict[str, Any]:
     """The given values of ``spec`` on sheet ``sheet_id``: they depend on nothing else."""
-    rng = generator(seed, sheet_id, spec.id)
-    return get_family(spec.family).draw(spec.params, rng)
+    return draw_variant(spec, seed, sheet_id).given

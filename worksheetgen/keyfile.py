@@ -41,11 +41,16 @@ def _item_json(item: Item) -> dict[str, Any]:
              "answer": d.answer, "rounded": d.rounded}
             for d in sol.distractors
         ],
+        "coincident": [
+            {"misconception": c.misconception, "description": c.description,
+             "same_as": c.same_as}
+            for c in sol.coincident
+        ],
     }
     if sol.choices:
         q["choices"] = [
             {"label": c.label, "text": c.text, "correct": c.correct,
-             "misconception": c.misconception}
+             "misconception": c.misconception, "rounded": c.rounded}
             for c in sol.choices
         ]
         q["choice_answer"] = sol.choice_answer

@@ -1,18 +1,38 @@
 """Solve: exact answers, printed answers and worked steps for drawn questions, then checks.
 
-Every Item is checked before anything is written: the family already cross-checked exact
-values against NumPy floats; here the key invariants are checked on the printed answers.
+Each item is drawn (``draw.draw_variant``: redrawn until every slip shows), solved by its
+family, given its misconception results (distractors, the key's fingerprint table, and the
+options of a multiple-choice item), and checked against the invariants every key must have
+before anything is written. An invariant failure is a bug and stops the build.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from worksheetgen.draw import draw_given
-from worksheetgen.errors import SolveError
+from worksheetgen import misconceptions as mc
+from worksheetgen.attention import CORRECT, sums_to_one
+from worksheetgen.draw import Variant, draw_variant, settle
+from worksheetgen.errors import InvariantError, SolveError
+from worksheetgen.exact import Ex
+from worksheetgen.exact import rounded as round_ex
 from worksheetgen.families import get_family
-from worksheetgen.models import Item, QuestionSpec, Sheet, Student
+from worksheetgen.mathtex import bmatrix, shape, vector
+from worksheetgen.models import (
+    Choice,
+    Coincidence,
+    Distractor,
+    Item,
+    Part,
+    QuestionSpec,
+    Sheet,
+    Solution,
+    Student,
+)
 from worksheetgen.render import render_prompt
+
+LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def item_label(spec: QuestionSpec, sheet_id: str) -> str:
@@ -22,11 +42,27 @@ def item_label(spec: QuestionSpec, sheet_id: str) -> str:
     return f"{where}: questions[{spec.id}] (sheet {sheet_id})"
 
 
-def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id: str) -> Item:
-    """Solve one drawn question and render its prompt."""
+def make_item(spec: QuestionSpec, seed: int, sheet_id: str, number: int) -> Item:
+    """Draw, solve and check one question of one sheet."""
+    variant = draw_variant(spec, seed, sheet_id)
+    return solve_item(spec, variant.given, number, sheet_id, variant=variant)
+
+
+def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id: str, *,
+               variant: Variant | None = None) -> Item:
+    """Solve one drawn question, attach its misconception results and render its prompt.
+
+    Without ``variant`` the given values are taken as fixed (colliding slips are dropped);
+    a multiple-choice item needs the variant, whose generator orders the options.
+    """
     family = get_family(spec.family)
     label = item_label(spec, sheet_id)
+    if variant is None:
+        if spec.format == "choice":
+            raise ValueError("a multiple-choice item needs its drawn Variant (its generator)")
+        variant = settle(spec, given, None, sheet_id)
     solution = family.solve(given, spec.decimals, label)
+    solution = with_misconceptions(spec, solution, variant, label)
     context = dict(given)
     context.update(getattr(family, "prompt_context", lambda g: {})(given))
     prompt = render_prompt(family.prompt, context, file="<family " + family.name + ">")
@@ -35,33 +71,269 @@ def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id:
                                line=spec.location.line, field=f"questions[{spec.id}].prompt")
         prompt = custom
     item = Item(number=number, spec=spec, given=given, prompt=prompt, solution=solution)
-    check_invariants(item, label)
+    exact = variant.fingerprints.correct if variant.fingerprints is not None else None
+    check_invariants(item, label, exact)
     return item
 
 
-def check_invariants(item: Item, label: str) -> None:
-    """Properties every key must have; a failure is a bug and stops the build."""
+# ---------------------------------------------------------------- misconceptions
+
+
+def math_of(rounded: Any, kind: str) -> str:
+    """A printed answer as LaTeX math (matrices typeset), for choices and fingerprints."""
+    if kind == "matrix":
+        return bmatrix(rounded)
+    if kind == "vector":
+        return vector(rounded)
+    if kind == "shape":
+        return shape(rounded)
+    return str(rounded)
+
+
+def shown_in_table(fp: mc.Fingerprints, solution: Solution) -> tuple[str, ...]:
+    """The answers the key's fingerprint table shows: A, the target, and every small answer.
+
+    Whole tables other than A and the target (scores, scaled scores) stay in key.json only,
+    so the table stays one line per slip.
+    """
+    answered = {a.name for a in solution.answers}
+    out: list[str] = []
+    for name, value in fp.correct.items():
+        small = not isinstance(value, list)
+        if name in answered and (name in ("A", fp.target) or small) and name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def with_misconceptions(spec: QuestionSpec, solution: Solution, variant: Variant,
+                        label: str) -> Solution:
+    """The solution with its distractors, coinciding slips and (for choice) its options."""
+    fp = variant.fingerprints
+    if fp is None:
+        if spec.format == "choice":
+            raise SolveError("multiple choice needs a family with misconceptions "
+                             f"(family '{spec.family}' declares none)", field=label)
+        return solution
+    d = spec.decimals
+    distractors = tuple(
+        Distractor(
+            misconception=s.name,
+            description=s.misconception.description,
+            answer={n: mc.value_json(v) for n, v in s.values.items() if v is not None},
+            rounded={n: mc.value_rounded(v, d) for n, v in s.values.items() if v is not None},
+        )
+        for s in variant.slips
+    )
+    coincident = tuple(Coincidence(c.slip, mc.get(c.slip).description, c.same_as)
+                       for c in variant.coincident)
+    solution = replace(solution, distractors=distractors, coincident=coincident,
+                       fingerprint_shown=shown_in_table(fp, solution))
+    if spec.format == "choice":
+        solution = as_choice(solution, fp, variant, d, label)
+    return solution
+
+
+def as_choice(solution: Solution, fp: mc.Fingerprints, variant: Variant, decimals: int,
+              label: str) -> Solution:
+    """Ask only the target answer, with the correct value and every slip's as options.
+
+    The options are shuffled by the item's own generator, continuing after the draw.
+    """
+    try:
+        target = solution.answer(fp.target)
+    except KeyError:
+        raise SolveError(f"multiple choice asks for '{fp.target}', which the family does "
+                         "not answer", field=label) from None
+    if variant.rng is None:
+        raise ValueError("a multiple-choice item needs its generator to order the options")
+    options: list[tuple[str | None, Any]] = [(None, fp.correct[fp.target])]
+    options += [(s.name, s.values[fp.target]) for s in variant.slips]
+    if len(options) > len(LABELS):
+        raise SolveError(f"expected at most {len(LABELS)} options, got {len(options)}",
+                         field=label)
+    order = [int(i) for i in variant.rng.permutation(len(options))]
+    choices = []
+    for pos, idx in enumerate(order):
+        slip, value = options[idx]
+        printed = mc.value_rounded(value, decimals)
+        choices.append(Choice(label=LABELS[pos], text=math_of(printed, target.kind),
+                              correct=slip is None, misconception=slip, rounded=printed))
+    old = next((p for p in solution.parts if p.answer == target.name), None)
+    part = Part(f"Which of these is ${target.label}$? Fill in one circle.", target.name,
+                row_label=old.row_label if old else "query",
+                col_label=old.col_label if old else "key")
+    answer_label = next(c.label for c in choices if c.correct)
+    return replace(solution, parts=(part,), choices=tuple(choices), choice_answer=answer_label)
+
+
+# ---------------------------------------------------------------- invariants
+
+
+def _fail(label: str, prop: str, detail: str) -> InvariantError:
+    return InvariantError(f"invariant '{prop}' failed: {detail}", field=label)
+
+
+def correct_values(item: Item) -> dict[str, Any]:
+    """The exact correct fingerprint values of an item (empty for families without them)."""
+    family = get_family(item.spec.family)
+    if not getattr(family, "fingerprint", ()):
+        return {}
+    try:
+        return dict(family.evaluate(item.given, CORRECT))
+    except NotImplementedError:
+        return {}
+
+
+def _rows(value: Any) -> list[list[Any]]:
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return value
+    return [value] if isinstance(value, list) else []
+
+
+def _check_rows_sum_to_one(item: Item, exact: dict[str, Any], label: str) -> None:
+    prop = "each row of A sums to 1"
+    for i, row in enumerate(_rows(exact.get("A"))):
+        if not all(isinstance(w, Ex) for w in row) or not sums_to_one(row):
+            raise _fail(label, prop, f"row {i + 1} of A does not sum to exactly 1")
+    for a in item.solution.answers:
+        if a.name == "A" and a.kind in ("matrix", "vector"):
+            for i, row in enumerate(_rows(a.value)):
+                total = sum(float(x) for x in row)
+                if abs(total - 1.0) > 1e-12:
+                    raise _fail(label, prop, f"row {i + 1} of A sums to {total}, not 1")
+
+
+def _check_causal(item: Item, exact: dict[str, Any], label: str) -> None:
+    if not item.given.get("causal"):
+        return
+    prop = "no weight on a future key under a causal mask"
+    for i, row in enumerate(_rows(exact.get("A"))):
+        for j, w in enumerate(row[i + 1:], start=i + 2):
+            if not (isinstance(w, Ex) and w.expr == 0):
+                raise _fail(label, prop, f"A[{i + 1}][{j}] is {w}, not exactly 0")
+    for a in item.solution.answers:
+        if a.name == "A" and a.kind == "matrix":
+            for i, row in enumerate(a.value):
+                if any(float(x) != 0.0 for x in row[i + 1:]):
+                    raise _fail(label, prop, f"row {i + 1} of A puts weight on a future key")
+
+
+def _check_output_range(item: Item, exact: dict[str, Any], label: str) -> None:
+    out, v = exact.get("output"), item.given.get("V")
+    if not out or not v:
+        return
+    prop = "each output row lies within the column-wise range of V"
+    causal = bool(item.given.get("causal")) and len(out) == len(v)
+    slack = 1e-30
+    for i, row in enumerate(out):
+        rows = v[: i + 1] if causal else v
+        for c, x in enumerate(row):
+            col = [float(r[c]) for r in rows]
+            if not (min(col) - slack <= x.val <= max(col) + slack):
+                raise _fail(label, prop, f"output[{i + 1}][{c + 1}] = {float(x.val):.6g} "
+                            f"is outside [{min(col):g}, {max(col):g}]")
+
+
+def _check_head_widths(item: Item, exact: dict[str, Any], label: str) -> None:
+    d, h = item.given.get("d"), item.given.get("h")
+    if not isinstance(d, int) or not isinstance(h, int):
+        return
+    widths = []
+    if "d_k" in exact:
+        widths.append(exact["d_k"])
+    for a in item.solution.answers:
+        if a.name == "d_k":
+            widths.append(a.value)
+    for d_k in widths:
+        if h * d_k != d:
+            raise _fail(label, "h * d_k = d", f"h * d_k = {h} * {d_k} = {h * d_k}, not d = {d}")
+
+
+def _digits(text: str) -> int:
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def _cell_pairs(value: Any, printed: Any) -> list[tuple[Any, Any]]:
+    if isinstance(value, list | tuple) and isinstance(printed, list | tuple):
+        if len(value) != len(printed):
+            return [(value, printed)]
+        out: list[tuple[Any, Any]] = []
+        for v, p in zip(value, printed, strict=True):
+            out.extend(_cell_pairs(v, p))
+        return out
+    return [(value, printed)]
+
+
+def _check_printed(item: Item, exact: dict[str, Any], label: str) -> None:
+    prop = "exact and rounded agree to the printed digits"
+    for a in item.solution.answers:
+        if a.kind not in ("matrix", "vector", "scalar", "shape"):
+            continue
+        for value, text in _cell_pairs(a.value, a.rounded):
+            if isinstance(value, list | tuple) or isinstance(text, list | tuple):
+                raise _fail(label, prop, f"{a.name}: value and printed answer differ in shape")
+            t = str(text)
+            if t == "-inf" or value == "-inf":
+                if t != value:
+                    raise _fail(label, prop, f"{a.name}: {value} printed as {t}")
+                continue
+            half = 0.5 * 10.0 ** (-_digits(t))
+            if abs(float(value) - float(t)) > half * (1 + 1e-9) + 1e-12:
+                raise _fail(label, prop, f"{a.name}: {value} is printed as {t}")
+        if a.name in exact:
+            for x, text in _cell_pairs(exact[a.name], a.rounded):
+                t = str(text)
+                if isinstance(x, Ex):
+                    if round_ex(x, _digits(t)) != t:
+                        raise _fail(label, prop, f"{a.name}: the exact {x.expr} rounds to "
+                                    f"{round_ex(x, _digits(t))}, the key prints {t}")
+                elif str(x) != t:
+                    raise _fail(label, prop, f"{a.name}: the exact {x} is printed as {t}")
+
+
+def _check_choices(item: Item, label: str) -> None:
+    sol = item.solution
+    if not sol.choices:
+        return
+    prop = "one correct choice, matching the key"
+    right = [c for c in sol.choices if c.correct]
+    if len(right) != 1 or right[0].label != sol.choice_answer:
+        raise _fail(label, prop, f"{len(right)} choices are marked correct")
+    target = sol.answer(sol.parts[0].answer)
+    if right[0].rounded != target.rounded:
+        raise _fail(label, prop, f"the correct choice prints {right[0].rounded}, the answer "
+                    f"is {target.rounded}")
+    printed = [str(c.rounded) for c in sol.choices]
+    if len(set(printed)) != len(printed):
+        raise _fail(label, prop, "two choices print the same value")
+
+
+def check_invariants(item: Item, label: str, exact: dict[str, Any] | None = None) -> None:
+    """Properties every key must have; a failure is a bug and stops the build.
+
+    ``exact`` holds the family's exact correct values (``evaluate`` under the correct
+    recipe); they are computed here when not given. Checked: rows of A sum to exactly 1
+    (structurally, no simplify), no weight above the diagonal under a causal mask, every
+    output row within the column-wise range of V, h * d_k = d, every printed answer is its
+    exact value rounded to the printed digits, and a choice item marks one correct option.
+    """
     sol = item.solution
     names = {a.name for a in sol.answers}
     for part in sol.parts:
         if part.answer not in names:
             raise SolveError(f"part asks for unknown answer {part.answer!r}", field=label)
-    for a in sol.answers:
-        if a.name == "A" and a.kind == "matrix":
-            for i, row in enumerate(a.value):
-                total = sum(float(x) for x in row)
-                if abs(total - 1.0) > 1e-12:
-                    raise SolveError(f"row {i + 1} of A sums to {total}, not 1", field=label)
-            if item.given.get("causal"):
-                for i, row in enumerate(a.value):
-                    if any(float(x) != 0.0 for x in row[i + 1:]):
-                        raise SolveError(f"row {i + 1} of A puts weight on a future key",
-                                         field=label)
+    if exact is None:
+        exact = correct_values(item)
+    _check_rows_sum_to_one(item, exact, label)
+    _check_causal(item, exact, label)
+    _check_output_range(item, exact, label)
+    _check_head_widths(item, exact, label)
+    _check_printed(item, exact, label)
+    _check_choices(item, label)
 
 
 def build_sheet(specs: tuple[QuestionSpec, ...], seed: int, sheet_id: str, label: str,
                 student: Student | None = None) -> Sheet:
     """Draw and solve every question of one sheet."""
-    items = tuple(solve_item(spec, draw_given(spec, seed, sheet_id), i + 1, sheet_id)
-                  for i, spec in enumerate(specs))
+    items = tuple(make_item(spec, seed, sheet_id, i + 1) for i, spec in enumerate(specs))
     return Sheet(id=sheet_id, label=label, student=student, items=items)

@@ -1,0 +1,321 @@
+"""The note's "where students get stuck" list as code: one registry of named slips.
+
+A slip is the correct attention calculation with one switch of ``attention.Recipe`` flipped.
+Its result for a variant is ``family.evaluate(given, slip.recipe)``: the same drawn inputs as
+the right answer, computed the wrong way. The library is used three ways: distractors of
+multiple-choice items, the TA fingerprint table of the key, and the distinguishability rule
+that keeps only variants where every slip shows.
+
+Protocol a family follows to take part (nothing else is needed):
+
+- ``slips``: the names of the slips its questions can suffer from;
+- ``fingerprint``: the names of the answers a slip changes, in order; the question's *target*
+  (the one answer a multiple-choice item asks for) is ``family.target`` if the family sets
+  it, else the last fingerprint name;
+- ``evaluate(given, recipe)``: the exact values of the fingerprint answers under ``recipe``;
+- optionally ``slips_for(given)``: the declared slips that apply to this variant.
+
+A slip applies to a variant when the family lists it (``slips_for``) *and* it makes sense for
+the drawn values (``Misconception.applies``): ``no-transpose`` only where Q·K is defined
+(K square, as wide as Q), ``mixed-keys`` only where K is as wide as V, ``mask-with-zero``
+only under a causal mask, ``scale-by-dk``/``no-scale`` only where there is a d_k scale, and
+``wo-transposed`` only where W_O is not square (else its transpose has the same shape).
+
+Distinguishability: two results are *distinguishable* at ``decimals`` when their target
+answers differ in at least one cell whose printed (half-up rounded) strings differ **and**
+whose exact values lie more than half a unit of the last printed digit apart; whole numbers
+and shapes must simply differ; ``-inf`` differs from every finite number; answers of a
+different shape differ. Requiring both conditions means a student who writes the printed
+value of one result can never be read as having written another, even near a rounding tie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from worksheetgen import exact as ex
+from worksheetgen.attention import CORRECT, Recipe, flipped
+from worksheetgen.exact import Ex
+
+Applies = Callable[[dict[str, Any], dict[str, Any]], bool]
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """One named slip: what it is, how it computes, and where it makes sense."""
+
+    name: str
+    description: str
+    recipe: Recipe
+    applies: Applies
+
+    def evaluate(self, family: Any, given: dict[str, Any]) -> dict[str, Any]:
+        """The fingerprint answers of ``given`` when computed with this slip."""
+        return family.evaluate(given, self.recipe)
+
+
+def _always(given: dict[str, Any], correct: dict[str, Any]) -> bool:
+    return True
+
+
+def _has_scale(given: dict[str, Any], correct: dict[str, Any]) -> bool:
+    return given.get("d_k") is not None
+
+
+def _is_causal(given: dict[str, Any], correct: dict[str, Any]) -> bool:
+    return bool(given.get("causal"))
+
+
+def _width(m: Any) -> int | None:
+    if isinstance(m, list | tuple) and m and isinstance(m[0], list | tuple):
+        return len(m[0])
+    return None
+
+
+def _qk_defined(given: dict[str, Any], correct: dict[str, Any]) -> bool:
+    q, k = given.get("Q"), given.get("K")
+    if _width(q) is None or _width(k) is None:
+        return False
+    return len(k) == _width(k) == _width(q)
+
+
+def _keys_as_wide_as_values(given: dict[str, Any], correct: dict[str, Any]) -> bool:
+    kw, vw = _width(given.get("K")), _width(given.get("V"))
+    return kw is not None and kw == vw
+
+
+def _wo_not_square(given: dict[str, Any], correct: dict[str, Any]) -> bool:
+    shapes = [v for v in correct.values() if isinstance(v, tuple) and len(v) == 2
+              and all(isinstance(d, int) for d in v)]
+    return any(a != b for a, b in shapes)
+
+
+MISCONCEPTIONS: dict[str, Misconception] = {
+    m.name: m
+    for m in (
+        Misconception("scale-by-dk",
+                      "Divides the scores by d_k instead of by the square root of d_k.",
+                      flipped(scale="dk"), _has_scale),
+        Misconception("no-scale",
+                      "Skips the scale: takes the softmax of the raw scores QK^T.",
+                      flipped(scale="none"), _has_scale),
+        Misconception("mask-with-zero",
+                      "Masks future keys with 0 instead of -inf, so they still get weight.",
+                      flipped(mask_fill="zero"), _is_causal),
+        Misconception("softmax-over-columns",
+                      "Normalizes each column (over queries) instead of each row (over keys).",
+                      flipped(axis="queries"), _always),
+        Misconception("mixed-keys",
+                      "Mixes the keys instead of the values: computes A·K instead of A·V.",
+                      flipped(mix="K"), _keys_as_wide_as_values),
+        Misconception("no-transpose",
+                      "Forgets to transpose the keys: computes Q·K instead of Q·K^T.",
+                      flipped(transpose_k=False), _qk_defined),
+        Misconception("dk-equals-d",
+                      "Forgets that each head gets d_k = d/h and gives every head the full "
+                      "width d.",
+                      flipped(head_width="d"), _always),
+        Misconception("wo-transposed",
+                      "Writes the shape of W_O the wrong way round (d x concat instead of "
+                      "concat x d).",
+                      flipped(wo_transposed=True), _wo_not_square),
+    )
+}
+
+NAMES: tuple[str, ...] = tuple(MISCONCEPTIONS)
+
+
+def get(name: str) -> Misconception:
+    """The misconception called ``name`` (KeyError if there is none)."""
+    return MISCONCEPTIONS[name]
+
+
+def target_of(family: Any) -> str | None:
+    """The answer a multiple-choice item of this family asks for (its main answer)."""
+    explicit = getattr(family, "target", None)
+    if explicit:
+        return str(explicit)
+    fp = tuple(getattr(family, "fingerprint", ()) or ())
+    return fp[-1] if fp else None
+
+
+def declared(family: Any, given: dict[str, Any]) -> tuple[str, ...]:
+    """The slips a family declares for this variant (its ``slips_for`` hook if it has one)."""
+    hook = getattr(family, "slips_for", None)
+    names = tuple(hook(given)) if callable(hook) else tuple(getattr(family, "slips", ()) or ())
+    unknown = [n for n in names if n not in MISCONCEPTIONS]
+    if unknown:
+        raise ValueError(f"family {getattr(family, 'name', family)!r} declares unknown slips "
+                         + ", ".join(unknown))
+    return names
+
+
+def takes_part(family: Any) -> bool:
+    """True when the family declares slips and a fingerprint (so it has distractors)."""
+    return bool(getattr(family, "slips", ())) and bool(getattr(family, "fingerprint", ()))
+
+
+@dataclass(frozen=True)
+class SlipResult:
+    """What one slip computes for one variant (exact fingerprint values)."""
+
+    misconception: Misconception
+    values: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.misconception.name
+
+
+@dataclass(frozen=True)
+class Fingerprints:
+    """The correct values and every applicable slip's values for one variant."""
+
+    target: str
+    correct: dict[str, Any]
+    slips: tuple[SlipResult, ...]
+
+    def result(self, name: str) -> SlipResult:
+        """The result of the slip called ``name``."""
+        for s in self.slips:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+def fingerprints(family: Any, given: dict[str, Any]) -> Fingerprints | None:
+    """Evaluate the correct recipe and every applicable slip; None if the family has none."""
+    if not takes_part(family):
+        return None
+    target = target_of(family)
+    assert target is not None
+    correct = family.evaluate(given, CORRECT)
+    results = []
+    for name in declared(family, given):
+        m = MISCONCEPTIONS[name]
+        if m.applies(given, correct):
+            results.append(SlipResult(m, m.evaluate(family, given)))
+    return Fingerprints(target, correct, tuple(results))
+
+
+# ---------------------------------------------------------------- comparing results
+
+
+def cells(value: Any) -> list[Any]:
+    """The entries of an answer value in reading order (matrix rows, vector, scalar, shape)."""
+    if isinstance(value, list | tuple):
+        out: list[Any] = []
+        for v in value:
+            out.extend(cells(v) if isinstance(v, list | tuple) else [v])
+        return out
+    return [value]
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    if isinstance(value, tuple):  # a shape answer is one value, not a row
+        return (len(value),)
+    if isinstance(value, list):
+        if value and isinstance(value[0], list):
+            return (len(value), len(value[0]))
+        return (len(value),)
+    return ()
+
+
+def _half_unit(decimals: int) -> Any:
+    return ex.number(Fraction(1, 2 * 10**decimals)).val
+
+
+def cell_differs(a: Any, b: Any, decimals: int) -> bool:
+    """True when two entries are told apart at ``decimals`` (see the module docstring)."""
+    if isinstance(a, Ex) and isinstance(b, Ex):
+        if a.is_neg_inf or b.is_neg_inf:
+            return a.is_neg_inf != b.is_neg_inf
+        if ex.rounded(a, decimals) == ex.rounded(b, decimals):
+            return False
+        return abs(a.val - b.val) > _half_unit(decimals)
+    if isinstance(a, Ex) or isinstance(b, Ex):
+        x, y = (float(v) for v in (a, b))
+        return abs(x - y) > 0.5 * 10.0 ** (-decimals)
+    return bool(a != b)
+
+
+def distinguishable(a: Any, b: Any, decimals: int) -> bool:
+    """True when answer values ``a`` and ``b`` cannot be mistaken for each other when printed."""
+    if _shape(a) != _shape(b):
+        return True
+    ca, cb = cells(a), cells(b)
+    if len(ca) != len(cb):
+        return True
+    return any(cell_differs(x, y, decimals) for x, y in zip(ca, cb, strict=True))
+
+
+@dataclass(frozen=True)
+class Collision:
+    """A slip whose target answer cannot be told apart from the correct one or another slip's."""
+
+    slip: str
+    same_as: str  # "correct" or another slip's name
+
+    def text(self) -> str:
+        """How the collision is reported."""
+        if self.same_as == "correct":
+            return f"{self.slip} gives the correct answer"
+        return f"{self.slip} gives the same answer as {self.same_as}"
+
+
+def collisions(fp: Fingerprints, decimals: int) -> list[Collision]:
+    """Every slip that collides with the correct answer or with an earlier slip."""
+    out: list[Collision] = []
+    target = fp.target
+    right = fp.correct.get(target)
+    for i, s in enumerate(fp.slips):
+        mine = s.values.get(target)
+        if not distinguishable(mine, right, decimals):
+            out.append(Collision(s.name, "correct"))
+            continue
+        for other in fp.slips[:i]:
+            if not distinguishable(mine, other.values.get(target), decimals):
+                out.append(Collision(s.name, other.name))
+                break
+    return out
+
+
+def kept_after(fp: Fingerprints, found: Sequence[Collision]) -> tuple[SlipResult, ...]:
+    """The slips left once every colliding one is dropped (the first of a tie stays)."""
+    dropped = {c.slip for c in found}
+    return tuple(s for s in fp.slips if s.name not in dropped)
+
+
+# ---------------------------------------------------------------- JSON and printed values
+
+
+def value_json(value: Any) -> Any:
+    """An exact fingerprint value as JSON: floats (``"-inf"`` for masked cells), ints, lists."""
+    if isinstance(value, Ex):
+        return ex.to_float(value)
+    if isinstance(value, tuple | list):
+        return [value_json(v) for v in value]
+    return value
+
+
+def value_rounded(value: Any, decimals: int) -> Any:
+    """An exact fingerprint value as the strings the key prints."""
+    if isinstance(value, Ex):
+        return ex.rounded(value, decimals)
+    if isinstance(value, tuple | list):
+        return [value_rounded(v, decimals) for v in value]
+    return str(value)
+
+
+def value_kind(value: Any) -> str:
+    """The answer kind a fingerprint value prints as (for values no Answer describes)."""
+    if isinstance(value, tuple):
+        return "shape"
+    if isinstance(value, list):
+        return "matrix" if value and isinstance(value[0], list) else "vector"
+    if isinstance(value, str):
+        return "text"
+    return "scalar"
