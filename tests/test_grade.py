@@ -448,3 +448,85 @@ def test_grade_rejects_a_key_that_is_not_json(tmp_path):
     bad.write_text('{"sheets": [\n  oops\n]}', encoding="utf-8")
     with pytest.raises(GradeError, match=r"key\.json:2: expected JSON"):
         load_key(bad)
+
+
+# --------------------------------------------------------------------------- real distractors
+
+
+def test_real_key_diagnoses_scale_by_dk_from_the_misconception_library(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # S = [[2, 0], [0, 2]], d_k = 2 divided by 2: [[1, 0], [0, 1]]; A row 1 = [0.73, 0.27]
+    text = HEADER + cells(sheet_id, "worked-example", "scaled", [[1, 0], [0, 1]]) \
+        + cells(sheet_id, "worked-example", "A", [[0.73, 0.27], [0.27, 0.73]])
+    result = graded(data, text)
+    assert [s.misconception for s in part(result, "worked-example", "scaled").slips] \
+        == ["scale-by-dk"]
+    a = part(result, "worked-example", "A")
+    assert [s.misconception for s in a.slips] == ["scale-by-dk"]
+    assert a.status == "carried"
+
+
+def test_real_key_diagnoses_mask_with_zero_from_the_misconception_library(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # practice scores [[1, 3], [0, 1]] masked with 0: row 1 = softmax([1, 0]) = [0.73, 0.27]
+    text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]]) \
+        + cells(sheet_id, "practice-causal", "A", [[0.73, 0.27], [0.27, 0.73]])
+    result = graded(data, text)
+    assert [s.misconception for s in part(result, "practice-causal", "masked").slips] \
+        == ["mask-with-zero"]
+    assert [s.misconception for s in part(result, "practice-causal", "A").slips] \
+        == ["mask-with-zero"]
+
+
+def test_real_key_diagnoses_softmax_over_columns(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # columns of [[1, -inf], [0, 1]] normalized: [e, 1]/(1 + e) and [0, 1]
+    assert (round(P73, 2), round(P27, 2)) == (0.73, 0.27)
+    text = HEADER + cells(sheet_id, "practice-causal", "A", [[0.73, 0], [0.27, 1]])
+    a = part(graded(data, text), "practice-causal", "A")
+    assert [s.misconception for s in a.slips] == ["softmax-over-columns"]
+    assert (a.right, a.total) == (2, 4)
+
+
+def test_real_key_diagnoses_dk_equals_d_and_carries_it_forward(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # d = 4, h = 2: a student who gives each head the full width writes 4, 2 * 4 = 8, 8 x 4
+    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
+        + single(sheet_id, "practice-heads", "concat_width", "8") \
+        + f'{sheet_id},practice-heads,W_O_shape,,"(8, 4)"\n'
+    result = graded(data, text)
+    d_k = part(result, "practice-heads", "d_k")
+    assert [s.misconception for s in d_k.slips] == ["dk-equals-d"]
+    (q,) = [q for q in result.students[0].questions if q.id == "practice-heads"]
+    assert points_text(q.earned) == "1.33"  # 2 of 3 parts, carried: 2 * 2/3
+
+
+def test_multiple_choice_item_is_graded_by_label_and_names_the_chosen_slip(
+        runner, write_bank, tmp_path):
+    bank = write_bank("""
+        sheet: {id: quiz, title: Quiz}
+        questions:
+          - id: mask
+            family: causal
+            points: 2
+            format: choice
+            params: {S: [[1, 3], [0, 1]], prescaled: true}
+        """)
+    result = runner.invoke(main, ["build", "--bank", str(bank), "--seed", "5", "--no-pdf",
+                                  "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    (key,) = (tmp_path / "b").glob("*/key.json")
+    data = json.loads(key.read_text(encoding="utf-8"))
+    (q,) = data["sheets"][0]["questions"]
+    # find the options by their printed tables, computed by hand: the right A has row 1
+    # [1, 0]; masking with 0 gives softmax([1, 0]) = [0.73, 0.27] in row 1
+    by_table = {json.dumps(c["rounded"]): c["label"] for c in q["choices"]}
+    right = by_table[json.dumps([["1.00", "0.00"], ["0.27", "0.73"]])]
+    zero = by_table[json.dumps([["0.73", "0.27"], ["0.27", "0.73"]])]
+    text = HEADER + f"quiz,mask,A,,{right.lower()}\n"
+    assert part(graded(data, text), "mask", "A").status == "right"
+    slip = part(graded(data, HEADER + f"quiz,mask,A,,{zero}\n"), "mask", "A")
+    assert slip.status == "wrong"
+    assert [s.misconception for s in slip.slips] == ["mask-with-zero"]
+    with pytest.raises(GradeError, match=r"responses\.csv:2: value: expected one of 'A'"):
+        graded(data, HEADER + "quiz,mask,A,,Z\n")

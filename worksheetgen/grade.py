@@ -63,6 +63,8 @@ class KeyAnswer:
     rounded: Any
     tolerance: float
     options: tuple[str, ...] = ()
+    #: for a multiple-choice item: the misconception behind each wrong label
+    choice_slips: tuple[tuple[str, str], ...] = ()
 
     @property
     def dims(self) -> tuple[int, int]:
@@ -181,6 +183,17 @@ def _part_label(index: int) -> str:
     return f"({chr(ord('a') + index)})" if index < 26 else f"({index + 1})"
 
 
+def _multiple_choice(a: KeyAnswer, q: dict[str, Any]) -> KeyAnswer:
+    """A multiple-choice item's part: the student gives the label of the option they chose."""
+    choices = q["choices"]
+    labels = tuple(str(c["label"]) for c in choices)
+    slips = tuple((_norm_text(c["label"]), str(c["misconception"])) for c in choices
+                  if c.get("misconception"))
+    return KeyAnswer(name=a.name, part=a.part, kind="choice", grid=None,
+                     text=str(q.get("choice_answer")), rounded=q.get("choice_answer"),
+                     tolerance=0.0, options=labels, choice_slips=slips)
+
+
 def _question_key(q: dict[str, Any]) -> QuestionKey:
     kinds: dict[str, str] = q.get("kinds", {})
     values: dict[str, Any] = q["answer"]
@@ -198,6 +211,8 @@ def _question_key(q: dict[str, Any]) -> QuestionKey:
         answers.append(KeyAnswer(name=name, part=_part_label(i), kind=kind, grid=grid, text=text,
                                  rounded=q.get("rounded", {}).get(name), tolerance=tol,
                                  options=tuple(q.get("options", {}).get(name, ()))))
+    if q.get("format") == "choice" and q.get("choices"):
+        answers = [_multiple_choice(a, q) for a in answers]
     slips = tuple(Slip(str(d["misconception"]), str(d.get("description", "")),
                        dict(d.get("answer", {})))
                   for d in q.get("distractors", []))
@@ -823,7 +838,12 @@ def _grade_choice(q: QuestionKey, ans: KeyAnswer, cell: Cell | None, share: Frac
             carried = redo[1] == text
             sources = redo[0] if carried else ()
     slips: tuple[Slip, ...] = ()
-    if text is not None and not ok:
+    if text is not None and not ok and ans.choice_slips:
+        chosen = {m for label, m in ans.choice_slips if label == text}
+        slips = tuple(s for s in q.slips if s.misconception in chosen)
+        named = {s.misconception for s in slips}
+        slips += tuple(Slip(m, "", {}) for m in sorted(chosen - named))
+    elif text is not None and not ok:
         slips = tuple(s for s in q.slips if ans.name in s.answers
                       and _norm_text(s.answers[ans.name]) == text)
     wrong = () if ok or carried or cell is None else (
@@ -942,7 +962,7 @@ def _part_line(p: PartResult) -> str:
         text = "wrong"
     line = head + text + f" ({points_text(p.earned)}/{points_text(p.possible)})"
     if p.slips:
-        named = "; ".join(f"**{s.misconception}**" + (f" ({md(s.description)})"
+        named = "; ".join(f"**{s.misconception}**" + (f" ({md(s.description.rstrip('.'))})"
                                                        if s.description else "")
                           for s in p.slips)
         line += f". Reproduced by {named}"
