@@ -10,8 +10,9 @@ Protocol a family follows to take part (nothing else is needed):
 
 - ``slips``: the names of the slips its questions can suffer from;
 - ``fingerprint``: the names of the answers a slip changes, in order; the question's *target*
-  (the one answer a multiple-choice item asks for) is ``family.target`` if the family sets
-  it, else the last fingerprint name;
+  (the one answer a multiple-choice item asks for) is ``family.target_for(given)`` if the
+  family has that hook (variants that ask different steps), else ``family.target`` if the
+  family sets it, else the last fingerprint name;
 - ``evaluate(given, recipe)``: the exact values of the fingerprint answers under ``recipe``;
 - optionally ``slips_for(given)``: the declared slips that apply to this variant.
 
@@ -133,8 +134,11 @@ def get(name: str) -> Misconception:
     return MISCONCEPTIONS[name]
 
 
-def target_of(family: Any) -> str | None:
+def target_of(family: Any, given: dict[str, Any] | None = None) -> str | None:
     """The answer a multiple-choice item of this family asks for (its main answer)."""
+    hook = getattr(family, "target_for", None)
+    if given is not None and callable(hook):
+        return str(hook(given))
     explicit = getattr(family, "target", None)
     if explicit:
         return str(explicit)
@@ -190,7 +194,7 @@ def fingerprints(family: Any, given: dict[str, Any]) -> Fingerprints | None:
     """Evaluate the correct recipe and every applicable slip; None if the family has none."""
     if not takes_part(family):
         return None
-    target = target_of(family)
+    target = target_of(family, given)
     assert target is not None
     correct = family.evaluate(given, CORRECT)
     results = []
