@@ -129,3 +129,20 @@ def grade(key_path: str, responses: str, out: str | None, template: bool) -> Non
     click.echo(f"Graded {len(students)} student(s) from {responses} against {key_path}")
     for path in run.files:
         click.echo(f"  {path}")
+
+
+@main.command(name="export")
+@click.option("--to", "fmt", required=True, type=click.Choice(["moodle", "gift", "qti"]),
+              help="moodle: Moodle XML; gift: GIFT text; qti: a Canvas QTI 1.2 zip.")
+@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
+              help="The key.json of a build (output/<sheet>-seed<N>/key.json).")
+@click.option("--out", type=click.Path(),
+              help="File (or folder) to write. Default: moodle.xml, gift.txt or "
+                   "canvas-qti.zip beside the key.")
+@reports_errors
+def export_cmd(fmt: str, key_path: str, out: str | None) -> None:
+    """Export a key's questions for an LMS: one question per variant, tolerances kept."""
+    from worksheetgen.export import export_file
+
+    path = export_file(key_path, fmt, out)
+    click.echo(f"Exported {key_path} to {fmt}: {path}")

@@ -1,1 +1,83 @@
-"""Exporters: key.json -> LMS files (Moodle XML, GIFT, Canvas QTI)."""
+"""Exporters: key.json -> LMS files (Moodle XML, GIFT, Canvas QTI).
+
+``export_bytes(data, fmt)`` turns a key.json document into the bytes of one format;
+``export_file(path, fmt, out)`` reads a key.json and writes the file atomically. Every format
+is built from the same checked view of the key (``worksheetgen.export.keydata``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import ExportError
+
+# format -> default file name (written next to key.json unless --out says otherwise)
+FORMATS = {"moodle": "moodle.xml", "gift": "gift.txt", "qti": "canvas-qti.zip"}
+
+
+def _render(doc: Any, fmt: str) -> bytes:
+    if fmt == "moodle":
+        from worksheetgen.export.moodle import moodle_xml
+
+        return moodle_xml(doc)
+    if fmt == "gift":
+        from worksheetgen.export.gift import gift_text
+
+        return gift_text(doc)
+    if fmt == "qti":
+        from worksheetgen.export.qti import qti_zip
+
+        return qti_zip(doc)
+    raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
+    """The file of format ``fmt`` for a key.json document (already parsed JSON)."""
+    from worksheetgen.export.keydata import parse_key
+
+    if fmt not in FORMATS:
+        raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    return _render(parse_key(data, source), fmt)
+
+
+def output_path(key_path: str | Path, fmt: str, out: str | Path | None = None) -> Path:
+    """Where an export goes: ``out`` (a file, or a folder to put the default name in), else
+    beside the key."""
+    name = FORMATS[fmt]
+    if out is None:
+        return Path(key_path).parent / name
+    p = Path(out)
+    return p / name if p.is_dir() else p
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write a file so that it is either complete or not there (no half-written export)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; an export is a file to share
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None) -> Path:
+    """Read a key.json, export it to ``fmt`` and write the file; returns where."""
+    from worksheetgen.export.keydata import load_key
+
+    if fmt not in FORMATS:
+        raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    data = _render(load_key(key_path), fmt)
+    target = output_path(key_path, fmt, out)
+    try:
+        write_atomically(target, data)
+    except OSError as exc:
+        raise ExportError(f"cannot write the export: {exc.strerror or exc}",
+                          file=str(target)) from None
+    return target

@@ -1,0 +1,199 @@
+"""GIFT: Moodle's plain-text question format, for what it can express.
+
+GIFT has numerical questions with a tolerance (``{#=0.80:0.005}``), multiple choice with
+per-answer feedback, short answer and essay, but no cloze. So:
+- a one-number question is one numerical question, and a multiple-choice item or a pick-one
+  answer is one multiple-choice question, in a category per question (one per variant there);
+- a question with a matrix, a vector, a shape or several parts becomes one question per entry
+  (a masked −∞ entry is a short-answer question accepting -inf, −∞ or "masked"), each showing
+  the whole prompt, in a category per variant, because a random pick must not mix variants;
+  a comment in the file says so. Moodle XML keeps such a question as one cloze question.
+- written parts are essay questions with the model answer as general feedback (GIFT has no
+  grader information).
+Every text is escaped for GIFT: ``\\`` and the characters ``~ = # { } :``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from worksheetgen.export import html
+from worksheetgen.export.keydata import (
+    MASKED_SPELLINGS,
+    Cell,
+    KeyDoc,
+    KeyPart,
+    KeyQuestion,
+    Slip,
+    Variant,
+    category_name,
+    choice_feedback,
+    gradable_parts,
+    number_text,
+    slip_sentence,
+    variant_name,
+    written_parts,
+)
+from worksheetgen.export.moodle import category_path
+
+_SPECIAL = "~=#{}:"
+
+
+def gift_escape(text: str) -> str:
+    """Text that GIFT reads back as written: backslash first, then ~ = # { } :, one line."""
+    out = text.replace("\\", "\\\\")
+    for ch in _SPECIAL:
+        out = out.replace(ch, "\\" + ch)
+    return " ".join(out.replace("\r", " ").replace("\n", " ").split(" "))
+
+
+def _slip_text(slip: Slip) -> str:
+    return slip_sentence(slip.misconceptions, slip.descriptions)
+
+
+def _fb(text: str) -> str:
+    return f"#{gift_escape(text)}" if text else ""
+
+
+def numeric_answer(cell: Cell) -> str:
+    """The answer block of one number, or of one masked entry (short answer)."""
+    tol = number_text(cell.tolerance)
+    if cell.masked:
+        alts = [f"={gift_escape(s)}" for s in MASKED_SPELLINGS]
+        for slip in cell.slips:
+            if slip.value is not None:
+                for text in dict.fromkeys([slip.printed, number_text(slip.value)]):
+                    alts.append(f"=%0%{gift_escape(text)}{_fb(_slip_text(slip))}")
+        return "{" + " ".join(alts) + "}"
+    assert cell.value is not None
+    alts = [f"={number_text(cell.value)}:{tol}{_fb('Correct.')}"]
+    for slip in cell.slips:
+        if slip.value is not None:
+            alts.append(f"=%0%{number_text(slip.value)}:{tol}{_fb(_slip_text(slip))}")
+    return "{#" + " ".join(alts) + "}"
+
+
+def choices_answer(part: KeyPart) -> str:
+    """The answer block of a multiple-choice item, feedback naming each slip."""
+    alts = []
+    for c in part.choices:
+        mark = "=" if c.correct else "~"
+        alts.append(f"{mark}{gift_escape(html.markup_text(c.text))}{_fb(choice_feedback(c))}")
+    return "{" + " ".join(alts) + "}"
+
+
+def options_answer(part: KeyPart) -> str:
+    """The answer block of a pick-one answer (kind choice)."""
+    a = part.answer
+    assert a is not None
+    fb = _fb(html.markup_text(a.explanation)) if a.explanation else ""
+    alts = [("=" if o == a.value else "~") + gift_escape(o) + (fb if o == a.value else "")
+            for o in a.options]
+    return "{" + " ".join(alts) + "}"
+
+
+def _question(name: str, text_html: str, answer: str) -> str:
+    return f"::{gift_escape(name)}::[html]{gift_escape(text_html)}{answer}"
+
+
+def _text(v: Variant, i: int, part: KeyPart, single: bool, entry: str = "") -> str:
+    root = html.question_root()
+    html.add_intro(root, v)
+    p = html.add_part_prompt(root, i, part, single)
+    if entry:
+        html.add(p, "br").tail = entry
+    if part.answer is not None and any(c.masked for c in part.answer.cells):
+        html.add(root, "p", html.MASKED_HINT)
+    return html.serialize(root)
+
+
+def _entry_text(part: KeyPart, cell: Cell) -> str:
+    a = part.answer
+    assert a is not None
+    if a.kind == "scalar":
+        return f"Write {html.math(a.label)}."
+    return f"Write the entry of {html.math(a.label)} at {cell.label}."
+
+
+def _one(v: Variant, part: KeyPart) -> str | None:
+    """The one GIFT question for a single-part variant, when GIFT can ask it as one."""
+    name = variant_name(v)
+    if part.choices:
+        return _question(name, _text(v, 0, part, True), choices_answer(part))
+    if part.kind == "choice":
+        return _question(name, _text(v, 0, part, True), options_answer(part))
+    if part.kind == "scalar":
+        assert part.answer is not None
+        return _question(name, _text(v, 0, part, True), numeric_answer(part.answer.cells[0]))
+    return None
+
+
+def _split(v: Variant, parts: Sequence[KeyPart]) -> list[str]:
+    """One GIFT question per entry (and per choice part) of a variant."""
+    out = []
+    single = len(parts) == 1
+    for i, part in enumerate(parts):
+        letter = "" if single else html.part_letter(i) + " "
+        name = f"{variant_name(v)} {letter}".rstrip()
+        if part.choices:
+            out.append(_question(name, _text(v, i, part, single), choices_answer(part)))
+            continue
+        if part.kind == "choice":
+            out.append(_question(name, _text(v, i, part, single), options_answer(part)))
+            continue
+        assert part.answer is not None
+        for cell in part.answer.cells:
+            label = f"{name} {part.answer.name}" + (f" {cell.label}" if cell.label else "")
+            out.append(_question(label, _text(v, i, part, single, _entry_text(part, cell)),
+                                 numeric_answer(cell)))
+    return out
+
+
+def _essay(v: Variant, parts: Sequence[KeyPart], suffix: str) -> str:
+    root = html.question_root()
+    html.add_intro(root, v)
+    for i, part in enumerate(parts):
+        html.add_part_prompt(root, i, part, len(parts) == 1)
+    answer = "{####" + gift_escape(html.key_html(v, parts)) + "}"
+    return _question(variant_name(v) + suffix, html.serialize(root), answer)
+
+
+def _category(path: Sequence[str]) -> str:
+    return f"$CATEGORY: {category_path(path)}"
+
+
+def _blocks(doc: KeyDoc, q: KeyQuestion) -> list[str]:
+    blocks: list[str] = []
+    graded = [(v, gradable_parts(v)) for v in q.variants]
+    has_graded = any(p for _, p in graded)
+    base = category_name(doc, q)
+    whole = [(v, _one(v, p[0]) if len(p) == 1 else None) for v, p in graded if p]
+    if has_graded and all(text is not None for _, text in whole):
+        blocks.append(_category(base))
+        blocks += [text for _, text in whole if text is not None]
+    elif has_graded:
+        blocks.append(f"// Question {q.number} ({q.qid}) has matrix, vector or shape answers "
+                      "or several parts; GIFT has no cloze question, so each entry is its own "
+                      "question, in one category per variant. Moodle XML keeps it as one "
+                      "cloze question per variant.")
+        for v, parts in graded:
+            if parts:
+                blocks.append(_category([*base, v.sheet_id]))
+                blocks += _split(v, parts)
+    written = [(v, written_parts(v)) for v in q.variants]
+    if any(p for _, p in written):
+        blocks.append(_category(category_name(doc, q, written=has_graded)))
+        blocks += [_essay(v, p, " (written)" if has_graded else "") for v, p in written if p]
+    return blocks
+
+
+def gift_text(doc: KeyDoc) -> bytes:
+    """The GIFT file of a checked key."""
+    title = " ".join(doc.title.split())
+    head = [f"// worksheetgen export of {title}, seed {doc.seed} (GIFT).",
+            "// Numbers are accepted within the tolerance of their printed digits; "
+            "0 % answers name the slip that gives them."]
+    blocks = ["\n".join(head)]
+    for q in doc.questions:
+        blocks += _blocks(doc, q)
+    return ("\n\n".join(blocks) + "\n").encode("utf-8")

@@ -1,0 +1,188 @@
+"""Question text as HTML for LMS imports: prompt, given matrices and answer tables.
+
+HTML is built as an ElementTree and serialized once; math is MathJax-friendly ``\\( ... \\)``
+(Moodle's MathJax filter and Canvas both typeset it), with bank math passed through the same
+safe-command filter as the sheets. Answer areas are filled by a callback per cell, so Moodle
+can put a cloze gap and Canvas a ``[blank]`` where the student writes.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from worksheetgen import mathtex
+from worksheetgen.export.keydata import Cell, KeyAnswer, KeyPart, Shown, Variant, number_text
+from worksheetgen.render import sanitize_math, split_markup
+
+CellContent = Callable[[Cell], str]
+MASKED_HINT = ("Write a masked entry (−∞) as -inf; −∞ and masked are accepted too.")
+
+
+def math(tex: str) -> str:
+    """Inline math for MathJax, with only safe commands."""
+    return r"\(" + sanitize_math(tex).strip() + r"\)"
+
+
+def markup_text(markup: str) -> str:
+    """Prompt markup (text with $math$) as text with \\( \\) math, on one line."""
+    out = []
+    for is_math, text in split_markup(markup):
+        out.append(math(text) if is_math else text)
+    return " ".join("".join(out).split())
+
+
+def paragraphs(markup: str) -> list[str]:
+    """Markup split on blank lines, each paragraph as text with \\( \\) math."""
+    paras = [p for p in markup.replace("\r\n", "\n").split("\n\n") if p.strip()]
+    return [markup_text(p) for p in paras]
+
+
+def add(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    """A child element with text (ElementTree escapes it)."""
+    el = ET.SubElement(parent, tag, attrs)
+    if text is not None:
+        el.text = text
+    return el
+
+
+def serialize(root: ET.Element) -> str:
+    """One HTML fragment."""
+    return ET.tostring(root, encoding="unicode", method="html")
+
+
+def _tex_value(kind: str, value: Any) -> str:
+    if isinstance(value, list) and value and all(isinstance(r, list) for r in value):
+        return mathtex.bmatrix(value)
+    if isinstance(value, list):
+        if kind == "shape":
+            return mathtex.shape(value)
+        return mathtex.vector(value)
+    return mathtex.cell(value)
+
+
+def shown_tex(s: Shown) -> str:
+    """A given value as LaTeX: label = matrix (or vector, or number)."""
+    return f"{s.label} = {_tex_value(s.kind, s.value)}"
+
+
+def question_root() -> ET.Element:
+    """The outer element of a question's HTML."""
+    return ET.Element("div", {"class": "worksheetgen-question"})
+
+
+def add_intro(root: ET.Element, v: Variant) -> None:
+    """The prompt paragraphs and the given values, as on the printed sheet."""
+    for text in paragraphs(v.prompt):
+        add(root, "p", text)
+    if v.shown:
+        add(root, "p", "  ".join(math(shown_tex(s)) for s in v.shown))
+
+
+def part_letter(i: int) -> str:
+    """(a), (b), ... for the i-th part."""
+    return f"({chr(ord('a') + i)})"
+
+
+def add_part_prompt(root: ET.Element, i: int, part: KeyPart, single: bool) -> ET.Element:
+    """A part's prompt paragraph, lettered when the question has several parts."""
+    p = add(root, "p")
+    if single:
+        p.text = markup_text(part.prompt)
+    else:
+        b = add(p, "b", part_letter(i))
+        b.tail = " " + markup_text(part.prompt)
+    return p
+
+
+def add_answer_area(root: ET.Element, part: KeyPart, content: CellContent) -> None:
+    """Where the student writes a numeric answer: a table for matrices and vectors."""
+    a = part.answer
+    assert a is not None
+    if a.kind == "scalar":
+        p = add(root, "p", math(a.label + " =") + " ")
+        add(p, "span", content(a.rows[0][0]))
+        return
+    if a.kind == "shape":
+        p = add(root, "p", math(a.label) + " has shape ")
+        cells = a.cells
+        for k, cell in enumerate(cells):
+            s = add(p, "span", content(cell))
+            s.tail = " × " if k + 1 < len(cells) else " (rows × columns)"
+        return
+    table = add(root, "table", **{"class": "worksheetgen-grid", "border": "1",
+                                  "cellpadding": "4"})
+    head = add(table, "tr")
+    add(head, "th", "")
+    width = len(a.rows[0])
+    col = part.col_label or "column"
+    for j in range(width):
+        add(head, "th", f"{col} {j + 1}")
+    row = part.row_label or "row"
+    for i, cells in enumerate(a.rows):
+        tr = add(table, "tr")
+        add(tr, "th", math(a.label) if a.kind == "vector" else f"{row} {i + 1}")
+        for cell in cells:
+            add(tr, "td", content(cell))
+
+
+def answer_tex(a: KeyAnswer) -> str:
+    """The key's printed answer as LaTeX (what the answer key shows)."""
+    if a.kind == "matrix":
+        return f"{a.label} \\approx {mathtex.bmatrix(a.rounded)}"
+    if a.kind == "vector":
+        return f"{a.label} \\approx {mathtex.vector(a.rounded)}"
+    if a.kind == "shape":
+        return f"{a.label} \\in \\mathbb{{R}}^{{{mathtex.shape(a.rounded)}}}"
+    return f"{a.label} = {a.rounded}"
+
+
+def small_values(a: KeyAnswer) -> list[Cell]:
+    """Cells whose printed value reads 0 but whose exact value is not 0 (kept, not rounded)."""
+    out = []
+    for c in a.cells:
+        if c.value is not None and c.value != 0 and float(c.printed) == 0:
+            out.append(c)
+    return out
+
+
+def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
+    """The answer key for these parts: printed answers, tolerances, choices, model answers."""
+    single = len(parts) == 1
+    for i, part in enumerate(parts):
+        p = add(root, "p")
+        prefix = "" if single else part_letter(i) + " "
+        a = part.answer
+        if part.choices:
+            right = next(c for c in part.choices if c.correct)
+            p.text = f"{prefix}Answer: {right.label}. {markup_text(right.text)}"
+            continue
+        assert a is not None
+        if a.kind in ("matrix", "vector", "scalar", "shape"):
+            p.text = prefix + math(answer_tex(a))
+            if a.tolerance:
+                p.text += f" (accepted within ±{number_text(a.tolerance)} of the exact value)"
+            tiny = small_values(a)
+            if tiny:
+                note = add(root, "p")
+                note.text = "Entries printed as 0 that are not exactly 0: " + "; ".join(
+                    f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny)
+        elif a.kind == "choice":
+            p.text = f"{prefix}Answer: {a.value}"
+            if a.explanation:
+                p.text += " — " + markup_text(a.explanation)
+        else:
+            p.text = f"{prefix}Model answer: {markup_text(str(a.value))}"
+
+
+def key_html(v: Variant, parts: Sequence[KeyPart]) -> str:
+    """The general feedback of a question: the answer key of its parts."""
+    root = ET.Element("div", {"class": "worksheetgen-key"})
+    add_key(root, v, parts)
+    return serialize(root)
+
+
+def any_masked(parts: Sequence[KeyPart]) -> bool:
+    """True when some cell a student writes is −∞."""
+    return any(p.answer is not None and any(c.masked for c in p.answer.cells) for p in parts)

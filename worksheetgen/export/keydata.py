@@ -1,0 +1,667 @@
+"""Read and check key.json for the exporters: questions, their variants, parts and cells.
+
+Every exporter works from the same checked view of the key: one ``KeyQuestion`` per question
+id (in the order of the first sheet), with one ``Variant`` per sheet, each variant's parts, and
+each numeric answer split into ``Cell``s (the numbers a student types) carrying the value at
+full precision, the printed string and the tolerance from key.json. A key that does not fit
+the contract is refused with one ``ExportError`` naming the field, never half exported.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import ExportError
+
+NUMERIC_KINDS = ("matrix", "vector", "scalar", "shape")
+KINDS = (*NUMERIC_KINDS, "choice", "text")
+MASKED_TEXT = ("-inf", "-oo")
+# What a student may type for a masked (−∞) cell; compared without regard to case.
+MASKED_SPELLINGS = ("-inf", "−inf", "-∞", "−∞", "masked", "-infinity", "−infinity")
+# A printed value must lie within its tolerance of the full-precision value (plus float slack).
+_SLACK = 1e-9
+
+
+@dataclass(frozen=True)
+class Slip:
+    """One misconception's value for one cell (several slips can share a value)."""
+
+    misconceptions: tuple[str, ...]
+    descriptions: tuple[str, ...]
+    value: float | None  # None: the slip leaves this cell masked
+    printed: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number a student writes: an entry of a matrix, a vector, a shape or a scalar."""
+
+    key: str  # stable id inside the variant, e.g. "A_2_3"
+    label: str  # for people: "query 2, key 3"
+    value: float | None  # None for a masked (−∞) cell
+    printed: str
+    tolerance: float
+    exact: str | None
+    slips: tuple[Slip, ...] = ()
+
+    @property
+    def masked(self) -> bool:
+        """True for a cell whose answer is −∞."""
+        return self.value is None
+
+
+@dataclass(frozen=True)
+class KeyAnswer:
+    """One answer of a question, as key.json states it."""
+
+    name: str
+    label: str  # LaTeX (math mode)
+    kind: str
+    value: Any
+    rounded: Any
+    tolerance: float | None
+    options: tuple[str, ...]
+    explanation: str
+    rows: tuple[tuple[Cell, ...], ...]  # numeric kinds: cells by row (one row unless a matrix)
+
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        """Every cell, row by row."""
+        return tuple(c for row in self.rows for c in row)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of a multiple-choice item, in display order."""
+
+    label: str
+    text: str  # markup: text with $math$
+    correct: bool
+    misconception: str | None
+    description: str
+
+
+@dataclass(frozen=True)
+class KeyPart:
+    """One thing a student answers: a sub-prompt and its answer (or the item's choices)."""
+
+    prompt: str  # markup
+    answer: KeyAnswer | None  # None: the multiple-choice part of an item without a named answer
+    row_label: str = "query"
+    col_label: str = "key"
+    choices: tuple[Choice, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """'choices' for a multiple-choice item's part, else the answer's kind."""
+        if self.choices:
+            return "choices"
+        assert self.answer is not None
+        return self.answer.kind
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A given value displayed with the question: LaTeX label and printed entries."""
+
+    label: str
+    kind: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One sheet's version of a question."""
+
+    sheet_id: str
+    sheet_label: str
+    qid: str
+    number: int
+    family: str
+    title: str
+    points: float
+    decimals: int
+    prompt: str  # markup
+    shown: tuple[Shown, ...]
+    parts: tuple[KeyPart, ...]
+    distractors: tuple[Mapping[str, Any], ...]
+    where: str  # "sheets[i].questions[j]" for messages
+
+    @property
+    def has_choices(self) -> bool:
+        """True for a multiple-choice item."""
+        return any(p.choices for p in self.parts)
+
+
+@dataclass(frozen=True)
+class KeyQuestion:
+    """A question id of the key with its variants, one per sheet, in sheet order."""
+
+    qid: str
+    number: int
+    title: str
+    family: str
+    variants: tuple[Variant, ...]
+
+
+@dataclass(frozen=True)
+class KeyDoc:
+    """The checked key: header and questions."""
+
+    title: str
+    course: str
+    seed: int
+    slug: str
+    questions: tuple[KeyQuestion, ...]
+    source: str
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def number_text(x: float) -> str:
+    """A float as a plain decimal (never exponent notation), exact to the float's repr."""
+    if x == 0:
+        return "0"
+    d = Decimal(repr(float(x)))
+    text = format(d, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def decimals_of(printed: str) -> int:
+    """How many digits follow the point in a printed number ("0.80" -> 2, "12" -> 0)."""
+    s = printed.strip()
+    return len(s.split(".", 1)[1]) if "." in s else 0
+
+
+def is_masked_text(x: Any) -> bool:
+    """True for the masked entry "-inf" (or SymPy's "-oo")."""
+    return isinstance(x, str) and x.strip() in MASKED_TEXT
+
+
+# ---------------------------------------------------------------- reading
+
+
+def load_key(path: str | Path) -> KeyDoc:
+    """Read and check a key.json file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ExportError("no such file; expected the key.json of a build "
+                          "(output/<sheet>-seed<N>/key.json)", file=str(p)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ExportError(f"cannot read the key: {exc}", file=str(p)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ExportError(f"expected JSON, got a syntax error: {exc.msg}", file=str(p),
+                          line=exc.lineno) from None
+    return parse_key(data, str(p))
+
+
+class _Reader:
+    """Field checks that raise one ExportError naming the file and the JSON path."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, where: str, message: str) -> ExportError:
+        return ExportError(message, file=self.source, field=where)
+
+    def obj(self, x: Any, where: str) -> dict[str, Any]:
+        if not isinstance(x, dict):
+            raise self.fail(where, f"expected an object, got {_kind(x)}")
+        return x
+
+    def lst(self, x: Any, where: str) -> list[Any]:
+        if not isinstance(x, list):
+            raise self.fail(where, f"expected a list, got {_kind(x)}")
+        return x
+
+    def text(self, x: Any, where: str, *, empty: bool = True) -> str:
+        if not isinstance(x, str) or (not empty and not x.strip()):
+            raise self.fail(where, f"expected {'a' if empty else 'a non-empty'} string, "
+                            f"got {_kind(x)}")
+        return x
+
+    def num(self, x: Any, where: str) -> float:
+        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+            raise self.fail(where, f"expected a finite number, got {_kind(x)}")
+        return float(x)
+
+    def get(self, d: Mapping[str, Any], key: str, where: str) -> Any:
+        if key not in d:
+            raise self.fail(f"{where}.{key}", "expected a value, got nothing (missing)")
+        return d[key]
+
+
+def _kind(x: Any) -> str:
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return f"{str(x).lower()}"
+    if isinstance(x, int | float):
+        return repr(x)
+    if isinstance(x, str):
+        return repr(x if len(x) <= 40 else x[:37] + "...")
+    if isinstance(x, list):
+        return f"a list of {len(x)}"
+    if isinstance(x, dict):
+        return "an object"
+    return type(x).__name__
+
+
+def _family_title(family: str) -> str:
+    """The family's own title, when the family is known to this installation."""
+    try:
+        from worksheetgen.families import FAMILIES
+    except ImportError:  # pragma: no cover - families always import in a full install
+        return family
+    cls = FAMILIES.get(family)
+    return cls.title if cls is not None else family
+
+
+def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
+    """Check a parsed key.json document and turn it into questions with their variants."""
+    r = _Reader(source)
+    doc = r.obj(data, "(top)")
+    seed = r.get(doc, "seed", "(top)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise r.fail("seed", f"expected a non-negative integer, got {_kind(seed)}")
+    title = r.text(doc.get("title") or "Worksheet", "title")
+    course = r.text(doc.get("course") or "", "course")
+    sheets = r.lst(r.get(doc, "sheets", "(top)"), "sheets")
+    if not sheets:
+        raise r.fail("sheets", "expected at least one sheet, got an empty list")
+    by_id: dict[str, list[Variant]] = {}
+    seen_sheets: set[str] = set()
+    slug = ""
+    for si, raw_sheet in enumerate(sheets):
+        sw = f"sheets[{si}]"
+        sheet = r.obj(raw_sheet, sw)
+        sid = r.text(r.get(sheet, "id", sw), f"{sw}.id", empty=False)
+        if sid in seen_sheets:
+            raise r.fail(f"{sw}.id", f"expected a unique sheet id, got {sid!r} twice")
+        seen_sheets.add(sid)
+        slug = slug or sid
+        label = r.text(sheet.get("label") or sid, f"{sw}.label")
+        questions = r.lst(r.get(sheet, "questions", sw), f"{sw}.questions")
+        seen_q: set[str] = set()
+        for qi, raw_q in enumerate(questions):
+            v = _variant(r, raw_q, f"{sw}.questions[{qi}]", sid, label, qi)
+            if v.qid in seen_q:
+                raise r.fail(f"{sw}.questions[{qi}].id",
+                             f"expected a unique question id, got {v.qid!r} twice")
+            seen_q.add(v.qid)
+            by_id.setdefault(v.qid, []).append(v)
+    questions_out = []
+    for qid, variants in by_id.items():
+        first = variants[0]
+        questions_out.append(KeyQuestion(qid=qid, number=first.number, title=first.title,
+                                         family=first.family, variants=tuple(variants)))
+    return KeyDoc(title=title, course=course, seed=seed, slug=slug,
+                  questions=tuple(questions_out), source=source)
+
+
+def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
+             index: int) -> Variant:
+    q = r.obj(raw, w)
+    qid = r.text(r.get(q, "id", w), f"{w}.id", empty=False)
+    family = r.text(r.get(q, "family", w), f"{w}.family", empty=False)
+    number = q.get("number", index + 1)
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise r.fail(f"{w}.number", f"expected a positive integer, got {_kind(number)}")
+    title = q.get("title")
+    title = _family_title(family) if title is None else r.text(title, f"{w}.title")
+    points = r.num(q.get("points", 1), f"{w}.points")
+    if points < 0:
+        raise r.fail(f"{w}.points", f"expected a number >= 0, got {points:g}")
+    decimals = q.get("decimals", 2)
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
+        raise r.fail(f"{w}.decimals", f"expected an integer from 0 to 12, got {_kind(decimals)}")
+    prompt = r.text(q.get("prompt", ""), f"{w}.prompt")
+    shown = tuple(_shown(r, s, f"{w}.shown[{i}]")
+                  for i, s in enumerate(r.lst(q.get("shown", []), f"{w}.shown")))
+    if "shown" not in q:
+        shown = _shown_from_given(r.obj(q.get("given", {}), f"{w}.given"))
+
+    answers = r.obj(r.get(q, "answer", w), f"{w}.answer")
+    rounded = r.obj(r.get(q, "rounded", w), f"{w}.rounded")
+    kinds = r.obj(r.get(q, "kinds", w), f"{w}.kinds")
+    tolerances = r.obj(q.get("tolerance", {}), f"{w}.tolerance")
+    exacts = r.obj(q.get("exact", {}), f"{w}.exact")
+    options = r.obj(q.get("options", {}), f"{w}.options")
+    labels = r.obj(q.get("labels", {}), f"{w}.labels")
+    explanations = r.obj(q.get("explanations", {}), f"{w}.explanations")
+    distractors = tuple(_distractor(r, d, f"{w}.distractors[{i}]")
+                        for i, d in enumerate(r.lst(q.get("distractors", []),
+                                                    f"{w}.distractors")))
+    descriptions = {d["misconception"]: d["description"] for d in distractors}
+
+    raw_parts = r.lst(q.get("parts", []), f"{w}.parts")
+    if not raw_parts:  # a key without parts: every answer, in key order
+        raw_parts = [{"prompt": "", "answer": name} for name in answers]
+    parts: list[KeyPart] = []
+    built: dict[str, KeyAnswer] = {}
+    for pi, raw_part in enumerate(raw_parts):
+        pw = f"{w}.parts[{pi}]"
+        part = r.obj(raw_part, pw)
+        name = r.text(r.get(part, "answer", pw), f"{pw}.answer", empty=False)
+        if name not in answers:
+            raise r.fail(f"{pw}.answer", f"expected one of the answers ({', '.join(answers)}), "
+                         f"got {name!r}")
+        row_label = r.text(part.get("row_label") or "", f"{pw}.row_label")
+        col_label = r.text(part.get("col_label") or "", f"{pw}.col_label")
+        if name not in built:
+            built[name] = _answer(r, w, name, answers, rounded, kinds, tolerances, exacts,
+                                  options, labels, explanations, distractors,
+                                  row_label, col_label)
+        parts.append(KeyPart(prompt=r.text(part.get("prompt", ""), f"{pw}.prompt"),
+                             answer=built[name], row_label=row_label, col_label=col_label))
+
+    if "choices" in q:
+        choices = _choices(r, q["choices"], f"{w}.choices", descriptions)
+        target = q.get("choice_answer")
+        hit = [i for i, p in enumerate(parts) if p.answer is not None and p.answer.name == target]
+        if hit:  # the choices answer that part: it becomes the multiple-choice part
+            i = hit[0]
+            parts[i] = KeyPart(prompt=parts[i].prompt, answer=parts[i].answer,
+                               row_label=parts[i].row_label, col_label=parts[i].col_label,
+                               choices=choices)
+        else:  # the choices answer the question as a whole: ask them as one more part
+            parts.append(KeyPart(prompt="Which of these is right?", answer=None,
+                                 choices=choices))
+    return Variant(sheet_id=sheet_id, sheet_label=sheet_label, qid=qid, number=number,
+                   family=family, title=title, points=points, decimals=decimals,
+                   prompt=prompt, shown=shown, parts=tuple(parts), distractors=distractors,
+                   where=w)
+
+
+def _shown(r: _Reader, raw: Any, w: str) -> Shown:
+    s = r.obj(raw, w)
+    return Shown(label=r.text(r.get(s, "label", w), f"{w}.label"),
+                 kind=r.text(s.get("kind", "scalar"), f"{w}.kind"), value=s.get("value"))
+
+
+def _shown_from_given(given: Mapping[str, Any]) -> tuple[Shown, ...]:
+    """Shown values for a key without "shown": the given matrices and numbers by name."""
+    out = []
+    for name, value in given.items():
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, list) and value and all(isinstance(r, list) for r in value):
+            out.append(Shown(name, "matrix", [[str(x) for x in row] for row in value]))
+        elif isinstance(value, list):
+            out.append(Shown(name, "vector", [str(x) for x in value]))
+        elif isinstance(value, int | float | str):
+            out.append(Shown(name, "scalar", str(value)))
+    return tuple(out)
+
+
+def _distractor(r: _Reader, raw: Any, w: str) -> dict[str, Any]:
+    d = r.obj(raw, w)
+    return {
+        "misconception": r.text(r.get(d, "misconception", w), f"{w}.misconception", empty=False),
+        "description": r.text(d.get("description") or "", f"{w}.description"),
+        "answer": r.obj(d.get("answer", {}), f"{w}.answer"),
+        "rounded": r.obj(d.get("rounded", {}), f"{w}.rounded"),
+    }
+
+
+def _choices(r: _Reader, raw: Any, w: str, descriptions: Mapping[str, str]) -> tuple[Choice, ...]:
+    items = r.lst(raw, w)
+    if len(items) < 2:
+        raise r.fail(w, f"expected at least 2 choices, got {len(items)}")
+    out = []
+    for i, raw_c in enumerate(items):
+        cw = f"{w}[{i}]"
+        c = r.obj(raw_c, cw)
+        correct = r.get(c, "correct", cw)
+        if not isinstance(correct, bool):
+            raise r.fail(f"{cw}.correct", f"expected true or false, got {_kind(correct)}")
+        slip = c.get("misconception")
+        if slip is not None:
+            slip = r.text(slip, f"{cw}.misconception", empty=False)
+        if correct and slip is not None:
+            raise r.fail(f"{cw}.misconception",
+                         f"expected null for the correct choice, got {slip!r}")
+        out.append(Choice(label=r.text(c.get("label") or chr(ord("A") + i), f"{cw}.label"),
+                          text=r.text(r.get(c, "text", cw), f"{cw}.text", empty=False),
+                          correct=correct, misconception=slip,
+                          description=descriptions.get(slip or "", "")))
+    n_correct = sum(c.correct for c in out)
+    if n_correct != 1:
+        raise r.fail(w, f"expected exactly one correct choice, got {n_correct}")
+    return tuple(out)
+
+
+def _answer(r: _Reader, w: str, name: str, answers: Mapping[str, Any],
+            rounded: Mapping[str, Any], kinds: Mapping[str, Any], tolerances: Mapping[str, Any],
+            exacts: Mapping[str, Any], options: Mapping[str, Any], labels: Mapping[str, Any],
+            explanations: Mapping[str, Any], distractors: Sequence[Mapping[str, Any]],
+            row_label: str, col_label: str) -> KeyAnswer:
+    kind = kinds.get(name)
+    if kind not in KINDS:
+        raise r.fail(f"{w}.kinds.{name}", f"expected one of {', '.join(KINDS)}, got {_kind(kind)}")
+    if name not in rounded:
+        raise r.fail(f"{w}.rounded.{name}", "expected the printed answer, got nothing (missing)")
+    value, printed = answers[name], rounded[name]
+    label = r.text(labels.get(name) or name, f"{w}.labels.{name}")
+    explanation = r.text(explanations.get(name) or "", f"{w}.explanations.{name}")
+    opts: tuple[str, ...] = ()
+    tol: float | None = None
+    rows: tuple[tuple[Cell, ...], ...] = ()
+    if kind in NUMERIC_KINDS:
+        if name not in tolerances:
+            raise r.fail(f"{w}.tolerance.{name}", "expected the tolerance of a numeric answer "
+                         "(half a unit of its last printed digit, or wider), got nothing")
+        tol = r.num(tolerances[name], f"{w}.tolerance.{name}")
+        if tol < 0:
+            raise r.fail(f"{w}.tolerance.{name}", f"expected a number >= 0, got {tol:g}")
+        rows = _cells(r, w, name, kind, value, printed, exacts.get(name), tol, distractors,
+                      row_label, col_label)
+    elif kind == "choice":
+        opts = tuple(r.text(o, f"{w}.options.{name}[{i}]", empty=False)
+                     for i, o in enumerate(r.lst(options.get(name, []), f"{w}.options.{name}")))
+        if len(opts) < 2:
+            raise r.fail(f"{w}.options.{name}", f"expected at least 2 options, got {len(opts)}")
+        if value not in opts:
+            raise r.fail(f"{w}.answer.{name}", f"expected one of the options, got {_kind(value)}")
+    else:
+        r.text(value, f"{w}.answer.{name}", empty=False)
+    return KeyAnswer(name=name, label=label, kind=kind, value=value, rounded=printed,
+                     tolerance=tol, options=opts, explanation=explanation, rows=rows)
+
+
+def _grid(r: _Reader, x: Any, kind: str, where: str) -> list[list[Any]]:
+    """A numeric answer's entries as rows (a vector or shape is one row, a scalar 1x1)."""
+    if kind == "scalar":
+        return [[x]]
+    if kind in ("vector", "shape"):
+        return [r.lst(x, where)]
+    rows = r.lst(x, where)
+    if not rows:
+        raise r.fail(where, "expected at least one row, got an empty list")
+    out = [r.lst(row, f"{where}[{i}]") for i, row in enumerate(rows)]
+    width = len(out[0])
+    for i, row in enumerate(out):
+        if len(row) != width or not row:
+            raise r.fail(f"{where}[{i}]", f"expected {width} entries like row 0, got {len(row)}")
+    return out
+
+
+def _entry(r: _Reader, x: Any, where: str, kind: str) -> float | None:
+    if is_masked_text(x):
+        if kind not in ("matrix", "vector"):
+            raise r.fail(where, f"expected a number (only matrix and vector entries can be "
+                         f"masked), got {_kind(x)}")
+        return None
+    return r.num(x, where)
+
+
+def _cells(r: _Reader, w: str, name: str, kind: str, value: Any, printed: Any, exact: Any,
+           tol: float, distractors: Sequence[Mapping[str, Any]], row_label: str,
+           col_label: str) -> tuple[tuple[Cell, ...], ...]:
+    vals = _grid(r, value, kind, f"{w}.answer.{name}")
+    prints = _grid(r, printed, kind, f"{w}.rounded.{name}")
+    if [len(x) for x in prints] != [len(x) for x in vals]:
+        raise r.fail(f"{w}.rounded.{name}", "expected the same shape as the answer "
+                     f"({len(vals)}x{len(vals[0])}), got {len(prints)}x{len(prints[0])}")
+    exact_grid: list[list[Any]] | None = None
+    if exact is not None:
+        try:
+            exact_grid = _grid(r, exact, kind, f"{w}.exact.{name}")
+        except ExportError:
+            exact_grid = None
+        if exact_grid is not None and [len(x) for x in exact_grid] != [len(x) for x in vals]:
+            exact_grid = None
+    slip_grids = []
+    for d in distractors:
+        if name not in d["answer"]:
+            continue
+        try:
+            g = _grid(_Reader(r.source), d["answer"][name], kind, "")
+            pg = _grid(_Reader(r.source), d["rounded"].get(name, d["answer"][name]), kind, "")
+        except ExportError:
+            continue  # a slip of another shape (e.g. no-transpose) gives no per-cell value
+        if [len(x) for x in g] == [len(x) for x in vals] and \
+                [len(x) for x in pg] == [len(x) for x in vals]:
+            slip_grids.append((d, g, pg))
+    rows = []
+    for i, row in enumerate(vals):
+        cells = []
+        for j, x in enumerate(row):
+            at = "" if kind == "scalar" else f"[{i}][{j}]" if kind == "matrix" else f"[{j}]"
+            v = _entry(r, x, f"{w}.answer.{name}{at}", kind)
+            p = prints[i][j]
+            if not isinstance(p, str | int | float) or isinstance(p, bool):
+                raise r.fail(f"{w}.rounded.{name}{at}",
+                             f"expected a printed number, got {_kind(p)}")
+            p = str(p)
+            _check_printed(r, f"{w}.rounded.{name}{at}", f"{w}.tolerance.{name}", v, p, tol)
+            cells.append(Cell(
+                key=_cell_key(name, kind, i, j),
+                label=_cell_label(kind, i, j, row_label, col_label),
+                value=v, printed=p, tolerance=tol,
+                exact=None if exact_grid is None else str(exact_grid[i][j]),
+                slips=_cell_slips(v, tol, [(d, g[i][j], pg[i][j]) for d, g, pg in slip_grids]),
+            ))
+        rows.append(tuple(cells))
+    return tuple(rows)
+
+
+def _check_printed(r: _Reader, rfield: str, tfield: str, v: float | None, p: str,
+                   tol: float) -> None:
+    """The printed key value must be an answer the export accepts."""
+    if v is None:
+        if not is_masked_text(p):
+            raise r.fail(rfield, f"expected \"-inf\" for a masked cell, got {p!r}")
+        return
+    try:
+        pv = float(p)
+    except ValueError:
+        raise r.fail(rfield, f"expected a printed number, got {p!r}") from None
+    if abs(pv - v) > tol + _SLACK * max(1.0, abs(v)):
+        raise r.fail(tfield, f"expected a tolerance that accepts the printed {p} for the value "
+                     f"{number_text(v)}, got {number_text(tol)}")
+
+
+def _cell_key(name: str, kind: str, i: int, j: int) -> str:
+    safe = "".join(ch if ch.isalnum() else "_" for ch in name)
+    if kind == "scalar":
+        return safe
+    if kind == "matrix":
+        return f"{safe}_{i + 1}_{j + 1}"
+    return f"{safe}_{j + 1}"
+
+
+def _cell_label(kind: str, i: int, j: int, row_label: str, col_label: str) -> str:
+    if kind == "scalar":
+        return ""
+    if kind == "shape":
+        return ("rows", "columns")[j] if j < 2 else f"dimension {j + 1}"
+    col = f"{col_label} {j + 1}" if col_label else f"column {j + 1}"
+    if kind == "vector":
+        return col
+    row = f"{row_label} {i + 1}" if row_label else f"row {i + 1}"
+    return f"{row}, {col}"
+
+
+def _cell_slips(v: float | None, tol: float,
+                found: Sequence[tuple[Mapping[str, Any], Any, Any]]) -> tuple[Slip, ...]:
+    """Slips whose value for this cell differs from the answer, merged where they agree."""
+    groups: list[tuple[float | None, str, list[str], list[str]]] = []
+    for d, x, p in found:
+        if is_masked_text(x):
+            sv: float | None = None
+        elif isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x):
+            sv = float(x)
+        else:
+            continue
+        if sv is None and v is None:
+            continue
+        if sv is not None and v is not None and abs(sv - v) <= tol:
+            continue  # the slip does not show in this cell
+        for g in groups:
+            if (g[0] is None and sv is None) or (
+                    g[0] is not None and sv is not None and abs(g[0] - sv) <= tol / 2):
+                g[2].append(d["misconception"])
+                g[3].append(d["description"])
+                break
+        else:
+            groups.append((sv, str(p), [d["misconception"]], [d["description"]]))
+    return tuple(Slip(tuple(m), tuple(ds), sv, p) for sv, p, m, ds in groups)
+
+
+# ---------------------------------------------------------------- shared wording
+
+
+def slip_sentence(misconceptions: Sequence[str], descriptions: Sequence[str]) -> str:
+    """Feedback naming the slip(s) that give a wrong answer, as plain text."""
+    named = []
+    for m, d in zip(misconceptions, descriptions, strict=True):
+        named.append(f"{m} ({d})" if d else m)
+    if len(named) == 1:
+        return f"This is what the slip {named[0]} gives."
+    return "This is what these slips give: " + "; ".join(named) + "."
+
+
+def choice_feedback(choice: Choice) -> str:
+    """Feedback for one multiple-choice option."""
+    if choice.correct:
+        return "Correct."
+    if choice.misconception:
+        return slip_sentence([choice.misconception], [choice.description])
+    return "Not this one."
+
+
+def variant_name(v: Variant) -> str:
+    """The LMS name of a variant: question id and sheet (never a student's name)."""
+    return f"{v.number}. {v.qid} [{v.sheet_id}]"
+
+
+def gradable_parts(v: Variant) -> tuple[KeyPart, ...]:
+    """Parts an LMS can grade by itself: numbers, shapes, choices."""
+    return tuple(p for p in v.parts if p.kind != "text")
+
+
+def written_parts(v: Variant) -> tuple[KeyPart, ...]:
+    """Parts answered in words, graded by a person against the model answer."""
+    return tuple(p for p in v.parts if p.kind == "text")
+
+
+def category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[str]:
+    """The category path of a question's variants: sheet title, then the question."""
+    leaf = f"{q.number:02d} {q.qid} - {q.title}"
+    if written:
+        leaf += " (written part)"
+    return [doc.title, leaf]

@@ -1,0 +1,280 @@
+"""Moodle XML: one question per variant, in one category per question.
+
+Mapping (see the README's "Exporting to an LMS"):
+- one number (scalar)               -> ``numerical``, tolerance from key.json
+- one pick-one answer (kind choice) -> ``multichoice``
+- a multiple-choice item (choices)  -> ``multichoice``, each distractor's feedback names its slip
+- anything else (matrices, vectors, shapes, several parts) -> ``cloze`` (multianswer): one
+  NUMERICAL gap per entry with the tolerance, a SHORTANSWER gap for a masked (−∞) entry that
+  accepts -inf, −∞ or "masked", MULTICHOICE_V gaps for choices
+- written parts (kind text)         -> ``essay`` with the model answer as grader information
+  (in a "(written part)" category of its own when the question also has graded parts)
+Wrong answers a misconception produces get their own 0 % answers whose feedback names the slip.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from worksheetgen.export import html
+from worksheetgen.export.keydata import (
+    MASKED_SPELLINGS,
+    Cell,
+    KeyDoc,
+    KeyPart,
+    KeyQuestion,
+    Slip,
+    Variant,
+    category_name,
+    choice_feedback,
+    gradable_parts,
+    number_text,
+    slip_sentence,
+    variant_name,
+    written_parts,
+)
+
+PENALTY = "0.3333333"
+
+
+def _text(parent: ET.Element, tag: str, text: str, fmt: str | None = "html") -> ET.Element:
+    """``<tag format="html"><text>...</text></tag>``."""
+    el = ET.SubElement(parent, tag, {"format": fmt} if fmt else {})
+    ET.SubElement(el, "text").text = text
+    return el
+
+
+def _el(parent: ET.Element, tag: str, text: str) -> ET.Element:
+    el = ET.SubElement(parent, tag)
+    el.text = text
+    return el
+
+
+def category_path(parts: Sequence[str]) -> str:
+    """A Moodle category path; a slash inside a name is doubled, as Moodle expects."""
+    names = (" ".join(p.split()).replace("/", "//") for p in parts)
+    return "/".join(["$course$", "top", *names])
+
+
+def _category(quiz: ET.Element, path: str, info: str) -> None:
+    q = ET.SubElement(quiz, "question", {"type": "category"})
+    cat = ET.SubElement(q, "category")
+    ET.SubElement(cat, "text").text = path
+    _text(q, "info", info)
+
+
+def _head(quiz: ET.Element, qtype: str, v: Variant, name: str, text: str, feedback: str,
+          grade: float, idnumber: str) -> ET.Element:
+    q = ET.SubElement(quiz, "question", {"type": qtype})
+    ET.SubElement(ET.SubElement(q, "name"), "text").text = name
+    _text(q, "questiontext", text)
+    _text(q, "generalfeedback", feedback)
+    _el(q, "defaultgrade", f"{grade:g}")
+    _el(q, "penalty", PENALTY if qtype != "essay" else "0")
+    _el(q, "hidden", "0")
+    _el(q, "idnumber", idnumber[:100])
+    return q
+
+
+# ---------------------------------------------------------------- cloze gaps
+
+
+def cloze_escape(text: str) -> str:
+    """Text inside a cloze gap: '}' and '#' are escaped; '~' (no escape exists) becomes '∼'."""
+    return text.replace("}", r"\}").replace("#", r"\#").replace("~", "∼")
+
+
+def _alt(fraction: str, answer: str, feedback: str = "") -> str:
+    fb = f"#{cloze_escape(feedback)}" if feedback else ""
+    return f"{fraction}{answer}{fb}"
+
+
+def numeric_gap(cell: Cell) -> str:
+    """A NUMERICAL gap (or SHORTANSWER for a masked cell) with the slips as 0 % answers."""
+    tol = number_text(cell.tolerance)
+    if cell.masked:
+        alts = [_alt("=", cloze_escape(s)) for s in MASKED_SPELLINGS]
+        for slip in cell.slips:
+            if slip.value is None:
+                continue
+            for text in dict.fromkeys([slip.printed, number_text(slip.value)]):
+                alts.append(_alt("%0%", cloze_escape(text), _slip_text(slip)))
+        return "{1:SHORTANSWER:" + "~".join(alts) + "}"
+    assert cell.value is not None
+    alts = [_alt("=", f"{number_text(cell.value)}:{tol}")]
+    for slip in cell.slips:
+        if slip.value is not None:
+            alts.append(_alt("%0%", f"{number_text(slip.value)}:{tol}", _slip_text(slip)))
+    return "{1:NUMERICAL:" + "~".join(alts) + "}"
+
+
+def _slip_text(slip: Slip) -> str:
+    return slip_sentence(slip.misconceptions, slip.descriptions)
+
+
+def choices_gap(part: KeyPart) -> str:
+    """A MULTICHOICE_V gap for a multiple-choice item, feedback naming each slip."""
+    alts = []
+    for c in part.choices:
+        text = cloze_escape(html.markup_text(c.text))
+        alts.append(_alt("=" if c.correct else "", text, choice_feedback(c)))
+    return "{1:MULTICHOICE_V:" + "~".join(alts) + "}"
+
+
+def option_gap(part: KeyPart) -> str:
+    """A MULTICHOICE_V gap for a pick-one answer (kind choice)."""
+    a = part.answer
+    assert a is not None
+    alts = [_alt("=" if o == a.value else "", cloze_escape(o)) for o in a.options]
+    return "{1:MULTICHOICE_V:" + "~".join(alts) + "}"
+
+
+# ---------------------------------------------------------------- question types
+
+
+def _intro(v: Variant) -> ET.Element:
+    root = html.question_root()
+    html.add_intro(root, v)
+    return root
+
+
+def _cloze(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str,
+           idnumber: str) -> None:
+    root = _intro(v)
+    single = len(parts) == 1
+    gaps = 0
+
+    def gap(cell: Cell) -> str:
+        nonlocal gaps
+        gaps += 1
+        return numeric_gap(cell)
+
+    for i, part in enumerate(parts):
+        html.add_part_prompt(root, i, part, single)
+        if part.choices:
+            gaps += 1
+            html.add(root, "p", choices_gap(part))
+        elif part.kind == "choice":
+            gaps += 1
+            html.add(root, "p", option_gap(part))
+        else:
+            html.add_answer_area(root, part, gap)
+    if html.any_masked(parts):
+        html.add(root, "p", html.MASKED_HINT)
+    # Moodle gives a cloze question the sum of its gaps' weights (1 each) as its mark
+    _head(quiz, "cloze", v, name, html.serialize(root), html.key_html(v, parts), gaps,
+          idnumber)
+
+
+def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str) -> None:
+    root = _intro(v)
+    html.add_part_prompt(root, 0, part, True)
+    a = part.answer
+    assert a is not None
+    cell = a.rows[0][0]
+    assert cell.value is not None
+    q = _head(quiz, "numerical", v, name, html.serialize(root), html.key_html(v, [part]),
+              v.points, idnumber)
+    answers = [(100, cell.value, "Correct.")]
+    answers += [(0, s.value, _slip_text(s)) for s in cell.slips if s.value is not None]
+    for fraction, value, feedback in answers:
+        ans = ET.SubElement(q, "answer", {"fraction": str(fraction),
+                                          "format": "moodle_auto_format"})
+        ET.SubElement(ans, "text").text = number_text(value)
+        _text(ans, "feedback", feedback)
+        _el(ans, "tolerance", number_text(cell.tolerance))
+    _el(q, "unitgradingtype", "0")
+    _el(q, "unitpenalty", "0.1000000")
+    _el(q, "showunits", "3")
+    _el(q, "unitsleft", "0")
+
+
+def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str) -> None:
+    root = _intro(v)
+    html.add_part_prompt(root, 0, part, True)
+    q = _head(quiz, "multichoice", v, name, html.serialize(root), html.key_html(v, [part]),
+              v.points, idnumber)
+    _el(q, "single", "true")
+    _el(q, "shuffleanswers", "false")  # keep the printed order (the item's own shuffle)
+    _el(q, "answernumbering", "ABCD")
+    _el(q, "showstandardinstruction", "0")
+    _text(q, "correctfeedback", "Correct.")
+    _text(q, "partiallycorrectfeedback", "")
+    _text(q, "incorrectfeedback", "Not correct.")
+    if part.choices:
+        options = [(c.correct, c.text, choice_feedback(c)) for c in part.choices]
+    else:
+        a = part.answer
+        assert a is not None
+        options = [(o == a.value, o, "Correct." if o == a.value else "") for o in a.options]
+    for correct, text, feedback in options:
+        ans = ET.SubElement(q, "answer", {"fraction": "100" if correct else "0",
+                                          "format": "html"})
+        span = ET.Element("span")
+        span.text = html.markup_text(text)
+        ET.SubElement(ans, "text").text = html.serialize(span)
+        _text(ans, "feedback", feedback)
+
+
+def _essay(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str,
+           idnumber: str) -> None:
+    root = _intro(v)
+    single = len(parts) == 1
+    for i, part in enumerate(parts):
+        html.add_part_prompt(root, i, part, single)
+    q = _head(quiz, "essay", v, name, html.serialize(root), "", v.points, idnumber)
+    _el(q, "responseformat", "editor")
+    _el(q, "responserequired", "1")
+    _el(q, "responsefieldlines", "10")
+    _el(q, "attachments", "0")
+    _el(q, "attachmentsrequired", "0")
+    _text(q, "graderinfo", html.key_html(v, parts))
+    _text(q, "responsetemplate", "")
+
+
+def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
+    name = variant_name(v)
+    idnumber = f"{v.qid}:{v.sheet_id}"
+    if len(parts) == 1 and parts[0].choices:
+        _multichoice(quiz, v, parts[0], name, idnumber)
+    elif len(parts) == 1 and parts[0].kind == "scalar":
+        _numerical(quiz, v, parts[0], name, idnumber)
+    elif len(parts) == 1 and parts[0].kind == "choice":
+        _multichoice(quiz, v, parts[0], name, idnumber)
+    else:
+        _cloze(quiz, v, parts, name, idnumber)
+
+
+def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion) -> None:
+    graded = [(v, gradable_parts(v)) for v in q.variants]
+    written = [(v, written_parts(v)) for v in q.variants]
+    has_graded = any(p for _, p in graded)
+    if has_graded:
+        _category(quiz, category_path(category_name(doc, q)),
+                  f"{len(q.variants)} variant(s) of question {q.number} ({q.qid}), "
+                  f"{q.variants[0].points:g} point(s) on the sheet; add a random question "
+                  "from this category to give each student one.")
+        for v, parts in graded:
+            if parts:
+                _graded(quiz, v, parts)
+    if any(p for _, p in written):
+        _category(quiz, category_path(category_name(doc, q, written=has_graded)),
+                  f"The written part of question {q.number} ({q.qid}), graded by hand.")
+        for v, parts in written:
+            if parts:
+                suffix = " (written)" if has_graded else ""
+                _essay(quiz, v, parts, variant_name(v) + suffix,
+                       f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""))
+
+
+def moodle_xml(doc: KeyDoc) -> bytes:
+    """The Moodle XML question file of a checked key."""
+    quiz = ET.Element("quiz")
+    about = f"worksheetgen export of {doc.title!r}, seed {doc.seed}: " \
+            f"{len(doc.questions)} question(s), one category each"
+    quiz.append(ET.Comment(" " + about.replace("--", "- -") + " "))
+    for q in doc.questions:
+        _question(quiz, doc, q)
+    ET.indent(quiz, space="  ")
+    return ET.tostring(quiz, encoding="utf-8", xml_declaration=True) + b"\n"

@@ -1,0 +1,429 @@
+"""Canvas QTI 1.2: a zip with imsmanifest.xml, the assessment and Canvas's quiz settings.
+
+Each question of the key is a question group (a QTI section with ``selection_number`` 1)
+holding one item per variant, so Canvas draws one variant per student. Items:
+- one number (scalar)               -> ``numerical_question``: the exact value with a margin
+  (``varequal`` or ``vargte``/``varlte`` bounds = value ± tolerance from key.json)
+- a multiple-choice item (choices)  -> ``multiple_choice_question``, each distractor with
+  feedback naming its slip; a pick-one answer (kind choice) likewise
+- written parts (kind text)         -> ``essay_question``, model answer as general feedback
+- anything else (matrices, vectors, shapes, several parts) -> ``fill_in_multiple_blanks_question``
+  with one blank per entry. Canvas compares blanks as text, so each blank accepts every
+  decimal with the printed number of digits that lies within the tolerance (0.80, 0.8, .80 ...
+  for 0.8044 ± 0.005), a masked entry accepts -inf, −∞ and "masked", and a choice part accepts
+  its option's letter or text. The question text says how to write the numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Sequence
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+from worksheetgen.errors import ExportError
+from worksheetgen.export import html
+from worksheetgen.export.keydata import (
+    MASKED_SPELLINGS,
+    Cell,
+    KeyDoc,
+    KeyPart,
+    KeyQuestion,
+    Variant,
+    choice_feedback,
+    decimals_of,
+    gradable_parts,
+    number_text,
+    variant_name,
+    written_parts,
+)
+
+QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+IMSCP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
+CANVAS_NS = "http://canvas.instructure.com/xsd/cccv1p0"
+MAX_ACCEPTED = 200  # blanks accepting more spellings than this mean a tolerance far too wide
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so the same key gives the same bytes
+
+
+def ident(*parts: str) -> str:
+    """A stable QTI identifier from the names of what it identifies."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode("utf-8"), digest_size=12).hexdigest()
+    return "g" + digest
+
+
+def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    el = ET.SubElement(parent, tag, attrs)
+    if text is not None:
+        el.text = text
+    return el
+
+
+def _meta(item: ET.Element, fields: Sequence[tuple[str, str]]) -> None:
+    md = _el(_el(item, "itemmetadata"), "qtimetadata")
+    for label, entry in fields:
+        f = _el(md, "qtimetadatafield")
+        _el(f, "fieldlabel", label)
+        _el(f, "fieldentry", entry)
+
+
+def _material(parent: ET.Element, text: str, texttype: str = "text/html") -> ET.Element:
+    mat = _el(parent, "material")
+    _el(mat, "mattext", text, texttype=texttype)
+    return mat
+
+
+def _feedback(item: ET.Element, fid: str, text: str) -> None:
+    fb = _el(item, "itemfeedback", ident=fid)
+    _material(_el(fb, "flow_mat"), text)
+
+
+def _general_feedback(res: ET.Element) -> None:
+    cond = _el(res, "respcondition", **{"continue": "Yes"})
+    _el(_el(cond, "conditionvar"), "other")
+    _el(cond, "displayfeedback", feedbacktype="Response", linkrefid="general_fb")
+
+
+def _outcomes(item: ET.Element) -> ET.Element:
+    res = _el(item, "resprocessing")
+    _el(_el(res, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE",
+        vartype="Decimal")
+    return res
+
+
+def _item(section: ET.Element, iid: str, title: str, qtype: str, points: float,
+          answer_ids: Sequence[str] = ()) -> ET.Element:
+    item = _el(section, "item", ident=iid, title=title)
+    _meta(item, [("question_type", qtype), ("points_possible", f"{points:g}"),
+                 ("original_answer_ids", ",".join(answer_ids)),
+                 ("assessment_question_identifierref", ident("ref", iid))])
+    return item
+
+
+def _intro(v: Variant) -> ET.Element:
+    root = html.question_root()
+    html.add_intro(root, v)
+    return root
+
+
+# ---------------------------------------------------------------- accepted spellings
+
+
+def _spellings(k: int, d: int) -> list[str]:
+    """The ways to write the decimal k / 10**d: '0.80', '0.8', '.80', '.8'; '1.00', '1.0', '1'."""
+    full = f"{Decimal(k).scaleb(-d):.{d}f}"
+    forms = [full]
+    while "." in forms[-1] and forms[-1].endswith("0"):
+        forms.append(forms[-1][:-1])
+    if forms[-1].endswith("."):
+        forms[-1] = forms[-1][:-1]
+    out = []
+    for f in forms:
+        out.append(f)
+        if f.startswith(("0.", "-0.")):
+            out.append(f.replace("0.", ".", 1))
+    if k < 0:
+        out += [f.replace("-", "−", 1) for f in list(out)]
+    return list(dict.fromkeys(x for x in out if x not in ("", "-", ".", "-0", "−0")))
+
+
+def accepted_texts(cell: Cell) -> list[str]:
+    """What a blank accepts: every printed-precision decimal within the tolerance."""
+    if cell.masked:
+        return list(MASKED_SPELLINGS)
+    assert cell.value is not None
+    d = decimals_of(cell.printed)
+    scale = Decimal(10) ** d
+    v, t = Decimal(repr(cell.value)), Decimal(repr(cell.tolerance))
+    lo = ((v - t) * scale).to_integral_value(rounding=ROUND_CEILING)
+    hi = ((v + t) * scale).to_integral_value(rounding=ROUND_FLOOR)
+    printed_k = (Decimal(cell.printed) * scale).to_integral_value()
+    lo, hi = min(lo, printed_k), max(hi, printed_k)  # the key's own value is always accepted
+    if hi - lo + 1 > MAX_ACCEPTED:
+        raise ExportError(f"expected a tolerance of a few printed digits for a Canvas blank, "
+                          f"got ±{number_text(cell.tolerance)} at {d} decimals")
+    out: list[str] = []
+    for k in range(int(lo), int(hi) + 1):
+        out += _spellings(k, d)
+    return list(dict.fromkeys(out))
+
+
+def _decimal_text(x: Decimal) -> str:
+    text = format(x, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# ---------------------------------------------------------------- items
+
+
+def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None:
+    a = part.answer
+    assert a is not None
+    cell = a.cells[0]
+    assert cell.value is not None
+    aid = ident("answer", iid)
+    item = _item(section, iid, variant_name(v), "numerical_question", v.points, [aid])
+    pres = _el(item, "presentation")
+    root = _intro(v)
+    html.add_part_prompt(root, 0, part, True)
+    _material(pres, html.serialize(root))
+    resp = _el(pres, "response_str", ident="response1", rcardinality="Single")
+    _el(_el(resp, "render_fib", fibtype="Decimal"), "response_label", ident=aid)
+    res = _outcomes(item)
+    _general_feedback(res)
+    exact = Decimal(repr(cell.value))
+    margin = Decimal(repr(cell.tolerance))
+    cond = _el(res, "respcondition", **{"continue": "No"})
+    alt = _el(_el(cond, "conditionvar"), "or")
+    _el(alt, "varequal", number_text(cell.value), respident="response1")
+    both = _el(alt, "and")
+    _el(both, "vargte", _decimal_text(exact - margin), respident="response1")
+    _el(both, "varlte", _decimal_text(exact + margin), respident="response1")
+    _el(cond, "setvar", "100", action="Set", varname="SCORE")
+    _feedback(item, "general_fb", html.key_html(v, [part]))
+
+
+def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None:
+    if part.choices:
+        options = [(c.correct, html.markup_text(c.text), choice_feedback(c))
+                   for c in part.choices]
+    else:
+        a = part.answer
+        assert a is not None
+        options = [(o == a.value, o, "Correct." if o == a.value else "") for o in a.options]
+    ids = [ident("choice", iid, str(k)) for k in range(len(options))]
+    item = _item(section, iid, variant_name(v), "multiple_choice_question", v.points, ids)
+    pres = _el(item, "presentation")
+    root = _intro(v)
+    html.add_part_prompt(root, 0, part, True)
+    _material(pres, html.serialize(root))
+    choice = _el(_el(pres, "response_lid", ident="response1", rcardinality="Single"),
+                 "render_choice")
+    for cid, (_, text, _fb) in zip(ids, options, strict=True):
+        span = ET.Element("span")
+        span.text = text
+        _material(_el(choice, "response_label", ident=cid), html.serialize(span))
+    res = _outcomes(item)
+    _general_feedback(res)
+    for cid, (_, _, fb) in zip(ids, options, strict=True):
+        if fb:
+            cond = _el(res, "respcondition", **{"continue": "Yes"})
+            _el(_el(cond, "conditionvar"), "varequal", cid, respident="response1")
+            _el(cond, "displayfeedback", feedbacktype="Response", linkrefid=f"{cid}_fb")
+    right = ids[[c for c, _, _ in options].index(True)]
+    cond = _el(res, "respcondition", **{"continue": "No"})
+    _el(_el(cond, "conditionvar"), "varequal", right, respident="response1")
+    _el(cond, "setvar", "100", action="Set", varname="SCORE")
+    _feedback(item, "general_fb", html.key_html(v, [part]))
+    for cid, (_, _, fb) in zip(ids, options, strict=True):
+        if fb:
+            _feedback(item, f"{cid}_fb", fb)
+
+
+def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart]) -> None:
+    """A fill-in-multiple-blanks item: one [blank] per entry, choice parts included."""
+    blanks: list[tuple[str, list[str]]] = []
+    used: set[str] = set()
+
+    def blank_id(key: str) -> str:
+        name = key if key not in used else f"{key}_{len(used)}"
+        used.add(name)
+        return name
+
+    def cell_blank(cell: Cell) -> str:
+        bid = blank_id(cell.key)
+        blanks.append((bid, accepted_texts(cell)))
+        return f"[{bid}]"
+
+    root = _intro(v)
+    single = len(parts) == 1
+    digits: set[int] = set()
+    for i, part in enumerate(parts):
+        html.add_part_prompt(root, i, part, single)
+        if part.choices or part.kind == "choice":
+            if part.choices:
+                opts = [(c.label, html.markup_text(c.text), c.correct) for c in part.choices]
+            else:
+                a = part.answer
+                assert a is not None
+                opts = [(chr(ord("A") + k), o, o == a.value) for k, o in enumerate(a.options)]
+            ul = html.add(root, "ul")
+            for label, text, _ in opts:
+                html.add(ul, "li", f"{label}. {text}")
+            bid = blank_id(f"choice_{i + 1}")
+            label, text, _ = next(o for o in opts if o[2])
+            blanks.append((bid, list(dict.fromkeys([label, label.lower(), text]))))
+            html.add(root, "p", f"Your choice (letter): [{bid}]")
+        else:
+            a = part.answer
+            assert a is not None
+            digits |= {decimals_of(c.printed) for c in a.cells if not c.masked}
+            html.add_answer_area(root, part, cell_blank)
+    note = []
+    if digits and max(digits) > 0:
+        note.append("Give each number to " + " or ".join(str(d) for d in sorted(digits))
+                    + " decimal places, as in the printed key.")
+    if html.any_masked(parts):
+        note.append(html.MASKED_HINT)
+    if note:
+        html.add(root, "p", " ".join(note))
+    answer_ids = [ident("blank", iid, bid, str(k)) for bid, texts in blanks
+                  for k in range(len(texts))]
+    item = _item(section, iid, variant_name(v), "fill_in_multiple_blanks_question", v.points,
+                 answer_ids)
+    pres = _el(item, "presentation")
+    _material(pres, html.serialize(root))
+    for bid, texts in blanks:
+        lid = _el(pres, "response_lid", ident=f"response_{bid}")
+        _material(lid, bid, texttype="text/plain")
+        choice = _el(lid, "render_choice")
+        for k, text in enumerate(texts):
+            label = _el(choice, "response_label", ident=ident("blank", iid, bid, str(k)))
+            _material(label, text, texttype="text/plain")
+    res = _outcomes(item)
+    _general_feedback(res)
+    share = f"{100 / len(blanks):.2f}"
+    for bid, texts in blanks:
+        for k in range(len(texts)):
+            cond = _el(res, "respcondition")
+            _el(_el(cond, "conditionvar"), "varequal", ident("blank", iid, bid, str(k)),
+                respident=f"response_{bid}")
+            _el(cond, "setvar", share, varname="SCORE", action="Add")
+    _feedback(item, "general_fb", html.key_html(v, parts))
+
+
+def _essay(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart],
+           title: str) -> None:
+    item = _item(section, iid, title, "essay_question", v.points)
+    pres = _el(item, "presentation")
+    root = _intro(v)
+    for i, part in enumerate(parts):
+        html.add_part_prompt(root, i, part, len(parts) == 1)
+    _material(pres, html.serialize(root))
+    resp = _el(pres, "response_str", ident="response1", rcardinality="Single")
+    _el(_el(resp, "render_fib"), "response_label", ident="answer1", rshuffle="No")
+    res = _outcomes(item)
+    _general_feedback(res)
+    cond = _el(res, "respcondition", **{"continue": "No"})
+    _el(_el(cond, "conditionvar"), "other")
+    _feedback(item, "general_fb", html.key_html(v, parts))
+
+
+def _graded_item(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart]) -> None:
+    if len(parts) == 1 and (parts[0].choices or parts[0].kind == "choice"):
+        _multiple_choice(section, iid, v, parts[0])
+    elif len(parts) == 1 and parts[0].kind == "scalar":
+        _numerical(section, iid, v, parts[0])
+    else:
+        _blanks(section, iid, v, parts)
+
+
+def _group(parent: ET.Element, gid: str, title: str, points: float) -> ET.Element:
+    section = _el(parent, "section", ident=gid, title=title)
+    sel = _el(_el(section, "selection_ordering"), "selection")
+    _el(sel, "selection_number", "1")
+    _el(_el(sel, "selection_extension"), "points_per_item", f"{points:g}")
+    return section
+
+
+def _question(root_section: ET.Element, aid: str, q: KeyQuestion) -> float:
+    """The group(s) of one question; returns the points a student can get."""
+    total = 0.0
+    graded = [(v, gradable_parts(v)) for v in q.variants]
+    written = [(v, written_parts(v)) for v in q.variants]
+    has_graded = any(p for _, p in graded)
+    title = f"{q.number}. {q.qid}: {q.title}"
+    if has_graded:
+        points = max(v.points for v, p in graded if p)
+        section = _group(root_section, ident(aid, "group", q.qid), title, points)
+        for v, parts in graded:
+            if parts:
+                _graded_item(section, ident(aid, "item", q.qid, v.sheet_id), v, parts)
+        total += points
+    if any(p for _, p in written):
+        wtitle = title + (" (written part)" if has_graded else "")
+        points = 0.0 if has_graded else max(v.points for v, p in written if p)
+        section = _group(root_section, ident(aid, "group", q.qid, "written"), wtitle, points)
+        for v, parts in written:
+            if parts:
+                name = variant_name(v) + (" (written)" if has_graded else "")
+                _essay(section, ident(aid, "item", q.qid, v.sheet_id, "written"), v, parts,
+                       name)
+        total += points
+    return total
+
+
+def assessment_xml(doc: KeyDoc, aid: str) -> tuple[bytes, float]:
+    """The QTI assessment document and its total points."""
+    root = ET.Element("questestinterop", {"xmlns": QTI_NS})
+    assessment = _el(root, "assessment", ident=aid, title=doc.title)
+    md = _el(assessment, "qtimetadata")
+    f = _el(md, "qtimetadatafield")
+    _el(f, "fieldlabel", "cc_maxattempts")
+    _el(f, "fieldentry", "1")
+    section = _el(assessment, "section", ident="root_section")
+    total = sum(_question(section, aid, q) for q in doc.questions)
+    ET.indent(root, space="  ")
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n", total
+
+
+def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
+    """Canvas's quiz settings (assessment_meta.xml): title, points, an unpublished quiz."""
+    root = ET.Element("quiz", {"identifier": aid, "xmlns": CANVAS_NS})
+    _el(root, "title", doc.title)
+    _el(root, "description", f"worksheetgen export, seed {doc.seed}")
+    _el(root, "shuffle_answers", "false")
+    _el(root, "scoring_policy", "keep_highest")
+    _el(root, "quiz_type", "assignment")
+    _el(root, "points_possible", f"{points:g}")
+    _el(root, "show_correct_answers", "true")
+    _el(root, "allowed_attempts", "1")
+    _el(root, "one_question_at_a_time", "false")
+    _el(root, "cant_go_back", "false")
+    _el(root, "available", "false")
+    ET.indent(root, space="  ")
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
+    """imsmanifest.xml: the assessment and its Canvas settings as resources."""
+    root = ET.Element("manifest", {"identifier": ident("manifest", aid), "xmlns": IMSCP_NS})
+    md = _el(root, "metadata")
+    _el(md, "schema", "IMS Content")
+    _el(md, "schemaversion", "1.1.3")
+    _el(root, "organizations")
+    res = _el(root, "resources")
+    meta_id = ident("meta", aid)
+    r = _el(res, "resource", identifier=aid, type="imsqti_xmlv1p2")
+    _el(r, "file", href=f"{aid}/{aid}.xml")
+    _el(r, "dependency", identifierref=meta_id)
+    m = _el(res, "resource", identifier=meta_id,
+            type="associatedcontent/imscc_xmlv1p1/learning-application-resource",
+            href=f"{aid}/assessment_meta.xml")
+    _el(m, "file", href=f"{aid}/assessment_meta.xml")
+    ET.indent(root, space="  ")
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def qti_zip(doc: KeyDoc) -> bytes:
+    """The Canvas QTI 1.2 package of a checked key, as zip bytes (same key, same bytes)."""
+    aid = ident("assessment", doc.title, str(doc.seed), doc.slug,
+                *(f"{q.qid}/{v.sheet_id}" for q in doc.questions for v in q.variants))
+    assessment, points = assessment_xml(doc, aid)
+    if not math.isfinite(points):  # pragma: no cover - points are checked finite on load
+        raise ExportError(f"expected finite points, got {points}")
+    files = {
+        "imsmanifest.xml": manifest_xml(doc, aid),
+        f"{aid}/{aid}.xml": assessment,
+        f"{aid}/assessment_meta.xml": meta_xml(doc, aid, points),
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    return buf.getvalue()
