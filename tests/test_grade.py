@@ -530,3 +530,16 @@ def test_multiple_choice_item_is_graded_by_label_and_names_the_chosen_slip(
     assert [s.misconception for s in slip.slips] == ["mask-with-zero"]
     with pytest.raises(GradeError, match=r"responses\.csv:2: value: expected one of 'A'"):
         graded(data, HEADER + "quiz,mask,A,,Z\n")
+
+
+def test_grade_carries_scores_straight_into_a_when_the_sheet_has_no_scale_part(built,
+                                                                               sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    (q,) = [q for q in data["sheets"][0]["questions"] if q["id"] == "practice-identity"]
+    q["parts"] = [p for p in q["parts"] if p["answer"] != "scaled"]
+    # scores written as [[2, 0], [0, 2]] (wrong), d_k = 2: softmax([2, 0]/sqrt 2) is the
+    # note's worked example, [0.80, 0.20]
+    text = HEADER + cells(sheet_id, "practice-identity", "scores", [[2, 0], [0, 2]]) \
+        + cells(sheet_id, "practice-identity", "A", [[0.80, 0.20], [0.20, 0.80]])
+    a = part(graded(data, text), "practice-identity", "A")
+    assert (a.status, a.carried_from) == ("carried", ("scores",))

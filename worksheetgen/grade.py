@@ -743,12 +743,17 @@ def _recompute(q: QuestionKey, name: str, vals: dict[str, Any]) -> Recomputed | 
     elif name == "A" and have("scaled"):
         pre = _mask(vals["scaled"]) if g.get("causal") else vals["scaled"]
         return ("scaled",), _softmax_rows(pre)
+    elif name == "A" and have("scores") and g.get("d_k"):
+        # no scale part on the sheet: A = softmax(scores / sqrt(d_k)) straight away
+        pre = vals["scores"] / math.sqrt(float(g["d_k"]))
+        return ("scores",), _softmax_rows(_mask(pre) if g.get("causal") else pre)
     elif name == "output" and have("A"):
         v = vals["V"] if have("V") else given("V")
         out = None if v is None else _matmul(vals["A"], v)
         if out is not None:
             return ("A", "V") if have("V") else ("A",), out
-    elif name == "concat_width" and have("d_k") and isinstance(g.get("h"), int):
+    elif name == "concat_width" and have("d_k") and isinstance(g.get("h"), int) \
+            and not g.get("d_v_given"):  # with a separate d_v the heads' width is not d_k
         return ("d_k",), vals["d_k"] * g["h"]
     elif name == "W_O_shape" and have("concat_width") and isinstance(g.get("d"), int):
         return ("concat_width",), np.array([[vals["concat_width"][0, 0], g["d"]]], dtype=float)
@@ -928,6 +933,15 @@ def scores_csv(result: GradeResult) -> str:
     return buf.getvalue()
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+
+
+def _md(text: Any) -> str:
+    """Text that prints as written in the Markdown report (one line, no markup, no HTML)."""
+    one_line = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", one_line).replace("&", "&amp;")
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
@@ -938,15 +952,13 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _part_line(p: PartResult) -> str:
-    from worksheetgen.render import escape_md as md
-
     head = f"- {p.part} `{p.answer}`: "
     entries = f"{p.right + p.carried} of {p.total} entries" if p.total > 1 else ""
     status = p.status
     if status == "ungraded":
-        wrote = md(_shorten(p.response, 200)) if p.response else "(blank)"
+        wrote = _md(_shorten(p.response, 200)) if p.response else "(blank)"
         return (head + f"free text, to grade by hand ({points_text(p.possible)} points). "
-                f"Wrote: {wrote}. Model answer: {md(_shorten(p.model, 200))}")
+                f"Wrote: {wrote}. Model answer: {_md(_shorten(p.model, 200))}")
     if status == "blank":
         text = "blank"
     elif status == "right":
@@ -962,7 +974,7 @@ def _part_line(p: PartResult) -> str:
         text = "wrong"
     line = head + text + f" ({points_text(p.earned)}/{points_text(p.possible)})"
     if p.slips:
-        named = "; ".join(f"**{s.misconception}**" + (f" ({md(s.description.rstrip('.'))})"
+        named = "; ".join(f"**{s.misconception}**" + (f" ({_md(s.description.rstrip('.'))})"
                                                        if s.description else "")
                           for s in p.slips)
         line += f". Reproduced by {named}"
@@ -970,7 +982,7 @@ def _part_line(p: PartResult) -> str:
         line += ". No slip in the misconception library reproduces it"
     if p.wrong:
         shown = "; ".join(
-            (f"({w.entry}) " if w.entry else "") + f"wrote {md(w.wrote)}, key {md(w.expected)}"
+            (f"({w.entry}) " if w.entry else "") + f"wrote {_md(w.wrote)}, key {_md(w.expected)}"
             for w in p.wrong[:12])
         more = f"; and {len(p.wrong) - 12} more" if len(p.wrong) > 12 else ""
         line += f". Not credited: {shown}{more}"
@@ -979,10 +991,8 @@ def _part_line(p: PartResult) -> str:
 
 def report_md(result: GradeResult) -> str:
     """A Markdown report: class summary, slips seen, and each student's parts with diagnoses."""
-    from worksheetgen.render import escape_md as md
-
     key = result.key
-    out = [f"# Grading report: {md(key.title or 'worksheet')}", ""]
+    out = [f"# Grading report: {_md(key.title or 'worksheet')}", ""]
     seed = f" (seed {key.seed})" if key.seed is not None else ""
     out.append(f"Key: `{key.path}`{seed}. Responses: `{result.responses}`. "
                f"{_count(len(result.students), 'student')}.")
@@ -994,18 +1004,18 @@ def report_md(result: GradeResult) -> str:
                    f"{points_text(mean)} of {points_text(top)}.")
     missing = [s.student for s in result.students if not s.responded]
     if missing:
-        out.append(f"No responses from: {md(', '.join(missing))}.")
+        out.append(f"No responses from: {_md(', '.join(missing))}.")
     out += ["", "## Slips seen", ""]
     counts = result.slip_counts()
     if counts:
         out += ["| misconception | what it is | answers | students |", "|---|---|---:|---:|"]
-        out += [f"| {s.misconception} | {md(s.description)} | {n} | {k} |" for s, n, k in counts]
+        out += [f"| {s.misconception} | {_md(s.description)} | {n} | {k} |" for s, n, k in counts]
     else:
         out.append("No wrong answer was reproduced by a slip in the misconception library.")
     for s in result.students:
-        who = md(s.student) + (f" ({md(s.name)})" if s.name and s.name != s.student else "")
+        who = _md(s.student) + (f" ({_md(s.name)})" if s.name and s.name != s.student else "")
         if result.has_sheet_column:
-            who += f", sheet {md(s.sheet)}"
+            who += f", sheet {_md(s.sheet)}"
         score = f"{points_text(s.earned)} / {points_text(s.possible)}"
         if s.ungraded:
             score += f" (+ {points_text(s.ungraded)} to grade by hand)"
@@ -1014,7 +1024,7 @@ def report_md(result: GradeResult) -> str:
             out.append("No responses.")
             continue
         for q in s.questions:
-            out.append(f"### Question {q.number}: {md(q.title)} (`{q.id}`), "
+            out.append(f"### Question {q.number}: {_md(q.title)} (`{q.id}`), "
                        f"{points_text(q.earned)} / {points_text(q.points)}")
             out.append("")
             out += [_part_line(p) for p in q.parts]
