@@ -74,15 +74,20 @@ def main() -> None:
 @click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
 @click.option("--templates", "template_dir", type=click.Path(file_okay=False),
               help="A folder with latex/ and markdown/ templates that override the bundled ones.")
+@click.option("--export", "exports", multiple=True,
+              type=click.Choice(["moodle", "gift", "qti"]),
+              help="Also write an LMS export of the key (repeatable): moodle.xml, gift.txt, "
+                   "canvas-qti.zip.")
 @reports_errors
 def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str | None,
-          decimals: int | None, template_dir: str | None) -> None:
+          decimals: int | None, template_dir: str | None, exports: tuple[str, ...]) -> None:
     """Draw a worksheet and write the student sheet, the answer key and key.json."""
     from worksheetgen.pipeline import BuildOptions
     from worksheetgen.pipeline import build as run_build
 
     result = run_build(BuildOptions(seed=seed, banks=banks, out=out, pdf=not no_pdf,
-                                    title=title, decimals=decimals, template_dir=template_dir))
+                                    title=title, decimals=decimals, template_dir=template_dir,
+                                    exports=exports))
     n_items = sum(len(s.items) for s in result.build.sheets)
     click.echo(f"Built {result.build.info.title!r} (seed {seed}, {n_items} questions) "
                f"into {result.folder}/")

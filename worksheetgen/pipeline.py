@@ -35,6 +35,7 @@ class BuildOptions:
     title: str | None = None
     decimals: int | None = None
     template_dir: str | None = None
+    exports: tuple[str, ...] = ()  # LMS formats written beside key.json (moodle, gift, qti)
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,10 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     target = Path(options.out) / folder_name(result)
     files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
     files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
+    if options.exports:
+        from worksheetgen.export import export_files
+
+        files.update(export_files(files["key.json"], options.exports))
     if options.pdf:
         from worksheetgen.compile import TexJob, compile_all
 

@@ -81,3 +81,15 @@ def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None) -
         raise ExportError(f"cannot write the export: {exc.strerror or exc}",
                           file=str(target)) from None
     return target
+
+
+def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) -> dict[str, bytes]:
+    """Exports of a build's key.json text, by default file name (for ``build --export``).
+
+    Reading the key.json text (not the in-memory build) means a build's exports say exactly
+    what its key.json says.
+    """
+    import json
+
+    data = json.loads(key_json)
+    return {FORMATS[fmt]: export_bytes(data, fmt) for fmt in dict.fromkeys(formats)}

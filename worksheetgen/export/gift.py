@@ -78,7 +78,8 @@ def choices_answer(part: KeyPart) -> str:
     alts = []
     for c in part.choices:
         mark = "=" if c.correct else "~"
-        alts.append(f"{mark}{gift_escape(html.markup_text(c.text))}{_fb(choice_feedback(c))}")
+        text = html.inline_html(html.choice_text(c))
+        alts.append(f"{mark}{gift_escape(text)}{_fb(choice_feedback(c))}")
     return "{" + " ".join(alts) + "}"
 
 
@@ -87,8 +88,8 @@ def options_answer(part: KeyPart) -> str:
     a = part.answer
     assert a is not None
     fb = _fb(html.markup_text(a.explanation)) if a.explanation else ""
-    alts = [("=" if o == a.value else "~") + gift_escape(o) + (fb if o == a.value else "")
-            for o in a.options]
+    alts = [("=" if o == a.value else "~") + gift_escape(html.inline_html(o))
+            + (fb if o == a.value else "") for o in a.options]
     return "{" + " ".join(alts) + "}"
 
 

@@ -13,7 +13,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from worksheetgen import mathtex
-from worksheetgen.export.keydata import Cell, KeyAnswer, KeyPart, Shown, Variant, number_text
+from worksheetgen.export.keydata import (
+    Cell,
+    Choice,
+    KeyAnswer,
+    KeyPart,
+    Shown,
+    Variant,
+    number_text,
+)
 from worksheetgen.render import sanitize_math, split_markup
 
 CellContent = Callable[[Cell], str]
@@ -31,6 +39,18 @@ def markup_text(markup: str) -> str:
     for is_math, text in split_markup(markup):
         out.append(math(text) if is_math else text)
     return " ".join("".join(out).split())
+
+
+def choice_text(choice: Choice) -> str:
+    """A multiple-choice option: key.json gives its text as math-mode LaTeX."""
+    return math(choice.text)
+
+
+def inline_html(text: str) -> str:
+    """Plain text (math included) as an HTML span, escaped by ElementTree."""
+    span = ET.Element("span")
+    span.text = text
+    return serialize(span)
 
 
 def paragraphs(markup: str) -> list[str]:
@@ -156,7 +176,7 @@ def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
         a = part.answer
         if part.choices:
             right = next(c for c in part.choices if c.correct)
-            p.text = f"{prefix}Answer: {right.label}. {markup_text(right.text)}"
+            p.text = f"{prefix}Answer: {right.label}. {choice_text(right)}"
             continue
         assert a is not None
         if a.kind in ("matrix", "vector", "scalar", "shape"):

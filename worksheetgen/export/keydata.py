@@ -81,7 +81,7 @@ class Choice:
     """One option of a multiple-choice item, in display order."""
 
     label: str
-    text: str  # markup: text with $math$
+    text: str  # math-mode LaTeX, as the sheet prints it
     correct: bool
     misconception: str | None
     description: str
@@ -369,21 +369,38 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
                              answer=built[name], row_label=row_label, col_label=col_label))
 
     if "choices" in q:
-        choices = _choices(r, q["choices"], f"{w}.choices", descriptions)
-        target = q.get("choice_answer")
-        hit = [i for i, p in enumerate(parts) if p.answer is not None and p.answer.name == target]
-        if hit:  # the choices answer that part: it becomes the multiple-choice part
-            i = hit[0]
-            parts[i] = KeyPart(prompt=parts[i].prompt, answer=parts[i].answer,
-                               row_label=parts[i].row_label, col_label=parts[i].col_label,
-                               choices=choices)
-        else:  # the choices answer the question as a whole: ask them as one more part
-            parts.append(KeyPart(prompt="Which of these is right?", answer=None,
-                                 choices=choices))
+        parts = _attach_choices(r, w, q, parts, descriptions)
     return Variant(sheet_id=sheet_id, sheet_label=sheet_label, qid=qid, number=number,
                    family=family, title=title, points=points, decimals=decimals,
                    prompt=prompt, shown=shown, parts=tuple(parts), distractors=distractors,
                    where=w)
+
+
+def _attach_choices(r: _Reader, w: str, q: Mapping[str, Any], parts: list[KeyPart],
+                    descriptions: Mapping[str, str]) -> list[KeyPart]:
+    """Give a multiple-choice item's options to the part they answer.
+
+    ``choice_answer`` is the correct option's label (what the build writes) or the name of the
+    answer the options are for. Labelled, the options answer the item's one part, or its last
+    part (the target answer) when there are several; with no part they are a part of their own.
+    """
+    choices = _choices(r, q["choices"], f"{w}.choices", descriptions)
+    target = q.get("choice_answer")
+    right = next(c for c in choices if c.correct)
+    names = [p.answer.name if p.answer is not None else "" for p in parts]
+    if isinstance(target, str) and target in names:
+        i = names.index(target)
+    elif target is None or target == right.label:
+        i = len(parts) - 1
+    else:
+        raise r.fail(f"{w}.choice_answer", f"expected the correct choice's label "
+                     f"({right.label!r}) or an answer name, got {_kind(target)}")
+    if i < 0:
+        return [KeyPart(prompt="Which of these is right?", answer=None, choices=choices)]
+    old = parts[i]
+    parts[i] = KeyPart(prompt=old.prompt, answer=old.answer, row_label=old.row_label,
+                       col_label=old.col_label, choices=choices)
+    return parts
 
 
 def _shown(r: _Reader, raw: Any, w: str) -> Shown:

@@ -117,7 +117,7 @@ def choices_gap(part: KeyPart) -> str:
     """A MULTICHOICE_V gap for a multiple-choice item, feedback naming each slip."""
     alts = []
     for c in part.choices:
-        text = cloze_escape(html.markup_text(c.text))
+        text = cloze_escape(html.choice_text(c))
         alts.append(_alt("=" if c.correct else "", text, choice_feedback(c)))
     return "{1:MULTICHOICE_V:" + "~".join(alts) + "}"
 
@@ -203,7 +203,7 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
     _text(q, "partiallycorrectfeedback", "")
     _text(q, "incorrectfeedback", "Not correct.")
     if part.choices:
-        options = [(c.correct, c.text, choice_feedback(c)) for c in part.choices]
+        options = [(c.correct, html.choice_text(c), choice_feedback(c)) for c in part.choices]
     else:
         a = part.answer
         assert a is not None
@@ -211,9 +211,7 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
     for correct, text, feedback in options:
         ans = ET.SubElement(q, "answer", {"fraction": "100" if correct else "0",
                                           "format": "html"})
-        span = ET.Element("span")
-        span.text = html.markup_text(text)
-        ET.SubElement(ans, "text").text = html.serialize(span)
+        ET.SubElement(ans, "text").text = html.inline_html(text)
         _text(ans, "feedback", feedback)
 
 

@@ -187,7 +187,7 @@ def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None
 
 def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None:
     if part.choices:
-        options = [(c.correct, html.markup_text(c.text), choice_feedback(c))
+        options = [(c.correct, html.choice_text(c), choice_feedback(c))
                    for c in part.choices]
     else:
         a = part.answer
@@ -202,9 +202,7 @@ def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -
     choice = _el(_el(pres, "response_lid", ident="response1", rcardinality="Single"),
                  "render_choice")
     for cid, (_, text, _fb) in zip(ids, options, strict=True):
-        span = ET.Element("span")
-        span.text = text
-        _material(_el(choice, "response_label", ident=cid), html.serialize(span))
+        _material(_el(choice, "response_label", ident=cid), html.inline_html(text))
     res = _outcomes(item)
     _general_feedback(res)
     for cid, (_, _, fb) in zip(ids, options, strict=True):
@@ -244,7 +242,7 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
         html.add_part_prompt(root, i, part, single)
         if part.choices or part.kind == "choice":
             if part.choices:
-                opts = [(c.label, html.markup_text(c.text), c.correct) for c in part.choices]
+                opts = [(c.label, html.choice_text(c), c.correct) for c in part.choices]
             else:
                 a = part.answer
                 assert a is not None
