@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -84,6 +85,7 @@ class Slip:
     misconception: str
     description: str
     answers: dict[str, Any]
+    grids: dict[str, np.ndarray] = field(default_factory=dict)  # numeric answers, parsed
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,20 @@ def _multiple_choice(a: KeyAnswer, q: dict[str, Any]) -> KeyAnswer:
                      tolerance=0.0, options=labels, choice_slips=slips)
 
 
+def _slip(d: dict[str, Any], answers: Sequence[KeyAnswer]) -> Slip:
+    values = dict(d.get("answer", {}))
+    grids = {}
+    for a in answers:
+        if a.grid is not None and a.name in values:
+            try:
+                grid = _as_grid(a.kind, values[a.name])
+            except (TypeError, ValueError):
+                continue  # a slip value of another form is never matched
+            if grid.shape == a.grid.shape:
+                grids[a.name] = grid
+    return Slip(str(d["misconception"]), str(d.get("description", "")), values, grids)
+
+
 def _question_key(q: dict[str, Any]) -> QuestionKey:
     kinds: dict[str, str] = q.get("kinds", {})
     values: dict[str, Any] = q["answer"]
@@ -213,9 +229,7 @@ def _question_key(q: dict[str, Any]) -> QuestionKey:
                                  options=tuple(q.get("options", {}).get(name, ()))))
     if q.get("format") == "choice" and q.get("choices"):
         answers = [_multiple_choice(a, q) for a in answers]
-    slips = tuple(Slip(str(d["misconception"]), str(d.get("description", "")),
-                       dict(d.get("answer", {})))
-                  for d in q.get("distractors", []))
+    slips = tuple(_slip(d, answers) for d in q.get("distractors", []))
     return QuestionKey(id=str(q["id"]), number=int(q.get("number", 0)),
                        title=str(q.get("title") or q["id"]), family=str(q.get("family", "")),
                        points=Fraction(str(q.get("points", 1))), given=dict(q.get("given", {})),
@@ -607,11 +621,11 @@ class QuestionResult:
     points: Fraction
     parts: tuple[PartResult, ...]
 
-    @property
+    @cached_property
     def earned(self) -> Fraction:
         return sum((p.earned for p in self.parts), Fraction(0))
 
-    @property
+    @cached_property
     def ungraded(self) -> Fraction:
         return sum((p.possible for p in self.parts if p.kind == "text"), Fraction(0))
 
@@ -626,15 +640,15 @@ class StudentResult:
     responded: bool
     questions: tuple[QuestionResult, ...]
 
-    @property
+    @cached_property
     def earned(self) -> Fraction:
         return sum((q.earned for q in self.questions), Fraction(0))
 
-    @property
+    @cached_property
     def possible(self) -> Fraction:
         return sum((q.points for q in self.questions), Fraction(0))
 
-    @property
+    @cached_property
     def ungraded(self) -> Fraction:
         return sum((q.ungraded for q in self.questions), Fraction(0))
 
@@ -667,11 +681,8 @@ class GradeResult:
 def _close(expected: np.ndarray, got: np.ndarray, tol: float) -> np.ndarray:
     """Entry-wise: is ``got`` within ``tol`` of ``expected`` (−∞ only matches −∞)."""
     with np.errstate(invalid="ignore"):
-        same_inf = np.isinf(expected) & np.isinf(got) & (np.sign(expected) == np.sign(got))
-        finite = np.isfinite(expected) & np.isfinite(got)
-        diff = np.where(finite, np.abs(np.where(finite, expected, 0) - np.where(finite, got, 0)),
-                        np.inf)
-    return same_inf | (finite & (diff <= tol + _EPS))
+        # inf - inf and anything with NaN (a blank) give NaN, which compares False
+        return (np.abs(expected - got) <= tol + _EPS) | (expected == got)
 
 
 def _mask(m: np.ndarray) -> np.ndarray:
@@ -781,19 +792,8 @@ def _diagnose(q: QuestionKey, ans: KeyAnswer, grid: np.ndarray, answered: np.nda
     """The slips whose result matches every entry the student gave (and some wrong one)."""
     if not (answered & ~right).any():
         return ()
-    found = []
-    for slip in q.slips:
-        if ans.name not in slip.answers:
-            continue
-        try:
-            target = _as_grid(ans.kind, slip.answers[ans.name])
-        except (TypeError, ValueError):
-            continue
-        if target.shape != grid.shape:
-            continue
-        if (_close(target, grid, ans.tolerance) | ~answered).all():
-            found.append(slip)
-    return tuple(found)
+    return tuple(slip for slip in q.slips if ans.name in slip.grids
+                 and (_close(slip.grids[ans.name], grid, ans.tolerance) | ~answered).all())
 
 
 def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Cell],
