@@ -543,3 +543,36 @@ def test_grade_carries_scores_straight_into_a_when_the_sheet_has_no_scale_part(b
         + cells(sheet_id, "practice-identity", "A", [[0.80, 0.20], [0.20, 0.80]])
     a = part(graded(data, text), "practice-identity", "A")
     assert (a.status, a.carried_from) == ("carried", ("scores",))
+
+
+def test_grade_has_help(runner):
+    result = runner.invoke(main, ["grade", "--help"])
+    assert result.exit_code == 0 and "--template" in result.output
+
+
+def test_grade_reads_a_spreadsheet_export_with_bom_and_crlf(runner, built, sheet_id, tmp_path):
+    text = ("\ufeff" + HEADER + all_right(sheet_id)).replace("\n", "\r\n").encode("utf-8")
+    result, out = run_grade(runner, built, text, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert read_scores(out)[0]["total"] == "21"
+
+
+def test_grade_reports_a_missing_key_or_responses_file(runner, built, tmp_path):
+    result = runner.invoke(main, ["grade", "--key", str(tmp_path / "nokey.json"),
+                                  str(tmp_path / "r.csv")])
+    assert result.exit_code != 0 and "expected an existing key.json file" in result.output
+    result = runner.invoke(main, ["grade", "--key", str(built), str(tmp_path / "r.csv")])
+    assert result.exit_code != 0 and "expected an existing responses CSV" in result.output
+    assert not (tmp_path / "scores.csv").exists()
+
+
+def test_grade_reports_an_output_folder_that_is_a_file(runner, built, sheet_id, tmp_path):
+    resp = tmp_path / "responses.csv"
+    resp.write_text(HEADER + all_right(sheet_id), encoding="utf-8")
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file", encoding="utf-8")
+    result = runner.invoke(main, ["grade", "--key", str(built), str(resp), "--out",
+                                  str(blocker / "grades")])
+    assert result.exit_code != 0
+    assert "--out: expected a folder the outputs can be written to" in result.output
+    assert "Traceback" not in result.output
