@@ -10,7 +10,7 @@ import difflib
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,11 @@ from worksheetgen.models import Bank, BankFile, Location, QuestionSpec, SheetInf
 
 MAX_BANK_BYTES = 2_000_000
 MAX_QUESTIONS = 200
+MAX_YAML_VALUES = 100_000
+MAX_YAML_DEPTH = 40
+_CORE = "tag:yaml.org,2002:"
+SAFE_TAGS = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
+                                          "timestamp"))
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 QUESTION_FIELDS = ("id", "family", "points", "decimals", "params", "prompt", "format", "title")
@@ -35,6 +40,8 @@ class Doc:
     data: Any
     lines: dict[tuple[Any, ...], int]
     file: str
+    #: where each text value starts: path -> (line of its first character, block style |/>)
+    starts: dict[tuple[Any, ...], tuple[int, bool]] = field(default_factory=dict)
 
     def line(self, path: tuple[Any, ...]) -> int | None:
         """The line of ``path``, or of its nearest ancestor that has one."""
@@ -43,6 +50,13 @@ class Doc:
                 return self.lines[path]
             path = path[:-1]
         return self.lines.get((), None)
+
+    def text_line(self, path: tuple[Any, ...]) -> int | None:
+        """The file line of the first line of the text value at ``path`` (for templates)."""
+        if path in self.starts:
+            line, block = self.starts[path]
+            return line + 1 if block else line
+        return self.line(path)
 
     def error(self, path: tuple[Any, ...], message: str) -> BankError:
         """A BankError located at ``path``."""
@@ -64,68 +78,128 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
+        return "a mapping" if value else "an empty mapping"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)}" if value else "an empty list"
+    if isinstance(value, bytes):
+        return "binary data"
     text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:
     """' (did you mean "x"?)' when a close option exists, else ''."""
-    close = difflib.get_close_matches(str(word), list(options), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
     return f' (did you mean "{close[0]}"?)' if close else ""
 
 
-def _to_data(node: yaml.Node, path: tuple[Any, ...], lines: dict, loader: yaml.SafeLoader) -> Any:
-    lines[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        out: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            key = _to_data(key_node, path + ("<key>",), {}, loader)
-            if isinstance(key, list | dict):
-                raise BankError(
-                    "expected a plain key, got " + describe(key),
-                    line=key_node.start_mark.line + 1,
-                    field=path_text(path),
-                )
-            if key in out:
-                raise BankError(
-                    f"duplicate key {key!r}",
-                    line=key_node.start_mark.line + 1,
-                    field=path_text(path + (key,)),
-                )
-            out[key] = _to_data(value_node, path + (key,), lines, loader)
-            lines[path + (key,)] = key_node.start_mark.line + 1
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        return [_to_data(v, path + (i,), lines, loader) for i, v in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)
+_YAML_TOKENS = {
+    "'<stream end>'": "the end of the file", "<block end>": "the end of the block",
+    "'<block mapping start>'": "a field indented differently",
+    "'<block sequence start>'": "a list item indented differently", "'<scalar>'": "a value",
+    "'<document start>'": "'---'",
+}
+
+
+def _tag_text(tag: str) -> str:
+    return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
+
+
+class _Reader:
+    """Turn a composed YAML node tree into plain data, recording lines, refusing tags.
+
+    Counting every value visited stops alias bombs ("billion laughs") and depth is capped,
+    so a small hostile file cannot make the load hang or blow the stack.
+    """
+
+    def __init__(self, loader: yaml.SafeLoader) -> None:
+        self.loader = loader
+        self.lines: dict[tuple[Any, ...], int] = {}
+        self.starts: dict[tuple[Any, ...], tuple[int, bool]] = {}
+        self.count = 0
+
+    def fail(self, node: yaml.Node, path: tuple[Any, ...], message: str) -> BankError:
+        return BankError(message, line=node.start_mark.line + 1, field=path_text(path))
+
+    def key(self, node: yaml.Node, path: tuple[Any, ...]) -> Any:
+        """A mapping key: a plain scalar (text or a number), never recorded as a value."""
+        if not isinstance(node, yaml.ScalarNode):
+            got = "a mapping" if isinstance(node, yaml.MappingNode) else "a list"
+            raise self.fail(node, path, f"expected a plain key, got {got}")
+        self.check(node, path)
+        return self.scalar(node, path)
+
+    def check(self, node: yaml.Node, path: tuple[Any, ...]) -> None:
+        """Count the value and refuse tags that are not plain YAML."""
+        self.count += 1
+        if self.count > MAX_YAML_VALUES:
+            raise self.fail(node, path, f"expected at most {MAX_YAML_VALUES} YAML values, got "
+                            "more (do aliases expand too far?)")
+        if node.tag not in SAFE_TAGS:
+            what = "a merge key '<<'" if node.tag == _CORE + "merge" \
+                else f"the tag {_tag_text(node.tag)!r}"
+            raise self.fail(node, path, f"expected plain YAML values (no tags), got {what}")
+
+    def scalar(self, node: yaml.Node, path: tuple[Any, ...]) -> Any:
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except (ValueError, OverflowError) as exc:
+            raise self.fail(node, path, f"expected a valid value, got {describe(node.value)} "
+                            f"({exc})") from None
+
+    def read(self, node: yaml.Node, path: tuple[Any, ...], depth: int = 0) -> Any:
+        """Plain data for ``node``, recording the line of ``path``."""
+        self.check(node, path)
+        if depth > MAX_YAML_DEPTH:
+            raise self.fail(node, path, f"expected values nested at most {MAX_YAML_DEPTH} "
+                            "levels deep, got deeper")
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            out: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                key = self.key(key_node, path)
+                if key in out:
+                    raise self.fail(key_node, path + (key,), f"expected each key once, got "
+                                    f"{key!r} again")
+                self.lines[path + (key,)] = key_node.start_mark.line + 1
+                out[key] = self.read(value_node, path + (key,), depth + 1)
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [self.read(v, path + (i,), depth + 1) for i, v in enumerate(node.value)]
+        self.starts[path] = (node.start_mark.line + 1, node.style in ("|", ">"))
+        return self.scalar(node, path)
 
 
 def parse_yaml(text: str, file: str) -> Doc:
-    """Parse YAML safely (no tags that build Python objects), keeping line numbers."""
+    """Parse YAML safely (plain values only, no tags), keeping line numbers."""
     loader = yaml.SafeLoader(text)
+    reader = _Reader(loader)
     try:
         node = loader.get_single_node()
         if node is None:
             raise BankError("expected a mapping with a 'questions' list, got an empty file",
                             file=file)
-        lines: dict[tuple[Any, ...], int] = {}
-        data = _to_data(node, (), lines, loader)
+        data = reader.read(node, ())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         problem = (exc.problem or exc.context or "invalid YAML").strip()
+        for token, words in _YAML_TOKENS.items():
+            problem = problem.replace(token, words)
+        if "block" in problem or "indent" in problem:
+            problem += " (check the indentation)"
         raise BankError(f"YAML syntax error: {problem}", file=file, line=line) from None
     except yaml.YAMLError as exc:
         raise BankError(f"YAML error: {exc}", file=file) from None
+    except RecursionError:
+        raise BankError(f"expected values nested at most {MAX_YAML_DEPTH} levels deep, got "
+                        "deeper", file=file) from None
     except BankError as exc:
         exc.file = file
         raise
     finally:
         loader.dispose()
-    return Doc(data, lines, file)
+    return Doc(data, reader.lines, file, reader.starts)
 
 
 def read_text(path: Path, shown: str) -> str:
@@ -143,25 +217,36 @@ def read_text(path: Path, shown: str) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise BankError(
-            f"expected UTF-8 text, got an undecodable byte at offset {exc.start}", file=shown
-        ) from None
+        line = raw[:exc.start].count(b"\n") + 1
+        raise BankError(f"expected UTF-8 text (save the file as UTF-8), got the byte "
+                        f"0x{raw[exc.start]:02x}", file=shown, line=line) from None
 
 
 def bank_files(paths: Iterable[str | Path]) -> list[Path]:
     """Expand bank arguments (files or folders of *.yaml / *.yml) into files, in order."""
     out: list[Path] = []
+    seen: dict[Path, str] = {}
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             found = sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml") and x.is_file())
             if not found:
                 raise BankError("expected a folder with *.yaml banks, got none", file=str(raw))
-            out.extend(found)
         elif p.is_file():
-            out.append(p)
+            found = [p]
+        elif p.exists():
+            raise BankError("expected a YAML file or a folder of banks, got a special file",
+                            file=str(raw))
         else:
-            raise BankError("no such file or folder", file=str(raw))
+            raise BankError("expected a YAML file or a folder of banks, got no such file or "
+                            "folder", file=str(raw))
+        for f in found:
+            key = f.resolve()
+            if key in seen:
+                raise BankError(f"expected each bank once, got it again (first as {seen[key]})",
+                                file=str(f))
+            seen[key] = str(f)
+            out.append(f)
     return out
 
 
@@ -226,9 +311,9 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
     if not isinstance(raw, dict):
         raise doc.error(path, f"expected a mapping with id and family, got {describe(raw)}")
     _check_fields(doc, raw, path, QUESTION_FIELDS)
-    for required in ("id", "family"):
+    for required, what in (("id", "a question id"), ("family", "a family name")):
         if required not in raw:
-            raise doc.error(path, f"missing required field '{required}'")
+            raise doc.error(path + (required,), f"expected {what} (required), got nothing")
     qid = raw["id"]
     if not isinstance(qid, str | int) or isinstance(qid, bool) or not ID_RE.match(str(qid)):
         raise doc.error(path + ("id",), "expected an id of letters, digits, '-', '_' or '.' "
@@ -281,8 +366,9 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
     if prompt is not None:
         from worksheetgen.render import check_prompt_template
 
-        check_prompt_template(prompt, doc.file, doc.line(path + ("prompt",)),
-                              path_text(path + ("prompt",)) or "prompt", family)
+        check_prompt_template(prompt, doc.file, doc.text_line(path + ("prompt",)),
+                              path_text(path + ("prompt",)) or "prompt", family,
+                              family.sample_contexts(params, str(qid)))
     return spec
 
 
@@ -293,7 +379,7 @@ def load_doc(path: Path, shown: str) -> Doc:
         raise doc.error((), f"expected a mapping with a 'questions' list, got {describe(doc.data)}")
     _check_fields(doc, doc.data, (), TOP_FIELDS)
     if "questions" not in doc.data:
-        raise doc.error((), "missing required field 'questions'")
+        raise doc.error(("questions",), "expected a list of questions (required), got nothing")
     qs = doc.data["questions"]
     if not isinstance(qs, list) or not qs:
         raise doc.error(("questions",), f"expected a non-empty list, got {describe(qs)}")

@@ -51,7 +51,37 @@ class SeedType(click.ParamType):
         return seed
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """A command group whose usage errors and Ctrl-C are one line on stderr, like every error."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.BadParameter as exc:
+            where = "/".join(exc.param.opts) if exc.param is not None and exc.param.opts \
+                else (exc.param_hint or "value")
+            message = "expected a value (required), got nothing" \
+                if isinstance(exc, click.MissingParameter) else exc.message
+            click.echo(f"worksheetgen: error: {where}: {message}", err=True)
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:
+            command = exc.ctx.command_path if exc.ctx is not None else "worksheetgen"
+            click.echo(f"worksheetgen: error: {exc.format_message()} (see {command} --help)",
+                       err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:  # Ctrl-C (Click turns KeyboardInterrupt into Abort)
+            click.echo("worksheetgen: interrupted", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            click.echo(f"worksheetgen: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="worksheetgen")
 def main() -> None:
     """Randomized self-attention worksheets with exact answer keys.
@@ -78,21 +108,98 @@ def main() -> None:
               type=click.Choice(["moodle", "gift", "qti"]),
               help="Also write an LMS export of the key (repeatable): moodle.xml, gift.txt, "
                    "canvas-qti.zip.")
+@click.option("--roster", type=click.Path(dir_okay=False),
+              help="A class roster CSV (header; 'name' required, 'id' optional): one sheet per "
+                   "student, a combined PDF to print and per-student PDFs.")
+@click.option("--versions", type=click.IntRange(1, 702), metavar="N",
+              help="N anonymous versions A, B, C, ... instead of a roster.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Print each stage with its time, and every file written.")
 @reports_errors
 def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str | None,
-          decimals: int | None, template_dir: str | None, exports: tuple[str, ...]) -> None:
-    """Draw a worksheet and write the student sheet, the answer key and key.json."""
+          decimals: int | None, template_dir: str | None, exports: tuple[str, ...],
+          roster: str | None, versions: int | None, quiet: bool, verbose: bool) -> None:
+    """Draw a worksheet and write the student sheet, the answer key and key.json.
+
+    With --roster (or --versions) it builds a whole class into one folder.
+    """
     from worksheetgen.pipeline import BuildOptions
     from worksheetgen.pipeline import build as run_build
 
-    result = run_build(BuildOptions(seed=seed, banks=banks, out=out, pdf=not no_pdf,
-                                    title=title, decimals=decimals, template_dir=template_dir,
-                                    exports=exports))
-    n_items = sum(len(s.items) for s in result.build.sheets)
-    click.echo(f"Built {result.build.info.title!r} (seed {seed}, {n_items} questions) "
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose: expected one of them, got both")
+    reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
+    try:
+        result = run_build(BuildOptions(seed=seed, banks=banks, out=out, pdf=not no_pdf,
+                                        title=title, decimals=decimals,
+                                        template_dir=template_dir, exports=exports,
+                                        roster=roster, versions=versions), reporter)
+    finally:
+        reporter.close()
+    if quiet:
+        return
+    n_items = result.item_count if result.item_count is not None \
+        else sum(len(s.items) for s in result.build.sheets)
+    who = ""
+    if roster is not None or versions is not None:
+        noun = "student" if roster is not None else "version"
+        who = f" for {result.sheet_count} {noun}{'' if result.sheet_count == 1 else 's'}"
+    click.echo(f"Built {result.build.info.title!r}{who} (seed {seed}, {n_items} questions) "
                f"into {result.folder}/")
+    nested: dict[str, int] = {}
     for name in result.files:
-        click.echo(f"  {result.folder / name}")
+        folder, sep, _ = name.partition("/")
+        if sep and not verbose:
+            nested[folder] = nested.get(folder, 0) + 1
+        else:
+            click.echo(f"  {result.folder / name}")
+    for folder, count in nested.items():
+        click.echo(f"  {result.folder / folder}/  ({count} files: each sheet's and key's "
+                   ".pdf, .tex and .md; --verbose lists them)")
+
+
+class _BuildProgress:
+    """Progress of a long build: a bar per stage on a terminal, stage times with --verbose."""
+
+    LABELS = {"sheets": "Drawing and rendering sheets", "pdf": "Compiling PDFs (one TeX run "
+              "per document)", "split": "Cutting per-sheet PDFs", "write": "Writing"}
+
+    def __init__(self, bar: bool, verbose: bool) -> None:
+        import time
+
+        self.clock = time.perf_counter
+        self.bar_on, self.verbose = bar, verbose
+        self.stage: str | None = None
+        self.bar: Any = None
+        self.done = 0
+        self.started = self.clock()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage != self.stage:
+            self.close()
+            self.stage, self.done, self.started = stage, 0, self.clock()
+            if self.bar_on and total > 1:
+                self.bar = click.progressbar(length=total, label=self.LABELS.get(stage, stage),
+                                             file=sys.stderr, show_pos=True)
+                self.bar.__enter__()
+            elif self.bar_on and done < total:
+                click.echo(f"{self.LABELS.get(stage, stage)} ...", err=True)
+        if self.bar is not None:
+            self.bar.update(done - self.done)
+        self.done = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        """Finish the current stage's bar (and say how long the stage took)."""
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+        if self.stage is not None and self.verbose:
+            click.echo(f"  {self.LABELS.get(self.stage, self.stage)}: "
+                       f"{self.clock() - self.started:.2f} s", err=True)
+        self.stage = None
 
 
 @main.command()

@@ -9,13 +9,16 @@ immutable sandbox into *markup*: plain text with ``$...$`` math, which each form
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2 import nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from worksheetgen import mathtex
 from worksheetgen.errors import TemplateError
@@ -42,54 +45,216 @@ _TEX_SPECIAL = {
     "`": r"\textasciigrave{}",
 }
 _TEX_RE = re.compile("|".join(re.escape(k) for k in _TEX_SPECIAL))
+# Characters other than printable ASCII that pdflatex prints with the bundled preamble
+# (T1 fonts, utf8 input): Latin-1, Latin Extended-A and some of B, typographic punctuation,
+# a few symbols. Found by compiling every character LaTeX's .dfu files declare; anything
+# else (Greek, Cyrillic, CJK, emoji) would stop TeX, so it prints as "?" in the PDF
+# (the Markdown and key.json keep it).
+_TEX_PRINTABLE = (
+    (0xA0, 0x125), (0x128, 0x137), (0x139, 0x13E), (0x141, 0x148), (0x14A, 0x165),
+    (0x168, 0x17E), (0x192, 0x192), (0x1C4, 0x1D4), (0x1E2, 0x1E3), (0x1E6, 0x1EB),
+    (0x1F0, 0x1F0), (0x1F4, 0x1F5), (0x218, 0x21B), (0x232, 0x233), (0x237, 0x237),
+    (0x2C6, 0x2C7), (0x2D8, 0x2D9), (0x2DB, 0x2DD), (0x1E02, 0x1E03), (0x1E0D, 0x1E0D),
+    (0x1E1E, 0x1E21), (0x1E25, 0x1E25), (0x1E30, 0x1E31), (0x1E37, 0x1E37), (0x1E43, 0x1E43),
+    (0x1E45, 0x1E45), (0x1E47, 0x1E47), (0x1E5B, 0x1E5B), (0x1E63, 0x1E63), (0x1E6D, 0x1E6D),
+    (0x1E8E, 0x1E91), (0x1E9E, 0x1E9E), (0x1EF2, 0x1EF3), (0x2010, 0x2016), (0x2018, 0x201A),
+    (0x201C, 0x201E), (0x2020, 0x2022), (0x2026, 0x2026), (0x2030, 0x2031), (0x2039, 0x203B),
+    (0x203D, 0x203D), (0x2044, 0x2044), (0x20AC, 0x20AC), (0x2103, 0x2103), (0x2116, 0x2117),
+    (0x2122, 0x2122), (0x2126, 0x2126), (0x2190, 0x2193), (0xFB00, 0xFB06),
+)
+_NOT_PRINTABLE_RE = re.compile(
+    "[^\t\n\r -~" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in _TEX_PRINTABLE) + "]")
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _plain(text: Any) -> str:
+    """Text with Windows/Mac line ends as \n and control characters as spaces."""
+    s = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL_RE.sub(" ", s)
 
 
 def escape_tex(text: Any) -> str:
-    """Text that prints exactly as written in LaTeX (no command, comment or math can start)."""
-    s = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], str(text))
-    s = s.replace("\r\n", "\n").replace("\r", "\n")
+    """Text that prints exactly as written in LaTeX (no command, comment or math can start).
+
+    Every letter is kept as written (names are data): a document with letters beyond
+    pdfLaTeX's T1 fonts (Greek, Cyrillic, CJK, ...) is compiled with LuaLaTeX instead
+    (worksheetgen.compile.choose_engine), never printed with "?" in their place.
+    """
+    s = _plain(text)
+    s = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], s)
     return re.sub(r"\n\s*\n", r"\\par ", s).replace("\n", " ")
 
 
-_MD_RE = re.compile(r"([\\`*_\[\]<>#|~$])")
+_MD_RE = re.compile(r"([\\`*_{}\[\]<>()#+!|~$])")
+_MD_LINE_START_RE = re.compile(r"(^|\n)([ \t]*)(-|=|\d+(?=[.)]))")
 
 
 def escape_md(text: Any) -> str:
-    """Text that prints as written in Markdown (no emphasis, links, HTML or math)."""
-    s = _MD_RE.sub(r"\\\1", str(text).replace("\r\n", "\n").replace("\r", "\n"))
+    """Text that prints as written in Markdown (no emphasis, links, HTML, lists or math)."""
+    s = _MD_RE.sub(r"\\\1", _plain(text).replace("\t", " "))
     s = s.replace("&", "&amp;")
-    return re.sub(r"\n\s*\n", "\n\n", s).replace("\n\n", "\x00").replace("\n", " ")\
-        .replace("\x00", "\n\n")
+    s = re.sub(r"\n\s*\n", "\n\n", s).replace("\n\n", "\x00").replace("\n", " ")
+    s = s.replace("\x00", "\n\n")
+    # a paragraph starting "- ", "=" or "1." would become a list or a heading
+    return _MD_LINE_START_RE.sub(
+        lambda m: m.group(1) + m.group(2) + ("\\" + m.group(3) if not m.group(3).isdigit()
+                                              else m.group(3) + "\\"), s)
 
 
 # Math in bank prompts may use only these commands: enough for attention arithmetic, and
-# nothing that reads files, defines macros or writes.
+# nothing that reads or writes files, defines macros, changes catcodes or links anywhere.
 MATH_COMMANDS = frozenset("""
-sqrt frac dfrac tfrac top intercal times cdot cdots ldots dots infty le leq ge geq ne neq approx
-sum prod exp log max min left right mathrm mathbf mathit mathbb text textbf textit operatorname
-alpha beta gamma delta epsilon varepsilon theta lambda mu pi sigma tau phi varphi omega
-Delta Sigma Omega in notin mid quad qquad to rightarrow mapsto hat tilde bar vec overline
-underline begin end bmatrix pmatrix matrix
+sqrt frac dfrac tfrac top intercal times cdot cdots ldots dots vdots ddots infty le leq ge geq ne
+neq approx equiv sim simeq propto sum prod exp log ln max min arg det dim sin cos tanh left right
+mathrm mathbf mathit mathbb mathcal mathsf mathtt boldsymbol text textbf textit textrm
+operatorname displaystyle textstyle scriptstyle
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi
+rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega
+in notin mid subset subseteq cup cap setminus emptyset forall exists partial nabla ell prime
+pm mp div ast star circ bullet odot oplus otimes wedge vee neg lnot
+quad qquad to rightarrow leftarrow Rightarrow leftrightarrow mapsto implies iff uparrow downarrow
+hat tilde bar vec dot ddot overline underline widehat widetilde underbrace overbrace
+langle rangle lfloor rfloor lceil rceil lvert rvert lVert rVert vert Vert backslash
+big Big bigg Bigg bigl bigr Bigl Bigr limits nolimits
 """.split())
-_MATH_CMD_RE = re.compile(r"\\([A-Za-z]+|.)")
+MATH_ENVIRONMENTS = frozenset("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix "
+                              "cases".split())
+# control symbols that only space, escape or align: \, \; \: \! \{ \} \| \% \# \& \$ \_ \ \\
+_MATH_SYMBOLS = frozenset(",;:!{}|%#&$_ \\")
+_MATH_TOKEN_RE = re.compile(
+    r"\\(?P<be>begin|end)(?![A-Za-z])(?P<env>\s*\{[^{}]*\})?|\\(?P<cmd>[A-Za-z]+)"
+    r"|\\(?P<sym>.?)|(?P<hats>\^\^)|(?P<char>[{}%#&$\x00-\x1f\x7f])", re.S)
+_CLOSERS = {"{": "}", "left": r"\right."}
+
+
+def math_problems(math: str) -> list[str]:
+    """What :func:`sanitize_math` would have to change in ``math`` (empty when it is clean)."""
+    problems: list[str] = []
+    stack: list[str] = []
+    for m in _MATH_TOKEN_RE.finditer(math):
+        cmd, env, sym, char = m.group("cmd"), m.group("env"), m.group("sym"), m.group("char")
+        if m.group("be"):
+            cmd = m.group("be")
+            name = env.strip()[1:-1].strip() if env else ""
+            if name not in MATH_ENVIRONMENTS:
+                problems.append(f"\\{cmd}{{{name}}} (only matrix environments)")
+            elif cmd == "begin":
+                stack.append(name)
+            elif stack and stack[-1] == name:
+                stack.pop()
+            else:
+                problems.append(f"\\end{{{name}}} without its \\begin")
+        elif cmd is not None and cmd not in MATH_COMMANDS:
+            problems.append(f"\\{cmd}")
+        elif cmd == "left":
+            stack.append("left")
+        elif cmd == "right":
+            if stack and stack[-1] == "left":
+                stack.pop()
+            else:
+                problems.append("\\right without \\left")
+        elif sym is not None and sym not in _MATH_SYMBOLS:
+            problems.append("\\" + sym if sym else "a lone \\ at the end")
+        elif m.group("hats"):
+            problems.append("^^")
+        elif char == "{":
+            stack.append("{")
+        elif char == "}":
+            if stack and stack[-1] == "{":
+                stack.pop()
+            else:
+                problems.append("an unmatched }")
+        elif char in ("&",) and not any(x in MATH_ENVIRONMENTS for x in stack):
+            problems.append("& outside a matrix")
+    problems += ["an unclosed " + ("{" if x == "{" else "\\left" if x == "left"
+                                   else f"\\begin{{{x}}}") for x in reversed(stack)]
+    return problems
 
 
 def sanitize_math(math: str) -> str:
-    """Math from a bank, with any command outside a safe list shown literally instead of run."""
+    """Math from a bank made safe for TeX, MathJax and KaTeX.
 
-    def keep(m: re.Match[str]) -> str:
-        name = m.group(1)
-        if name in MATH_COMMANDS or (len(name) == 1 and not name.isalpha()
-                                     and name not in "^_"):
-            if name in ("begin", "end"):
-                return m.group()
-            return m.group()
-        return r"\backslash\mathrm{" + name + "}"
+    Commands outside :data:`MATH_COMMANDS` print literally instead of running; ``^^`` (TeX's
+    way to write any character, a backslash included) cannot form; ``%`` and ``#`` print;
+    control characters become spaces; braces, ``\\left``/``\\right`` and matrix environments
+    are balanced so the math cannot close a group it did not open.
+    """
+    out: list[str] = []
+    stack: list[str] = []  # "{", "left" or an environment name
 
-    out = _MATH_CMD_RE.sub(keep, math)
-    # environments other than matrices cannot be opened
-    return re.sub(r"\\(begin|end)\{(?!(?:b|p)?matrix\})([^}]*)\}",
-                  lambda m: r"\backslash\mathrm{" + m.group(1) + "}", out)
+    def close_to(opener: str) -> bool:
+        if opener not in stack:
+            return False
+        while stack[-1] != opener:
+            top = stack.pop()
+            out.append(_CLOSERS.get(top, rf"\end{{{top}}}"))
+        stack.pop()
+        return True
+
+    pos = 0
+    for m in _MATH_TOKEN_RE.finditer(math):
+        out.append(math[pos:m.start()])
+        pos = m.end()
+        cmd, env, sym, char = m.group("cmd"), m.group("env"), m.group("sym"), m.group("char")
+        if m.group("be"):
+            cmd = m.group("be")
+            name = env.strip()[1:-1].strip() if env else ""
+            if name in MATH_ENVIRONMENTS and cmd == "begin":
+                stack.append(name)
+                out.append(rf"\begin{{{name}}}")
+            elif name in MATH_ENVIRONMENTS and close_to(name):
+                out.append(rf"\end{{{name}}}")
+            else:
+                out.append(r"\backslash\mathrm{" + cmd + "}")
+                if env:
+                    out.append(r"\{\mathrm{" + re.sub(r"[^A-Za-z*]", "", name) + r"}\}")
+        elif cmd is not None:
+            if cmd not in MATH_COMMANDS:
+                out.append(r"\backslash\mathrm{" + cmd + "}")
+            elif cmd == "left":
+                stack.append("left")
+                out.append(r"\left")
+            elif cmd == "right":
+                out.append(r"\right" if close_to("left") else " ")
+            else:
+                out.append("\\" + cmd)
+        elif sym is not None:
+            if sym == "\\":
+                in_env = any(x in MATH_ENVIRONMENTS for x in stack)
+                out.append(r"\\" if in_env else " ")
+            elif sym in _MATH_SYMBOLS:
+                out.append("\\" + sym)
+            elif sym in "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r" or not sym:
+                out.append(r"\backslash ")
+            else:
+                out.append(r"\backslash " + _math_char(sym))
+        elif m.group("hats"):
+            out.append(r"\hat{}\hat{}")
+        elif char == "{":
+            stack.append("{")
+            out.append("{")
+        elif char == "}":
+            out.append("}" if close_to("{") else r"\}")
+        elif char == "&":
+            out.append("&" if any(x in MATH_ENVIRONMENTS for x in stack) else r"\&")
+        elif char in "%#$":
+            out.append("\\" + char)
+        else:  # a control character
+            out.append(" ")
+    out.append(math[pos:])
+    while stack:
+        top = stack.pop()
+        out.append(_CLOSERS.get(top, rf"\end{{{top}}}"))
+    return "".join(out)
+
+
+def _math_char(c: str) -> str:
+    """One character after a refused backslash, printable in math mode."""
+    if c == "^":
+        return r"\hat{}"
+    if c.isalnum() and c.isascii() or c in "()[]+-=.,;:!?/*<>'@`\"~|":
+        return c
+    return " "
 
 
 def split_markup(markup: str) -> list[tuple[bool, str]]:
@@ -120,61 +285,285 @@ def markup_tex(markup: str) -> str:
     return "".join(f"${sanitize_math(t)}$" if m else escape_tex(t) for m, t in split_markup(markup))
 
 
+def md_math(math: str) -> str:
+    """Sanitized math for a Markdown file: no raw ``<`` or ``>`` an HTML viewer could parse."""
+    return sanitize_math(math).strip().replace("<", r"\lt ").replace(">", r"\gt ")
+
+
 def markup_md(markup: str) -> str:
     """Prompt markup as Markdown with $math$ for MathJax/KaTeX."""
-    return "".join(f"${sanitize_math(t).strip()}$" if m else escape_md(t)
-                   for m, t in split_markup(markup))
+    return "".join(f"${md_math(t)}$" if m else escape_md(t) for m, t in split_markup(markup))
 
 
 # ---------------------------------------------------------------- prompt templates (sandbox)
 
+MAX_PROMPT_CHARS = 20_000  # a rendered prompt
+MAX_LOOP_STEPS = 100_000  # loop iterations in one prompt rendering
+MAX_SEQUENCE = 10_000  # the longest text or list a prompt may build with *
+MAX_POWER_BITS = 10_000  # the largest integer a prompt may build with **
+PROMPT_FILTERS = frozenset("""
+abs round int float string length count first last join list lower upper capitalize title trim
+default d min max sum sort reverse unique
+""".split())
+_STATEMENTS = {
+    "Macro": "{% macro %}", "CallBlock": "{% call %}", "Assign": "{% set %}",
+    "AssignBlock": "{% set %}", "Include": "{% include %}", "Import": "{% import %}",
+    "FromImport": "{% from ... import %}", "Extends": "{% extends %}", "Block": "{% block %}",
+    "With": "{% with %}", "FilterBlock": "{% filter %}", "ExprStmt": "{% do %}",
+    "Continue": "{% continue %}", "Break": "{% break %}", "Scope": "a scope",
+    "EvalContextModifier": "{% autoescape %}", "ScopedEvalContextModifier": "{% autoescape %}",
+}
+_ALLOWED_NODES = (
+    nodes.Template, nodes.Output, nodes.TemplateData, nodes.If, nodes.For, nodes.Name,
+    nodes.Const, nodes.Getattr, nodes.Getitem, nodes.Slice, nodes.Filter, nodes.Test,
+    nodes.Compare, nodes.Operand, nodes.And, nodes.Or, nodes.Not, nodes.Neg, nodes.Pos,
+    nodes.Add, nodes.Sub, nodes.Mul, nodes.Div, nodes.FloorDiv, nodes.Mod, nodes.Pow,
+    nodes.Concat, nodes.CondExpr, nodes.List, nodes.Tuple, nodes.Dict, nodes.Pair,
+    nodes.Keyword, nodes.Call,
+)
+_STEPS: ContextVar[list[int] | None] = ContextVar("worksheetgen_prompt_steps", default=None)
+
+
+class PromptError(Exception):
+    """A prompt template that may not run, with the template line (internal to render)."""
+
+    def __init__(self, message: str, lineno: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.lineno = lineno
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _counted(iterable: Any) -> Iterator[Any]:
+    """Iterate, charging each step to the current rendering's loop budget."""
+    steps = _STEPS.get()
+    for x in iterable:
+        if steps is not None:
+            steps[0] += 1
+            if steps[0] > MAX_LOOP_STEPS:
+                raise SecurityError(f"expected at most {MAX_LOOP_STEPS} loop steps in a prompt, "
+                                    "got more")
+        yield x
+
+
+class PromptSandbox(ImmutableSandboxedEnvironment):
+    """Jinja2's immutable sandbox with resource limits for bank prompts.
+
+    Only a few filters and ``range`` are available; ``*``, ``**`` and ``%`` are checked so a
+    short template cannot build a huge text or number; loops share a step budget.
+    """
+
+    intercepted_binops = frozenset({"*", "**", "%"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and _is_int(left) and _is_int(right) and right > 0 \
+                and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
+            raise SecurityError(f"expected powers of at most {MAX_POWER_BITS} bits, got more")
+        if operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, str | list | tuple) and _is_int(n) \
+                        and len(seq) * n > MAX_SEQUENCE:
+                    raise SecurityError(f"expected texts and lists of at most {MAX_SEQUENCE} "
+                                        f"items, got {len(seq) * n}")
+        if operator == "%" and isinstance(left, str):
+            raise SecurityError("expected no '%' text formatting (use the round filter), got "
+                                "'%' after a text")
+        return super().call_binop(context, operator, left, right)
+
+
+def _check_node(node: nodes.Node, loop_names: set[str], names: list[tuple[str, int]]) -> None:
+    """Refuse what a prompt may not use; collect the variables it reads."""
+    kind = type(node).__name__
+    if not isinstance(node, _ALLOWED_NODES):
+        what = _STATEMENTS.get(kind, kind)
+        raise PromptError(f"expected text, {{{{ variables }}}}, {{% if %}} and {{% for %}}, "
+                          f"got {what}", node.lineno)
+    if isinstance(node, nodes.For):
+        if node.recursive:
+            raise PromptError("expected a plain {% for %}, got a recursive loop", node.lineno)
+        for target in node.target.find_all(nodes.Name):
+            loop_names.add(target.name)
+    elif isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
+        raise PromptError(f"expected an attribute without '_' in front, got {node.attr!r}",
+                          node.lineno)
+    elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) \
+            and isinstance(node.arg.value, str) and node.arg.value.startswith("_"):
+        raise PromptError(f"expected an item without '_' in front, got {node.arg.value!r}",
+                          node.lineno)
+    elif isinstance(node, nodes.Filter) and node.name not in PROMPT_FILTERS:
+        raise PromptError(f"expected a filter from: {', '.join(sorted(PROMPT_FILTERS))}; "
+                          f"got {node.name!r}", node.lineno)
+    elif isinstance(node, nodes.Call):
+        callee = node.node
+        ok = (isinstance(callee, nodes.Name) and callee.name == "range") or (
+            isinstance(callee, nodes.Getattr) and callee.attr == "cycle"
+            and isinstance(callee.node, nodes.Name) and callee.node.name == "loop")
+        if not ok:
+            raise PromptError("expected no calls other than range(...) and loop.cycle(...), "
+                              "got a call", node.lineno)
+    elif isinstance(node, nodes.Name) and node.ctx == "load":
+        if node.name == "self":
+            raise PromptError("expected a variable, got 'self'", node.lineno)
+        names.append((node.name, node.lineno))
+    for child in node.iter_child_nodes():
+        _check_node(child, loop_names, names)
+
+
 @lru_cache(maxsize=1)
-def _prompt_env() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
-                                        keep_trailing_newline=False)
+def _prompt_env() -> PromptSandbox:
+    env = PromptSandbox(undefined=jinja2.StrictUndefined, autoescape=False,
+                        keep_trailing_newline=False)
+    env.filters = {k: v for k, v in env.filters.items() if k in PROMPT_FILTERS}
+    env.filters["wsg_counted"] = _counted
+    env.globals = {"range": env.globals["range"]}
     return env
 
 
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A checked, compiled prompt and the variables it reads (name, template line)."""
+
+    template: jinja2.Template
+    names: tuple[tuple[str, int], ...]
+
+
 @lru_cache(maxsize=512)
-def _compile_prompt(text: str) -> jinja2.Template:
-    return _prompt_env().from_string(text)
+def compile_prompt(text: str) -> PromptTemplate:
+    """Parse, check and compile a prompt; raises TemplateSyntaxError or PromptError."""
+    env = _prompt_env()
+    tree = env.parse(text)
+    loop_names: set[str] = set()
+    names: list[tuple[str, int]] = []
+    _check_node(tree, loop_names, names)
+    for loop in tree.find_all(nodes.For):
+        loop.iter = nodes.Filter(loop.iter, "wsg_counted", [], [], None, None,
+                                 lineno=loop.lineno)
+    tree.set_environment(env)
+    free = tuple((n, line) for n, line in names
+                 if n not in loop_names and n not in ("loop", "range"))
+    return PromptTemplate(env.from_string(tree), free)
 
 
-def prompt_variables(family: Any) -> list[str]:
-    """Names a prompt of this family may use (for error messages)."""
-    names = {p.name for p in family.params} | {"T", "d_k", "causal"}
-    return sorted(names)
+def _syntax_message(exc: jinja2.TemplateSyntaxError) -> str:
+    """Jinja's syntax message, with an unclosed block said the same way on every run."""
+    block = re.search(r"innermost block that needs to be closed is '(\w+)'", exc.message or "")
+    if block:
+        name = block.group(1)
+        return (f"template syntax error: expected {{% end{name} %}} to close {{% {name} %}}, "
+                "got the end of the prompt")
+    return f"template syntax error: {exc.message}"
 
 
-def check_prompt_template(text: str, file: str, line: int | None, field: str,
-                          family: Any) -> None:
-    """Fail early, at bank load, on a prompt with a Jinja syntax error."""
+def _template_line(exc: BaseException) -> int | None:
+    """The template line a rendering error happened on, from Jinja's rewritten traceback."""
+    line = getattr(exc, "lineno", None)
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _fail(message: str, lineno: int | None, file: str, line: int | None,
+          field: str, first_line: int | None = None) -> TemplateError:
+    """A TemplateError at the file line of template line ``lineno`` when it is known."""
+    where = line
+    if first_line is not None:
+        where = first_line + max((lineno or 1) - 1, 0)
+    note = f"prompt line {lineno}: " if lineno else ""
+    return TemplateError(note + message, file=file, line=where, field=field)
+
+
+def _render(template: PromptTemplate, context: Mapping[str, Any]) -> str:
+    token = _STEPS.set([0])
     try:
-        _compile_prompt(text)
-    except jinja2.TemplateSyntaxError as exc:
-        at = None if line is None else line + max(exc.lineno - 1, 0)
-        raise TemplateError(f"template syntax error: {exc.message}", file=file, line=at,
-                            field=field) from None
+        out: list[str] = []
+        size = 0
+        for chunk in template.template.generate(**context):
+            size += len(chunk)
+            if size > MAX_PROMPT_CHARS:
+                raise SecurityError(f"expected a prompt of at most {MAX_PROMPT_CHARS} "
+                                    "characters, got more")
+            out.append(chunk)
+        return "".join(out).strip()
+    finally:
+        _STEPS.reset(token)
 
 
 def render_prompt(text: str, context: Mapping[str, Any], *, file: str = "<prompt>",
-                  line: int | None = None, field: str = "prompt") -> str:
-    """Render a prompt template (bank or family default) in the sandbox into markup."""
+                  line: int | None = None, field: str = "prompt",
+                  first_line: int | None = None) -> str:
+    """Render a prompt template (bank or family default) in the sandbox into markup.
+
+    Errors name ``file``, ``line`` (or, with ``first_line``, the file line of the template
+    line that failed) and the template line. Every failure of the template is a
+    TemplateError: whatever a bank writes, the build answers with one line.
+    """
+
+    def fail(message: str, lineno: int | None) -> TemplateError:
+        return _fail(message, lineno, file, line, field, first_line)
+
     try:
-        return _compile_prompt(text).render(**context).strip()
+        template = compile_prompt(text)
     except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(f"template syntax error: {exc.message}", file=file, line=line,
-                            field=field) from None
+        raise fail(_syntax_message(exc), exc.lineno) from None
+    except PromptError as exc:
+        raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
+    try:
+        return _render(template, context)
     except jinja2.UndefinedError as exc:
-        raise TemplateError(f"template error: {exc.message}; available: "
-                            + ", ".join(sorted(context)), file=file, line=line,
-                            field=field) from None
-    except jinja2.exceptions.SecurityError as exc:
-        raise TemplateError(f"template not allowed: {exc}", file=file, line=line,
-                            field=field) from None
-    except (TypeError, ValueError, ArithmeticError) as exc:
-        raise TemplateError(f"template error: {exc}", file=file, line=line,
-                            field=field) from None
+        raise fail(f"template error: {exc.message}; expected one of: "
+                   + ", ".join(sorted(context)), _template_line(exc)) from None
+    except SecurityError as exc:
+        raise fail(f"template not allowed: {exc}", _template_line(exc)) from None
+    except (jinja2.TemplateError, RecursionError, MemoryError) as exc:
+        raise fail(f"template error: {exc}", _template_line(exc)) from None
+    except Exception as exc:  # anything a template expression raises (1/0, 'a' + 1, ...)
+        raise fail(f"template error: {type(exc).__name__}: {exc}", _template_line(exc)) \
+            from None
+
+
+def check_prompt_template(text: str, file: str, line: int | None, field: str,
+                          family: Any = None, contexts: Iterable[Mapping[str, Any]] = ()) -> None:
+    """Fail at bank load on a prompt that would fail at build time.
+
+    ``line`` is the file line of the template's first line. Checks the syntax and what the
+    template uses; with ``contexts`` (the variables of sample draws) every variable must
+    exist in one of them, each sample must render, and its math must need no sanitizing.
+    """
+    contexts = list(contexts)
+
+    def fail(message: str, lineno: int | None) -> TemplateError:
+        return _fail(message, lineno, file, line, field, line)
+
+    try:
+        template = compile_prompt(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise fail(_syntax_message(exc), exc.lineno) from None
+    except PromptError as exc:
+        raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
+    if not contexts:
+        return
+    known = sorted(set().union(*contexts))
+    for name, lineno in template.names:
+        if name not in known:
+            from worksheetgen.bank import did_you_mean
+
+            raise fail(f"unknown variable {name!r}{did_you_mean(name, known)}; expected one "
+                       f"of: {', '.join(known)}", lineno)
+    for context in contexts:
+        markup = render_prompt(text, context, file=file, line=line, field=field,
+                               first_line=line)
+        for is_math, math in split_markup(markup):
+            problems = math_problems(math) if is_math else []
+            if problems:
+                shown = math if len(math) <= 40 else math[:37] + "..."
+                raise fail(f"expected math with safe commands only, got {problems[0]} in "
+                           f"${shown}$", None)
 
 
 # ---------------------------------------------------------------- document templates

@@ -7,6 +7,7 @@ the sandbox, markup with $math$), ``draw`` (parameters + generator -> given valu
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -265,6 +266,36 @@ class Family:
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         """Cross-field problems as (field, message) pairs; none by default."""
         return []
+
+    def prompt_context(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Variables a prompt sees besides the given values (none by default)."""
+        return {}
+
+    def sample_contexts(self, params: dict[str, ParamValue], key: str) -> list[dict[str, Any]]:
+        """The prompt variables of a few fixed sample draws, for checking a bank's prompt.
+
+        One draw per combination of drawn true/false parameters (they decide which
+        variables exist, e.g. ``prescaled`` drops ``d_k``); the generators are fixed, so the
+        check is the same on every run. A draw that fails is skipped: the build reports it.
+        """
+        from worksheetgen.errors import WorksheetgenError
+        from worksheetgen.rng import generator
+
+        flags = [name for name, v in params.items() if isinstance(v, Choices)
+                 and all(isinstance(x, bool) for x in v.values)][:4]
+        combos = list(itertools.product(*(sorted(set(params[n].values)) for n in flags)))
+        out = []
+        for i, combo in enumerate(combos):
+            pinned = dict(params)
+            pinned.update({n: Pinned(v) for n, v in zip(flags, combo, strict=True)})
+            try:
+                given = self.draw(pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
+            except WorksheetgenError:
+                continue
+            context = dict(given)
+            context.update(self.prompt_context(given))
+            out.append(context)
+        return out
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         """The given values of one variant (JSON-able: ints, bools, lists of rows)."""

@@ -1,0 +1,246 @@
+"""Bad input gets one clear line (file, line, field, expected/got), a non-zero exit, no output.
+
+Every case of issue 5 section 1 is a row of one table: the files it writes, the command-line
+arguments, and the exact error line it must print. Each row runs through Click's CliRunner;
+a sample also runs as a real subprocess, where a traceback would show.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from worksheetgen.cli import main
+from worksheetgen.families import FAMILIES
+
+Q = "questions:\n  - id: a\n    family: softmax\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: files to write, arguments to add, and the error line expected."""
+
+    name: str
+    files: dict[str, str | bytes]
+    expected: str
+    args: tuple[str, ...] = ("--bank", "bank.yaml")
+    dirs: tuple[str, ...] = field(default=())
+    exit_code: int = 1
+
+
+def bank(text: str) -> dict[str, str | bytes]:
+    return {"bank.yaml": text}
+
+
+CASES = [
+    Case("yaml-syntax-error", bank(Q + "    params: {T: 2\n"),
+         "bank.yaml:5: YAML syntax error: expected ',' or '}', but got the end of the file"),
+    Case("yaml-bad-indent", bank("questions:\n  - id: a\n   family: softmax\n"),
+         "bank.yaml:3: YAML syntax error: expected the end of the block, but found a field "
+         "indented differently (check the indentation)"),
+    Case("empty-file", bank(""),
+         "bank.yaml: expected a mapping with a 'questions' list, got an empty file"),
+    Case("only-comments", bank("# nothing here\n"),
+         "bank.yaml: expected a mapping with a 'questions' list, got an empty file"),
+    Case("not-a-mapping-list", bank("- 1\n- 2\n"),
+         "bank.yaml:1: expected a mapping with a 'questions' list, got a list of 2"),
+    Case("not-a-mapping-text", bank("hello\n"),
+         "bank.yaml:1: expected a mapping with a 'questions' list, got 'hello'"),
+    Case("binary-file", {"bank.yaml": b"\x7fELF\x02\x01\x01\x00\x00\x00"},
+         "bank.yaml: expected a UTF-8 YAML text file, got a binary file"),
+    Case("not-utf8", {"bank.yaml": "questions: caf\u00e9\n".encode("latin-1")},
+         "bank.yaml:1: expected UTF-8 text (save the file as UTF-8), got the byte 0xe9"),
+    Case("bank-does-not-exist", {}, "missing.yaml: expected a YAML file or a folder of banks, "
+         "got no such file or folder", args=("--bank", "missing.yaml")),
+    Case("folder-without-banks", {"empty/notes.txt": "x"},
+         "empty: expected a folder with *.yaml banks, got none", args=("--bank", "empty")),
+    Case("same-bank-twice", bank(Q),
+         "bank.yaml: expected each bank once, got it again (first as bank.yaml)",
+         args=("--bank", "bank.yaml", "--bank", "bank.yaml")),
+    Case("no-questions-field", bank("sheet: {title: x}\n"),
+         "bank.yaml:1: questions: expected a list of questions (required), got nothing"),
+    Case("questions-empty", bank("questions: []\n"),
+         "bank.yaml:1: questions: expected a non-empty list, got an empty list"),
+    Case("unknown-top-field", bank("questoins: []\n"),
+         "bank.yaml:1: questoins: unknown field (did you mean \"questions\"?); "
+         "expected one of: sheet, questions"),
+    Case("unknown-family", bank("questions:\n  - id: a\n    family: sofmax\n"),
+         "bank.yaml:3: questions[0].family: unknown family 'sofmax' (did you mean "
+         "\"softmax\"?); expected one of: " + ", ".join(sorted(FAMILIES))),
+    Case("unknown-field", bank(Q + "    pionts: 2\n"),
+         "bank.yaml:4: questions[0].pionts: unknown field (did you mean \"points\"?); "
+         "expected one of: id, family, points, decimals, params, prompt, format, title"),
+    Case("unknown-parameter", bank(Q + "    params: {dk: 2}\n"),
+         "bank.yaml:4: questions[0].params.dk: unknown parameter (did you mean \"d_k\"?) "
+         "for family 'softmax'; expected one of: T, d_k, low, high, prescaled, S"),
+    Case("unknown-sheet-field", bank("sheet: {titel: x}\n" + Q),
+         "bank.yaml:1: sheet.titel: unknown field (did you mean \"title\"?); "
+         "expected one of: id, title, course, instructions, decimals"),
+    Case("missing-id", bank("questions:\n  - family: softmax\n"),
+         "bank.yaml:2: questions[0].id: expected a question id (required), got nothing"),
+    Case("missing-family", bank("questions:\n  - id: a\n"),
+         "bank.yaml:2: questions[0].family: expected a family name (required), got nothing"),
+    Case("wrong-type-T", bank(Q + "    params: {T: two}\n"),
+         "bank.yaml:4: questions[0].params.T: expected an integer from 2 to 4, got 'two'"),
+    Case("wrong-type-points", bank(Q + "    points: [1]\n"),
+         "bank.yaml:4: questions[0].points: expected a number of points above 0, got a list of 1"),
+    Case("wrong-type-bool", bank("questions:\n  - id: a\n    family: causal\n"
+                                 "    params: {causal: 'yes'}\n"),
+         "bank.yaml:4: questions[0].params.causal: expected true or false, got 'yes'"),
+    Case("wrong-type-question", bank("questions:\n  - softmax\n"),
+         "bank.yaml:2: questions[0]: expected a mapping with id and family, got 'softmax'"),
+    Case("range-backwards", bank(Q + "    params: {T: {min: 4, max: 2}}\n"),
+         "bank.yaml:4: questions[0].params.T: expected min <= max, got min 4 > max 2"),
+    Case("range-empty-choices", bank(Q + "    params: {T: {choices: []}}\n"),
+         "bank.yaml:4: questions[0].params.T.choices: expected a non-empty list, "
+         "got an empty list"),
+    Case("range-low-above-high", bank(Q + "    params: {low: 5, high: 1}\n"),
+         "bank.yaml:4: questions[0].params.high: expected high >= low (5), got 1"),
+    Case("T-above-support", bank(Q + "    params: {T: 12}\n"),
+         "bank.yaml:4: questions[0].params.T: expected an integer from 2 to 4, got 12"),
+    Case("T-range-above-support", bank(Q + "    params: {T: {min: 2, max: 50}}\n"),
+         "bank.yaml:4: questions[0].params.T.max: expected an integer from 2 to 4, got 50"),
+    Case("T-below-support", bank(Q + "    params: {T: 1}\n"),
+         "bank.yaml:4: questions[0].params.T: expected an integer from 2 to 4, got 1"),
+    Case("h-not-dividing-d", bank("questions:\n  - id: a\n    family: heads\n"
+                                  "    params: {d: 10, h: 4}\n"),
+         "bank.yaml:4: questions[0].params.h: expected h to divide d = 10, got h = 4"),
+    Case("h-never-dividing-d", bank("questions:\n  - id: a\n    family: heads\n"
+                                    "    params: {d: {choices: [9, 15]}, h: {choices: [2, 4]}}\n"),
+         "bank.yaml:4: questions[0].params.h: expected at least one choice of h that divides "
+         "a choice of d, got none"),
+    Case("d_k-zero", bank(Q + "    params: {d_k: 0}\n"),
+         "bank.yaml:4: questions[0].params.d_k: expected an integer from 1 to 64, got 0"),
+    Case("d_k-negative", bank(Q + "    params: {d_k: -4}\n"),
+         "bank.yaml:4: questions[0].params.d_k: expected an integer from 1 to 64, got -4"),
+    Case("d_k-zero-in-choices", bank(Q + "    params: {d_k: {choices: [2, 0]}}\n"),
+         "bank.yaml:4: questions[0].params.d_k.choices[1]: expected an integer from 1 to 64, "
+         "got 0"),
+    Case("matrix-not-square", bank(Q + "    params:\n      S: [[1, 2], [3, 4], [5, 6]]\n"),
+         "bank.yaml:5: questions[0].params.S: expected a square T x T table, got 3x2"),
+    Case("matrix-ragged", bank(Q + "    params:\n      S: [[1, 2], [3]]\n"),
+         "bank.yaml:5: questions[0].params.S[1]: expected a row of 2 numbers (like row 0), got 1"),
+    Case("matrix-non-number", bank(Q + "    params:\n      S: [[1, x], [3, 4]]\n"),
+         "bank.yaml:5: questions[0].params.S[0][1]: expected a number of at most 1000 in size, "
+         "got 'x'"),
+    Case("matrix-nan", bank(Q + "    params:\n      S: [[1, .nan], [3, 4]]\n"),
+         "bank.yaml:5: questions[0].params.S[0][1]: expected a number of at most 1000 in size, "
+         "got nan"),
+    Case("matrix-too-big", bank(Q + "    params:\n      S: " + str([[1] * 9] * 9) + "\n"),
+         "bank.yaml:5: questions[0].params.S: expected between 2 and 4 rows and columns, got 9x9"),
+    Case("matrix-not-a-list", bank(Q + "    params:\n      S: 3\n"),
+         "bank.yaml:5: questions[0].params.S: expected a matrix (a list of rows), got 3"),
+    Case("lab3-shapes-disagree", bank(
+        "questions:\n  - id: a\n    family: lab3\n    params:\n"
+        "      Q: [[1, 0], [0, 1]]\n      K: [[1, 0, 1], [0, 1, 1]]\n      V: [[1], [2]]\n"),
+         "bank.yaml:6: questions[0].params.K: expected K with 2 columns like Q, got 3"),
+    Case("duplicate-id-in-bank", bank(Q + "  - id: a\n    family: heads\n"),
+         "bank.yaml:4: questions[1].id: expected a unique id, got 'a' again "
+         "(first at bank.yaml:2)"),
+    Case("duplicate-id-across-banks", {"bank.yaml": Q, "more.yaml": "questions:\n  - id: b\n"
+                                       "    family: heads\n  - id: a\n    family: heads\n"},
+         "more.yaml:4: questions[1].id: expected a unique id, got 'a' again "
+         "(first at bank.yaml:2)", args=("--bank", "bank.yaml", "--bank", "more.yaml")),
+    Case("duplicate-key", bank(Q + "    points: 1\n    points: 2\n"),
+         "bank.yaml:5: questions[0].points: expected each key once, got 'points' again"),
+    Case("bad-id", bank("questions:\n  - id: 'a b/c'\n    family: heads\n"),
+         "bank.yaml:2: questions[0].id: expected an id of letters, digits, '-', '_' or '.' "
+         "(at most 64), got 'a b/c'"),
+    Case("prompt-syntax-error", bank(Q + "    prompt: |\n      Scores for\n"
+                                     "      {{ T tokens.\n"),
+         "bank.yaml:6: questions[0].prompt: prompt line 2: template syntax error: "
+         "expected token 'end of print statement', got 'tokens'"),
+    Case("prompt-unclosed-block", bank(Q + "    prompt: \"{% if causal %}masked\"\n"),
+         "bank.yaml:4: questions[0].prompt: prompt line 1: template syntax error: expected "
+         "{% endif %} to close {% if %}, got the end of the prompt"),
+    Case("prompt-undefined-variable", bank(Q + "    prompt: |\n      {{ T }} tokens,\n"
+                                           "      width {{ dk }}.\n"),
+         "bank.yaml:6: questions[0].prompt: prompt line 2: unknown variable 'dk' (did you mean "
+         "\"d_k\"?); expected one of: S, T, causal, d_k"),
+    Case("prompt-filter-not-allowed", bank(Q + "    prompt: \"{{ T|center(100) }}\"\n"),
+         "bank.yaml:4: questions[0].prompt: prompt line 1: template not allowed: expected a "
+         "filter from: abs, capitalize, count, d, default, first, float, int, join, last, "
+         "length, list, lower, max, min, reverse, round, sort, string, sum, title, trim, "
+         "unique, upper; got 'center'"),
+    Case("prompt-runtime-error", bank(Q + "    prompt: \"{{ T / 0 }}\"\n"),
+         "bank.yaml:4: questions[0].prompt: prompt line 1: template error: ZeroDivisionError: "
+         "division by zero"),
+    Case("prompt-unsafe-math", bank(Q + "    prompt: 'Read $\\input{/etc/passwd}$'\n"),
+         "bank.yaml:4: questions[0].prompt: expected math with safe commands only, got \\input "
+         "in $\\input{/etc/passwd}$"),
+    Case("python-tag", bank("questions: !!python/object/apply:os.system ['echo hi']\n"),
+         "bank.yaml:1: questions: expected plain YAML values (no tags), got the tag "
+         "'!!python/object/apply:os.system'"),
+    Case("seed-negative", {}, "--seed: expected a non-negative integer, got '-1'",
+         args=("--seed", "-1"), exit_code=2),
+    Case("seed-not-a-number", {}, "--seed: expected a non-negative integer, got 'abc'",
+         args=("--seed", "abc"), exit_code=2),
+    Case("seed-fraction", {}, "--seed: expected a non-negative integer, got '1.5'",
+         args=("--seed", "1.5"), exit_code=2),
+    Case("seed-too-big", {}, "--seed: expected a non-negative integer below 2**63, "
+         "got '9223372036854775808'", args=("--seed", str(2**63)), exit_code=2),
+]
+
+
+def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+def command(case: Case) -> list[str]:
+    seed = [] if "--seed" in case.args else ["--seed", "1"]
+    return ["build", *seed, "--no-pdf", "--out", "out", *case.args]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_bad_input_prints_one_clear_line_and_writes_nothing(case, runner, tmp_path,
+                                                            monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_files(tmp_path, case.files)
+    result = runner.invoke(main, command(case))
+    assert result.exit_code == case.exit_code, result.output + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stdout == ""
+    assert result.stderr == f"worksheetgen: error: {case.expected}\n"
+    assert not (tmp_path / "out").exists()
+
+
+SUBPROCESS_CASES = ["yaml-syntax-error", "binary-file", "unknown-family", "prompt-syntax-error",
+                    "duplicate-id-across-banks", "python-tag", "seed-negative"]
+
+
+@pytest.mark.parametrize("name", SUBPROCESS_CASES)
+def test_bad_input_in_a_real_process_has_no_traceback(name, tmp_path) -> None:
+    case = next(c for c in CASES if c.name == name)
+    write_files(tmp_path, case.files)
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.run([sys.executable, "-m", "worksheetgen", *command(case)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == case.exit_code
+    assert proc.stdout == ""
+    assert proc.stderr == f"worksheetgen: error: {case.expected}\n"
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_input_table_covers_every_family_error_once_per_kind() -> None:
+    names = [c.name for c in CASES]
+    assert len(names) == len(set(names))
+    # the cases the issue lists, by kind
+    for kind in ("yaml-syntax", "empty-file", "not-a-mapping", "binary", "does-not-exist",
+                 "folder-without", "unknown-family", "unknown-field", "missing-", "wrong-type",
+                 "range-backwards", "range-empty", "T-above", "h-not-dividing", "d_k-zero",
+                 "d_k-negative", "matrix-not-square", "matrix-non-number", "duplicate-id-in",
+                 "duplicate-id-across", "prompt-syntax", "prompt-undefined", "seed-",
+                 "python-tag"):
+        assert any(kind in n for n in names), kind
