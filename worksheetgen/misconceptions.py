@@ -306,7 +306,11 @@ def value_json(value: Any) -> Any:
 
 
 def value_rounded(value: Any, decimals: int) -> Any:
-    """An exact fingerprint value as the strings the key prints."""
+    """An exact fingerprint value as the strings the key prints (as the answer would be)."""
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        from worksheetgen.families.answers import table
+
+        return table(value, decimals)  # whole-number tables print without decimals
     if isinstance(value, Ex):
         return ex.rounded(value, decimals)
     if isinstance(value, tuple | list):

@@ -1,0 +1,156 @@
+"""Drawn variants: every slip must show at the printed digits; else redraw, drop or fail."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from worksheetgen.bank import load_banks
+from worksheetgen.draw import MAX_REDRAWS, draw_variant
+from worksheetgen.errors import DrawError
+from worksheetgen.pipeline import make_build
+from worksheetgen.solve import make_item
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def softmax(row: list[float]) -> list[float]:
+    m = max(row)
+    e = [math.exp(x - m) for x in row]
+    return [x / sum(e) for x in e]
+
+
+def one_spec(write_bank, body: str):
+    path = write_bank("sheet: {id: t, title: T}\nquestions:\n" + body.lstrip("\n"))
+    return load_banks([path]).questions[0]
+
+
+def test_pinned_d_k_of_one_keeps_the_item_and_records_the_scale_slips_as_correct(write_bank):
+    spec = one_spec(write_bank, """
+  - id: q
+    family: softmax
+    params: {S: [[2, 0], [1, 3]], d_k: 1}
+""")
+    item = make_item(spec, 7, "t", 1)
+    names = [d.misconception for d in item.solution.distractors]
+    assert names == ["softmax-over-columns"]
+    same = {(c.misconception, c.same_as) for c in item.solution.coincident}
+    assert same == {("scale-by-dk", "correct"), ("no-scale", "correct")}
+
+
+def test_drawn_d_k_of_one_is_redrawn_from_the_same_generator(write_bank):
+    spec = one_spec(write_bank, """
+  - id: q
+    family: softmax
+    params: {S: [[2, 0], [1, 3]], d_k: {choices: [1, 2]}}
+""")
+    redraws = []
+    for seed in range(30):
+        v = draw_variant(spec, seed, "t")
+        assert v.given["d_k"] == 2
+        assert not v.coincident and not v.fixed
+        redraws.append(v.redraws)
+        assert draw_variant(spec, seed, "t").given == v.given  # reproducible
+    assert max(redraws) >= 1  # about half the seeds drew d_k = 1 first
+
+
+def test_the_note_symmetric_example_drops_softmax_over_columns_and_says_so(tmp_path):
+    bank = load_banks([ROOT / "banks" / "practice.yaml"])
+    build = make_build(bank, 42)
+    item = next(i for i in build.sheets[0].items if i.spec.id == "worked-example")
+    assert [d.misconception for d in item.solution.distractors] == ["scale-by-dk", "no-scale"]
+    assert [(c.misconception, c.same_as) for c in item.solution.coincident] == [
+        ("softmax-over-columns", "correct")]
+    from worksheetgen.keyfile import key_json
+
+    q = next(q for q in key_json(build)["sheets"][0]["questions"] if q["id"] == "worked-example")
+    assert q["coincident"][0]["misconception"] == "softmax-over-columns"
+    assert q["coincident"][0]["same_as"] == "correct"
+    # the distractors are what the note says the slips give: softmax([1, 0]) and softmax([2, 0])
+    rounded = {d["misconception"]: d["rounded"]["A"][0] for d in q["distractors"]}
+    assert rounded == {"scale-by-dk": ["0.73", "0.27"], "no-scale": ["0.88", "0.12"]}
+
+
+def test_a_pinned_choice_item_left_with_too_few_distractors_fails_naming_it(write_bank):
+    spec = one_spec(write_bank, """
+  - id: sym
+    family: softmax
+    format: choice
+    params: {S: [[2, 0], [0, 2]], d_k: 1}
+""")
+    with pytest.raises(DrawError) as err:
+        make_item(spec, 1, "t", 1)
+    text = str(err.value)
+    assert "bank.yaml:3" in text and "questions[sym]" in text
+    assert "scale-by-dk gives the correct answer" in text
+    assert "softmax-over-columns gives the correct answer" in text
+    assert "expected at least 2 distinguishable distractors" in text
+
+
+def test_a_pinned_symmetric_choice_item_with_a_real_scale_still_has_two_options(write_bank):
+    spec = one_spec(write_bank, """
+  - id: sym
+    family: softmax
+    format: choice
+    params: {S: [[2, 0], [0, 2]], d_k: 2}
+""")
+    item = make_item(spec, 1, "t", 1)
+    assert sorted(c.misconception or "" for c in item.solution.choices) == [
+        "", "no-scale", "scale-by-dk"]
+
+
+def test_drawn_variants_that_always_collide_fail_after_bounded_redraws(write_bank):
+    spec = one_spec(write_bank, """
+  - id: always-symmetric
+    family: softmax
+    params: {S: [[2, 0], [0, 2]], d_k: {choices: [2, 4]}}
+""")
+    with pytest.raises(DrawError) as err:
+        draw_variant(spec, 3, "t")
+    text = str(err.value)
+    assert "bank.yaml:3: questions[always-symmetric]" in text
+    assert f"got none in {MAX_REDRAWS + 1} draws" in text
+    assert "softmax-over-columns gives the correct answer" in text
+
+
+def test_the_cli_reports_an_undistinguishable_bank_in_one_line(runner, write_bank, tmp_path):
+    from worksheetgen.cli import main
+
+    path = write_bank("""
+sheet: {id: t}
+questions:
+  - id: q
+    family: softmax
+    params: {S: [[2, 0], [0, 2]], d_k: {choices: [2, 4]}}
+""")
+    res = runner.invoke(main, ["build", "--seed", "1", "--bank", str(path), "--no-pdf",
+                               "--out", str(tmp_path / "o")])
+    assert res.exit_code == 1
+    assert "softmax-over-columns gives the correct answer" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_default_bank_draws_no_uniform_table_and_every_slip_prints_differently():
+    bank = load_banks([ROOT / "banks" / "default.yaml"])
+    spec = next(q for q in bank.questions if q.id == "softmax-table")
+    for seed in range(40):
+        item = make_item(spec, seed, bank.info.slug, 1)
+        s, d_k = item.given["S"], item.given["d_k"]
+        a = [softmax([x / math.sqrt(d_k) for x in row]) for row in s]
+        assert not all(abs(w - 0.5) < 1e-12 for row in a for w in row), s
+        printed = [json.dumps(item.solution.answer("A").rounded)]
+        printed += [json.dumps(d.rounded["A"]) for d in item.solution.distractors]
+        assert len(set(printed)) == len(printed), (seed, printed)
+
+
+def test_every_item_of_both_bundled_banks_builds_for_many_seeds():
+    for name in ("default.yaml", "practice.yaml"):
+        bank = load_banks([ROOT / "banks" / name])
+        for seed in range(25):
+            build = make_build(bank, seed)
+            for item in build.sheets[0].items:
+                slips = [d.misconception for d in item.solution.distractors]
+                assert len(slips) == len(set(slips))

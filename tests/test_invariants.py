@@ -1,0 +1,162 @@
+"""Key invariants: each one holds on real items and each one fails on a broken solution."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from worksheetgen import exact as ex
+from worksheetgen.attention import sums_to_one
+from worksheetgen.bank import load_banks
+from worksheetgen.errors import InvariantError, SolveError
+from worksheetgen.models import Item, Solution
+from worksheetgen.solve import check_invariants, correct_values, make_item
+
+ROOT = Path(__file__).resolve().parent.parent
+BANK = """
+sheet: {id: inv}
+questions:
+  - id: lab
+    family: lab3
+  - id: heads
+    family: heads
+    params: {d: 12, h: 3}
+  - id: mc
+    family: causal
+    format: choice
+    params: {T: 3}
+"""
+
+
+@pytest.fixture
+def items(write_bank) -> dict[str, Item]:
+    bank = load_banks([write_bank(BANK)])
+    return {s.id: make_item(s, 11, "inv", n + 1) for n, s in enumerate(bank.questions)}
+
+
+def with_answer(item: Item, name: str, **changes) -> Item:
+    answers = tuple(replace(a, **changes) if a.name == name else a
+                    for a in item.solution.answers)
+    return replace(item, solution=replace(item.solution, answers=answers))
+
+
+def fails(item: Item, prop: str, exact: dict | None = None) -> str:
+    with pytest.raises(InvariantError) as err:
+        check_invariants(item, "bank.yaml:3: questions[x]", exact)
+    text = str(err.value)
+    assert prop in text and "questions[x]" in text
+    return text
+
+
+def test_real_items_pass_every_invariant(items):
+    for item in items.values():
+        check_invariants(item, "ok", None)
+
+
+def test_rows_of_a_sum_to_one_is_checked_exactly_on_the_structure(items):
+    item = items["lab"]
+    exact = correct_values(item)
+    broken = [list(r) for r in exact["A"]]
+    third = ex.number("0.333")
+    broken[0] = [third, third, third, ex.ZERO]  # 0.999, and 3 different denominators
+    fails(item, "each row of A sums to 1", dict(exact, A=broken))
+    # a weight taken from another row has the wrong denominator, though it is a softmax weight
+    swapped = [list(r) for r in exact["A"]]
+    swapped[3][0] = exact["A"][2][0]
+    assert not sums_to_one(swapped[3])
+    fails(item, "row 4 of A does not sum to exactly 1", dict(exact, A=swapped))
+
+
+def test_sums_to_one_never_calls_simplify_and_accepts_every_softmax_row():
+    from worksheetgen.attention import attend
+
+    for s, causal in (([[2, 0], [0, 2]], False), ([[1, 3, 0], [2, 2, 2], [0, -1, 5]], True)):
+        assert all(sums_to_one(r) for r in attend(S=s, d_k=2, causal=causal).A)
+    e = sp.exp(sp.Integer(1))
+    close = [ex.Ex(e / (e + 1), ex._MP.e / (ex._MP.e + 1)),
+             ex.Ex(sp.Integer(1) / (e + 2), 1 / (ex._MP.e + 2))]
+    assert not sums_to_one(close)
+
+
+def test_float_rows_of_a_must_sum_to_one_too(items):
+    item = items["lab"]
+    value = [list(r) for r in item.solution.answer("A").value]
+    value[1] = [0.5, 0.6, 0.0, 0.0]
+    fails(with_answer(item, "A", value=value), "each row of A sums to 1", correct_values(item))
+
+
+def test_causal_weights_above_the_diagonal_must_be_exactly_zero(items):
+    item = items["lab"]
+    assert item.given["causal"]
+    exact = correct_values(item)
+    leaky = [list(r) for r in exact["A"]]
+    leaky[0] = [ex.number("0.5"), ex.number("0.5"), ex.ZERO, ex.ZERO]
+    fails(item, "no weight on a future key", dict(exact, A=leaky))
+
+
+def test_each_output_row_lies_within_the_column_range_of_v(items):
+    item = items["lab"]
+    exact = correct_values(item)
+    top = max(r[0] for r in item.given["V"])
+    out = [list(r) for r in exact["output"]]
+    out[3][0] = ex.number(top + 1)
+    text = fails(item, "within the column-wise range of V", dict(exact, output=out))
+    assert "output[4][1]" in text
+
+
+def test_h_times_d_k_must_equal_d(items):
+    item = items["heads"]
+    assert item.solution.answer("d_k").value == 4
+    fails(with_answer(item, "d_k", value=5, rounded="5", exact="5"), "h * d_k = d",
+          {"d_k": 5})
+
+
+def test_printed_answers_must_be_the_exact_values_rounded(items):
+    item = items["lab"]
+    rounded = [list(r) for r in item.solution.answer("A").rounded]
+    rounded[1][0] = "0.99"
+    fails(with_answer(item, "A", rounded=rounded), "exact and rounded agree")
+    # the printed key must also be the half-up rounding of the exact value it came from
+    exact = correct_values(item)
+    scaled = [list(r) for r in exact["scaled"]]
+    printed = item.solution.answer("scaled").rounded[0][0]
+    scaled[0][0] = ex.number(float(printed) + 0.01)
+    fails(item, "exact and rounded agree", dict(exact, scaled=scaled))
+
+
+def test_a_choice_item_must_mark_exactly_one_option_correct(items):
+    item = items["mc"]
+    choices = tuple(replace(c, correct=True) for c in item.solution.choices)
+    broken = replace(item, solution=replace(item.solution, choices=choices))
+    fails(broken, "one correct choice")
+
+
+def test_a_part_asking_for_an_unknown_answer_is_a_solve_error(items):
+    item = items["heads"]
+    parts = (replace(item.solution.parts[0], answer="nope"),)
+    broken = replace(item, solution=replace(item.solution, parts=parts))
+    with pytest.raises(SolveError, match="unknown answer 'nope'"):
+        check_invariants(broken, "x")
+
+
+def test_invariants_run_before_anything_is_written(tmp_path, write_bank, monkeypatch):
+    from worksheetgen import solve
+    from worksheetgen.pipeline import BuildOptions, build
+
+    original = solve.with_misconceptions
+
+    def break_a(spec, solution: Solution, variant, label):
+        sol = original(spec, solution, variant, label)
+        answers = tuple(replace(a, rounded=[["9.99"] * len(r) for r in a.rounded])
+                        if a.name == "A" else a for a in sol.answers)
+        return replace(sol, answers=answers)
+
+    monkeypatch.setattr(solve, "with_misconceptions", break_a)
+    out = tmp_path / "out"
+    with pytest.raises(InvariantError):
+        build(BuildOptions(seed=1, banks=(str(ROOT / "banks" / "default.yaml"),),
+                           out=str(out), pdf=False))
+    assert not out.exists() or not any(out.iterdir())
