@@ -1,8 +1,10 @@
 """Compile LaTeX to PDF: in a private temporary folder, without shell escape, with a time limit.
 
 Documents are compiled in parallel on the available cores, one TeX process per document
-(a whole class is one document). A failure names the document, shows the first LaTeX error
-with its line, and keeps the .tex and the log at a path it prints.
+(a whole class is one document). The engine is pdfLaTeX when every character of the document
+is one its T1 fonts print, else LuaLaTeX (with fonts that have Greek, Cyrillic, CJK, ...).
+A failure names the document, shows the first LaTeX error with its line, and keeps the .tex
+and the log at a path it prints.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,30 +22,102 @@ from pathlib import Path
 from worksheetgen.errors import CompileError
 
 TEX_TIMEOUT_SECONDS = 120
+TEX_SECONDS_PER_SHEET = 2  # added to the limit for every sheet of a whole-class document
+TEX_PACKAGES = ("texlive-latex-base texlive-latex-recommended texlive-fonts-recommended "
+                "texlive-pictures latexmk")
+UNICODE_PACKAGES = "texlive-luatex fonts-dejavu-core fonts-wqy-microhei"
 INSTALL_HINT = ("install TeX Live (Debian/Ubuntu: sudo apt-get install -y "
-                "--no-install-recommends texlive-latex-base texlive-latex-recommended "
-                "texlive-fonts-recommended texlive-pictures latexmk) or pass --no-pdf")
+                f"--no-install-recommends {TEX_PACKAGES}) or pass --no-pdf")
+LUA_HINT = ("install LuaLaTeX and fonts (Debian/Ubuntu: sudo apt-get install -y "
+            f"--no-install-recommends {UNICODE_PACKAGES}) or pass --no-pdf")
+
+PDFLATEX = "pdflatex"
+LUALATEX = "lualatex"
+
+
+def _ranges(*spans: tuple[int, int]) -> frozenset[str]:
+    return frozenset(chr(c) for a, b in spans for c in range(a, b + 1))
+
+
+# Characters pdfLaTeX prints with T1 + utf8 + mathpazo as real outline glyphs (checked by a
+# test that compiles all of them): ASCII, Latin-1 (not the spacing accents ¨ ¯ ´, which only
+# exist as bitmaps), Latin Extended-A but for a few letters T1 lacks, Romanian comma-below
+# letters, and common punctuation. Anything else makes the document a LuaLaTeX one.
+PDFLATEX_CHARS = _ranges(
+    (0x0A, 0x0A), (0x20, 0x7E),
+    (0xA0, 0xA7), (0xA9, 0xAE), (0xB0, 0xB3), (0xB5, 0xFF),
+    (0x100, 0x125), (0x128, 0x137), (0x139, 0x13E), (0x141, 0x148), (0x14A, 0x165),
+    (0x168, 0x17E), (0x218, 0x21B),
+    (0x2010, 0x2016), (0x2018, 0x201A), (0x201C, 0x201E), (0x2020, 0x2022), (0x2026, 0x2026),
+    (0x2030, 0x2030), (0x2039, 0x203A), (0x20AC, 0x20AC),
+)
+
+
+def needs_unicode_engine(text: str) -> bool:
+    """True when ``text`` has a character pdfLaTeX's T1 fonts cannot print."""
+    if text.isascii():
+        return False
+    return not PDFLATEX_CHARS.issuperset(text)
+
+
+def choose_engine(texts: Iterable[str]) -> str:
+    """pdflatex, or lualatex when some text needs letters beyond pdfLaTeX's fonts."""
+    return LUALATEX if any(needs_unicode_engine(t) for t in texts) else PDFLATEX
+
+
+def unprintable_sample(text: str, limit: int = 5) -> str:
+    """A few characters of ``text`` that pdfLaTeX cannot print, for messages."""
+    seen: list[str] = []
+    for c in text:
+        if c not in PDFLATEX_CHARS and c not in seen:
+            seen.append(c)
+            if len(seen) == limit:
+                break
+    return " ".join(seen)
 
 
 @dataclass(frozen=True)
 class TexJob:
-    """One document to compile: its name (for messages) and LaTeX source."""
+    """One document to compile: its name (for messages) and LaTeX source.
+
+    ``path`` compiles a file instead of ``source`` (whole-class documents are streamed to disk);
+    ``engine`` None picks one from the text; ``pages`` reads the page range of every sheet
+    (written by the templates to ``\\jobname.pages``) and asks TeX for a PDF whose pages can be
+    cut out; ``sheets`` scales the time limit; ``output`` moves the PDF there instead of
+    returning its bytes.
+    """
 
     name: str
-    source: str
+    source: str = ""
+    path: Path | None = None
+    engine: str | None = None
+    pages: bool = False
+    sheets: int = 1
+    output: Path | None = None
 
 
-def find_engine() -> str | None:
-    """The pdflatex executable, or None when TeX is not installed."""
-    return shutil.which("pdflatex")
+@dataclass(frozen=True)
+class TexOutput:
+    """A compiled document: the PDF (bytes, or None when moved to ``job.output``) and the
+    first and last page of every sheet (when the job asked for them)."""
+
+    pdf: bytes | None
+    ranges: tuple[tuple[int, int], ...] = ()
+    engine: str = PDFLATEX
 
 
-def require_engine() -> str:
-    """The pdflatex executable, or a CompileError that says how to get one."""
-    engine = find_engine()
-    if engine is None:
-        raise CompileError("no TeX engine (pdflatex) found on PATH; " + INSTALL_HINT)
-    return engine
+def find_engine(engine: str = PDFLATEX) -> str | None:
+    """The executable of a TeX engine, or None when it is not installed."""
+    return shutil.which(engine)
+
+
+def require_engine(engine: str = PDFLATEX, why: str = "") -> str:
+    """The executable of a TeX engine, or a CompileError that says how to get one."""
+    found = find_engine(engine)
+    if found is None:
+        hint = LUA_HINT if engine == LUALATEX else INSTALL_HINT
+        raise CompileError(f"no TeX engine ({engine}) found on PATH{why}; " + hint)
+    return found
 
 
 _ERROR_RE = re.compile(r"^(?:! |(?:\./)?[^:\n]*\.(?:tex|sty|cls):(\d+): )(.*)$", re.M)
@@ -69,28 +144,79 @@ def _tex_env() -> dict[str, str]:
     return env
 
 
-def compile_one(job: TexJob, engine: str, keep_dir: Path) -> bytes:
-    """Compile one document and return the PDF's bytes."""
+def _command(engine_path: str, engine: str, pages: bool) -> list[str]:
+    cmd = [engine_path, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+           "-file-line-error", "-jobname=doc"]
+    if not pages:
+        return [*cmd, "doc.tex"]
+    # whole objects only (no object streams), so that pages can be cut out afterwards
+    setting = (r"\pdfvariable objcompresslevel=0" if engine == LUALATEX
+               else r"\pdfobjcompresslevel=0")
+    return [*cmd, setting + r"\input{doc.tex}"]
+
+
+def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
+    """The (first, last) page of every sheet from the lines of ``\\jobname.pages``."""
+    out: list[tuple[int, int]] = []
+    start: int | None = None
+    for line in text.splitlines():
+        word, _, number = line.strip().partition(" ")
+        if not number.isdigit():
+            continue
+        if word == "start":
+            start = int(number)
+        elif word == "end" and start is not None:
+            out.append((start, int(number)))
+            start = None
+    if start is not None:
+        raise CompileError("a sheet started but never ended in the page record",
+                           file=f"{name}.tex")
+    return tuple(out)
+
+
+def compile_job(job: TexJob, keep_dir: Path) -> TexOutput:
+    """Compile one document."""
+    engine = job.engine
+    if engine is None:
+        text = job.source if job.path is None else job.path.read_text("utf-8")
+        engine = choose_engine([text])
+    engine_path = require_engine(engine, f" (needed for {job.name})")
+    timeout = TEX_TIMEOUT_SECONDS + TEX_SECONDS_PER_SHEET * max(job.sheets - 1, 0)
     with tempfile.TemporaryDirectory(prefix="worksheetgen-tex-") as tmp:
-        tex = Path(tmp) / "doc.tex"
-        tex.write_text(job.source, encoding="utf-8")
-        cmd = [engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
-               "-file-line-error", "doc.tex"]
+        work = Path(tmp)
+        tex = work / "doc.tex"
+        if job.path is not None:
+            shutil.copyfile(job.path, tex)
+        else:
+            tex.write_text(job.source, encoding="utf-8")
         try:
-            proc = subprocess.run(cmd, cwd=tmp, env=_tex_env(), stdin=subprocess.DEVNULL,
+            proc = subprocess.run(_command(engine_path, engine, job.pages), cwd=tmp,
+                                  env=_tex_env(), stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=TEX_TIMEOUT_SECONDS, start_new_session=True)
+                                  timeout=timeout, start_new_session=True)
             log_text = proc.stdout.decode("utf-8", "replace")
-            ok = proc.returncode == 0 and (Path(tmp) / "doc.pdf").exists()
-            reason = None if ok else first_error(_read_log(Path(tmp)) or log_text)
+            ok = proc.returncode == 0 and (work / "doc.pdf").exists()
+            reason = None if ok else first_error(_read_log(work) or log_text)
         except subprocess.TimeoutExpired:
-            ok, reason = False, f"TeX ran longer than {TEX_TIMEOUT_SECONDS} s and was stopped"
+            ok, reason = False, f"TeX ran longer than {timeout} s and was stopped"
         if ok:
-            return (Path(tmp) / "doc.pdf").read_bytes()
+            ranges: tuple[tuple[int, int], ...] = ()
+            if job.pages:
+                record = work / "doc.pages"
+                if not record.exists():
+                    raise CompileError("the templates recorded no page ranges (a whole-class "
+                                       "base template must use \\wsstartsheet and "
+                                       "\\wsendsheet)", file=f"{job.name}.tex")
+                ranges = read_ranges(record.read_text("utf-8", "replace"), job.name)
+            if job.output is not None:
+                job.output.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(work / "doc.pdf"), job.output)
+                return TexOutput(None, ranges, engine)
+            return TexOutput((work / "doc.pdf").read_bytes(), ranges, engine)
         keep_dir.mkdir(parents=True, exist_ok=True)
         kept_tex = keep_dir / f"{job.name}.tex"
-        kept_tex.write_text(job.source, encoding="utf-8")
-        log = Path(tmp) / "doc.log"
+        shutil.copyfile(tex, kept_tex)
+        log = work / "doc.log"
         if log.exists():
             shutil.copyfile(log, keep_dir / f"{job.name}.log")
         raise CompileError(f"{reason}; kept {kept_tex} and its .log", file=f"{job.name}.tex")
@@ -101,10 +227,18 @@ def _read_log(folder: Path) -> str:
     return log.read_text("utf-8", "replace") if log.exists() else ""
 
 
-def compile_all(jobs: list[TexJob], keep_dir: Path) -> dict[str, bytes]:
-    """Compile documents in parallel; every PDF by name, or the first failure."""
-    engine = require_engine()
+def compile_jobs(jobs: list[TexJob], keep_dir: Path) -> dict[str, TexOutput]:
+    """Compile documents in parallel (one TeX process each); every result by name."""
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {job.name: pool.submit(compile_one, job, engine, keep_dir) for job in jobs}
+        futures = {job.name: pool.submit(compile_job, job, keep_dir) for job in jobs}
         return {name: f.result() for name, f in futures.items()}
+
+
+def compile_all(jobs: list[TexJob], keep_dir: Path) -> dict[str, bytes]:
+    """Compile documents in parallel; every PDF by name, or the first failure."""
+    out = {}
+    for name, result in compile_jobs(jobs, keep_dir).items():
+        assert result.pdf is not None, "compile_all returns bytes: give jobs no output path"
+        out[name] = result.pdf
+    return out

@@ -36,6 +36,8 @@ class BuildOptions:
     decimals: int | None = None
     template_dir: str | None = None
     exports: tuple[str, ...] = ()  # LMS formats written beside key.json (moodle, gift, qti)
+    roster: str | None = None  # a class roster CSV: one sheet per student
+    versions: int | None = None  # or N anonymous versions A, B, C, ...
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class BuildResult:
     folder: Path
     files: tuple[str, ...]
     build: Build = field(repr=False)
+    sheet_count: int = 1  # class builds stream their sheets: build.sheets is empty there
+    item_count: int | None = None
+    details: Any = field(default=None, repr=False)  # a class build's ClassStats
 
 
 def points_text(points: float) -> str:
@@ -123,34 +128,63 @@ def folder_name(build: Build) -> str:
     return f"{build.info.slug}-seed{build.seed}"
 
 
+def staging_folder(target: Path) -> Path:
+    """A new empty temporary sibling of ``target`` to write a build into."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+
+
+def swap_into_place(tmp: Path, target: Path) -> None:
+    """Move the finished folder ``tmp`` to ``target``, replacing an earlier build only now."""
+    old = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.replace(target, old / "previous")
+    try:
+        os.replace(tmp, target)
+    except OSError:
+        if old is not None:
+            os.replace(old / "previous", target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def write_atomically(target: Path, files: dict[str, bytes]) -> None:
     """Write ``files`` into a temporary sibling of ``target``, then swap it into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    tmp = staging_folder(target)
     try:
         for name, data in files.items():
             path = tmp / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-            os.replace(target, old / "previous")
-        try:
-            os.replace(tmp, target)
-        except OSError:
-            if old is not None:
-                os.replace(old / "previous", target)
-            raise
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        swap_into_place(tmp, target)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def build(options: BuildOptions, progress: Callable[[str], None] | None = None) -> BuildResult:
-    """Run the whole pipeline for one worksheet and write its folder."""
+def build_class(options: BuildOptions,
+                progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
+    """A whole class: one sheet per roster student or per version (worksheetgen.classbuild)."""
+    from worksheetgen import classbuild
+
+    if options.roster is not None and options.versions is not None:
+        raise UsageError("--roster and --versions: expected one of them, got both")
+    if options.roster is not None:
+        from worksheetgen.roster import read_roster
+
+        plan = classbuild.plan_roster(read_roster(options.roster), options.roster)
+    else:
+        plan = classbuild.plan_versions(int(options.versions or 0))
+    return classbuild.build_class(options, plan, progress)
+
+
+def build(options: BuildOptions,
+          progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
+    """Run the whole pipeline for one worksheet (or a whole class) and write its folder."""
+    if options.roster is not None or options.versions is not None:
+        return build_class(options, progress)
     check_seed(options.seed)
     if options.pdf:
         from worksheetgen.compile import require_engine

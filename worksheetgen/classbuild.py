@@ -1,0 +1,287 @@
+"""Whole-class builds: one sheet per student of a roster (or per anonymous version), streamed.
+
+Each sheet is drawn, solved and rendered once, then written straight to disk: appended to the
+combined documents (``sheets.tex/.md`` for printing, ``keys.tex/.md`` for the TAs), to its own
+files under ``students/`` (or ``versions/``), and to ``key.json``; nothing of it is kept once it
+is written, so memory stays flat and the cost grows linearly with the class. The combined
+documents are then compiled in ONE TeX run each (both runs in parallel), TeX records the first
+and last page of every sheet, and the per-student PDFs are cut out of the combined ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any
+
+from worksheetgen import keyfile
+from worksheetgen.errors import CompileError, UsageError
+from worksheetgen.models import Bank, Build, Student
+
+#: progress(stage, done, total): stages "sheets", "pdf", "split", "write"
+Progress = Callable[[str, int, int], None]
+
+MAX_VERSIONS = 702  # A .. ZZ
+MD_SEPARATOR = "\n---\n\n"
+_SPLICE = "\x00worksheetgen-splice\x00"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One sheet of a class: its seed id, printed label, student (None for a version), and
+    the stem of its file names."""
+
+    id: str
+    label: str
+    student: Student | None
+    stem: str
+
+
+@dataclass(frozen=True)
+class ClassPlan:
+    """What a class build makes: the entries in order and where their files go."""
+
+    entries: tuple[Entry, ...]
+    folder_suffix: str
+    subfolder: str
+
+
+def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
+    """One sheet per student, seeded by the student's id."""
+    from worksheetgen.roster import file_stems, safe_stem
+
+    stems = file_stems([s.id for s in students])
+    entries = tuple(Entry(s.id, s.name, s, stem) for s, stem in zip(students, stems, strict=True))
+    return ClassPlan(entries, safe_stem(Path(roster_path).stem), "students")
+
+
+def plan_versions(count: int) -> ClassPlan:
+    """Anonymous versions A, B, C, ... seeded by their letter."""
+    from worksheetgen.roster import version_ids
+
+    if not 1 <= count <= MAX_VERSIONS:
+        raise UsageError(f"--versions: expected a number from 1 to {MAX_VERSIONS}, got {count}")
+    ids = version_ids(count)
+    return ClassPlan(tuple(Entry(v, f"Version {v}", None, v) for v in ids),
+                     f"versions{count}", "versions")
+
+
+@dataclass
+class ClassStats:
+    """Counts and timings of a class build (for --verbose and the benchmark)."""
+
+    sheets: int = 0
+    items: int = 0
+    engines: dict[str, str] = field(default_factory=dict)  # combined document -> TeX engine
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _json_splice(doc: dict[str, Any], key: str) -> tuple[str, str]:
+    """The JSON text of ``doc`` before and after the list at ``key`` (which is streamed)."""
+    text = keyfile.dumps({**doc, key: _SPLICE})
+    mark = json.dumps(_SPLICE, ensure_ascii=False)
+    before, after = text.split(mark)
+    return before, after
+
+
+def _json_item(value: Any) -> str:
+    """One element of a streamed top-level list, indented as keyfile.dumps would."""
+    return "\n".join("    " + line for line in json.dumps(
+        value, indent=2, ensure_ascii=False, allow_nan=False).split("\n"))
+
+
+class _ListWriter:
+    """Writes the elements of a JSON list one at a time: '[', items, ']'."""
+
+    def __init__(self, fh: IO[str]) -> None:
+        self.fh = fh
+        self.count = 0
+
+    def add(self, value: Any) -> None:
+        self.fh.write(("[\n" if self.count == 0 else ",\n") + _json_item(value))
+        self.count += 1
+
+    def close(self) -> None:
+        self.fh.write("\n  ]" if self.count else "[]")
+
+
+def _texts_of_bank(bank: Bank) -> list[str]:
+    info = bank.info
+    texts = [info.title, info.course, info.instructions]
+    for q in bank.questions:
+        texts += [q.title or "", q.prompt or ""]
+    return texts
+
+
+def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None) -> Any:
+    """Build every sheet of ``plan`` into one folder (see the module docstring)."""
+    from worksheetgen.compile import LUALATEX, choose_engine, require_engine
+    from worksheetgen.pipeline import (
+        BuildResult,
+        check_seed,
+        load_bank,
+        staging_folder,
+        swap_into_place,
+    )
+
+    check_seed(options.seed)
+    report = progress or (lambda stage, done, total: None)
+    bank = load_bank(options)
+    texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
+    if options.pdf:  # say so before doing any work
+        if choose_engine(texts) == LUALATEX:
+            from worksheetgen.compile import unprintable_sample
+
+            sample = unprintable_sample("".join(texts))
+            require_engine(LUALATEX, f" (needed to print letters such as {sample})")
+        else:
+            require_engine()
+    build = Build(info=bank.info, seed=options.seed, bank=bank, sheets=())
+    target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
+    tmp = staging_folder(target)
+    stats = ClassStats()
+    clock = time.perf_counter()
+    try:
+        files = _write_sheets(build, plan, tmp, options.template_dir, report, stats)
+        stats.seconds["sheets"] = time.perf_counter() - clock
+        if options.pdf:
+            clock = time.perf_counter()
+            files += _compile_and_split(plan, tmp, Path(options.out) / f".failed-{target.name}",
+                                        report, stats)
+            stats.seconds["pdf"] = time.perf_counter() - clock
+        if options.exports:
+            from worksheetgen.export import export_files
+
+            for name, data in export_files((tmp / "key.json").read_bytes(),
+                                           options.exports).items():
+                (tmp / name).write_bytes(data)
+                files.append(name)
+        files.append("manifest.json")
+        _write_manifest(build, options, tmp, files)
+        report("write", 1, 1)
+        swap_into_place(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return BuildResult(target, tuple(sorted(files)), build, sheet_count=stats.sheets,
+                       item_count=stats.items, details=stats)
+
+
+def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
+                  report: Progress, stats: ClassStats) -> list[str]:
+    """Draw, solve and render every sheet, writing each straight to disk."""
+    from worksheetgen.compile import needs_unicode_engine
+    from worksheetgen.render import render_document
+    from worksheetgen.solve import build_sheet
+
+    sub = tmp / plan.subfolder
+    sub.mkdir()
+    files: list[str] = []
+    combined = {"sheet": "sheets", "key": "keys"}
+    handles = {(kind, ext): open(tmp / f"{combined[kind]}{ext}", "w", encoding="utf-8")
+               for kind in combined for ext in (".tex", ".md")}
+    files += [f"{combined[kind]}{ext}" for kind, ext in handles]
+    draws = open(tmp / ".draws.json", "w", encoding="utf-8")
+    key_fh = open(tmp / "key.json", "w", encoding="utf-8")
+    files.append("key.json")
+    unicode = {"sheet": False, "key": False}
+    try:
+        base = {"doc_head": False, "doc_tail": False, "class_build": True}
+        heads, tails = {}, {}
+        for kind in combined:
+            ctx = {**_context(build, []), **base}
+            heads[kind] = render_document("latex", kind, {**ctx, "doc_head": True}, template_dir)
+            tails[kind] = render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir)
+            handles[(kind, ".tex")].write(heads[kind])
+        before, after = _json_splice(keyfile.key_json(build), "sheets")
+        key_fh.write(before)
+        key_list, draw_list = _ListWriter(key_fh), _ListWriter(draws)
+        total = len(plan.entries)
+        for n, entry in enumerate(plan.entries):
+            sheet = build_sheet(build.bank.questions, build.seed, entry.id, entry.label,
+                                entry.student)
+            ctx = {**_context(build, [sheet]), **base}
+            for kind in combined:
+                tex = render_document("latex", kind, ctx, template_dir)
+                md = render_document("markdown", kind, ctx, template_dir)
+                handles[(kind, ".tex")].write(tex)
+                handles[(kind, ".md")].write(md if n == 0 else MD_SEPARATOR + md)
+                unicode[kind] = unicode[kind] or needs_unicode_engine(tex)
+                stem = f"{plan.subfolder}/{entry.stem}-{kind}"
+                (tmp / f"{stem}.tex").write_text(heads[kind] + tex + tails[kind], "utf-8")
+                (tmp / f"{stem}.md").write_text(md, "utf-8")
+                files += [f"{stem}.tex", f"{stem}.md"]
+            key_list.add(keyfile.sheet_json(sheet))
+            draw_list.add(keyfile.manifest_json(replace(build, sheets=(sheet,)), [],
+                                                {})["draws"][0])
+            stats.sheets += 1
+            stats.items += len(sheet.items)
+            report("sheets", n + 1, total)
+        for kind in combined:
+            handles[(kind, ".tex")].write(tails[kind])
+        key_list.close()
+        key_fh.write(after)
+        draw_list.close()
+    finally:
+        for fh in (*handles.values(), draws, key_fh):
+            fh.close()
+    for kind, name in combined.items():
+        stats.engines[name] = "lualatex" if unicode[kind] else "pdflatex"
+    return files
+
+
+def _context(build: Build, sheets: list[Any]) -> dict[str, Any]:
+    from worksheetgen.pipeline import document_context
+
+    return document_context(build, sheets)
+
+
+def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
+                       stats: ClassStats) -> list[str]:
+    """One TeX run per combined document (in parallel), then the per-sheet PDFs cut out."""
+    from worksheetgen.compile import TexJob, compile_jobs
+    from worksheetgen.pdfsplit import split_pages
+
+    n = len(plan.entries)
+    report("pdf", 0, 1)
+    jobs = []
+    for name in ("sheets", "keys"):
+        jobs.append(TexJob(name, path=tmp / f"{name}.tex", engine=stats.engines.get(name),
+                           pages=True, sheets=n, output=tmp / f"{name}.pdf"))
+    results = compile_jobs(jobs, keep)
+    report("pdf", 1, 1)
+    files = [f"{job.name}.pdf" for job in jobs]
+    done = 0
+    for kind, name in (("sheet", "sheets"), ("key", "keys")):
+        ranges = results[name].ranges
+        if len(ranges) != n:
+            raise CompileError(f"expected the page ranges of {n} sheets, got {len(ranges)}",
+                               file=f"{name}.tex")
+        parts = split_pages((tmp / f"{name}.pdf").read_bytes(), ranges)
+        for entry, data in zip(plan.entries, parts, strict=True):
+            rel = f"{plan.subfolder}/{entry.stem}-{kind}.pdf"
+            (tmp / rel).write_bytes(data)
+            files.append(rel)
+            done += 1
+            report("split", done, 2 * n)
+    return files
+
+
+def _write_manifest(build: Build, options: Any, tmp: Path, files: list[str]) -> None:
+    """manifest.json, with the draws of every sheet streamed in from the temporary file."""
+    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title,
+            "roster": options.roster, "versions": options.versions}
+    doc = keyfile.manifest_json(build, files, opts)
+    before, after = _json_splice(doc, "draws")
+    draws = tmp / ".draws.json"
+    with open(tmp / "manifest.json", "w", encoding="utf-8") as out:
+        out.write(before)
+        with open(draws, encoding="utf-8") as fh:
+            shutil.copyfileobj(fh, out)
+        out.write(after)
+    os.remove(draws)

@@ -1,0 +1,363 @@
+"""Cut page ranges out of a PDF into separate PDFs (the per-student files of a class build).
+
+The whole class is compiled as one TeX run; this module then copies each student's pages,
+with every object they use (content, resources, fonts), into a small PDF of its own. It reads
+PDFs whose objects are all top-level (a classic cross-reference table, no object streams):
+the compile step asks TeX for exactly that (``objcompresslevel=0``). Page streams are copied
+byte for byte; only dictionaries are rewritten (renumbered references, a new page tree).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from worksheetgen.errors import CompileError
+
+_WS = b"\x00\t\n\x0c\r "
+_DELIM = b"()<>[]{}/%"
+_INHERITED = (b"Resources", b"MediaBox", b"CropBox", b"Rotate")
+
+
+class PdfFormatError(CompileError):
+    """A PDF this module cannot take apart."""
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An indirect reference ``num gen R``."""
+
+    num: int
+    gen: int = 0
+
+
+@dataclass(frozen=True)
+class Name:
+    """A PDF name such as ``/Type`` (raw bytes, without the slash)."""
+
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A number, string, boolean or null, kept as the bytes it was written as."""
+
+    raw: bytes
+
+
+@dataclass
+class Obj:
+    """A parsed object: its value, and the raw data of its stream if it has one."""
+
+    value: Any
+    stream: bytes | None = None
+
+
+class _Parser:
+    """A small reader of PDF values (dictionaries, arrays, names, references, atoms)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def skip(self, i: int) -> int:
+        d = self.data
+        n = len(d)
+        while i < n:
+            c = d[i]
+            if c in _WS:
+                i += 1
+            elif c == 0x25:  # % comment
+                while i < n and d[i] not in b"\r\n":
+                    i += 1
+            else:
+                break
+        return i
+
+    def token_end(self, i: int) -> int:
+        d = self.data
+        n = len(d)
+        while i < n and d[i] not in _WS and d[i] not in _DELIM:
+            i += 1
+        return i
+
+    def value(self, i: int) -> tuple[Any, int]:
+        """The value starting at ``i`` (after whitespace) and the index after it."""
+        d = self.data
+        i = self.skip(i)
+        c = d[i:i + 1]
+        if d.startswith(b"<<", i):
+            out: dict[bytes, Any] = {}
+            i += 2
+            while True:
+                i = self.skip(i)
+                if d.startswith(b">>", i):
+                    return out, i + 2
+                key, i = self.value(i)
+                if not isinstance(key, Name):
+                    raise PdfFormatError(f"PDF dictionary key expected at byte {i}")
+                val, i = self.value(i)
+                out[key.raw] = val
+        if c == b"[":
+            items: list[Any] = []
+            i += 1
+            while True:
+                i = self.skip(i)
+                if d.startswith(b"]", i):
+                    return items, i + 1
+                val, i = self.value(i)
+                items.append(val)
+        if c == b"/":
+            end = self.token_end(i + 1)
+            return Name(d[i + 1:end]), end
+        if c == b"(":
+            return self._string(i)
+        if c == b"<":
+            end = d.index(b">", i)
+            return Raw(d[i:end + 1]), end + 1
+        end = self.token_end(i)
+        if end == i:
+            raise PdfFormatError(f"unexpected byte {c!r} in PDF at {i}")
+        word = d[i:end]
+        if word.isdigit():  # maybe "num gen R"
+            j = self.skip(end)
+            k = self.token_end(j)
+            if k > j and d[j:k].isdigit():
+                m = self.skip(k)
+                if d.startswith(b"R", m) and (m + 1 == len(d) or d[m + 1] in _WS + _DELIM):
+                    return Ref(int(word), int(d[j:k])), m + 1
+        return Raw(word), end
+
+    def _string(self, i: int) -> tuple[Raw, int]:
+        d = self.data
+        depth, j = 0, i
+        while True:
+            c = d[j]
+            if c == 0x5C:  # backslash escapes the next byte
+                j += 2
+                continue
+            if c == 0x28:
+                depth += 1
+            elif c == 0x29:
+                depth -= 1
+                if depth == 0:
+                    return Raw(d[i:j + 1]), j + 1
+            j += 1
+
+
+class PdfReader:
+    """The objects of a PDF with a classic cross-reference table."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.parser = _Parser(data)
+        self.offsets: dict[int, int] = {}
+        self.cache: dict[int, Obj] = {}
+        self.trailer = self._read_xref()
+
+    def _read_xref(self) -> dict[bytes, Any]:
+        d = self.data
+        at = d.rfind(b"startxref")
+        if at < 0:
+            raise PdfFormatError("not a PDF: no startxref")
+        m = re.match(rb"startxref\s+(\d+)", d[at:at + 40])
+        if not m:
+            raise PdfFormatError("not a PDF: unreadable startxref")
+        i = int(m.group(1))
+        if not d.startswith(b"xref", i):
+            raise PdfFormatError("the PDF uses a cross-reference stream; compile it with "
+                                 "objcompresslevel=0 so its pages can be cut out")
+        i += 4
+        while True:
+            i = self.parser.skip(i)
+            if d.startswith(b"trailer", i):
+                break
+            m = re.compile(rb"(\d+)\s+(\d+)").match(d, i)
+            if not m:
+                raise PdfFormatError("unreadable cross-reference table")
+            first, count = int(m.group(1)), int(m.group(2))
+            i = m.end()
+            for k in range(count):
+                i = self.parser.skip(i)
+                entry = d[i:i + 18].split()
+                if len(entry) != 3:
+                    raise PdfFormatError("unreadable cross-reference entry")
+                if entry[2] == b"n":
+                    self.offsets[first + k] = int(entry[0])
+                i += 18
+        trailer, _ = self.parser.value(i + len(b"trailer"))
+        if b"Prev" in trailer:
+            raise PdfFormatError("incrementally updated PDFs are not supported")
+        return trailer
+
+    def get(self, num: int) -> Obj:
+        """Object ``num``, parsed once."""
+        if num in self.cache:
+            return self.cache[num]
+        if num not in self.offsets:
+            obj = Obj(Raw(b"null"))
+        else:
+            d = self.data
+            m = re.compile(rb"\d+\s+\d+\s+obj").match(d, self.offsets[num])
+            if not m:
+                raise PdfFormatError(f"object {num} is not where the table says")
+            value, i = self.parser.value(m.end())
+            stream = None
+            j = self.parser.skip(i)
+            if d.startswith(b"stream", j):
+                j += 6
+                if d.startswith(b"\r\n", j):
+                    j += 2
+                elif d.startswith(b"\n", j) or d.startswith(b"\r", j):
+                    j += 1
+                length = self.resolve(value.get(b"Length"))
+                if not isinstance(length, Raw) or not length.raw.isdigit():
+                    raise PdfFormatError(f"object {num} has a stream without a length")
+                stream = d[j:j + int(length.raw)]
+            obj = Obj(value, stream)
+        self.cache[num] = obj
+        return obj
+
+    def resolve(self, value: Any) -> Any:
+        """Follow a reference to its value."""
+        while isinstance(value, Ref):
+            value = self.get(value.num).value
+        return value
+
+    def pages(self) -> list[tuple[int, dict[bytes, Any]]]:
+        """Every page in order: its object number and its dictionary with inherited keys."""
+        root = self.resolve(self.trailer.get(b"Root"))
+        top = root.get(b"Pages") if isinstance(root, dict) else None
+        if not isinstance(top, Ref):
+            raise PdfFormatError("the PDF has no page tree")
+        out: list[tuple[int, dict[bytes, Any]]] = []
+        self._walk(top.num, {}, out, set())
+        return out
+
+    def _walk(self, num: int, inherited: dict[bytes, Any],
+              out: list[tuple[int, dict[bytes, Any]]], seen: set[int]) -> None:
+        if num in seen:
+            raise PdfFormatError("the page tree has a cycle")
+        seen.add(num)
+        node = self.get(num).value
+        if not isinstance(node, dict):
+            raise PdfFormatError(f"page tree node {num} is not a dictionary")
+        here = dict(inherited)
+        here.update({k: node[k] for k in _INHERITED if k in node})
+        kind = node.get(b"Type")
+        if kind == Name(b"Pages"):
+            for kid in self.resolve(node.get(b"Kids", [])):
+                if isinstance(kid, Ref):
+                    self._walk(kid.num, here, out, seen)
+        else:
+            page = dict(node)
+            for k in _INHERITED:
+                if k not in page and k in here:
+                    page[k] = here[k]
+            out.append((num, page))
+
+
+def _serialize(value: Any, renumber: dict[int, int]) -> bytes:
+    if isinstance(value, dict):
+        return b"<<" + b"".join(b"/" + k + b" " + _serialize(v, renumber) + b"\n"
+                                for k, v in value.items()) + b">>"
+    if isinstance(value, list):
+        return b"[" + b" ".join(_serialize(v, renumber) for v in value) + b"]"
+    if isinstance(value, Ref):
+        new = renumber.get(value.num)
+        return b"null" if new is None else b"%d 0 R" % new
+    if isinstance(value, Name):
+        return b"/" + value.raw
+    return value.raw
+
+
+def _refs(value: Any, found: list[int]) -> None:
+    if isinstance(value, dict):
+        for v in value.values():
+            _refs(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _refs(v, found)
+    elif isinstance(value, Ref):
+        found.append(value.num)
+
+
+def _is_page_node(value: Any) -> bool:
+    return isinstance(value, dict) and value.get(b"Type") in (Name(b"Page"), Name(b"Pages"))
+
+
+def extract(reader: PdfReader, pages: Sequence[tuple[int, dict[bytes, Any]]]) -> bytes:
+    """A new PDF with just ``pages`` (from ``reader.pages()``) and everything they use."""
+    chosen = {num for num, _ in pages}
+    renumber: dict[int, int] = {num: i + 3 for i, (num, _) in enumerate(pages)}
+    order: list[int] = [num for num, _ in pages]
+    bodies: dict[int, Any] = {}
+    for num, page in pages:
+        page = {k: v for k, v in page.items() if k != b"Parent"}
+        page[b"Parent"] = Ref(-2)
+        bodies[num] = page
+    queue = list(order)
+    while queue:
+        num = queue.pop(0)
+        value = bodies[num] if num in bodies else reader.get(num).value
+        found: list[int] = []
+        _refs(value, found)
+        for ref in found:
+            if ref in renumber or ref < 0:
+                continue
+            target = reader.get(ref)
+            if _is_page_node(target.value) and ref not in chosen:
+                continue  # a link to another student's page: dropped (serialized as null)
+            renumber[ref] = len(renumber) + 3
+            order.append(ref)
+            queue.append(ref)
+    renumber[-2] = 2
+    out = bytearray(b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+    offsets: list[int] = []
+
+    def emit(number: int, body: bytes, stream: bytes | None = None) -> None:
+        offsets.append(len(out))
+        out.extend(b"%d 0 obj\n" % number)
+        out.extend(body)
+        if stream is not None:
+            out.extend(b"\nstream\n")
+            out.extend(stream)
+            out.extend(b"\nendstream")
+        out.extend(b"\nendobj\n")
+
+    emit(1, b"<</Type /Catalog /Pages 2 0 R>>")
+    kids = b" ".join(b"%d 0 R" % renumber[num] for num, _ in pages)
+    emit(2, b"<</Type /Pages /Kids [" + kids + b"] /Count %d>>" % len(pages))
+    for num in order:
+        obj = reader.get(num)
+        value = bodies.get(num, obj.value)
+        if obj.stream is not None and isinstance(value, dict):
+            value = dict(value)
+            value[b"Length"] = Raw(b"%d" % len(obj.stream))
+        emit(renumber[num], _serialize(value, renumber), obj.stream)
+    xref = len(out)
+    out.extend(b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1))
+    for off in offsets:
+        out.extend(b"%010d 00000 n \n" % off)
+    out.extend(b"trailer\n<</Size %d /Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n"
+               % (len(offsets) + 1, xref))
+    return bytes(out)
+
+
+def split_pages(data: bytes, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
+    """One PDF per (first, last) page range, 1-based and inclusive."""
+    reader = PdfReader(data)
+    pages = reader.pages()
+    out = []
+    for first, last in ranges:
+        if not 1 <= first <= last <= len(pages):
+            raise PdfFormatError(f"page range {first}-{last} is outside the PDF's "
+                                 f"{len(pages)} pages")
+        out.append(extract(reader, pages[first - 1:last]))
+    return out
+
+
+def page_count(data: bytes) -> int:
+    """The number of pages of a PDF this module can read."""
+    return len(PdfReader(data).pages())

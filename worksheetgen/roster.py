@@ -1,0 +1,239 @@
+"""Read a class roster (CSV) into Students, and make safe, unique file names for them.
+
+The CSV has a header row; ``name`` is required, ``id`` is optional (a missing or empty id is
+derived from the name: stable across runs and unique for distinct names), every other column
+is ignored. A student's id seeds their sheet, so adding, removing or reordering students
+changes no other student's numbers. Names and ids are data: they are kept as written (trimmed,
+Unicode NFC), and every renderer escapes them. Problems are RosterErrors of the form
+``roster.csv:7: id: expected a unique id, got 's01' (also on line 3)``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+
+from worksheetgen.errors import RosterError
+from worksheetgen.models import Student
+
+MAX_STUDENTS = 2000
+MAX_ROSTER_BYTES = 5_000_000
+MAX_NAME_CHARS = 200
+MAX_ID_CHARS = 64
+_SLUG_CHARS = 24
+_STEM_CHARS = 48
+
+
+def _short(text: str, limit: int = 40) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[:limit - 4] + "...'"
+
+
+def _hash_hex(text: str, chars: int = 8) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()[:chars]
+
+
+def ascii_slug(text: str, limit: int = _SLUG_CHARS) -> str:
+    """Lower-case ASCII letters and digits joined by '-': 'Zoë O'Brien' -> 'zoe-obrien'."""
+    folded = unicodedata.normalize("NFKD", text)
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    folded = folded.replace("'", "").replace("\u2019", "").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.encode("ascii", "ignore").decode()).strip("-")
+    return slug[:limit].rstrip("-")
+
+
+def derive_id(name: str) -> str:
+    """The id of a student listed without one: a slug of the name and a hash of all of it.
+
+    It depends on nothing but the (normalized) name, so it survives any edit of the roster,
+    and two different names never share it.
+    """
+    return f"{ascii_slug(name) or 'student'}-{_hash_hex(name)}"
+
+
+def _clean(text: str) -> str:
+    return unicodedata.normalize("NFC", text.strip())
+
+
+def _control(text: str) -> str | None:
+    for c in text:
+        if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") and c not in "\u200c\u200d":
+            return c
+    return None
+
+
+def _decode(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        bad = data[exc.start:exc.start + 1].hex()
+        raise RosterError(f"expected UTF-8 text (save the file as 'CSV UTF-8'), got byte 0x{bad}",
+                          file=shown, line=line, field="encoding") from None
+
+
+def _delimiter(header_line: str) -> str:
+    if "," in header_line:
+        return ","
+    for d in (";", "\t"):
+        if d in header_line:
+            return d
+    return ","
+
+
+def _header(row: list[str], shown: str) -> dict[str, int]:
+    columns: dict[str, int] = {}
+    for i, cell in enumerate(row):
+        key = _clean(cell).lower()
+        if key in ("name", "id") and key in columns:
+            raise RosterError(f"expected one '{key}' column, got two (columns {columns[key] + 1} "
+                              f"and {i + 1})", file=shown, line=1, field="header")
+        columns.setdefault(key, i)
+    if "name" not in columns:
+        got = ", ".join(_short(_clean(c), 20) for c in row) or "nothing"
+        raise RosterError(f"expected a header row with a 'name' column, got {got}",
+                          file=shown, line=1, field="header")
+    return columns
+
+
+def _check_text(value: str, what: str, limit: int, shown: str, line: int) -> None:
+    bad = _control(value)
+    if bad is not None:
+        raise RosterError(f"expected a {what} without control characters, got {_short(value)} "
+                          f"(U+{ord(bad):04X})", file=shown, line=line, field=what)
+    if len(value) > limit:
+        raise RosterError(f"expected a {what} of at most {limit} characters, got {len(value)}",
+                          file=shown, line=line, field=what)
+
+
+def parse_roster(text: str, shown: str = "roster.csv",
+                 max_students: int = MAX_STUDENTS) -> tuple[Student, ...]:
+    """Students from CSV text, in roster order; ``shown`` names the file in errors."""
+    if "\x00" in text:
+        line = text[:text.index("\x00")].count("\n") + 1
+        raise RosterError("expected text, got a NUL byte (is this a spreadsheet file, not CSV?)",
+                          file=shown, line=line, field="encoding")
+    lines = text.splitlines(keepends=True)
+    if not lines or not text.strip():
+        raise RosterError("expected a header row with a 'name' column, got an empty file",
+                          file=shown, line=1, field="header")
+    reader = csv.reader(lines, delimiter=_delimiter(lines[0]), strict=True)
+    students: list[Student] = []
+    seen: dict[str, int] = {}
+    columns: dict[str, int] | None = None
+    start = 1
+    try:
+        for row in reader:
+            line, start = start, reader.line_num + 1
+            if columns is None:
+                columns = _header(row, shown)
+                width = len(row)
+                continue
+            if not any(cell.strip() for cell in row):
+                continue  # a blank line
+            if len(row) != width:
+                raise RosterError(f"expected {width} fields like the header, got {len(row)} "
+                                  "(quote a name that contains the separator)",
+                                  file=shown, line=line, field="row")
+            if len(students) >= max_students:
+                raise RosterError(f"expected at most {max_students} students, got more",
+                                  file=shown, line=line, field="row")
+            students.append(_student(row, columns, seen, shown, line))
+    except csv.Error as exc:
+        raise RosterError(f"expected well-formed CSV, got {exc}", file=shown,
+                          line=reader.line_num or start, field="row") from None
+    if not students:
+        raise RosterError("expected at least one student below the header, got none",
+                          file=shown, line=1, field="row")
+    return tuple(students)
+
+
+def _student(row: list[str], columns: dict[str, int], seen: dict[str, int], shown: str,
+             line: int) -> Student:
+    name = _clean(row[columns["name"]])
+    if not name:
+        raise RosterError("expected a name, got nothing", file=shown, line=line, field="name")
+    _check_text(name, "name", MAX_NAME_CHARS, shown, line)
+    raw_id = _clean(row[columns["id"]]) if "id" in columns else ""
+    if raw_id:
+        _check_text(raw_id, "id", MAX_ID_CHARS, shown, line)
+        sid = raw_id
+    else:
+        sid = derive_id(name)
+    if sid in seen:
+        if raw_id:
+            raise RosterError(f"expected a unique id, got {_short(sid)} (also on line "
+                              f"{seen[sid]})", file=shown, line=line, field="id")
+        raise RosterError(f"expected a unique name or an id column, got {_short(name)} again "
+                          f"(also on line {seen[sid]})", file=shown, line=line, field="name")
+    seen[sid] = line
+    return Student(name=name, id=sid)
+
+
+def read_roster(path: str | Path, max_students: int = MAX_STUDENTS) -> tuple[Student, ...]:
+    """The students of a roster file."""
+    p = Path(path)
+    shown = str(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_ROSTER_BYTES:
+            raise RosterError(f"expected a roster of at most {MAX_ROSTER_BYTES} bytes, got {size}",
+                              file=shown, line=1, field="size")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise RosterError("expected a CSV file, got no such file", file=shown,
+                          field="roster") from None
+    except IsADirectoryError:
+        raise RosterError("expected a CSV file, got a folder", file=shown,
+                          field="roster") from None
+    except OSError as exc:
+        raise RosterError(f"expected a readable file, got {exc.strerror}", file=shown,
+                          field="roster") from None
+    return parse_roster(_decode(data, shown), shown, max_students)
+
+
+def version_ids(count: int) -> list[str]:
+    """Anonymous version ids A, B, ..., Z, AA, AB, ... (spreadsheet-style)."""
+    out = []
+    for n in range(1, count + 1):
+        label = ""
+        while n:
+            n, r = divmod(n - 1, 26)
+            label = chr(ord("A") + r) + label
+        out.append(label)
+    return out
+
+
+_STEM_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_stem(text: str) -> str:
+    """A file-name stem from an id: ASCII letters, digits, '.', '_' and '-', no leading dot."""
+    folded = unicodedata.normalize("NFKD", text)
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    stem = _STEM_BAD.sub("-", folded).strip("-.")
+    return re.sub(r"-{2,}", "-", stem)[:_STEM_CHARS].rstrip("-.") or "sheet"
+
+
+def file_stems(ids: Sequence[str]) -> list[str]:
+    """A file-name stem for every id: safe, and unique even on a case-insensitive disk.
+
+    An id that is already a safe name is used as it is; otherwise (or on a clash) a short hash
+    of the whole id is appended, so the stem still depends only on the id.
+    """
+    stems = [safe_stem(i) for i in ids]
+    stems = [s if s == i else f"{s}-{_hash_hex(i, 8)}" for s, i in zip(stems, ids, strict=True)]
+    folded: dict[str, int] = {}
+    for s in stems:
+        folded[s.lower()] = folded.get(s.lower(), 0) + 1
+    out = [s if folded[s.lower()] == 1 else f"{s}-{_hash_hex(i, 8)}"
+           for s, i in zip(stems, ids, strict=True)]
+    if len({s.lower() for s in out}) != len(out):  # two ids whose hashes collide: never seen
+        raise RosterError("expected ids that give distinct file names, got a clash",
+                          field="id")
+    return out
+
