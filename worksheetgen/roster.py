@@ -37,11 +37,21 @@ def _hash_hex(text: str, chars: int = 8) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()[:chars]
 
 
+# Latin letters that have no decomposition into an ASCII letter and an accent
+_LATIN = str.maketrans({"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "ß": "ss",
+                        "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "Þ": "Th", "þ": "th",
+                        "ı": "i", "Ħ": "H", "ħ": "h"})
+
+
+def _fold(text: str) -> str:
+    """Latin letters without their accents ('Łukasz Ñúñez' -> 'Lukasz Nunez')."""
+    folded = unicodedata.normalize("NFKD", text.translate(_LATIN))
+    return "".join(c for c in folded if not unicodedata.combining(c))
+
+
 def ascii_slug(text: str, limit: int = _SLUG_CHARS) -> str:
     """Lower-case ASCII letters and digits joined by '-': 'Zoë O'Brien' -> 'zoe-obrien'."""
-    folded = unicodedata.normalize("NFKD", text)
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    folded = folded.replace("'", "").replace("\u2019", "").lower()
+    folded = _fold(text).replace("'", "").replace("\u2019", "").lower()
     slug = re.sub(r"[^a-z0-9]+", "-", folded.encode("ascii", "ignore").decode()).strip("-")
     return slug[:limit].rstrip("-")
 
@@ -101,13 +111,15 @@ def _header(row: list[str], shown: str) -> dict[str, int]:
 
 
 def _check_text(value: str, what: str, limit: int, shown: str, line: int) -> None:
+    article = "an" if what[0] in "aeiou" else "a"
     bad = _control(value)
     if bad is not None:
-        raise RosterError(f"expected a {what} without control characters, got {_short(value)} "
-                          f"(U+{ord(bad):04X})", file=shown, line=line, field=what)
+        raise RosterError(f"expected {article} {what} without control characters, got "
+                          f"{_short(value)} (U+{ord(bad):04X})", file=shown, line=line,
+                          field=what)
     if len(value) > limit:
-        raise RosterError(f"expected a {what} of at most {limit} characters, got {len(value)}",
-                          file=shown, line=line, field=what)
+        raise RosterError(f"expected {article} {what} of at most {limit} characters, got "
+                          f"{len(value)}", file=shown, line=line, field=what)
 
 
 def parse_roster(text: str, shown: str = "roster.csv",
@@ -213,9 +225,7 @@ _STEM_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 
 def safe_stem(text: str) -> str:
     """A file-name stem from an id: ASCII letters, digits, '.', '_' and '-', no leading dot."""
-    folded = unicodedata.normalize("NFKD", text)
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    stem = _STEM_BAD.sub("-", folded).strip("-.")
+    stem = _STEM_BAD.sub("-", _fold(text)).strip("-.")
     return re.sub(r"-{2,}", "-", stem)[:_STEM_CHARS].rstrip("-.") or "sheet"
 
 
