@@ -203,6 +203,26 @@ class _BuildProgress:
 
 
 @main.command()
+@click.option("--bank", "banks", multiple=True, type=click.Path(),
+              help="A bank file or folder (repeatable). Default: the bundled default bank.")
+@click.option("--stress", type=click.IntRange(1, 100_000), default=200, show_default=True,
+              metavar="N", help="Seeds drawn per question.")
+@reports_errors
+def check(banks: tuple[str, ...], stress: int) -> None:
+    """Validate banks and draw every question N times: failures, redraws, spread, timing."""
+    from worksheetgen.checker import check_banks, item_lines, summary_line
+
+    def show(item: object) -> None:
+        for line in item_lines(item):  # type: ignore[arg-type]
+            click.echo(line)
+
+    report = check_banks(banks, stress, progress=show)
+    click.echo(summary_line(report))
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.command()
 @reports_errors
 def families() -> None:
     """List the question families and the parameters a bank can set."""

@@ -1,0 +1,97 @@
+"""`worksheetgen check`: stress-draws every item and reports failures, redraws and spread."""
+
+from __future__ import annotations
+
+import pytest
+
+from worksheetgen.checker import check_banks
+from worksheetgen.cli import main
+from worksheetgen.errors import InvariantError
+
+REDRAWN = """
+sheet: {id: chk}
+questions:
+  - id: d-k-one-or-two
+    family: softmax
+    params: {S: [[2, 0], [1, 3]], d_k: {choices: [1, 2]}}
+  - id: note-example
+    family: softmax
+    params: {S: [[2, 0], [0, 2]], d_k: 2}
+"""
+
+HOPELESS = """
+sheet: {id: chk}
+questions:
+  - id: fine
+    family: heads
+    params: {d: 8, h: 2}
+  - id: always-symmetric
+    family: softmax
+    params: {S: [[2, 0], [0, 2]], d_k: {choices: [2, 4]}}
+"""
+
+
+def test_check_default_bank_passes_and_reports_every_item(runner):
+    res = runner.invoke(main, ["check", "--stress", "4"])
+    assert res.exit_code == 0, res.output
+    for qid in ("softmax-table", "scale-effect", "causal-mask", "head-widths", "lab3"):
+        assert f"{qid}  [" in res.output
+    assert "ms per draw" in res.output and "largest weight min" in res.output
+    assert res.output.strip().splitlines()[-1].startswith("OK: 5 questions x 4 seeds = 20 draws")
+
+
+def test_check_counts_redraws_and_pinned_coincidences(write_bank):
+    report = check_banks([str(write_bank(REDRAWN))], stress=12)
+    redrawn, pinned = report.items
+    assert report.ok and report.draws == 24
+    assert redrawn.redraws >= 1 and redrawn.redrawn_draws >= 1 and redrawn.max_redraws >= 1
+    assert redrawn.distinct_variants == 1  # only d_k = 2 survives, S is pinned
+    assert not redrawn.fixed
+    assert pinned.fixed and pinned.redraws == 0
+    assert pinned.coincident == ("softmax-over-columns gives the correct answer",)
+    # the note's example: softmax([sqrt 2, 0]) = 0.8044 every time
+    assert pinned.spread.low == pinned.spread.high == pytest.approx(0.80442, abs=1e-5)
+    assert pinned.ms_per_draw > 0
+
+
+def test_check_exits_non_zero_and_names_the_failing_item(runner, write_bank):
+    res = runner.invoke(main, ["check", "--bank", str(write_bank(HOPELESS)), "--stress", "3"])
+    assert res.exit_code == 1
+    assert "always-symmetric  [softmax]" in res.output and "FAILED" in res.output
+    assert "failures 3" in res.output
+    assert "softmax-over-columns gives the correct answer" in res.output
+    assert res.output.strip().splitlines()[-1].startswith("FAILED:")
+    assert res.output.strip().endswith("failing: always-symmetric")
+    assert "fine  [heads]" in res.output
+
+
+def test_check_reports_invariant_violations_separately(write_bank, monkeypatch):
+    from worksheetgen import solve
+
+    real = solve.check_invariants
+
+    def flaky(item, label, exact=None):
+        if item.given["h"] == 4:
+            raise InvariantError("invariant 'h * d_k = d' failed: test", field=label)
+        return real(item, label, exact)
+
+    monkeypatch.setattr(solve, "check_invariants", flaky)
+    path = write_bank("questions:\n"
+                      "  - {id: q, family: heads, params: {d: 8, h: {choices: [2, 4]}}}\n")
+    (item,) = check_banks([str(path)], stress=20).items
+    assert 0 < item.invariant_violations < 20 and item.failures == 0
+    assert not item.ok
+    assert "h * d_k = d" in item.invariant_messages[0]
+
+
+def test_check_rejects_an_invalid_bank_in_one_line(runner, write_bank):
+    path = write_bank("questions:\n  - {id: q, family: softmax, params: {T: 12}}\n")
+    res = runner.invoke(main, ["check", "--bank", str(path)])
+    assert res.exit_code != 0
+    assert "params.T: expected an integer from 2 to 4, got 12" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_check_stress_must_be_positive(runner):
+    res = runner.invoke(main, ["check", "--stress", "0"])
+    assert res.exit_code == 2

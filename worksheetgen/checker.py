@@ -1,0 +1,284 @@
+"""``worksheetgen check``: validate banks and stress-draw every item over many seeds.
+
+For each question the checker draws ``stress`` seeds (0, 1, ...) on the bank's sheet id, each
+exactly as a build would (draw with distinguishability redraws, solve, misconceptions,
+invariants), and records failures, redraws, invariant violations, how far apart the variants
+are (the spread of a meaningful number, so variants are equally hard) and the time per draw.
+Nothing here prints: the CLI formats the report.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from worksheetgen import misconceptions as mc
+from worksheetgen.bank import default_bank_path, load_banks
+from worksheetgen.draw import Variant, draw_variant
+from worksheetgen.errors import InvariantError, WorksheetgenError
+from worksheetgen.exact import Ex
+from worksheetgen.models import QuestionSpec
+from worksheetgen.solve import solve_item
+
+DEFAULT_STRESS = 200
+MAX_MESSAGES = 3
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Minimum, median and maximum of one number over the draws of an item."""
+
+    measure: str
+    low: float
+    median: float
+    high: float
+
+    @classmethod
+    def of(cls, measure: str, values: Sequence[float]) -> Spread | None:
+        """The spread of ``values`` (None when there are none)."""
+        if not values:
+            return None
+        return cls(measure, min(values), statistics.median(values), max(values))
+
+
+@dataclass(frozen=True)
+class ItemReport:
+    """What stress-drawing one question found."""
+
+    id: str
+    family: str
+    where: str
+    format: str
+    draws: int
+    failures: int = 0
+    failure_messages: tuple[str, ...] = ()
+    invariant_violations: int = 0
+    invariant_messages: tuple[str, ...] = ()
+    redraws: int = 0
+    max_redraws: int = 0
+    redrawn_draws: int = 0
+    fixed: bool = False
+    coincident: tuple[str, ...] = ()
+    distinct_variants: int = 0
+    slips: tuple[str, ...] = ()
+    spread: Spread | None = None
+    closest_slip: Spread | None = None
+    ms_per_draw: float = 0.0
+    ms_max: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """No failure and no invariant violation in any draw."""
+        return self.failures == 0 and self.invariant_violations == 0
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The whole check: which banks, how many seeds, one report per question."""
+
+    banks: tuple[str, ...]
+    stress: int
+    items: tuple[ItemReport, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        """True when every item passed every draw."""
+        return all(i.ok for i in self.items)
+
+    @property
+    def draws(self) -> int:
+        """Draws made in total."""
+        return sum(i.draws for i in self.items)
+
+
+def _finite_cells(value: Any) -> list[float]:
+    out = []
+    for c in mc.cells(value):
+        if isinstance(c, Ex):
+            if not c.is_neg_inf:
+                out.append(float(c.val))
+        elif isinstance(c, int | float) and not isinstance(c, bool):
+            out.append(float(c))
+    return out
+
+
+def _live_rows(a: Any) -> list[list[float]]:
+    rows = a if a and isinstance(a[0], list) else [a]
+    return [[float(w.val) for w in row if isinstance(w, Ex) and w.expr != 0] for row in rows]
+
+
+def difficulty(variant: Variant) -> tuple[str, float] | None:
+    """A number that says how hard a variant is, comparable across the draws of one item.
+
+    For attention weights: the largest weight among rows with two or more live keys (how
+    peaked the softmax is; a row with one live key is always 1). Otherwise the largest
+    magnitude in the target answer.
+    """
+    fp = variant.fingerprints
+    if fp is None:
+        return None
+    a = fp.correct.get("A")
+    if isinstance(a, list) and a:
+        peaks = [max(r) for r in _live_rows(a) if len(r) >= 2]
+        if peaks:
+            return "largest weight", max(peaks)
+    cells = _finite_cells(fp.correct.get(fp.target))
+    if cells:
+        return f"largest |{fp.target}|", max(abs(c) for c in cells)
+    return None
+
+
+def closest_slip(variant: Variant, decimals: int) -> float | None:
+    """How close the nearest slip comes to the right target, in units of the last digit.
+
+    Whole-number targets (widths, shapes) count in whole units.
+    """
+    fp = variant.fingerprints
+    if fp is None or not variant.slips:
+        return None
+    right = fp.correct.get(fp.target)
+    gaps = []
+    for s in variant.slips:
+        mine = s.values.get(fp.target)
+        a, b = mc.cells(mine), mc.cells(right)
+        if len(a) != len(b):
+            continue
+        diffs = []
+        for x, y in zip(a, b, strict=True):
+            if isinstance(x, Ex) and isinstance(y, Ex) and not (x.is_neg_inf or y.is_neg_inf):
+                diffs.append(abs(float(x.val) - float(y.val)) * 10**decimals)
+            elif isinstance(x, int) and isinstance(y, int):
+                diffs.append(float(abs(x - y)))
+        if diffs:
+            gaps.append(max(diffs))
+    return min(gaps) if gaps else None
+
+
+def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemReport:
+    """Draw, solve and check one question for every seed."""
+    failures: Counter[str] = Counter()
+    violations: Counter[str] = Counter()
+    redraws: list[int] = []
+    coincident: set[str] = set()
+    variants: set[str] = set()
+    slips: set[str] = set()
+    hardness: list[float] = []
+    measure = ""
+    gaps: list[float] = []
+    times: list[float] = []
+    fixed = False
+    for seed in seeds:
+        t0 = time.perf_counter()
+        try:
+            variant = draw_variant(spec, seed, sheet_id)
+            solve_item(spec, variant.given, 1, sheet_id, variant=variant)
+        except InvariantError as exc:
+            violations[f"seed {seed}: {exc.message}"] += 1
+            continue
+        except WorksheetgenError as exc:
+            failures[f"seed {seed}: {exc}"] += 1
+            continue
+        except Exception as exc:  # a bug in a family: report it, keep checking the others
+            failures[f"seed {seed}: internal error {type(exc).__name__}: {exc}"] += 1
+            continue
+        finally:
+            times.append((time.perf_counter() - t0) * 1000)
+        redraws.append(variant.redraws)
+        fixed = fixed or variant.fixed
+        coincident.update(c.text() for c in variant.coincident)
+        slips.update(s.name for s in variant.slips)
+        variants.add(json.dumps(variant.given, sort_keys=True, default=str))
+        hard = difficulty(variant)
+        if hard is not None:
+            measure = hard[0]
+            hardness.append(hard[1])
+        gap = closest_slip(variant, spec.decimals)
+        if gap is not None:
+            gaps.append(gap)
+    loc = spec.location
+    return ItemReport(
+        id=spec.id,
+        family=spec.family,
+        where=loc.file if loc.line is None else f"{loc.file}:{loc.line}",
+        format=spec.format,
+        draws=len(seeds),
+        failures=sum(failures.values()),
+        failure_messages=tuple(m for m, _ in failures.most_common(MAX_MESSAGES)),
+        invariant_violations=sum(violations.values()),
+        invariant_messages=tuple(m for m, _ in violations.most_common(MAX_MESSAGES)),
+        redraws=sum(redraws),
+        max_redraws=max(redraws, default=0),
+        redrawn_draws=sum(1 for r in redraws if r),
+        fixed=fixed,
+        coincident=tuple(sorted(coincident)),
+        distinct_variants=len(variants),
+        slips=tuple(n for n in mc.NAMES if n in slips),
+        spread=Spread.of(measure, hardness),
+        closest_slip=Spread.of("closest slip (units of the last digit)", gaps),
+        ms_per_draw=statistics.fmean(times) if times else 0.0,
+        ms_max=max(times, default=0.0),
+    )
+
+
+def check_banks(paths: Sequence[str] = (), stress: int = DEFAULT_STRESS,
+                progress: Callable[[ItemReport], None] | None = None) -> CheckReport:
+    """Validate the banks (BankError if one is invalid), then stress-draw every question."""
+    bank = load_banks(list(paths) or [default_bank_path()])
+    seeds = range(stress)
+    reports = []
+    for spec in bank.questions:
+        report = check_item(spec, seeds, bank.info.slug)
+        reports.append(report)
+        if progress is not None:
+            progress(report)
+    return CheckReport(banks=tuple(b.path for b in bank.files), stress=stress,
+                       items=tuple(reports))
+
+
+def _num(x: float) -> str:
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def item_lines(r: ItemReport) -> list[str]:
+    """The report of one question as text lines (the CLI prints them)."""
+    status = "ok" if r.ok else "FAILED"
+    fmt = " (multiple choice)" if r.format == "choice" else ""
+    lines = [f"{r.id}  [{r.family}{fmt}]  {r.where}  {status}"]
+    lines.append(f"    {r.draws} draws, {r.distinct_variants} distinct variants; "
+                 f"failures {r.failures}; invariant violations {r.invariant_violations}; "
+                 f"redraws {r.redraws} in {r.redrawn_draws} draws (max {r.max_redraws})")
+    detail = []
+    if r.spread is not None:
+        s = r.spread
+        detail.append(f"{s.measure} min {_num(s.low)} / median {_num(s.median)} / "
+                      f"max {_num(s.high)}")
+    if r.closest_slip is not None:
+        c = r.closest_slip
+        detail.append(f"closest slip min {_num(c.low)} / median {_num(c.median)} / "
+                      f"max {_num(c.high)} units")
+    detail.append(f"{r.ms_per_draw:.1f} ms per draw (max {r.ms_max:.0f})")
+    lines.append("    " + "; ".join(detail))
+    if r.slips:
+        lines.append("    slips: " + ", ".join(r.slips))
+    if r.fixed and r.coincident:
+        lines.append("    pinned variant, left out of the distractors: " + "; ".join(r.coincident))
+    for m in r.failure_messages:
+        lines.append(f"    failure: {m}")
+    for m in r.invariant_messages:
+        lines.append(f"    invariant violated: {m}")
+    return lines
+
+
+def summary_line(report: CheckReport) -> str:
+    """One closing line: how many questions and draws, and whether all passed."""
+    bad = [i for i in report.items if not i.ok]
+    head = (f"{len(report.items)} questions x {report.stress} seeds = {report.draws} draws "
+            f"from {', '.join(report.banks)}")
+    if not bad:
+        return f"OK: {head}; no failures."
+    return f"FAILED: {head}; failing: " + ", ".join(i.id for i in bad)
