@@ -226,7 +226,7 @@ _STEM_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 def safe_stem(text: str) -> str:
     """A file-name stem from an id: ASCII letters, digits, '.', '_' and '-', no leading dot."""
     stem = _STEM_BAD.sub("-", _fold(text)).strip("-.")
-    return re.sub(r"-{2,}", "-", stem)[:_STEM_CHARS].rstrip("-.") or "sheet"
+    return re.sub(r"[-.]{2,}", "-", stem)[:_STEM_CHARS].rstrip("-.") or "sheet"
 
 
 def file_stems(ids: Sequence[str]) -> list[str]:

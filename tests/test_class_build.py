@@ -1,0 +1,348 @@
+"""Whole-class builds: per-student variants, combined and per-student files, PDFs, engines."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import needs_tex
+from worksheetgen import compile as tex
+from worksheetgen import keyfile
+from worksheetgen.bank import load_banks
+from worksheetgen.cli import main
+from worksheetgen.errors import RosterError, UsageError
+from worksheetgen.models import Student
+from worksheetgen.pipeline import BuildOptions, build, make_build
+from worksheetgen.roster import file_stems
+
+TRICKY = "Zoë O'Brien & Co_1 \\input{x} 100%"
+NON_LATIN = ["Łukasz Nowak", "Ñúñez García", "Ελένη Παπαδοπούλου", "Иван Петров", "李雷"]
+
+needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None or
+                                   shutil.which("pdfinfo") is None,
+                                   reason="poppler-utils is not installed")
+
+
+def _lua_ready() -> bool:
+    if shutil.which("lualatex") is None or shutil.which("fc-list") is None:
+        return False
+    fonts = subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True).stdout
+    return "DejaVu Serif" in fonts and "WenQuanYi Micro Hei" in fonts
+
+
+needs_lua = pytest.mark.skipif(not _lua_ready(), reason="LuaLaTeX or its fonts are missing "
+                               "(texlive-luatex fonts-dejavu-core fonts-wqy-microhei)")
+
+SMALL_BANK = """
+sheet: {id: quiz, title: Quiz}
+questions:
+  - id: soft
+    family: softmax
+    params: {T: 2}
+  - id: heads
+    family: heads
+"""
+
+
+def _roster(path: Path, rows: list[tuple[str, str]]) -> Path:
+    lines = ["name,id"] + [f'"{n}",{i}' for n, i in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _class(tmp_path: Path, bank: Path, rows: list[tuple[str, str]], name: str = "roster",
+           pdf: bool = False) -> Path:
+    result = build(BuildOptions(seed=7, banks=(str(bank),), out=str(tmp_path / "out"), pdf=pdf,
+                                roster=str(_roster(tmp_path / f"{name}.csv", rows))))
+    return result.folder
+
+
+def _givens(folder: Path) -> dict[str, dict]:
+    key = json.loads((folder / "key.json").read_text("utf-8"))
+    return {s["id"]: {q["id"]: q["given"] for q in s["questions"]} for s in key["sheets"]}
+
+
+# ---------------------------------------------------------------- variants per student
+
+
+def test_adding_removing_and_reordering_students_changes_no_other_students_numbers(
+        tmp_path, write_bank):
+    bank = write_bank(SMALL_BANK)
+    base = _givens(_class(tmp_path, bank, [("Ada", "a"), ("Bob", "b"), ("Cy", "c")], "r1"))
+    more = _givens(_class(tmp_path, bank, [("Di", "d"), ("Cy", "c"), ("Ada", "a"),
+                                           ("Bob", "b")], "r2"))
+    fewer = _givens(_class(tmp_path, bank, [("Cy", "c"), ("Ada", "a")], "r3"))
+    assert {s: more[s] for s in base} == base
+    assert fewer == {s: base[s] for s in ("c", "a")}
+    # and the students really got different numbers (seeded by their own id)
+    assert len({json.dumps(g, sort_keys=True) for g in base.values()}) == 3
+
+
+def test_adding_a_question_changes_no_other_question_for_any_student(tmp_path, write_bank):
+    rows = [("Ada", "a"), ("Bob", "b")]
+    before = _givens(_class(tmp_path, write_bank(SMALL_BANK, "one.yaml"), rows, "r1"))
+    extra = SMALL_BANK.replace("  - id: heads", "  - id: new\n    family: causal\n  - id: heads")
+    after = _givens(_class(tmp_path, write_bank(extra, "two.yaml"), rows, "r2"))
+    for sid in before:
+        assert {q: after[sid][q] for q in before[sid]} == before[sid]
+        assert set(after[sid]) == {"soft", "new", "heads"}
+
+
+def test_a_students_sheet_is_drawn_from_seed_student_id_and_question_id(tmp_path, write_bank):
+    bank = write_bank(SMALL_BANK)
+    folder = _class(tmp_path, bank, [("Ada", "a"), ("Bob", "b")])
+    alone = make_build(load_banks([bank]), 7, [("b", "Bob", Student("Bob", "b"))])
+    assert _givens(folder)["b"] == {i.spec.id: i.given for i in alone.sheets[0].items}
+
+
+# ---------------------------------------------------------------- files of a class build
+
+
+def test_class_build_without_pdf_writes_combined_and_per_student_files(tmp_path, write_bank):
+    folder = _class(tmp_path, write_bank(SMALL_BANK), [(TRICKY, "z1"), ("Ada", "a/../2")])
+    assert folder.name == "quiz-seed7-roster"
+    names = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    stems = file_stems(["z1", "a/../2"])
+    assert stems[0] == "z1" and stems[1].startswith("a-2-")
+    expected = {"sheets.tex", "sheets.md", "keys.tex", "keys.md", "key.json", "manifest.json"}
+    for stem in stems:
+        expected |= {f"students/{stem}-{kind}.{ext}" for kind in ("sheet", "key")
+                     for ext in ("tex", "md")}
+    assert names == expected
+    key = json.loads((folder / "key.json").read_text("utf-8"))
+    assert [(s["id"], s["student"]) for s in key["sheets"]] == [
+        ("z1", {"name": TRICKY, "id": "z1"}), ("a/../2", {"name": "Ada", "id": "a/../2"})]
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    assert [d["sheet"] for d in manifest["draws"]] == ["z1", "a/../2"]
+    assert sorted(manifest["files"]) == sorted(names)
+
+
+def test_streamed_key_json_is_exactly_the_key_of_the_whole_class(tmp_path, write_bank):
+    bank = write_bank(SMALL_BANK)
+    rows = [(TRICKY, "z1"), ("Ελένη", "g2"), ("Ada", "a3")]
+    folder = _class(tmp_path, bank, rows)
+    whole = make_build(load_banks([bank]), 7, [(i, n, Student(n, i)) for n, i in rows])
+    assert (folder / "key.json").read_text("utf-8") == keyfile.dumps(keyfile.key_json(whole))
+
+
+def test_combined_documents_hold_every_sheet_in_roster_order(tmp_path, write_bank):
+    rows = [("Cy", "c"), ("Ada", "a"), ("Bob", "b")]
+    folder = _class(tmp_path, write_bank(SMALL_BANK), rows)
+    tex_text = (folder / "sheets.tex").read_text("utf-8")
+    assert tex_text.count(r"\documentclass") == 1 and tex_text.count(r"\end{document}") == 1
+    assert len(re.findall(r"^\\wsstartsheet$", tex_text, re.M)) == 3
+    order = [m.group(1) for m in re.finditer(r"Name: \\underline\{\\makebox\[[^]]*\]\[l\]"
+                                             r"\{\\ ([^}]*)\}", tex_text)]
+    assert order == ["Cy", "Ada", "Bob"]
+    md = (folder / "keys.md").read_text("utf-8")
+    assert md.count("\n---\n") >= 2 and md.index("Cy") < md.index("Ada") < md.index("Bob")
+    single = (folder / "students" / "a-sheet.tex").read_text("utf-8")
+    assert len(re.findall(r"^\\wsstartsheet$", single, re.M)) == 1
+    assert "Ada" in single and "Bob" not in single
+
+
+def test_names_are_data_in_markdown_and_latex(tmp_path, write_bank):
+    folder = _class(tmp_path, write_bank(SMALL_BANK), [(TRICKY, "z1")])
+    md = (folder / "students" / "z1-sheet.md").read_text("utf-8")
+    line = next(x for x in md.splitlines() if x.startswith("Name:"))
+    shown = re.search(r"Name: \*\*(.*?)\*\* ·", line).group(1)
+    # CommonMark: a backslash before ASCII punctuation prints that character; &amp; is &
+    unescaped = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", shown).replace("&amp;", "&")
+    assert unescaped == TRICKY
+    tex_text = (folder / "students" / "z1-sheet.tex").read_text("utf-8")
+    assert r"\input{x}" not in tex_text and r"\textbackslash{}input\{x\}" in tex_text
+
+
+def test_versions_make_anonymous_sheets_a_b_c(tmp_path, write_bank):
+    result = build(BuildOptions(seed=7, banks=(str(write_bank(SMALL_BANK)),),
+                                out=str(tmp_path), pdf=False, versions=3))
+    assert result.folder.name == "quiz-seed7-versions3" and result.sheet_count == 3
+    key = json.loads((result.folder / "key.json").read_text("utf-8"))
+    assert [(s["id"], s["label"], s["student"]) for s in key["sheets"]] == [
+        ("A", "Version A", None), ("B", "Version B", None), ("C", "Version C", None)]
+    assert (result.folder / "versions" / "B-sheet.md").exists()
+
+
+def test_roster_and_versions_together_are_refused(tmp_path, write_bank):
+    with pytest.raises(UsageError, match="expected one of them, got both"):
+        build(BuildOptions(seed=1, banks=(str(write_bank(SMALL_BANK)),), out=str(tmp_path),
+                           pdf=False, versions=2,
+                           roster=str(_roster(tmp_path / "r.csv", [("A", "a")]))))
+
+
+def test_bad_roster_writes_nothing(tmp_path, write_bank):
+    roster = tmp_path / "r.csv"
+    roster.write_text("name,id\nAda,a\nBob,a\n", encoding="utf-8")
+    with pytest.raises(RosterError, match=r"r.csv:3: id: expected a unique id"):
+        build(BuildOptions(seed=1, banks=(str(write_bank(SMALL_BANK)),),
+                           out=str(tmp_path / "out"), pdf=False, roster=str(roster)))
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_class_build_reports_progress_for_every_sheet(tmp_path, write_bank):
+    seen: list[tuple[str, int, int]] = []
+    build(BuildOptions(seed=1, banks=(str(write_bank(SMALL_BANK)),), out=str(tmp_path),
+                       pdf=False, versions=4), lambda *a: seen.append(a))
+    assert [s for s in seen if s[0] == "sheets"] == [("sheets", i, 4) for i in range(1, 5)]
+
+
+def test_class_build_keeps_no_sheets_in_memory(tmp_path, write_bank):
+    result = build(BuildOptions(seed=1, banks=(str(write_bank(SMALL_BANK)),), out=str(tmp_path),
+                                pdf=False, versions=5))
+    assert result.build.sheets == () and result.sheet_count == 5 and result.item_count == 10
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_roster_build_quiet_prints_nothing(runner, tmp_path, write_bank):
+    roster = _roster(tmp_path / "r.csv", [("Ada", "a")])
+    result = runner.invoke(main, ["build", "--seed", "3", "--bank", str(write_bank(SMALL_BANK)),
+                                  "--roster", str(roster), "--no-pdf", "--out",
+                                  str(tmp_path / "o"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.output == ""
+    assert (tmp_path / "o" / "quiz-seed3-r" / "key.json").exists()
+
+
+def test_cli_roster_build_summarizes_and_verbose_lists_every_file(runner, tmp_path, write_bank):
+    roster = _roster(tmp_path / "r.csv", [("Ada", "a"), ("Bob", "b")])
+    args = ["build", "--seed", "3", "--bank", str(write_bank(SMALL_BANK)), "--roster",
+            str(roster), "--no-pdf", "--out", str(tmp_path / "o")]
+    plain = runner.invoke(main, args)
+    assert plain.exit_code == 0, plain.output
+    assert "for 2 students (seed 3, 4 questions)" in plain.output
+    assert "students/  (8 files" in plain.output and "a-sheet.md" not in plain.output
+    # not a terminal: no progress bar
+    assert "Drawing and rendering" not in plain.output
+    verbose = runner.invoke(main, [*args, "--verbose"])
+    assert verbose.exit_code == 0
+    assert "students/a-sheet.md" in verbose.output
+    assert re.search(r"Drawing and rendering sheets: \d+\.\d\d s", verbose.output)
+
+
+def test_cli_bad_roster_is_one_line_with_file_line_and_field(runner, tmp_path):
+    roster = tmp_path / "r.csv"
+    roster.write_text("id\n1\n", encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "1", "--roster", str(roster), "--no-pdf",
+                                  "--out", str(tmp_path)])
+    assert result.exit_code != 0
+    assert f"{roster}:1: header: expected a header row with a 'name' column" in result.output
+    assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- engines and PDFs
+
+
+def test_engine_is_pdflatex_for_latin_text_and_lualatex_beyond_it():
+    assert tex.choose_engine([TRICKY, "Łukasz Ñúñez Ștefan Œuvre"]) == tex.PDFLATEX
+    for name in ("Ελένη", "Иван", "李雷"):
+        assert tex.choose_engine(["Ada", name]) == tex.LUALATEX
+
+
+@needs_tex
+@needs_poppler
+def test_every_character_pdflatex_is_trusted_with_prints_as_outline_glyphs(tmp_path):
+    chars = sorted(c for c in tex.PDFLATEX_CHARS if c not in "\n\\{}$&#^_%~")
+    body = "\n".join("".join(chars[i:i + 40]) + r"\par" for i in range(0, len(chars), 40))
+    source = ("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}"
+              "\\usepackage{mathpazo}\\begin{document}\n" + body + "\n\\end{document}\n")
+    out = tex.compile_job(tex.TexJob("chars", source, engine=tex.PDFLATEX), tmp_path / "keep")
+    pdf = tmp_path / "chars.pdf"
+    pdf.write_bytes(out.pdf)
+    fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True).stdout
+    assert "Type 3" not in fonts  # no bitmap fallback fonts
+
+
+def _page_texts(pdf: Path) -> list[str]:
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return text.split("\f")[:-1]
+
+
+def _pages(pdf: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+    return int(re.search(r"Pages:\s+(\d+)", info).group(1))
+
+
+@needs_tex
+@needs_poppler
+def test_class_pdfs_start_every_student_on_an_odd_page_and_cut_per_student_pdfs(
+        tmp_path, write_bank, monkeypatch):
+    runs: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting_run(cmd, *args, **kwargs):
+        if Path(str(cmd[0])).name in ("pdflatex", "lualatex"):
+            runs.append(cmd)
+        return real_run(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(tex.subprocess, "run", counting_run)
+    rows = [(TRICKY, "z1"), ("Łukasz Nowak", "l2"), ("Ada Lovelace", "a3")]
+    folder = _class(tmp_path, write_bank(SMALL_BANK + "  - id: lab\n    family: lab3\n"),
+                    rows, pdf=True)
+    assert len(runs) == 2  # one TeX run for all sheets, one for all keys
+    for kind, combined in (("sheet", "sheets.pdf"), ("key", "keys.pdf")):
+        pages = _page_texts(folder / combined)
+        start = 1
+        for name, sid in rows:
+            own = folder / "students" / f"{sid}-{kind}.pdf"
+            own_pages = _page_texts(own)
+            assert start % 2 == 1, f"{name} starts on page {start}"
+            assert name in pages[start - 1] and name in own_pages[0]
+            assert [p.strip() for p in own_pages] == \
+                [p.strip() for p in pages[start - 1:start - 1 + len(own_pages)]]
+            start += len(own_pages)
+            if start % 2 == 0 and start <= len(pages):  # the blank back of an odd sheet
+                assert pages[start - 1].strip() == ""
+                start += 1
+        assert start - 1 == len(pages)
+    sheet_text = "".join(_page_texts(folder / "sheets.pdf"))
+    assert f"Name: {TRICKY}" in sheet_text
+    assert "page 1" in _page_texts(folder / "students" / "l2-sheet.pdf")[0]
+
+
+@needs_tex
+@needs_poppler
+@needs_lua
+def test_greek_cyrillic_and_cjk_names_print_as_written(tmp_path, write_bank):
+    rows = [(n, f"s{i}") for i, n in enumerate(NON_LATIN + [TRICKY])]
+    result = build(BuildOptions(seed=7, banks=(str(write_bank(SMALL_BANK)),),
+                                out=str(tmp_path / "out"), pdf=True,
+                                roster=str(_roster(tmp_path / "r.csv", rows))))
+    assert result.details.engines == {"sheets": "lualatex", "keys": "lualatex"}
+    text = "".join(_page_texts(result.folder / "sheets.pdf"))
+    for name, _ in rows:
+        assert f"Name: {name}" in text
+    for i, (name, _) in enumerate(rows):
+        assert name in _page_texts(result.folder / "students" / f"s{i}-key.pdf")[0]
+    fonts = subprocess.run(["pdffonts", str(result.folder / "sheets.pdf")], capture_output=True,
+                           text=True).stdout
+    assert "Type 3" not in fonts
+
+
+@needs_tex
+@needs_poppler
+def test_single_sheet_build_has_no_blank_pages_or_page_record(tmp_path):
+    result = build(BuildOptions(seed=42, out=str(tmp_path)))
+    source = (result.folder / "sheet.tex").read_text("utf-8")
+    assert not re.search(r"^\\wsstartsheet$", source, re.M) and "openout" not in source
+    assert all(p.strip() for p in _page_texts(result.folder / "key.pdf"))
+
+
+def test_a_missing_unicode_engine_is_reported_before_any_work(tmp_path, write_bank,
+                                                               monkeypatch):
+    real = tex.find_engine
+    monkeypatch.setattr(tex, "find_engine",
+                        lambda engine=tex.PDFLATEX: None if engine == tex.LUALATEX
+                        else real(engine))
+    from worksheetgen.errors import CompileError
+
+    with pytest.raises(CompileError, match=r"no TeX engine \(lualatex\).* Ε λ έ.*texlive-luatex"):
+        _class(tmp_path, write_bank(SMALL_BANK), [("Ελένη", "g")], pdf=True)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
