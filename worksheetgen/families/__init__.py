@@ -17,7 +17,19 @@ def register(cls: type[Family]) -> type[Family]:
 
 def _load() -> dict[str, type[Family]]:
     # importing the modules runs their @register decorators
-    from worksheetgen.families import attention_tables, heads, scaling  # noqa: F401
+    from worksheetgen.families import (  # noqa: F401
+        attention_tables,
+        concept,
+        cost,
+        cross,
+        heads,
+        heatmap,
+        identical_keys,
+        multihead,
+        projections,
+        scale_effect,
+        scaling,
+    )
 
     return _CLASSES
 

@@ -1,0 +1,108 @@
+"""Small helpers the note families share: parameter look-ups, bound checks, worked-step text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from worksheetgen import exact as ex
+from worksheetgen.exact import Matrix
+from worksheetgen.models import Choices, IntRange, ParamValue, Pinned
+
+
+def param_values(p: ParamValue) -> list[Any]:
+    """Every value a parameter can take (a pinned value, its choices, or its range)."""
+    if isinstance(p, Pinned):
+        return [p.value]
+    if isinstance(p, Choices):
+        return list(p.values)
+    if isinstance(p, IntRange):
+        return list(range(p.lo, p.hi + 1))
+    raise TypeError(f"not a parameter value: {p!r}")
+
+
+def pinned(params: dict[str, ParamValue], name: str) -> Any | None:
+    """The pinned value of ``name``, or None when it is drawn or absent."""
+    p = params.get(name)
+    return p.value if isinstance(p, Pinned) else None
+
+
+def order_problems(params: dict[str, ParamValue],
+                   pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(field, message) for every pinned low/high pair given the wrong way round."""
+    out = []
+    for low, high in pairs:
+        lo, hi = pinned(params, low), pinned(params, high)
+        if lo is not None and hi is not None and lo > hi:
+            out.append((high, f"expected {high} >= {low} ({lo}), got {hi}"))
+    return out
+
+
+def max_of(p: ParamValue) -> int:
+    """The largest value a numeric parameter can take."""
+    return max(param_values(p))
+
+
+def factor(x: Any) -> str:
+    """A number as a factor in a written product: negatives in parentheses."""
+    s = str(x)
+    return f"({s})" if s.startswith("-") else s
+
+
+def dot_text(row: Sequence[Any], col: Sequence[Any]) -> str:
+    """A written dot product of integer vectors with its value (LaTeX): 1 . 2 + 0 . 1 = 2."""
+    terms = " + ".join(f"{factor(a)}\\cdot {factor(b)}" for a, b in zip(row, col, strict=True))
+    total = sum(a * b for a, b in zip(row, col, strict=True))
+    return f"{terms} = {total}"
+
+
+def int_product(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> Matrix:
+    """The exact product of two integer matrices (lists of rows)."""
+    return ex.matmul(ex.from_ints(a), ex.from_ints(b))
+
+
+def ints_of(m: Matrix) -> list[list[int]]:
+    """An exact whole-number matrix as Python ints (for the next product)."""
+    return [[int(x.expr) for x in row] for row in m]
+
+
+def transpose_rows(m: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """The transpose of a list of rows."""
+    return [list(c) for c in zip(*m, strict=True)]
+
+
+def shape_dims(params: dict[str, ParamValue],
+               layout: Sequence[tuple[str, str, str]]) -> tuple[dict[str, tuple[int, str]],
+                                                              list[tuple[str, str]]]:
+    """The dimensions that pinned matrices fix, and the conflicts among them.
+
+    ``layout`` lists (matrix, dim of its rows, dim of its columns), e.g. ("X", "T", "d").
+    Returns {dim: (size, matrix that fixed it)} and (field, message) problems.
+    """
+    dims: dict[str, tuple[int, str]] = {}
+    problems: list[tuple[str, str]] = []
+    for name, row_dim, col_dim in layout:
+        m = pinned(params, name)
+        if m is None:
+            continue
+        for dim, size, what in ((row_dim, len(m), "rows"), (col_dim, len(m[0]), "columns")):
+            if dim in dims and dims[dim][0] != size:
+                want, src = dims[dim]
+                problems.append((name, f"expected {name} with {want} {what} ({dim} = {want} "
+                                 f"from {src}), got {size}"))
+            else:
+                dims.setdefault(dim, (size, name))
+    return dims, problems
+
+
+def explicit_dim_problems(raw_keys: Iterable[str], params: dict[str, ParamValue],
+                          dims: dict[str, tuple[int, str]]) -> list[tuple[str, str]]:
+    """A dimension set in the bank must agree with the pinned matrix that also fixes it."""
+    out = []
+    for dim in raw_keys:
+        if dim in dims and dim in params:
+            size, src = dims[dim]
+            if param_values(params[dim]) != [size]:
+                out.append((dim, f"expected {dim} = {size} (the shape of the pinned {src}) "
+                            f"or no {dim}, got {', '.join(map(str, param_values(params[dim])))}"))
+    return out

@@ -1,0 +1,289 @@
+"""Concept questions: the note's practice questions without a numeric answer, with model answers.
+
+Each concept has a short id (what a bank writes), the question, a model answer for the key,
+a one-line key idea with the note section it comes from, and pick-one options (the first is
+correct) for ``multiple_choice: true``. Options are plain text; questions and model answers
+are markup (text with $math$).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from worksheetgen.attention import Recipe
+from worksheetgen.families import register
+from worksheetgen.families.answers import choice_answer, text_answer
+from worksheetgen.families.base import BoolParam, Family, IntParam, OptionParam, pick
+from worksheetgen.families.common import param_values
+from worksheetgen.models import Choices, ParamValue, Part, Pinned, Solution, Step
+
+if TYPE_CHECKING:
+    from worksheetgen.bank import Doc
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One concept question."""
+
+    id: str
+    question: str
+    model: str
+    idea: str
+    section: str
+    options: tuple[str, ...]  # the first is correct
+
+
+CONCEPTS: tuple[Concept, ...] = (
+    Concept(
+        "identical-keys",
+        "If two tokens have identical keys, what does the softmax do to their weights?",
+        "It gives them equal weight, for every query. Equal keys give equal scores "
+        "($q \\cdot k_i = q \\cdot k_j$ for any $q$), and the softmax turns equal scores into "
+        "equal weights, so the mass is split evenly between the two tokens. That is the "
+        "definition of the softmax, not a tie-break bug.",
+        "Equal scores in, equal weights out.",
+        "section 4, How it works",
+        ("It gives them equal weight, for every query",
+         "It gives all the weight to the earlier token (a tie-break)",
+         "It gives both of them zero weight",
+         "It depends on their values V")),
+    Concept(
+        "why-sqrt-dk",
+        "Why are the scores divided by $\\sqrt{d_k}$?",
+        "If the coordinates of $q$ and $k$ are roughly independent with variance 1, the dot "
+        "product $q \\cdot k$ has variance $d_k$. For a large $d_k$ the logits are large and "
+        "the softmax is pushed toward a one-hot. Dividing by $\\sqrt{d_k}$ brings the variance "
+        "back to 1, so the softmax still mixes. Skipping the scale, or dividing by $d_k$, peaks "
+        "or flattens the softmax for the wrong reason.",
+        "The scale keeps the variance of the scores at 1 whatever $d_k$ is.",
+        "section 2, Why we use it",
+        ("To keep the variance of the scores near 1, so the softmax does not saturate as "
+         "d_k grows",
+         "To make every row of A sum to 1",
+         "To normalize over the keys instead of the queries",
+         "Because the values V have width d_k")),
+    Concept(
+        "self-vs-cross",
+        "Self-attention versus cross-attention: which matrices come from which sequence?",
+        "In self-attention $Q$, $K$ and $V$ are all computed from the same sequence $X$. In "
+        "cross-attention (encoder-decoder, later BLIP) the queries come from one sequence (the "
+        "decoder's) and the keys and values from the other (the encoder's output). The "
+        "formula $\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V$ is the same.",
+        "Only which sequence supplies $Q$ versus $K, V$ changes.",
+        "section 1, What self-attention is",
+        ("Self: Q, K, V all from one sequence; cross: Q from one sequence, K and V from the "
+         "other",
+         "Self: Q, K, V all from one sequence; cross: Q and K from one sequence, V from the "
+         "other",
+         "Self: Q from the input and K, V from the output; cross: all three from both "
+         "sequences concatenated")),
+    Concept(
+        "mask-inf",
+        "A causal mask sets future scores to $-\\infty$ before the softmax. Why not to 0?",
+        "A score of 0 is an ordinary score: $e^0 = 1$, so it still gets weight. For example "
+        "$\\mathrm{softmax}([1, 0]) \\approx [0.73, 0.27]$ puts 0.27 on the masked key. "
+        "$-\\infty$ becomes $e^{-\\infty} = 0$, so the future key gets probability exactly 0.",
+        "Only $-\\infty$ becomes probability 0 after the softmax.",
+        "section 3, Architecture",
+        ("Minus infinity becomes weight exactly 0 after the softmax; a score of 0 still gets "
+         "weight",
+         "A 0 would make the row sum to more than 1",
+         "There is no difference: both give the future key zero weight",
+         "Minus infinity keeps the score matrix symmetric")),
+    Concept(
+        "bert-vs-causal",
+        "BERT also uses a mask. How is BERT's mask different from the causal mask of a "
+        "next-token predictor?",
+        "The causal mask is a triangle on the scores: query $i$ cannot attend to keys after "
+        "$i$, so a language model cannot cheat by reading the token it must predict. BERT does "
+        "not mask the future; it replaces random input tokens by a mask token and trains the "
+        "model to reconstruct them, attending in both directions (note 3.4). They are two "
+        "different uses of the word mask, and BERT's token mask is not a substitute for the "
+        "causal mask.",
+        "Causal: hide later keys in the scores. BERT: hide random input tokens.",
+        "sections 3 and 6",
+        ("The causal mask hides later keys in the scores; BERT hides random input tokens and "
+         "reconstructs them, attending both ways",
+         "They are the same triangular mask on the scores",
+         "BERT masks the past instead of the future",
+         "BERT's mask sets the scores of the masked tokens to 0")),
+    Concept(
+        "concat-not-residual",
+        "The outputs of the $h$ heads are concatenated. Is that a residual connection? Where "
+        "does $W_O$ come in?",
+        "No. The concatenation puts the $h$ head outputs (each of width $d_k = d/h$) side by "
+        "side into one vector of width $h \\cdot d_k = d$; nothing is added to the input. "
+        "$W_O$ then maps the concatenated vector back to width $d$, and its weights count in "
+        "attention's parameters (note 3.3). A residual connection, $x + \\mathrm{Attention}(x)"
+        "$, is a separate addition around the layer.",
+        "Concat stacks the heads; $W_O$ projects them; the residual is a separate sum.",
+        "section 3, Architecture",
+        ("No: the concat stacks the heads side by side, W_O projects the result, and the "
+         "residual is a separate addition",
+         "Yes: concatenating adds the heads' outputs to the input",
+         "No, and W_O is not part of attention's parameters")),
+    Concept(
+        "mix-values",
+        "After the softmax, what does $A$ multiply: the keys or the values? What goes wrong "
+        "with the other choice?",
+        "The values: the output is $AV$, so output row $t$ is a weighted sum of the rows of "
+        "$V$. Keys only serve to compute the weights, through $QK^\\top$. Multiplying $A$ by "
+        "$K$ is a common lab bug: when $d_k = d_v$ the shapes still work, but the output mixes "
+        "what tokens look like to be found instead of what they contribute.",
+        "Weights from queries and keys; the mix is of values.",
+        "section 1, What self-attention is",
+        ("The values V: output row t is a weighted sum of the rows of V",
+         "The keys K, since the weights were computed from the keys",
+         "The queries Q",
+         "The scores QK^T again")),
+    Concept(
+        "softmax-axis",
+        "Over which axis is the softmax of $QK^\\top/\\sqrt{d_k}$ taken, and why?",
+        "Over the keys: along each row (the last dimension), so that row $t$ of $A$ is a "
+        "probability distribution over the positions token $t$ attends to. Normalizing each "
+        "column (over the queries) instead silently produces a different mix.",
+        "Each row of $A$ sums to 1.",
+        "section 4, How it works",
+        ("Over the keys: each row of A sums to 1",
+         "Over the queries: each column of A sums to 1",
+         "Over the whole matrix: all entries of A sum to 1")),
+    Concept(
+        "when-causal",
+        "When must self-attention use a causal mask?",
+        "When the model predicts the next token (a decoder or language model): without the "
+        "mask, token $t$ could attend to the very token it is asked to predict, and the model "
+        "would cheat. Where the whole input is known in advance (an encoder), attention in "
+        "both directions is fine.",
+        "Next-token prediction: bidirectional attention would be cheating.",
+        "section 6, When not to",
+        ("When it predicts the next token, so that no token can read the future",
+         "Always, in every attention layer",
+         "Only in cross-attention",
+         "Only when T is larger than d")),
+    Concept(
+        "positions",
+        "Without positional information, does self-attention know the order of the tokens?",
+        "No. Every query is compared with every key by the same formula, so permuting the "
+        "tokens only permutes the rows and columns of $A$ and the rows of the output: "
+        "attention is a set operation. Order must be added, with positional encodings "
+        "(note 3.3).",
+        "Attention is a set operation until positions are added.",
+        "section 6, Negative points",
+        ("No: permuting the tokens only permutes the outputs, so order must be added",
+         "Yes: the rows of Q are in order",
+         "Yes: the softmax runs from left to right")),
+    Concept(
+        "why-heads",
+        "Why does a layer use several heads instead of one?",
+        "Each head has its own $W_Q, W_K, W_V$ on a slice of the channels ($d_k = d/h$), so "
+        "different heads can attend to different things at once: syntax, a name, a comma. "
+        "One head gives a single weighted average per token; several heads give several "
+        "different mixes, which are concatenated and projected by $W_O$, at about the same "
+        "cost.",
+        "Several heads, several different mixes in parallel.",
+        "section 2, Why we use it",
+        ("Different heads can attend to different things (syntax, a name, a comma) in "
+         "parallel",
+         "To make the softmax more peaked",
+         "To remove the need for the square-root scale",
+         "To reduce the number of attention scores")),
+    Concept(
+        "parallel",
+        "Why can self-attention process all tokens in parallel, unlike an RNN?",
+        "An RNN mixes left to right through its hidden state $h_t$, so step $t$ waits for step "
+        "$t-1$. Self-attention computes all the scores $QK^\\top$ at once with matrix "
+        "products: any pair of tokens interacts in one layer (path length 1), and every row is "
+        "computed at the same time.",
+        "Any pair of tokens interacts in one layer: path length 1.",
+        "section 2, Why we use it",
+        ("All scores come from matrix products at once: no step waits for the previous one",
+         "Because the causal mask removes the dependence between tokens",
+         "Because each head processes a different token")),
+)
+BY_ID = {c.id: c for c in CONCEPTS}
+IDS = tuple(BY_ID)
+
+
+def answer_name(concept_id: str) -> str:
+    """The key.json answer name of a concept (an identifier: mask-inf -> mask_inf)."""
+    return concept_id.replace("-", "_")
+
+
+@register
+class ConceptQuestions(Family):
+    """One or more of the note's conceptual questions, as free text or pick-one."""
+
+    name = "concept"
+    title = "Concepts"
+    summary = ("The note's questions without a numeric answer (model answers in the key), "
+               "free text or multiple choice: " + ", ".join(IDS) + ".")
+    params = (
+        OptionParam("ask", IDS, Choices(IDS),
+                    "which question(s): an id, a list of ids (all asked), or {choices: [...]} "
+                    "to draw from; ids: " + ", ".join(IDS), many=True),
+        IntParam("count", 1, len(IDS), Pinned(1),
+                 "how many different questions to draw when ask is {choices: [...]}"),
+        BoolParam("multiple_choice", Pinned(False),
+                  "ask as pick-one questions (options shuffled per variant) instead of free "
+                  "text"),
+    )
+    prompt = ("{% if multiple_choice %}Choose the best answer{% if ask|length > 1 %} to each "
+              "question{% endif %}.{% else %}Answer in two or three sentences{% if ask|length "
+              "> 1 %} each{% endif %}.{% endif %}")
+
+    def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
+        out = super().validate(raw, doc, path)
+        if "count" in raw and isinstance(out["ask"], Pinned):
+            raise doc.error(path + ("count",), "expected no count when ask names the "
+                            "questions (all named ones are asked), got "
+                            f"{raw['count']!r}")
+        return out
+
+    def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
+        ask = params["ask"]
+        if isinstance(ask, Choices):
+            most = max(param_values(params["count"]))
+            if most > len(ask.values):
+                return [("count", f"expected count of at most {len(ask.values)} (the number "
+                         f"of choices), got {most}")]
+        return []
+
+    def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
+        ask = params["ask"]
+        if isinstance(ask, Pinned):
+            ids = list(ask.value)
+        else:
+            count = int(pick(params["count"], rng))
+            picks = rng.choice(len(ask.values), size=count, replace=False)
+            ids = [ask.values[int(i)] for i in picks]
+        choice = bool(pick(params["multiple_choice"], rng))
+        orders = [[int(i) for i in rng.permutation(len(BY_ID[c].options))] if choice else []
+                  for c in ids]
+        return {"ask": ids, "multiple_choice": choice, "orders": orders}
+
+    fingerprint: tuple[str, ...] = ()
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        return {}
+
+    def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
+        answers = []
+        parts = []
+        steps = []
+        for cid, order in zip(given["ask"], given["orders"], strict=True):
+            c = BY_ID[cid]
+            name = answer_name(cid)
+            if given["multiple_choice"]:
+                options = tuple(c.options[i] for i in order)
+                answers.append(choice_answer(name, r"\text{answer}", c.options[0], options,
+                                             c.model))
+            else:
+                answers.append(text_answer(name, r"\text{model answer}", c.model))
+            parts.append(Part(c.question, name))
+            steps.append(Step(f"{c.idea} (Note 3.2, {c.section}.)"))
+        return Solution(shown=(), parts=tuple(parts), answers=tuple(answers),
+                        steps=tuple(steps))

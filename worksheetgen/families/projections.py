@@ -1,0 +1,230 @@
+"""Projections: X and W_Q, W_K, W_V give Q, K, V (note 3.2, section 1), then the scores."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from worksheetgen import exact as ex
+from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
+from worksheetgen.errors import DrawError
+from worksheetgen.families import register
+from worksheetgen.families.answers import int_matrix_answer, matrix_answer
+from worksheetgen.families.attention_tables import attention_steps
+from worksheetgen.families.base import (
+    BoolParam,
+    Family,
+    IntParam,
+    MatrixParam,
+    as_rows,
+    cross_check,
+    int_matrix,
+    pick,
+)
+from worksheetgen.families.common import (
+    dot_text,
+    explicit_dim_problems,
+    int_product,
+    ints_of,
+    order_problems,
+    pinned,
+    shape_dims,
+)
+from worksheetgen.mathtex import bmatrix, ints, sqrt_of
+from worksheetgen.models import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+
+if TYPE_CHECKING:
+    from worksheetgen.bank import Doc
+
+MAX_REDRAWS = 100
+LAYOUT = (("X", "T", "d"), ("W_Q", "d", "d_k"), ("W_K", "d", "d_k"), ("W_V", "d", "d_v"))
+WEIGHTS = ("W_Q", "W_K", "W_V")
+
+
+@register
+class Projections(Family):
+    """X (T x d) times W_Q, W_K, W_V; then S = QK^T and, if asked, S/sqrt(d_k), A and AV."""
+
+    name = "projections"
+    title = "Queries, keys and values from X"
+    summary = ("X and W_Q, W_K, W_V: compute Q, K, V and the scores QK^T "
+               "(optionally S/sqrt(d_k), A and AV).")
+    supports_choice = True
+    # no-transpose and mixed-keys are left out: Q, K and V are answers here, not givens, and
+    # the misconception library decides those two from given Q, K, V.
+    slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
+    params = (
+        IntParam("T", 2, 4, IntRange(2, 3), "number of tokens (rows of X); a pinned X sets it"),
+        IntParam("d", 1, 4, IntRange(2, 3), "model width (columns of X, rows of each W)"),
+        IntParam("d_k", 1, 4, Pinned(2), "width of queries and keys (columns of W_Q and W_K)"),
+        IntParam("d_v", 1, 4, Pinned(2), "width of values (columns of W_V)"),
+        IntParam("x_low", -3, 3, Pinned(0), "smallest entry of X"),
+        IntParam("x_high", -3, 3, Pinned(2), "largest entry of X"),
+        IntParam("w_low", -3, 3, Pinned(-1), "smallest entry of W_Q, W_K, W_V"),
+        IntParam("w_high", -3, 3, Pinned(1), "largest entry of W_Q, W_K, W_V"),
+        BoolParam("scale", Pinned(False), "also ask S/sqrt(d_k)"),
+        BoolParam("softmax", Pinned(False), "also ask A = softmax(S/sqrt(d_k)) (implies scale)"),
+        BoolParam("output", Pinned(False), "also ask the output AV (implies softmax)"),
+        MatrixParam("X", 1, 4, max_abs=9, help="pin X (T x d, T from 2 to 4)"),
+        MatrixParam("W_Q", 1, 4, max_abs=9, help="pin W_Q (d x d_k)"),
+        MatrixParam("W_K", 1, 4, max_abs=9, help="pin W_K (d x d_k)"),
+        MatrixParam("W_V", 1, 4, max_abs=9, help="pin W_V (d x d_v)"),
+    )
+    prompt = ("A sequence of $T = {{ T }}$ tokens of width $d = {{ d }}$ is the matrix $X$, one "
+              "token per row. The projections are $W_Q$ and $W_K$ ($d \\times d_k$, "
+              "$d_k = {{ d_k }}$) and $W_V$ ($d \\times d_v$, $d_v = {{ d_v }}$), so that "
+              "$Q = XW_Q$, $K = XW_K$ and $V = XW_V$.")
+
+    def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
+        out = super().validate(raw, doc, path)
+        dims, _ = shape_dims(out, LAYOUT)
+        for field, message in explicit_dim_problems(map(str, raw), out, dims):
+            raise doc.error(path + (field,), message)
+        return out
+
+    def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
+        problems = order_problems(params, (("x_low", "x_high"), ("w_low", "w_high")))
+        dims, conflicts = shape_dims(params, LAYOUT)
+        problems += conflicts
+        if "T" in dims and dims["T"][0] < 2:
+            problems.append(("X", f"expected X with 2 to 4 rows (tokens), got {dims['T'][0]}"))
+        return problems
+
+    def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
+        dims = {k: v for k, (v, _) in shape_dims(params, LAYOUT)[0].items()}
+        for name in ("T", "d", "d_k", "d_v"):
+            if name not in dims:
+                dims[name] = pick(params[name], rng)
+        xlo, xhi = sorted((pick(params["x_low"], rng), pick(params["x_high"], rng)))
+        wlo, whi = sorted((pick(params["w_low"], rng), pick(params["w_high"], rng)))
+        scale, softmax, output = (bool(pick(params[n], rng)) for n in ("scale", "softmax",
+                                                                     "output"))
+        softmax = softmax or output
+        scale = scale or softmax
+        shapes = {"X": ("T", "d"), "W_Q": ("d", "d_k"), "W_K": ("d", "d_k"), "W_V": ("d", "d_v")}
+        all_pinned = all(pinned(params, n) is not None for n in shapes)
+        for _ in range(MAX_REDRAWS):
+            mats: dict[str, list[list[int]]] = {}
+            for name, (r, c) in shapes.items():
+                fixed = pinned(params, name)
+                if fixed is not None:
+                    mats[name] = as_rows(fixed)
+                else:
+                    lo, hi = (xlo, xhi) if name == "X" else (wlo, whi)
+                    mats[name] = int_matrix(rng, dims[r], dims[c], lo, hi)
+            if all_pinned or self._lively(mats, output):
+                break
+        else:
+            raise DrawError("could not draw X and W with scores that are not all equal in "
+                            f"every row ({MAX_REDRAWS} tries); widen x_low..x_high or "
+                            "w_low..w_high")
+        return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
+
+    @staticmethod
+    def _lively(mats: dict[str, list[list[int]]], output: bool) -> bool:
+        """Scores differ within some row, and (if mixed) V is not all zero."""
+        q = np.asarray(mats["X"]) @ np.asarray(mats["W_Q"])
+        k = np.asarray(mats["X"]) @ np.asarray(mats["W_K"])
+        v = np.asarray(mats["X"]) @ np.asarray(mats["W_V"])
+        s = q @ k.T
+        varied = bool(np.any(s.max(axis=1) != s.min(axis=1)))
+        return varied and (not output or bool(np.any(v != 0)))
+
+    def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
+        on = {"scale-by-dk": given["scale"], "no-scale": given["scale"],
+              "softmax-over-columns": given["softmax"]}
+        return tuple(s for s in self.slips if on[s])
+
+    def target_for(self, given: dict[str, Any]) -> str:
+        """The last answer the variant asks: what every slip must change."""
+        if given["output"]:
+            return "output"
+        if given["softmax"]:
+            return "A"
+        return "scaled" if given["scale"] else "scores"
+
+    def projections(self, given: dict[str, Any]) -> tuple[list[list[int]], ...]:
+        """Q, K, V as integer matrices."""
+        return tuple(ints_of(int_product(given["X"], given[w])) for w in WEIGHTS)
+
+    fingerprint = ("scores", "scaled", "A", "output")
+
+    def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
+        """The attention trace of this variant under ``recipe``."""
+        q, k, v = self.projections(given)
+        return attend(Q=q, K=k, V=v if given["output"] else None, d_k=given["d_k"],
+                      causal=False, recipe=recipe)
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        t = self.trace(given, recipe)
+        out: dict[str, Any] = {"scores": t.scores}
+        if given["scale"]:
+            out["scaled"] = t.scaled
+        if given["softmax"]:
+            out["A"] = t.A
+        if given["output"]:
+            out["output"] = t.output
+        return out
+
+    def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
+        x = given["X"]
+        d_k = given["d_k"]
+        q, k, v = self.projections(given)
+        for name, w, m in zip("QKV", WEIGHTS, (q, k, v), strict=True):
+            cross_check(item, name, m, np.asarray(x, dtype=float) @ np.asarray(given[w], float))
+        trace = self.trace(given)
+        floats = attend_float(Q=q, K=k, V=v, d_k=d_k, causal=False)
+        cross_check(item, "scores", ex.matrix_floats(trace.scores), floats["scores"])
+        shown = tuple(Shown(n, "matrix", ints(given[n])) for n in ("X",) + WEIGHTS)
+        answers = [int_matrix_answer(n, f"{n} = X{w}", ex.from_ints(m))
+                   for n, w, m in zip("QKV", WEIGHTS, (q, k, v), strict=True)]
+        answers.append(int_matrix_answer("scores", r"S = QK^\top", trace.scores))
+        parts = [Part(f"Compute the {what} ${n} = X{w}$.", n, row_label="token",
+                      col_label="dim")
+                 for n, w, what in zip("QKV", WEIGHTS, ("queries", "keys", "values"),
+                                       strict=True)]
+        parts.append(Part("Compute the scores $S = QK^\\top$.", "scores"))
+        if given["scale"]:
+            cross_check(item, "scaled", ex.matrix_floats(trace.scaled), floats["scaled"])
+            answers.append(matrix_answer("scaled", rf"S/{sqrt_of(d_k)}", trace.scaled, decimals))
+            parts.append(Part(f"Scale the scores: write $S/\\sqrt{{{d_k}}}$.", "scaled"))
+        if given["softmax"]:
+            cross_check(item, "A", ex.matrix_floats(trace.A), floats["A"])
+            answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
+            parts.append(Part("Softmax each row over keys: write $A$.", "A"))
+        if given["output"]:
+            cross_check(item, "output", ex.matrix_floats(trace.output), floats["output"])
+            answers.append(matrix_answer("output", "AV", trace.output, decimals, widen=3))
+            parts.append(Part("Mix the values: write the output $AV$.", "output",
+                              col_label="dim"))
+        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
+                        steps=tuple(self.steps(given, (q, k, v), trace, decimals)))
+
+    def steps(self, given: dict[str, Any], qkv: tuple[list[list[int]], ...], trace: Trace,
+              decimals: int) -> list[Step]:
+        """Worked steps: each projection with one entry written out, the scores, then softmax."""
+        x = given["X"]
+        steps = []
+        whats = (("Queries", "query"), ("Keys", "key"), ("Values", "value"))
+        for n, w, m, (plural, what) in zip("QKV", WEIGHTS, qkv, whats, strict=True):
+            col = [row[0] for row in given[w]]
+            steps.append(Step(f"{plural}: row $t$ of $X$ times $W_{n}$ gives "
+                              f"token $t$'s {what}.",
+                              rf"{n} = X W_{n} = " + bmatrix(ints(m)),
+                              f"For example, row 1 of $X$ times column 1 of $W_{n}$: "
+                              f"${n.lower()}_{{11}} = {dot_text(x[0], col)}$."))
+        q, k, _ = qkv
+        j = 1 if len(k) > 1 else 0
+        steps.append(Step("Scores: each query against every key (rows of $Q$ times rows of "
+                          "$K$).",
+                          r"S = QK^\top = " + bmatrix(ints(ints_of(trace.scores))),
+                          f"For example, $s_{{1{j + 1}}} = q_1 \\cdot k_{j + 1} = "
+                          f"{dot_text(q[0], k[j])}$ (the columns of $K^\\top$ are the "
+                          "keys)."))
+        if given["scale"]:
+            rest = attention_steps(replace(trace, scores=None), {"d_k": given["d_k"]}, decimals)
+            steps += rest if given["softmax"] else rest[:1]
+        return steps
