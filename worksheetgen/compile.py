@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,8 +176,9 @@ def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def compile_job(job: TexJob, keep_dir: Path) -> TexOutput:
-    """Compile one document."""
+def compile_job(job: TexJob, keep_dir: Path,
+                cancel: threading.Event | None = None) -> TexOutput:
+    """Compile one document (``cancel``: see :func:`stop`)."""
     engine = job.engine
     if engine is None:
         text = job.source if job.path is None else job.path.read_text("utf-8")
@@ -189,16 +192,14 @@ def compile_job(job: TexJob, keep_dir: Path) -> TexOutput:
             shutil.copyfile(job.path, tex)
         else:
             tex.write_text(job.source, encoding="utf-8")
-        try:
-            proc = subprocess.run(_command(engine_path, engine, job.pages), cwd=tmp,
-                                  env=_tex_env(), stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=timeout, start_new_session=True)
-            log_text = proc.stdout.decode("utf-8", "replace")
-            ok = proc.returncode == 0 and (work / "doc.pdf").exists()
-            reason = None if ok else first_error(_read_log(work) or log_text)
-        except subprocess.TimeoutExpired:
+        returncode, output = run_tex(_command(engine_path, engine, job.pages), work, timeout,
+                                     cancel)
+        if returncode is None:
             ok, reason = False, f"TeX ran longer than {timeout} s and was stopped"
+        else:
+            ok = returncode == 0 and (work / "doc.pdf").exists()
+            reason = None if ok else first_error(_read_log(work) or
+                                                 output.decode("utf-8", "replace"))
         if ok:
             ranges: tuple[tuple[int, int], ...] = ()
             if job.pages:
@@ -222,6 +223,64 @@ def compile_job(job: TexJob, keep_dir: Path) -> TexOutput:
         raise CompileError(f"{reason}; kept {kept_tex} and its .log", file=f"{job.name}.tex")
 
 
+class Cancelled(Exception):
+    """TeX was stopped because the build was interrupted or another document failed."""
+
+
+_RUNNING: dict[subprocess.Popen[bytes], threading.Event | None] = {}
+_LOCK = threading.Lock()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # TeX and anything it started (its own session)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop(cancel: threading.Event) -> None:
+    """Start no more TeX runs for ``cancel`` and kill those still running."""
+    with _LOCK:
+        cancel.set()
+        for proc, owner in _RUNNING.items():
+            if owner is cancel:
+                _kill_group(proc)
+
+
+def run_tex(cmd: list[str], cwd: Path, timeout: float,
+            cancel: threading.Event | None = None) -> tuple[int | None, bytes]:
+    """Run TeX in its own session; (exit code or None on timeout, its terminal output).
+
+    On a timeout, an interrupt (Ctrl-C) or any other exception the whole process group is
+    killed, so no TeX process outlives the build. A run stopped through ``cancel`` (see
+    :func:`stop`) raises Cancelled.
+    """
+    with _LOCK:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the build stopped before this TeX run started")
+        proc = subprocess.Popen(cmd, cwd=cwd, env=_tex_env(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        _RUNNING[proc] = cancel
+    try:
+        try:
+            output, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            proc.communicate()
+            return None, b""
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the build stopped this TeX run")
+        return proc.returncode, output
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    finally:
+        with _LOCK:
+            _RUNNING.pop(proc, None)
+
+
 def _read_log(folder: Path) -> str:
     log = folder / "doc.log"
     return log.read_text("utf-8", "replace") if log.exists() else ""
@@ -230,9 +289,21 @@ def _read_log(folder: Path) -> str:
 def compile_jobs(jobs: list[TexJob], keep_dir: Path) -> dict[str, TexOutput]:
     """Compile documents in parallel (one TeX process each); every result by name."""
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {job.name: pool.submit(compile_job, job, keep_dir) for job in jobs}
+    cancel = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=workers)
+    futures = {job.name: pool.submit(compile_job, job, keep_dir, cancel) for job in jobs}
+    try:
+        wait(futures.values(), return_when=FIRST_EXCEPTION)
+        for f in futures.values():  # the first failure in document order, without waiting
+            if f.done() and f.exception() is not None:
+                raise f.exception()  # type: ignore[misc]
         return {name: f.result() for name, f in futures.items()}
+    except BaseException:
+        # the first failure, or Ctrl-C: start nothing new, stop the TeX runs still going
+        stop(cancel)
+        raise
+    finally:
+        pool.shutdown(wait=True)  # workers remove their temporary folders
 
 
 def compile_all(jobs: list[TexJob], keep_dir: Path) -> dict[str, bytes]:

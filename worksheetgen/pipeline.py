@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -134,20 +137,43 @@ def staging_folder(target: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
 
 
-def swap_into_place(tmp: Path, target: Path) -> None:
-    """Move the finished folder ``tmp`` to ``target``, replacing an earlier build only now."""
-    old = None
-    if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-        os.replace(target, old / "previous")
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done (main thread only), then raise it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
     try:
-        os.replace(tmp, target)
-    except OSError:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None
+                      else signal.default_int_handler)
+    if held:
+        raise KeyboardInterrupt
+
+
+def swap_into_place(tmp: Path, target: Path) -> None:
+    """Move the finished folder ``tmp`` to ``target``, replacing an earlier build only now.
+
+    Ctrl-C is held during the two renames, so the target is always the old build or the new
+    one, never missing.
+    """
+    with interrupts_held():
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.replace(target, old / "previous")
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            if old is not None:
+                os.replace(old / "previous", target)
+                old.rmdir()
+            raise
         if old is not None:
-            os.replace(old / "previous", target)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def write_atomically(target: Path, files: dict[str, bytes]) -> None:
