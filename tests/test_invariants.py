@@ -160,3 +160,16 @@ def test_invariants_run_before_anything_is_written(tmp_path, write_bank, monkeyp
         build(BuildOptions(seed=1, banks=(str(ROOT / "banks" / "default.yaml"),),
                            out=str(out), pdf=False))
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_an_output_equal_to_a_constant_column_of_v_is_within_its_range(write_bank):
+    # every weight times 3 sums to 3 up to the last of 50 digits: the check must allow that
+    path = write_bank("""
+questions:
+  - id: flat
+    family: lab3
+    params: {Q: [[2, 2], [0, 1], [1, 1]], K: [[1, 2], [1, 0], [2, 1]], V: [[3, 3], [3, 1], [3, 1]]}
+""")
+    item = make_item(load_banks([path]).questions[0], 0, "s", 1)
+    assert [r[0] for r in item.solution.answer("output").rounded] == ["3.00"] * 3
+    assert float(correct_values(item)["output"][2][0].val - 3) != 0.0  # 3 - 5e-51: not exact

@@ -29,6 +29,7 @@ def _load() -> dict[str, type[Family]]:
         projections,
         scale_effect,
         scaling,
+        spot_bug,
     )
 
     return _CLASSES
