@@ -530,9 +530,15 @@ def test_qti_matrix_blanks_accept_printed_decimals_within_tolerance_and_masked_s
         two_places = {t for t in blanks[name] if re.fullmatch(r"[-−]?\d+\.\d\d", t)}
         assert {t.replace("−", "-") for t in two_places} == _decimals_within(value, tol, 2)
     assert "0.00" in blanks["A_2_1"] and "0.02" not in blanks["A_2_1"]
-    # every blank's accepted answers add to the score
-    adds = item.findall(f".//{QTI}setvar[@action='Add']")
-    assert len(adds) == sum(len(v) for v in blanks.values())
+    # each blank adds its share of the score when any of its accepted answers is given
+    conditions = [c for c in item.iter(f"{QTI}respcondition")
+                  if c.find(f"{QTI}setvar[@action='Add']") is not None]
+    assert len(conditions) == len(blanks)
+    for c in conditions:
+        (respident,) = {v.get("respident") for v in c.iter(f"{QTI}varequal")}
+        bid = respident[len("response_"):]
+        assert len(c.findall(f".//{QTI}varequal")) == len(blanks[bid])
+        assert float(c.findtext(f"{QTI}setvar")) == pytest.approx(100 / 8, abs=0.01)
 
 
 def test_qti_zip_is_the_same_bytes_for_the_same_key(runner, key_file, tmp_path):

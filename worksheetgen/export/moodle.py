@@ -275,4 +275,4 @@ def moodle_xml(doc: KeyDoc) -> bytes:
     for q in doc.questions:
         _question(quiz, doc, q)
     ET.indent(quiz, space="  ")
-    return ET.tostring(quiz, encoding="utf-8", xml_declaration=True) + b"\n"
+    return html.xml_bytes(quiz)

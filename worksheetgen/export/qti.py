@@ -283,12 +283,12 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
     res = _outcomes(item)
     _general_feedback(res)
     share = f"{100 / len(blanks):.2f}"
-    for bid, texts in blanks:
+    for bid, texts in blanks:  # any accepted spelling of a blank adds its share
+        cond = _el(res, "respcondition")
+        alts = _el(_el(cond, "conditionvar"), "or")
         for k in range(len(texts)):
-            cond = _el(res, "respcondition")
-            _el(_el(cond, "conditionvar"), "varequal", ident("blank", iid, bid, str(k)),
-                respident=f"response_{bid}")
-            _el(cond, "setvar", share, varname="SCORE", action="Add")
+            _el(alts, "varequal", ident("blank", iid, bid, str(k)), respident=f"response_{bid}")
+        _el(cond, "setvar", share, varname="SCORE", action="Add")
     _feedback(item, "general_fb", html.key_html(v, parts))
 
 
@@ -363,8 +363,8 @@ def assessment_xml(doc: KeyDoc, aid: str) -> tuple[bytes, float]:
     _el(f, "fieldentry", "1")
     section = _el(assessment, "section", ident="root_section")
     total = sum(_question(section, aid, q) for q in doc.questions)
-    ET.indent(root, space="  ")
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n", total
+    # not indented: a machine file inside a zip, and a class's variants make it large
+    return html.xml_bytes(root), total
 
 
 def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
@@ -382,7 +382,7 @@ def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     _el(root, "cant_go_back", "false")
     _el(root, "available", "false")
     ET.indent(root, space="  ")
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    return html.xml_bytes(root)
 
 
 def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
@@ -402,7 +402,7 @@ def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
             href=f"{aid}/assessment_meta.xml")
     _el(m, "file", href=f"{aid}/assessment_meta.xml")
     ET.indent(root, space="  ")
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    return html.xml_bytes(root)
 
 
 def qti_zip(doc: KeyDoc) -> bytes:
