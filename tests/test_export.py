@@ -305,7 +305,7 @@ def test_moodle_pick_one_answer_is_a_gap_and_written_part_an_essay_with_grader_i
     right = [htmllib.unescape(a.findtext("text")) for a in answers if a.get("fraction") == "100"]
     assert right == ["<span>without the scale</span>"]
     essay = by_idnumber(questions, "q-words:s1:written")
-    assert essay.get("type") == "essay"
+    assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "1"
     info = htmllib.unescape(essay.find("graderinfo/text").text)
     assert r"The variance of \(q \cdot k\) grows like \(d_k\)." in info
     assert essay.findtext("generalfeedback/text") in (None, "")  # not shown to students
@@ -474,7 +474,7 @@ def test_qti_groups_variants_of_each_question_and_picks_one(runner, key_file):
             == "1"
         assert len(g.findall(f"{QTI}item")) == 2  # the two sheets' variants
     points = [g.findtext(f".//{QTI}points_per_item") for g in groups]
-    assert points == ["2", "4", "1", "3", "0"]
+    assert points == ["2", "4", "1", "3", "1"]  # a mixed question's written part: 1 point
 
 
 def test_qti_numerical_question_has_exact_value_and_margin_from_the_key(runner, key_file):

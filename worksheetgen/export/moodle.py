@@ -216,12 +216,12 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
 
 
 def _essay(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str,
-           idnumber: str) -> None:
+           idnumber: str, grade: float) -> None:
     root = _intro(v)
     single = len(parts) == 1
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, single)
-    q = _head(quiz, "essay", v, name, html.serialize(root), "", v.points, idnumber)
+    q = _head(quiz, "essay", v, name, html.serialize(root), "", grade, idnumber)
     _el(q, "responseformat", "editor")
     _el(q, "responserequired", "1")
     _el(q, "responsefieldlines", "10")
@@ -262,8 +262,10 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion) -> None:
         for v, parts in written:
             if parts:
                 suffix = " (written)" if has_graded else ""
+                # a mixed question's written part has no points of its own in the key: 1
                 _essay(quiz, v, parts, variant_name(v) + suffix,
-                       f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""))
+                       f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""),
+                       1.0 if has_graded else v.points)
 
 
 def moodle_xml(doc: KeyDoc) -> bytes:

@@ -342,7 +342,9 @@ def _question(root_section: ET.Element, aid: str, q: KeyQuestion) -> float:
         total += points
     if any(p for _, p in written):
         wtitle = title + (" (written part)" if has_graded else "")
-        points = 0.0 if has_graded else max(v.points for v, p in written if p)
+        # the key has no separate points for the written part of a mixed question: 1 point,
+        # which the instructor can change in Canvas
+        points = 1.0 if has_graded else max(v.points for v, p in written if p)
         section = _group(root_section, ident(aid, "group", q.qid, "written"), wtitle, points)
         for v, parts in written:
             if parts:
