@@ -140,7 +140,7 @@ def key_file(tmp_path: Path) -> Path:
     return path
 
 
-def export(runner, key: Path, fmt: str, out: Path | None = None) -> Path:
+def export(runner, key: Path, fmt: str, out: Path | str | None = None) -> Path:
     args = ["export", "--to", fmt, "--key", str(key)]
     if out is not None:
         args += ["--out", str(out)]
@@ -674,3 +674,14 @@ def test_export_writes_beside_the_key_by_default_and_into_a_folder_given_as_out(
     folder = tmp_path / "lms"
     folder.mkdir()
     assert export(runner, key_file, "gift", folder) == folder / "gift.txt"
+    new = export(runner, key_file, "qti", str(tmp_path / "new") + "/")
+    assert new == tmp_path / "new" / "canvas-qti.zip" and new.is_file()
+    named = export(runner, key_file, "moodle", tmp_path / "quiz.xml")
+    assert named == tmp_path / "quiz.xml" and named.is_file()
+
+
+def test_export_help_and_unknown_format(runner):
+    result = runner.invoke(main, ["export", "--help"])
+    assert result.exit_code == 0 and "--to [moodle|gift|qti]" in result.output
+    result = runner.invoke(main, ["export", "--to", "blackboard", "--key", "key.json"])
+    assert result.exit_code == 2 and "blackboard" in result.output

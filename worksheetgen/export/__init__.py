@@ -50,7 +50,8 @@ def output_path(key_path: str | Path, fmt: str, out: str | Path | None = None) -
     if out is None:
         return Path(key_path).parent / name
     p = Path(out)
-    return p / name if p.is_dir() else p
+    folder = p.is_dir() or str(out).endswith(("/", os.sep))
+    return p / name if folder else p
 
 
 def write_atomically(path: Path, data: bytes) -> None:
