@@ -472,3 +472,13 @@ def test_note_bank_builds_with_pdfs(tmp_path: Path):
     key = json.loads((res.folder / "key.json").read_text(encoding="utf-8"))
     families = {q["family"] for q in key["sheets"][0]["questions"]}
     assert NOTE_FAMILIES - {"scaling", "heads"} <= families
+
+
+def test_families_command_lists_word_parameters(runner):
+    from worksheetgen.cli import main
+
+    result = runner.invoke(main, ["families"])
+    assert result.exit_code == 0, result.output
+    assert "ask: a word or a list of words from: identical-keys, why-sqrt-dk" in result.output
+    for name in NOTE_FAMILIES:
+        assert f"\n{name}: " in "\n" + result.output

@@ -181,7 +181,8 @@ def param_text(value: ParamValue | None) -> str:
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, tuple):
-            return "[" + ", ".join("[" + ", ".join(map(str, r)) + "]" for r in v) + "]"
+            return "[" + ", ".join("[" + ", ".join(map(str, r)) + "]" if isinstance(r, tuple)
+                                   else str(r) for r in v) + "]"
         return str(v)
     if isinstance(value, IntRange):
         return f"{{min: {value.lo}, max: {value.hi}}}"
@@ -194,6 +195,9 @@ def param_kind(p: Param) -> str:
         return f"integer {p.lo}..{p.hi}"
     if isinstance(p, BoolParam):
         return "true/false"
+    if isinstance(p, OptionParam):
+        return ("a word or a list of words" if p.many else "a word") + " from: " \
+            + ", ".join(p.options)
     return f"matrix ({p.min_dim}..{p.max_dim} rows and columns)"
 
 

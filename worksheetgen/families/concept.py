@@ -219,12 +219,12 @@ class ConceptQuestions(Family):
 
     name = "concept"
     title = "Concepts"
-    summary = ("The note's questions without a numeric answer (model answers in the key), "
-               "free text or multiple choice: " + ", ".join(IDS) + ".")
+    summary = ("The note's questions without a numeric answer, free text (model answers in "
+               "the key) or multiple choice; pick them by id.")
     params = (
         OptionParam("ask", IDS, Choices(IDS),
-                    "which question(s): an id, a list of ids (all asked), or {choices: [...]} "
-                    "to draw from; ids: " + ", ".join(IDS), many=True),
+                    "which question(s): an id, a list of ids (all asked, in order), or "
+                    "{choices: [...]} to draw count of them", many=True),
         IntParam("count", 1, len(IDS), Pinned(1),
                  "how many different questions to draw when ask is {choices: [...]}"),
         BoolParam("multiple_choice", Pinned(False),
