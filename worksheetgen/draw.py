@@ -84,6 +84,7 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
     first: dict[str, Any] | None = None
     seen: set[str] = set()
     problems: Counter[str] = Counter()
+    collided = False
     attempts = 0
     for attempt in range(MAX_REDRAWS + 1):
         given = family.draw(spec.params, rng)
@@ -104,13 +105,18 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
             problems[c.text()] += 1
         if not found:
             applying = ", ".join(s.name for s in fp.slips) or "none"
-            problems[f"only {len(fp.slips)} slip(s) apply ({applying}), multiple choice "
-                     f"needs {MIN_CHOICE_DISTRACTORS} as distractors; use format: open"] += 1
+            problems[f"only {len(fp.slips)} slip(s) apply ({applying})"] += 1
+        else:
+            collided = True
     assert first is not None
     if len(seen) == 1:  # nothing that matters is drawn: keep it and say what coincides
         return settle(spec, first, rng, sheet_id)
     worst = ", ".join(f"{text} ({n} of {len(seen)} variants)"
                       for text, n in problems.most_common(3))
+    if not collided:
+        raise DrawError(f"expected at least {MIN_CHOICE_DISTRACTORS} slips that apply, to "
+                        f"offer as multiple-choice distractors, got {worst}; use format: open",
+                        **_where(spec, sheet_id))
     raise DrawError(f"expected a variant where every slip can be told apart at "
                     f"{spec.decimals} decimals, got none in {attempts} draws: {worst}",
                     **_where(spec, sheet_id))
