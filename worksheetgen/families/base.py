@@ -311,6 +311,9 @@ class Family:
 
     #: answers a misconception changes, compared and fingerprinted (in this order)
     fingerprint: ClassVar[tuple[str, ...]] = ()
+    #: the one answer a multiple-choice item asks for and slips must differ in
+    #: (None: the last fingerprint name); see worksheetgen.misconceptions
+    target: ClassVar[str | None] = None
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         """The slips that apply to this variant (a subset of ``slips``).
