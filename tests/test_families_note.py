@@ -114,6 +114,16 @@ def test_projections_reject_bad_parameters(write_bank, params, expected):
     assert expected in msg
 
 
+def test_projections_that_can_only_draw_zero_tokens_fail_with_a_clear_error(write_bank):
+    from worksheetgen.errors import DrawError
+
+    with pytest.raises(DrawError) as info:
+        only_item(write_bank, "  - id: p\n    family: projections\n    params:\n"
+                              "      x_low: 0\n      x_high: 0\n")
+    assert "could not draw X (no all-zero token)" in str(info.value)
+    assert "widen x_low..x_high" in str(info.value)
+
+
 # ---------------------------------------------------------------- cross attention
 
 CROSS = """\
@@ -433,7 +443,8 @@ def test_concept_rejects_bad_parameters(write_bank, params, expected):
 # ---------------------------------------------------------------- the note bank
 
 NOTE_FAMILIES = {"softmax", "causal", "lab3", "scaling", "heads", "projections", "cross",
-                 "identical-keys", "scale-effect", "multihead", "cost", "heatmap", "concept"}
+                 "identical-keys", "scale-effect", "multihead", "cost", "heatmap", "concept",
+                 "spot-the-bug"}
 
 
 def test_note_bank_covers_every_note_family():

@@ -64,7 +64,7 @@ class Heatmap(Family):
     title = "Reading an attention heatmap"
     summary = ("An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "
                "key does token t attend to most, and is the weight matrix causal?")
-    supports_choice = True
+    # one slip only (reading a column instead of a row): too few distractors for format: choice
     slips = ("softmax-over-columns",)
     params = (
         IntParam("T", 2, 6, Pinned(4), "number of tokens (rows and columns of A)"),

@@ -118,14 +118,17 @@ class Projections(Family):
             if all_pinned or self._lively(mats, output):
                 break
         else:
-            raise DrawError("could not draw X and W with scores that are not all equal in "
-                            f"every row ({MAX_REDRAWS} tries); widen x_low..x_high or "
-                            "w_low..w_high")
+            raise DrawError("could not draw X (no all-zero token) and W with scores that "
+                            f"are not all equal in every row ({MAX_REDRAWS} tries); widen "
+                            "x_low..x_high or w_low..w_high")
         return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
 
     @staticmethod
     def _lively(mats: dict[str, list[list[int]]], output: bool) -> bool:
-        """Scores differ within some row, and (if mixed) V is not all zero."""
+        """No token is all zeros, scores differ within some row, and (if mixed) V is not all
+        zero."""
+        if not all(any(r) for r in mats["X"]):
+            return False
         q = np.asarray(mats["X"]) @ np.asarray(mats["W_Q"])
         k = np.asarray(mats["X"]) @ np.asarray(mats["W_K"])
         v = np.asarray(mats["X"]) @ np.asarray(mats["W_V"])
