@@ -685,3 +685,20 @@ def test_export_help_and_unknown_format(runner):
     assert result.exit_code == 0 and "--to [moodle|gift|qti]" in result.output
     result = runner.invoke(main, ["export", "--to", "blackboard", "--key", "key.json"])
     assert result.exit_code == 2 and "blackboard" in result.output
+
+
+def test_a_shown_heatmap_becomes_a_shaded_table_of_the_printed_weights(runner, tmp_path):
+    data = fixture_key()
+    words = data["sheets"][0]["questions"][3]
+    words["shown"] = [{"label": "A", "kind": "heatmap", "value": {
+        "rows": [["1.00", "0.00"], ["0.30", "0.70"]], "weights": [[1.0, 0.0], [0.3, 0.7]],
+        "row_label": "query", "col_label": "key"}}]
+    path = tmp_path / "key.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    q = by_idnumber(moodle_questions(export(runner, path, "moodle")), "q-words:s1")
+    page = ET.fromstring(q.find("questiontext/text").text)
+    table = page.find(".//table[@class='worksheetgen-heatmap']")
+    cells = [(td.text, td.get("style")) for td in table.iter("td")]
+    assert [t for t, _ in cells] == ["1.00", "0.00", "0.30", "0.70"]
+    greys = [int(re.search(r"rgb\((\d+),", style).group(1)) for _, style in cells]
+    assert greys[1] == 255 and greys[0] < greys[3] < greys[2] < 255  # darker = more weight

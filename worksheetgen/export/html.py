@@ -101,12 +101,51 @@ def question_root() -> ET.Element:
     return ET.Element("div", {"class": "worksheetgen-question"})
 
 
+def _is_heatmap(s: Shown) -> bool:
+    value = s.value
+    if s.kind != "heatmap" or not isinstance(value, dict):
+        return False
+    rows, weights = value.get("rows"), value.get("weights")
+    return (isinstance(rows, list) and isinstance(weights, list) and len(rows) == len(weights)
+            and all(isinstance(r, list) and isinstance(w, list) and len(r) == len(w)
+                    for r, w in zip(rows, weights, strict=True)))
+
+
+def add_heatmap(root: ET.Element, s: Shown) -> None:
+    """An attention heatmap as a shaded table: each printed weight on a grey, darker = more."""
+    value = s.value
+    row_label = str(value.get("row_label") or "row")
+    col_label = str(value.get("col_label") or "column")
+    table = add(root, "table", **{"class": "worksheetgen-heatmap", "border": "1",
+                                  "cellpadding": "6"})
+    head = add(table, "tr")
+    add(head, "th", math(s.label))
+    for j in range(len(value["rows"][0]) if value["rows"] else 0):
+        add(head, "th", f"{col_label} {j + 1}")
+    for i, (row, weights) in enumerate(zip(value["rows"], value["weights"], strict=True)):
+        tr = add(table, "tr")
+        add(tr, "th", f"{row_label} {i + 1}")
+        for text, w in zip(row, weights, strict=True):
+            w = min(max(float(w), 0.0), 1.0) if isinstance(w, int | float) else 0.0
+            grey = round(255 - 200 * w)
+            ink = "#ffffff" if w >= 0.5 else "#000000"
+            add(tr, "td", str(text),
+                style=f"background-color: rgb({grey}, {grey}, {grey}); color: {ink}; "
+                      "text-align: center")
+    add(root, "p", f"Attention weights {math(s.label)}: row = {row_label}, column = "
+        f"{col_label}; darker cells carry more weight.")
+
+
 def add_intro(root: ET.Element, v: Variant) -> None:
     """The prompt paragraphs and the given values, as on the printed sheet."""
     for text in paragraphs(v.prompt):
         add(root, "p", text)
-    if v.shown:
-        add(root, "p", "  ".join(math(shown_tex(s)) for s in v.shown))
+    plain = [s for s in v.shown if not _is_heatmap(s)]
+    if plain:
+        add(root, "p", "  ".join(math(shown_tex(s)) for s in plain))
+    for s in v.shown:
+        if _is_heatmap(s):
+            add_heatmap(root, s)
 
 
 def part_letter(i: int) -> str:
