@@ -702,3 +702,19 @@ def test_a_shown_heatmap_becomes_a_shaded_table_of_the_printed_weights(runner, t
     assert [t for t, _ in cells] == ["1.00", "0.00", "0.30", "0.70"]
     greys = [int(re.search(r"rgb\((\d+),", style).group(1)) for _, style in cells]
     assert greys[1] == 255 and greys[0] < greys[3] < greys[2] < 255  # darker = more weight
+
+
+def test_a_worked_solution_to_check_is_shown_step_by_step(runner, tmp_path):
+    data = fixture_key()
+    data["sheets"][0]["questions"][3]["shown_steps"] = [
+        {"title": "Scores", "text": "",
+         "math": r"S = QK^\top = \begin{bmatrix} 1 & 0 \end{bmatrix}"},
+        {"title": "Scale by $d_k$", "text": "(the slip)", "math": ""}]
+    path = tmp_path / "key.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    q = by_idnumber(moodle_questions(export(runner, path, "moodle")), "q-words:s1")
+    page = ET.fromstring(q.find("questiontext/text").text)
+    steps = page.findall(".//ol/li")
+    assert [li.text for li in steps] == ["Scores", r"Scale by \(d_k\) (the slip)"]
+    assert steps[0].find("div").text == \
+        r"\(\displaystyle S = QK^\top = \begin{bmatrix} 1 & 0 \end{bmatrix}\)"

@@ -47,6 +47,9 @@ def _item_json(item: Item) -> dict[str, Any]:
             for c in sol.coincident
         ],
     }
+    if sol.shown_steps:  # a worked solution printed with the question (spot the bug)
+        q["shown_steps"] = [{"title": st.title, "text": st.text, "math": st.math}
+                            for st in sol.shown_steps]
     if sol.choices:
         q["choices"] = [
             {"label": c.label, "text": c.text, "correct": c.correct,

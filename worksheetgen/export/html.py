@@ -146,6 +146,14 @@ def add_intro(root: ET.Element, v: Variant) -> None:
     for s in v.shown:
         if _is_heatmap(s):
             add_heatmap(root, s)
+    if v.shown_steps:
+        add(add(root, "p"), "b", "The worked solution to check:")
+        steps = add(root, "ol")
+        for step in v.shown_steps:
+            li = add(steps, "li", " ".join(t for t in (markup_text(step.title),
+                                                       markup_text(step.text)) if t))
+            if step.math:
+                add(li, "div", r"\(\displaystyle " + sanitize_math(step.math).strip() + r"\)")
 
 
 def part_letter(i: int) -> str:

@@ -116,6 +116,15 @@ class Shown:
 
 
 @dataclass(frozen=True)
+class ShownStep:
+    """A step of a worked solution printed with the question (spot the bug)."""
+
+    title: str  # markup
+    text: str  # markup
+    math: str  # LaTeX, display math
+
+
+@dataclass(frozen=True)
 class Variant:
     """One sheet's version of a question."""
 
@@ -132,6 +141,7 @@ class Variant:
     parts: tuple[KeyPart, ...]
     distractors: tuple[Mapping[str, Any], ...]
     where: str  # "sheets[i].questions[j]" for messages
+    shown_steps: tuple[ShownStep, ...] = ()
 
     @property
     def has_choices(self) -> bool:
@@ -333,6 +343,13 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
                   for i, s in enumerate(r.lst(q.get("shown", []), f"{w}.shown")))
     if "shown" not in q:
         shown = _shown_from_given(r.obj(q.get("given", {}), f"{w}.given"))
+    steps = []
+    for i, raw_step in enumerate(r.lst(q.get("shown_steps", []), f"{w}.shown_steps")):
+        sw = f"{w}.shown_steps[{i}]"
+        st = r.obj(raw_step, sw)
+        steps.append(ShownStep(title=r.text(st.get("title", ""), f"{sw}.title"),
+                               text=r.text(st.get("text", ""), f"{sw}.text"),
+                               math=r.text(st.get("math", ""), f"{sw}.math")))
 
     answers = r.obj(r.get(q, "answer", w), f"{w}.answer")
     rounded = r.obj(r.get(q, "rounded", w), f"{w}.rounded")
@@ -373,7 +390,7 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
     return Variant(sheet_id=sheet_id, sheet_label=sheet_label, qid=qid, number=number,
                    family=family, title=title, points=points, decimals=decimals,
                    prompt=prompt, shown=shown, parts=tuple(parts), distractors=distractors,
-                   where=w)
+                   where=w, shown_steps=tuple(steps))
 
 
 def _attach_choices(r: _Reader, w: str, q: Mapping[str, Any], parts: list[KeyPart],
