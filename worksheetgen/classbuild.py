@@ -1,11 +1,12 @@
 """Whole-class builds: one sheet per student of a roster (or per anonymous version), streamed.
 
 Each sheet is drawn, solved and rendered once, then written straight to disk: appended to the
-combined documents (``sheets.tex/.md`` for printing, ``keys.tex/.md`` for the TAs), to its own
-files under ``students/`` (or ``versions/``), and to ``key.json``; nothing of it is kept once it
-is written, so memory stays flat and the cost grows linearly with the class. The combined
-documents are then compiled in ONE TeX run each (both runs in parallel), TeX records the first
-and last page of every sheet, and the per-student PDFs are cut out of the combined ones.
+combined documents (``sheets.tex/.md`` for printing, ``keys.tex/.md`` for the TAs) and to
+``key.json`` (one sheet per line); nothing of it is kept once it is written, so memory stays
+flat and the cost grows linearly with the class. The combined documents are then compiled in
+ONE TeX run each (both runs in parallel), TeX records the first and last page of every sheet,
+and the per-student PDFs (``students/<id>-sheet.pdf`` and ``-key.pdf``, or
+``versions/A-sheet.pdf`` ...) are cut out of the combined ones.
 """
 
 from __future__ import annotations
@@ -90,9 +91,9 @@ def _json_splice(doc: dict[str, Any], key: str) -> tuple[str, str]:
 
 
 def _json_item(value: Any) -> str:
-    """One element of a streamed top-level list, indented as keyfile.dumps would."""
-    return "\n".join("    " + line for line in json.dumps(
-        value, indent=2, ensure_ascii=False, allow_nan=False).split("\n"))
+    """One element of a streamed top-level list, on one line (C-fast JSON: one sheet per line
+    keeps a class's key.json readable and grep-able without the cost of indenting it)."""
+    return "    " + json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 class _ListWriter:
@@ -179,8 +180,6 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
     from worksheetgen.render import render_document
     from worksheetgen.solve import build_sheet
 
-    sub = tmp / plan.subfolder
-    sub.mkdir()
     files: list[str] = []
     combined = {"sheet": "sheets", "key": "keys"}
     handles = {(kind, ext): open(tmp / f"{combined[kind]}{ext}", "w", encoding="utf-8")
@@ -212,10 +211,6 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
                 handles[(kind, ".tex")].write(tex)
                 handles[(kind, ".md")].write(md if n == 0 else MD_SEPARATOR + md)
                 unicode[kind] = unicode[kind] or needs_unicode_engine(tex)
-                stem = f"{plan.subfolder}/{entry.stem}-{kind}"
-                (tmp / f"{stem}.tex").write_text(heads[kind] + tex + tails[kind], "utf-8")
-                (tmp / f"{stem}.md").write_text(md, "utf-8")
-                files += [f"{stem}.tex", f"{stem}.md"]
             key_list.add(keyfile.sheet_json(sheet))
             draw_list.add(keyfile.manifest_json(replace(build, sheets=(sheet,)), [],
                                                 {})["draws"][0])
@@ -265,6 +260,7 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
         parts = split_pages((tmp / f"{name}.pdf").read_bytes(), ranges)
         for entry, data in zip(plan.entries, parts, strict=True):
             rel = f"{plan.subfolder}/{entry.stem}-{kind}.pdf"
+            (tmp / plan.subfolder).mkdir(exist_ok=True)
             (tmp / rel).write_bytes(data)
             files.append(rel)
             done += 1

@@ -73,35 +73,63 @@ def sqrt_int(n: int) -> Ex:
     return Ex(sp.sqrt(sp.Integer(n)), _MP.sqrt(n))
 
 
+# Memo of exact operations, keyed by the operands' SymPy expressions. A class of students
+# (and every slip of every variant) repeats the same small sums, quotients and exponentials
+# over and over; building and printing a SymPy expression is the costly part, so each is
+# built once per process. Values are pure functions of the expressions, so a hit is exact.
+# The memo is bounded (cleared when full) so that memory stays flat on any class size.
+_MEMO_LIMIT = 1 << 17
+_memo: dict[tuple, Ex] = {}
+_rounded_memo: dict[tuple, str] = {}
+
+
+def _remember(key: tuple, value: Ex) -> Ex:
+    if len(_memo) >= _MEMO_LIMIT:
+        _memo.clear()
+    _memo[key] = value
+    return value
+
+
 def add(terms: Sequence[Ex]) -> Ex:
     """An exact sum."""
     if any(t.is_neg_inf for t in terms):
         return NEG_INF
-    return Ex(sp.Add(*[t.expr for t in terms]), _MP.fsum(t.val for t in terms))
+    key = ("+", *[t.expr for t in terms])
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    return _remember(key, Ex(sp.Add(*key[1:]), _MP.fsum(t.val for t in terms)))
 
 
 def mul(a: Ex, b: Ex) -> Ex:
     """An exact product (finite operands)."""
-    return Ex(a.expr * b.expr, a.val * b.val)
+    key = ("*", a.expr, b.expr)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    return _remember(key, Ex(a.expr * b.expr, a.val * b.val))
 
 
 def div(a: Ex, b: Ex) -> Ex:
     """An exact quotient; −∞ divided by a positive number stays −∞."""
     if a.is_neg_inf:
         return NEG_INF
-    return Ex(a.expr / b.expr, a.val / b.val)
-
-
-@lru_cache(maxsize=8192)
-def _exp_expr(expr: sp.Expr) -> sp.Expr:
-    return sp.exp(expr)
+    key = ("/", a.expr, b.expr)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    return _remember(key, Ex(a.expr / b.expr, a.val / b.val))
 
 
 def exp(a: Ex) -> Ex:
     """e to the power a; e^(−∞) is exactly 0."""
     if a.is_neg_inf:
         return ZERO
-    return Ex(_exp_expr(a.expr), _MP.exp(a.val))
+    key = ("exp", a.expr)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    return _remember(key, Ex(sp.exp(a.expr), _MP.exp(a.val)))
 
 
 def matmul(a: Matrix, b: Matrix) -> Matrix:
@@ -135,6 +163,16 @@ def _decimal_of(x: Ex) -> Decimal:
 
 def rounded(x: Ex, decimals: int) -> str:
     """``x`` rounded half-up to ``decimals`` places, as printed ("-inf" for a masked cell)."""
+    key = (x.expr, decimals)
+    hit = _rounded_memo.get(key)
+    if hit is None:
+        if len(_rounded_memo) >= _MEMO_LIMIT:
+            _rounded_memo.clear()
+        hit = _rounded_memo[key] = _rounded(x, decimals)
+    return hit
+
+
+def _rounded(x: Ex, decimals: int) -> str:
     if x.is_neg_inf:
         return "-inf"
     if x.expr.is_Rational:

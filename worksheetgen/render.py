@@ -61,6 +61,11 @@ def escape_tex(text: Any) -> str:
     pdfLaTeX's T1 fonts (Greek, Cyrillic, CJK, ...) is compiled with LuaLaTeX instead
     (worksheetgen.compile.choose_engine), never printed with "?" in their place.
     """
+    return _escape_tex(str(text))
+
+
+@lru_cache(maxsize=16384)  # the same titles, labels and names recur on every sheet of a class
+def _escape_tex(text: str) -> str:
     s = _plain(text)
     s = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], s)
     return re.sub(r"\n\s*\n", r"\\par ", s).replace("\n", " ")
@@ -72,6 +77,11 @@ _MD_LINE_START_RE = re.compile(r"(^|\n)([ \t]*)(-|=|\d+(?=[.)]))")
 
 def escape_md(text: Any) -> str:
     """Text that prints as written in Markdown (no emphasis, links, HTML, lists or math)."""
+    return _escape_md(str(text))
+
+
+@lru_cache(maxsize=16384)
+def _escape_md(text: str) -> str:
     s = _MD_RE.sub(r"\\\1", _plain(text).replace("\t", " "))
     s = s.replace("&", "&amp;")
     s = re.sub(r"\n\s*\n", "\n\n", s).replace("\n\n", "\x00").replace("\n", " ")
@@ -261,6 +271,7 @@ def split_markup(markup: str) -> list[tuple[bool, str]]:
     return [(m, t) for m, t in parts if t]
 
 
+@lru_cache(maxsize=16384)  # prompts and step titles recur on every sheet of a class
 def markup_tex(markup: str) -> str:
     """Prompt markup as LaTeX: text escaped, math sanitized."""
     return "".join(f"${sanitize_math(t)}$" if m else escape_tex(t) for m, t in split_markup(markup))
@@ -271,6 +282,7 @@ def md_math(math: str) -> str:
     return sanitize_math(math).strip().replace("<", r"\lt ").replace(">", r"\gt ")
 
 
+@lru_cache(maxsize=16384)
 def markup_md(markup: str) -> str:
     """Prompt markup as Markdown with $math$ for MathJax/KaTeX."""
     return "".join(f"${md_math(t)}$" if m else escape_md(t) for m, t in split_markup(markup))
