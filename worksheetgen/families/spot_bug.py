@@ -81,7 +81,8 @@ class SpotBug(Family):
     target = "output"
     params = (
         IntParam("T", 2, 3, IntRange(2, 3), "number of tokens"),
-        IntParam("d_k", 1, 3, Pinned(2), "width of queries, keys and values"),
+        IntParam("d_k", 2, 3, Pinned(2),
+                 "width of queries, keys and values (2 or 3: with 1 the scale cannot go wrong)"),
         IntParam("low", -3, 3, Pinned(0), "smallest entry of Q, K"),
         IntParam("high", -3, 3, Pinned(2), "largest entry of Q, K"),
         IntParam("v_low", -9, 9, Pinned(0), "smallest entry of V"),
