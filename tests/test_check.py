@@ -95,3 +95,12 @@ def test_check_rejects_an_invalid_bank_in_one_line(runner, write_bank):
 def test_check_stress_must_be_positive(runner):
     res = runner.invoke(main, ["check", "--stress", "0"])
     assert res.exit_code == 2
+
+
+def test_the_bundled_slips_quiz_passes_the_check():
+    from pathlib import Path
+
+    bank = Path(__file__).resolve().parent.parent / "banks" / "slips.yaml"
+    report = check_banks([str(bank)], stress=6)
+    assert report.ok, [m for i in report.items for m in i.failure_messages]
+    assert [i.format for i in report.items] == ["choice", "choice", "choice", "open"]
