@@ -101,6 +101,9 @@ CASES = [
          "got an empty list"),
     Case("range-low-above-high", bank(Q + "    params: {low: 5, high: 1}\n"),
          "bank.yaml:4: questions[0].params.high: expected high >= low (5), got 1"),
+    Case("range-low-above-default-high", bank(Q + "    params: {low: 5}\n"),
+         "bank.yaml:4: questions[0].params: expected high >= low (5), got 3 (high is the "
+         "default, not set here)"),
     Case("T-above-support", bank(Q + "    params: {T: 12}\n"),
          "bank.yaml:4: questions[0].params.T: expected an integer from 2 to 4, got 12"),
     Case("T-range-above-support", bank(Q + "    params: {T: {min: 2, max: 50}}\n"),

@@ -87,7 +87,13 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
     collided = False
     attempts = 0
     for attempt in range(MAX_REDRAWS + 1):
-        given = family.draw(spec.params, rng)
+        try:
+            given = family.draw(spec.params, rng)
+        except DrawError as exc:  # a family's own draw failure: say which question it was
+            if exc.file is None:
+                where = _where(spec, sheet_id)
+                exc.file, exc.line, exc.field = where["file"], where["line"], where["field"]
+            raise
         attempts += 1
         if first is None:
             first = given

@@ -264,7 +264,10 @@ class Family:
             if p.name not in out and p.default is not None:
                 out[p.name] = p.default
         for field, message in self.check(out):
-            raise doc.error(path + (field,) if field in raw else path, message)
+            if field in raw:
+                raise doc.error(path + (field,), message)
+            # the value at fault is a default the bank never wrote: say so
+            raise doc.error(path, f"{message} ({field} is the default, not set here)")
         return out
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
