@@ -37,6 +37,13 @@ def bank(text: str) -> dict[str, str | bytes]:
     return {"bank.yaml": text}
 
 
+ROSTER_ARGS = ("--bank", "bank.yaml", "--roster", "roster.csv")
+
+
+def roster(content: str | bytes) -> dict[str, str | bytes]:
+    return {"bank.yaml": "questions:\n  - id: w\n    family: heads\n", "roster.csv": content}
+
+
 CASES = [
     Case("yaml-syntax-error", bank(Q + "    params: {T: 2\n"),
          "bank.yaml:5: YAML syntax error: expected ',' or '}', but got the end of the file"),
@@ -179,6 +186,29 @@ CASES = [
     Case("python-tag", bank("questions: !!python/object/apply:os.system ['echo hi']\n"),
          "bank.yaml:1: questions: expected plain YAML values (no tags), got the tag "
          "'!!python/object/apply:os.system'"),
+    Case("roster-without-name-column", roster("student,id\nAda,s1\n"),
+         "roster.csv:1: header: expected a header row with a 'name' column, got 'student', 'id'",
+         args=ROSTER_ARGS),
+    Case("roster-empty-name", roster("name,id\nAda,s1\n ,s2\n"),
+         "roster.csv:3: name: expected a name, got nothing", args=ROSTER_ARGS),
+    Case("roster-duplicate-id", roster("name,id\nAda,s1\nBob,s2\nCy,s1\n"),
+         "roster.csv:4: id: expected a unique id, got 's1' (also on line 2)", args=ROSTER_ARGS),
+    Case("roster-duplicate-name-without-ids", roster("name\nAda\nAda\n"),
+         "roster.csv:3: name: expected a unique name or an id column, got 'Ada' again "
+         "(also on line 2)", args=ROSTER_ARGS),
+    Case("roster-empty-file", roster(""),
+         "roster.csv:1: header: expected a header row with a 'name' column, got an empty file",
+         args=ROSTER_ARGS),
+    Case("roster-spreadsheet-file", roster(b"PK\x03\x04\x00\x00name"),
+         "roster.csv:1: encoding: expected text, got a NUL byte (is this a spreadsheet file, "
+         "not CSV?)", args=ROSTER_ARGS),
+    Case("roster-not-utf8", roster("name\nZo\u00eb\n".encode("latin-1")),
+         "roster.csv:2: encoding: expected UTF-8 text (save the file as 'CSV UTF-8'), got byte "
+         "0xeb", args=ROSTER_ARGS),
+    Case("roster-over-the-limit", roster("name\n" + "".join(f"S{i}\n" for i in range(2001))),
+         "roster.csv:2002: row: expected at most 2000 students, got more", args=ROSTER_ARGS),
+    Case("roster-missing", bank(Q), "roster.csv: roster: expected a CSV file, got no such file",
+         args=ROSTER_ARGS),
     Case("seed-negative", {}, "--seed: expected a non-negative integer, got '-1'",
          args=("--seed", "-1"), exit_code=2),
     Case("seed-not-a-number", {}, "--seed: expected a non-negative integer, got 'abc'",
@@ -219,7 +249,8 @@ def test_bad_input_prints_one_clear_line_and_writes_nothing(case, runner, tmp_pa
 
 
 SUBPROCESS_CASES = ["yaml-syntax-error", "binary-file", "unknown-family", "prompt-syntax-error",
-                    "duplicate-id-across-banks", "python-tag", "seed-negative"]
+                    "duplicate-id-across-banks", "python-tag", "roster-duplicate-id",
+                    "seed-negative"]
 
 
 @pytest.mark.parametrize("name", SUBPROCESS_CASES)
@@ -245,5 +276,6 @@ def test_bad_input_table_covers_every_family_error_once_per_kind() -> None:
                  "range-backwards", "range-empty", "T-above", "h-not-dividing", "d_k-zero",
                  "d_k-negative", "matrix-not-square", "matrix-non-number", "duplicate-id-in",
                  "duplicate-id-across", "prompt-syntax", "prompt-undefined", "seed-",
-                 "python-tag"):
+                 "python-tag", "roster-without-name", "roster-empty-name",
+                 "roster-duplicate-id", "roster-over-the-limit"):
         assert any(kind in n for n in names), kind
