@@ -107,6 +107,10 @@ def test_projections_scale_slip_changes_the_scaled_scores():
      "questions[0].params.x_high: expected x_high >= x_low (2), got 0"),
     ("X: [[1, 2, 3]]", "questions[0].params.X: expected X with 2 to 4 rows (tokens), got 1"),
     ("T: 5", "questions[0].params.T: expected an integer from 2 to 4, got 5"),
+    ("X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
+     "      W_V: [[1], [1]]\n      softmax: true",
+     "questions[0].params.X: expected scores QK^T of at most 24 in size when the softmax is "
+     "asked (e^x by hand), got 648"),  # q = k = [18, 18]: 2 * 18 * 18
 ])
 def test_projections_reject_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank,
@@ -121,7 +125,7 @@ def test_projections_that_can_only_draw_zero_tokens_fail_with_a_clear_error(writ
         only_item(write_bank, "  - id: p\n    family: projections\n    params:\n"
                               "      x_low: 0\n      x_high: 0\n")
     assert "could not draw X (no all-zero token)" in str(info.value)
-    assert "widen x_low..x_high" in str(info.value)
+    assert "change x_low..x_high" in str(info.value)
 
 
 # ---------------------------------------------------------------- cross attention

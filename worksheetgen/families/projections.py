@@ -30,6 +30,7 @@ from worksheetgen.families.common import (
     int_product,
     ints_of,
     order_problems,
+    param_values,
     pinned,
     shape_dims,
 )
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from worksheetgen.bank import Doc
 
 MAX_REDRAWS = 100
+MAX_SCORE = 24  # with a softmax step, |QK^T| at most this: e^x stays a calculator number
 LAYOUT = (("X", "T", "d"), ("W_Q", "d", "d_k"), ("W_K", "d", "d_k"), ("W_V", "d", "d_v"))
 WEIGHTS = ("W_Q", "W_K", "W_V")
 
@@ -91,6 +93,15 @@ class Projections(Family):
         problems += conflicts
         if "T" in dims and dims["T"][0] < 2:
             problems.append(("X", f"expected X with 2 to 4 rows (tokens), got {dims['T'][0]}"))
+        mats = {n: pinned(params, n) for n in ("X",) + WEIGHTS}
+        exps = any(True in param_values(params[n]) for n in ("scale", "softmax", "output"))
+        if not problems and exps and all(m is not None for m in mats.values()):
+            s = np.asarray(mats["X"]) @ np.asarray(mats["W_Q"]) \
+                @ (np.asarray(mats["X"]) @ np.asarray(mats["W_K"])).T
+            if np.abs(s).max() > MAX_SCORE:
+                problems.append(("X", f"expected scores QK^T of at most {MAX_SCORE} in size "
+                                 "when the softmax is asked (e^x by hand), got "
+                                 f"{int(np.abs(s).max())}"))
         return problems
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -115,18 +126,19 @@ class Projections(Family):
                 else:
                     lo, hi = (xlo, xhi) if name == "X" else (wlo, whi)
                     mats[name] = int_matrix(rng, dims[r], dims[c], lo, hi)
-            if all_pinned or self._lively(mats, output):
+            if all_pinned or self._lively(mats, scale, output):
                 break
         else:
             raise DrawError("could not draw X (no all-zero token) and W with scores that "
-                            f"are not all equal in every row ({MAX_REDRAWS} tries); widen "
-                            "x_low..x_high or w_low..w_high")
+                            f"are not all equal in every row and (with a softmax) at most "
+                            f"{MAX_SCORE} in size ({MAX_REDRAWS} tries); change x_low..x_high "
+                            "or w_low..w_high")
         return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
 
     @staticmethod
-    def _lively(mats: dict[str, list[list[int]]], output: bool) -> bool:
-        """No token is all zeros, scores differ within some row, and (if mixed) V is not all
-        zero."""
+    def _lively(mats: dict[str, list[list[int]]], scale: bool, output: bool) -> bool:
+        """No token is all zeros, scores differ within some row (and stay small enough for
+        e^x by hand when scaled), and (if mixed) V is not all zero."""
         if not all(any(r) for r in mats["X"]):
             return False
         q = np.asarray(mats["X"]) @ np.asarray(mats["W_Q"])
@@ -134,7 +146,8 @@ class Projections(Family):
         v = np.asarray(mats["X"]) @ np.asarray(mats["W_V"])
         s = q @ k.T
         varied = bool(np.any(s.max(axis=1) != s.min(axis=1)))
-        return varied and (not output or bool(np.any(v != 0)))
+        small = not scale or int(np.abs(s).max()) <= MAX_SCORE
+        return varied and small and (not output or bool(np.any(v != 0)))
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         on = {"scale-by-dk": given["scale"], "no-scale": given["scale"],
