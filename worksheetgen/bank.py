@@ -101,6 +101,12 @@ _YAML_TOKENS = {
 }
 
 
+# what YAML's reader refuses: C0 controls but tab and line ends, DEL, C1 controls but NEL,
+# surrogates and the two non-characters U+FFFE/U+FFFF
+_UNPRINTABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
+                             "\ud800-\udfff\ufffe\uffff]")
+
+
 def _tag_text(tag: str) -> str:
     return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
 
@@ -172,7 +178,15 @@ class _Reader:
 
 def parse_yaml(text: str, file: str) -> Doc:
     """Parse YAML safely (plain values only, no tags), keeping line numbers."""
-    loader = yaml.SafeLoader(text)
+    bad = _UNPRINTABLE_RE.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise BankError(f"expected printable text, got the control character "
+                        f"U+{ord(bad.group()):04X}", file=file, line=line)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:
+        raise BankError(f"YAML error: {exc}", file=file) from None
     reader = _Reader(loader)
     try:
         node = loader.get_single_node()
