@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 
@@ -255,9 +255,14 @@ def _rounded(x: Ex, decimals: int) -> str:
         scaled = fr * 10**decimals
         sign = -1 if scaled < 0 else 1
         whole = (abs(scaled) + Fraction(1, 2)).__floor__() * sign
-        d = Decimal(whole).scaleb(-decimals)
+        with localcontext() as ctx:  # every digit of a long number (28 by default)
+            ctx.prec = max(ctx.prec, len(str(abs(whole))) + 2)
+            d = Decimal(whole).scaleb(-decimals)
     else:
-        d = _decimal_of(x).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        value = _decimal_of(x)
+        with localcontext() as ctx:  # e.g. exp(92) has 40 digits before the point
+            ctx.prec = max(ctx.prec, value.adjusted() + decimals + 2)
+            d = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     text = f"{d:.{decimals}f}"
     if text.startswith("-") and set(text[1:]) <= {"0", "."}:
         text = text[1:]
