@@ -338,3 +338,32 @@ def test_a_missing_unicode_engine_is_reported_before_any_work(tmp_path, write_ba
     with pytest.raises(CompileError, match=r"no TeX engine \(lualatex\).* Ε λ έ.*texlive-luatex"):
         _class(tmp_path, write_bank(SMALL_BANK), [("Ελένη", "g")], pdf=True)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_rendering_in_two_processes_writes_the_very_same_files(tmp_path, write_bank):
+    bank = write_bank(SMALL_BANK + "  - id: lab\n    family: lab3\n")
+    folders = []
+    for jobs in (1, 2):
+        result = build(BuildOptions(seed=11, banks=(str(bank),), out=str(tmp_path / f"j{jobs}"),
+                                    pdf=False, versions=12, jobs=jobs))
+        folders.append(result.folder)
+    for name in ("sheets.tex", "keys.tex", "sheets.md", "keys.md", "key.json",
+                 "manifest.json"):
+        assert (folders[0] / name).read_bytes() == (folders[1] / name).read_bytes(), name
+
+
+def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monkeypatch):
+    from worksheetgen import classbuild
+    from worksheetgen.errors import DrawError
+
+    def failing(build_, entry, template_dir):
+        raise DrawError("expected a drawable variant, got none", file="bank.yaml", line=3,
+                        field="questions[0]")
+
+    monkeypatch.setattr(classbuild, "render_sheet", failing)
+    with pytest.raises(DrawError) as info:
+        build(BuildOptions(seed=1, banks=(str(write_bank(SMALL_BANK)),), out=str(tmp_path),
+                           pdf=False, versions=8, jobs=2))
+    assert str(info.value) == ("bank.yaml:3: questions[0]: expected a drawable variant, "
+                               "got none")
+    assert [p.name for p in tmp_path.iterdir()] == ["bank.yaml"]  # no folder, no leftovers

@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -103,8 +103,9 @@ class _ListWriter:
         self.fh = fh
         self.count = 0
 
-    def add(self, value: Any) -> None:
-        self.fh.write(("[\n" if self.count == 0 else ",\n") + _json_item(value))
+    def add_line(self, line: str) -> None:
+        """Add one element, already encoded by _json_item."""
+        self.fh.write(("[\n" if self.count == 0 else ",\n") + line)
         self.count += 1
 
     def close(self) -> None:
@@ -148,7 +149,8 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     stats = ClassStats()
     clock = time.perf_counter()
     try:
-        files = _write_sheets(build, plan, tmp, options.template_dir, report, stats)
+        files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
+                              workers_for(len(plan.entries), getattr(options, "jobs", 1)))
         stats.seconds["sheets"] = time.perf_counter() - clock
         if options.pdf:
             clock = time.perf_counter()
@@ -173,51 +175,135 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
                        item_count=stats.items, details=stats)
 
 
-def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
-                  report: Progress, stats: ClassStats) -> list[str]:
-    """Draw, solve and render every sheet, writing each straight to disk."""
-    from worksheetgen.compile import needs_unicode_engine
+@dataclass(frozen=True)
+class RenderedSheet:
+    """Everything a class build writes for one sheet (texts only: cheap to pass between
+    processes)."""
+
+    tex: dict[str, str]  # kind (sheet/key) -> LaTeX fragment
+    md: dict[str, str]  # kind -> Markdown fragment
+    key_line: str  # the sheet in key.json, one line
+    draws_line: str  # its drawn parameters in manifest.json, one line
+    items: int
+
+
+def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
+    """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
     from worksheetgen.render import render_document
     from worksheetgen.solve import build_sheet
 
+    sheet = build_sheet(build.bank.questions, build.seed, entry.id, entry.label, entry.student)
+    ctx = {**_context(build, [sheet]), **_FRAGMENT}
+    tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}
+    md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}
+    draws = keyfile.manifest_json(replace(build, sheets=(sheet,)), [], {})["draws"][0]
+    return RenderedSheet(tex, md, _json_item(keyfile.sheet_json(sheet)), _json_item(draws),
+                         len(sheet.items))
+
+
+_KINDS = {"sheet": "sheets", "key": "keys"}  # kind -> combined document
+_FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
+MIN_SHEETS_PER_WORKER = 4
+
+# what forked workers render: set by the parent just before it forks
+_JOB: tuple[Build, ClassPlan, str | None] | None = None
+
+
+def _render_in_worker(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None,
+                                                           str | None]:
+    """A worker's sheet, or a user error as plain fields (its keyword fields survive)."""
+    from worksheetgen.errors import WorksheetgenError
+
+    assert _JOB is not None
+    build, plan, template_dir = _JOB
+    try:
+        return render_sheet(build, plan.entries[index], template_dir)
+    except WorksheetgenError as exc:
+        return (type(exc).__name__, exc.message, exc.file, exc.line, exc.field)
+
+
+def _ignore_interrupt() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def workers_for(count: int, jobs: int = 1) -> int:
+    """How many processes render a class: ``jobs`` (0: one per core), at most one per few
+    sheets, and one where fork is not available. The sheets are the same either way."""
+    import multiprocessing
+
+    if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    wanted = jobs if jobs > 1 else (os.cpu_count() or 1)
+    return max(1, min(wanted, count // MIN_SHEETS_PER_WORKER))
+
+
+def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
+              workers: int) -> Iterator[RenderedSheet]:
+    """Every sheet rendered, in roster order; ``workers`` > 1 renders in forked processes."""
+    if workers <= 1:
+        for entry in plan.entries:
+            yield render_sheet(build, entry, template_dir)
+        return
+    import multiprocessing
+
+    from worksheetgen import errors
+
+    global _JOB
+    _JOB = (build, plan, template_dir)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(workers, initializer=_ignore_interrupt) as pool:
+            for out in pool.imap(_render_in_worker, range(len(plan.entries)), chunksize=4):
+                if isinstance(out, tuple):
+                    name, message, file, line, field_ = out
+                    raise getattr(errors, name)(message, file=file, line=line, field=field_)
+                yield out
+    finally:
+        _JOB = None
+
+
+def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
+                  report: Progress, stats: ClassStats, workers: int | None = None) -> list[str]:
+    """Draw, solve and render every sheet, writing each straight to disk in roster order."""
+    from worksheetgen.compile import needs_unicode_engine
+    from worksheetgen.render import render_document
+
     files: list[str] = []
-    combined = {"sheet": "sheets", "key": "keys"}
-    handles = {(kind, ext): open(tmp / f"{combined[kind]}{ext}", "w", encoding="utf-8")
-               for kind in combined for ext in (".tex", ".md")}
-    files += [f"{combined[kind]}{ext}" for kind, ext in handles]
+    handles = {(kind, ext): open(tmp / f"{_KINDS[kind]}{ext}", "w", encoding="utf-8")
+               for kind in _KINDS for ext in (".tex", ".md")}
+    files += [f"{_KINDS[kind]}{ext}" for kind, ext in handles]
     draws = open(tmp / ".draws.json", "w", encoding="utf-8")
     key_fh = open(tmp / "key.json", "w", encoding="utf-8")
     files.append("key.json")
     unicode = {"sheet": False, "key": False}
     try:
-        base = {"doc_head": False, "doc_tail": False, "class_build": True}
-        heads, tails = {}, {}
-        for kind in combined:
-            ctx = {**_context(build, []), **base}
-            heads[kind] = render_document("latex", kind, {**ctx, "doc_head": True}, template_dir)
+        tails = {}
+        for kind in _KINDS:
+            ctx = {**_context(build, []), **_FRAGMENT}
+            head = render_document("latex", kind, {**ctx, "doc_head": True}, template_dir)
             tails[kind] = render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir)
-            handles[(kind, ".tex")].write(heads[kind])
+            handles[(kind, ".tex")].write(head)
+            unicode[kind] = needs_unicode_engine(head)
         before, after = _json_splice(keyfile.key_json(build), "sheets")
         key_fh.write(before)
         key_list, draw_list = _ListWriter(key_fh), _ListWriter(draws)
         total = len(plan.entries)
-        for n, entry in enumerate(plan.entries):
-            sheet = build_sheet(build.bank.questions, build.seed, entry.id, entry.label,
-                                entry.student)
-            ctx = {**_context(build, [sheet]), **base}
-            for kind in combined:
-                tex = render_document("latex", kind, ctx, template_dir)
-                md = render_document("markdown", kind, ctx, template_dir)
-                handles[(kind, ".tex")].write(tex)
-                handles[(kind, ".md")].write(md if n == 0 else MD_SEPARATOR + md)
-                unicode[kind] = unicode[kind] or needs_unicode_engine(tex)
-            key_list.add(keyfile.sheet_json(sheet))
-            draw_list.add(keyfile.manifest_json(replace(build, sheets=(sheet,)), [],
-                                                {})["draws"][0])
+        if workers is None:
+            workers = 1
+        for n, out in enumerate(_rendered(build, plan, template_dir, workers)):
+            for kind in _KINDS:
+                handles[(kind, ".tex")].write(out.tex[kind])
+                handles[(kind, ".md")].write(out.md[kind] if n == 0
+                                             else MD_SEPARATOR + out.md[kind])
+                unicode[kind] = unicode[kind] or needs_unicode_engine(out.tex[kind])
+            key_list.add_line(out.key_line)
+            draw_list.add_line(out.draws_line)
             stats.sheets += 1
-            stats.items += len(sheet.items)
+            stats.items += out.items
             report("sheets", n + 1, total)
-        for kind in combined:
+        for kind in _KINDS:
             handles[(kind, ".tex")].write(tails[kind])
         key_list.close()
         key_fh.write(after)
@@ -225,7 +311,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
     finally:
         for fh in (*handles.values(), draws, key_fh):
             fh.close()
-    for kind, name in combined.items():
+    for kind, name in _KINDS.items():
         stats.engines[name] = "lualatex" if unicode[kind] else "pdflatex"
     return files
 

@@ -1,0 +1,191 @@
+"""Benchmark worksheetgen: start-up, whole-class builds with and without PDFs, and the naive
+one-TeX-process-per-student compile of the same LaTeX, printed side by side.
+
+    python bench/bench.py                 # --help, 30 and 100 students, PDFs, naive TeX
+    python bench/bench.py --sizes 30 --repeat 1 --no-naive
+
+Every build runs in a fresh process, as a user would run it. The class builds use the bundled
+default bank (5 questions) and a roster of Latin names (pdfLaTeX); ``--unicode`` uses Greek,
+Cyrillic and CJK names as well (LuaLaTeX). Timings are wall-clock medians of ``--repeat``
+runs; "in-process" times exclude Python's start-up and imports. This is a script to run by
+hand, not a test: its numbers depend on the machine and on what else runs on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+LATIN = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov",
+         "Donald Knuth", "Frances Allen", "John Backus", "Margaret Hamilton", "Zoë O'Brien"]
+UNICODE = ["Ελένη Παπαδοπούλου", "Иван Петров", "李雷", "Łukasz Nowak", "Ñúñez García"]
+
+# run inside a fresh interpreter: time one build in-process and print its numbers as JSON
+CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from worksheetgen.pipeline import BuildOptions, build
+import worksheetgen.solve, worksheetgen.render  # the imports a build needs, timed apart
+t1 = time.perf_counter()
+r = build(BuildOptions(seed=42, roster=sys.argv[1], out=sys.argv[2], pdf=sys.argv[3] == "1",
+                       jobs=int(sys.argv[4])))
+t2 = time.perf_counter()
+print(json.dumps({"imports": t1 - t0, "build": t2 - t1, "variants": r.item_count,
+                  "stages": r.details.seconds, "engines": r.details.engines,
+                  "folder": str(r.folder)}))
+"""
+
+
+def median_time(cmd: list[str], repeat: int, **kwargs) -> float:
+    """The median wall-clock seconds of running ``cmd``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, **kwargs)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def cli() -> list[str]:
+    """How to run worksheetgen: the installed command, else ``python -m worksheetgen``."""
+    found = shutil.which("worksheetgen")
+    return [found] if found else [sys.executable, "-m", "worksheetgen"]
+
+
+def write_roster(path: Path, n: int, unicode: bool) -> Path:
+    names = LATIN + UNICODE if unicode else LATIN
+    rows = [f'"{names[i % len(names)]} {i // len(names) + 1}",s{i:04d}' for i in range(n)]
+    path.write_text("name,id\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def child_build(roster: Path, out: Path, pdf: bool, repeat: int, jobs: int = 1) -> dict:
+    """Build in fresh processes; the run with the median total time."""
+    runs = []
+    for _ in range(repeat):
+        shutil.rmtree(out, ignore_errors=True)
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", CHILD, str(roster), str(out),
+                               "1" if pdf else "0", str(jobs)], check=True, capture_output=True,
+                              text=True)
+        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        data["wall"] = time.perf_counter() - start
+        runs.append(data)
+    runs.sort(key=lambda d: d["wall"])
+    return runs[len(runs) // 2]
+
+
+def split_class_tex(source: str) -> list[str]:
+    """The per-student documents inside a combined class document (head + one sheet + end)."""
+    head, _, rest = source.partition("\n\\wsstartsheet\n")
+    bodies = ("\\wsstartsheet\n" + rest).split("\n\\wsstartsheet\n")
+    docs = []
+    for body in bodies:
+        body = body.removesuffix("\\end{document}\n")
+        if not body.startswith("\\wsstartsheet"):
+            body = "\\wsstartsheet\n" + body
+        docs.append(head + "\n" + body + "\\end{document}\n")
+    return docs
+
+
+def naive_compile(folder: Path, engine: str, workers: int) -> tuple[float, int]:
+    """Compile every student's sheet and key as its own TeX process (``workers`` at a time)."""
+    docs = []
+    for name in ("sheets.tex", "keys.tex"):
+        docs += split_class_tex((folder / name).read_text("utf-8"))
+    work = Path(tempfile.mkdtemp(prefix="wsg-naive-"))
+
+    def run(i: int) -> None:
+        d = work / f"d{i}"
+        d.mkdir()
+        (d / "doc.tex").write_text(docs[i], encoding="utf-8")
+        subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error",
+                        "-no-shell-escape", "doc.tex"], cwd=d, check=True,
+                       stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(run, range(len(docs))))
+    elapsed = time.perf_counter() - start
+    shutil.rmtree(work, ignore_errors=True)
+    return elapsed, len(docs)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="30,100", help="class sizes (default 30,100)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    ap.add_argument("--no-pdf", action="store_true", help="skip every TeX measurement")
+    ap.add_argument("--no-naive", action="store_true", help="skip the naive TeX compile")
+    ap.add_argument("--unicode", action="store_true",
+                    help="Greek, Cyrillic and CJK names too (LuaLaTeX)")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    cores = os.cpu_count() or 1
+    tmp = Path(tempfile.mkdtemp(prefix="wsg-bench-"))
+    results: list[tuple[str, str, str]] = []
+
+    def row(what: str, value: str, note: str = "") -> None:
+        results.append((what, value, note))
+        print(f"{what:<46} {value:>14}   {note}", flush=True)
+
+    print(f"worksheetgen benchmark: {cores} cores, Python {sys.version.split()[0]}, "
+          f"median of {args.repeat}\n")
+    help_t = median_time([*cli(), "--help"], args.repeat)
+    click_t = median_time([sys.executable, "-c", "import click"], args.repeat)
+    ratio = help_t / click_t
+    row("worksheetgen --help", f"{help_t * 1000:.0f} ms")
+    row('python -c "import click"', f"{click_t * 1000:.0f} ms",
+        f"--help is {ratio:.2f}x (target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})")
+
+    pdf_runs: dict[int, dict] = {}
+    for n in sizes:
+        roster = write_roster(tmp / f"roster{n}.csv", n, args.unicode)
+        d = child_build(roster, tmp / f"out{n}", False, args.repeat)
+        per = d["build"] / d["variants"] * 1000
+        row(f"{n} students, no PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
+            f"{d['variants']} question variants, imports {d['imports'] * 1000:.0f} ms")
+        row(f"{n} students, no PDFs: build in-process", f"{d['build'] * 1000:.0f} ms",
+            f"{per:.2f} ms per question variant (target < 1 ms: "
+            f"{'met' if per < 1 else 'MISSED'})")
+        if cores > 1:
+            d = child_build(roster, tmp / f"out{n}", False, args.repeat, jobs=0)
+            row(f"{n} students, no PDFs, --jobs 0: in-process", f"{d['build'] * 1000:.0f} ms",
+                f"{d['build'] / d['variants'] * 1000:.2f} ms per question variant "
+                f"({cores} worker processes)")
+        if args.no_pdf:
+            continue
+        d = child_build(roster, tmp / f"pdf{n}", True, args.repeat)
+        pdf_runs[n] = d
+        st = d["stages"]
+        engines = ", ".join(sorted(set(d["engines"].values())))
+        note = (f"sheets {st.get('sheets', 0) * 1000:.0f} ms + TeX and cutting "
+                f"{st.get('pdf', 0) * 1000:.0f} ms ({engines})")
+        row(f"{n} students, all PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
+            note + (f"; target < 1.5 s: {'met' if d['wall'] < 1.5 else 'MISSED'}"
+                    if n == 30 else ""))
+
+    if not args.no_pdf and not args.no_naive:
+        for n, d in pdf_runs.items():
+            folder = Path(d["folder"])
+            engine = "lualatex" if "lualatex" in d["engines"].values() else "pdflatex"
+            naive, count = naive_compile(folder, engine, cores)
+            speedup = naive / d["wall"]
+            note = f"{count} TeX processes, {cores} at a time; ours is {speedup:.1f}x faster"
+            if n == 30:
+                note += f" (target >= 8x: {'met' if speedup >= 8 else 'MISSED'})"
+            row(f"{n} students, naive: one TeX run per student", f"{naive * 1000:.0f} ms", note)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
