@@ -143,6 +143,9 @@ CASES = [
     Case("matrix-nan", bank(Q + "    params:\n      S: [[1, .nan], [3, 4]]\n"),
          "bank.yaml:5: questions[0].params.S[0][1]: expected a number of at most 1000 in size, "
          "got nan"),
+    Case("matrix-not-whole-numbers", bank("questions:\n  - id: a\n    family: projections\n"
+                                          "    params:\n      W_Q: [[1, 0.5], [0, 1]]\n"),
+         "bank.yaml:5: questions[0].params.W_Q[0][1]: expected a whole number, got 0.5"),
     Case("matrix-too-big", bank(Q + "    params:\n      S: " + str([[1] * 9] * 9) + "\n"),
          "bank.yaml:5: questions[0].params.S: expected between 2 and 4 rows and columns, got 9x9"),
     Case("matrix-not-a-list", bank(Q + "    params:\n      S: 3\n"),

@@ -97,6 +97,8 @@ class MatrixParam:
     max_abs: float = 1000
     help: str = ""
     default: ParamValue | None = None
+    #: only whole numbers (families whose exact arithmetic is on integers)
+    integers: bool = False
 
     def validate(self, doc: Doc, value: Any, path: tuple) -> ParamValue:
         if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
@@ -111,6 +113,8 @@ class MatrixParam:
                         or abs(x) > self.max_abs:
                     raise doc.error(path + (i, j), f"expected a number of at most {self.max_abs:g}"
                                     f" in size, got {_describe(x)}")
+                if self.integers and not float(x).is_integer():
+                    raise doc.error(path + (i, j), f"expected a whole number, got {_describe(x)}")
         if not (self.min_dim <= len(value) <= self.max_dim and
                 self.min_dim <= width <= self.max_dim):
             raise doc.error(path, f"expected between {self.min_dim} and {self.max_dim} rows and "

@@ -70,10 +70,10 @@ class Projections(Family):
         BoolParam("scale", Pinned(False), "also ask S/sqrt(d_k)"),
         BoolParam("softmax", Pinned(False), "also ask A = softmax(S/sqrt(d_k)) (implies scale)"),
         BoolParam("output", Pinned(False), "also ask the output AV (implies softmax)"),
-        MatrixParam("X", 1, 4, max_abs=9, help="pin X (T x d, T from 2 to 4)"),
-        MatrixParam("W_Q", 1, 4, max_abs=9, help="pin W_Q (d x d_k)"),
-        MatrixParam("W_K", 1, 4, max_abs=9, help="pin W_K (d x d_k)"),
-        MatrixParam("W_V", 1, 4, max_abs=9, help="pin W_V (d x d_v)"),
+        MatrixParam("X", 1, 4, max_abs=9, help="pin X (T x d, T from 2 to 4)", integers=True),
+        MatrixParam("W_Q", 1, 4, max_abs=9, help="pin W_Q (d x d_k)", integers=True),
+        MatrixParam("W_K", 1, 4, max_abs=9, help="pin W_K (d x d_k)", integers=True),
+        MatrixParam("W_V", 1, 4, max_abs=9, help="pin W_V (d x d_v)", integers=True),
     )
     prompt = ("A sequence of $T = {{ T }}$ tokens of width $d = {{ d }}$ is the matrix $X$, one "
               "token per row. The projections are $W_Q$ and $W_K$ ($d \\times d_k$, "
