@@ -191,6 +191,23 @@ CASES = [
     Case("python-tag", bank("questions: !!python/object/apply:os.system ['echo hi']\n"),
          "bank.yaml:1: questions: expected plain YAML values (no tags), got the tag "
          "'!!python/object/apply:os.system'"),
+    Case("too-many-questions", bank("questions:\n" + "".join(
+        f"  - id: q{i}\n    family: heads\n" for i in range(201))),
+         "bank.yaml:1: questions: expected at most 200 questions, got 201"),
+    Case("too-many-questions-across-banks", {
+        "bank.yaml": "questions:\n" + "".join(f"  - id: a{i}\n    family: heads\n"
+                                              for i in range(120)),
+        "more.yaml": "questions:\n" + "".join(f"  - id: b{i}\n    family: heads\n"
+                                              for i in range(120))},
+         "more.yaml: expected at most 200 questions in one sheet (all banks together), got 240",
+         args=("--bank", "bank.yaml", "--bank", "more.yaml")),
+    Case("huge-bank-file", bank("# " + "x" * 2_000_000 + "\n" + Q),
+         "bank.yaml: expected a bank of at most 2000000 bytes, got 2000044"),
+    Case("class-too-large", {"bank.yaml": "questions:\n" + "".join(
+        f"  - id: c{i}\n    family: heads\n" for i in range(25)),
+        "roster.csv": "name\n" + "".join(f"S{i}\n" for i in range(1601))},
+         "expected at most 40000 questions in one class build (sheets x questions), got "
+         "1601 x 25 = 40025; split the roster or the bank", args=ROSTER_ARGS, exit_code=2),
     Case("roster-without-name-column", roster("student,id\nAda,s1\n"),
          "roster.csv:1: header: expected a header row with a 'name' column, got 'student', 'id'",
          args=ROSTER_ARGS),
@@ -282,5 +299,6 @@ def test_bad_input_table_covers_every_family_error_once_per_kind() -> None:
                  "d_k-negative", "matrix-not-square", "matrix-non-number", "duplicate-id-in",
                  "duplicate-id-across", "prompt-syntax", "prompt-undefined", "seed-",
                  "python-tag", "roster-without-name", "roster-empty-name",
-                 "roster-duplicate-id", "roster-over-the-limit"):
+                 "roster-duplicate-id", "roster-over-the-limit", "too-many-questions",
+                 "huge-bank-file", "class-too-large"):
         assert any(kind in n for n in names), kind

@@ -428,8 +428,8 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
             seen[spec.id] = spec.location
             specs.append(spec)
     if len(specs) > MAX_QUESTIONS:
-        raise BankError(f"expected at most {MAX_QUESTIONS} questions in one sheet, "
-                        f"got {len(specs)}", file=display_path(files[-1]))
+        raise BankError(f"expected at most {MAX_QUESTIONS} questions in one sheet (all banks "
+                        f"together), got {len(specs)}", file=display_path(files[-1]))
     title = info.get("title", "Self-Attention Worksheet")
     sheet = SheetInfo(
         slug=info.get("slug", slugify(title)),

@@ -28,6 +28,7 @@ from worksheetgen.models import Bank, Build, Student
 Progress = Callable[[str, int, int], None]
 
 MAX_VERSIONS = 702  # A .. ZZ
+MAX_CLASS_ITEMS = 40_000  # sheets x questions in one class build (about 3 minutes of drawing)
 MD_SEPARATOR = "\n---\n\n"
 _SPLICE = "\x00worksheetgen-splice\x00"
 
@@ -134,6 +135,11 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     check_seed(options.seed)
     report = progress or (lambda stage, done, total: None)
     bank = load_bank(options)
+    items = len(plan.entries) * len(bank.questions)
+    if items > MAX_CLASS_ITEMS:  # minutes of work at most, never hours
+        raise UsageError(f"expected at most {MAX_CLASS_ITEMS} questions in one class build "
+                         f"(sheets x questions), got {len(plan.entries)} x "
+                         f"{len(bank.questions)} = {items}; split the roster or the bank")
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
     if options.pdf:  # say so before doing any work
         if choose_engine(texts) == LUALATEX:
