@@ -367,3 +367,10 @@ def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monk
     assert str(info.value) == ("bank.yaml:3: questions[0]: expected a drawable variant, "
                                "got none")
     assert [p.name for p in tmp_path.iterdir()] == ["bank.yaml"]  # no folder, no leftovers
+
+
+def test_a_letter_no_font_has_is_named_in_the_error():
+    log = ("This is LuaHBTeX\nMissing character: There is no \U00013000 (U+13000) in font "
+           "LatinModernRoman:mode=node\n! ==> Fatal error occurred\n")
+    message = tex.first_error(log)
+    assert message.startswith("no installed font has the letter \U00013000 (U+13000)")

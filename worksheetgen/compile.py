@@ -126,8 +126,17 @@ _ERROR_RE = re.compile(r"^(?:! |(?:\./)?[^:\n]*\.(?:tex|sty|cls):(\d+): )(.*)$",
 _LINE_RE = re.compile(r"^l\.(\d+)", re.M)
 
 
+_MISSING_RE = re.compile(r"^Missing character: There is no (.+?) \((U\+[0-9A-F]+)\)", re.M)
+
+
 def first_error(log: str) -> str:
     """The first LaTeX error in a log, with its source line where the log gives one."""
+    lost = _MISSING_RE.search(log)
+    if lost:  # \tracinglostchars=3: a letter that no installed font has
+        return (f"no installed font has the letter {lost.group(1)} ({lost.group(2)}); "
+                "install a font that has it (the templates also use Noto Serif, Noto Sans "
+                "and Noto Sans CJK where installed: Debian fonts-noto-core, fonts-noto-cjk) "
+                "or leave it out")
     m = _ERROR_RE.search(log)
     if not m:
         return "TeX stopped without a readable error"
