@@ -231,6 +231,8 @@ CASES = [
          "roster.csv:2002: row: expected at most 2000 students, got more", args=ROSTER_ARGS),
     Case("roster-missing", bank(Q), "roster.csv: roster: expected a CSV file, got no such file",
          args=ROSTER_ARGS),
+    Case("templates-folder-missing", bank(Q), "--templates: Directory 'tpl' does not exist.",
+         args=("--bank", "bank.yaml", "--templates", "tpl"), exit_code=2),
     Case("seed-negative", {}, "--seed: expected a non-negative integer, got '-1'",
          args=("--seed", "-1"), exit_code=2),
     Case("seed-not-a-number", {}, "--seed: expected a non-negative integer, got 'abc'",

@@ -8,6 +8,7 @@ without shell escape and cannot read or write outside its folder; YAML builds no
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import needs_tex
+from tests.conftest import ROOT, needs_tex
 from worksheetgen import compile as tex
 from worksheetgen.bank import load_banks
 from worksheetgen.cli import main
@@ -378,3 +379,42 @@ questions:
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
     root_line = Path("/etc/passwd").read_text().splitlines()[0]
     assert root_line not in text
+
+
+# ---------------------------------------------------------------- --templates
+
+TEMPLATE_ESCAPES = [
+    ("((( cycler.__init__.__globals__ )))", "access to attribute '__init__'"),
+    ("((( build.__class__.__mro__ )))", "access to attribute '__class__'"),
+    ("((( sheets.append(1) )))", "access to attribute 'append'"),
+    ("((( 1 / 0 )))", "ZeroDivisionError: division by zero"),
+]
+
+
+@pytest.mark.parametrize("body,words", TEMPLATE_ESCAPES, ids=[b for b, _ in TEMPLATE_ESCAPES])
+def test_shared_templates_run_in_the_sandbox(body, words, runner, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tpl" / "latex").mkdir(parents=True)
+    (tmp_path / "tpl" / "latex" / "sheet.tex.j2").write_text(
+        '((* extends "base.tex.j2" *))\n((* block sheet_body *))\nHello\n' + body
+        + "\n((* endblock *))\n", encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", "out",
+                                  "--templates", "tpl"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("worksheetgen: error: tpl/latex/sheet.tex.j2:4: template "
+                                    "error: "), result.stderr
+    assert words in result.stderr and result.stderr.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_copy_of_the_bundled_templates_builds_in_the_sandbox(runner, tmp_path) -> None:
+    shutil.copytree(ROOT / "templates", tmp_path / "tpl")
+    plain = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out",
+                                 str(tmp_path / "a")])
+    shared = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out",
+                                  str(tmp_path / "b"), "--templates", str(tmp_path / "tpl")])
+    assert plain.exit_code == shared.exit_code == 0, shared.stderr
+    (a,) = (tmp_path / "a").iterdir()
+    (b,) = (tmp_path / "b").iterdir()
+    for name in ("sheet.tex", "key.tex", "sheet.md", "key.md"):
+        assert (a / name).read_bytes() == (b / name).read_bytes()

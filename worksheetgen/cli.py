@@ -102,7 +102,7 @@ def main() -> None:
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (no TeX needed).")
 @click.option("--title", help="Title printed on the sheet and key.")
 @click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
-@click.option("--templates", "template_dir", type=click.Path(file_okay=False),
+@click.option("--templates", "template_dir", type=click.Path(exists=True, file_okay=False),
               help="A folder with latex/ and markdown/ templates that override the bundled ones.")
 @click.option("--export", "exports", multiple=True,
               type=click.Choice(["moodle", "gift", "qti"]),

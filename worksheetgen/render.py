@@ -579,7 +579,11 @@ def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
 
 @lru_cache(maxsize=4)
 def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
-    """The strict Jinja2 environment of a document format."""
+    """The strict Jinja2 environment of a document format.
+
+    With ``extra_dir`` (``--templates``: templates someone may have shared) it is Jinja2's
+    immutable sandbox, so a template cannot reach Python internals, files or the environment.
+    """
     dirs = [str(Path(extra_dir) / fmt)] if extra_dir else []
     dirs.append(str(data_dir("templates") / fmt))
     kwargs: dict[str, Any] = {}
@@ -588,9 +592,10 @@ def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
                       variable_start_string="(((", variable_end_string=")))",
                       comment_start_string="((=", comment_end_string="=))",
                       line_statement_prefix=None, line_comment_prefix=None)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(dirs), undefined=jinja2.StrictUndefined,
-                             autoescape=False, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, **kwargs)
+    kind = ImmutableSandboxedEnvironment if extra_dir else jinja2.Environment
+    env = kind(loader=jinja2.FileSystemLoader(dirs), undefined=jinja2.StrictUndefined,
+               autoescape=False, trim_blocks=True, lstrip_blocks=True,
+               keep_trailing_newline=True, **kwargs)
     env.filters.update(
         tex=escape_tex,
         md=escape_md,
@@ -610,13 +615,36 @@ def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
 
 def render_document(fmt: str, kind: str, context: Mapping[str, Any],
                     template_dir: str | None = None) -> str:
-    """Render ``<fmt>/<kind>`` (kind: sheet or key) with a build's context."""
+    """Render ``<fmt>/<kind>`` (kind: sheet or key) with a build's context.
+
+    Any failure of a ``--templates`` template is a TemplateError naming its file and line;
+    a failure of a bundled template is a bug and keeps its traceback.
+    """
     env = environment(fmt, template_dir)
     name = f"{kind}{FORMATS[fmt]}.j2"
     try:
         return env.get_template(name).render(**context)
     except jinja2.TemplateError as exc:
-        where = getattr(exc, "filename", None) or name
-        line = getattr(exc, "lineno", None)
+        where, line = _template_frame(exc)
+        where = getattr(exc, "filename", None) or where or name
+        line = getattr(exc, "lineno", None) or line
         raise TemplateError(f"template error: {exc.message if hasattr(exc, 'message') else exc}",
                             file=where, line=line) from None
+    except Exception as exc:
+        if template_dir is None:
+            raise
+        where, line = _template_frame(exc)
+        raise TemplateError(f"template error: {type(exc).__name__}: {exc}", file=where or name,
+                            line=line) from None
+
+
+def _template_frame(exc: BaseException) -> tuple[str | None, int | None]:
+    """The template file and line where ``exc`` was raised (from Jinja's traceback)."""
+    found: tuple[str | None, int | None] = (None, None)
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.endswith(".j2"):
+            found = (filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
