@@ -31,7 +31,8 @@ class WorksheetgenError(Exception):
         if self.file:
             where = self.file if self.line is None else f"{self.file}:{self.line}"
         parts = [p for p in (where, self.field) if p]
-        return ": ".join([*parts, self.message])
+        text = ": ".join([*parts, self.message])
+        return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
 
 
 class BankError(WorksheetgenError):
