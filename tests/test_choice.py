@@ -147,13 +147,14 @@ def test_fingerprint_table_lists_every_slip_in_both_keys(bank):
     assert "Slip fingerprints" not in docs["sheet.tex"] + docs["sheet.md"]
 
 
-def test_a_family_with_one_slip_cannot_be_asked_as_multiple_choice(write_bank):
+def test_a_variant_without_two_slips_cannot_be_asked_as_multiple_choice(write_bank):
+    # cross-attention without numbers asks only sources and shapes: no slip applies
     path = write_bank("""
 questions:
   - id: sc
-    family: scaling
+    family: cross
     format: choice
 """)
     spec = load_banks([path]).questions[0]
-    with pytest.raises(DrawError, match=r"only 1 slip\(s\) apply \(scale-by-dk\)"):
+    with pytest.raises(DrawError, match=r"only 0 slip\(s\) apply \(none\)"):
         make_item(spec, 0, "s", 1)

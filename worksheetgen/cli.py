@@ -150,7 +150,8 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
     if roster is not None or versions is not None:
         noun = "student" if roster is not None else "version"
         who = f" for {result.sheet_count} {noun}{'' if result.sheet_count == 1 else 's'}"
-    click.echo(f"Built {result.build.info.title!r}{who} (seed {seed}, {n_items} questions) "
+    click.echo(f"Built {result.build.info.title!r}{who} (seed {seed}, {n_items} "
+               f"question{'' if n_items == 1 else 's'}) "
                f"into {result.folder}/")
     nested: dict[str, int] = {}
     for name in result.files:
