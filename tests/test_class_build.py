@@ -374,3 +374,45 @@ def test_a_letter_no_font_has_is_named_in_the_error():
            "LatinModernRoman:mode=node\n! ==> Fatal error occurred\n")
     message = tex.first_error(log)
     assert message.startswith("no installed font has the letter \U00013000 (U+13000)")
+
+
+@needs_tex
+@needs_poppler
+@needs_lua
+def test_text_that_needs_the_other_engine_after_all_is_compiled_again(tmp_path, write_bank,
+                                                                      monkeypatch):
+    from worksheetgen import compile as compile_mod
+
+    # the engine is guessed from roster and banks before any sheet is drawn: make it guess
+    # wrong, as a template with Greek letters of its own would
+    monkeypatch.setattr(compile_mod, "choose_engine", lambda texts: compile_mod.PDFLATEX)
+    result = build(BuildOptions(seed=7, banks=(str(write_bank(SMALL_BANK)),),
+                                out=str(tmp_path / "out"), pdf=True,
+                                roster=str(_roster(tmp_path / "r.csv", [("Ελένη", "g1"),
+                                                                        ("Ada", "a2")]))))
+    assert result.details.engines == {"sheets": "lualatex", "keys": "lualatex"}
+    assert "Name: Ελένη" in _page_texts(result.folder / "students" / "g1-sheet.pdf")[0]
+
+
+@needs_tex
+def test_a_latex_error_while_the_class_streams_stops_the_build_with_its_line(tmp_path,
+                                                                             write_bank):
+    from worksheetgen.errors import CompileError
+    from worksheetgen.resources import data_dir
+
+    templates = tmp_path / "tpl"
+    (templates / "latex").mkdir(parents=True)
+    key = (data_dir("templates") / "latex" / "key.tex.j2").read_text("utf-8")
+    (templates / "latex" / "key.tex.j2").write_text(
+        key.replace("((* block sheet_body *))", "((* block sheet_body *))\\nosuchcommand", 1),
+        encoding="utf-8")
+    rows = [(f"S{i}", f"s{i}") for i in range(12)]
+    start = __import__("time").perf_counter()
+    with pytest.raises(CompileError, match=r"keys.tex: .*Undefined control sequence"):
+        build(BuildOptions(seed=7, banks=(str(write_bank(SMALL_BANK)),),
+                           out=str(tmp_path / "out"), pdf=True, template_dir=str(templates),
+                           roster=str(_roster(tmp_path / "r.csv", rows))))
+    assert __import__("time").perf_counter() - start < 60  # no wait for a time limit
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == [".failed-quiz-seed7-r"]
+    assert "nosuchcommand" in (out / ".failed-quiz-seed7-r" / "keys.tex").read_text("utf-8")

@@ -18,11 +18,14 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from worksheetgen import keyfile
 from worksheetgen.errors import CompileError, UsageError
 from worksheetgen.models import Bank, Build, Student
+
+if TYPE_CHECKING:
+    from worksheetgen.compile import TexFeed
 
 #: progress(stage, done, total): stages "sheets", "pdf", "split", "write"
 Progress = Callable[[str, int, int], None]
@@ -141,8 +144,9 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
                          f"(sheets x questions), got {len(plan.entries)} x "
                          f"{len(bank.questions)} = {items}; split the roster or the bank")
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
+    engine = choose_engine(texts)
     if options.pdf:  # say so before doing any work
-        if choose_engine(texts) == LUALATEX:
+        if engine == LUALATEX:
             from worksheetgen.compile import unprintable_sample
 
             sample = unprintable_sample("".join(texts))
@@ -154,15 +158,20 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     tmp = staging_folder(target)
     stats = ClassStats()
     clock = time.perf_counter()
+    workers = workers_for(len(plan.entries), getattr(options, "jobs", 1))
+    keep = Path(options.out) / f".failed-{target.name}"
     try:
-        files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
-                              workers_for(len(plan.entries), getattr(options, "jobs", 1)))
-        stats.seconds["sheets"] = time.perf_counter() - clock
-        if options.pdf:
-            clock = time.perf_counter()
-            files += _compile_and_split(plan, tmp, Path(options.out) / f".failed-{target.name}",
-                                        report, stats)
-            stats.seconds["pdf"] = time.perf_counter() - clock
+        if options.pdf and hasattr(os, "mkfifo"):
+            files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
+                                     stats, workers, engine)
+        else:
+            files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
+                                  workers)
+            stats.seconds["sheets"] = time.perf_counter() - clock
+            if options.pdf:
+                clock = time.perf_counter()
+                files += _compile_and_split(plan, tmp, keep, report, stats)
+                stats.seconds["pdf"] = time.perf_counter() - clock
         if options.exports:
             from worksheetgen.export import export_files
 
@@ -271,10 +280,17 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
 
 
 def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
-                  report: Progress, stats: ClassStats, workers: int | None = None) -> list[str]:
-    """Draw, solve and render every sheet, writing each straight to disk in roster order."""
+                  report: Progress, stats: ClassStats, workers: int | None = None,
+                  feeds: dict[str, TexFeed] | None = None) -> list[str]:
+    """Draw, solve and render every sheet, writing each straight to disk in roster order
+    (and, with ``feeds``, to the TeX runs reading the combined documents meanwhile)."""
     from worksheetgen.compile import needs_unicode_engine
     from worksheetgen.render import render_document
+
+    def tex_out(kind: str, text: str) -> None:
+        handles[(kind, ".tex")].write(text)
+        if feeds is not None:
+            feeds[kind].write(text)
 
     files: list[str] = []
     handles = {(kind, ext): open(tmp / f"{_KINDS[kind]}{ext}", "w", encoding="utf-8")
@@ -290,7 +306,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
             ctx = {**_context(build, []), **_FRAGMENT}
             head = render_document("latex", kind, {**ctx, "doc_head": True}, template_dir)
             tails[kind] = render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir)
-            handles[(kind, ".tex")].write(head)
+            tex_out(kind, head)
             unicode[kind] = needs_unicode_engine(head)
         before, after = _json_splice(keyfile.key_json(build), "sheets")
         key_fh.write(before)
@@ -300,7 +316,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
             workers = 1
         for n, out in enumerate(_rendered(build, plan, template_dir, workers)):
             for kind in _KINDS:
-                handles[(kind, ".tex")].write(out.tex[kind])
+                tex_out(kind, out.tex[kind])
                 handles[(kind, ".md")].write(out.md[kind] if n == 0
                                              else MD_SEPARATOR + out.md[kind])
                 unicode[kind] = unicode[kind] or needs_unicode_engine(out.tex[kind])
@@ -309,8 +325,10 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
             stats.sheets += 1
             stats.items += out.items
             report("sheets", n + 1, total)
+            if feeds is not None and any(f.broken for f in feeds.values()):
+                break  # TeX stopped on an error: it is reported, the rest is not needed
         for kind in _KINDS:
-            handles[(kind, ".tex")].write(tails[kind])
+            tex_out(kind, tails[kind])
         key_list.close()
         key_fh.write(after)
         draw_list.close()
@@ -332,7 +350,6 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
                        stats: ClassStats) -> list[str]:
     """One TeX run per combined document (in parallel), then the per-sheet PDFs cut out."""
     from worksheetgen.compile import TexJob, compile_jobs
-    from worksheetgen.pdfsplit import split_pages
 
     n = len(plan.entries)
     report("pdf", 0, 1)
@@ -342,7 +359,68 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
                            pages=True, sheets=n, output=tmp / f"{name}.pdf"))
     results = compile_jobs(jobs, keep)
     report("pdf", 1, 1)
-    files = [f"{job.name}.pdf" for job in jobs]
+    return _split(plan, tmp, results, report)
+
+
+def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
+                     keep: Path, report: Progress, stats: ClassStats, workers: int,
+                     engine: str) -> list[str]:
+    """Write the sheets while TeX already typesets them: TeX reads each combined document
+    through a pipe as it is written, so drawing and typesetting share the cores. The engine
+    is chosen up front from the roster and the banks; should the rendered text need the
+    other one after all, the finished documents are compiled again the ordinary way."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from worksheetgen.compile import TexFeed, TexJob, compile_jobs, stop
+
+    n = len(plan.entries)
+    feeds = {kind: TexFeed() for kind in _KINDS}
+    jobs = [TexJob(name, path=tmp / f"{name}.tex", engine=engine, pages=True, sheets=n,
+                   output=tmp / f"{name}.pdf", feed=feeds[kind]) for kind, name in _KINDS.items()]
+    cancel = threading.Event()
+    runner = ThreadPoolExecutor(max_workers=1)
+    clock = time.perf_counter()
+    try:
+        future = runner.submit(compile_jobs, jobs, keep, cancel)
+        try:
+            files = _write_sheets(build, plan, tmp, template_dir, report, stats, workers,
+                                  feeds)
+            stats.seconds["sheets"] = time.perf_counter() - clock
+            clock = time.perf_counter()
+            if any(stats.engines[name] != engine for name in _KINDS.values()):
+                stop(cancel)  # the text needs the other engine: compile it again below
+                results = None
+            else:
+                report("pdf", 0, 1)
+                results = future.result()
+                report("pdf", 1, 1)
+        except BaseException:
+            stop(cancel)  # our own failure or Ctrl-C: no TeX run outlives it
+            raise
+        finally:
+            try:
+                future.result()
+            except BaseException:  # noqa: S110 - reported above, or compiled again below
+                pass
+    finally:
+        runner.shutdown(wait=True)
+        for feed in feeds.values():
+            feed.close()
+    if results is None:
+        files += _compile_and_split(plan, tmp, keep, report, stats)
+    else:
+        files += _split(plan, tmp, results, report)
+    stats.seconds["pdf"] = time.perf_counter() - clock
+    return files
+
+
+def _split(plan: ClassPlan, tmp: Path, results: dict[str, Any], report: Progress) -> list[str]:
+    """The per-sheet PDFs cut out of the combined ones, by the page ranges TeX recorded."""
+    from worksheetgen.pdfsplit import split_pages
+
+    n = len(plan.entries)
+    files = [f"{name}.pdf" for name in _KINDS.values()]
     done = 0
     for kind, name in (("sheet", "sheets"), ("key", "keys")):
         ranges = results[name].ranges

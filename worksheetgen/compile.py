@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -86,7 +87,8 @@ class TexJob:
     ``engine`` None picks one from the text; ``pages`` reads the page range of every sheet
     (written by the templates to ``\\jobname.pages``) and asks TeX for a PDF whose pages can be
     cut out; ``sheets`` scales the time limit; ``output`` moves the PDF there instead of
-    returning its bytes.
+    returning its bytes; ``feed`` makes TeX read the document while it is being written
+    (``path`` is then the file the same text goes to, kept if TeX fails).
     """
 
     name: str
@@ -96,6 +98,55 @@ class TexJob:
     pages: bool = False
     sheets: int = 1
     output: Path | None = None
+    feed: TexFeed | None = None
+
+
+class TexFeed:
+    """The text of a document handed to TeX while it is still being produced.
+
+    TeX reads a named pipe in its working folder, so it typesets the first sheets of a class
+    while the later ones are still drawn: the two cores are busy at once. The pipe is held
+    open for reading and writing here, so no write ever fails because TeX has not opened it
+    yet, and writes never block for good: they give up once TeX has stopped. TeX needs no end
+    of file: ``\\end{document}`` ends the run.
+    """
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+        self._attached = threading.Event()
+        self._finished = threading.Event()  # TeX has stopped (or never started)
+        self.broken = False  # TeX stopped before it had read everything
+
+    def attach(self, fifo: Path) -> None:
+        """Called by the compile step once the pipe exists and just before TeX starts."""
+        self._fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        self._attached.set()
+
+    def tex_stopped(self) -> None:
+        """Called by the compile step when TeX has exited: writing stops."""
+        self._finished.set()
+
+    def write(self, text: str) -> None:
+        """Hand ``text`` to TeX (waits while TeX is busy reading what came before)."""
+        while not self._attached.wait(0.05):
+            if self._finished.is_set():
+                self.broken = True
+                return
+        data = memoryview(text.encode("utf-8"))
+        while data and not self.broken:
+            if self._finished.is_set() or self._fd is None:
+                self.broken = True
+                return
+            try:
+                data = data[os.write(self._fd, data):]
+            except BlockingIOError:
+                select.select([], [self._fd], [], 0.05)
+
+    def close(self) -> None:
+        """Free the pipe (the writer calls this once it is done, or gives up)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -157,13 +208,14 @@ def _tex_env() -> dict[str, str]:
 
 def _command(engine_path: str, engine: str, pages: bool) -> list[str]:
     cmd = [engine_path, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
-           "-file-line-error", "-jobname=doc"]
+           "-file-line-error", "-no-parse-first-line", "-jobname=doc"]
     if not pages:
         return [*cmd, "doc.tex"]
-    # whole objects only (no object streams), so that pages can be cut out afterwards
+    # whole objects only (no object streams), so that pages can be cut out afterwards; the
+    # primitive \input (no braces) opens the file once, as a pipe needs
     setting = (r"\pdfvariable objcompresslevel=0" if engine == LUALATEX
                else r"\pdfobjcompresslevel=0")
-    return [*cmd, setting + r"\input{doc.tex}"]
+    return [*cmd, setting + r" \input doc.tex "]
 
 
 def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
@@ -197,12 +249,19 @@ def compile_job(job: TexJob, keep_dir: Path,
     with tempfile.TemporaryDirectory(prefix="worksheetgen-tex-") as tmp:
         work = Path(tmp)
         tex = work / "doc.tex"
-        if job.path is not None:
+        if job.feed is not None:
+            os.mkfifo(tex)
+            job.feed.attach(tex)
+        elif job.path is not None:
             shutil.copyfile(job.path, tex)
         else:
             tex.write_text(job.source, encoding="utf-8")
-        returncode, output = run_tex(_command(engine_path, engine, job.pages), work, timeout,
-                                     cancel)
+        try:
+            returncode, output = run_tex(_command(engine_path, engine, job.pages), work,
+                                         timeout, cancel)
+        finally:
+            if job.feed is not None:
+                job.feed.tex_stopped()
         if returncode is None:
             ok, reason = False, f"TeX ran longer than {timeout} s and was stopped"
         else:
@@ -225,7 +284,7 @@ def compile_job(job: TexJob, keep_dir: Path,
             return TexOutput((work / "doc.pdf").read_bytes(), ranges, engine)
         keep_dir.mkdir(parents=True, exist_ok=True)
         kept_tex = keep_dir / f"{job.name}.tex"
-        shutil.copyfile(tex, kept_tex)
+        shutil.copyfile(job.path if job.feed is not None and job.path else tex, kept_tex)
         log = work / "doc.log"
         if log.exists():
             shutil.copyfile(log, keep_dir / f"{job.name}.log")
@@ -295,10 +354,17 @@ def _read_log(folder: Path) -> str:
     return log.read_text("utf-8", "replace") if log.exists() else ""
 
 
-def compile_jobs(jobs: list[TexJob], keep_dir: Path) -> dict[str, TexOutput]:
-    """Compile documents in parallel (one TeX process each); every result by name."""
+def compile_jobs(jobs: list[TexJob], keep_dir: Path,
+                 cancel: threading.Event | None = None) -> dict[str, TexOutput]:
+    """Compile documents in parallel (one TeX process each); every result by name.
+
+    ``cancel`` lets the caller stop the runs (:func:`stop`), e.g. when the text it feeds them
+    fails. Documents fed through a pipe all run at once (each waits for its text).
+    """
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    cancel = threading.Event()
+    if any(job.feed is not None for job in jobs):
+        workers = len(jobs)
+    cancel = cancel or threading.Event()
     pool = ThreadPoolExecutor(max_workers=workers)
     futures = {job.name: pool.submit(compile_job, job, keep_dir, cancel) for job in jobs}
     try:
