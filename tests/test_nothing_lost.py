@@ -179,7 +179,8 @@ def test_interrupt_during_tex_kills_it_and_removes_temporary_folders(tmp_path,
 
 
 @needs_tex
-def test_ctrl_c_in_a_real_build_leaves_nothing_behind(tmp_path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+def test_ctrl_c_in_a_real_build_leaves_nothing_behind(signum, tmp_path) -> None:
     out = tmp_path / "out"
     bank = tmp_path / "bank.yaml"
     bank.write_text(SMALL, encoding="utf-8")
@@ -199,7 +200,7 @@ def test_ctrl_c_in_a_real_build_leaves_nothing_behind(tmp_path) -> None:
     while not tex_processes_in(tmp) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert tex_processes_in(tmp), "TeX never started"
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert stderr.strip() == "worksheetgen: interrupted"

@@ -5,6 +5,7 @@ Heavy modules (NumPy, SymPy) are imported inside the commands, so ``--help`` sta
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -51,6 +52,10 @@ class SeedType(click.ParamType):
         return seed
 
 
+def _terminated(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 class OneLineErrors(click.Group):
     """A command group whose usage errors and Ctrl-C are one line on stderr, like every error."""
 
@@ -58,6 +63,8 @@ class OneLineErrors(click.Group):
              standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        # `kill` (SIGTERM) cleans up like Ctrl-C: no temporary folders, no TeX left running
+        signal.signal(signal.SIGTERM, _terminated)
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
         except click.BadParameter as exc:
