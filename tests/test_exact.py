@@ -53,3 +53,9 @@ def test_matmul_multiplies_exactly():
     a = ex.from_ints([[1, 2], [3, 4]])
     b = ex.from_ints([[0, 1], [1, 0]])
     assert [[x.expr for x in r] for r in ex.matmul(a, b)] == [[2, 1], [4, 3]]
+
+
+def test_given_decimals_print_without_exponents():
+    from worksheetgen.mathtex import ints
+
+    assert ints([[1e-05, 2.0, 3, 0.1, -1.5e-07]]) == [["0.00001", "2", "3", "0.1", "-0.00000015"]]

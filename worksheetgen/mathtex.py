@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 
@@ -43,6 +44,7 @@ def ints(rows: Sequence[Sequence[Any]]) -> list[list[str]]:
         for x in row:
             if isinstance(x, float) and x.is_integer():
                 x = int(x)
-            r.append(str(x))
+            # a float as its shortest decimal, never in exponent form (1e-05 -> 0.00001)
+            r.append(format(Decimal(repr(x)), "f") if isinstance(x, float) else str(x))
         out.append(r)
     return out
