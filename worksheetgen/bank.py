@@ -376,6 +376,7 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
         title=title,
         location=Location(doc.file, doc.line(path)),
         param_lines=param_lines,
+        prompt_line=doc.text_line(path + ("prompt",)) if prompt is not None else None,
     )
     if prompt is not None:
         from worksheetgen.render import check_prompt_template

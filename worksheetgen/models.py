@@ -59,6 +59,7 @@ class QuestionSpec:
     title: str | None = None
     location: Location = field(default_factory=lambda: Location("<memory>"))
     param_lines: dict[str, int] = field(default_factory=dict)
+    prompt_line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,8 @@ def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id:
     prompt = render_prompt(family.prompt, context, file="<family " + family.name + ">")
     if spec.prompt is not None:
         custom = render_prompt(spec.prompt, context, file=spec.location.file,
-                               line=spec.location.line, field=f"questions[{spec.id}].prompt")
+                               line=spec.prompt_line or spec.location.line,
+                               field=f"questions[{spec.id}].prompt")
         prompt = custom
     item = Item(number=number, spec=spec, given=given, prompt=prompt, solution=solution)
     exact = variant.fingerprints.correct if variant.fingerprints is not None else None
