@@ -65,12 +65,12 @@ def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id:
     solution = with_misconceptions(spec, solution, variant, label)
     context = dict(given)
     context.update(getattr(family, "prompt_context", lambda g: {})(given))
-    prompt = render_prompt(family.prompt, context, file="<family " + family.name + ">")
     if spec.prompt is not None:
-        custom = render_prompt(spec.prompt, context, file=spec.location.file,
+        prompt = render_prompt(spec.prompt, context, file=spec.location.file,
                                line=spec.prompt_line or spec.location.line,
                                field=f"questions[{spec.id}].prompt")
-        prompt = custom
+    else:
+        prompt = render_prompt(family.prompt, context, file="<family " + family.name + ">")
     item = Item(number=number, spec=spec, given=given, prompt=prompt, solution=solution)
     exact = variant.fingerprints.correct if variant.fingerprints is not None else None
     check_invariants(item, label, exact)
