@@ -3,10 +3,11 @@
 Each sheet is drawn, solved and rendered once, then written straight to disk: appended to the
 combined documents (``sheets.tex/.md`` for printing, ``keys.tex/.md`` for the TAs) and to
 ``key.json`` (one sheet per line); nothing of it is kept once it is written, so memory stays
-flat and the cost grows linearly with the class. The combined documents are then compiled in
-ONE TeX run each (both runs in parallel), TeX records the first and last page of every sheet,
-and the per-student PDFs (``students/<id>-sheet.pdf`` and ``-key.pdf``, or
-``versions/A-sheet.pdf`` ...) are cut out of the combined ones.
+flat and the cost grows linearly with the class. The combined documents are compiled in ONE
+TeX run each (both runs in parallel), and each run already reads its document through a pipe
+while the later sheets are drawn. TeX records the first and last page of every sheet, and the
+per-student PDFs (``students/<id>-sheet.pdf`` and ``-key.pdf``, or ``versions/A-sheet.pdf``
+...) are cut out of the combined ones.
 """
 
 from __future__ import annotations
