@@ -162,7 +162,9 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     workers = workers_for(len(plan.entries), getattr(options, "jobs", 1))
     keep = Path(options.out) / f".failed-{target.name}"
     try:
-        if options.pdf and hasattr(os, "mkfifo"):
+        # TeX reads while the sheets are drawn, unless worker processes draw them (they use
+        # the cores themselves, and forking while TeX threads run is best avoided)
+        if options.pdf and hasattr(os, "mkfifo") and workers == 1:
             files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
                                      stats, workers, engine)
         else:
