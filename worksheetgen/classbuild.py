@@ -292,7 +292,8 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
 
     def tex_out(kind: str, text: str) -> None:
         handles[(kind, ".tex")].write(text)
-        if feeds is not None:
+        if feeds is not None:  # on disk first: a failed run keeps at least what TeX read
+            handles[(kind, ".tex")].flush()
             feeds[kind].write(text)
 
     files: list[str] = []
