@@ -416,3 +416,29 @@ def test_a_latex_error_while_the_class_streams_stops_the_build_with_its_line(tmp
     out = tmp_path / "out"
     assert sorted(p.name for p in out.iterdir()) == [".failed-quiz-seed7-r"]
     assert "nosuchcommand" in (out / ".failed-quiz-seed7-r" / "keys.tex").read_text("utf-8")
+
+
+@needs_tex
+def test_pdf_cutter_refuses_what_it_cannot_read_with_a_clear_error(tmp_path):
+    from worksheetgen.pdfsplit import PdfFormatError, page_count, split_pages
+
+    source = ("\\documentclass{article}\\begin{document}one\\newpage two\\newpage three"
+              "\\end{document}\n")
+    packed = tex.compile_job(tex.TexJob("packed", source, engine=tex.PDFLATEX), tmp_path).pdf
+    with pytest.raises(PdfFormatError, match="cross-reference stream"):
+        split_pages(packed, [(1, 1)])
+    with pytest.raises(PdfFormatError, match="page range 2-4 is outside the PDF's 3 pages"):
+        whole = _uncompressed(source, tmp_path)
+        assert page_count(whole) == 3
+        split_pages(whole, [(2, 4)])
+
+
+def _uncompressed(source: str, tmp_path: Path) -> bytes:
+    """A PDF without object streams, as class builds ask TeX for."""
+    work = tmp_path / "u"
+    work.mkdir()
+    (work / "doc.tex").write_text(source, encoding="utf-8")
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-jobname=doc",
+                    r"\pdfobjcompresslevel=0 \input doc.tex "], cwd=work, check=True,
+                   capture_output=True)
+    return (work / "doc.pdf").read_bytes()
