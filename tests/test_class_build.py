@@ -427,9 +427,9 @@ def test_pdf_cutter_refuses_what_it_cannot_read_with_a_clear_error(tmp_path):
     packed = tex.compile_job(tex.TexJob("packed", source, engine=tex.PDFLATEX), tmp_path).pdf
     with pytest.raises(PdfFormatError, match="cross-reference stream"):
         split_pages(packed, [(1, 1)])
+    whole = _uncompressed(source, tmp_path)
+    assert page_count(whole) == 3
     with pytest.raises(PdfFormatError, match="page range 2-4 is outside the PDF's 3 pages"):
-        whole = _uncompressed(source, tmp_path)
-        assert page_count(whole) == 3
         split_pages(whole, [(2, 4)])
 
 
