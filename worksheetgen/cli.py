@@ -168,8 +168,9 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
         else:
             click.echo(f"  {result.folder / name}")
     for folder, count in nested.items():
+        kinds = sorted({n.rsplit(".", 1)[-1] for n in result.files if n.startswith(folder + "/")})
         click.echo(f"  {result.folder / folder}/  ({count} files: each sheet's and key's "
-                   ".pdf, .tex and .md; --verbose lists them)")
+                   + ", ".join("." + k for k in kinds) + "; --verbose lists them)")
 
 
 class _BuildProgress:
