@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -341,12 +342,16 @@ def test_a_missing_unicode_engine_is_reported_before_any_work(tmp_path, write_ba
 
 
 def test_rendering_in_two_processes_writes_the_very_same_files(tmp_path, write_bank):
+    # a fresh process: the test runner's own threads would (rightly) disable forking
     bank = write_bank(SMALL_BANK + "  - id: lab\n    family: lab3\n")
     folders = []
     for jobs in (1, 2):
-        result = build(BuildOptions(seed=11, banks=(str(bank),), out=str(tmp_path / f"j{jobs}"),
-                                    pdf=False, versions=12, jobs=jobs))
-        folders.append(result.folder)
+        out = tmp_path / f"j{jobs}"
+        subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed", "11",
+                        "--bank", str(bank), "--out", str(out), "--no-pdf", "--versions", "12",
+                        "--jobs", str(jobs), "--quiet"], check=True, capture_output=True)
+        (folder,) = out.iterdir()
+        folders.append(folder)
     for name in ("sheets.tex", "keys.tex", "sheets.md", "keys.md", "key.json",
                  "manifest.json"):
         assert (folders[0] / name).read_bytes() == (folders[1] / name).read_bytes(), name
@@ -442,3 +447,18 @@ def _uncompressed(source: str, tmp_path: Path) -> bytes:
                     r"\pdfobjcompresslevel=0 \input doc.tex "], cwd=work, check=True,
                    capture_output=True)
     return (work / "doc.pdf").read_bytes()
+
+
+def test_rendering_never_forks_from_a_process_with_other_threads():
+    import threading
+
+    from worksheetgen.classbuild import workers_for
+
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    helper.start()
+    try:
+        assert workers_for(100, jobs=2) == 1
+    finally:
+        stop.set()
+        helper.join()

@@ -250,8 +250,12 @@ def workers_for(count: int, jobs: int = 1) -> int:
     """How many processes render a class: ``jobs`` (0: one per core), at most one per few
     sheets, and one where fork is not available. The sheets are the same either way."""
     import multiprocessing
+    import threading
 
-    if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+    # fork copies only the calling thread: a lock another thread holds at that moment stays
+    # locked forever in the child, so fork only from a single-threaded process
+    if (jobs == 1 or "fork" not in multiprocessing.get_all_start_methods()
+            or threading.active_count() > 1):
         return 1
     wanted = jobs if jobs > 1 else (os.cpu_count() or 1)
     return max(1, min(wanted, count // MIN_SHEETS_PER_WORKER))
