@@ -177,8 +177,28 @@ class Causal(ScoreTable):
         return bool(pick(params["causal"], rng))
 
 
+class QKVHead:
+    """A head computed from given Q, K and V: its trace and fingerprinted tables under a recipe."""
+
+    fingerprint = ("scores", "scaled", "masked", "A", "output")
+
+    def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
+        """The attention trace of this variant under ``recipe``."""
+        return attend(Q=given["Q"], K=given["K"], V=given["V"], d_k=given["d_k"],
+                      causal=given["causal"], recipe=recipe)
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
+        """Scores, scaled, masked (when causal), A and AV under ``recipe``."""
+        t = self.trace(given, recipe)
+        out: dict[str, Any] = {"scores": t.scores, "scaled": t.scaled, "A": t.A,
+                               "output": t.output}
+        if t.masked is not None:
+            out["masked"] = t.masked
+        return out
+
+
 @register
-class Lab3(Family):
+class Lab3(QKVHead, Family):
     """The note's Lab 3: Q, K, V given (T = 4), scores, scale, mask, A, then A·V."""
 
     name = "lab3"
@@ -233,21 +253,6 @@ class Lab3(Family):
             k = int_matrix(rng, t, d_k, lo, hi)
             v = int_matrix(rng, t, d_v, vlo, vhi)
         return {"Q": q, "K": k, "V": v, "T": len(q), "d_k": len(q[0]), "causal": causal}
-
-    fingerprint = ("scores", "scaled", "masked", "A", "output")
-
-    def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
-        """The attention trace of this variant under ``recipe``."""
-        return attend(Q=given["Q"], K=given["K"], V=given["V"], d_k=given["d_k"],
-                      causal=given["causal"], recipe=recipe)
-
-    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
-        t = self.trace(given, recipe)
-        out: dict[str, Any] = {"scores": t.scores, "scaled": t.scaled, "A": t.A,
-                               "output": t.output}
-        if t.masked is not None:
-            out["masked"] = t.masked
-        return out
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         q, k, v, d_k, causal = (given[n] for n in ("Q", "K", "V", "d_k", "causal"))

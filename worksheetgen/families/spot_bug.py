@@ -19,11 +19,11 @@ import numpy as np
 
 from worksheetgen import exact as ex
 from worksheetgen import misconceptions as mc
-from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
+from worksheetgen.attention import CORRECT, Trace, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
 from worksheetgen.families.answers import choice_answer, matrix_answer, table
-from worksheetgen.families.attention_tables import attention_steps
+from worksheetgen.families.attention_tables import QKVHead, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
     Family,
@@ -69,7 +69,7 @@ def buggy_steps(trace: Trace, given: dict[str, Any], slip: str, decimals: int) -
 
 
 @register
-class SpotBug(Family):
+class SpotBug(QKVHead, Family):
     """A worked solution with one planted slip: name it and correct the result."""
 
     name = "spot-the-bug"
@@ -133,19 +133,6 @@ class SpotBug(Family):
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         return PLANTABLE
-
-    def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
-        """The attention trace of this variant under ``recipe``."""
-        return attend(Q=given["Q"], K=given["K"], V=given["V"], d_k=given["d_k"],
-                      causal=given["causal"], recipe=recipe)
-
-    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
-        t = self.trace(given, recipe)
-        out: dict[str, Any] = {"scores": t.scores, "scaled": t.scaled, "A": t.A,
-                               "output": t.output}
-        if t.masked is not None:
-            out["masked"] = t.masked
-        return out
 
     def options(self, given: dict[str, Any]) -> tuple[str, ...]:
         """The slip descriptions offered to the student: every slip that applies here."""
