@@ -21,7 +21,7 @@ from worksheetgen import misconceptions as mc
 from worksheetgen.bank import default_bank_path, load_banks
 from worksheetgen.draw import Variant, draw_variant
 from worksheetgen.errors import InvariantError, WorksheetgenError
-from worksheetgen.exact import Ex
+from worksheetgen.exact import Ex, is_zero
 from worksheetgen.models import QuestionSpec
 from worksheetgen.solve import solve_item
 
@@ -109,7 +109,7 @@ def _finite_cells(value: Any) -> list[float]:
 
 def _live_rows(a: Any) -> list[list[float]]:
     rows = a if a and isinstance(a[0], list) else [a]
-    return [[float(w.val) for w in row if isinstance(w, Ex) and w.expr != 0] for row in rows]
+    return [[float(w.val) for w in row if isinstance(w, Ex) and not is_zero(w)] for row in rows]
 
 
 def difficulty(variant: Variant) -> tuple[str, float] | None:

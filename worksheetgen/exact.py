@@ -8,6 +8,7 @@ zero on ties) from that value, or from the exact rational when the expression is
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal, localcontext
@@ -24,16 +25,75 @@ _MP.dps = 50
 
 
 class Ex:
-    """An exact SymPy expression with its high-precision value."""
+    """An exact number: its 50-digit value, its exact ``Fraction`` when it is rational, and its
+    SymPy expression, built only when something reads ``expr``.
 
-    __slots__ = ("expr", "val", "_float", "_rounded", "_neg_inf")
+    Slips, rounding and the distinguishability checks need only the value and the fraction,
+    so they never touch SymPy; the key's exact strings and the structural invariants read
+    ``expr``, which is built from the operands' expressions (the very expression SymPy would
+    have given if it had been built eagerly) and cached on the object.
+    """
+
+    __slots__ = ("_expr", "_op", "_args", "val", "frac", "key", "_float", "_rounded",
+                 "_neg_inf")
 
     def __init__(self, expr: sp.Expr, val: mpmath.mpf) -> None:
-        self.expr = expr
+        self._expr: sp.Expr | None = expr
+        self._op = ""
+        self._args: tuple = ()
         self.val = val
+        self.frac = Fraction(int(expr.p), int(expr.q)) if expr.is_Rational else None
+        self.key: object = _frac_key(self.frac) if self.frac is not None else ("expr", expr)
         self._float: float | None = None  # caches: the memo hands out the same objects
         self._rounded: dict[int, str] | None = None
         self._neg_inf = expr is sp.S.NegativeInfinity
+
+    @classmethod
+    def _lazy(cls, op: str, args: tuple, val: mpmath.mpf, frac: Fraction | None) -> Ex:
+        """A value whose expression is ``op`` applied to ``args`` (built on first use)."""
+        self = cls.__new__(cls)
+        self._expr = None
+        self._op = op
+        self._args = args
+        self.val = val
+        self.frac = frac
+        self.key = _frac_key(frac) if frac is not None else f"#{next(_serial)}"
+        self._float = None
+        self._rounded = None
+        self._neg_inf = False
+        return self
+
+    @property
+    def expr(self) -> sp.Expr:
+        """The exact SymPy expression (built on first access, then kept)."""
+        e = self._expr
+        if e is None:
+            e = self._expr = self._build()
+            self._args = ()  # the operands are no longer needed
+        return e
+
+    def _build(self) -> sp.Expr:
+        frac, op, args = self.frac, self._op, self._args
+        if frac is not None:
+            if frac.denominator == 1:
+                return sp.Integer(frac.numerator)
+            return sp.Rational(frac.numerator, frac.denominator)
+        if op == "+":
+            return sp.Add(*[t.expr for t in args])
+        if op == "*":
+            return args[0].expr * args[1].expr
+        if op == "/":
+            return args[0].expr / args[1].expr
+        if op == "exp":
+            return sp.exp(args[0].expr)
+        if op == "sqrt":
+            return sp.sqrt(sp.Integer(args[0]))
+        raise AssertionError(f"unknown operation {op!r}")
+
+    @property
+    def built(self) -> bool:
+        """True once the SymPy expression exists (for tests of laziness)."""
+        return self._expr is not None
 
     def __repr__(self) -> str:
         return f"Ex({self.expr})"
@@ -49,17 +109,30 @@ class Ex:
         return self._float
 
 
+_serial = itertools.count()
+
+
+def _frac_key(frac: Fraction) -> tuple[int, int]:
+    return (frac.numerator, frac.denominator)
+
+
 Matrix = list[list[Ex]]
 
 NEG_INF = Ex(sp.S.NegativeInfinity, _MP.mpf("-inf"))
+NEG_INF.key = "-inf"
 ZERO = Ex(sp.S.Zero, _MP.mpf(0))
 ONE = Ex(sp.S.One, _MP.mpf(1))
+
+
+def _rational(frac: Fraction, val: mpmath.mpf) -> Ex:
+    return Ex._lazy("", (), val, frac)
 
 
 @lru_cache(maxsize=4096)
 def integer(n: int) -> Ex:
     """An integer."""
-    return Ex(sp.Integer(int(n)), _MP.mpf(int(n)))
+    n = int(n)
+    return _rational(Fraction(n), _MP.mpf(n))
 
 
 def number(x: int | float | Fraction | str) -> Ex:
@@ -71,76 +144,103 @@ def number(x: int | float | Fraction | str) -> Ex:
     frac = Fraction(str(x)) if isinstance(x, float | str) else Fraction(x)
     if frac.denominator == 1:
         return integer(frac.numerator)
-    return Ex(sp.Rational(frac.numerator, frac.denominator),
-              _MP.mpf(frac.numerator) / frac.denominator)
+    return _rational(frac, _MP.mpf(frac.numerator) / frac.denominator)
 
 
 @lru_cache(maxsize=256)
 def sqrt_int(n: int) -> Ex:
-    """The square root of a positive integer."""
-    return Ex(sp.sqrt(sp.Integer(n)), _MP.sqrt(n))
+    """The square root of a positive integer (rational when ``n`` is a perfect square)."""
+    root = math.isqrt(n)
+    if root * root == n:
+        return integer(root)
+    return Ex._lazy("sqrt", (n,), _MP.sqrt(n), None)
 
 
-# Memo of exact operations, keyed by the operands' SymPy expressions. A class of students
-# (and every slip of every variant) repeats the same small sums, quotients and exponentials
-# over and over; building and printing a SymPy expression is the costly part, so each is
-# built once per process. Values are pure functions of the expressions, so a hit is exact.
-# The memo is bounded (cleared when full) so that memory stays flat on any class size.
-#
-# Two levels: by the identity of the operand objects (cheap: no SymPy hashing; the entry
-# keeps its operands alive, so an id is never reused while it is in the memo), then by the
-# operands' expressions (equal values built separately).
+# Memo of exact operations, keyed by the operation and its operands' keys (a rational's key
+# is its numerator and denominator, any other value's a serial number), so equal operations
+# give the very same object: a class of students (and every slip of every variant) repeats
+# the same sums, quotients and exponentials, and each object builds its SymPy expression,
+# its floats and its roundings at most once. The memo is bounded (cleared when full) so that
+# memory stays flat on any class size.
 _MEMO_LIMIT = 1 << 17
 _memo: dict[tuple, Ex] = {}
-_by_id: dict[tuple, tuple[Ex, tuple[Ex, ...]]] = {}
-_rounded_memo: dict[tuple, str] = {}
 
 
-def _operate(op: str, args: tuple[Ex, ...], build: Callable[[], Ex]) -> Ex:
-    """The memoized result of ``op`` on ``args``; ``build`` makes it on a miss."""
-    ids = (op, *map(id, args))
-    hit = _by_id.get(ids)
-    if hit is not None:
-        return hit[0]
-    key = (op, *[a.expr for a in args])
-    value = _memo.get(key)
-    if value is None:
-        value = build()
-        if len(_memo) >= _MEMO_LIMIT:
-            _memo.clear()
-        _memo[key] = value
-    if len(_by_id) >= _MEMO_LIMIT:
-        _by_id.clear()
-    _by_id[ids] = (value, args)
+def _remember(key: tuple, value: Ex) -> Ex:
+    if len(_memo) >= _MEMO_LIMIT:
+        _memo.clear()
+    _memo[key] = value
     return value
 
 
 def add(terms: Sequence[Ex]) -> Ex:
-    """An exact sum."""
-    if any(t.is_neg_inf for t in terms):
-        return NEG_INF
-    args = tuple(terms)
-    return _operate("+", args, lambda: Ex(sp.Add(*[t.expr for t in args]),
-                                          _MP.fsum(t.val for t in args)))
+    """An exact sum (zero terms add nothing: a sum of one live term is that term)."""
+    live = []
+    for t in terms:
+        if t._neg_inf:
+            return NEG_INF
+        if t.frac is None or t.frac:
+            live.append(t)
+    if not live:
+        return ZERO
+    if len(live) == 1:
+        return live[0]
+    key = ("+", *[t.key for t in live])
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    fracs = [t.frac for t in live]
+    frac = None if None in fracs else sum(fracs, Fraction(0))
+    return _remember(key, Ex._lazy("+", tuple(live), _MP.fsum(t.val for t in live), frac))
 
 
 def mul(a: Ex, b: Ex) -> Ex:
     """An exact product (finite operands)."""
-    return _operate("*", (a, b), lambda: Ex(a.expr * b.expr, a.val * b.val))
+    key = ("*", a.key, b.key)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    fa, fb = a.frac, b.frac
+    if fa is not None and fb is not None:
+        frac: Fraction | None = fa * fb
+    elif fa == 0 or fb == 0:
+        frac = Fraction(0)
+    else:
+        frac = None
+    return _remember(key, Ex._lazy("*", (a, b), a.val * b.val, frac))
 
 
 def div(a: Ex, b: Ex) -> Ex:
     """An exact quotient; −∞ divided by a positive number stays −∞."""
-    if a.is_neg_inf:
+    if a._neg_inf:
         return NEG_INF
-    return _operate("/", (a, b), lambda: Ex(a.expr / b.expr, a.val / b.val))
+    if a is b and a.frac is None:
+        return ONE
+    key = ("/", a.key, b.key)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    fa, fb = a.frac, b.frac
+    if fa is not None and fb is not None:
+        frac: Fraction | None = fa / fb
+    elif fa == 0:
+        frac = Fraction(0)
+    else:
+        frac = None
+    return _remember(key, Ex._lazy("/", (a, b), a.val / b.val, frac))
 
 
 def exp(a: Ex) -> Ex:
-    """e to the power a; e^(−∞) is exactly 0."""
-    if a.is_neg_inf:
+    """e to the power a; e^(−∞) is exactly 0 and e^0 exactly 1."""
+    if a._neg_inf:
         return ZERO
-    return _operate("exp", (a,), lambda: Ex(sp.exp(a.expr), _MP.exp(a.val)))
+    if a.frac == 0:
+        return ONE
+    key = ("exp", a.key)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    return _remember(key, Ex._lazy("exp", (a,), _MP.exp(a.val), None))
 
 
 def matmul(a: Matrix, b: Matrix) -> Matrix:
@@ -226,32 +326,85 @@ def exact_text(expr: sp.Expr) -> str:
 
 
 def _decimal_of(x: Ex) -> Decimal:
-    """The 45-digit decimal of an irrational value (rationals are rounded exactly instead)."""
+    """The 45-digit decimal of a value (rationals are rounded exactly instead)."""
     return Decimal(mpmath.libmp.to_str(x.val._mpf_, 45))
+
+
+_HAIR = Decimal("1e-25")
+_HALF = Decimal("0.5")
+
+
+def _near_grid(value: Decimal, decimals: int, offset: Decimal) -> bool:
+    """True when ``value``·10^decimals is within a hair of a whole number plus ``offset``.
+
+    The 45-digit decimal is far more accurate than the hair, so a value that is not near the
+    grid is certainly not on it; one that is near it is decided by the exact expression.
+    """
+    with localcontext() as ctx:
+        ctx.prec = 120
+        t = value.scaleb(decimals) - offset
+        gap = abs(t - t.to_integral_value())
+        return gap <= _HAIR * max(Decimal(1), abs(t))
+
+
+def _cached(x: Ex, key: int | str, make: Callable[[], str]) -> str:
+    own = x._rounded
+    if own is None:
+        own = x._rounded = {}
+    hit = own.get(key)
+    if hit is None:
+        hit = own[key] = make()
+    return hit
+
+
+def is_integer(x: Ex) -> bool:
+    """True when ``x`` is a whole number: what ``x.expr.is_Integer`` says, read from the
+    exact fraction or, for an irrational-looking value, from the value unless it is within a
+    hair of a whole number (then from the expression itself)."""
+    if x.frac is not None:
+        return x.frac.denominator == 1
+    if x._neg_inf:
+        return False
+    return _cached(x, "int", lambda: "1" if _near_grid(_decimal_of(x), 0, Decimal(0))
+                   and x.expr.is_Integer else "") == "1"
+
+
+def is_zero(x: Ex) -> bool:
+    """True when ``x`` is exactly 0 (``x.expr == 0``), without SymPy unless it is nearly 0."""
+    if x.frac is not None:
+        return x.frac == 0
+    if x._neg_inf or abs(x.val) > _TINY:
+        return False
+    return bool(x.expr == 0)
+
+
+_TINY = _MP.mpf("1e-30")
+
+
+def as_int(x: Ex) -> int:
+    """A whole-number value as a Python int (ValueError if it is not whole)."""
+    if not is_integer(x):
+        raise ValueError(f"{x} is not a whole number")
+    return x.frac.numerator if x.frac is not None else int(x.expr)
 
 
 def rounded(x: Ex, decimals: int) -> str:
     """``x`` rounded half-up to ``decimals`` places, as printed ("-inf" for a masked cell)."""
-    own = x._rounded
-    if own is None:
-        own = x._rounded = {}
-    hit = own.get(decimals)
-    if hit is None:
-        key = (x.expr, decimals)
-        hit = _rounded_memo.get(key)
-        if hit is None:
-            if len(_rounded_memo) >= _MEMO_LIMIT:
-                _rounded_memo.clear()
-            hit = _rounded_memo[key] = _rounded(x, decimals)
-        own[decimals] = hit
-    return hit
+    return _cached(x, decimals, lambda: _rounded(x, decimals))
 
 
 def _rounded(x: Ex, decimals: int) -> str:
     if x.is_neg_inf:
         return "-inf"
-    if x.expr.is_Rational:
-        fr = Fraction(int(x.expr.p), int(x.expr.q))
+    fr = x.frac
+    value = None
+    if fr is None:
+        value = _decimal_of(x)
+        if _near_grid(value, decimals, _HALF):  # (nearly) a tie: is it exactly one?
+            e = x.expr
+            if e.is_Rational:
+                fr = Fraction(int(e.p), int(e.q))
+    if fr is not None:
         scaled = fr * 10**decimals
         sign = -1 if scaled < 0 else 1
         whole = (abs(scaled) + Fraction(1, 2)).__floor__() * sign
@@ -259,7 +412,7 @@ def _rounded(x: Ex, decimals: int) -> str:
             ctx.prec = max(ctx.prec, len(str(abs(whole))) + 2)
             d = Decimal(whole).scaleb(-decimals)
     else:
-        value = _decimal_of(x)
+        assert value is not None
         with localcontext() as ctx:  # e.g. exp(92) has 40 digits before the point
             ctx.prec = max(ctx.prec, value.adjusted() + decimals + 2)
             d = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)

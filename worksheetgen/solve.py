@@ -15,7 +15,7 @@ from worksheetgen import misconceptions as mc
 from worksheetgen.attention import CORRECT, sums_to_one
 from worksheetgen.draw import Variant, draw_variant, settle
 from worksheetgen.errors import InvariantError, SolveError
-from worksheetgen.exact import Ex
+from worksheetgen.exact import Ex, is_zero
 from worksheetgen.exact import rounded as round_ex
 from worksheetgen.families import get_family
 from worksheetgen.mathtex import bmatrix, shape, vector
@@ -210,7 +210,7 @@ def _check_causal(item: Item, exact: dict[str, Any], label: str) -> None:
     prop = "no weight on a future key under a causal mask"
     for i, row in enumerate(_rows(exact.get("A"))):
         for j, w in enumerate(row[i + 1:], start=i + 2):
-            if not (isinstance(w, Ex) and w.expr == 0):
+            if not (isinstance(w, Ex) and is_zero(w)):
                 raise _fail(label, prop, f"A[{i + 1}][{j}] is {w}, not exactly 0")
     for a in item.solution.answers:
         if a.name == "A" and a.kind == "matrix":

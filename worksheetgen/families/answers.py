@@ -13,13 +13,13 @@ def half_unit(decimals: int) -> float:
 
 
 def _whole(x: Ex) -> bool:
-    return x.is_neg_inf or bool(x.expr.is_Integer)
+    return x.is_neg_inf or ex.is_integer(x)
 
 
 def printed(x: Ex, decimals: int, whole: bool) -> str:
     """A cell as printed: whole numbers without decimals when the whole table is whole."""
     if whole and not x.is_neg_inf:
-        return str(int(x.expr))
+        return str(ex.as_int(x))
     return ex.rounded(x, decimals)
 
 
@@ -94,8 +94,8 @@ def int_matrix_answer(name: str, label: str, m: Matrix) -> Answer:
     texts = ex.matrix_exact(m)
     for row in m:
         for x in row:
-            if not x.expr.is_Integer:
+            if not ex.is_integer(x):
                 raise ValueError(f"{name}: {x.expr} is not a whole number")
     return Answer(name=name, label=label, kind="matrix",
-                  value=[[int(x.expr) for x in row] for row in m], rounded=texts, exact=texts,
+                  value=[[ex.as_int(x) for x in row] for row in m], rounded=texts, exact=texts,
                   tolerance=0.0)

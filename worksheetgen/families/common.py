@@ -63,7 +63,7 @@ def int_product(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> Matri
 
 def ints_of(m: Matrix) -> list[list[int]]:
     """An exact whole-number matrix as Python ints (for the next product)."""
-    return [[int(x.expr) for x in row] for row in m]
+    return [[ex.as_int(x) for x in row] for row in m]
 
 
 def transpose_rows(m: Sequence[Sequence[Any]]) -> list[list[Any]]:

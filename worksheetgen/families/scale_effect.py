@@ -82,7 +82,7 @@ class ScaleEffect(Scaling):
             d_k = ex.integer(given["d_k"])
             divisor = {"sqrt": d_k, "dk": ex.mul(d_k, d_k), "none": ex.ONE}[recipe.scale]
             var = ex.div(d_k, divisor)
-            out["var_scaled"] = int(var.expr) if var.expr.is_Integer else var
+            out["var_scaled"] = ex.as_int(var) if ex.is_integer(var) else var
         return out
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
@@ -100,7 +100,7 @@ class ScaleEffect(Scaling):
             answers += [
                 integer_answer("var_qk", r"\mathrm{Var}(q \cdot k)", d_k),
                 integer_answer("var_scaled", rf"\mathrm{{Var}}(q \cdot k/\sqrt{{{d_k}}})",
-                               int(var_scaled.expr)),
+                               ex.as_int(var_scaled)),
                 choice_answer("large_dk", r"\text{large } d_k", ONE_HOT, LARGE_DK_OPTIONS,
                               "Scores with a large spread make the largest exponential "
                               "dominate the sum."),
