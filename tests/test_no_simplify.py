@@ -1,0 +1,29 @@
+"""Building a sheet never calls SymPy's generic simplify (about 250 ms a call)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import sympy
+
+from tests.conftest import ROOT
+from worksheetgen.bank import load_banks
+from worksheetgen.pipeline import make_build
+
+
+@pytest.mark.parametrize("bank", ["default.yaml", "practice.yaml", "note.yaml", "slips.yaml"])
+def test_building_every_bundled_bank_never_calls_simplify(bank: str, monkeypatch):
+    calls: list[str] = []
+
+    def forbidden(*args, **kwargs):
+        calls.append("simplify")
+        raise AssertionError("simplify called while building a sheet")
+
+    simplify_module = importlib.import_module("sympy.simplify.simplify")
+    monkeypatch.setattr(sympy, "simplify", forbidden)
+    monkeypatch.setattr(simplify_module, "simplify", forbidden)
+    monkeypatch.setattr(sympy.Basic, "simplify", forbidden)
+    build = make_build(load_banks([ROOT / "banks" / bank]), 42)
+    assert build.sheets[0].items
+    assert calls == []
