@@ -91,19 +91,21 @@ def mutated_data(draw: st.DrawFn, data: Any) -> Any:
 
 
 @st.composite
-def mutated_text(draw: st.DrawFn, text: str) -> str:
+def mutated_text(draw: st.DrawFn, text: str, pieces: list[str] | None = None,
+                 span: int = 40) -> str:
     """``text`` after one to four edits: cut, repeat, insert odd pieces, truncate."""
+    pieces = TEXT_PIECES if pieces is None else pieces
     for _ in range(draw(st.integers(1, 4))):
         n = len(text)
         i = draw(st.integers(0, n))
-        j = draw(st.integers(i, min(n, i + 40)))
+        j = draw(st.integers(i, min(n, i + span)))
         op = draw(st.sampled_from(["cut", "repeat", "insert", "truncate"]))
         if op == "cut":
             text = text[:i] + text[j:]
         elif op == "repeat":
             text = text[:j] + text[i:j] + text[j:]
         elif op == "insert":
-            text = text[:i] + draw(st.sampled_from(TEXT_PIECES)) + text[i:]
+            text = text[:i] + draw(st.sampled_from(pieces)) + text[i:]
         else:
             text = text[:i]
     return text
@@ -159,20 +161,7 @@ ROSTER_BANK = "questions:\n  - id: w\n    family: heads\n    params: {d: 8, h: 2
 
 @st.composite
 def mutated_roster(draw: st.DrawFn) -> bytes:
-    text = ROSTER
-    for _ in range(draw(st.integers(1, 4))):
-        n = len(text)
-        i = draw(st.integers(0, n))
-        j = draw(st.integers(i, min(n, i + 20)))
-        op = draw(st.sampled_from(["cut", "repeat", "insert", "truncate"]))
-        if op == "cut":
-            text = text[:i] + text[j:]
-        elif op == "repeat":
-            text = text[:j] + text[i:j] + text[j:]
-        elif op == "insert":
-            text = text[:i] + draw(st.sampled_from(ROSTER_PIECES)) + text[i:]
-        else:
-            text = text[:i]
+    text = draw(mutated_text(ROSTER, ROSTER_PIECES, span=20))
     data = text.encode("utf-8")
     if draw(st.integers(0, 9)) == 0:
         data = text.encode("latin-1", "replace")
