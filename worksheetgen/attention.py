@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
-import sympy as sp
 
+from worksheetgen import canon
 from worksheetgen import exact as ex
 from worksheetgen.exact import Ex, Matrix
 
@@ -79,42 +80,27 @@ def softmax_rows(s: Matrix) -> tuple[Matrix, list[Ex], Matrix]:
     return exps, sums, weights
 
 
-def weight_parts(w: Ex) -> tuple[sp.Expr, sp.Expr | None]:
-    """(numerator, denominator) of one softmax weight, read from its structure.
-
-    A weight is ``e * total**-1`` (SymPy's form of ``e / total``), ``total**-1`` when e = 1,
-    a rational when every exponential of the row is 1, 1 when the row has one live key, or
-    exactly 0 for a masked key (denominator None: it adds nothing to the row). Unlike
-    ``sympy.fraction`` this never moves ``exp(-x)`` into the denominator.
-    """
-    e = w.expr
-    if e == sp.S.Zero:
-        return sp.S.Zero, None
-    if e.is_Rational:
-        return sp.Integer(e.p), sp.Integer(e.q)
-    if e.is_Pow and e.exp == -1:
-        return sp.S.One, e.base
-    if e.is_Mul:
-        dens = [f.base for f in e.args if f.is_Pow and f.exp == -1]
-        nums = [f for f in e.args if not (f.is_Pow and f.exp == -1)]
-        if len(dens) == 1:
-            return sp.Mul(*nums), dens[0]
-    return e, sp.S.One
-
-
 def sums_to_one(row: Sequence[Ex]) -> bool:
     """True when a row of softmax weights sums to exactly 1, checked on its structure.
 
-    Every live weight must have the same denominator, and the ``Add`` of the numerators must
-    be that very expression (SymPy keeps sums in canonical order, so this is a structural
-    comparison, not a simplification).
+    Every live weight must be a term over the same row sum, and the numerators must add up
+    to that very row sum, term by term (or the weights are rationals adding to 1). This is a
+    structural comparison of canonical forms, not a simplification; a weight whose shape has
+    no canonical form is checked on its SymPy expression instead.
     """
-    parts = [weight_parts(w) for w in row]
-    dens = {d for _, d in parts if d is not None}
-    if len(dens) != 1:
+    forms = [w.form for w in row]
+    if any(f is None for f in forms):
+        from worksheetgen.sympytext import sums_to_one as sympy_sums_to_one
+
+        return sympy_sums_to_one([w.expr for w in row])
+    live = [f for f in forms if f != 0]
+    if all(isinstance(f, Fraction) for f in live):
+        return sum(live, Fraction(0)) == 1
+    dens = {f.den if isinstance(f, canon.Sum) else None for f in live}
+    if len(dens) != 1 or None in dens:
         return False
-    (den,) = dens
-    return bool(sp.Add(*[n for n, d in parts if d is not None]) == den)
+    total = canon.add(live)
+    return isinstance(total, canon.Sum) and total.terms == total.den.terms
 
 
 def attend(

@@ -1,9 +1,13 @@
 """Exact numbers for attention arithmetic, built structurally.
 
-An ``Ex`` pairs a SymPy expression with a 50-digit mpmath value computed along the same
-structure, so nothing here ever calls ``simplify`` or ``evalf``: the value used for rounding
-is accurate to far more digits than any sheet prints. Display rounding is half-up (away from
-zero on ties) from that value, or from the exact rational when the expression is rational.
+An ``Ex`` carries a 50-digit mpmath value computed along the structure of its calculation,
+its exact ``Fraction`` when it is rational, and the calculation itself (operation and
+operands). From those it gives, only when asked, its canonical form (``worksheetgen.canon``:
+the shape SymPy would give it, printed as ``sympy.sstr`` prints it, without SymPy) or, for a
+shape ``canon`` does not know, its SymPy expression. Nothing here ever calls ``simplify`` or
+``evalf``, and SymPy is imported only for such an unknown shape. Display rounding is half-up
+(away from zero on ties) from the exact rational when the value is rational, else from the
+50-digit value.
 """
 
 from __future__ import annotations
@@ -14,30 +18,38 @@ from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import mpmath
-import sympy as sp
-from sympy.core.numbers import Number, NumberSymbol
-from sympy.printing.str import StrPrinter
+
+from worksheetgen import canon
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 _MP = mpmath.MPContext()
 _MP.dps = 50
 
+_UNSET: Any = object()
+
 
 class Ex:
-    """An exact number: its 50-digit value, its exact ``Fraction`` when it is rational, and its
-    SymPy expression, built only when something reads ``expr``.
+    """An exact number: its 50-digit value, its exact ``Fraction`` when it is rational, and
+    the operation that made it, from which its canonical form and (only when something asks)
+    its SymPy expression are built.
 
-    Slips, rounding and the distinguishability checks need only the value and the fraction,
-    so they never touch SymPy; the key's exact strings and the structural invariants read
-    ``expr``, which is built from the operands' expressions (the very expression SymPy would
-    have given if it had been built eagerly) and cached on the object.
+    Slips, rounding and the distinguishability checks need only the value and the fraction;
+    the key's exact strings and the structural invariants read ``form``. ``expr`` is the
+    SymPy expression SymPy would have given if it had been built eagerly, cached on the object.
     """
 
     __slots__ = ("_expr", "_op", "_args", "val", "frac", "key", "_float", "_rounded",
-                 "_neg_inf")
+                 "_neg_inf", "_form")
 
     def __init__(self, expr: sp.Expr, val: mpmath.mpf) -> None:
+        """A value from a SymPy expression (its form is known only when it is rational)."""
+        import sympy as sp
+
         self._expr: sp.Expr | None = expr
         self._op = ""
         self._args: tuple = ()
@@ -45,12 +57,13 @@ class Ex:
         self.frac = Fraction(int(expr.p), int(expr.q)) if expr.is_Rational else None
         self.key: object = _frac_key(self.frac) if self.frac is not None else ("expr", expr)
         self._float: float | None = None  # caches: the memo hands out the same objects
-        self._rounded: dict[int, str] | None = None
+        self._rounded: dict[int | str, str] | None = None
         self._neg_inf = expr is sp.S.NegativeInfinity
+        self._form: canon.Form | None = self.frac
 
     @classmethod
     def _lazy(cls, op: str, args: tuple, val: mpmath.mpf, frac: Fraction | None) -> Ex:
-        """A value whose expression is ``op`` applied to ``args`` (built on first use)."""
+        """A value made by ``op`` from ``args`` (form and expression built on first use)."""
         self = cls.__new__(cls)
         self._expr = None
         self._op = op
@@ -60,8 +73,31 @@ class Ex:
         self.key = _frac_key(frac) if frac is not None else f"#{next(_serial)}"
         self._float = None
         self._rounded = None
-        self._neg_inf = False
+        self._neg_inf = op == "-inf"
+        self._form = frac if frac is not None else _UNSET
         return self
+
+    @property
+    def form(self) -> canon.Form | None:
+        """The canonical form (None for −∞ and for shapes ``canon`` does not know)."""
+        f = self._form
+        if f is _UNSET:
+            f = self._form = self._make_form()
+        return f
+
+    def _make_form(self) -> canon.Form | None:
+        op, args = self._op, self._args
+        if op == "+":
+            return canon.add([t.form for t in args])
+        if op == "*":
+            return canon.mul(args[0].form, args[1].form)
+        if op == "/":
+            return canon.div(args[0].form, args[1].form)
+        if op == "exp":
+            return canon.exp(args[0].form)
+        if op == "sqrt":
+            return canon.sqrt_int(args[0])
+        return None
 
     @property
     def expr(self) -> sp.Expr:
@@ -69,15 +105,18 @@ class Ex:
         e = self._expr
         if e is None:
             e = self._expr = self._build()
-            self._args = ()  # the operands are no longer needed
         return e
 
     def _build(self) -> sp.Expr:
+        import sympy as sp
+
         frac, op, args = self.frac, self._op, self._args
         if frac is not None:
             if frac.denominator == 1:
                 return sp.Integer(frac.numerator)
             return sp.Rational(frac.numerator, frac.denominator)
+        if op == "-inf":
+            return sp.S.NegativeInfinity
         if op == "+":
             return sp.Add(*[t.expr for t in args])
         if op == "*":
@@ -96,7 +135,7 @@ class Ex:
         return self._expr is not None
 
     def __repr__(self) -> str:
-        return f"Ex({self.expr})"
+        return f"Ex({text(self)})"
 
     @property
     def is_neg_inf(self) -> bool:
@@ -118,10 +157,10 @@ def _frac_key(frac: Fraction) -> tuple[int, int]:
 
 Matrix = list[list[Ex]]
 
-NEG_INF = Ex(sp.S.NegativeInfinity, _MP.mpf("-inf"))
+NEG_INF = Ex._lazy("-inf", (), _MP.mpf("-inf"), None)
 NEG_INF.key = "-inf"
-ZERO = Ex(sp.S.Zero, _MP.mpf(0))
-ONE = Ex(sp.S.One, _MP.mpf(1))
+ZERO = Ex._lazy("", (), _MP.mpf(0), Fraction(0))
+ONE = Ex._lazy("", (), _MP.mpf(1), Fraction(1))
 
 
 def _rational(frac: Fraction, val: mpmath.mpf) -> Ex:
@@ -259,70 +298,22 @@ def from_ints(rows: Sequence[Sequence[int | float]]) -> Matrix:
     return [[number(x) for x in row] for row in rows]
 
 
-_term_values: dict[sp.Expr, float] = {}
-
-
-def _term_value(e: sp.Expr) -> float:
-    """A float of a numeric expression, along its structure (memoized, bounded)."""
-    v = _term_values.get(e)
-    if v is None:
-        if e.is_Rational:
-            v = e.p / e.q
-        elif e is sp.S.Exp1:
-            v = math.e
-        elif isinstance(e, sp.exp):
-            v = math.exp(_term_value(e.args[0]))
-        elif e.is_Pow:
-            v = _term_value(e.base) ** _term_value(e.exp)
-        elif e.is_Mul:
-            v = math.prod(_term_value(a) for a in e.args)
-        elif e.is_Add:
-            v = math.fsum(_term_value(a) for a in e.args)
-        else:
-            v = complex(e).real
-        if len(_term_values) >= _MEMO_LIMIT:
-            _term_values.clear()
-        _term_values[e] = v
-    return v
-
-
-class _Printer(StrPrinter):
-    """SymPy's str printer, with the order of a numeric sum's terms found from floats.
-
-    ``sstr`` orders the terms of a numeric sum by value, which it gets by evaluating every term
-    with ``evalf``: most of its time. This printer sorts by the same key (the value, ascending,
-    ties kept in argument order, and SymPy's special case ``number - k*expr``) but from plain
-    floats, so it prints the very same text several times faster.
-    """
-
-    def _as_ordered_terms(self, expr: sp.Expr, order: str | None = None) -> list[sp.Expr]:
-        if order is None and self.order is None and expr.is_Add and expr.is_number:
-            def numeric(x: sp.Expr) -> bool:
-                return not isinstance(x, Number | NumberSymbol)
-
-            args = sorted(expr.args, key=numeric)
-            if len(args) == 2 and not numeric(args[0]) and isinstance(args[1], sp.Mul):
-                factors = sorted(sp.Mul.make_args(args[1]), key=numeric)
-                if (len(factors) == 2 and isinstance(factors[0], Number)
-                        and args[0].is_positive and factors[0].is_negative):
-                    return args
-            try:
-                return sorted(expr.args, key=_term_value)
-            except (OverflowError, TypeError, ValueError):
-                pass
-        return super()._as_ordered_terms(expr, order=order)
-
-
-_PRINTER = _Printer()
-
-
-@lru_cache(maxsize=16384)
-def exact_text(expr: sp.Expr) -> str:
-    """SymPy's parsable string for an expression, as ``sympy.sstr`` prints it (cached: the
-    same cells repeat)."""
-    if expr is sp.S.NegativeInfinity:
+def text(x: Ex) -> str:
+    """The exact value as SymPy's parsable string, exactly as ``sympy.sstr`` prints it: from
+    the canonical form, or (for a shape it does not know) from the SymPy expression."""
+    if x._neg_inf:
         return "-oo"
-    return _PRINTER.doprint(expr)
+    f = x.form
+    if f is not None:
+        return canon.text(f)
+    return exact_text(x.expr)
+
+
+def exact_text(expr: sp.Expr) -> str:
+    """``sympy.sstr`` of a SymPy expression, printed faster (imports SymPy)."""
+    from worksheetgen import sympytext
+
+    return sympytext.exact_text(expr)
 
 
 def _decimal_of(x: Ex) -> Decimal:
@@ -357,24 +348,37 @@ def _cached(x: Ex, key: int | str, make: Callable[[], str]) -> str:
     return hit
 
 
+def _form_fraction(x: Ex) -> Fraction | None:
+    """The value as a Fraction when its canonical form is a plain rational (SymPy's
+    expression is then a Rational too)."""
+    f = x.form
+    return f if isinstance(f, Fraction) else None
+
+
 def is_integer(x: Ex) -> bool:
     """True when ``x`` is a whole number: what ``x.expr.is_Integer`` says, read from the
-    exact fraction or, for an irrational-looking value, from the value unless it is within a
-    hair of a whole number (then from the expression itself)."""
+    exact fraction or the canonical form; for a shape without one, from the value unless it
+    is within a hair of a whole number (then from the expression itself)."""
     if x.frac is not None:
         return x.frac.denominator == 1
     if x._neg_inf:
         return False
+    if x.form is not None:
+        fr = _form_fraction(x)
+        return fr is not None and fr.denominator == 1
     return _cached(x, "int", lambda: "1" if _near_grid(_decimal_of(x), 0, Decimal(0))
                    and x.expr.is_Integer else "") == "1"
 
 
 def is_zero(x: Ex) -> bool:
-    """True when ``x`` is exactly 0 (``x.expr == 0``), without SymPy unless it is nearly 0."""
+    """True when ``x`` is exactly 0 (``x.expr == 0``), without SymPy unless it is nearly 0
+    and of a shape the canonical forms do not know."""
     if x.frac is not None:
         return x.frac == 0
     if x._neg_inf or abs(x.val) > _TINY:
         return False
+    if x.form is not None:
+        return _form_fraction(x) == 0
     return bool(x.expr == 0)
 
 
@@ -385,7 +389,18 @@ def as_int(x: Ex) -> int:
     """A whole-number value as a Python int (ValueError if it is not whole)."""
     if not is_integer(x):
         raise ValueError(f"{x} is not a whole number")
-    return x.frac.numerator if x.frac is not None else int(x.expr)
+    fr = x.frac if x.frac is not None else _form_fraction(x)
+    return fr.numerator if fr is not None else int(x.expr)
+
+
+def _exact_rational(x: Ex) -> Fraction | None:
+    """The value as a Fraction when it is rational (from the canonical form, which also
+    sees a quotient whose numerator is a multiple of its denominator), else None."""
+    f = x.form
+    if f is not None:
+        return canon.is_rational(f)
+    e = x.expr
+    return Fraction(int(e.p), int(e.q)) if e.is_Rational else None
 
 
 def rounded(x: Ex, decimals: int) -> str:
@@ -401,9 +416,7 @@ def _rounded(x: Ex, decimals: int) -> str:
     if fr is None:
         value = _decimal_of(x)
         if _near_grid(value, decimals, _HALF):  # (nearly) a tie: is it exactly one?
-            e = x.expr
-            if e.is_Rational:
-                fr = Fraction(int(e.p), int(e.q))
+            fr = _exact_rational(x)
     if fr is not None:
         scaled = fr * 10**decimals
         sign = -1 if scaled < 0 else 1
@@ -439,4 +452,4 @@ def matrix_rounded(m: Matrix, decimals: int) -> list[list[str]]:
 
 def matrix_exact(m: Matrix) -> list[list[str]]:
     """A matrix as SymPy-parsable strings."""
-    return [[exact_text(x.expr) for x in row] for row in m]
+    return [[text(x) for x in row] for row in m]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+from functools import lru_cache
 from typing import Any
 
 from worksheetgen import __version__
@@ -94,15 +95,29 @@ def _param_json(p: ParamValue) -> Any:
     return {"choices": list(p.values)}
 
 
+@lru_cache(maxsize=1)
+def _sympy_version() -> str:
+    """SymPy's version, read from its installed metadata (a build need not import SymPy)."""
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    loaded = sys.modules.get("sympy")
+    if loaded is not None:
+        return str(loaded.__version__)
+    try:
+        return version("sympy")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> dict[str, Any]:
     """Everything needed to rebuild or audit the build: seed, bank hashes, versions, draws."""
     import numpy
-    import sympy
 
     return {
         "worksheetgen": __version__,
         "numpy": numpy.__version__,
-        "sympy": sympy.__version__,
+        "sympy": _sympy_version(),
         "python": platform.python_version(),
         "seed": build.seed,
         "sheet": build.info.slug,

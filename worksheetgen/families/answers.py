@@ -53,7 +53,7 @@ def vector_answer(name: str, label: str, v: list[Ex], decimals: int, *, widen: i
         kind="vector",
         value=[ex.to_float(x) for x in v],
         rounded=[ex.rounded(x, decimals) for x in v],
-        exact=[ex.exact_text(x.expr) for x in v],
+        exact=[ex.text(x) for x in v],
         tolerance=round(half_unit(decimals) * widen, 12),
     )
 
@@ -67,7 +67,7 @@ def integer_answer(name: str, label: str, n: int) -> Answer:
 def scalar_answer(name: str, label: str, x: Ex, decimals: int, *, widen: int = 1) -> Answer:
     """A real-number answer."""
     return Answer(name=name, label=label, kind="scalar", value=ex.to_float(x),
-                  rounded=ex.rounded(x, decimals), exact=ex.exact_text(x.expr),
+                  rounded=ex.rounded(x, decimals), exact=ex.text(x),
                   tolerance=round(half_unit(decimals) * widen, 12))
 
 
