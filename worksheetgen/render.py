@@ -8,7 +8,10 @@ immutable sandbox into *markup*: plain text with ``$...$`` math, which each form
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -577,6 +580,59 @@ def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
     return "$$" + mathtex.bmatrix([list(r) for r in rows]) + "$$"
 
 
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """Jinja2's on-disk cache of compiled templates that never fails a build: a file it
+    cannot read or write is simply compiled again."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def cache_root() -> Path | None:
+    """Where compiled templates are kept between runs: ``$WORKSHEETGEN_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/worksheetgen`` or ``~/.cache/worksheetgen``; None when
+    ``WORKSHEETGEN_CACHE_DIR`` is set to the empty string (no cache)."""
+    root = os.environ.get("WORKSHEETGEN_CACHE_DIR")
+    if root is not None:
+        return Path(root) if root else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "worksheetgen"
+
+
+def _bytecode_cache(settings: str) -> jinja2.BytecodeCache | None:
+    """A compiled-template cache for one environment's settings, or None when there is no
+    private, writable cache folder.
+
+    Jinja2 keys each entry by the template's name and checks its source and Python's
+    version; the folder name adds everything else the compiled code depends on (Jinja2's
+    version and the environment's settings), so a changed setting never loads stale code.
+    """
+    root = cache_root()
+    if root is None:
+        return None
+    tag = hashlib.blake2b(f"{jinja2.__version__}|{settings}".encode(), digest_size=8)
+    path = root / f"templates-{tag.hexdigest()}"
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(path)
+    except OSError:
+        return None
+    # only a folder of our own that nobody else may write (compiled code is executed)
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022 or (
+            hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        return None
+    return _TemplateCache(str(path), "%s.cache")
+
+
 @lru_cache(maxsize=4)
 def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
     """The strict Jinja2 environment of a document format.
@@ -593,9 +649,12 @@ def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
                       comment_start_string="((=", comment_end_string="=))",
                       line_statement_prefix=None, line_comment_prefix=None)
     kind = ImmutableSandboxedEnvironment if extra_dir else jinja2.Environment
-    env = kind(loader=jinja2.FileSystemLoader(dirs), undefined=jinja2.StrictUndefined,
-               autoescape=False, trim_blocks=True, lstrip_blocks=True,
-               keep_trailing_newline=True, **kwargs)
+    kwargs.update(undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
+                  lstrip_blocks=True, keep_trailing_newline=True)
+    settings = f"{kind.__name__}|{fmt}|{sorted((k, repr(v)) for k, v in kwargs.items())}"
+    # templates do not change during a run: no stat() before each use (auto_reload)
+    env = kind(loader=jinja2.FileSystemLoader(dirs), auto_reload=False,
+               bytecode_cache=_bytecode_cache(settings), **kwargs)
     env.filters.update(
         tex=escape_tex,
         md=escape_md,
