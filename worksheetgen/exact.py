@@ -301,12 +301,19 @@ def from_ints(rows: Sequence[Sequence[int | float]]) -> Matrix:
 def text(x: Ex) -> str:
     """The exact value as SymPy's parsable string, exactly as ``sympy.sstr`` prints it: from
     the canonical form, or (for a shape it does not know) from the SymPy expression."""
+    own = x._rounded
+    if own is not None:
+        hit = own.get("text")
+        if hit is not None:
+            return hit
     if x._neg_inf:
         return "-oo"
     f = x.form
-    if f is not None:
-        return canon.text(f)
-    return exact_text(x.expr)
+    out = canon.text(f) if f is not None else exact_text(x.expr)
+    if own is None:
+        own = x._rounded = {}
+    own["text"] = out
+    return out
 
 
 def exact_text(expr: sp.Expr) -> str:
@@ -405,7 +412,13 @@ def _exact_rational(x: Ex) -> Fraction | None:
 
 def rounded(x: Ex, decimals: int) -> str:
     """``x`` rounded half-up to ``decimals`` places, as printed ("-inf" for a masked cell)."""
-    return _cached(x, decimals, lambda: _rounded(x, decimals))
+    own = x._rounded
+    if own is None:
+        own = x._rounded = {}
+    hit = own.get(decimals)
+    if hit is None:
+        hit = own[decimals] = _rounded(x, decimals)
+    return hit
 
 
 def _rounded(x: Ex, decimals: int) -> str:
@@ -437,7 +450,12 @@ def _rounded(x: Ex, decimals: int) -> str:
 
 def to_float(x: Ex) -> float | str:
     """The JSON value of a cell: a float, or the string "-inf" for a masked score."""
-    return "-inf" if x._neg_inf else float(x)
+    if x._neg_inf:
+        return "-inf"
+    f = x._float
+    if f is None:
+        f = x._float = float(x.val)
+    return f
 
 
 def matrix_floats(m: Matrix) -> list[list[float | str]]:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from worksheetgen import exact as ex
@@ -210,6 +211,9 @@ def fingerprints(family: Any, given: dict[str, Any]) -> Fingerprints | None:
 
 def cells(value: Any) -> list[Any]:
     """The entries of an answer value in reading order (matrix rows, vector, scalar, shape)."""
+    if isinstance(value, list) and value and isinstance(value[0], list) \
+            and not any(isinstance(x, list | tuple) for row in value for x in row):
+        return [x for row in value for x in row]
     if isinstance(value, list | tuple):
         out: list[Any] = []
         for v in value:
@@ -228,6 +232,7 @@ def _shape(value: Any) -> tuple[int, ...]:
     return ()
 
 
+@lru_cache(maxsize=64)
 def _half_unit(decimals: int) -> Any:
     return ex.number(Fraction(1, 2 * 10**decimals)).val
 
@@ -300,6 +305,9 @@ def value_json(value: Any) -> Any:
     """An exact fingerprint value as JSON: floats (``"-inf"`` for masked cells), ints, lists."""
     if isinstance(value, Ex):
         return ex.to_float(value)
+    if isinstance(value, list) and value and isinstance(value[0], list) \
+            and all(isinstance(x, Ex) for row in value for x in row):
+        return ex.matrix_floats(value)
     if isinstance(value, tuple | list):
         return [value_json(v) for v in value]
     return value

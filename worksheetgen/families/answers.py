@@ -13,6 +13,9 @@ def half_unit(decimals: int) -> float:
 
 
 def _whole(x: Ex) -> bool:
+    fr = x.frac
+    if fr is not None:
+        return fr.denominator == 1
     return x.is_neg_inf or ex.is_integer(x)
 
 
@@ -25,8 +28,10 @@ def printed(x: Ex, decimals: int, whole: bool) -> str:
 
 def table(m: Matrix, decimals: int) -> list[list[str]]:
     """A matrix as printed in a step: whole numbers stay whole, others are rounded."""
-    whole = all(_whole(x) for row in m for x in row)
-    return [[printed(x, decimals, whole) for x in row] for row in m]
+    if all(_whole(x) for row in m for x in row):
+        return [["-inf" if x.is_neg_inf else str(ex.as_int(x)) for x in row] for row in m]
+    rounded = ex.rounded
+    return [[rounded(x, decimals) for x in row] for row in m]
 
 
 def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int = 1) -> Answer:
