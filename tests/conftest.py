@@ -30,3 +30,18 @@ def write_bank(tmp_path: Path):
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_template_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Compiled templates go to a folder of the test session, never the user's ~/.cache."""
+    import os
+
+    folder = tmp_path_factory.mktemp("template-cache")
+    old = os.environ.get("WORKSHEETGEN_CACHE_DIR")
+    os.environ["WORKSHEETGEN_CACHE_DIR"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("WORKSHEETGEN_CACHE_DIR", None)
+    else:
+        os.environ["WORKSHEETGEN_CACHE_DIR"] = old

@@ -633,13 +633,20 @@ def _bytecode_cache(settings: str) -> jinja2.BytecodeCache | None:
     return _TemplateCache(str(path), "%s.cache")
 
 
-@lru_cache(maxsize=4)
 def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
     """The strict Jinja2 environment of a document format.
 
     With ``extra_dir`` (``--templates``: templates someone may have shared) it is Jinja2's
     immutable sandbox, so a template cannot reach Python internals, files or the environment.
+    Environments are kept per folder (an absolute path: the same relative name from another
+    working directory is another folder).
     """
+    where = os.path.abspath(extra_dir) if extra_dir else None
+    return _environment(fmt, extra_dir, where)
+
+
+@lru_cache(maxsize=8)
+def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.Environment:
     dirs = [str(Path(extra_dir) / fmt)] if extra_dir else []
     dirs.append(str(data_dir("templates") / fmt))
     kwargs: dict[str, Any] = {}
@@ -652,8 +659,9 @@ def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
     kwargs.update(undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
                   lstrip_blocks=True, keep_trailing_newline=True)
     settings = f"{kind.__name__}|{fmt}|{sorted((k, repr(v)) for k, v in kwargs.items())}"
-    # templates do not change during a run: no stat() before each use (auto_reload)
-    env = kind(loader=jinja2.FileSystemLoader(dirs), auto_reload=False,
+    # the bundled templates do not change while we run: no stat() before each use; a user's
+    # folder may be edited between two builds of one process, so it is checked
+    env = kind(loader=jinja2.FileSystemLoader(dirs), auto_reload=bool(extra_dir),
                bytecode_cache=_bytecode_cache(settings), **kwargs)
     env.filters.update(
         tex=escape_tex,
