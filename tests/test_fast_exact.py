@@ -189,3 +189,29 @@ def test_the_memo_stays_bounded(monkeypatch):
     for n in range(400):
         ex.exp(ex.div(ex.integer(n), ex.sqrt_int(3)))
         assert len(ex._memo) <= 50
+
+
+def test_slips_share_the_stages_they_have_in_common_with_the_correct_calculation():
+    from worksheetgen import attention as att
+
+    att._stages.clear()
+    given = {"Q": [[1, 0], [2, 1]], "K": [[0, 1], [1, 1]], "V": [[1, 2], [3, 0]]}
+    right = att.attend(d_k=2, causal=True, **given)
+    zero_mask = att.attend(d_k=2, causal=True, recipe=att.flipped(mask_fill="zero"), **given)
+    by_dk = att.attend(d_k=2, causal=True, recipe=att.flipped(scale="dk"), **given)
+    assert zero_mask.scaled is right.scaled and zero_mask.masked is not right.masked
+    assert by_dk.scores is right.scores and by_dk.scaled is not right.scaled
+    # shared or not, every table is what a fresh calculation gives
+    att._stages.clear()
+    fresh = att.attend(d_k=2, causal=True, recipe=att.flipped(mask_fill="zero"), **given)
+    assert ex.matrix_exact(fresh.A) == ex.matrix_exact(zero_mask.A)
+    assert ex.matrix_exact(fresh.output) == ex.matrix_exact(zero_mask.output)
+
+
+def test_the_stage_cache_stays_bounded(monkeypatch):
+    from worksheetgen import attention as att
+
+    monkeypatch.setattr(att, "_STAGE_LIMIT", 20)
+    for n in range(60):
+        att.attend(d_k=None, causal=False, S=[[n, 0], [1, n]])
+        assert len(att._stages) <= 20

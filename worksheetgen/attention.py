@@ -8,10 +8,10 @@ drawn inputs as the right answer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -103,6 +103,29 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     return isinstance(total, canon.Sum) and total.terms == total.den.terms
 
 
+# Results of the stages of recent calculations, keyed by their inputs' identities: the slips
+# of one variant share most stages with the correct calculation (each flips one switch), so
+# each stage is computed once per variant. An entry holds on to its inputs, so an identity
+# is never reused while it is a key; the cache is cleared when full (memory stays flat).
+_STAGE_LIMIT = 512
+_stages: dict[tuple, tuple[Any, Any]] = {}
+
+
+def _stage(key: tuple, inputs: Any, make: Callable[[], Any]) -> Any:
+    hit = _stages.get(key)
+    if hit is not None:
+        return hit[0]
+    if len(_stages) >= _STAGE_LIMIT:
+        _stages.clear()
+    out = make()
+    _stages[key] = (out, inputs)
+    return out
+
+
+def _exact(m: Sequence[Sequence[int | float]]) -> Matrix:
+    return _stage(("exact", id(m)), m, lambda: ex.from_ints(m))
+
+
 def attend(
     *,
     d_k: int | None,
@@ -114,31 +137,44 @@ def attend(
     recipe: Recipe = CORRECT,
 ) -> Trace:
     """Run attention exactly. Give raw scores ``S`` or ``Q`` and ``K``; ``d_k=None`` means the
-    scores are already scaled. With ``V`` (or ``K`` under the mixed-keys slip) the output is A·V."""
+    scores are already scaled. With ``V`` (or ``K`` under the mixed-keys slip) the output is A·V.
+
+    The given matrices are read, never changed, and neither are the tables of the trace:
+    calculations that share a stage (the same inputs and switches) share its tables.
+    """
     scores: Matrix | None = None
     if S is None:
         if Q is None or K is None:
             raise ValueError("attend needs S, or Q and K")
-        q, k = ex.from_ints(Q), ex.from_ints(K)
-        scores = ex.matmul(q, ex.transpose(k) if recipe.transpose_k else k)
+        q, k = _exact(Q), _exact(K)
+        scores = _stage(("scores", id(q), id(k), recipe.transpose_k), (q, k),
+                        lambda: ex.matmul(q, ex.transpose(k) if recipe.transpose_k else k))
         raw = scores
     else:
-        raw = ex.from_ints(S)
-    scaled = raw if d_k is None else scale_matrix(raw, d_k, recipe.scale)
+        raw = _exact(S)
+    scaled = raw if d_k is None else _stage(("scaled", id(raw), d_k, recipe.scale), raw,
+                                            lambda: scale_matrix(raw, d_k, recipe.scale))
     masked = None
     pre = scaled
     if causal:
-        masked = causal_mask(scaled, ex.NEG_INF if recipe.mask_fill == "-inf" else ex.ZERO)
+        fill = ex.NEG_INF if recipe.mask_fill == "-inf" else ex.ZERO
+        masked = _stage(("masked", id(scaled), recipe.mask_fill), scaled,
+                        lambda: causal_mask(scaled, fill))
         pre = masked
-    if recipe.axis == "keys":
-        exps, sums, weights = softmax_rows(pre)
-    else:
+
+    def softmax() -> tuple[Matrix, list[Ex], Matrix]:
+        if recipe.axis == "keys":
+            return softmax_rows(pre)
         e_t, s_t, w_t = softmax_rows(ex.transpose(pre))
-        exps, sums, weights = ex.transpose(e_t), s_t, ex.transpose(w_t)
+        return ex.transpose(e_t), s_t, ex.transpose(w_t)
+
+    exps, sums, weights = _stage(("softmax", id(pre), recipe.axis), pre, softmax)
     output = None
     mixer = K if recipe.mix == "K" else V
     if mixer is not None:
-        output = ex.matmul(weights, ex.from_ints(mixer))
+        m = _exact(mixer)
+        output = _stage(("output", id(weights), id(m)), (weights, m),
+                        lambda: ex.matmul(weights, m))
     return Trace(scores, scaled, masked, exps, sums, weights, output)
 
 
