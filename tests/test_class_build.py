@@ -462,3 +462,17 @@ def test_rendering_never_forks_from_a_process_with_other_threads():
     finally:
         stop.set()
         helper.join()
+
+
+def test_by_default_a_class_without_pdfs_is_drawn_on_every_core_of_linux(monkeypatch):
+    import sys
+
+    from worksheetgen.classbuild import workers_for
+
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert workers_for(40, None) == 4
+    assert workers_for(40, 1) == 1 and workers_for(40, 3) == 3
+    assert workers_for(6, None) == 1  # too few sheets to be worth a process each
+    monkeypatch.setattr(sys, "platform", "darwin")  # fork is offered there, not the default
+    assert workers_for(40, None) == 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -159,12 +160,16 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     tmp = staging_folder(target)
     stats = ClassStats()
     clock = time.perf_counter()
-    workers = workers_for(len(plan.entries), getattr(options, "jobs", 1))
+    jobs = getattr(options, "jobs", None)
+    streaming = options.pdf and hasattr(os, "mkfifo")
+    # by default a build that streams to TeX draws in this process (TeX takes the other
+    # cores); one without PDFs draws on every core
+    workers = 1 if streaming and jobs is None else workers_for(len(plan.entries), jobs)
     keep = Path(options.out) / f".failed-{target.name}"
     try:
         # TeX reads while the sheets are drawn, unless worker processes draw them (they use
         # the cores themselves, and forking while TeX threads run is best avoided)
-        if options.pdf and hasattr(os, "mkfifo") and workers == 1:
+        if streaming and workers == 1:
             files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
                                      stats, workers, engine)
         else:
@@ -246,12 +251,18 @@ def _ignore_interrupt() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
-def workers_for(count: int, jobs: int = 1) -> int:
-    """How many processes render a class: ``jobs`` (0: one per core), at most one per few
-    sheets, and one where fork is not available. The sheets are the same either way."""
+def workers_for(count: int, jobs: int | None = 1) -> int:
+    """How many processes render a class: ``jobs`` (0: one per core; None: one per core
+    where processes are forked by default, i.e. Linux), at most one per few sheets, and one
+    where fork is not available. The sheets are the same either way."""
     import multiprocessing
     import threading
 
+    if jobs is None:
+        # macOS offers fork but defaults to spawn (forking there can break system libraries)
+        if not sys.platform.startswith("linux"):
+            return 1
+        jobs = 0
     # fork copies only the calling thread: a lock another thread holds at that moment stays
     # locked forever in the child, so fork only from a single-threaded process
     if (jobs == 1 or "fork" not in multiprocessing.get_all_start_methods()

@@ -120,16 +120,17 @@ def main() -> None:
                    "student, a combined PDF to print and per-student PDFs.")
 @click.option("--versions", type=click.IntRange(1, 702), metavar="N",
               help="N anonymous versions A, B, C, ... instead of a roster.")
-@click.option("--jobs", "-j", type=click.IntRange(0, 64), default=1, show_default=True,
-              help="Processes that draw and render a class's sheets (0: one per core); the "
-                   "files are the same for any number.")
+@click.option("--jobs", "-j", type=click.IntRange(0, 64), default=None,
+              help="Processes that draw and render a class's sheets (0: one per core). "
+                   "Default: one per core on Linux without PDFs; with PDFs one, while TeX "
+                   "typesets on the other cores. The files are the same for any number.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Print each stage with its time, and every file written.")
 @reports_errors
 def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str | None,
           decimals: int | None, template_dir: str | None, exports: tuple[str, ...],
-          roster: str | None, versions: int | None, jobs: int, quiet: bool,
+          roster: str | None, versions: int | None, jobs: int | None, quiet: bool,
           verbose: bool) -> None:
     """Draw a worksheet and write the student sheet, the answer key and key.json.
 

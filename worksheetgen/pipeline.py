@@ -41,7 +41,8 @@ class BuildOptions:
     exports: tuple[str, ...] = ()  # LMS formats written beside key.json (moodle, gift, qti)
     roster: str | None = None  # a class roster CSV: one sheet per student
     versions: int | None = None  # or N anonymous versions A, B, C, ...
-    jobs: int = 1  # processes that draw and render a class's sheets (0: one per core)
+    jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
+    # core; None: chosen for the build, see classbuild.workers_for)
 
 
 @dataclass(frozen=True)
