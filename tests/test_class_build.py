@@ -357,6 +357,26 @@ def test_rendering_in_two_processes_writes_the_very_same_files(tmp_path, write_b
         assert (folders[0] / name).read_bytes() == (folders[1] / name).read_bytes(), name
 
 
+@needs_tex
+def test_workers_forked_before_tex_starts_stream_the_same_class_pdfs(tmp_path, write_bank):
+    # with PDFs and --jobs 2 the worker processes are forked first, then TeX reads the
+    # combined documents while they render them
+    bank = write_bank(SMALL_BANK)
+    folders = []
+    for jobs in (1, 2):
+        out = tmp_path / f"j{jobs}"
+        subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed", "5",
+                        "--bank", str(bank), "--out", str(out), "--versions", "8",
+                        "--jobs", str(jobs), "--quiet"], check=True, capture_output=True)
+        (folder,) = out.iterdir()
+        folders.append(folder)
+    for name in ("sheets.tex", "keys.tex", "key.json"):
+        assert (folders[0] / name).read_bytes() == (folders[1] / name).read_bytes(), name
+    for folder in folders:
+        assert (folder / "sheets.pdf").read_bytes().startswith(b"%PDF")
+        assert len(list(folder.glob("*/*-key.pdf"))) == 8
+
+
 def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monkeypatch):
     from worksheetgen import classbuild
     from worksheetgen.errors import DrawError

@@ -18,6 +18,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -167,19 +168,19 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     workers = 1 if streaming and jobs is None else workers_for(len(plan.entries), jobs)
     keep = Path(options.out) / f".failed-{target.name}"
     try:
-        # TeX reads while the sheets are drawn, unless worker processes draw them (they use
-        # the cores themselves, and forking while TeX threads run is best avoided)
-        if streaming and workers == 1:
-            files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
-                                     stats, workers, engine)
-        else:
-            files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
-                                  workers)
-            stats.seconds["sheets"] = time.perf_counter() - clock
-            if options.pdf:
-                clock = time.perf_counter()
-                files += _compile_and_split(plan, tmp, keep, report, stats)
-                stats.seconds["pdf"] = time.perf_counter() - clock
+        # worker processes (if any) are forked first, before TeX's threads start
+        with _rendered(build, plan, options.template_dir, workers) as sheets:
+            if streaming:  # TeX reads while the sheets are drawn
+                files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
+                                         stats, sheets, engine)
+            else:
+                files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
+                                      sheets)
+                stats.seconds["sheets"] = time.perf_counter() - clock
+        if options.pdf and not streaming:
+            clock = time.perf_counter()
+            files += _compile_and_split(plan, tmp, keep, report, stats)
+            stats.seconds["pdf"] = time.perf_counter() - clock
         if options.exports:
             from worksheetgen.export import export_files
 
@@ -272,36 +273,43 @@ def workers_for(count: int, jobs: int | None = 1) -> int:
     return max(1, min(wanted, count // MIN_SHEETS_PER_WORKER))
 
 
+@contextmanager
 def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
-              workers: int) -> Iterator[RenderedSheet]:
-    """Every sheet rendered, in roster order; ``workers`` > 1 renders in forked processes."""
+              workers: int) -> Iterator[Iterator[RenderedSheet]]:
+    """Every sheet rendered, in roster order; ``workers`` > 1 renders in processes forked
+    on entry, so before the caller starts any thread (such as the TeX runs)."""
     if workers <= 1:
-        for entry in plan.entries:
-            yield render_sheet(build, entry, template_dir)
+        yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
         return
     import multiprocessing
-
-    from worksheetgen import errors
 
     global _JOB
     _JOB = (build, plan, template_dir)
     try:
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(workers, initializer=_ignore_interrupt) as pool:
-            for out in pool.imap(_render_in_worker, range(len(plan.entries)), chunksize=4):
-                if isinstance(out, tuple):
-                    name, message, file, line, field_ = out
-                    raise getattr(errors, name)(message, file=file, line=line, field=field_)
-                yield out
+            yield _unpacked(pool.imap(_render_in_worker, range(len(plan.entries)),
+                                      chunksize=2))
     finally:
         _JOB = None
 
 
+def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
+    """Worker results in order, a worker's user error raised again here."""
+    from worksheetgen import errors
+
+    for out in results:
+        if isinstance(out, tuple):
+            name, message, file, line, field_ = out
+            raise getattr(errors, name)(message, file=file, line=line, field=field_)
+        yield out
+
+
 def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
-                  report: Progress, stats: ClassStats, workers: int | None = None,
+                  report: Progress, stats: ClassStats, sheets: Iterator[RenderedSheet],
                   feeds: dict[str, TexFeed] | None = None) -> list[str]:
-    """Draw, solve and render every sheet, writing each straight to disk in roster order
-    (and, with ``feeds``, to the TeX runs reading the combined documents meanwhile)."""
+    """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
+    the TeX runs reading the combined documents meanwhile)."""
     from worksheetgen.compile import needs_unicode_engine
     from worksheetgen.render import render_document
 
@@ -331,9 +339,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
         key_fh.write(before)
         key_list, draw_list = _ListWriter(key_fh), _ListWriter(draws)
         total = len(plan.entries)
-        if workers is None:
-            workers = 1
-        for n, out in enumerate(_rendered(build, plan, template_dir, workers)):
+        for n, out in enumerate(sheets):
             for kind in _KINDS:
                 tex_out(kind, out.tex[kind])
                 handles[(kind, ".md")].write(out.md[kind] if n == 0
@@ -382,8 +388,8 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
 
 
 def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
-                     keep: Path, report: Progress, stats: ClassStats, workers: int,
-                     engine: str) -> list[str]:
+                     keep: Path, report: Progress, stats: ClassStats,
+                     sheets: Iterator[RenderedSheet], engine: str) -> list[str]:
     """Write the sheets while TeX already typesets them: TeX reads each combined document
     through a pipe as it is written, so drawing and typesetting share the cores. The engine
     is chosen up front from the roster and the banks; should the rendered text need the
@@ -403,8 +409,7 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     try:
         future = runner.submit(compile_jobs, jobs, keep, cancel)
         try:
-            files = _write_sheets(build, plan, tmp, template_dir, report, stats, workers,
-                                  feeds)
+            files = _write_sheets(build, plan, tmp, template_dir, report, stats, sheets, feeds)
             stats.seconds["sheets"] = time.perf_counter() - clock
             clock = time.perf_counter()
             if any(stats.engines[name] != engine for name in _KINDS.values()):
