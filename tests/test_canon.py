@@ -148,3 +148,17 @@ def test_building_a_bundled_bank_never_imports_sympy(bank, tmp_path):
             "assert 'sympy' not in sys.modules, 'a build imported SymPy'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert list((tmp_path / "out").glob("*/key.json"))
+
+
+def test_canonical_forms_refuse_what_they_cannot_say():
+    half = canon.sqrt_int(2)
+    assert canon.div(Fraction(0), Fraction(0)) is None  # 0/0 is nobody's canonical form
+    assert canon.div(half, Fraction(0)) is None
+    assert canon.sqrt_int(0) is None and canon.sqrt_int(2 ** 20) is None
+    assert canon.add([half, Fraction(1)]) is None  # 1 + sqrt(2): left to SymPy
+    assert canon.add([half, canon.sqrt_int(3)]) is None
+    two_terms = canon.add([canon.exp(Fraction(1)), canon.exp(Fraction(2))])
+    assert canon.div(two_terms, two_terms) == 1
+    assert canon.div(canon.exp(Fraction(1)), canon.mul(Fraction(-1), two_terms)) is None
+    assert canon.mul(canon.exp(Fraction(1)), canon.exp(Fraction(1))) is None
+    assert canon.text(canon.mul(half, canon.sqrt_int(6))) == "2*sqrt(3)"

@@ -155,12 +155,12 @@ def mul(a: Form | None, b: Form | None) -> Form | None:
 
 def div(a: Form | None, b: Form | None) -> Form | None:
     """The canonical quotient: by a number or a surd, or one term over a row sum."""
-    if a is None or b is None:
+    if a is None or b is None or b == 0:
         return None
     if a == b:
         return Fraction(1)
     if isinstance(b, Fraction):
-        return None if not b else _scale(a, 1 / b)
+        return _scale(a, 1 / b)
     if isinstance(b, Surd):
         if isinstance(a, Sum):
             return None
