@@ -6,6 +6,9 @@ from fractions import Fraction
 
 import mpmath
 import sympy as sp
+from hypothesis import given as for_all
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from worksheetgen import exact as ex
 from worksheetgen.bank import load_banks
@@ -215,3 +218,33 @@ def test_the_stage_cache_stays_bounded(monkeypatch):
     for n in range(60):
         att.attend(d_k=None, causal=False, S=[[n, 0], [1, n]])
         assert len(att._stages) <= 20
+
+
+_values = st.one_of(
+    st.fractions(min_value=-1000, max_value=1000, max_denominator=64).map(ex.number),
+    st.tuples(st.integers(-40, 40), st.integers(1, 12)).map(
+        lambda p: ex.exp(ex.div(ex.integer(p[0]), ex.sqrt_int(p[1])))),
+    st.tuples(st.integers(-9, 9), st.integers(-9, 9), st.integers(1, 8)).map(
+        lambda p: ex.div(ex.exp(ex.number(Fraction(p[0], 4))),
+                         ex.add([ex.exp(ex.number(Fraction(p[0], 4))),
+                                 ex.mul(ex.integer(p[2]), ex.exp(ex.number(Fraction(p[1], 3))))]))),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@for_all(x=_values, decimals=st.integers(0, 8))
+def test_rounding_from_the_double_agrees_with_exact_rounding(x, decimals):
+    fast = ex._rounded_fast(x, decimals)
+    exact = ex._rounded_exactly(x, decimals)
+    assert fast is None or fast == exact
+    assert ex.rounded(x, decimals) == exact
+
+
+def test_ties_and_huge_values_are_left_to_exact_rounding():
+    assert ex._rounded_fast(ex.number("0.125"), 2) is None  # a tie: decided exactly
+    assert ex.rounded(ex.number("0.125"), 2) == "0.13"
+    assert ex.rounded(ex.number("-0.125"), 2) == "-0.13"
+    big = ex.exp(ex.integer(92))
+    assert ex._rounded_fast(big, 2) is None
+    assert ex.rounded(big, 0) == ex._rounded_exactly(big, 0)
+    assert ex.rounded(ex.number("-0.004"), 2) == "0.00"  # no minus sign on a zero

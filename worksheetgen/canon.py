@@ -271,8 +271,23 @@ def _is_numberlike(s: Exponent | None, c: Fraction) -> bool:
     return s is None or (s == 1 and c == 1)
 
 
+# The text and log of the row sums recently printed: every weight and output of a row divides
+# by the same row sum (the same object). Entries keep their sum, so an id is not reused.
+_dens: dict[int, tuple[Sum, str, float]] = {}
+
+
+def _den(den: Sum) -> tuple[str, float]:
+    """A row sum's text, parenthesized as a denominator, and its log."""
+    hit = _dens.get(id(den))
+    if hit is None or hit[0] is not den:
+        if len(_dens) >= 4096:
+            _dens.clear()
+        hit = _dens[id(den)] = (den, "(" + _sum_text(den) + ")", _log_sum(den))
+    return hit[1], hit[2]
+
+
 def _sum_text(f: Sum) -> str:
-    den_text = None if f.den is None else "(" + _sum_text(f.den) + ")"
+    den_text, log_den = (None, 0.0) if f.den is None else _den(f.den)
     terms = list(f.terms)
     if len(terms) == 1:
         return _term_text(*terms[0], den_text)
@@ -285,7 +300,6 @@ def _sum_text(f: Sum) -> str:
         if _is_numberlike(s0, c0) and not _is_numberlike(s1, c1) and c1 < 0 < c0:
             ordered = by_kind
     if ordered is None:
-        log_den = 0.0 if f.den is None else _log_sum(f.den)
         ordered = sorted(terms, key=lambda t: _order_key(t[0], t[1], log_den))
     out = ""
     for i, (s, c) in enumerate(ordered):

@@ -224,22 +224,26 @@ def add(terms: Sequence[Ex]) -> Ex:
         return ZERO
     if len(live) == 1:
         return live[0]
+    fracs = [t.frac for t in live]
+    if None not in fracs and all(f.denominator == 1 for f in fracs):  # whole numbers
+        return integer(sum(f.numerator for f in fracs))
     key = ("+", *[t.key for t in live])
     hit = _memo.get(key)
     if hit is not None:
         return hit
-    fracs = [t.frac for t in live]
     frac = None if None in fracs else sum(fracs, Fraction(0))
     return _remember(key, Ex._lazy("+", tuple(live), _MP.fsum(t.val for t in live), frac))
 
 
 def mul(a: Ex, b: Ex) -> Ex:
     """An exact product (finite operands)."""
+    fa, fb = a.frac, b.frac
+    if fa is not None and fb is not None and fa.denominator == 1 == fb.denominator:
+        return integer(fa.numerator * fb.numerator)
     key = ("*", a.key, b.key)
     hit = _memo.get(key)
     if hit is not None:
         return hit
-    fa, fb = a.frac, b.frac
     if fa is not None and fb is not None:
         frac: Fraction | None = fa * fb
     elif fa == 0 or fb == 0:
@@ -370,6 +374,9 @@ def is_integer(x: Ex) -> bool:
         return x.frac.denominator == 1
     if x._neg_inf:
         return False
+    f = float(x)  # the 50-digit value's double: a whole number's double is within a hair
+    if abs(f - round(f)) > 1e-9 * max(1.0, abs(f)):
+        return False
     if x.form is not None:
         fr = _form_fraction(x)
         return fr is not None and fr.denominator == 1
@@ -421,9 +428,44 @@ def rounded(x: Ex, decimals: int) -> str:
     return hit
 
 
+_FAST_LIMIT = float(2**50)
+
+
+def _rounded_fast(x: Ex, decimals: int) -> str | None:
+    """``x`` rounded from the double of its 50-digit value, when that is certainly right.
+
+    The double is within half a unit of its last bit of the value, and scaling it by
+    10**decimals adds as little again, so unless the scaled value lies within a billionth
+    (relative) of a tie ``k + 1/2`` it rounds as the exact value does. Near a tie, or for
+    very large numbers, None: the caller decides exactly.
+    """
+    if decimals > 15:
+        return None
+    f = float(x)
+    t = abs(f) * 10.0**decimals
+    if not t < _FAST_LIMIT:
+        return None
+    whole = math.floor(t)
+    rest = t - whole  # exact: t and whole are doubles below 2**52
+    if abs(rest - 0.5) <= 1e-9 * max(1.0, t):
+        return None
+    digits = str(whole + 1 if rest > 0.5 else whole)
+    if decimals:
+        digits = digits.rjust(decimals + 1, "0")
+        digits = digits[:-decimals] + "." + digits[-decimals:]
+    return "-" + digits if f < 0 and set(digits) - {"0", "."} else digits
+
+
 def _rounded(x: Ex, decimals: int) -> str:
     if x.is_neg_inf:
         return "-inf"
+    fast = _rounded_fast(x, decimals)
+    return fast if fast is not None else _rounded_exactly(x, decimals)
+
+
+def _rounded_exactly(x: Ex, decimals: int) -> str:
+    """Half-up rounding decided on the exact rational or the 45-digit decimal of the value
+    (an exact tie is recognised from the canonical form)."""
     fr = x.frac
     value = None
     if fr is None:
