@@ -214,7 +214,7 @@ def test_slips_share_the_stages_they_have_in_common_with_the_correct_calculation
 def test_the_stage_cache_stays_bounded(monkeypatch):
     from worksheetgen import attention as att
 
-    monkeypatch.setattr(att, "_STAGE_LIMIT", 20)
+    monkeypatch.setattr(att._stages, "limit", 20)
     for n in range(60):
         att.attend(d_k=None, causal=False, S=[[n, 0], [1, n]])
         assert len(att._stages) <= 20
@@ -248,3 +248,22 @@ def test_ties_and_huge_values_are_left_to_exact_rounding():
     assert ex._rounded_fast(big, 2) is None
     assert ex.rounded(big, 0) == ex._rounded_exactly(big, 0)
     assert ex.rounded(ex.number("-0.004"), 2) == "0.00"  # no minus sign on a zero
+
+
+def test_an_identity_memo_remembers_by_object_not_by_value_and_stays_bounded():
+    from worksheetgen.memo import IdentityMemo
+
+    memo, made = IdentityMemo(3), []
+    a, b = [1, 2], [1, 2]  # equal, not the same object
+
+    def make(tag):
+        made.append(tag)
+        return tag
+
+    assert memo.get((a,), ("x",), lambda: make("a")) == "a"
+    assert memo.get((a,), ("x",), lambda: make("again")) == "a"
+    assert memo.get((b,), ("x",), lambda: make("b")) == "b"
+    assert memo.get((a,), ("y",), lambda: make("ay")) == "ay"
+    assert made == ["a", "b", "ay"] and len(memo) == 3
+    memo.get((a, b), (), lambda: make("ab"))
+    assert len(memo) == 1  # cleared when full, then remembered

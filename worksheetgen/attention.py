@@ -8,16 +8,17 @@ drawn inputs as the right answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from worksheetgen import canon
 from worksheetgen import exact as ex
 from worksheetgen.exact import Ex, Matrix
+from worksheetgen.memo import IdentityMemo
 
 
 @dataclass(frozen=True)
@@ -103,27 +104,13 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     return isinstance(total, canon.Sum) and total.terms == total.den.terms
 
 
-# Results of the stages of recent calculations, keyed by their inputs' identities: the slips
-# of one variant share most stages with the correct calculation (each flips one switch), so
-# each stage is computed once per variant. An entry holds on to its inputs, so an identity
-# is never reused while it is a key; the cache is cleared when full (memory stays flat).
-_STAGE_LIMIT = 512
-_stages: dict[tuple, tuple[Any, Any]] = {}
-
-
-def _stage(key: tuple, inputs: Any, make: Callable[[], Any]) -> Any:
-    hit = _stages.get(key)
-    if hit is not None:
-        return hit[0]
-    if len(_stages) >= _STAGE_LIMIT:
-        _stages.clear()
-    out = make()
-    _stages[key] = (out, inputs)
-    return out
+# The stages of recent calculations, by their inputs: the slips of one variant share most
+# stages with the correct calculation (each flips one switch), so each is computed once.
+_stages = IdentityMemo(512)
 
 
 def _exact(m: Sequence[Sequence[int | float]]) -> Matrix:
-    return _stage(("exact", id(m)), m, lambda: ex.from_ints(m))
+    return _stages.get((m,), ("exact",), lambda: ex.from_ints(m))
 
 
 def attend(
@@ -147,19 +134,19 @@ def attend(
         if Q is None or K is None:
             raise ValueError("attend needs S, or Q and K")
         q, k = _exact(Q), _exact(K)
-        scores = _stage(("scores", id(q), id(k), recipe.transpose_k), (q, k),
-                        lambda: ex.matmul(q, ex.transpose(k) if recipe.transpose_k else k))
+        scores = _stages.get((q, k), ("scores", recipe.transpose_k),
+                             lambda: ex.matmul(q, ex.transpose(k) if recipe.transpose_k else k))
         raw = scores
     else:
         raw = _exact(S)
-    scaled = raw if d_k is None else _stage(("scaled", id(raw), d_k, recipe.scale), raw,
-                                            lambda: scale_matrix(raw, d_k, recipe.scale))
+    scaled = raw if d_k is None else _stages.get(
+        (raw,), ("scaled", d_k, recipe.scale), lambda: scale_matrix(raw, d_k, recipe.scale))
     masked = None
     pre = scaled
     if causal:
         fill = ex.NEG_INF if recipe.mask_fill == "-inf" else ex.ZERO
-        masked = _stage(("masked", id(scaled), recipe.mask_fill), scaled,
-                        lambda: causal_mask(scaled, fill))
+        masked = _stages.get((scaled,), ("masked", recipe.mask_fill),
+                             lambda: causal_mask(scaled, fill))
         pre = masked
 
     def softmax() -> tuple[Matrix, list[Ex], Matrix]:
@@ -168,13 +155,12 @@ def attend(
         e_t, s_t, w_t = softmax_rows(ex.transpose(pre))
         return ex.transpose(e_t), s_t, ex.transpose(w_t)
 
-    exps, sums, weights = _stage(("softmax", id(pre), recipe.axis), pre, softmax)
+    exps, sums, weights = _stages.get((pre,), ("softmax", recipe.axis), softmax)
     output = None
     mixer = K if recipe.mix == "K" else V
     if mixer is not None:
         m = _exact(mixer)
-        output = _stage(("output", id(weights), id(m)), (weights, m),
-                        lambda: ex.matmul(weights, m))
+        output = _stages.get((weights, m), ("output",), lambda: ex.matmul(weights, m))
     return Trace(scores, scaled, masked, exps, sums, weights, output)
 
 

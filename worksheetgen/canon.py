@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from worksheetgen.memo import IdentityMemo
+
 # SymPy extracts square factors of an integer fully only up to its trial-division limit; past
 # it the form is left to SymPy itself.
 _SQUARE_LIMIT = 1 << 15
@@ -272,18 +274,13 @@ def _is_numberlike(s: Exponent | None, c: Fraction) -> bool:
 
 
 # The text and log of the row sums recently printed: every weight and output of a row divides
-# by the same row sum (the same object). Entries keep their sum, so an id is not reused.
-_dens: dict[int, tuple[Sum, str, float]] = {}
+# by the same row sum (the same object).
+_dens = IdentityMemo(4096)
 
 
 def _den(den: Sum) -> tuple[str, float]:
     """A row sum's text, parenthesized as a denominator, and its log."""
-    hit = _dens.get(id(den))
-    if hit is None or hit[0] is not den:
-        if len(_dens) >= 4096:
-            _dens.clear()
-        hit = _dens[id(den)] = (den, "(" + _sum_text(den) + ")", _log_sum(den))
-    return hit[1], hit[2]
+    return _dens.get((den,), (), lambda: ("(" + _sum_text(den) + ")", _log_sum(den)))
 
 
 def _sum_text(f: Sum) -> str:

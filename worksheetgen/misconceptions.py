@@ -41,6 +41,7 @@ from typing import Any
 from worksheetgen import exact as ex
 from worksheetgen.attention import CORRECT, Recipe, flipped
 from worksheetgen.exact import Ex
+from worksheetgen.memo import IdentityMemo
 
 Applies = Callable[[dict[str, Any], dict[str, Any]], bool]
 
@@ -302,20 +303,8 @@ def kept_after(fp: Fingerprints, found: Sequence[Collision]) -> tuple[SlipResult
 
 
 # Printed and JSON forms of recent tables: the slips of a variant share most of their tables
-# with each other (the same list objects), and each is converted once. An entry keeps its
-# table, so an id is never reused while it is a key; cleared when full.
-_converted: dict[tuple[int, object], tuple[Any, Any]] = {}
-
-
-def _table_once(value: list, how: object, convert: Callable[[], Any]) -> Any:
-    hit = _converted.get((id(value), how))
-    if hit is not None and hit[0] is value:
-        return hit[1]
-    if len(_converted) >= 2048:
-        _converted.clear()
-    out = convert()
-    _converted[(id(value), how)] = (value, out)
-    return out
+# with each other (the same list objects), and each is converted once.
+_converted = IdentityMemo(2048)
 
 
 def value_json(value: Any) -> Any:
@@ -324,7 +313,7 @@ def value_json(value: Any) -> Any:
         return ex.to_float(value)
     if isinstance(value, list) and value and isinstance(value[0], list) \
             and all(isinstance(x, Ex) for row in value for x in row):
-        return _table_once(value, "json", lambda: ex.matrix_floats(value))
+        return _converted.get((value,), ("json",), lambda: ex.matrix_floats(value))
     if isinstance(value, tuple | list):
         return [value_json(v) for v in value]
     return value
@@ -336,7 +325,7 @@ def value_rounded(value: Any, decimals: int) -> Any:
         from worksheetgen.families.answers import table
 
         # whole-number tables print without decimals
-        return _table_once(value, decimals, lambda: table(value, decimals))
+        return _converted.get((value,), (decimals,), lambda: table(value, decimals))
     if isinstance(value, Ex):
         return ex.rounded(value, decimals)
     if isinstance(value, tuple | list):
