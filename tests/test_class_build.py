@@ -496,3 +496,37 @@ def test_by_default_a_class_without_pdfs_is_drawn_on_every_core_of_linux(monkeyp
     assert workers_for(6, None) == 1  # too few sheets to be worth a process each
     monkeypatch.setattr(sys, "platform", "darwin")  # fork is offered there, not the default
     assert workers_for(40, None) == 1
+
+
+def test_workers_die_on_sigterm_whatever_handler_the_parent_had():
+    # a pool stops its workers with SIGTERM; a handler inherited from the parent that raises
+    # instead could leave a worker blocked on the task queue and the build waiting forever
+    import signal
+
+    from worksheetgen.classbuild import _ignore_interrupt
+
+    saved = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    try:
+        _ignore_interrupt()
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, saved[0])
+        signal.signal(signal.SIGTERM, saved[1])
+
+
+def test_the_cli_puts_back_the_sigterm_handler_it_found(runner):
+    import signal
+
+    from worksheetgen.cli import main
+
+    def mine(*_):
+        return None
+
+    saved = signal.signal(signal.SIGTERM, mine)
+    try:
+        runner.invoke(main, ["--version"])
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, saved)

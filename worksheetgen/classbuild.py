@@ -247,9 +247,13 @@ def _render_in_worker(index: int) -> RenderedSheet | tuple[str, str, str | None,
 
 
 def _ignore_interrupt() -> None:
+    """Signals in a worker: Ctrl-C is the parent's to handle, and SIGTERM (how the pool
+    stops its workers) kills at once, whatever handler the parent had when it forked (a
+    handler that raises could leave the worker holding the task queue's lock)."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def workers_for(count: int, jobs: int | None = 1) -> int:

@@ -63,8 +63,9 @@ class OneLineErrors(click.Group):
              standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        # `kill` (SIGTERM) cleans up like Ctrl-C: no temporary folders, no TeX left running
-        signal.signal(signal.SIGTERM, _terminated)
+        # `kill` (SIGTERM) cleans up like Ctrl-C: no temporary folders, no TeX left running;
+        # the handler before is put back afterwards (the CLI may run inside another program)
+        previous = signal.signal(signal.SIGTERM, _terminated)
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
         except click.BadParameter as exc:
@@ -85,6 +86,8 @@ class OneLineErrors(click.Group):
         except click.ClickException as exc:
             click.echo(f"worksheetgen: error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
+        finally:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
         sys.exit(code if isinstance(code, int) else 0)
 
 
