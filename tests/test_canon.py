@@ -162,3 +162,12 @@ def test_canonical_forms_refuse_what_they_cannot_say():
     assert canon.div(canon.exp(Fraction(1)), canon.mul(Fraction(-1), two_terms)) is None
     assert canon.mul(canon.exp(Fraction(1)), canon.exp(Fraction(1))) is None
     assert canon.text(canon.mul(half, canon.sqrt_int(6))) == "2*sqrt(3)"
+
+
+def test_the_manifest_names_the_installed_sympy_without_importing_it():
+    code = ("import sys\n"
+            "from importlib.metadata import version\n"
+            "from worksheetgen import keyfile\n"
+            "assert keyfile._sympy_version() == version('sympy'), keyfile._sympy_version()\n"
+            "assert 'sympy' not in sys.modules, 'reading the version imported SymPy'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 from functools import lru_cache
 from typing import Any
@@ -95,19 +96,52 @@ def _param_json(p: ParamValue) -> Any:
     return {"choices": list(p.values)}
 
 
+def _release_file_version() -> str | None:
+    """SymPy's version from its ``release.py`` (a few lines), found without importing
+    SymPy; None when that file is not where SymPy keeps it. Much cheaper than reading the
+    installed packages' metadata."""
+    import importlib.util
+    import re
+
+    try:
+        spec = importlib.util.find_spec("sympy")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    release = os.path.join(os.path.dirname(spec.origin), "release.py")
+    try:
+        with open(release, encoding="utf-8") as fh:
+            text = fh.read(4096)
+    except OSError:
+        return None
+    m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
+    return m.group(1) if m else None
+
+
 @lru_cache(maxsize=1)
 def _sympy_version() -> str:
-    """SymPy's version, read from its installed metadata (a build need not import SymPy)."""
+    """SymPy's version, without importing SymPy (a build need not): from its release file,
+    else from the installed packages' metadata."""
     import sys
-    from importlib.metadata import PackageNotFoundError, version
 
     loaded = sys.modules.get("sympy")
     if loaded is not None:
         return str(loaded.__version__)
+    found = _release_file_version()
+    if found is not None:
+        return found
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("sympy")
     except PackageNotFoundError:
         return "unknown"
+
+
+def sheet_draws(sheet: Sheet) -> dict[str, Any]:
+    """The parameters drawn for one sheet, as the manifest lists them."""
+    return {"sheet": sheet.id, "questions": {i.spec.id: i.given for i in sheet.items}}
 
 
 def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> dict[str, Any]:
@@ -129,10 +163,7 @@ def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> di
              "params": {k: _param_json(v) for k, v in q.params.items()}}
             for q in build.bank.questions
         ],
-        "draws": [
-            {"sheet": s.id, "questions": {i.spec.id: i.given for i in s.items}}
-            for s in build.sheets
-        ],
+        "draws": [sheet_draws(s) for s in build.sheets],
         "files": sorted(files),
     }
 
