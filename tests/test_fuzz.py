@@ -16,13 +16,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES, ROOT
+from worksheetgen import bank as bank_module
 from worksheetgen import pipeline
-from worksheetgen.bank import load_banks
+from worksheetgen.bank import load_banks, parse_yaml
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.keyfile import key_json
 from worksheetgen.roster import read_roster
@@ -188,3 +190,23 @@ def test_mutated_roster_builds_a_class_or_fails_cleanly(content, seed) -> None:
         (folder,) = (root / "out").iterdir()
         assert {"sheets.tex", "keys.tex", "key.json", "manifest.json"} <= {
             p.name for p in folder.iterdir()}
+
+
+def parsed_outcome(text: str) -> Any:
+    """What parse_yaml makes of ``text``: the document (data and lines) or the error line."""
+    try:
+        doc = parse_yaml(text, "bank.yaml")
+    except WorksheetgenError as exc:
+        return str(exc)
+    return (repr(doc.data), doc.lines, doc.starts)
+
+
+@FUZZ
+@given(source=st.sampled_from(BANKS), data=st.data())
+def test_libyaml_and_pyyaml_read_mutated_banks_alike(source, data) -> None:
+    text = data.draw(mutated_text(source.read_text("utf-8")), label="bank text")
+    fast = parsed_outcome(text)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(bank_module, "_compose_fast", lambda text: None)
+        slow = parsed_outcome(text)
+    assert fast == slow

@@ -176,6 +176,26 @@ class _Reader:
         return self.scalar(node, path)
 
 
+def _compose_fast(text: str) -> tuple[Any, yaml.Node | None] | None:
+    """The YAML node tree from libyaml (ten times faster than PyYAML's own parser), with
+    its loader; None when libyaml is not available or finds a problem, so that PyYAML's
+    parser reads the file again and says what is wrong in its usual words."""
+    fast = getattr(yaml, "CSafeLoader", None)
+    # libyaml takes tabs where PyYAML refuses them (such as after "key:"): a file with a tab
+    # is read by PyYAML alone, so that every file is accepted or refused as before
+    if fast is None or "\t" in text:
+        return None
+    try:
+        loader = fast(text)
+    except (yaml.YAMLError, ValueError, TypeError):
+        return None
+    try:
+        return loader, loader.get_single_node()
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        loader.dispose()
+        return None
+
+
 def parse_yaml(text: str, file: str) -> Doc:
     """Parse YAML safely (plain values only, no tags), keeping line numbers."""
     bad = _UNPRINTABLE_RE.search(text)
@@ -183,13 +203,17 @@ def parse_yaml(text: str, file: str) -> Doc:
         line = text.count("\n", 0, bad.start()) + 1
         raise BankError(f"expected printable text, got the control character "
                         f"U+{ord(bad.group()):04X}", file=file, line=line)
-    try:
-        loader = yaml.SafeLoader(text)
-    except yaml.YAMLError as exc:
-        raise BankError(f"YAML error: {exc}", file=file) from None
+    fast = _compose_fast(text)
+    if fast is not None:
+        loader: Any = fast[0]
+    else:
+        try:
+            loader = yaml.SafeLoader(text)
+        except yaml.YAMLError as exc:
+            raise BankError(f"YAML error: {exc}", file=file) from None
     reader = _Reader(loader)
     try:
-        node = loader.get_single_node()
+        node = fast[1] if fast is not None else loader.get_single_node()
         if node is None:
             raise BankError("expected a mapping with a 'questions' list, got an empty file",
                             file=file)
