@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 from worksheetgen.cli import main
+from worksheetgen.errors import TemplateError
 
 
 def _build(out: Path, cache: str, *extra: str) -> subprocess.CompletedProcess:
@@ -29,6 +30,9 @@ def test_a_second_run_uses_the_cache_and_renders_the_same_bytes(tmp_path):
     assert first.returncode == 0, first.stderr
     entries = sorted(cache.glob("templates-*/*.cache"))
     assert entries, "the compiled templates were not cached"
+    prompts = sorted(cache.glob("prompts-*/*.prompt"))
+    assert prompts, "the compiled prompts were not cached"
+    entries += prompts
     stamps = {p: p.stat().st_mtime_ns for p in entries}
     second = _build(tmp_path / "b", str(cache))
     assert second.returncode == 0, second.stderr
@@ -47,7 +51,7 @@ def test_an_empty_cache_setting_turns_the_cache_off(tmp_path):
 def test_a_corrupt_cache_entry_is_compiled_again(tmp_path):
     cache = tmp_path / "cache"
     assert _build(tmp_path / "a", str(cache)).returncode == 0
-    for entry in cache.glob("templates-*/*.cache"):
+    for entry in [*cache.glob("templates-*/*.cache"), *cache.glob("prompts-*/*.prompt")]:
         entry.write_bytes(b"not a compiled template")
     again = _build(tmp_path / "b", str(cache))
     assert again.returncode == 0, again.stderr
@@ -83,3 +87,27 @@ def test_the_same_template_folder_name_in_two_working_directories_is_two_folders
         (sheet,) = (root / "out").glob("*/sheet.tex")
         text = sheet.read_text(encoding="utf-8")
         assert word in text and ({"Alpha", "Bravo"} - {word}).pop() not in text
+
+
+def test_a_prompt_is_cached_only_once_it_has_passed_the_checks(tmp_path, monkeypatch):
+    import pytest
+
+    from worksheetgen import render
+
+    monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path))
+    render._prompt_cache_dir.cache_clear()
+    render.compile_prompt.cache_clear()
+    try:
+        with pytest.raises(render.PromptError):
+            render.compile_prompt("{{ ''.__class__ }} is refused")
+        assert not list(tmp_path.glob("prompts-*/*"))
+        text = "Row {% for i in range(T) %}{{ i + 1 }} {% endfor %}of {{ name|upper }}"
+        first = render.render_prompt(text, {"T": 3, "name": "q"})
+        assert len(list(tmp_path.glob("prompts-*/*.prompt"))) == 1
+        render.compile_prompt.cache_clear()  # as a new process would: from the cache file
+        assert render.render_prompt(text, {"T": 3, "name": "q"}) == first == "Row 1 2 3 of Q"
+        with pytest.raises(TemplateError):  # the limits still hold for a cached prompt
+            render.render_prompt(text, {"T": 10**6, "name": "q"})
+    finally:
+        render._prompt_cache_dir.cache_clear()
+        render.compile_prompt.cache_clear()
