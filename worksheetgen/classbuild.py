@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -220,7 +220,7 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
     tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}
     md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}
-    draws = keyfile.manifest_json(replace(build, sheets=(sheet,)), [], {})["draws"][0]
+    draws = keyfile.sheet_draws(sheet)
     return RenderedSheet(tex, md, _json_item(keyfile.sheet_json(sheet)), _json_item(draws),
                          len(sheet.items))
 
@@ -285,15 +285,19 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
     if workers <= 1:
         yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
         return
+    import itertools
     import multiprocessing
 
+    # the first sheet is rendered here, before forking: the workers inherit its loaded
+    # templates and warm caches instead of each paying for them again
+    first = render_sheet(build, plan.entries[0], template_dir)
     global _JOB
     _JOB = (build, plan, template_dir)
     try:
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(workers, initializer=_ignore_interrupt) as pool:
-            yield _unpacked(pool.imap(_render_in_worker, range(len(plan.entries)),
-                                      chunksize=2))
+            rest = pool.imap(_render_in_worker, range(1, len(plan.entries)), chunksize=2)
+            yield itertools.chain([first], _unpacked(rest))
     finally:
         _JOB = None
 
