@@ -458,6 +458,18 @@ def test_pdf_cutter_refuses_what_it_cannot_read_with_a_clear_error(tmp_path):
         split_pages(whole, [(2, 4)])
 
 
+@pytest.mark.parametrize("text", [
+    b"[1 2 3]", b"[ ]", b"[]", b"[0 0 612.0 792]", b"[-.5 +3 4.]", b"[\n1\r\n2\t]",
+    b"[1-2]", b"[1 0 R 2 0 R]", b"[1\x002]", b"[1 %note\n 2]", b"[1 /Name (s) 2]",
+    b"[[1 2] 3]"])
+def test_pdf_cutter_reads_number_arrays_as_its_general_parser_does(text, monkeypatch):
+    from worksheetgen import pdfsplit
+
+    fast = pdfsplit._Parser(text).value(0)
+    monkeypatch.setattr(pdfsplit, "_NUMBER_ARRAY", __import__("re").compile(rb"(?!)"))
+    assert pdfsplit._Parser(text).value(0) == fast
+
+
 def _uncompressed(source: str, tmp_path: Path) -> bytes:
     """A PDF without object streams, as class builds ask TeX for."""
     work = tmp_path / "u"

@@ -19,6 +19,9 @@ from worksheetgen.errors import CompileError
 _WS = b"\x00\t\n\x0c\r "
 _DELIM = b"()<>[]{}/%"
 _INHERITED = (b"Resources", b"MediaBox", b"CropBox", b"Rotate")
+# an array of plain numbers, whitespace between them (no NUL: bytes.split keeps it)
+_NUMBER_ARRAY = re.compile(rb"\[[\t\n\x0c\r ]*((?:[-+]?[0-9.]+(?:[\t\n\x0c\r ]+[-+]?[0-9.]+)*)?)"
+                           rb"[\t\n\x0c\r ]*\]")
 
 
 class PdfFormatError(CompileError):
@@ -100,6 +103,9 @@ class _Parser:
                 val, i = self.value(i)
                 out[key.raw] = val
         if c == b"[":
+            plain = _NUMBER_ARRAY.match(d, i)
+            if plain:  # only numbers (such as a font's widths): one step, the same values
+                return [Raw(w) for w in plain.group(1).split()], plain.end()
             items: list[Any] = []
             i += 1
             while True:
@@ -154,6 +160,7 @@ class PdfReader:
         self.parser = _Parser(data)
         self.offsets: dict[int, int] = {}
         self.cache: dict[int, Obj] = {}
+        self.templates: dict[tuple[int, bool], tuple[list[bytes | int], list[int]]] = {}
         self.trailer = self._read_xref()
 
     def _read_xref(self) -> dict[bytes, Any]:
@@ -219,6 +226,21 @@ class PdfReader:
         self.cache[num] = obj
         return obj
 
+    def template(self, num: int, stream_length: bool = False
+                 ) -> tuple[list[bytes | int], list[int]]:
+        """Object ``num`` as written, in pieces (see :func:`_template`), made once; with
+        ``stream_length`` a stream's /Length is its real length, not a reference."""
+        key = (num, stream_length)
+        found = self.templates.get(key)
+        if found is None:
+            obj = self.get(num)
+            value = obj.value
+            if stream_length and obj.stream is not None and isinstance(value, dict):
+                value = dict(value)
+                value[b"Length"] = Raw(b"%d" % len(obj.stream))
+            found = self.templates[key] = _template(value)
+        return found
+
     def resolve(self, value: Any) -> Any:
         """Follow a reference to its value."""
         while isinstance(value, Ref):
@@ -258,29 +280,60 @@ class PdfReader:
             out.append((num, page))
 
 
-def _serialize(value: Any, renumber: dict[int, int]) -> bytes:
+def _pieces(value: Any, out: list[bytes | int]) -> None:
+    """The value as written, in pieces: bytes, and the number of each object it refers to
+    (the one part that changes from one cut-out PDF to the next)."""
     if isinstance(value, dict):
-        return b"<<" + b"".join(b"/" + k + b" " + _serialize(v, renumber) + b"\n"
-                                for k, v in value.items()) + b">>"
-    if isinstance(value, list):
-        return b"[" + b" ".join(_serialize(v, renumber) for v in value) + b"]"
-    if isinstance(value, Ref):
-        new = renumber.get(value.num)
-        return b"null" if new is None else b"%d 0 R" % new
-    if isinstance(value, Name):
-        return b"/" + value.raw
-    return value.raw
-
-
-def _refs(value: Any, found: list[int]) -> None:
-    if isinstance(value, dict):
-        for v in value.values():
-            _refs(v, found)
+        out.append(b"<<")
+        for k, v in value.items():
+            out.append(b"/" + k + b" ")
+            _pieces(v, out)
+            out.append(b"\n")
+        out.append(b">>")
     elif isinstance(value, list):
-        for v in value:
-            _refs(v, found)
+        out.append(b"[")
+        for i, v in enumerate(value):
+            if i:
+                out.append(b" ")
+            _pieces(v, out)
+        out.append(b"]")
     elif isinstance(value, Ref):
-        found.append(value.num)
+        out.append(value.num)
+    elif isinstance(value, Name):
+        out.append(b"/" + value.raw)
+    else:
+        out.append(value.raw)
+
+
+def _template(value: Any) -> tuple[list[bytes | int], list[int]]:
+    """The pieces of a value with neighbouring bytes joined, and the objects it refers to."""
+    pieces: list[bytes | int] = []
+    _pieces(value, pieces)
+    joined: list[bytes | int] = []
+    run: list[bytes] = []
+    for p in pieces:
+        if isinstance(p, bytes):
+            run.append(p)
+        else:
+            if run:
+                joined.append(b"".join(run))
+                run = []
+            joined.append(p)
+    if run:
+        joined.append(b"".join(run))
+    return joined, [p for p in joined if isinstance(p, int)]
+
+
+def _written(template: list[bytes | int], renumber: dict[int, int]) -> bytes:
+    """A value's pieces with its references renumbered (null for an object left out)."""
+    out = []
+    for p in template:
+        if isinstance(p, bytes):
+            out.append(p)
+        else:
+            new = renumber.get(p)
+            out.append(b"null" if new is None else b"%d 0 R" % new)
+    return b"".join(out)
 
 
 def _is_page_node(value: Any) -> bool:
@@ -297,12 +350,11 @@ def extract(reader: PdfReader, pages: Sequence[tuple[int, dict[bytes, Any]]]) ->
         page = {k: v for k, v in page.items() if k != b"Parent"}
         page[b"Parent"] = Ref(-2)
         bodies[num] = page
+    templates = {num: _template(body) for num, body in bodies.items()}
     queue = list(order)
     while queue:
         num = queue.pop(0)
-        value = bodies[num] if num in bodies else reader.get(num).value
-        found: list[int] = []
-        _refs(value, found)
+        found = (templates[num] if num in templates else reader.template(num))[1]
         for ref in found:
             if ref in renumber or ref < 0:
                 continue
@@ -331,11 +383,13 @@ def extract(reader: PdfReader, pages: Sequence[tuple[int, dict[bytes, Any]]]) ->
     emit(2, b"<</Type /Pages /Kids [" + kids + b"] /Count %d>>" % len(pages))
     for num in order:
         obj = reader.get(num)
-        value = bodies.get(num, obj.value)
-        if obj.stream is not None and isinstance(value, dict):
-            value = dict(value)
-            value[b"Length"] = Raw(b"%d" % len(obj.stream))
-        emit(renumber[num], _serialize(value, renumber), obj.stream)
+        if num in templates:
+            template = templates[num][0]
+        elif obj.stream is not None and isinstance(obj.value, dict):
+            template = reader.template(num, stream_length=True)[0]
+        else:
+            template = reader.template(num)[0]
+        emit(renumber[num], _written(template, renumber), obj.stream)
     xref = len(out)
     out.extend(b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1))
     for off in offsets:
