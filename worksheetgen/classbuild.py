@@ -30,7 +30,7 @@ from worksheetgen.models import Bank, Build, Student
 if TYPE_CHECKING:
     from worksheetgen.compile import TexFeed
 
-#: progress(stage, done, total): stages "sheets", "pdf", "split", "write"
+#: progress(stage, done, total): stages "sheets", "pdf" (compiling and cutting), "write"
 Progress = Callable[[str, int, int], None]
 
 MAX_VERSIONS = 702  # A .. ZZ
@@ -390,9 +390,10 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
     for name in ("sheets", "keys"):
         jobs.append(TexJob(name, path=tmp / f"{name}.tex", engine=stats.engines.get(name),
                            pages=True, sheets=n, output=tmp / f"{name}.pdf"))
-    results = compile_jobs(jobs, keep)
+    cut: dict[str, list[str]] = {}
+    compile_jobs(jobs, keep, then=_cutter(plan, tmp, cut))
     report("pdf", 1, 1)
-    return _split(plan, tmp, results, report)
+    return _cut_files(cut)
 
 
 def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
@@ -414,8 +415,11 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     cancel = threading.Event()
     runner = ThreadPoolExecutor(max_workers=1)
     clock = time.perf_counter()
+    cut: dict[str, list[str]] = {}
     try:
-        future = runner.submit(compile_jobs, jobs, keep, cancel)
+        # each document is cut into per-student PDFs as soon as it is compiled, while the
+        # other one may still be typesetting
+        future = runner.submit(compile_jobs, jobs, keep, cancel, _cutter(plan, tmp, cut))
         try:
             files = _write_sheets(build, plan, tmp, template_dir, report, stats, sheets, feeds)
             stats.seconds["sheets"] = time.perf_counter() - clock
@@ -442,31 +446,42 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     if results is None:
         files += _compile_and_split(plan, tmp, keep, report, stats)
     else:
-        files += _split(plan, tmp, results, report)
+        files += _cut_files(cut)
     stats.seconds["pdf"] = time.perf_counter() - clock
     return files
 
 
-def _split(plan: ClassPlan, tmp: Path, results: dict[str, Any], report: Progress) -> list[str]:
-    """The per-sheet PDFs cut out of the combined ones, by the page ranges TeX recorded."""
+def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]
+            ) -> Callable[[str, Any], None]:
+    """What to do with each compiled combined document: cut out the per-sheet PDFs by the
+    page ranges TeX recorded, noting the files written in ``cut`` under its name."""
     from worksheetgen.pdfsplit import split_pages
 
     n = len(plan.entries)
-    files = [f"{name}.pdf" for name in _KINDS.values()]
-    done = 0
-    for kind, name in (("sheet", "sheets"), ("key", "keys")):
-        ranges = results[name].ranges
+    kinds = {name: kind for kind, name in _KINDS.items()}
+
+    def cut_one(name: str, result: Any) -> None:
+        ranges = result.ranges
         if len(ranges) != n:
             raise CompileError(f"expected the page ranges of {n} sheets, got {len(ranges)}",
                                file=f"{name}.tex")
         parts = split_pages((tmp / f"{name}.pdf").read_bytes(), ranges)
+        (tmp / plan.subfolder).mkdir(exist_ok=True)
+        files = []
         for entry, data in zip(plan.entries, parts, strict=True):
-            rel = f"{plan.subfolder}/{entry.stem}-{kind}.pdf"
-            (tmp / plan.subfolder).mkdir(exist_ok=True)
+            rel = f"{plan.subfolder}/{entry.stem}-{kinds[name]}.pdf"
             (tmp / rel).write_bytes(data)
             files.append(rel)
-            done += 1
-            report("split", done, 2 * n)
+        cut[name] = files
+
+    return cut_one
+
+
+def _cut_files(cut: dict[str, list[str]]) -> list[str]:
+    """The combined PDFs and the per-sheet PDFs cut from them, sheets first."""
+    files = [f"{name}.pdf" for name in _KINDS.values()]
+    for name in _KINDS.values():
+        files += cut[name]
     return files
 
 

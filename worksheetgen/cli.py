@@ -181,7 +181,7 @@ class _BuildProgress:
     """Progress of a long build: a bar per stage on a terminal, stage times with --verbose."""
 
     LABELS = {"sheets": "Drawing and rendering sheets", "pdf": "Compiling PDFs (one TeX run "
-              "per document)", "split": "Cutting per-sheet PDFs", "write": "Writing"}
+              "per document) and cutting per-sheet PDFs", "write": "Writing"}
 
     def __init__(self, bar: bool, verbose: bool) -> None:
         import time

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -355,18 +355,29 @@ def _read_log(folder: Path) -> str:
 
 
 def compile_jobs(jobs: list[TexJob], keep_dir: Path,
-                 cancel: threading.Event | None = None) -> dict[str, TexOutput]:
+                 cancel: threading.Event | None = None,
+                 then: Callable[[str, TexOutput], object] | None = None
+                 ) -> dict[str, TexOutput]:
     """Compile documents in parallel (one TeX process each); every result by name.
 
     ``cancel`` lets the caller stop the runs (:func:`stop`), e.g. when the text it feeds them
-    fails. Documents fed through a pipe all run at once (each waits for its text).
+    fails. Documents fed through a pipe all run at once (each waits for its text). ``then``
+    is called with each document's name and result as soon as it is compiled (while other
+    documents may still be compiling); an exception it raises fails the whole call.
     """
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
     if any(job.feed is not None for job in jobs):
         workers = len(jobs)
     cancel = cancel or threading.Event()
+
+    def run(job: TexJob) -> TexOutput:
+        result = compile_job(job, keep_dir, cancel)
+        if then is not None:
+            then(job.name, result)
+        return result
+
     pool = ThreadPoolExecutor(max_workers=workers)
-    futures = {job.name: pool.submit(compile_job, job, keep_dir, cancel) for job in jobs}
+    futures = {job.name: pool.submit(run, job) for job in jobs}
     try:
         wait(futures.values(), return_when=FIRST_EXCEPTION)
         for f in futures.values():  # the first failure in document order, without waiting
