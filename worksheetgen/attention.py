@@ -97,8 +97,8 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     live = [f for f in forms if f != 0]
     if all(isinstance(f, Fraction) for f in live):
         return sum(live, Fraction(0)) == 1
-    dens = {f.den if isinstance(f, canon.Sum) else None for f in live}
-    if len(dens) != 1 or None in dens:
+    if not all(isinstance(f, canon.Sum) and f.den is not None for f in live) \
+            or not canon.same_den(live):
         return False
     total = canon.add(live)
     return isinstance(total, canon.Sum) and total.terms == total.den.terms

@@ -112,10 +112,9 @@ def add(forms: list[Form | None]) -> Form | None:
         if len(surds) != len(forms) or len({f.m for f in surds}) != 1:
             return None
         return surd(sum((f.coef for f in surds), Fraction(0)), surds[0].m)
-    dens = {f.den for f in forms if isinstance(f, Sum)}
-    if len(dens) != 1:
+    if not same_den(forms):
         return None
-    (den,) = dens
+    den = next(f.den for f in forms if isinstance(f, Sum))
     coefs: dict = {}
     for f in forms:
         if isinstance(f, Fraction):
@@ -129,6 +128,19 @@ def add(forms: list[Form | None]) -> Form | None:
         for s, c in f.terms:
             coefs[s] = coefs.get(s, Fraction(0)) + c
     return _sum(coefs, den)
+
+
+def same_den(forms: list[Form]) -> bool:
+    """True when every ``Sum`` among ``forms`` (at least one) has the same ``den`` (or none).
+
+    The terms of a row share the very row-sum object, so identity settles it at once;
+    otherwise the row sums are compared by value (hashing a Sum hashes its fractions).
+    """
+    sums = [f for f in forms if isinstance(f, Sum)]
+    if not sums:
+        return False
+    first = sums[0].den
+    return all(f.den is first for f in sums) or len({f.den for f in sums}) == 1
 
 
 def _scale(f: Form, r: Fraction) -> Form:
