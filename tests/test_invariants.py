@@ -173,3 +173,18 @@ questions:
     item = make_item(load_banks([path]).questions[0], 0, "s", 1)
     assert [r[0] for r in item.solution.answer("output").rounded] == ["3.00"] * 3
     assert float(correct_values(item)["output"][2][0].val - 3) != 0.0  # 3 - 5e-51: not exact
+
+
+def test_the_numpy_cross_check_names_the_entry_where_exact_and_float_disagree():
+    from fractions import Fraction
+
+    from worksheetgen.families.base import cross_check
+
+    third = ex.number(Fraction(1, 3))
+    cross_check("q", "A", [[third, "-inf"]], [[1 / 3, float("-inf")]])  # agrees: no error
+    with pytest.raises(SolveError, match=r"exact and float A\[1, 0\] disagree: Ex\(1/3\) vs 0\.5"):
+        cross_check("q", "A", [[third, third], [third, third]], [[1 / 3, 1 / 3], [0.5, 1 / 3]])
+    with pytest.raises(SolveError, match=r"exact and float A\[0, 1\] disagree: -inf vs 0\.0"):
+        cross_check("q", "A", [[third, "-inf"]], [[1 / 3, 0.0]])
+    with pytest.raises(SolveError, match=r"differ in shape \(1, 2\) != \(2, 1\)"):
+        cross_check("q", "A", [[third, third]], [[1 / 3], [1 / 3]])

@@ -15,15 +15,25 @@ def cell(x: Any) -> str:
     return s
 
 
+def _joined(sep: str, xs: Sequence[Any]) -> str:
+    """Entries as math joined by ``sep``: a list of plain printed numbers in one step."""
+    if isinstance(xs, list | tuple) and "-inf" not in xs and "-oo" not in xs:
+        try:
+            return sep.join(xs)
+        except TypeError:  # not all text
+            pass
+    return sep.join(cell(x) for x in xs)
+
+
 def bmatrix(rows: Sequence[Sequence[Any]]) -> str:
     """A bracketed matrix of printed entries."""
-    body = r" \\ ".join(" & ".join(cell(x) for x in row) for row in rows)
+    body = r" \\ ".join(_joined(" & ", row) for row in rows)
     return r"\begin{bmatrix} " + body + r" \end{bmatrix}"
 
 
 def vector(xs: Sequence[Any]) -> str:
     """A row vector in brackets."""
-    return r"\left[" + ",\\ ".join(cell(x) for x in xs) + r"\right]"
+    return r"\left[" + _joined(",\\ ", xs) + r"\right]"
 
 
 def shape(dims: Sequence[Any]) -> str:

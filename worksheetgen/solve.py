@@ -251,18 +251,28 @@ def _check_head_widths(item: Item, exact: dict[str, Any], label: str) -> None:
 
 
 def _digits(text: str) -> int:
-    return len(text.split(".", 1)[1]) if "." in text else 0
+    point = text.find(".")
+    return 0 if point < 0 else len(text) - point - 1
 
 
 def _cell_pairs(value: Any, printed: Any) -> list[tuple[Any, Any]]:
-    if isinstance(value, list | tuple) and isinstance(printed, list | tuple):
-        if len(value) != len(printed):
-            return [(value, printed)]
-        out: list[tuple[Any, Any]] = []
-        for v, p in zip(value, printed, strict=True):
-            out.extend(_cell_pairs(v, p))
-        return out
-    return [(value, printed)]
+    """Matching entries of a value and its printed form, in reading order; where the two
+    differ in shape, the mismatching parts as one pair."""
+    out: list[tuple[Any, Any]] = []
+    _add_pairs(value, printed, out)
+    return out
+
+
+def _add_pairs(value: Any, printed: Any, out: list[tuple[Any, Any]]) -> None:
+    if not (isinstance(value, list | tuple) and isinstance(printed, list | tuple)
+            and len(value) == len(printed)):
+        out.append((value, printed))
+        return
+    for v, p in zip(value, printed, strict=True):
+        if isinstance(v, list | tuple) and isinstance(p, list | tuple):
+            _add_pairs(v, p, out)
+        else:
+            out.append((v, p))
 
 
 def _check_printed(item: Item, exact: dict[str, Any], label: str) -> None:

@@ -8,6 +8,7 @@ the sandbox, markup with $math$), ``draw`` (parameters + generator -> given valu
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -231,14 +232,13 @@ def cross_check(item: str, name: str, exact_vals: Any, floats: Any, tol: float =
     if a.shape != b.shape:
         raise SolveError(f"exact and float {name} differ in shape {a.shape} != {b.shape}",
                          field=item)
-    for idx, x in np.ndenumerate(a):
-        y = b[idx]
+    for k, (x, y) in enumerate(zip(a.ravel().tolist(), b.ravel().tolist(), strict=True)):
         xf = float("-inf") if x == "-inf" else float(x)
         if xf == y:
             continue
-        if not (np.isfinite(xf) and np.isfinite(y) and abs(xf - y) <= tol * max(1.0, abs(y))):
-            raise SolveError(f"exact and float {name}{list(idx)} disagree: {x} vs {y}",
-                             field=item)
+        if not (math.isfinite(xf) and math.isfinite(y) and abs(xf - y) <= tol * max(1.0, abs(y))):
+            at = [int(i) for i in np.unravel_index(k, a.shape)]
+            raise SolveError(f"exact and float {name}{at} disagree: {x} vs {y}", field=item)
 
 
 class Family:
