@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from worksheetgen import exact as ex
+from worksheetgen import misconceptions as mc
 from worksheetgen.bank import load_banks
 from worksheetgen.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.errors import DrawError
@@ -154,3 +159,20 @@ def test_every_item_of_both_bundled_banks_builds_for_many_seeds():
             for item in build.sheets[0].items:
                 slips = [d.misconception for d in item.solution.distractors]
                 assert len(slips) == len(set(slips))
+
+
+@settings(max_examples=300, deadline=None)
+@given(num=st.integers(-10**6, 10**6), den=st.integers(1, 10**4),
+       nudge=st.integers(-50, 50), scale=st.sampled_from([1, 10**-6, 10**-12, 10**-30]),
+       decimals=st.integers(0, 4))
+def test_entries_near_half_a_unit_apart_are_told_apart_exactly(num, den, nudge, scale,
+                                                                 decimals):
+    # two entries whose distance is half a unit of the last printed digit, give or take a
+    # little: the quick decision on doubles must agree with the one on 50-digit values
+    a = Fraction(num, den)
+    b = a + Fraction(1, 2 * 10**decimals) + Fraction(nudge) * Fraction(scale)
+    x, y = ex.number(a), ex.number(b)
+    exact = (ex.rounded(x, decimals) != ex.rounded(y, decimals)
+             and abs(x.val - y.val) > mc._half_unit(decimals))
+    assert mc.cell_differs(x, y, decimals) == exact
+    assert mc.cell_differs(y, x, decimals) == exact

@@ -32,6 +32,7 @@ value of one result can never be read as having written another, even near a rou
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -245,6 +246,13 @@ def cell_differs(a: Any, b: Any, decimals: int) -> bool:
             return a.is_neg_inf != b.is_neg_inf
         if ex.rounded(a, decimals) == ex.rounded(b, decimals):
             return False
+        # decided on the doubles when they are clearly on one side of half a unit (each is
+        # within 2**-53 of its value, relatively), else on the 50-digit values
+        fa, fb = float(a), float(b)
+        gap, half = abs(fa - fb), 0.5 * 10.0 ** (-decimals)
+        slack = 1e-15 * (abs(fa) + abs(fb) + half)
+        if math.isfinite(gap) and abs(gap - half) > slack:
+            return gap > half
         return abs(a.val - b.val) > _half_unit(decimals)
     if isinstance(a, Ex) or isinstance(b, Ex):
         x, y = (float(v) for v in (a, b))
