@@ -267,3 +267,18 @@ def test_an_identity_memo_remembers_by_object_not_by_value_and_stays_bounded():
     assert made == ["a", "b", "ay"] and len(memo) == 3
     memo.get((a, b), (), lambda: make("ab"))
     assert len(memo) == 1  # cleared when full, then remembered
+
+
+def test_whole_number_matrix_products_are_the_same_values_as_term_by_term():
+    from worksheetgen import exact as ex
+
+    q = ex.from_ints([[0, 1], [2, -3], [0, 0]])
+    k = ex.from_ints([[1, 4], [0, 0], [5, 1]])
+    product = ex.matmul(q, ex.transpose(k))
+    by_terms = [[ex.add([ex.mul(x, y) for x, y in zip(r, c, strict=True)]) for c in k] for r in q]
+    assert [[x.frac for x in row] for row in product] == [[4, 0, 1], [-10, 0, 7], [0, 0, 0]]
+    assert [[x.key for x in row] for row in product] == [[x.key for x in row] for row in by_terms]
+    assert product[2][0] is ex.ZERO  # an all-zero dot product is ZERO, as add gives it
+    half = ex.number(Fraction(1, 2))
+    mixed = ex.matmul([[half, ex.integer(1)]], ex.from_ints([[2], [3]]))
+    assert mixed[0][0].frac == 4

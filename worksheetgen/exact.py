@@ -287,9 +287,33 @@ def exp(a: Ex) -> Ex:
 
 
 def matmul(a: Matrix, b: Matrix) -> Matrix:
-    """The exact matrix product a·b."""
+    """The exact matrix product a·b (of whole numbers: in plain integers)."""
     cols = list(zip(*b, strict=True)) if b else []
+    whole_a, whole_b = _whole_rows(a), _whole_rows(cols)
+    if whole_a is not None and whole_b is not None:
+        return [[_whole(sum(x * y for x, y in zip(row, col, strict=True))) for col in whole_b]
+                for row in whole_a]
     return [[add([mul(x, y) for x, y in zip(row, col, strict=True)]) for col in cols] for row in a]
+
+
+def _whole(n: int) -> Ex:
+    """A whole number as ``add`` gives it (an empty sum is ZERO itself)."""
+    return ZERO if n == 0 else integer(n)
+
+
+def _whole_rows(rows: Sequence[Sequence[Ex]]) -> list[list[int]] | None:
+    """The entries as ints when every one is a whole number, else None (stops at the first
+    entry that is not)."""
+    out = []
+    for row in rows:
+        ints = []
+        for x in row:
+            f = x.frac
+            if f is None or f.denominator != 1:
+                return None
+            ints.append(f.numerator)
+        out.append(ints)
+    return out
 
 
 def transpose(a: Matrix) -> Matrix:
