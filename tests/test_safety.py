@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -311,6 +312,30 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path) -> None:
             load_banks([path])
         assert words in str(err.value)
         assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("text", [
+    "questions: " + "[" * 900_000 + "]" * 900_000 + "\n",
+    "questions: " + "{a: " * 300_000 + "1" + "}" * 300_000 + "\n",
+    "questions:\n" + "".join(" " * i + "- \n" for i in range(0, 40_000, 2)),
+    "questions:\n" + "- " * 400_000 + "x\n",
+], ids=["flow-lists", "flow-mappings", "block-indented", "block-one-line"])
+def test_nesting_hundreds_of_thousands_of_levels_deep_is_one_error_line_not_a_crash(tmp_path, text) -> None:
+    # libyaml's composer recurses in C and would crash the process; such files are read by
+    # PyYAML, which stops with an error (run apart: a crash must fail, not end, the tests)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text(text, encoding="utf-8")
+    code = ("import sys\n"
+            "from worksheetgen.bank import load_banks\n"
+            "from worksheetgen.errors import BankError\n"
+            "try:\n"
+            f"    load_banks([{str(deep)!r}])\n"
+            "except BankError as exc:\n"
+            "    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(str(deep)) and done.stdout.count("\n") == 1
 
 
 # ---------------------------------------------------------------- TeX

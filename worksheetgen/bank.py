@@ -176,6 +176,21 @@ class _Reader:
         return self.scalar(node, path)
 
 
+# libyaml's composer recurses in C: nesting tens of thousands of levels deep would overflow
+# the stack and crash the process, where PyYAML's raises RecursionError (a clear error).
+_FAST_MAX_BRACKETS = 1000
+_FAST_MAX_LINE = 1000
+
+
+def _shallow(text: str) -> bool:
+    """True when ``text`` cannot nest more than a few thousand levels deep: block nesting
+    needs indentation or indicators on one line (so at most a line's length of levels),
+    flow nesting one bracket per level."""
+    if text.count("[") + text.count("{") > _FAST_MAX_BRACKETS:
+        return False
+    return max(map(len, text.splitlines()), default=0) <= _FAST_MAX_LINE
+
+
 def _compose_fast(text: str) -> tuple[Any, yaml.Node | None] | None:
     """The YAML node tree from libyaml (ten times faster than PyYAML's own parser), with
     its loader; None when libyaml is not available or finds a problem, so that PyYAML's
@@ -183,7 +198,7 @@ def _compose_fast(text: str) -> tuple[Any, yaml.Node | None] | None:
     fast = getattr(yaml, "CSafeLoader", None)
     # libyaml takes tabs where PyYAML refuses them (such as after "key:"): a file with a tab
     # is read by PyYAML alone, so that every file is accepted or refused as before
-    if fast is None or "\t" in text:
+    if fast is None or "\t" in text or not _shallow(text):
         return None
     try:
         loader = fast(text)
