@@ -320,7 +320,8 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path) -> None:
     "questions:\n" + "".join(" " * i + "- \n" for i in range(0, 40_000, 2)),
     "questions:\n" + "- " * 400_000 + "x\n",
 ], ids=["flow-lists", "flow-mappings", "block-indented", "block-one-line"])
-def test_nesting_hundreds_of_thousands_of_levels_deep_is_one_error_line_not_a_crash(tmp_path, text) -> None:
+def test_nesting_hundreds_of_thousands_of_levels_deep_is_one_error_line_not_a_crash(
+        tmp_path, text) -> None:
     # libyaml's composer recurses in C and would crash the process; such files are read by
     # PyYAML, which stops with an error (run apart: a crash must fail, not end, the tests)
     deep = tmp_path / "deep.yaml"
