@@ -12,7 +12,6 @@ import hashlib
 import marshal
 import os
 import re
-import stat
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from worksheetgen import mathtex
+from worksheetgen.cachedir import cache_root, private_cache_folder  # noqa: F401
 from worksheetgen.errors import TemplateError
 from worksheetgen.resources import data_dir
 
@@ -653,17 +653,6 @@ class _TemplateCache(jinja2.FileSystemBytecodeCache):
             pass
 
 
-def cache_root() -> Path | None:
-    """Where compiled templates are kept between runs: ``$WORKSHEETGEN_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/worksheetgen`` or ``~/.cache/worksheetgen``; None when
-    ``WORKSHEETGEN_CACHE_DIR`` is set to the empty string (no cache)."""
-    root = os.environ.get("WORKSHEETGEN_CACHE_DIR")
-    if root is not None:
-        return Path(root) if root else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "worksheetgen"
-
-
 def _bytecode_cache(settings: str) -> jinja2.BytecodeCache | None:
     """A compiled-template cache for one environment's settings, or None when there is no
     private, writable cache folder.
@@ -674,26 +663,6 @@ def _bytecode_cache(settings: str) -> jinja2.BytecodeCache | None:
     """
     path = private_cache_folder("templates", f"{jinja2.__version__}|{settings}")
     return None if path is None else _TemplateCache(str(path), "%s.cache")
-
-
-def private_cache_folder(kind: str, depends_on: str) -> Path | None:
-    """A folder of the cache for compiled code of one ``kind``, named by a hash of what
-    that code depends on, or None when there is no cache or the folder is not safe: only
-    a folder of our own that nobody else may write is used, as its code is executed."""
-    root = cache_root()
-    if root is None:
-        return None
-    tag = hashlib.blake2b(depends_on.encode("utf-8", "surrogatepass"), digest_size=8)
-    path = root / f"{kind}-{tag.hexdigest()}"
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022 or (
-            hasattr(os, "getuid") and info.st_uid != os.getuid()):
-        return None
-    return path
 
 
 def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
