@@ -313,13 +313,26 @@ def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
         yield out
 
 
+def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str, str]]:
+    """The head (preamble and all) and the tail of each combined LaTeX document, by kind."""
+    from worksheetgen.render import render_document
+
+    ends = {}
+    for kind in _KINDS:
+        ctx = {**_context(build, []), **_FRAGMENT}
+        ends[kind] = (render_document("latex", kind, {**ctx, "doc_head": True}, template_dir),
+                      render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir))
+    return ends
+
+
 def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
                   report: Progress, stats: ClassStats, sheets: Iterator[RenderedSheet],
-                  feeds: dict[str, TexFeed] | None = None) -> list[str]:
+                  feeds: dict[str, TexFeed] | None = None,
+                  ends: dict[str, tuple[str, str]] | None = None) -> list[str]:
     """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
-    the TeX runs reading the combined documents meanwhile)."""
+    the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
+    and tails when already rendered."""
     from worksheetgen.compile import needs_unicode_engine
-    from worksheetgen.render import render_document
 
     def tex_out(kind: str, text: str) -> None:
         handles[(kind, ".tex")].write(text)
@@ -336,11 +349,9 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
     files.append("key.json")
     unicode = {"sheet": False, "key": False}
     try:
-        tails = {}
+        ends = ends or document_ends(build, template_dir)
         for kind in _KINDS:
-            ctx = {**_context(build, []), **_FRAGMENT}
-            head = render_document("latex", kind, {**ctx, "doc_head": True}, template_dir)
-            tails[kind] = render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir)
+            head = ends[kind][0]
             tex_out(kind, head)
             unicode[kind] = needs_unicode_engine(head)
         before, after = _json_splice(keyfile.key_json(build), "sheets")
@@ -361,7 +372,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
             if feeds is not None and any(f.broken for f in feeds.values()):
                 break  # TeX stopped on an error: it is reported, the rest is not needed
         for kind in _KINDS:
-            tex_out(kind, tails[kind])
+            tex_out(kind, ends[kind][1])
         key_list.close()
         key_fh.write(after)
         draw_list.close()
@@ -409,7 +420,8 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     from worksheetgen.compile import TexFeed, TexJob, compile_jobs, stop
 
     n = len(plan.entries)
-    feeds = {kind: TexFeed() for kind in _KINDS}
+    ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
+    feeds = {kind: TexFeed(head=ends[kind][0]) for kind in _KINDS}
     jobs = [TexJob(name, path=tmp / f"{name}.tex", engine=engine, pages=True, sheets=n,
                    output=tmp / f"{name}.pdf", feed=feeds[kind]) for kind, name in _KINDS.items()]
     cancel = threading.Event()
@@ -421,7 +433,8 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
         # other one may still be typesetting
         future = runner.submit(compile_jobs, jobs, keep, cancel, _cutter(plan, tmp, cut))
         try:
-            files = _write_sheets(build, plan, tmp, template_dir, report, stats, sheets, feeds)
+            files = _write_sheets(build, plan, tmp, template_dir, report, stats, sheets, feeds,
+                                  ends)
             stats.seconds["sheets"] = time.perf_counter() - clock
             clock = time.perf_counter()
             if any(stats.engines[name] != engine for name in _KINDS.values()):

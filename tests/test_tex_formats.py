@@ -1,0 +1,149 @@
+"""pdfLaTeX starts from a format holding the preamble, dumped once into the cache folder;
+nothing a reader or a TeX error shows changes, and any trouble falls back to a plain run."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import needs_tex
+from worksheetgen import compile as tex
+from worksheetgen.errors import CompileError
+
+PREAMBLE = ("\\documentclass{article}\n\\usepackage{amsmath}\n"
+            "\\newcommand{\\wsgreeting}{Hello from the preamble}\n")
+BODY = "\\begin{document}\n\\wsgreeting: $\\sqrt{2}$\n\\end{document}\n"
+
+
+def _text(pdf: bytes, tmp_path: Path) -> str:
+    path = tmp_path / "out.pdf"
+    path.write_bytes(pdf)
+    return subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.fixture
+def commands(monkeypatch):
+    """The TeX command lines run, in order."""
+    seen: list[list[str]] = []
+    real = tex.run_tex
+
+    def recording(cmd, *args, **kwargs):
+        seen.append(cmd)
+        return real(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(tex, "run_tex", recording)
+    return seen
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(folder))
+    return folder
+
+
+def test_blanking_the_preamble_keeps_every_line_number():
+    text = PREAMBLE + BODY
+    blanked = tex.blank_preamble(text)
+    assert blanked.count("\n") == text.count("\n")
+    assert blanked.splitlines()[PREAMBLE.count("\n"):] == BODY.splitlines()
+    assert tex.blank_preamble("no document here") == "no document here"
+
+
+@needs_tex
+def test_the_preamble_is_dumped_once_and_later_runs_start_from_it(tmp_path, cache, commands):
+    first = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    formats = list(cache.glob("tex-formats-*/ws-*.fmt"))
+    assert len(formats) == 1
+    assert any("-ini" in cmd for cmd in commands)  # the dump
+    commands.clear()
+    second = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    assert len(commands) == 1 and f"-fmt={formats[0].with_suffix('')}" in commands[0]
+    for pdf in (first, second):
+        assert "Hello from the preamble" in _text(pdf, tmp_path)
+
+
+@needs_tex
+def test_documents_compile_the_same_with_and_without_the_format(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", "")
+    plain = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path / "cache"))
+    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep")  # dumps it
+    started = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    assert list((tmp_path / "cache").glob("tex-formats-*/ws-*.fmt"))
+    assert _text(plain, tmp_path) == _text(started, tmp_path)
+
+
+@needs_tex
+def test_a_tex_error_names_the_same_line_with_the_format(tmp_path, cache):
+    broken = PREAMBLE + "\\begin{document}\nfine\n\n\\undefinedthing\n\\end{document}\n"
+    line = broken.splitlines().index("\\undefinedthing") + 1
+    messages = []
+    for attempt in range(2):  # the first run dumps the format, the second starts from it
+        with pytest.raises(CompileError) as err:
+            tex.compile_job(tex.TexJob("doc", broken), tmp_path / f"keep{attempt}")
+        messages.append(str(err.value))
+        kept = (tmp_path / f"keep{attempt}" / "doc.tex").read_text("utf-8")
+        assert kept == broken  # the document as written, preamble and all
+    assert list(cache.glob("tex-formats-*/ws-*.fmt"))
+    assert all(f"line {line}: Undefined control sequence" in m for m in messages), messages
+
+
+@needs_tex
+def test_an_unreadable_format_is_dumped_again_and_the_document_still_compiles(tmp_path, cache):
+    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep")
+    (fmt,) = cache.glob("tex-formats-*/ws-*.fmt")
+    fmt.write_bytes(b"not a format")
+    pdf = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    assert "Hello from the preamble" in _text(pdf, tmp_path)
+    assert not fmt.exists() or fmt.read_bytes() != b"not a format"
+
+
+@needs_tex
+def test_a_preamble_that_cannot_be_dumped_is_compiled_as_it_is(tmp_path, cache, commands):
+    bad = "\\documentclass{article}\n\\nosuchmacro\n" + BODY.replace("\\wsgreeting", "x")
+    with pytest.raises(CompileError, match="Undefined control sequence"):
+        tex.compile_job(tex.TexJob("doc", bad), tmp_path / "keep")
+    assert not list(cache.glob("tex-formats-*/ws-*.fmt"))
+    assert not any(arg.startswith("-fmt=") for cmd in commands for arg in cmd)
+
+
+def test_no_cache_folder_means_no_format(monkeypatch):
+    monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", "")
+    assert tex.preamble_format("/usr/bin/pdflatex", PREAMBLE) is None
+
+
+@needs_tex
+def test_only_the_most_recently_used_formats_are_kept(tmp_path, cache):
+    for i in range(tex.MAX_FORMATS + 2):
+        preamble = PREAMBLE + f"\\newcommand{{\\wsnumber}}{{{i}}}\n"
+        tex.compile_job(tex.TexJob("doc", preamble + BODY), tmp_path / "keep")
+    assert len(list(cache.glob("tex-formats-*/ws-*.fmt"))) == tex.MAX_FORMATS
+
+
+@needs_tex
+def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_one(
+        tmp_path, cache, commands):
+    from worksheetgen.pipeline import BuildOptions, build
+
+    def class_build(out: str):
+        return build(BuildOptions(seed=3, out=str(tmp_path / out), pdf=True, versions=3))
+
+    first = class_build("a")
+    (fmt,) = cache.glob("tex-formats-*/ws-*.fmt")
+    commands.clear()
+    second = class_build("b")
+    runs = [cmd for cmd in commands if "-ini" not in cmd]
+    assert len(runs) == 2 and all(f"-fmt={fmt.with_suffix('')}" in cmd for cmd in runs)
+    for name in ("sheets.pdf", "keys.pdf", "versions/A-key.pdf"):
+        assert _text((first.folder / name).read_bytes(), tmp_path) == \
+            _text((second.folder / name).read_bytes(), tmp_path)
+    fmt.write_bytes(b"not a format")
+    with pytest.raises(CompileError, match="could not read the cached format"):
+        class_build("c")
+    assert not fmt.exists()
+    assert (class_build("d").folder / "keys.pdf").exists()  # dumped again, and used
+    assert fmt.exists()
