@@ -109,19 +109,17 @@ def split_class_tex(source: str) -> list[str]:
 
 
 def combined_compile(folder: Path, engine: str) -> float:
-    """Compile the two combined documents alone, both at once: the TeX time no build of
-    these documents can go below (with one TeX run per document)."""
+    """Compile the two combined documents alone, both at once, as a build compiles them
+    (from the cached preamble format where pdfLaTeX is used): the TeX time no build of these
+    documents can go below (with one TeX run per document)."""
+    from worksheetgen.compile import TexJob, compile_jobs
+
     work = Path(tempfile.mkdtemp(prefix="wsg-tex-"))
-
-    def run(name: str) -> None:
-        shutil.copy(folder / f"{name}.tex", work / f"{name}.tex")
-        subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error",
-                        "-no-shell-escape", f"{name}.tex"], cwd=work, check=True,
-                       stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-
+    jobs = [TexJob(name, path=folder / f"{name}.tex", engine=engine, pages=True,
+                   output=work / f"{name}.pdf") for name in ("sheets", "keys")]
+    compile_jobs(jobs, work / "failed")  # once first, so the format exists
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(run, ("sheets", "keys")))
+    compile_jobs(jobs, work / "failed")
     elapsed = time.perf_counter() - start
     shutil.rmtree(work, ignore_errors=True)
     return elapsed
