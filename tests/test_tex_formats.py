@@ -12,6 +12,7 @@ from tests.conftest import needs_tex
 from worksheetgen import compile as tex
 from worksheetgen.errors import CompileError
 
+OURS = {"formats": True}  # as the bundled templates' documents are compiled
 PREAMBLE = ("\\documentclass{article}\n\\usepackage{amsmath}\n"
             "\\newcommand{\\wsgreeting}{Hello from the preamble}\n")
 BODY = "\\begin{document}\n\\wsgreeting: $\\sqrt{2}$\n\\end{document}\n"
@@ -55,12 +56,12 @@ def test_blanking_the_preamble_keeps_every_line_number():
 
 @needs_tex
 def test_the_preamble_is_dumped_once_and_later_runs_start_from_it(tmp_path, cache, commands):
-    first = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    first = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep").pdf
     formats = list(cache.glob("tex-formats-*/ws-*.fmt"))
     assert len(formats) == 1
     assert any("-ini" in cmd for cmd in commands)  # the dump
     commands.clear()
-    second = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    second = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep").pdf
     assert len(commands) == 1 and f"-fmt={formats[0].with_suffix('')}" in commands[0]
     for pdf in (first, second):
         assert "Hello from the preamble" in _text(pdf, tmp_path)
@@ -69,10 +70,10 @@ def test_the_preamble_is_dumped_once_and_later_runs_start_from_it(tmp_path, cach
 @needs_tex
 def test_documents_compile_the_same_with_and_without_the_format(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", "")
-    plain = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    plain = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep").pdf
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path / "cache"))
-    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep")  # dumps it
-    started = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep")  # dumps it
+    started = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep").pdf
     assert list((tmp_path / "cache").glob("tex-formats-*/ws-*.fmt"))
     assert _text(plain, tmp_path) == _text(started, tmp_path)
 
@@ -84,7 +85,7 @@ def test_a_tex_error_names_the_same_line_with_the_format(tmp_path, cache):
     messages = []
     for attempt in range(2):  # the first run dumps the format, the second starts from it
         with pytest.raises(CompileError) as err:
-            tex.compile_job(tex.TexJob("doc", broken), tmp_path / f"keep{attempt}")
+            tex.compile_job(tex.TexJob("doc", broken, **OURS), tmp_path / f"keep{attempt}")
         messages.append(str(err.value))
         kept = (tmp_path / f"keep{attempt}" / "doc.tex").read_text("utf-8")
         assert kept == broken  # the document as written, preamble and all
@@ -94,10 +95,10 @@ def test_a_tex_error_names_the_same_line_with_the_format(tmp_path, cache):
 
 @needs_tex
 def test_an_unreadable_format_is_dumped_again_and_the_document_still_compiles(tmp_path, cache):
-    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep")
+    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep")
     (fmt,) = cache.glob("tex-formats-*/ws-*.fmt")
     fmt.write_bytes(b"not a format")
-    pdf = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep").pdf
+    pdf = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep").pdf
     assert "Hello from the preamble" in _text(pdf, tmp_path)
     assert not fmt.exists() or fmt.read_bytes() != b"not a format"
 
@@ -106,7 +107,7 @@ def test_an_unreadable_format_is_dumped_again_and_the_document_still_compiles(tm
 def test_a_preamble_that_cannot_be_dumped_is_compiled_as_it_is(tmp_path, cache, commands):
     bad = "\\documentclass{article}\n\\nosuchmacro\n" + BODY.replace("\\wsgreeting", "x")
     with pytest.raises(CompileError, match="Undefined control sequence"):
-        tex.compile_job(tex.TexJob("doc", bad), tmp_path / "keep")
+        tex.compile_job(tex.TexJob("doc", bad, **OURS), tmp_path / "keep")
     assert not list(cache.glob("tex-formats-*/ws-*.fmt"))
     assert not any(arg.startswith("-fmt=") for cmd in commands for arg in cmd)
 
@@ -120,7 +121,7 @@ def test_no_cache_folder_means_no_format(monkeypatch):
 def test_only_the_most_recently_used_formats_are_kept(tmp_path, cache):
     for i in range(tex.MAX_FORMATS + 2):
         preamble = PREAMBLE + f"\\newcommand{{\\wsnumber}}{{{i}}}\n"
-        tex.compile_job(tex.TexJob("doc", preamble + BODY), tmp_path / "keep")
+        tex.compile_job(tex.TexJob("doc", preamble + BODY, **OURS), tmp_path / "keep")
     assert len(list(cache.glob("tex-formats-*/ws-*.fmt"))) == tex.MAX_FORMATS
 
 
@@ -147,3 +148,28 @@ def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_on
     assert not fmt.exists()
     assert (class_build("d").folder / "keys.pdf").exists()  # dumped again, and used
     assert fmt.exists()
+
+
+@needs_tex
+def test_a_preamble_from_ones_own_templates_is_read_every_time(tmp_path, cache, commands):
+    # such a preamble might open a file or use the job's name, which a format cannot keep
+    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep")
+    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY), tmp_path / "keep")
+    assert not list(cache.glob("tex-formats-*/ws-*.fmt"))
+    assert not any("-ini" in cmd or any(a.startswith("-fmt=") for a in cmd) for cmd in commands)
+
+
+@needs_tex
+def test_builds_with_ones_own_templates_read_their_preamble_every_time(tmp_path, cache,
+                                                                        commands):
+    from worksheetgen.pipeline import BuildOptions, build
+
+    own = tmp_path / "templates"
+    (own / "latex").mkdir(parents=True)  # empty: every template falls back to the bundled one
+    build(BuildOptions(seed=1, out=str(tmp_path / "one"), pdf=True, template_dir=str(own)))
+    build(BuildOptions(seed=1, out=str(tmp_path / "class"), pdf=True, versions=2,
+                       template_dir=str(own)))
+    assert len(commands) == 4
+    assert not any("-ini" in cmd or any(a.startswith("-fmt=") for a in cmd) for cmd in commands)
+    build(BuildOptions(seed=1, out=str(tmp_path / "bundled"), pdf=True))
+    assert any(a.startswith("-fmt=") for a in commands[-1])

@@ -179,7 +179,8 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
                 stats.seconds["sheets"] = time.perf_counter() - clock
         if options.pdf and not streaming:
             clock = time.perf_counter()
-            files += _compile_and_split(plan, tmp, keep, report, stats)
+            files += _compile_and_split(plan, tmp, keep, report, stats,
+                                        options.template_dir is None)
             stats.seconds["pdf"] = time.perf_counter() - clock
         if options.exports:
             from worksheetgen.export import export_files
@@ -391,8 +392,9 @@ def _context(build: Build, sheets: list[Any]) -> dict[str, Any]:
 
 
 def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
-                       stats: ClassStats) -> list[str]:
-    """One TeX run per combined document (in parallel), then the per-sheet PDFs cut out."""
+                       stats: ClassStats, bundled: bool) -> list[str]:
+    """One TeX run per combined document (in parallel), then the per-sheet PDFs cut out
+    (``bundled``: the documents come from the bundled templates)."""
     from worksheetgen.compile import TexJob, compile_jobs
 
     n = len(plan.entries)
@@ -400,7 +402,8 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
     jobs = []
     for name in ("sheets", "keys"):
         jobs.append(TexJob(name, path=tmp / f"{name}.tex", engine=stats.engines.get(name),
-                           pages=True, sheets=n, output=tmp / f"{name}.pdf"))
+                           pages=True, sheets=n, output=tmp / f"{name}.pdf",
+                           formats=bundled))
     cut: dict[str, list[str]] = {}
     compile_jobs(jobs, keep, then=_cutter(plan, tmp, cut))
     report("pdf", 1, 1)
@@ -423,7 +426,8 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
     feeds = {kind: TexFeed(head=ends[kind][0]) for kind in _KINDS}
     jobs = [TexJob(name, path=tmp / f"{name}.tex", engine=engine, pages=True, sheets=n,
-                   output=tmp / f"{name}.pdf", feed=feeds[kind]) for kind, name in _KINDS.items()]
+                   output=tmp / f"{name}.pdf", feed=feeds[kind], formats=template_dir is None)
+            for kind, name in _KINDS.items()]
     cancel = threading.Event()
     runner = ThreadPoolExecutor(max_workers=1)
     clock = time.perf_counter()
@@ -457,7 +461,7 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
         for feed in feeds.values():
             feed.close()
     if results is None:
-        files += _compile_and_split(plan, tmp, keep, report, stats)
+        files += _compile_and_split(plan, tmp, keep, report, stats, template_dir is None)
     else:
         files += _cut_files(cut)
     stats.seconds["pdf"] = time.perf_counter() - clock

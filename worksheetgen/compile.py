@@ -89,7 +89,10 @@ class TexJob:
     (written by the templates to ``\\jobname.pages``) and asks TeX for a PDF whose pages can be
     cut out; ``sheets`` scales the time limit; ``output`` moves the PDF there instead of
     returning its bytes; ``feed`` makes TeX read the document while it is being written
-    (``path`` is then the file the same text goes to, kept if TeX fails).
+    (``path`` is then the file the same text goes to, kept if TeX fails); ``formats`` lets
+    pdfLaTeX start from a dumped format of the preamble (:func:`preamble_format`), for the
+    bundled templates' preamble: a preamble of one's own might keep state a format cannot
+    (an open file, the job's name), so it is read every time.
     """
 
     name: str
@@ -100,6 +103,7 @@ class TexJob:
     sheets: int = 1
     output: Path | None = None
     feed: TexFeed | None = None
+    formats: bool = False
 
 
 class TexFeed:
@@ -403,8 +407,8 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
     engine_path = require_engine(engine, f" (needed for {job.name})")
     timeout = TEX_TIMEOUT_SECONDS + TEX_SECONDS_PER_SHEET * max(job.sheets - 1, 0)
     head = job.feed.head if job.feed is not None else text
-    parts = (split_preamble(head) if formats and head is not None and engine == PDFLATEX
-             else None)
+    parts = (split_preamble(head) if job.formats and formats and head is not None
+             and engine == PDFLATEX else None)
     fmt = preamble_format(engine_path, parts[0], cancel) if parts is not None else None
     with tempfile.TemporaryDirectory(prefix="worksheetgen-tex-") as tmp:
         work = Path(tmp)

@@ -232,7 +232,9 @@ def build(options: BuildOptions,
         from worksheetgen.compile import TexJob, compile_all
 
         keep = Path(options.out) / f".failed-{folder_name(result)}"
-        pdfs = compile_all([TexJob(n[:-4], docs[n]) for n in ("sheet.tex", "key.tex")], keep)
+        bundled = options.template_dir is None  # a preamble of our own: dumped once
+        pdfs = compile_all([TexJob(n[:-4], docs[n], formats=bundled)
+                            for n in ("sheet.tex", "key.tex")], keep)
         for name, data in pdfs.items():
             files[f"{name}.pdf"] = data
     opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
