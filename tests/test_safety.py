@@ -120,6 +120,21 @@ def test_plain_prompts_still_render_with_loops_filters_and_tests() -> None:
                                             "max 2, 1024 abab 1.33")
 
 
+def test_a_bank_prompt_may_use_its_loop_variables(tmp_path) -> None:
+    # the loop's own names are not the bank's variables: they were refused as unknown
+    bank = tmp_path / "loops.yaml"
+    bank.write_text("questions:\n  - id: t\n    family: softmax\n    prompt: \"Tokens "
+                    "{% for i in range(T) %}{{ i + 1 }} {% endfor %}of {% for a, b in "
+                    "[(1, 2)] %}{{ a + b }}{% endfor %} with d_k = {{ d_k }}.\"\n",
+                    encoding="utf-8")
+    from worksheetgen.pipeline import BuildOptions, build
+
+    result = build(BuildOptions(seed=1, banks=(str(bank),), out=str(tmp_path / "out"),
+                                pdf=False))
+    sheet = (result.folder / "sheet.md").read_text("utf-8")
+    assert "Tokens 1 2 " in sheet and " of 3 with d" in sheet
+
+
 # ---------------------------------------------------------------- escaping
 
 TEX_OUTPUT_COMMANDS = {"textbackslash", "textasciitilde", "textasciicircum", "textless",

@@ -381,8 +381,9 @@ def _check_node(node: nodes.Node, loop_names: set[str], names: list[tuple[str, i
     if isinstance(node, nodes.For):
         if node.recursive:
             raise PromptError("expected a plain {% for %}, got a recursive loop", node.lineno)
-        for target in node.target.find_all(nodes.Name):
-            loop_names.add(target.name)
+        target = node.target  # a name, or a tuple of names (for a, b in ...)
+        for name in [target] if isinstance(target, nodes.Name) else target.find_all(nodes.Name):
+            loop_names.add(name.name)
     elif isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
         raise PromptError(f"expected an attribute without '_' in front, got {node.attr!r}",
                           node.lineno)
