@@ -32,6 +32,22 @@ def write_bank(tmp_path: Path):
     return write
 
 
+@pytest.fixture
+def tex_runs(monkeypatch) -> list[list[str]]:
+    """The command line of every TeX run (format dumps included), in order."""
+    from worksheetgen import compile as tex
+
+    seen: list[list[str]] = []
+    real = tex.run_tex
+
+    def recording(cmd, *args, **kwargs):
+        seen.append(cmd)
+        return real(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(tex, "run_tex", recording)
+    return seen
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_template_cache(tmp_path_factory: pytest.TempPathFactory):
     """Compiled templates go to a folder of the test session, never the user's ~/.cache."""

@@ -267,15 +267,8 @@ def _pages(pdf: Path) -> int:
 @needs_tex
 @needs_poppler
 def test_class_pdfs_start_every_student_on_an_odd_page_and_cut_per_student_pdfs(
-        tmp_path, write_bank, monkeypatch):
-    runs: list[list[str]] = []
-    real_run = tex.run_tex
-
-    def counting_run(cmd, *args, **kwargs):
-        runs.append(cmd)
-        return real_run(cmd, *args, **kwargs)
-
-    monkeypatch.setattr(tex, "run_tex", counting_run)
+        tmp_path, write_bank, tex_runs):
+    runs = tex_runs
     rows = [(TRICKY, "z1"), ("Łukasz Nowak", "l2"), ("Ada Lovelace", "a3")]
     folder = _class(tmp_path, write_bank(SMALL_BANK + "  - id: lab\n    family: lab3\n"),
                     rows, pdf=True)

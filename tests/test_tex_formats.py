@@ -26,17 +26,9 @@ def _text(pdf: bytes, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def commands(monkeypatch):
+def commands(tex_runs):
     """The TeX command lines run, in order."""
-    seen: list[list[str]] = []
-    real = tex.run_tex
-
-    def recording(cmd, *args, **kwargs):
-        seen.append(cmd)
-        return real(cmd, *args, **kwargs)
-
-    monkeypatch.setattr(tex, "run_tex", recording)
-    return seen
+    return tex_runs
 
 
 @pytest.fixture
