@@ -42,3 +42,18 @@ def private_cache_folder(kind: str, depends_on: str) -> Path | None:
             hasattr(os, "getuid") and info.st_uid != os.getuid()):
         return None
     return path
+
+
+def store(path: Path, data: bytes) -> bool:
+    """Write a cache entry whole or not at all (a temporary file renamed into place, removed
+    on any failure, Ctrl-C included); False when it could not be written."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    except BaseException as exc:
+        partial.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            return False
+        raise
+    return True

@@ -21,8 +21,10 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
+from worksheetgen.cachedir import cache_root, private_cache_folder, store
 from worksheetgen.errors import CompileError
 
 TEX_TIMEOUT_SECONDS = 120
@@ -254,6 +256,7 @@ def blank_preamble(text: str) -> str:
     return "\n" * parts[0].count("\n") + parts[1]
 
 
+@lru_cache(maxsize=4)  # asked once per process (it runs kpsewhich)
 def _installation(engine_path: str) -> str | None:
     """What a dumped format depends on besides its preamble: the engine binary and the base
     LaTeX format (both change when TeX Live is updated); None when they cannot be found."""
@@ -273,15 +276,8 @@ def _installation(engine_path: str) -> str | None:
     return "|".join(parts) if found else None
 
 
-_INSTALLATIONS: dict[str, str | None] = {}
-
-
 def _format_folder(engine_path: str) -> Path | None:
-    from worksheetgen.cachedir import private_cache_folder
-
-    if engine_path not in _INSTALLATIONS:  # asked once per process (a subprocess)
-        _INSTALLATIONS[engine_path] = _installation(engine_path)
-    installed = _INSTALLATIONS[engine_path]
+    installed = _installation(engine_path)
     return None if installed is None else private_cache_folder("tex-formats", installed)
 
 
@@ -290,8 +286,6 @@ def preamble_format(engine_path: str, preamble: str,
     """The pdfLaTeX format holding ``preamble`` (a path without ``.fmt``, for ``-fmt``),
     dumped on first use; None when there is no cache folder or the preamble cannot be
     dumped (the document is then compiled as it is)."""
-    from worksheetgen.cachedir import cache_root
-
     if cache_root() is None:
         return None
     folder = _format_folder(engine_path)
@@ -328,16 +322,7 @@ def _dump_format(engine_path: str, preamble: str, folder: Path, name: str,
         made = work / f"{name}.fmt"
         if returncode != 0 or not made.exists():
             return False
-        partial = folder / f".{name}.{os.getpid()}.tmp"
-        try:
-            shutil.copyfile(made, partial)
-            os.replace(partial, folder / f"{name}.fmt")
-        except BaseException as exc:  # also Ctrl-C: no half-written file stays behind
-            partial.unlink(missing_ok=True)
-            if isinstance(exc, OSError):
-                return False
-            raise
-    return True
+        return store(folder / f"{name}.fmt", made.read_bytes())
 
 
 def _prune_formats(folder: Path, keep: Path) -> None:

@@ -24,7 +24,7 @@ from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from worksheetgen import mathtex
-from worksheetgen.cachedir import cache_root, private_cache_folder  # noqa: F401
+from worksheetgen.cachedir import cache_root, private_cache_folder, store  # noqa: F401
 from worksheetgen.errors import TemplateError
 from worksheetgen.resources import data_dir
 
@@ -446,7 +446,7 @@ def compile_prompt(text: str) -> PromptTemplate:
             pass  # missing or unreadable: compiled (and saved) again below
     compiled = _compile_checked(env, text)
     if cached is not None:
-        _save_quietly(cached, marshal.dumps((compiled[1], compiled[0])))
+        store(cached, marshal.dumps((compiled[1], compiled[0])))
     return PromptTemplate(env.template_class.from_code(env, compiled[0],
                                                        env.make_globals(None), None),
                           compiled[1])
@@ -470,19 +470,6 @@ def _prompt_cache_file(text: str) -> Path | None:
         return None
     return folder / (hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
                                      digest_size=20).hexdigest() + ".prompt")
-
-
-def _save_quietly(path: Path, data: bytes) -> None:
-    """Write a cache entry whole (a temporary file renamed into place), or not at all."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
 
 
 def _compile_checked(env: PromptSandbox, text: str) -> tuple[Any, tuple[tuple[str, int], ...]]:
