@@ -60,6 +60,21 @@ def test_the_preamble_is_dumped_once_and_later_runs_start_from_it(tmp_path, cach
 
 
 @needs_tex
+def test_the_format_is_stored_uncompressed_and_loads_as_it_is(tmp_path, cache, commands):
+    tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep")
+    [fmt] = cache.glob("tex-formats-*/ws-*.fmt")
+    assert fmt.read_bytes()[:2] != b"\x1f\x8b"  # pdfTeX dumps it gzipped
+    commands.clear()
+    pdf = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep").pdf
+    assert len(commands) == 1 and "Hello from the preamble" in _text(pdf, tmp_path)
+
+
+def test_a_format_that_is_not_gzipped_is_stored_as_it_is():
+    assert tex._inflated(b"W2TX plain") == b"W2TX plain"
+    assert tex._inflated(b"\x1f\x8b broken") == b"\x1f\x8b broken"
+
+
+@needs_tex
 def test_documents_compile_the_same_with_and_without_the_format(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", "")
     plain = tex.compile_job(tex.TexJob("doc", PREAMBLE + BODY, **OURS), tmp_path / "keep").pdf
