@@ -1,0 +1,80 @@
+"""The bundled preamble builds each matrix's and table's column template once per document
+and reuses it; every table still comes out exactly as the array package alone sets it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import needs_tex
+from worksheetgen import compile as tex
+from worksheetgen.pipeline import BuildOptions, build
+
+# the same letters as math and as text cells, repeats, p-columns with >{...}, a column
+# type redefined between two tables, a *{count} template whose count changes, and a matrix
+# wider than amsmath's default ten columns once MaxMatrixCols allows it
+BODY = r"""\begin{document}
+\newcounter{wscols}\setcounter{wscols}{2}
+$\begin{bmatrix} 0.18 & 0.82 \\ 0.50 & 0.50 \end{bmatrix}
+ \begin{bmatrix} 1 & 2 & 3 \end{bmatrix}
+ \begin{bmatrix} x_1 & x_2 \\ y_1 & y_2 \end{bmatrix}$
+\begin{tabular}{cc} ab & cd \\ 1 & 2 \end{tabular}
+$\begin{array}{cc} ab & cd \\ 1 & 2 \end{array}$
+\begin{tabular}{@{}l@{\hspace{1.2em}}>{\raggedright\arraybackslash}p{0.3\textwidth}@{}}
+\textit{correct} & a long enough cell that it has to wrap onto a second line here \\
+no-scale & short
+\end{tabular}
+\begin{tabular}{@{}l@{\hspace{1.2em}}>{\raggedright\arraybackslash}p{0.3\textwidth}@{}}
+again & the same template, a second time
+\end{tabular}
+
+\newcolumntype{Y}{>{\bfseries}c}\begin{tabular}{|Y|Y|} bold & cells \end{tabular}
+\newcolumntype{Y}{>{\itshape}c}\begin{tabular}{|Y|Y|} italic & cells \end{tabular}
+\begin{tabular}{*{\value{wscols}}{c}} two & columns \end{tabular}
+\setcounter{wscols}{3}\begin{tabular}{*{\value{wscols}}{c}} now & three & columns \end{tabular}
+\setcounter{MaxMatrixCols}{12}
+$\begin{bmatrix} 1 & 2 & 3 & 4 & 5 & 6 & 7 & 8 & 9 & 10 & 11 \end{bmatrix}$
+\clearpage\makeatletter ws-array:\csname ver@array.sty\endcsname
+  :\ifdefined\ws@template cached\else built\fi:\makeatother
+\end{document}
+"""
+
+
+@pytest.fixture(scope="module")
+def preamble(tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("built")
+    build(BuildOptions(seed=42, out=str(out), pdf=False))
+    [sheet] = out.glob("*/sheet.tex")
+    return sheet.read_text(encoding="utf-8").split("\\begin{document}")[0]
+
+
+def _pages(pdf: bytes, folder: Path) -> list[bytes]:
+    folder.mkdir()
+    (folder / "doc.pdf").write_bytes(pdf)
+    subprocess.run(["pdftoppm", "-r", "100", "-png", "doc.pdf", "page"], cwd=folder,
+                   check=True)
+    return [p.read_bytes() for p in sorted(folder.glob("page*.png"))]
+
+
+@needs_tex
+def test_tables_set_from_reused_templates_look_exactly_as_the_array_package_sets_them(
+        preamble, tmp_path):
+    switched_off = preamble.replace(
+        "\\expandafter\\ifx\\csname ver@array.sty\\endcsname\\ws@arraychecked", "\\iffalse")
+    assert switched_off != preamble
+    runs = {}
+    for name, head in (("cached", preamble), ("plain", switched_off)):
+        pdf = tex.compile_job(tex.TexJob("doc", head + BODY), tmp_path / name).pdf
+        pages = _pages(pdf, tmp_path / f"{name}-pages")
+        (tmp_path / f"{name}.pdf").write_bytes(pdf)
+        said = subprocess.run(["pdftotext", "-f", str(len(pages)), f"{name}.pdf", "-"],
+                              cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+        runs[name] = (pages[:-1], re.search(r"ws-array:(.*):(\w+):", said))
+    assert len(runs["cached"][0]) == 1 and runs["cached"][0] == runs["plain"][0]
+    cached, plain = runs["cached"][1], runs["plain"][1]
+    assert cached is not None and plain is not None and plain.group(2) == "built"
+    checked = "2022/09/04 v2.5g Tabular extension package (FMi)"
+    assert cached.group(2) == ("cached" if cached.group(1) == checked else "built")
