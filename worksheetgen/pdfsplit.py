@@ -19,6 +19,9 @@ from worksheetgen.errors import CompileError
 _WS = b"\x00\t\n\x0c\r "
 _DELIM = b"()<>[]{}/%"
 _INHERITED = (b"Resources", b"MediaBox", b"CropBox", b"Rotate")
+# whitespace and comments; a run of regular characters (neither whitespace nor delimiters)
+_SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
+_REGULAR = re.compile(rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]*")
 # an array of plain numbers, whitespace between them (no NUL: bytes.split keeps it)
 _NUMBER_ARRAY = re.compile(rb"\[[\t\n\x0c\r ]*((?:[-+]?[0-9.]+(?:[\t\n\x0c\r ]+[-+]?[0-9.]+)*)?)"
                            rb"[\t\n\x0c\r ]*\]")
@@ -65,25 +68,12 @@ class _Parser:
         self.data = data
 
     def skip(self, i: int) -> int:
-        d = self.data
-        n = len(d)
-        while i < n:
-            c = d[i]
-            if c in _WS:
-                i += 1
-            elif c == 0x25:  # % comment
-                while i < n and d[i] not in b"\r\n":
-                    i += 1
-            else:
-                break
-        return i
+        """The index of the next token at or after ``i`` (past whitespace and comments)."""
+        return _SKIP.match(self.data, i).end()  # type: ignore[union-attr]  # matches always
 
     def token_end(self, i: int) -> int:
-        d = self.data
-        n = len(d)
-        while i < n and d[i] not in _WS and d[i] not in _DELIM:
-            i += 1
-        return i
+        """The index just after the regular characters starting at ``i``."""
+        return _REGULAR.match(self.data, i).end()  # type: ignore[union-attr]
 
     def value(self, i: int) -> tuple[Any, int]:
         """The value starting at ``i`` (after whitespace) and the index after it."""
