@@ -465,6 +465,29 @@ def test_pdf_cutter_reads_number_arrays_as_its_general_parser_does(text, monkeyp
     assert pdfsplit._Parser(text).value(0) == fast
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    (b"<< % a comment\r/Type /Page %another\n/Kids [1 0 R] >>",
+     {b"Type": "Name:Page", b"Kids": ["Ref:1"]}),
+    (b"<</Length 12 0 R/Filter/FlateDecode>>",
+     {b"Length": "Ref:12", b"Filter": "Name:FlateDecode"}),
+    (b"<<\x00/A 1\x0c/B (x)/C<0a>/D [12 0 R/E]%\n>>",
+     {b"A": "Raw:1", b"B": "Raw:(x)", b"C": "Raw:<0a>", b"D": ["Ref:12", "Name:E"]}),
+])
+def test_pdf_cutter_tokens_stop_at_whitespace_comments_and_delimiters(text, expected):
+    from worksheetgen import pdfsplit
+
+    def plain(value):
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        kind = type(value).__name__
+        return f"{kind}:{value.num}" if kind == "Ref" else f"{kind}:{value.raw.decode()}"
+
+    value, end = pdfsplit._Parser(text).value(0)
+    assert end == len(text) and plain(value) == expected
+
+
 def _uncompressed(source: str, tmp_path: Path) -> bytes:
     """A PDF without object streams, as class builds ask TeX for."""
     work = tmp_path / "u"
