@@ -488,6 +488,21 @@ def test_pdf_cutter_tokens_stop_at_whitespace_comments_and_delimiters(text, expe
     assert end == len(text) and plain(value) == expected
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    (b"<0a 1", "unexpected byte b'<' in PDF at 0"),  # a hex string never closed
+    (b"<< /A 1 >", "unexpected byte b'>' in PDF at 8"),
+    (b"[1 /A >>", "unexpected byte b'>' in PDF at 6"),
+    (b"<< 1 2 >>", "PDF dictionary key expected at byte 4"),
+    (b"<< /A >>", "unexpected byte b'>' in PDF at 6"),
+    (b"  ", "unexpected byte b'' in PDF at 2"),
+])
+def test_pdf_cutter_says_where_a_value_it_cannot_read_goes_wrong(text, message):
+    from worksheetgen.pdfsplit import PdfFormatError, _Parser
+
+    with pytest.raises(PdfFormatError, match=re.escape(message)):
+        _Parser(text).value(0)
+
+
 def _uncompressed(source: str, tmp_path: Path) -> bytes:
     """A PDF without object streams, as class builds ask TeX for."""
     work = tmp_path / "u"

@@ -22,6 +22,15 @@ _INHERITED = (b"Resources", b"MediaBox", b"CropBox", b"Rotate")
 # whitespace and comments; a run of regular characters (neither whitespace nor delimiters)
 _SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
 _REGULAR = re.compile(rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]*")
+# the next token after whitespace and comments; the group that matched is its kind ("num gen
+# R" is one token; a comment runs to the end of its line, so no token is found inside one)
+_REG = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"
+_SKIPPED = rb"(?:[\x00\t\n\x0c\r ]|%[^\r\n]*(?![^\r\n]))"
+_TOKEN = re.compile(_SKIPPED + rb"*(?:(<<)|(>>)|(\[)|(\])|/(" + _REG + rb"*)|([0-9]+)"
+                    + _SKIPPED + rb"+([0-9]+)" + _SKIPPED + rb"+R(?!" + _REG + rb")|(\()"
+                    rb"|(<[^>]*>)|(" + _REG + rb"+))")
+_OPEN_DICT, _CLOSE_DICT, _OPEN_ARRAY, _CLOSE_ARRAY, _NAME, _NUM, _REF, _STRING, _HEX, _WORD = (
+    range(1, 11))
 # an array of plain numbers, whitespace between them (no NUL: bytes.split keeps it)
 _NUMBER_ARRAY = re.compile(rb"\[[\t\n\x0c\r ]*((?:[-+]?[0-9.]+(?:[\t\n\x0c\r ]+[-+]?[0-9.]+)*)?)"
                            rb"[\t\n\x0c\r ]*\]")
@@ -78,52 +87,55 @@ class _Parser:
     def value(self, i: int) -> tuple[Any, int]:
         """The value starting at ``i`` (after whitespace) and the index after it."""
         d = self.data
-        i = self.skip(i)
-        c = d[i:i + 1]
-        if d.startswith(b"<<", i):
-            out: dict[bytes, Any] = {}
-            i += 2
-            while True:
-                i = self.skip(i)
-                if d.startswith(b">>", i):
-                    return out, i + 2
-                key, i = self.value(i)
-                if not isinstance(key, Name):
+        # the dictionaries and arrays being read, innermost last, each with the key whose
+        # value comes next (None: a key comes next, or the container is an array)
+        open_: list[list[Any]] = []
+        while True:
+            m = _TOKEN.match(d, i)
+            kind = None if m is None else m.lastindex
+            if m is None or kind is None:
+                at = self.skip(i)
+                raise PdfFormatError(f"unexpected byte {d[at:at + 1]!r} in PDF at {at}")
+            i = m.end()
+            value: Any
+            if kind == _NAME:
+                value = Name(m.group(_NAME))
+            elif kind == _WORD:
+                value = Raw(m.group(_WORD))
+            elif kind == _REF:
+                value = Ref(int(m.group(_NUM)), int(m.group(_REF)))
+            elif kind == _OPEN_DICT:
+                open_.append([{}, None])
+                continue
+            elif kind == _OPEN_ARRAY:
+                plain = _NUMBER_ARRAY.match(d, m.start(_OPEN_ARRAY))
+                if not plain:
+                    open_.append([[], None])
+                    continue
+                # only numbers (such as a font's widths): one step, the same values
+                value, i = [Raw(w) for w in plain.group(1).split()], plain.end()
+            elif kind == _STRING:
+                value, i = self._string(m.start(_STRING))
+            elif kind == _HEX:
+                value = Raw(m.group(_HEX))
+            else:  # the end of a dictionary or an array
+                closes = dict if kind == _CLOSE_DICT else list
+                if not open_ or type(open_[-1][0]) is not closes or open_[-1][1] is not None:
+                    at = m.start(kind)
+                    raise PdfFormatError(f"unexpected byte {d[at:at + 1]!r} in PDF at {at}")
+                value = open_.pop()[0]
+            if not open_:
+                return value, i
+            inner = open_[-1]
+            if type(inner[0]) is list:
+                inner[0].append(value)
+            elif inner[1] is None:
+                if not isinstance(value, Name):
                     raise PdfFormatError(f"PDF dictionary key expected at byte {i}")
-                val, i = self.value(i)
-                out[key.raw] = val
-        if c == b"[":
-            plain = _NUMBER_ARRAY.match(d, i)
-            if plain:  # only numbers (such as a font's widths): one step, the same values
-                return [Raw(w) for w in plain.group(1).split()], plain.end()
-            items: list[Any] = []
-            i += 1
-            while True:
-                i = self.skip(i)
-                if d.startswith(b"]", i):
-                    return items, i + 1
-                val, i = self.value(i)
-                items.append(val)
-        if c == b"/":
-            end = self.token_end(i + 1)
-            return Name(d[i + 1:end]), end
-        if c == b"(":
-            return self._string(i)
-        if c == b"<":
-            end = d.index(b">", i)
-            return Raw(d[i:end + 1]), end + 1
-        end = self.token_end(i)
-        if end == i:
-            raise PdfFormatError(f"unexpected byte {c!r} in PDF at {i}")
-        word = d[i:end]
-        if word.isdigit():  # maybe "num gen R"
-            j = self.skip(end)
-            k = self.token_end(j)
-            if k > j and d[j:k].isdigit():
-                m = self.skip(k)
-                if d.startswith(b"R", m) and (m + 1 == len(d) or d[m + 1] in _WS + _DELIM):
-                    return Ref(int(word), int(d[j:k])), m + 1
-        return Raw(word), end
+                inner[1] = value.raw
+            else:
+                inner[0][inner[1]] = value
+                inner[1] = None
 
     def _string(self, i: int) -> tuple[Raw, int]:
         d = self.data
