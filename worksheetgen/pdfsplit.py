@@ -16,12 +16,9 @@ from typing import Any
 
 from worksheetgen.errors import CompileError
 
-_WS = b"\x00\t\n\x0c\r "
-_DELIM = b"()<>[]{}/%"
 _INHERITED = (b"Resources", b"MediaBox", b"CropBox", b"Rotate")
-# whitespace and comments; a run of regular characters (neither whitespace nor delimiters)
+# whitespace and comments
 _SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
-_REGULAR = re.compile(rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]*")
 # the next token after whitespace and comments; the group that matched is its kind ("num gen
 # R" is one token; a comment runs to the end of its line, so no token is found inside one)
 _REG = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"
@@ -79,10 +76,6 @@ class _Parser:
     def skip(self, i: int) -> int:
         """The index of the next token at or after ``i`` (past whitespace and comments)."""
         return _SKIP.match(self.data, i).end()  # type: ignore[union-attr]  # matches always
-
-    def token_end(self, i: int) -> int:
-        """The index just after the regular characters starting at ``i``."""
-        return _REGULAR.match(self.data, i).end()  # type: ignore[union-attr]
 
     def value(self, i: int) -> tuple[Any, int]:
         """The value starting at ``i`` (after whitespace) and the index after it."""
