@@ -17,12 +17,13 @@ from typing import Any
 from worksheetgen.errors import CompileError
 
 _INHERITED = (b"Resources", b"MediaBox", b"CropBox", b"Rotate")
-# whitespace and comments
-_SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
-# the next token after whitespace and comments; the group that matched is its kind ("num gen
-# R" is one token; a comment runs to the end of its line, so no token is found inside one)
-_REG = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"
+# whitespace or a comment (which runs to the end of its line, so no token is found inside
+# one); a regular character (neither whitespace nor a delimiter)
 _SKIPPED = rb"(?:[\x00\t\n\x0c\r ]|%[^\r\n]*(?![^\r\n]))"
+_REG = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"
+_SKIP = re.compile(_SKIPPED + rb"*")
+# the next token after whitespace and comments; the group that matched is its kind ("num gen
+# R" is one token)
 _TOKEN = re.compile(_SKIPPED + rb"*(?:(<<)|(>>)|(\[)|(\])|/(" + _REG + rb"*)|([0-9]+)"
                     + _SKIPPED + rb"+([0-9]+)" + _SKIPPED + rb"+R(?!" + _REG + rb")|(\()"
                     rb"|(<[^>]*>)|(" + _REG + rb"+))")
