@@ -148,9 +148,10 @@ def parse_roster(text: str, shown: str = "roster.csv",
             if not any(cell.strip() for cell in row):
                 continue  # a blank line
             if len(row) != width:
+                hint = ("quote a name that contains the separator" if len(row) > width else
+                        "leave a column empty with an empty field, as in 'Ada Lovelace,,'")
                 raise RosterError(f"expected {width} fields like the header, got {len(row)} "
-                                  "(quote a name that contains the separator)",
-                                  file=shown, line=line, field="row")
+                                  f"({hint})", file=shown, line=line, field="row")
             if len(students) >= max_students:
                 raise RosterError(f"expected at most {max_students} students, got more",
                                   file=shown, line=line, field="row")
