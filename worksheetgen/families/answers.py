@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
+
 from worksheetgen import exact as ex
 from worksheetgen.exact import Ex, Matrix
 from worksheetgen.models import Answer
@@ -34,8 +38,10 @@ def table(m: Matrix, decimals: int) -> list[list[str]]:
     return [[rounded(x, decimals) for x in row] for row in m]
 
 
-def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int = 1) -> Answer:
-    """A matrix answer; ``widen`` counts rounded steps the student's value passes through.
+def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int = 1,
+                  tolerance: float | None = None) -> Answer:
+    """A matrix answer; ``widen`` counts rounded steps the student's value passes through
+    (``tolerance``, when given, replaces that count's half-units).
 
     A table of whole numbers (such as integer scores QKᵀ) is printed without decimals.
     """
@@ -46,8 +52,56 @@ def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int
         value=ex.matrix_floats(m),
         rounded=table(m, decimals),
         exact=ex.matrix_exact(m),
-        tolerance=round(half_unit(decimals) * widen, 12),
+        tolerance=round(half_unit(decimals) * widen, 12) if tolerance is None else tolerance,
     )
+
+
+def _softmax_printed(table_: list[list[str]], decimals: int) -> list[list[float]]:
+    """Row softmax of a printed table (``-inf`` masked), rounded half-up to ``decimals``."""
+    q = Decimal(1).scaleb(-decimals)
+    out = []
+    for row in table_:
+        xs = [float(x) for x in row]
+        top = max(xs)
+        es = [math.exp(x - top) for x in xs]
+        total = sum(es)
+        out.append([float(Decimal(repr(e / total)).quantize(q, ROUND_HALF_UP)) for e in es])
+    return out
+
+
+def mixed_tolerance(A: Matrix, V: Sequence[Sequence[int]], decimals: int,
+                    before: Matrix | None = None) -> float:
+    """The tolerance of the output AV: it also accepts AV worked from a rounded A.
+
+    Students round A to the printed digits and multiply that table by V, which carries the
+    rounding into AV scaled by V's entries: |(Â − A)V| reaches several printed units when V
+    holds 3s and 4s. ``before`` is the table A is the softmax of, when the sheet asks for it
+    too: a student who rounds it first may then get an A one unit off the key's. The
+    tolerance is half a unit (the rounding of AV itself) plus the largest error of either
+    rounded A in this variant, at least three half-units (one per rounded step: the scaled
+    scores, A and AV), rounded up to a tenth of a printed unit.
+    """
+    half = half_unit(decimals)
+    exact_a = ex.matrix_floats(A)
+    tables = [[[float(x) for x in row] for row in table(A, decimals)]]
+    if before is not None:
+        tables.append(_softmax_printed(table(before, decimals), decimals))
+    carried = 0.0
+    for rounded_a in tables:
+        for srow, frow in zip(rounded_a, exact_a, strict=True):
+            off = [s - f for s, f in zip(srow, frow, strict=True)]
+            for k in range(len(V[0])):
+                carried = max(carried, abs(sum(d * v[k] for d, v in zip(off, V, strict=True))))
+    tenth = 10.0 ** -(decimals + 1)
+    return round(max(3 * half, math.ceil((half + carried) / tenth - 1e-6) * tenth), 12)
+
+
+def output_answer(A: Matrix, V: Sequence[Sequence[int]], output: Matrix, decimals: int,
+                  before: Matrix | None = None) -> Answer:
+    """The output AV, with a tolerance that accepts it worked from a rounded A (``before``: the
+    table whose softmax is A, when the sheet asks for it)."""
+    return matrix_answer("output", "AV", output, decimals,
+                         tolerance=mixed_tolerance(A, V, decimals, before))
 
 
 def vector_answer(name: str, label: str, v: list[Ex], decimals: int, *, widen: int = 1) -> Answer:

@@ -9,7 +9,7 @@ import numpy as np
 from worksheetgen import exact as ex
 from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.families import register
-from worksheetgen.families.answers import matrix_answer, table
+from worksheetgen.families.answers import matrix_answer, output_answer, table
 from worksheetgen.families.base import (
     BoolParam,
     Family,
@@ -273,7 +273,8 @@ class Lab3(QKVHead, Family):
                                          decimals))
             parts.append(Part("Apply the causal mask ($-\\infty$ above the diagonal).", "masked"))
         answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
-        answers.append(matrix_answer("output", "AV", trace.output, decimals, widen=3))
+        answers.append(output_answer(trace.A, v, trace.output, decimals,
+                                     before=trace.masked if causal else trace.scaled))
         parts += [Part("Softmax each row over keys: write $A$.", "A"),
                   Part("Mix the values: write the output $AV$.", "output", col_label="dim")]
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),

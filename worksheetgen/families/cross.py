@@ -10,7 +10,7 @@ from worksheetgen import exact as ex
 from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, matrix_answer, shape_answer
+from worksheetgen.families.answers import choice_answer, matrix_answer, output_answer, shape_answer
 from worksheetgen.families.attention_tables import attention_steps
 from worksheetgen.families.base import (
     BoolParam,
@@ -206,7 +206,7 @@ class Cross(Family):
             answers += [
                 matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
-                matrix_answer("output", "AV", trace.output, decimals, widen=3),
+                output_answer(trace.A, v, trace.output, decimals, before=trace.scaled),
             ]
             parts += [
                 Part(f"Compute the scaled scores $QK^\\top/\\sqrt{{{d_k}}}$ (no mask: a "

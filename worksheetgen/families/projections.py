@@ -12,7 +12,7 @@ from worksheetgen import exact as ex
 from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import int_matrix_answer, matrix_answer
+from worksheetgen.families.answers import int_matrix_answer, matrix_answer, output_answer
 from worksheetgen.families.attention_tables import attention_steps
 from worksheetgen.families.base import (
     BoolParam,
@@ -213,7 +213,8 @@ class Projections(Family):
             parts.append(Part("Softmax each row over keys: write $A$.", "A"))
         if given["output"]:
             cross_check(item, "output", ex.matrix_floats(trace.output), floats["output"])
-            answers.append(matrix_answer("output", "AV", trace.output, decimals, widen=3))
+            answers.append(output_answer(trace.A, v, trace.output, decimals,
+                                         before=trace.scaled if given["scale"] else None))
             parts.append(Part("Mix the values: write the output $AV$.", "output",
                               col_label="dim"))
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),

@@ -22,7 +22,7 @@ from worksheetgen import misconceptions as mc
 from worksheetgen.attention import CORRECT, Trace, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, matrix_answer, table
+from worksheetgen.families.answers import choice_answer, matrix_answer, output_answer, table
 from worksheetgen.families.attention_tables import QKVHead, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
@@ -153,7 +153,7 @@ class SpotBug(QKVHead, Family):
             choice_answer("slip", r"\text{slip}", planted.description, options,
                           f"The slip is {planted.name}."),
             matrix_answer("A", "A", right.A, decimals, widen=2),
-            matrix_answer("output", "AV", right.output, decimals, widen=3),
+            output_answer(right.A, v, right.output, decimals),
         )
         parts = (
             Part("Which slip does the worked solution make?", "slip"),
