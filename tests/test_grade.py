@@ -280,6 +280,27 @@ def test_grade_carries_forward_through_mask_and_into_the_output(built, sheet_id)
     assert points_text(q.earned) == "2.63"  # 2.625, rounded half-up
 
 
+def test_grade_counts_an_output_worked_from_the_students_right_a_as_right(built, sheet_id):
+    data = json.loads(built.read_text(encoding="utf-8"))
+    # practice-identity: A = softmax([1/sqrt(2), 0]) = [0.6698, 0.3302] per row (V = I).
+    # [[0.66, 0.34], ...] is within A's tolerance (0.01); the output the student works from it
+    # is 0.0098 from the exact value, outside a tolerance of half a unit
+    (q,) = [q for q in data["sheets"][0]["questions"] if q["id"] == "practice-identity"]
+    q["tolerance"]["output"] = 0.005
+    mine = [[0.66, 0.34], [0.34, 0.66]]
+    text = HEADER + "".join([
+        cells(sheet_id, "practice-identity", "scores", [[1, 0], [0, 1]]),
+        cells(sheet_id, "practice-identity", "scaled", [[0.71, 0], [0, 0.71]]),
+        cells(sheet_id, "practice-identity", "A", mine),
+        cells(sheet_id, "practice-identity", "output", mine),
+    ])
+    out = part(graded(data, text), "practice-identity", "output")
+    assert (out.status, out.right, out.carried, out.wrong) == ("right", 4, 0, ())
+    # the same output without the A it follows from is 0.0098 off: wrong
+    text = HEADER + cells(sheet_id, "practice-identity", "output", mine)
+    assert part(graded(data, text), "practice-identity", "output").status == "wrong"
+
+
 def test_grade_carries_a_wrong_head_width_into_the_later_parts(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
     # d = 4, h = 2; a student who takes d_k = d = 4 gets concat 2 * 4 = 8 and W_O 8 x 4

@@ -805,15 +805,20 @@ def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Ce
     vals[ans.name] = grid
     answered = ~np.isnan(grid)
     right = _close(ans.grid, grid, ans.tolerance) & answered
-    full[ans.name] = bool(right.all())
     carried = np.zeros(grid.shape, dtype=bool)
     sources: tuple[str, ...] = ()
     if not right.all():
         redo = _recompute(q, ans.name, vals)
-        if redo is not None and isinstance(redo[1], np.ndarray) and redo[1].shape == grid.shape \
-                and not all(full.get(s, True) for s in redo[0]):
-            carried = answered & ~right & _close(redo[1], grid, ans.tolerance)
-            sources = redo[0] if carried.any() else ()
+        if redo is not None and isinstance(redo[1], np.ndarray) and redo[1].shape == grid.shape:
+            follows = answered & ~right & _close(redo[1], grid, ans.tolerance)
+            if all(full.get(s, True) for s in redo[0]):
+                # worked from the student's own earlier answers, which were right (within
+                # their tolerance, such as an A rounded one unit off the key's): right
+                right |= follows
+            else:
+                carried = follows
+                sources = redo[0] if carried.any() else ()
+    full[ans.name] = bool(right.all())
     total = ans.n_entries
     n_right, n_carried = int(right.sum()), int(carried.sum())
     whole = ans.kind in ("scalar", "shape")  # all or nothing
