@@ -680,6 +680,12 @@ def test_export_writes_beside_the_key_by_default_and_into_a_folder_given_as_out(
     assert named == tmp_path / "quiz.xml" and named.is_file()
 
 
+def test_export_quiet_prints_nothing_and_still_writes(runner, key_file):
+    result = runner.invoke(main, ["export", "--to", "gift", "--key", str(key_file), "-q"])
+    assert (result.exit_code, result.output) == (0, "")
+    assert (key_file.parent / "gift.txt").is_file()
+
+
 def test_export_help_and_unknown_format(runner):
     result = runner.invoke(main, ["export", "--help"])
     assert result.exit_code == 0 and "--to [moodle|gift|qti]" in result.output

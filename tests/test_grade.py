@@ -169,6 +169,18 @@ def test_grade_all_right_scores_full_marks(runner, built, sheet_id, tmp_path):
     assert "21 / 21" in report and "carried forward" not in report
 
 
+def test_grade_quiet_prints_nothing_and_still_writes(runner, built, sheet_id, tmp_path):
+    blank = tmp_path / "blank.csv"
+    result = runner.invoke(main, ["grade", "--key", str(built), "--template", str(blank), "-q"])
+    assert (result.exit_code, result.output) == (0, "") and blank.is_file()
+    resp = tmp_path / "responses.csv"
+    resp.write_text(HEADER + all_right(sheet_id), encoding="utf-8")
+    result = runner.invoke(main, ["grade", "--key", str(built), str(resp), "--quiet",
+                                  "--out", str(tmp_path / "graded")])
+    assert (result.exit_code, result.output) == (0, "")
+    assert read_scores(tmp_path / "graded")[0]["total"] == "21"
+
+
 def test_grade_accepts_every_spelling_of_a_masked_cell(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
     for word in ("-inf", "−∞", "-∞", "masked", "MASKED", " Masked "):

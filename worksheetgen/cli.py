@@ -265,16 +265,20 @@ def families() -> None:
 @click.option("--template", is_flag=True,
               help="Write a blank RESPONSES file for this key (one row per student, question, "
                    "answer and entry) to fill in, instead of grading.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @reports_errors
-def grade(key_path: str, responses: str, out: str | None, template: bool) -> None:
+def grade(key_path: str, responses: str, out: str | None, template: bool, quiet: bool) -> None:
     """Grade RESPONSES (a CSV) against a key: scores.csv and a report naming each slip."""
     from worksheetgen import grade as grading
 
     if template:
         path = grading.write_template(key_path, responses)
-        click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
+        if not quiet:
+            click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
         return
     run = grading.grade_files(key_path, responses, out)
+    if quiet:
+        return
     students = run.result.students
     click.echo(f"Graded {len(students)} student(s) from {responses} against {key_path}")
     for path in run.files:
@@ -289,10 +293,12 @@ def grade(key_path: str, responses: str, out: str | None, template: bool) -> Non
 @click.option("--out", type=click.Path(),
               help="File (or folder) to write. Default: moodle.xml, gift.txt or "
                    "canvas-qti.zip beside the key.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @reports_errors
-def export_cmd(fmt: str, key_path: str, out: str | None) -> None:
+def export_cmd(fmt: str, key_path: str, out: str | None, quiet: bool) -> None:
     """Export a key's questions for an LMS: one question per variant, tolerances kept."""
     from worksheetgen.export import export_file
 
     path = export_file(key_path, fmt, out)
-    click.echo(f"Exported {key_path} to {fmt}: {path}")
+    if not quiet:
+        click.echo(f"Exported {key_path} to {fmt}: {path}")
