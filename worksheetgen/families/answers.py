@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
-from decimal import ROUND_HALF_UP, Decimal
 
 from worksheetgen import exact as ex
 from worksheetgen.exact import Ex, Matrix
@@ -57,15 +57,16 @@ def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int
 
 
 def _softmax_printed(table_: list[list[str]], decimals: int) -> list[list[float]]:
-    """Row softmax of a printed table (``-inf`` masked), rounded half-up to ``decimals``."""
-    q = Decimal(1).scaleb(-decimals)
+    """Row softmax of a printed table (``-inf`` masked), rounded half-up to ``decimals`` (on
+    doubles: this only bounds a tolerance, and a softmax value is never a tie)."""
+    scale = 10.0**decimals
     out = []
     for row in table_:
         xs = [float(x) for x in row]
         top = max(xs)
         es = [math.exp(x - top) for x in xs]
         total = sum(es)
-        out.append([float(Decimal(repr(e / total)).quantize(q, ROUND_HALF_UP)) for e in es])
+        out.append([math.floor(e / total * scale + 0.5) / scale for e in es])
     return out
 
 
@@ -83,15 +84,15 @@ def mixed_tolerance(A: Matrix, V: Sequence[Sequence[int]], decimals: int,
     """
     half = half_unit(decimals)
     exact_a = ex.matrix_floats(A)
-    tables = [[[float(x) for x in row] for row in table(A, decimals)]]
+    tables = [table(A, decimals)]
     if before is not None:
         tables.append(_softmax_printed(table(before, decimals), decimals))
+    columns = list(zip(*V, strict=True))
     carried = 0.0
     for rounded_a in tables:
-        for srow, frow in zip(rounded_a, exact_a, strict=True):
-            off = [s - f for s, f in zip(srow, frow, strict=True)]
-            for k in range(len(V[0])):
-                carried = max(carried, abs(sum(d * v[k] for d, v in zip(off, V, strict=True))))
+        for shown, exact in zip(rounded_a, exact_a, strict=True):
+            off = [float(s) - f for s, f in zip(shown, exact, strict=True)]
+            carried = max(carried, max(abs(sum(map(operator.mul, off, col))) for col in columns))
     tenth = 10.0 ** -(decimals + 1)
     return round(max(3 * half, math.ceil((half + carried) / tenth - 1e-6) * tenth), 12)
 
