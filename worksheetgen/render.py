@@ -620,6 +620,21 @@ def relation(printed: Any) -> str:
     return "=" if exact else r"\approx"
 
 
+def margin(answer: Any) -> str:
+    """An answer's accepted margin ("0.023") when it is wider than half a unit of its printed
+    digits (a value worked from rounded earlier answers), else "": the key prints it so that a
+    TA marking by hand accepts what ``grade`` and the LMS exports accept."""
+    tol = getattr(answer, "tolerance", None)
+    if not tol or answer.kind not in ("matrix", "vector", "scalar"):
+        return ""
+    cells = answer.rounded if isinstance(answer.rounded, list) else [answer.rounded]
+    flat = [str(c) for row in cells for c in (row if isinstance(row, list) else [row])]
+    decimals = max((len(c) - c.index(".") - 1 for c in flat if "." in c), default=0)
+    if decimals == 0 or tol <= 0.5 * 10.0**-decimals * (1 + 1e-9):
+        return ""
+    return f"{tol:.{decimals + 1}f}".rstrip("0")
+
+
 def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
     return "$$" + mathtex.bmatrix([list(r) for r in rows]) + "$$"
 
@@ -695,6 +710,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         md_matrix=_md_matrix,
         finite=_finite,
         relation=relation,
+        margin=margin,
     )
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz")
     return env
