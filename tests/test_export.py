@@ -550,6 +550,64 @@ def test_qti_zip_is_the_same_bytes_for_the_same_key(runner, key_file, tmp_path):
         assert any(n.endswith("/assessment_meta.xml") for n in zf.namelist())
 
 
+def _tree() -> ET.Element:
+    """A document with escaping, text, tails, a comment and nesting three levels deep."""
+    root = ET.Element("quiz", {"xmlns": "urn:x", "title": 'a "b" <c> & d\n'})
+    root.append(ET.Comment(" made by a test "))
+    for i in range(3):
+        group = ET.SubElement(root, "section", ident=f"g{i}")
+        ET.SubElement(group, "meta").text = "x < y & z"
+        for j in range(2):
+            item = ET.SubElement(group, "item", ident=f"i{i}{j}")
+            ET.SubElement(item, "text").text = f"{i}{j} \u2212\u221e ]]>"
+            ET.SubElement(item, "empty")
+    return root
+
+
+@pytest.mark.parametrize("indent", [None, "  "])
+def test_streamed_xml_is_the_bytes_of_the_whole_tree(indent):
+    from worksheetgen.export.html import XmlStream, xml_bytes
+
+    whole = _tree()
+    if indent:
+        ET.indent(whole, space=indent)
+    text = io.StringIO()
+    out = XmlStream(text, indent=indent)
+    parts = _tree()
+    groups = list(parts)[1:]
+    del parts[1:]
+    out.open(parts)  # the comment is written with the root
+    for group in groups:
+        items = list(group)[1:]
+        del group[1:]
+        out.open(group)
+        for item in items:
+            group.append(item)
+            out.flush()
+            assert len(group) == 0  # written and dropped
+        out.close()
+    out.close()
+    assert text.getvalue().encode("utf-8") == xml_bytes(whole)
+
+
+def test_class_build_streams_each_export_to_the_bytes_export_gives(tmp_path):
+    from click.testing import CliRunner
+
+    from worksheetgen.export import export_bytes
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name\nAda Lovelace\nAlan Turing\nGrace Hopper\n", encoding="utf-8")
+    result = CliRunner().invoke(main, [
+        "build", "--seed", "4", "--bank", str(ROOT / "banks" / "note.yaml"), "--no-pdf",
+        "--roster", str(roster), "--out", str(tmp_path / "out"), "--export", "moodle",
+        "--export", "gift", "--export", "qti"])
+    assert result.exit_code == 0, result.output
+    (folder,) = (tmp_path / "out").iterdir()
+    data = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    for fmt, name in (("moodle", "moodle.xml"), ("gift", "gift.txt"), ("qti", "canvas-qti.zip")):
+        assert (folder / name).read_bytes() == export_bytes(data, fmt), fmt
+
+
 # ---------------------------------------------------------------- a real build
 
 

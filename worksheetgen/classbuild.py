@@ -183,12 +183,9 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
                                         options.template_dir is None)
             stats.seconds["pdf"] = time.perf_counter() - clock
         if options.exports:
-            from worksheetgen.export import export_files
+            from worksheetgen.export import export_into
 
-            for name, data in export_files((tmp / "key.json").read_bytes(),
-                                           options.exports).items():
-                (tmp / name).write_bytes(data)
-                files.append(name)
+            files += export_into((tmp / "key.json").read_bytes(), options.exports, tmp)
         files.append("manifest.json")
         _write_manifest(build, options, tmp, files)
         report("write", 1, 1)

@@ -7,10 +7,12 @@ is built from the same checked view of the key (``worksheetgen.export.keydata``)
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
 
@@ -18,20 +20,32 @@ from worksheetgen.errors import ExportError
 FORMATS = {"moodle": "moodle.xml", "gift": "gift.txt", "qti": "canvas-qti.zip"}
 
 
-def _render(doc: Any, fmt: str) -> bytes:
-    if fmt == "moodle":
-        from worksheetgen.export.moodle import moodle_xml
-
-        return moodle_xml(doc)
-    if fmt == "gift":
-        from worksheetgen.export.gift import gift_text
-
-        return gift_text(doc)
+def _write(doc: Any, fmt: str, out: BinaryIO) -> None:
+    """Write the export of a checked key to a binary stream, a question variant at a time (a
+    class of 1,000 students is never held whole)."""
     if fmt == "qti":
-        from worksheetgen.export.qti import qti_zip
+        from worksheetgen.export.qti import write_qti_zip
 
-        return qti_zip(doc)
-    raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+        write_qti_zip(doc, out)
+        return
+    if fmt == "moodle":
+        from worksheetgen.export.moodle import write_moodle_xml as write_text
+    elif fmt == "gift":
+        from worksheetgen.export.gift import write_gift as write_text
+    else:
+        raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=False)
+    try:
+        write_text(doc, text)
+        text.flush()
+    finally:
+        text.detach()
+
+
+def _render(doc: Any, fmt: str) -> bytes:
+    buf = io.BytesIO()
+    _write(doc, fmt, buf)
+    return buf.getvalue()
 
 
 def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
@@ -54,13 +68,17 @@ def output_path(key_path: str | Path, fmt: str, out: str | Path | None = None) -
     return p / name if folder else p
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write a file so that it is either complete or not there (no half-written export)."""
+def write_atomically(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
+    """Write a file so that it is either complete or not there (no half-written export);
+    ``data`` is the bytes, or a function that writes them to a binary stream."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if callable(data):
+                data(fh)
+            else:
+                fh.write(data)
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; an export is a file to share
         os.replace(tmp, path)
     except BaseException:
@@ -74,10 +92,10 @@ def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None) -
 
     if fmt not in FORMATS:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-    data = _render(load_key(key_path), fmt)
+    doc = load_key(key_path)
     target = output_path(key_path, fmt, out)
     try:
-        write_atomically(target, data)
+        write_atomically(target, lambda fh: _write(doc, fmt, fh))
     except OSError as exc:
         raise ExportError(f"cannot write the export: {exc.strerror or exc}",
                           file=str(target)) from None
@@ -94,3 +112,22 @@ def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) ->
 
     data = json.loads(key_json)
     return {FORMATS[fmt]: export_bytes(data, fmt) for fmt in dict.fromkeys(formats)}
+
+
+def export_into(key_json: bytes | str, formats: tuple[str, ...] | list[str],
+                folder: Path) -> list[str]:
+    """Write a build's exports into ``folder`` (a class build's temporary folder), each
+    streamed to its file; returns the file names."""
+    import json
+
+    from worksheetgen.export.keydata import parse_key
+
+    doc = parse_key(json.loads(key_json), "key.json")
+    names = []
+    for fmt in dict.fromkeys(formats):
+        if fmt not in FORMATS:
+            raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+        with open(folder / FORMATS[fmt], "wb") as fh:
+            _write(doc, fmt, fh)
+        names.append(FORMATS[fmt])
+    return names

@@ -15,7 +15,9 @@ Every text is escaped for GIFT: ``\\`` and the characters ``~ = # { } :``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from worksheetgen.export import html
 from worksheetgen.export.keydata import (
@@ -129,25 +131,43 @@ def _one(v: Variant, part: KeyPart) -> str | None:
     return None
 
 
-def _split(v: Variant, parts: Sequence[KeyPart]) -> list[str]:
-    """One GIFT question per entry (and per choice part) of a variant."""
-    out = []
+def _split(v: Variant, parts: Sequence[KeyPart]) -> Iterator[str]:
+    """One GIFT question per entry (and per choice part) of a variant.
+
+    Every question repeats the variant's prompt and given values: that HTML is made and
+    escaped once per variant, and only each entry's own paragraph per question.
+    """
     single = len(parts) == 1
+    root = html.question_root()
+    html.add_intro(root, v)
+    intro = html.serialize(root)
+    end = "</div>"
+    assert intro.endswith(end)
+    head = gift_escape(intro[: -len(end)])
+
+    def question(name: str, i: int, part: KeyPart, answer: str, entry: str = "") -> str:
+        rest = html.question_root()  # holds this question's own paragraphs
+        p = html.add_part_prompt(rest, i, part, single)
+        if entry:
+            html.add(p, "br").tail = entry
+        if part.answer is not None and any(c.masked for c in part.answer.cells):
+            html.add(rest, "p", html.MASKED_HINT)
+        own = "".join(html.serialize(child) for child in rest) + end
+        return f"::{gift_escape(name)}::[html]{head}{gift_escape(own)}{answer}"
+
     for i, part in enumerate(parts):
         letter = "" if single else html.part_letter(i) + " "
         name = f"{variant_name(v)} {letter}".rstrip()
         if part.choices:
-            out.append(_question(name, _text(v, i, part, single), choices_answer(part)))
+            yield question(name, i, part, choices_answer(part))
             continue
         if part.kind == "choice":
-            out.append(_question(name, _text(v, i, part, single), options_answer(part)))
+            yield question(name, i, part, options_answer(part))
             continue
         assert part.answer is not None
         for cell in part.answer.cells:
             label = f"{name} {part.answer.name}" + (f" {cell.label}" if cell.label else "")
-            out.append(_question(label, _text(v, i, part, single, _entry_text(part, cell)),
-                                 numeric_answer(cell)))
-    return out
+            yield question(label, i, part, numeric_answer(cell), _entry_text(part, cell))
 
 
 def _essay(v: Variant, parts: Sequence[KeyPart], suffix: str) -> str:
@@ -163,38 +183,44 @@ def _category(path: Sequence[str]) -> str:
     return f"$CATEGORY: {category_path(path)}"
 
 
-def _blocks(doc: KeyDoc, q: KeyQuestion) -> list[str]:
-    blocks: list[str] = []
+def _blocks(doc: KeyDoc, q: KeyQuestion) -> Iterator[str]:
+    """The GIFT blocks of one key question, one at a time."""
     graded = [(v, gradable_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
     base = category_name(doc, q)
     whole = [(v, _one(v, p[0]) if len(p) == 1 else None) for v, p in graded if p]
     if has_graded and all(text is not None for _, text in whole):
-        blocks.append(_category(base))
-        blocks += [text for _, text in whole if text is not None]
+        yield _category(base)
+        yield from (text for _, text in whole if text is not None)
     elif has_graded:
-        blocks.append(f"// Question {q.number} ({q.qid}) has matrix, vector or shape answers "
-                      "or several parts; GIFT has no cloze question, so each entry is its own "
-                      "question, in one category per variant. Moodle XML keeps it as one "
-                      "cloze question per variant.")
+        yield (f"// Question {q.number} ({q.qid}) has matrix, vector or shape answers "
+               "or several parts; GIFT has no cloze question, so each entry is its own "
+               "question, in one category per variant. Moodle XML keeps it as one "
+               "cloze question per variant.")
         for v, parts in graded:
             if parts:
-                blocks.append(_category([*base, v.sheet_id]))
-                blocks += _split(v, parts)
+                yield _category([*base, v.sheet_id])
+                yield from _split(v, parts)
     written = [(v, written_parts(v)) for v in q.variants]
     if any(p for _, p in written):
-        blocks.append(_category(category_name(doc, q, written=has_graded)))
-        blocks += [_essay(v, p, " (written)" if has_graded else "") for v, p in written if p]
-    return blocks
+        yield _category(category_name(doc, q, written=has_graded))
+        yield from (_essay(v, p, " (written)" if has_graded else "") for v, p in written if p)
+
+
+def write_gift(doc: KeyDoc, text: Any) -> None:
+    """Write the GIFT file of a checked key to a text stream, a question at a time."""
+    title = " ".join(doc.title.split())
+    text.write(f"// worksheetgen export of {title}, seed {doc.seed} (GIFT).\n"
+               "// Numbers are accepted within the tolerance of their printed digits; "
+               "0 % answers name the slip that gives them.")
+    for q in doc.questions:
+        for block in _blocks(doc, q):
+            text.write("\n\n" + block)
+    text.write("\n")
 
 
 def gift_text(doc: KeyDoc) -> bytes:
     """The GIFT file of a checked key."""
-    title = " ".join(doc.title.split())
-    head = [f"// worksheetgen export of {title}, seed {doc.seed} (GIFT).",
-            "// Numbers are accepted within the tolerance of their printed digits; "
-            "0 % answers name the slip that gives them."]
-    blocks = ["\n".join(head)]
-    for q in doc.questions:
-        blocks += _blocks(doc, q)
-    return ("\n\n".join(blocks) + "\n").encode("utf-8")
+    text = io.StringIO()
+    write_gift(doc, text)
+    return text.getvalue().encode("utf-8")

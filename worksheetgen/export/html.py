@@ -76,6 +76,65 @@ def xml_bytes(root: ET.Element) -> bytes:
     return XML_DECLARATION + ET.tostring(root, encoding="unicode").encode("utf-8") + b"\n"
 
 
+_SPLIT = "wsg-split-here"
+
+
+class XmlStream:
+    """Write one XML document a piece at a time, in the bytes ``xml_bytes`` would give.
+
+    A class of 1,000 students makes millions of elements; holding them all (and then the
+    text) took gigabytes. Here an element is *opened* (its start tag, text and children so far
+    are written), children appended to it later are written and dropped by ``flush``, and
+    ``close`` writes its end tag. ElementTree still writes every tag and escapes every value.
+    With ``indent`` (the spaces per level) the document is laid out as ``ET.indent`` would.
+    """
+
+    def __init__(self, out: Any, indent: str | None = None) -> None:
+        self._write = out.write  # a text stream
+        self._indent = indent
+        self._open: list[ET.Element] = []
+        self._write(XML_DECLARATION.decode("ascii"))
+
+    def _child(self, el: ET.Element) -> None:
+        if self._indent is not None:
+            depth = len(self._open)
+            ET.indent(el, space=self._indent, level=depth)
+            el.tail = None
+            self._write("\n" + self._indent * depth)
+        self._write(ET.tostring(el, encoding="unicode"))
+
+    def open(self, el: ET.Element) -> None:
+        """Write ``el``'s start tag, text and present children; later children are streamed."""
+        if self._open:
+            self.flush()
+            if self._indent is not None:
+                self._write("\n" + self._indent * len(self._open))
+        shell = ET.Element(el.tag, el.attrib)
+        shell.text = None if self._indent is not None else el.text
+        ET.SubElement(shell, _SPLIT)
+        head, _, _ = ET.tostring(shell, encoding="unicode").partition(f"<{_SPLIT} />")
+        self._write(head)
+        self._open.append(el)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the children appended to the innermost open element, and drop them."""
+        el = self._open[-1]
+        for child in el:
+            self._child(child)
+        del el[:]
+
+    def close(self) -> None:
+        """Write the rest of the innermost open element and its end tag."""
+        self.flush()
+        el = self._open.pop()
+        if self._indent is not None:
+            self._write("\n" + self._indent * len(self._open))
+        self._write(f"</{el.tag}>")
+        if not self._open:
+            self._write("\n")
+
+
 def serialize(root: ET.Element) -> str:
     """One HTML fragment."""
     return ET.tostring(root, encoding="unicode", method="html")

@@ -14,8 +14,10 @@ Wrong answers a misconception produces get their own 0 % answers whose feedback 
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from worksheetgen.export import html
 from worksheetgen.export.keydata import (
@@ -244,7 +246,8 @@ def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
         _cloze(quiz, v, parts, name, idnumber)
 
 
-def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion) -> None:
+def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[], None]) -> None:
+    """Add the questions of one key question to ``quiz``, calling ``flush`` after each."""
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
@@ -256,6 +259,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion) -> None:
         for v, parts in graded:
             if parts:
                 _graded(quiz, v, parts)
+                flush()
     if any(p for _, p in written):
         _category(quiz, category_path(category_name(doc, q, written=has_graded)),
                   f"The written part of question {q.number} ({q.qid}), graded by hand.")
@@ -266,15 +270,25 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion) -> None:
                 _essay(quiz, v, parts, variant_name(v) + suffix,
                        f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""),
                        1.0 if has_graded else v.points)
+                flush()
 
 
-def moodle_xml(doc: KeyDoc) -> bytes:
-    """The Moodle XML question file of a checked key."""
+def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
+    """Write the Moodle XML question file of a checked key to a text stream, a question at a
+    time."""
+    out = html.XmlStream(text, indent="  ")
     quiz = ET.Element("quiz")
     about = f"worksheetgen export of {doc.title!r}, seed {doc.seed}: " \
             f"{len(doc.questions)} question(s), one category each"
     quiz.append(ET.Comment(" " + about.replace("--", "- -") + " "))
+    out.open(quiz)
     for q in doc.questions:
-        _question(quiz, doc, q)
-    ET.indent(quiz, space="  ")
-    return html.xml_bytes(quiz)
+        _question(quiz, doc, q, out.flush)
+    out.close()
+
+
+def moodle_xml(doc: KeyDoc) -> bytes:
+    """The Moodle XML question file of a checked key."""
+    text = io.StringIO()
+    write_moodle_xml(doc, text)
+    return text.getvalue().encode("utf-8")

@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
 from worksheetgen.export import html
@@ -318,16 +319,18 @@ def _graded_item(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyP
         _blanks(section, iid, v, parts)
 
 
-def _group(parent: ET.Element, gid: str, title: str, points: float) -> ET.Element:
-    section = _el(parent, "section", ident=gid, title=title)
+def _group(gid: str, title: str, points: float) -> ET.Element:
+    """A question group (detached: its items are streamed into it)."""
+    section = ET.Element("section", ident=gid, title=title)
     sel = _el(_el(section, "selection_ordering"), "selection")
     _el(sel, "selection_number", "1")
     _el(_el(sel, "selection_extension"), "points_per_item", f"{points:g}")
     return section
 
 
-def _question(root_section: ET.Element, aid: str, q: KeyQuestion) -> float:
-    """The group(s) of one question; returns the points a student can get."""
+def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
+    """Write the group(s) of one question, an item at a time; returns the points a student
+    can get."""
     total = 0.0
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
@@ -335,38 +338,55 @@ def _question(root_section: ET.Element, aid: str, q: KeyQuestion) -> float:
     title = f"{q.number}. {q.qid}: {q.title}"
     if has_graded:
         points = max(v.points for v, p in graded if p)
-        section = _group(root_section, ident(aid, "group", q.qid), title, points)
+        section = _group(ident(aid, "group", q.qid), title, points)
+        out.open(section)
         for v, parts in graded:
             if parts:
                 _graded_item(section, ident(aid, "item", q.qid, v.sheet_id), v, parts)
+                out.flush()
+        out.close()
         total += points
     if any(p for _, p in written):
         wtitle = title + (" (written part)" if has_graded else "")
         # the key has no separate points for the written part of a mixed question: 1 point,
         # which the instructor can change in Canvas
         points = 1.0 if has_graded else max(v.points for v, p in written if p)
-        section = _group(root_section, ident(aid, "group", q.qid, "written"), wtitle, points)
+        section = _group(ident(aid, "group", q.qid, "written"), wtitle, points)
+        out.open(section)
         for v, parts in written:
             if parts:
                 name = variant_name(v) + (" (written)" if has_graded else "")
                 _essay(section, ident(aid, "item", q.qid, v.sheet_id, "written"), v, parts,
                        name)
+                out.flush()
+        out.close()
         total += points
+    return total
+
+
+def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
+    """Write the QTI assessment document to a text stream; returns its total points."""
+    out = html.XmlStream(text)  # not indented: a machine file inside a zip
+    root = ET.Element("questestinterop", {"xmlns": QTI_NS})
+    out.open(root)
+    assessment = ET.Element("assessment", ident=aid, title=doc.title)
+    md = _el(assessment, "qtimetadata")
+    f = _el(md, "qtimetadatafield")
+    _el(f, "fieldlabel", "cc_maxattempts")
+    _el(f, "fieldentry", "1")
+    out.open(assessment)
+    out.open(ET.Element("section", ident="root_section"))
+    total = sum(_question(out, aid, q) for q in doc.questions)
+    for _ in range(3):
+        out.close()
     return total
 
 
 def assessment_xml(doc: KeyDoc, aid: str) -> tuple[bytes, float]:
     """The QTI assessment document and its total points."""
-    root = ET.Element("questestinterop", {"xmlns": QTI_NS})
-    assessment = _el(root, "assessment", ident=aid, title=doc.title)
-    md = _el(assessment, "qtimetadata")
-    f = _el(md, "qtimetadatafield")
-    _el(f, "fieldlabel", "cc_maxattempts")
-    _el(f, "fieldentry", "1")
-    section = _el(assessment, "section", ident="root_section")
-    total = sum(_question(section, aid, q) for q in doc.questions)
-    # not indented: a machine file inside a zip, and a class's variants make it large
-    return html.xml_bytes(root), total
+    text = io.StringIO()
+    total = write_assessment(doc, aid, text)
+    return text.getvalue().encode("utf-8"), total
 
 
 def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
@@ -407,23 +427,30 @@ def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
     return html.xml_bytes(root)
 
 
-def qti_zip(doc: KeyDoc) -> bytes:
-    """The Canvas QTI 1.2 package of a checked key, as zip bytes (same key, same bytes)."""
+def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
+    """Write the Canvas QTI 1.2 package of a checked key to a seekable binary stream (same
+    key, same bytes); the assessment is streamed into the zip, never held whole."""
     aid = ident("assessment", doc.title, str(doc.seed), doc.slug,
                 *(f"{q.qid}/{v.sheet_id}" for q in doc.questions for v in q.variants))
-    assessment, points = assessment_xml(doc, aid)
-    if not math.isfinite(points):  # pragma: no cover - points are checked finite on load
-        raise ExportError(f"expected finite points, got {points}")
-    files = {
-        "imsmanifest.xml": manifest_xml(doc, aid),
-        f"{aid}/{aid}.xml": assessment,
-        f"{aid}/assessment_meta.xml": meta_xml(doc, aid, points),
-    }
+
+    def entry(name: str) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        return info
+
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(entry("imsmanifest.xml"), manifest_xml(doc, aid))
+        with zf.open(entry(f"{aid}/{aid}.xml"), "w") as raw, \
+                io.TextIOWrapper(raw, encoding="utf-8", newline="") as text:
+            points = write_assessment(doc, aid, text)
+        if not math.isfinite(points):  # pragma: no cover - points are checked finite on load
+            raise ExportError(f"expected finite points, got {points}")
+        zf.writestr(entry(f"{aid}/assessment_meta.xml"), meta_xml(doc, aid, points))
+
+
+def qti_zip(doc: KeyDoc) -> bytes:
+    """The Canvas QTI 1.2 package of a checked key, as zip bytes (same key, same bytes)."""
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, data)
+    write_qti_zip(doc, buf)
     return buf.getvalue()
