@@ -440,7 +440,7 @@ def test_a_latex_error_while_the_class_streams_stops_the_build_with_its_line(tmp
 
 @needs_tex
 def test_pdf_cutter_refuses_what_it_cannot_read_with_a_clear_error(tmp_path):
-    from worksheetgen.pdfsplit import PdfFormatError, page_count, split_pages
+    from worksheetgen.pdfsplit import PdfFormatError, iter_split_pages, page_count, split_pages
 
     source = ("\\documentclass{article}\\begin{document}one\\newpage two\\newpage three"
               "\\end{document}\n")
@@ -451,6 +451,12 @@ def test_pdf_cutter_refuses_what_it_cannot_read_with_a_clear_error(tmp_path):
     assert page_count(whole) == 3
     with pytest.raises(PdfFormatError, match="page range 2-4 is outside the PDF's 3 pages"):
         split_pages(whole, [(2, 4)])
+    # one at a time: a bad range is refused before any PDF is made, not when it is reached
+    with pytest.raises(PdfFormatError, match="page range 3-4 is outside"):
+        iter_split_pages(whole, [(1, 1), (3, 4)])
+    parts = iter_split_pages(whole, [(3, 3), (1, 2)])
+    assert [page_count(next(parts)), page_count(next(parts))] == [1, 2]
+    assert next(parts, None) is None
 
 
 @pytest.mark.parametrize("text", [

@@ -469,7 +469,7 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]
             ) -> Callable[[str, Any], None]:
     """What to do with each compiled combined document: cut out the per-sheet PDFs by the
     page ranges TeX recorded, noting the files written in ``cut`` under its name."""
-    from worksheetgen.pdfsplit import split_pages
+    from worksheetgen.pdfsplit import iter_split_pages
 
     n = len(plan.entries)
     kinds = {name: kind for kind, name in _KINDS.items()}
@@ -479,7 +479,7 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]
         if len(ranges) != n:
             raise CompileError(f"expected the page ranges of {n} sheets, got {len(ranges)}",
                                file=f"{name}.tex")
-        parts = split_pages((tmp / f"{name}.pdf").read_bytes(), ranges)
+        parts = iter_split_pages((tmp / f"{name}.pdf").read_bytes(), ranges)
         (tmp / plan.subfolder).mkdir(exist_ok=True)
         files = []
         for entry, data in zip(plan.entries, parts, strict=True):

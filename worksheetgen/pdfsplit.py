@@ -10,7 +10,7 @@ byte for byte; only dictionaries are rewritten (renumbered references, a new pag
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +65,7 @@ class Obj:
     """A parsed object: its value, and the raw data of its stream if it has one."""
 
     value: Any
-    stream: bytes | None = None
+    stream: bytes | memoryview | None = None  # a view into the PDF's data, not a copy
 
 
 class _Parser:
@@ -153,6 +153,7 @@ class PdfReader:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self.view = memoryview(data)
         self.parser = _Parser(data)
         self.offsets: dict[int, int] = {}
         self.cache: dict[int, Obj] = {}
@@ -217,7 +218,7 @@ class PdfReader:
                 length = self.resolve(value.get(b"Length"))
                 if not isinstance(length, Raw) or not length.raw.isdigit():
                     raise PdfFormatError(f"object {num} has a stream without a length")
-                stream = d[j:j + int(length.raw)]
+                stream = self.view[j:j + int(length.raw)]
             obj = Obj(value, stream)
         self.cache[num] = obj
         return obj
@@ -364,7 +365,7 @@ def extract(reader: PdfReader, pages: Sequence[tuple[int, dict[bytes, Any]]]) ->
     out = bytearray(b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
     offsets: list[int] = []
 
-    def emit(number: int, body: bytes, stream: bytes | None = None) -> None:
+    def emit(number: int, body: bytes, stream: bytes | memoryview | None = None) -> None:
         offsets.append(len(out))
         out.extend(b"%d 0 obj\n" % number)
         out.extend(body)
@@ -395,17 +396,22 @@ def extract(reader: PdfReader, pages: Sequence[tuple[int, dict[bytes, Any]]]) ->
     return bytes(out)
 
 
-def split_pages(data: bytes, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
-    """One PDF per (first, last) page range, 1-based and inclusive."""
+def iter_split_pages(data: bytes, ranges: Sequence[tuple[int, int]]) -> Iterator[bytes]:
+    """One PDF per (first, last) page range, 1-based and inclusive, made as it is asked for
+    (a class's per-student PDFs are written one at a time, never all held); bad ranges are
+    refused here, before any is made."""
     reader = PdfReader(data)
     pages = reader.pages()
-    out = []
     for first, last in ranges:
         if not 1 <= first <= last <= len(pages):
             raise PdfFormatError(f"page range {first}-{last} is outside the PDF's "
                                  f"{len(pages)} pages")
-        out.append(extract(reader, pages[first - 1:last]))
-    return out
+    return (extract(reader, pages[first - 1:last]) for first, last in ranges)
+
+
+def split_pages(data: bytes, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
+    """One PDF per (first, last) page range, 1-based and inclusive."""
+    return list(iter_split_pages(data, ranges))
 
 
 def page_count(data: bytes) -> int:
