@@ -3,11 +3,13 @@ one-TeX-process-per-student compile of the same LaTeX, printed side by side.
 
     python bench/bench.py                 # --help, 30 and 100 students, PDFs, naive TeX
     python bench/bench.py --sizes 30 --repeat 1 --no-naive
+    python bench/bench.py --sizes 30,1000 --repeat 1 --no-naive   # memory: flat in the class
 
 Every build runs in a fresh process, as a user would run it. The class builds use the bundled
 default bank (5 questions) and a roster of Latin names (pdfLaTeX); ``--unicode`` uses Greek,
 Cyrillic and CJK names as well (LuaLaTeX). Timings are wall-clock medians of ``--repeat``
-runs; "in-process" times exclude Python's start-up and imports. This is a script to run by
+runs; "in-process" times exclude Python's start-up and imports; the peak memory is that of
+the build's largest process (Linux reports it in kilobytes). This is a script to run by
 hand, not a test: its numbers depend on the machine and on what else runs on it.
 """
 
@@ -84,12 +86,21 @@ def child_build(roster: Path, out: Path, pdf: bool, repeat: int, jobs: str = "au
     runs = []
     for _ in range(repeat):
         shutil.rmtree(out, ignore_errors=True)
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(roster), str(out),
-                               "1" if pdf else "0", jobs], check=True, capture_output=True,
-                              text=True, env=ENV)
-        data = json.loads(proc.stdout.strip().splitlines()[-1])
-        data["wall"] = time.perf_counter() - start
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as stdout:
+            start = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-c", CHILD, str(roster), str(out),
+                                     "1" if pdf else "0", jobs], stdout=stdout, env=ENV)
+            # wait4, not wait: its resource usage gives the peak memory of the build (the
+            # largest of its process and the processes it waited for, TeX among them)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - start
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            if proc.returncode:
+                raise SystemExit(f"the build failed (exit {proc.returncode})")
+            stdout.seek(0)
+            data = json.loads(stdout.read().strip().splitlines()[-1])
+        data["wall"] = wall
+        data["peak_mb"] = usage.ru_maxrss / 1024  # kilobytes on Linux
         runs.append(data)
     runs.sort(key=lambda d: d["wall"])
     return runs[len(runs) // 2]
@@ -176,6 +187,7 @@ def main() -> None:
         f"--help is {ratio:.2f}x (target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})")
 
     pdf_runs: dict[int, dict] = {}
+    peaks: dict[int, dict[str, float]] = {}  # class size -> kind of build -> peak MB
     # one unmeasured build first: Python's compiled modules and worksheetgen's compiled
     # templates are cached as after any first run
     warm = write_roster(tmp / "warm.csv", 4, args.unicode)
@@ -184,8 +196,10 @@ def main() -> None:
         roster = write_roster(tmp / f"roster{n}.csv", n, args.unicode)
         d = child_build(roster, tmp / f"out{n}", False, args.repeat)
         per = d["build"] / d["variants"] * 1000
+        peaks.setdefault(n, {})["no PDFs"] = d["peak_mb"]
         row(f"{n} students, no PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
-            f"{d['variants']} question variants, imports {d['imports'] * 1000:.0f} ms")
+            f"{d['variants']} question variants, imports {d['imports'] * 1000:.0f} ms, "
+            f"peak {d['peak_mb']:.0f} MB")
         row(f"{n} students, no PDFs: build in-process", f"{d['build'] * 1000:.0f} ms",
             f"{per:.2f} ms per question variant, {d['workers']} process(es) (target < 1 ms: "
             f"{'met' if per < 1 else 'MISSED'})")
@@ -200,11 +214,19 @@ def main() -> None:
         pdf_runs[n] = d
         st = d["stages"]
         engines = ", ".join(sorted(set(d["engines"].values())))
+        peaks[n]["all PDFs"] = d["peak_mb"]
         note = (f"sheets {st.get('sheets', 0) * 1000:.0f} ms + TeX and cutting "
-                f"{st.get('pdf', 0) * 1000:.0f} ms ({engines})")
+                f"{st.get('pdf', 0) * 1000:.0f} ms ({engines}), peak {d['peak_mb']:.0f} MB")
         row(f"{n} students, all PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
             note + (f"; target < 1.5 s: {'met' if d['wall'] < 1.5 else 'MISSED'}"
                     if n == 30 else ""))
+
+    if len(peaks) > 1:
+        small, large = min(peaks), max(peaks)
+        for kind in peaks[small]:
+            a, b = peaks[small][kind], peaks[large][kind]
+            row(f"memory, {kind}: {small} -> {large} students", f"{a:.0f} -> {b:.0f} MB",
+                f"{b / a:.2f}x the memory for {large / small:.1f}x the students")
 
     if not args.no_pdf and not args.no_naive:
         for n, d in pdf_runs.items():
