@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -102,32 +102,42 @@ def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None) -
     return target
 
 
+def _exports(key_json: bytes | str, formats: tuple[str, ...] | list[str]
+             ) -> Iterator[tuple[str, Callable[[BinaryIO], None]]]:
+    """Each format's default file name and its writer, for a build's key.json text (parsed
+    and checked once)."""
+    import json
+
+    from worksheetgen.export.keydata import parse_key
+
+    doc = parse_key(json.loads(key_json), "key.json")
+    for fmt in dict.fromkeys(formats):
+        if fmt not in FORMATS:
+            raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+        yield FORMATS[fmt], lambda out, fmt=fmt: _write(doc, fmt, out)
+
+
 def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) -> dict[str, bytes]:
     """Exports of a build's key.json text, by default file name (for ``build --export``).
 
     Reading the key.json text (not the in-memory build) means a build's exports say exactly
     what its key.json says.
     """
-    import json
-
-    data = json.loads(key_json)
-    return {FORMATS[fmt]: export_bytes(data, fmt) for fmt in dict.fromkeys(formats)}
+    files = {}
+    for name, write in _exports(key_json, formats):
+        buf = io.BytesIO()
+        write(buf)
+        files[name] = buf.getvalue()
+    return files
 
 
 def export_into(key_json: bytes | str, formats: tuple[str, ...] | list[str],
                 folder: Path) -> list[str]:
     """Write a build's exports into ``folder`` (a class build's temporary folder), each
     streamed to its file; returns the file names."""
-    import json
-
-    from worksheetgen.export.keydata import parse_key
-
-    doc = parse_key(json.loads(key_json), "key.json")
     names = []
-    for fmt in dict.fromkeys(formats):
-        if fmt not in FORMATS:
-            raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-        with open(folder / FORMATS[fmt], "wb") as fh:
-            _write(doc, fmt, fh)
-        names.append(FORMATS[fmt])
+    for name, write in _exports(key_json, formats):
+        with open(folder / name, "wb") as fh:
+            write(fh)
+        names.append(name)
     return names
