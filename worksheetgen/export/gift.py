@@ -15,7 +15,6 @@ Every text is escaped for GIFT: ``\\`` and the characters ``~ = # { } :``.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -217,10 +216,3 @@ def write_gift(doc: KeyDoc, text: Any) -> None:
         for block in _blocks(doc, q):
             text.write("\n\n" + block)
     text.write("\n")
-
-
-def gift_text(doc: KeyDoc) -> bytes:
-    """The GIFT file of a checked key."""
-    text = io.StringIO()
-    write_gift(doc, text)
-    return text.getvalue().encode("utf-8")

@@ -14,7 +14,6 @@ Wrong answers a misconception produces get their own 0 % answers whose feedback 
 
 from __future__ import annotations
 
-import io
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -285,10 +284,3 @@ def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     for q in doc.questions:
         _question(quiz, doc, q, out.flush)
     out.close()
-
-
-def moodle_xml(doc: KeyDoc) -> bytes:
-    """The Moodle XML question file of a checked key."""
-    text = io.StringIO()
-    write_moodle_xml(doc, text)
-    return text.getvalue().encode("utf-8")

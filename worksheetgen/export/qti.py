@@ -382,13 +382,6 @@ def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
     return total
 
 
-def assessment_xml(doc: KeyDoc, aid: str) -> tuple[bytes, float]:
-    """The QTI assessment document and its total points."""
-    text = io.StringIO()
-    total = write_assessment(doc, aid, text)
-    return text.getvalue().encode("utf-8"), total
-
-
 def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     """Canvas's quiz settings (assessment_meta.xml): title, points, an unpublished quiz."""
     root = ET.Element("quiz", {"identifier": aid, "xmlns": CANVAS_NS})
@@ -447,10 +440,3 @@ def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
         if not math.isfinite(points):  # pragma: no cover - points are checked finite on load
             raise ExportError(f"expected finite points, got {points}")
         zf.writestr(entry(f"{aid}/assessment_meta.xml"), meta_xml(doc, aid, points))
-
-
-def qti_zip(doc: KeyDoc) -> bytes:
-    """The Canvas QTI 1.2 package of a checked key, as zip bytes (same key, same bytes)."""
-    buf = io.BytesIO()
-    write_qti_zip(doc, buf)
-    return buf.getvalue()
