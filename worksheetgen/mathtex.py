@@ -58,3 +58,9 @@ def ints(rows: Sequence[Sequence[Any]]) -> list[list[str]]:
             r.append(format(Decimal(repr(x)), "f") if isinstance(x, float) else str(x))
         out.append(r)
     return out
+
+
+def decimals_of(printed: str) -> int:
+    """How many digits follow the point in a printed number ("0.80" -> 2, "12" -> 0)."""
+    point = printed.find(".")
+    return 0 if point < 0 else len(printed.rstrip()) - point - 1

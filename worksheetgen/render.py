@@ -629,7 +629,7 @@ def margin(answer: Any) -> str:
         return ""
     cells = answer.rounded if isinstance(answer.rounded, list) else [answer.rounded]
     flat = [str(c) for row in cells for c in (row if isinstance(row, list) else [row])]
-    decimals = max((len(c) - c.index(".") - 1 for c in flat if "." in c), default=0)
+    decimals = max(map(mathtex.decimals_of, flat), default=0)
     if decimals == 0 or tol <= 0.5 * 10.0**-decimals * (1 + 1e-9):
         return ""
     return f"{tol:.{decimals + 1}f}".rstrip("0")

@@ -18,7 +18,7 @@ from worksheetgen.errors import InvariantError, SolveError
 from worksheetgen.exact import Ex, is_zero
 from worksheetgen.exact import rounded as round_ex
 from worksheetgen.families import get_family
-from worksheetgen.mathtex import bmatrix, shape, vector
+from worksheetgen.mathtex import bmatrix, decimals_of, shape, vector
 from worksheetgen.models import (
     Choice,
     Coincidence,
@@ -250,11 +250,6 @@ def _check_head_widths(item: Item, exact: dict[str, Any], label: str) -> None:
             raise _fail(label, "h * d_k = d", f"h * d_k = {h} * {d_k} = {h * d_k}, not d = {d}")
 
 
-def _digits(text: str) -> int:
-    point = text.find(".")
-    return 0 if point < 0 else len(text) - point - 1
-
-
 def _cell_pairs(value: Any, printed: Any) -> list[tuple[Any, Any]]:
     """Matching entries of a value and its printed form, in reading order; where the two
     differ in shape, the mismatching parts as one pair."""
@@ -288,16 +283,16 @@ def _check_printed(item: Item, exact: dict[str, Any], label: str) -> None:
                 if t != value:
                     raise _fail(label, prop, f"{a.name}: {value} printed as {t}")
                 continue
-            half = 0.5 * 10.0 ** (-_digits(t))
+            half = 0.5 * 10.0 ** (-decimals_of(t))
             if abs(float(value) - float(t)) > half * (1 + 1e-9) + 1e-12:
                 raise _fail(label, prop, f"{a.name}: {value} is printed as {t}")
         if a.name in exact:
             for x, text in _cell_pairs(exact[a.name], a.rounded):
                 t = str(text)
                 if isinstance(x, Ex):
-                    if round_ex(x, _digits(t)) != t:
+                    if round_ex(x, decimals_of(t)) != t:
                         raise _fail(label, prop, f"{a.name}: the exact {x.expr} rounds to "
-                                    f"{round_ex(x, _digits(t))}, the key prints {t}")
+                                    f"{round_ex(x, decimals_of(t))}, the key prints {t}")
                 elif str(x) != t:
                     raise _fail(label, prop, f"{a.name}: the exact {x} is printed as {t}")
 

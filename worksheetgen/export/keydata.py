@@ -186,12 +186,6 @@ def number_text(x: float) -> str:
     return text
 
 
-def decimals_of(printed: str) -> int:
-    """How many digits follow the point in a printed number ("0.80" -> 2, "12" -> 0)."""
-    s = printed.strip()
-    return len(s.split(".", 1)[1]) if "." in s else 0
-
-
 def is_masked_text(x: Any) -> bool:
     """True for the masked entry "-inf" (or SymPy's "-oo")."""
     return isinstance(x, str) and x.strip() in MASKED_TEXT

@@ -35,12 +35,12 @@ from worksheetgen.export.keydata import (
     KeyQuestion,
     Variant,
     choice_feedback,
-    decimals_of,
     gradable_parts,
     number_text,
     variant_name,
     written_parts,
 )
+from worksheetgen.mathtex import decimals_of
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 IMSCP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
