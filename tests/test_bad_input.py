@@ -233,6 +233,14 @@ CASES = [
          args=ROSTER_ARGS),
     Case("templates-folder-missing", bank(Q), "--templates: Directory 'tpl' does not exist.",
          args=("--bank", "bank.yaml", "--templates", "tpl"), exit_code=2),
+    Case("out-is-a-file", {"taken": "x"}, "--out: expected a folder to write builds into, "
+         "got the file taken", args=("--out", "taken"), exit_code=2),
+    Case("out-through-a-file", {"taken": "x"}, "--out: expected a folder to write builds "
+         "into, got taken/sub, a path through the file taken", args=("--out", "taken/sub"),
+         exit_code=2),
+    Case("out-is-a-file-for-a-class", {"taken": "x"}, "--out: expected a folder to write "
+         "builds into, got the file taken", args=("--versions", "2", "--out", "taken"),
+         exit_code=2),
     Case("seed-negative", {}, "--seed: expected a non-negative integer, got '-1'",
          args=("--seed", "-1"), exit_code=2),
     Case("seed-not-a-number", {}, "--seed: expected a non-negative integer, got 'abc'",
@@ -274,7 +282,7 @@ def test_bad_input_prints_one_clear_line_and_writes_nothing(case, runner, tmp_pa
 
 SUBPROCESS_CASES = ["yaml-syntax-error", "binary-file", "unknown-family", "prompt-syntax-error",
                     "duplicate-id-across-banks", "python-tag", "roster-duplicate-id",
-                    "seed-negative"]
+                    "seed-negative", "out-is-a-file"]
 
 
 @pytest.mark.parametrize("name", SUBPROCESS_CASES)

@@ -132,6 +132,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     from worksheetgen.compile import LUALATEX, choose_engine, require_engine
     from worksheetgen.pipeline import (
         BuildResult,
+        check_out,
         check_seed,
         load_bank,
         staging_folder,
@@ -139,6 +140,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     )
 
     check_seed(options.seed)
+    check_out(options.out)
     report = progress or (lambda stage, done, total: None)
     bank = load_bank(options)
     items = len(plan.entries) * len(bank.questions)

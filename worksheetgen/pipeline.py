@@ -133,10 +133,31 @@ def folder_name(build: Build) -> str:
     return f"{build.info.slug}-seed{build.seed}"
 
 
+def check_out(out: str | Path) -> None:
+    """Refuse an ``--out`` that cannot hold build folders, before any work is done: a file,
+    a path through a file, or a folder (or its nearest existing parent) we cannot write."""
+    path = Path(out)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        what = (f"the file {path}" if existing == path
+                else f"{path}, a path through the file {existing}")
+        raise UsageError(f"expected a folder to write builds into, got {what}",
+                         field="--out")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"expected a folder we can write to, got {existing} "
+                         f"(permission denied)", field="--out")
+
+
 def staging_folder(target: Path) -> Path:
     """A new empty temporary sibling of ``target`` to write a build into."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    except OSError as exc:
+        raise UsageError(f"expected a folder to write builds into, got {target.parent} "
+                         f"({exc.strerror or exc})", field="--out") from None
 
 
 @contextmanager
@@ -214,6 +235,7 @@ def build(options: BuildOptions,
     if options.roster is not None or options.versions is not None:
         return build_class(options, progress)
     check_seed(options.seed)
+    check_out(options.out)
     if options.pdf:
         from worksheetgen.compile import require_engine
 
