@@ -176,3 +176,47 @@ def test_entries_near_half_a_unit_apart_are_told_apart_exactly(num, den, nudge, 
              and abs(x.val - y.val) > mc._half_unit(decimals))
     assert mc.cell_differs(x, y, decimals) == exact
     assert mc.cell_differs(y, x, decimals) == exact
+
+
+def _accepted_as_right(item) -> list[str]:
+    """The distractors whose printed target answer the key's margin accepts as right."""
+    from worksheetgen.families import get_family
+
+    target = mc.target_of(get_family(item.spec.family), item.given)
+    answer = item.solution.answer(target)
+    right = mc.cells(answer.value)
+    out = []
+    for d in item.solution.distractors:
+        shown = mc.cells(d.rounded[target])
+        if all(p == v if "-inf" in (p, v) else abs(float(p) - v) <= answer.tolerance + 1e-9
+               for p, v in zip(shown, right, strict=True)):
+            out.append(d.misconception)
+    return out
+
+
+@pytest.mark.parametrize(("bank", "seed", "qid", "sheet"), [
+    ("default.yaml", 11, "lab3", "v22"),  # no-scale's AV was within ±0.038 of the key's
+    ("default.yaml", 11, "lab3", "v115"),
+    ("slips.yaml", 11, "find-the-slip", "v63"),  # scale-by-dk and no-scale, ±0.032
+    ("note.yaml", 9, "spot-the-bug", "v6"),  # mask-with-zero within ±0.015
+])
+def test_no_slip_of_an_open_question_is_accepted_as_right_by_the_keys_margin(bank, seed, qid,
+                                                                              sheet):
+    spec = next(q for q in load_banks([ROOT / "banks" / bank]).questions if q.id == qid)
+    item = make_item(spec, seed, sheet, 1)
+    assert item.solution.distractors
+    assert _accepted_as_right(item) == []
+
+
+def test_at_one_decimal_slips_inside_the_margin_are_left_out_and_listed_with_it():
+    from dataclasses import replace
+
+    bank = load_banks([ROOT / "banks" / "default.yaml"])
+    spec = replace(next(q for q in bank.questions if q.id == "softmax-table"), decimals=1)
+    for sheet in ("a", "b", "c"):
+        item = make_item(spec, 42, sheet, 1)
+        assert _accepted_as_right(item) == []
+        inside = [c for c in item.solution.coincident if c.margin is not None]
+        assert inside, sheet  # no draw keeps them all apart at one decimal: listed instead
+        assert all(c.same_as == "correct" and c.margin == item.solution.answer("A").tolerance
+                   for c in inside)

@@ -2,10 +2,14 @@
 
 A drawn variant is kept only if every slip of the misconception library that applies to it
 can be told apart from the right answer and from every other slip at the printed digits
-(see ``worksheetgen.misconceptions``). Otherwise the *same* generator draws again, up to
-``MAX_REDRAWS`` times. A variant that cannot change (every parameter that matters is pinned)
-is kept as it is: its colliding slips are left out of the distractors and recorded as
-coinciding, and only a multiple-choice item left with too few distractors is an error.
+(see ``worksheetgen.misconceptions``), and, for an open question, if no slip's printed
+answer falls within the margin the key accepts for the right one. Otherwise the *same*
+generator draws again, up to ``MAX_REDRAWS`` times (where the printed answers all differ but
+no draw keeps every slip outside the margin, as at one decimal, the draw with the fewest
+such slips is kept and they are recorded as coinciding). A variant that cannot change (every
+parameter that matters is pinned) is kept as it is: its colliding slips are left out of the
+distractors and recorded as coinciding, and only a multiple-choice item left with too few
+distractors is an error.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 from worksheetgen import misconceptions as mc
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
-from worksheetgen.models import QuestionSpec
+from worksheetgen.models import QuestionSpec, Solution
 from worksheetgen.rng import generator
 
 MAX_REDRAWS = 100
@@ -35,6 +39,8 @@ class Variant:
     of the same item (the order of multiple-choice options) continue from it. ``redraws``
     counts the draws thrown away because a slip could not be told apart; ``fixed`` says the
     variant could not change at all, and ``coincident`` lists its slips that collide.
+    ``solution`` is the family's solution when the draw needed it (an open question's
+    margins), so the item is not solved twice.
     """
 
     given: dict[str, Any]
@@ -44,10 +50,32 @@ class Variant:
     slips: tuple[mc.SlipResult, ...]
     coincident: tuple[mc.Collision, ...] = ()
     fixed: bool = False
+    solution: Solution | None = None
 
 
 def _key(given: dict[str, Any]) -> str:
     return json.dumps(given, sort_keys=True, default=str)
+
+
+def item_label(spec: QuestionSpec, sheet_id: str) -> str:
+    """How a failing item is named in an error: sheet, question id and where it was written."""
+    loc = spec.location
+    where = loc.file if loc.line is None else f"{loc.file}:{loc.line}"
+    return f"{where}: questions[{spec.id}] (sheet {sheet_id})"
+
+
+def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fingerprints,
+             sheet_id: str) -> tuple[Solution | None, list[mc.Collision]]:
+    """An open question's solution and the slips its key would accept as right (a
+    multiple-choice item is graded by the option chosen, so it has none)."""
+    if spec.format == "choice":
+        return None, []
+    solution = family.solve(given, spec.decimals, item_label(spec, sheet_id))
+    try:
+        answer = solution.answer(fp.target)
+    except KeyError:
+        return solution, []
+    return solution, mc.within_margin(fp, answer, spec.decimals)
 
 
 def _where(spec: QuestionSpec, sheet_id: str) -> dict[str, Any]:
@@ -67,6 +95,9 @@ def settle(spec: QuestionSpec, given: dict[str, Any], rng: np.random.Generator |
     if fp is None:
         return Variant(given, rng, 0, None, (), fixed=True)
     found = mc.collisions(fp, spec.decimals)
+    solution, inside = _margins(spec, family, given, fp, sheet_id)
+    named = {c.slip for c in found}
+    found += [c for c in inside if c.slip not in named]
     kept = mc.kept_after(fp, found)
     if _too_few(spec, len(kept)):
         why = "; ".join(c.text() for c in found) or "too few slips apply to it"
@@ -74,7 +105,7 @@ def settle(spec: QuestionSpec, given: dict[str, Any], rng: np.random.Generator |
                         f"distractors for multiple choice, got {len(kept)} on this fixed "
                         f"variant ({why}); use format: open or unpin a parameter",
                         **_where(spec, sheet_id))
-    return Variant(given, rng, 0, fp, kept, tuple(found), fixed=True)
+    return Variant(given, rng, 0, fp, kept, tuple(found), fixed=True, solution=solution)
 
 
 def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
@@ -86,6 +117,7 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
     problems: Counter[str] = Counter()
     collided = False
     attempts = 0
+    fallback: Variant | None = None
     for attempt in range(MAX_REDRAWS + 1):
         try:
             given = family.draw(spec.params, rng)
@@ -105,8 +137,14 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
         if fp is None:
             return Variant(given, rng, attempt, None, ())
         found = mc.collisions(fp, spec.decimals)
+        solution = None
+        if not found:
+            solution, found = _margins(spec, family, given, fp, sheet_id)
+            if found and (fallback is None or len(found) < len(fallback.coincident)):
+                fallback = Variant(given, rng, attempt, fp, mc.kept_after(fp, found),
+                                   tuple(found), solution=solution)
         if not found and not _too_few(spec, len(fp.slips)):
-            return Variant(given, rng, attempt, fp, fp.slips)
+            return Variant(given, rng, attempt, fp, fp.slips, solution=solution)
         for c in found:
             problems[c.text()] += 1
         if not found:
@@ -115,6 +153,10 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
         else:
             collided = True
     assert first is not None
+    if fallback is not None:
+        # every printed answer differs, but at these decimals no draw keeps every slip
+        # outside the key's margin: the fewest such slips are left out and listed
+        return fallback
     if len(seen) == 1:  # nothing that matters is drawn: keep it and say what coincides
         return settle(spec, first, rng, sheet_id)
     worst = ", ".join(f"{text} ({n} of {len(seen)} variants)"

@@ -45,7 +45,7 @@ def _item_json(item: Item) -> dict[str, Any]:
         ],
         "coincident": [
             {"misconception": c.misconception, "description": c.description,
-             "same_as": c.same_as}
+             "same_as": c.same_as, **({} if c.margin is None else {"margin": c.margin})}
             for c in sol.coincident
         ],
     }

@@ -276,9 +276,13 @@ class Collision:
 
     slip: str
     same_as: str  # "correct" or another slip's name
+    margin: float | None = None  # set when it is only within the key's margin of it
 
     def text(self) -> str:
         """How the collision is reported."""
+        if self.margin is not None:
+            return (f"{self.slip} gives an answer within the key's margin (±{self.margin:g}) "
+                    f"of the correct one")
         if self.same_as == "correct":
             return f"{self.slip} gives the correct answer"
         return f"{self.slip} gives the same answer as {self.same_as}"
@@ -299,6 +303,36 @@ def collisions(fp: Fingerprints, decimals: int) -> list[Collision]:
                 out.append(Collision(s.name, other.name))
                 break
     return out
+
+
+def within_margin(fp: Fingerprints, answer: Any, decimals: int) -> list[Collision]:
+    """Every slip whose printed target answer the key would accept as right.
+
+    ``answer`` is the solved target (an ``Answer``). A student who makes the slip writes its
+    printed value; where that is within the answer's tolerance in every entry (as ``grade``
+    and the LMS exports accept it: a margin wider than half a unit, because rounded earlier
+    answers carry into this one), the slip cannot be told from a right answer.
+    """
+    if answer.kind not in ("matrix", "vector", "scalar") or not answer.tolerance:
+        return []  # exact answers: printed equality (``collisions``) already decides
+    right = cells(answer.value)
+    out: list[Collision] = []
+    for s in fp.slips:
+        mine = s.values.get(fp.target)
+        if mine is None or _shape(mine) != _shape(answer.value):
+            continue
+        shown = cells(value_rounded(mine, decimals))
+        if len(shown) == len(right) and all(
+                _accepted(v, p, answer.tolerance) for v, p in zip(right, shown, strict=True)):
+            out.append(Collision(s.name, "correct", margin=answer.tolerance))
+    return out
+
+
+def _accepted(value: float | str, printed: str, tolerance: float) -> bool:
+    """Would an entry written as ``printed`` be accepted for ``value`` (-inf: masked)?"""
+    if printed == "-inf" or value == "-inf":
+        return printed == value
+    return abs(float(printed) - float(value)) <= tolerance + 1e-9
 
 
 def kept_after(fp: Fingerprints, found: Sequence[Collision]) -> tuple[SlipResult, ...]:

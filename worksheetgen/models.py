@@ -163,12 +163,15 @@ class Coincidence:
     """A slip left out of the distractors because it cannot be told apart here.
 
     ``same_as`` is ``"correct"`` (the slip gives the right answer on this variant, for example
-    scale-by-dk when d_k = 1) or the name of the slip it coincides with.
+    scale-by-dk when d_k = 1) or the name of the slip it coincides with. ``margin`` is set when
+    the slip's printed answer differs from the right one but lies within the margin the key
+    accepts for it.
     """
 
     misconception: str
     description: str
     same_as: str
+    margin: float | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from worksheetgen import misconceptions as mc
 from worksheetgen.attention import CORRECT, sums_to_one
-from worksheetgen.draw import Variant, draw_variant, settle
+from worksheetgen.draw import Variant, draw_variant, item_label, settle
 from worksheetgen.errors import InvariantError, SolveError
 from worksheetgen.exact import Ex, is_zero
 from worksheetgen.exact import rounded as round_ex
@@ -35,13 +35,6 @@ from worksheetgen.render import render_prompt
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def item_label(spec: QuestionSpec, sheet_id: str) -> str:
-    """How a failing item is named in an error: sheet, question id and where it was written."""
-    loc = spec.location
-    where = loc.file if loc.line is None else f"{loc.file}:{loc.line}"
-    return f"{where}: questions[{spec.id}] (sheet {sheet_id})"
-
-
 def make_item(spec: QuestionSpec, seed: int, sheet_id: str, number: int) -> Item:
     """Draw, solve and check one question of one sheet."""
     variant = draw_variant(spec, seed, sheet_id)
@@ -61,7 +54,7 @@ def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id:
         if spec.format == "choice":
             raise ValueError("a multiple-choice item needs its drawn Variant (its generator)")
         variant = settle(spec, given, None, sheet_id)
-    solution = family.solve(given, spec.decimals, label)
+    solution = variant.solution or family.solve(given, spec.decimals, label)
     solution = with_misconceptions(spec, solution, variant, label)
     context = dict(given)
     context.update(getattr(family, "prompt_context", lambda g: {})(given))
@@ -125,7 +118,7 @@ def with_misconceptions(spec: QuestionSpec, solution: Solution, variant: Variant
         )
         for s in variant.slips
     )
-    coincident = tuple(Coincidence(c.slip, mc.get(c.slip).description, c.same_as)
+    coincident = tuple(Coincidence(c.slip, mc.get(c.slip).description, c.same_as, c.margin)
                        for c in variant.coincident)
     solution = replace(solution, distractors=distractors, coincident=coincident,
                        fingerprint_shown=shown_in_table(fp, solution))
