@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -497,3 +498,23 @@ def test_families_command_lists_word_parameters(runner):
     assert "ask: a word or a list of words from: identical-keys, why-sqrt-dk" in result.output
     for name in NOTE_FAMILIES:
         assert f"\n{name}: " in "\n" + result.output
+
+
+@pytest.mark.parametrize("name", ["default.yaml", "note.yaml", "slips.yaml", "practice.yaml"])
+def test_worked_steps_read_as_sentences_and_each_starts_its_own_line_in_markdown(name):
+    from worksheetgen.pipeline import render_all
+
+    bank = load_banks([ROOT / "banks" / name])
+    for seed in (1, 7):
+        built = make_build(bank, seed)
+        for item in built.sheets[0].items:
+            for step in (*item.solution.steps, *(item.solution.shown_steps or ())):
+                if step.text:  # "The slip is no-scale Skips the scale" ran together
+                    assert step.title.rstrip()[-1] in ".:?", step.title
+        md = render_all(built)["key.md"]
+        # a step without a display ran into the next one: "...the scale's job.6. Each ..."
+        assert not re.search(r"[.?!)]\d+\. [A-Z$]", md)
+        lines = md.split("\n")
+        for i, line in enumerate(lines):
+            if re.match(r"\*\*\([a-z]\)\*\*", line):  # every part is its own paragraph
+                assert lines[i - 1] == "", lines[i - 2:i + 1]

@@ -459,3 +459,8 @@ def test_a_copy_of_the_bundled_templates_builds_in_the_sandbox(runner, tmp_path)
     (b,) = (tmp_path / "b").iterdir()
     for name in ("sheet.tex", "key.tex", "sheet.md", "key.md"):
         assert (a / name).read_bytes() == (b / name).read_bytes()
+
+
+def test_escape_md_leaves_parentheses_alone_so_mathjax_sees_no_inline_math() -> None:
+    # "\(row by row\)" is inline math to MathJax's default delimiters
+    assert escape_md("softmax (row by row) of [x](y)") == r"softmax (row by row) of \[x\](y)"

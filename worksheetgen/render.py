@@ -75,7 +75,7 @@ def _escape_tex(text: str) -> str:
     return re.sub(r"\n\s*\n", r"\\par ", s).replace("\n", " ")
 
 
-_MD_RE = re.compile(r"([\\`*_{}\[\]<>()#+!|~$])")
+_MD_RE = re.compile(r"([\\`*_{}\[\]<>#+!|~$])")
 _MD_LINE_START_RE = re.compile(r"(^|\n)([ \t]*)(-|=|\d+(?=[.)]))")
 
 

@@ -192,7 +192,7 @@ class IdenticalKeys(Family):
             steps.append(Step(f"Keys {a} and {b} are the same row of $K$",
                               rf"k_{a} = k_{b} = " + vector([str(x) for x in k[a - 1]])))
             steps += attention_steps(trace, {"d_k": d_k}, decimals)
-            steps.append(Step(f"Columns {a} and {b} of $A$ are equal in every row",
+            steps.append(Step(f"Columns {a} and {b} of $A$ are equal in every row.",
                               text=f"Each query scores keys {a} and {b} the same, so the "
                               "softmax gives them the same weight."))
         else:

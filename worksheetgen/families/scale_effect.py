@@ -124,7 +124,7 @@ class ScaleEffect(Scaling):
                 Step(f"Dividing by $\\sqrt{{{d_k}}}$ divides the variance by {d_k}",
                      rf"\mathrm{{Var}}\left(\frac{{q \cdot k}}{{\sqrt{{{d_k}}}}}\right) = "
                      rf"\frac{{{d_k}}}{{{d_k}}} = 1"),
-                Step("Why it matters", text=WHY_SCALE),
+                Step("Why it matters:", text=WHY_SCALE),
             ]
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
                         steps=tuple(steps))

@@ -160,7 +160,7 @@ class SpotBug(QKVHead, Family):
             Part("Correct the attention weights: write $A$.", "A"),
             Part("Correct the result: write the output $AV$.", "output", col_label="dim"),
         )
-        steps = [Step(f"The slip is {planted.name}", text=planted.description)]
+        steps = [Step(f"The slip is {planted.name}.", text=planted.description)]
         steps += attention_steps(right, given, decimals)
         return Solution(
             shown=(Shown("Q", "matrix", ints(q)), Shown("K", "matrix", ints(k)),
