@@ -82,6 +82,47 @@ def test_title_and_decimals_options_change_the_output(runner, tmp_path: Path):
     a = next(q for q in key["sheets"][0]["questions"] if q["id"] == "softmax-table")
     assert all(len(x.split(".")[1]) == 3 for x in a["rounded"]["A"][0])
     assert key["title"] == "Quiz 2 & more"
+    # the bundled instructions say how to round, for the decimals the key uses
+    assert "Round every answer to three decimals (half up)." in tex
+    assert "two decimals" not in tex + (folder / "sheet.md").read_text()
+
+
+def test_a_question_rounded_differently_from_the_sheet_says_so_on_the_sheet(runner, write_bank,
+                                                                            tmp_path: Path):
+    path = write_bank("""
+sheet: {id: t, decimals: 2, instructions: "Round to {{ places }} ({{ decimals }})."}
+questions:
+  - id: two
+    family: softmax
+  - id: three
+    family: softmax
+    decimals: 3
+  - id: counts
+    family: heads
+    decimals: 3
+""")
+    result = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out",
+                                  str(tmp_path / "o"), "--bank", str(path)])
+    assert result.exit_code == 0, result.output
+    (folder,) = (tmp_path / "o").iterdir()
+    for name in ("sheet.md", "sheet.tex"):
+        text = (folder / name).read_text()
+        assert "Round to two decimals (2)." in text
+        # only the softmax with 3 decimals; whole-number counts need no rounding
+        assert text.count("In this question, round to three decimals.") == 1, name
+        assert text.index("round to three decimals") > text.index("Question 2" if name ==
+                                                                   "sheet.md" else "{2}")
+
+
+def test_instructions_naming_an_unknown_variable_fail_at_load(runner, write_bank, tmp_path):
+    path = write_bank('sheet: {id: t, instructions: "Round to {{ digits }}."}\n'
+                      "questions:\n  - id: a\n    family: softmax\n")
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out",
+                                  str(tmp_path / "o"), "--bank", str(path)])
+    assert result.exit_code == 1
+    assert "bank.yaml:1: sheet.instructions:" in result.stderr
+    assert "'digits' is undefined; expected one of: decimals, places" in result.stderr
+    assert not (tmp_path / "o").exists()
 
 
 def test_bank_option_accepts_a_folder(runner, tmp_path: Path):

@@ -346,6 +346,14 @@ def _sheet_info(doc: Doc) -> dict[str, Any]:
     for key in ("title", "course", "instructions"):
         if key in sheet:
             info[key] = _text_field(doc, sheet[key], ("sheet", key))
+    if "{" in info.get("instructions", ""):
+        from worksheetgen.render import sheet_instructions
+
+        text = info["instructions"]
+        line = doc.text_line(("sheet", "instructions"))
+        for decimals in range(7):  # any --decimals renders, so the build cannot fail on it
+            sheet_instructions(text, decimals, file=doc.file, line=line)
+        info["instructions_template"] = text
     if "id" in sheet:
         sid = _text_field(doc, sheet["id"], ("sheet", "id"), 60)
         if not ID_RE.match(sid):
@@ -477,8 +485,24 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
         course=info.get("course", ""),
         instructions=info.get("instructions", ""),
         decimals=info.get("decimals", 2),
+        instructions_template=info.get("instructions_template", ""),
     )
+    if sheet.instructions_template:
+        sheet = with_decimals(sheet, sheet.decimals)
     return Bank(sheet, tuple(specs), tuple(bank_records))
+
+
+def with_decimals(info: SheetInfo, decimals: int) -> SheetInfo:
+    """The sheet header for answers rounded to ``decimals``: instructions that say how many
+    places are written again for them."""
+    from dataclasses import replace
+
+    instructions = info.instructions
+    if info.instructions_template:
+        from worksheetgen.render import sheet_instructions
+
+        instructions = sheet_instructions(info.instructions_template, decimals)
+    return replace(info, decimals=decimals, instructions=instructions)
 
 
 def display_path(path: Path) -> str:

@@ -71,6 +71,9 @@ class SheetInfo:
     course: str = ""
     instructions: str = ""
     decimals: int = 2
+    #: the instructions as written, when they say ``{{ places }}`` or ``{{ decimals }}``
+    #: (``instructions`` is then that text for ``decimals``; --decimals renders it again)
+    instructions_template: str = ""
 
 
 @dataclass(frozen=True)

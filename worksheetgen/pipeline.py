@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen import keyfile
-from worksheetgen.bank import default_bank_path, load_banks
+from worksheetgen.bank import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import UsageError
 from worksheetgen.models import Bank, Build, Item, Sheet, Student
 from worksheetgen.render import render_document
@@ -92,7 +92,7 @@ def load_bank(options: BuildOptions) -> Bank:
     questions = bank.questions
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
-        info = replace(info, decimals=options.decimals)
+        info = with_decimals(info, options.decimals)
     return replace(bank, info=info, questions=questions)
 
 

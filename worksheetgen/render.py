@@ -567,6 +567,23 @@ def render_prompt(text: str, context: Mapping[str, Any], *, file: str = "<prompt
             from None
 
 
+PLACES = ("whole numbers", "one decimal", "two decimals", "three decimals", "four decimals",
+          "five decimals", "six decimals")
+
+
+def places(decimals: int) -> str:
+    """How answers rounded to ``decimals`` are named: "two decimals", "whole numbers", ..."""
+    return PLACES[decimals] if decimals < len(PLACES) else f"{decimals} decimals"
+
+
+def sheet_instructions(text: str, decimals: int, *, file: str = "<bank>",
+                       line: int | None = None) -> str:
+    """The sheet's instructions for answers rounded to ``decimals``: ``{{ places }}`` is
+    "two decimals" (or "whole numbers", "one decimal", ...), ``{{ decimals }}`` the count."""
+    context = {"places": places(decimals), "decimals": decimals}
+    return render_prompt(text, context, file=file, line=line, field="sheet.instructions")
+
+
 def check_prompt_template(text: str, file: str, line: int | None, field: str,
                           family: Any = None, contexts: Iterable[Mapping[str, Any]] = ()) -> None:
     """Fail at bank load on a prompt that would fail at build time.
@@ -712,7 +729,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         relation=relation,
         margin=margin,
     )
-    env.globals.update(letters="abcdefghijklmnopqrstuvwxyz")
+    env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places)
     return env
 
 
