@@ -609,3 +609,39 @@ def test_grade_reports_an_output_folder_that_is_a_file(runner, built, sheet_id, 
     assert result.exit_code != 0
     assert "--out: expected a folder the outputs can be written to" in result.output
     assert "Traceback" not in result.output
+
+
+def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounded_it(tmp_path):
+    """A student who makes a slip, works at full precision and writes each answer rounded
+    (the slip's printed values in key.json) gets the output carried forward, although their
+    written A times V is a few hundredths off what they wrote (V's entries carry A's rounding)."""
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, ["build", "--seed", "7", "--versions", "12", "--no-pdf",
+                                       "--out", str(tmp_path), "-q"])
+    assert result.exit_code == 0, result.output
+    (key_path,) = tmp_path.glob("*/key.json")
+    data = json.loads(key_path.read_text(encoding="utf-8"))
+    rows = [HEADER.strip()]
+    worked = 0
+    for sheet in data["sheets"]:
+        (q,) = [q for q in sheet["questions"] if q["id"] == "lab3"]
+        (slip,) = [d for d in q["distractors"] if d["misconception"] == "no-scale"]
+        for name in q["answer"]:
+            grid = slip["rounded"].get(name, q["rounded"][name])
+            rows.append(cells(sheet["id"], "lab3", name, grid).strip())
+        written_a = [[float(x) for x in row] for row in slip["rounded"]["A"]]
+        v = q["given"]["V"]
+        redone = [[sum(a * v[k][j] for k, a in enumerate(row)) for j in range(len(v[0]))]
+                  for row in written_a]
+        written = [[float(x) for x in row] for row in slip["rounded"]["output"]]
+        if max(abs(x - y) for r1, r2 in zip(redone, written, strict=True)
+               for x, y in zip(r1, r2, strict=True)) > q["tolerance"]["output"]:
+            worked += 1  # the case the old check refused
+    assert worked >= 2, worked  # sheets where the old check took no account of the rounding
+    res = graded(data, "\n".join(rows) + "\n")
+    for student in res.students:
+        (q,) = [q for q in student.questions if q.id == "lab3"]
+        (out,) = [p for p in q.parts if p.answer == "output"]
+        assert out.right + out.carried == out.total, (out.status, out.wrong)
+        assert [s.misconception for s in out.slips] in ([], ["no-scale"])

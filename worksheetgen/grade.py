@@ -705,8 +705,20 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         return a @ b
 
 
-#: the earlier answers used, and the recomputed grid (or choice text)
-Recomputed = tuple[tuple[str, ...], Any]
+#: the earlier answers used, the recomputed grid (or choice text), and how much more than the
+#: answer's tolerance the student's own rounded answers may carry into it (0, or per column)
+Recomputed = tuple[tuple[str, ...], Any, Any]
+
+
+def _half_unit_printed(ans: KeyAnswer | None) -> float:
+    """Half a unit of the last digit the key prints for ``ans`` (0 for none)."""
+    from worksheetgen.mathtex import decimals_of
+
+    if ans is None or ans.rounded is None:
+        return 0.0
+    printed = [x for row in (ans.rounded if ans.kind == "matrix" else [ans.rounded])
+               for x in (row if isinstance(row, list) else [row])]
+    return 0.5 * 10.0 ** -max((decimals_of(str(x)) for x in printed), default=0)
 
 
 def _scaling_choice(q: QuestionKey, name: str, vals: dict[str, Any]) -> str | None:
@@ -744,34 +756,38 @@ def _recompute(q: QuestionKey, name: str, vals: dict[str, Any]) -> Recomputed | 
         if qm is not None and km is not None:
             out = _matmul(qm, km.T)
             if out is not None:
-                return tuple(n for n in ("Q", "K") if have(n)), out
+                return tuple(n for n in ("Q", "K") if have(n)), out, 0.0
     elif name == "scaled" and have("scores") and g.get("d_k"):
-        return ("scores",), vals["scores"] / math.sqrt(float(g["d_k"]))
+        return ("scores",), vals["scores"] / math.sqrt(float(g["d_k"])), 0.0
     elif name == "masked" and have("scaled") and g.get("causal"):
-        return ("scaled",), _mask(vals["scaled"])
+        return ("scaled",), _mask(vals["scaled"]), 0.0
     elif name == "A" and have("masked"):
-        return ("masked",), _softmax_rows(vals["masked"])
+        return ("masked",), _softmax_rows(vals["masked"]), 0.0
     elif name == "A" and have("scaled"):
         pre = _mask(vals["scaled"]) if g.get("causal") else vals["scaled"]
-        return ("scaled",), _softmax_rows(pre)
+        return ("scaled",), _softmax_rows(pre), 0.0
     elif name == "A" and have("scores") and g.get("d_k"):
         # no scale part on the sheet: A = softmax(scores / sqrt(d_k)) straight away
         pre = vals["scores"] / math.sqrt(float(g["d_k"]))
-        return ("scores",), _softmax_rows(_mask(pre) if g.get("causal") else pre)
+        return ("scores",), _softmax_rows(_mask(pre) if g.get("causal") else pre), 0.0
     elif name == "output" and have("A"):
         v = vals["V"] if have("V") else given("V")
         out = None if v is None else _matmul(vals["A"], v)
         if out is not None:
-            return ("A", "V") if have("V") else ("A",), out
+            # the student multiplied their A before rounding it to the printed digits: each
+            # entry may be half a unit off what they wrote, carried through V's column
+            slack = _half_unit_printed(q.answer("A")) * np.abs(v).sum(axis=0, keepdims=True)
+            return ("A", "V") if have("V") else ("A",), out, slack
     elif name == "concat_width" and have("d_k") and isinstance(g.get("h"), int) \
             and not g.get("d_v_given"):  # with a separate d_v the heads' width is not d_k
-        return ("d_k",), vals["d_k"] * g["h"]
+        return ("d_k",), vals["d_k"] * g["h"], 0.0
     elif name == "W_O_shape" and have("concat_width") and isinstance(g.get("d"), int):
-        return ("concat_width",), np.array([[vals["concat_width"][0, 0], g["d"]]], dtype=float)
+        return ("concat_width",), np.array([[vals["concat_width"][0, 0], g["d"]]],
+                                           dtype=float), 0.0
     elif name in ("peaked", "largest_change") and q.family == "scaling":
         text = _scaling_choice(q, name, vals)
         if text is not None:
-            return ("A_unscaled", "A"), text
+            return ("A_unscaled", "A"), text, 0.0
     return None
 
 
@@ -810,8 +826,12 @@ def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Ce
     if not right.all():
         redo = _recompute(q, ans.name, vals)
         if redo is not None and isinstance(redo[1], np.ndarray) and redo[1].shape == grid.shape:
-            follows = answered & ~right & _close(redo[1], grid, ans.tolerance)
-            if all(full.get(s, True) for s in redo[0]):
+            from_right = all(full.get(s, True) for s in redo[0])
+            # worked from wrong earlier answers: also allow for their rounding (counting as
+            # right needs the key's own margin, which the key prints)
+            tol = ans.tolerance if from_right else ans.tolerance + redo[2]
+            follows = answered & ~right & _close(redo[1], grid, tol)
+            if from_right:
                 # worked from the student's own earlier answers, which were right (within
                 # their tolerance, such as an A rounded one unit off the key's): right
                 right |= follows
