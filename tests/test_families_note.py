@@ -119,6 +119,34 @@ def test_projections_reject_bad_parameters(write_bank, params, expected):
     assert expected in msg
 
 
+PINNED_QKV = "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1]]\n      V: [[1, 0], [0, 1]]"
+
+
+@pytest.mark.parametrize("family, params, expected", [
+    # these built silently with the pinned matrix's size (a key dividing by sqrt 2, not 3)
+    ("lab3", f"{PINNED_QKV}\n      d_k: 3",
+     "params.d_k: expected d_k = 2 (the shape of the pinned Q) or no d_k, got 3"),
+    ("lab3", f"{PINNED_QKV}\n      T: 4",
+     "params.T: expected T = 2 (the shape of the pinned Q) or no T, got 4"),
+    ("softmax", "S: [[1, 0], [0, 1]]\n      T: 3",
+     "params.T: expected T = 2 (the shape of the pinned S) or no T, got 3"),
+    ("causal", "S: [[1, 0], [0, 1]]\n      T: {min: 3, max: 4}",
+     "params.T: expected T = 2 (the shape of the pinned S) or no T, got 3, 4"),
+    ("scaling", "row: [[2, 0]]\n      n: 3",
+     "params.n: expected n = 2 (the shape of the pinned row) or no n, got 3"),
+])
+def test_a_dimension_that_disagrees_with_a_pinned_matrix_is_refused(write_bank, family, params,
+                                                                     expected):
+    msg = bank_error(write_bank, f"  - id: p\n    family: {family}\n    params:\n      {params}\n")
+    assert expected in msg
+
+
+def test_a_dimension_that_agrees_with_a_pinned_matrix_is_accepted(write_bank):
+    item = only_item(write_bank, f"  - id: p\n    family: lab3\n    params:\n      {PINNED_QKV}"
+                     "\n      T: 2\n      d_k: 2\n      d_v: 2\n")
+    assert item.given["d_k"] == 2
+
+
 def test_projections_that_can_only_draw_zero_tokens_fail_with_a_clear_error(write_bank):
     from worksheetgen.errors import DrawError
 

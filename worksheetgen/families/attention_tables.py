@@ -61,6 +61,7 @@ class ScoreTable(Family):
     """Given a score table S (and d_k): scale, optionally mask, and softmax row by row."""
 
     causal_default: ClassVar[bool] = False
+    layout = (("S", "T", "T"),)
     params = (
         IntParam("T", 2, 4, IntRange(2, 3), "number of tokens (rows and columns of S)"),
         IntParam("d_k", 1, 64, Choices((2, 3, 4)), "key width; scores are divided by sqrt(d_k)"),
@@ -207,6 +208,7 @@ class Lab3(QKVHead, Family):
     supports_choice = True
     slips = ("no-transpose", "scale-by-dk", "no-scale", "mask-with-zero", "softmax-over-columns",
              "mixed-keys")
+    layout = (("Q", "T", "d_k"), ("K", "T", "d_k"), ("V", "T", "d_v"))
     params = (
         IntParam("T", 2, 4, Pinned(4), "number of tokens"),
         IntParam("d_k", 1, 4, Pinned(2), "width of queries and keys"),

@@ -251,6 +251,9 @@ class Family:
     prompt: ClassVar[str] = ""
     supports_choice: ClassVar[bool] = False
     slips: ClassVar[tuple[str, ...]] = ()
+    #: (matrix, dimension of its rows, of its columns) for the matrices a bank may pin: a
+    #: dimension the bank also sets must agree with the pinned matrix's shape
+    layout: ClassVar[tuple[tuple[str, str, str], ...]] = ()
 
     def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
         """Check the bank's ``params`` mapping; fill defaults; cross-field checks in ``check``."""
@@ -272,6 +275,12 @@ class Family:
                 raise doc.error(path + (field,), message)
             # the value at fault is a default the bank never wrote: say so
             raise doc.error(path, f"{message} ({field} is the default, not set here)")
+        if self.layout:
+            from worksheetgen.families.common import explicit_dim_problems, shape_dims
+
+            dims, _ = shape_dims(out, self.layout)
+            for field, message in explicit_dim_problems(map(str, raw), out, dims):
+                raise doc.error(path + (field,), message)
         return out
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:

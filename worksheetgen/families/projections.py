@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +25,6 @@ from worksheetgen.families.base import (
 )
 from worksheetgen.families.common import (
     dot_text,
-    explicit_dim_problems,
     int_product,
     ints_of,
     order_problems,
@@ -38,7 +36,7 @@ from worksheetgen.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.models import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
-    from worksheetgen.bank import Doc
+    pass
 
 MAX_REDRAWS = 100
 MAX_SCORE = 24  # with a softmax step, |QK^T| at most this: e^x stays a calculator number
@@ -51,6 +49,7 @@ class Projections(Family):
     """X (T x d) times W_Q, W_K, W_V; then S = QK^T and, if asked, S/sqrt(d_k), A and AV."""
 
     name = "projections"
+    layout = LAYOUT
     title = "Queries, keys and values from X"
     summary = ("X and W_Q, W_K, W_V: compute Q, K, V and the scores QK^T "
                "(optionally S/sqrt(d_k), A and AV).")
@@ -79,13 +78,6 @@ class Projections(Family):
               "token per row. The projections are $W_Q$ and $W_K$ ($d \\times d_k$, "
               "$d_k = {{ d_k }}$) and $W_V$ ($d \\times d_v$, $d_v = {{ d_v }}$), so that "
               "$Q = XW_Q$, $K = XW_K$ and $V = XW_V$.")
-
-    def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
-        out = super().validate(raw, doc, path)
-        dims, _ = shape_dims(out, LAYOUT)
-        for field, message in explicit_dim_problems(map(str, raw), out, dims):
-            raise doc.error(path + (field,), message)
-        return out
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         problems = order_problems(params, (("x_low", "x_high"), ("w_low", "w_high")))

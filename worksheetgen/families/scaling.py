@@ -33,6 +33,7 @@ class Scaling(Family):
     summary = "Softmax a row of scores with and without dividing by sqrt(d_k); which is peaked."
     supports_choice = True
     slips = ("scale-by-dk", "no-scale")
+    layout = (("row", "rows", "n"),)
     params = (
         IntParam("n", 2, 4, IntRange(2, 3), "number of keys (entries in the row)"),
         IntParam("d_k", 2, 64, Choices((2, 4, 9)), "key width"),
