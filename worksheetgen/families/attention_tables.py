@@ -140,7 +140,9 @@ class ScoreTable(Family):
                                          decimals))
             parts.append(Part("Apply the causal mask: write the masked score table "
                               "(a future key gets $-\\infty$).", "masked"))
-        answers.append(matrix_answer("A", "A", trace.A, decimals, widen=widen + 1))
+        # A from a rounded scaled table stays within a unit: a softmax moves by at most half
+        # of what its inputs move (here half a unit), plus A's own rounding
+        answers.append(matrix_answer("A", "A", trace.A, decimals, widen=widen))
         parts.append(Part("Apply the softmax over keys (row by row): write $A$.", "A"))
         return Solution(shown=tuple(shown), parts=tuple(parts), answers=tuple(answers),
                         steps=tuple(attention_steps(trace, given, decimals)))
