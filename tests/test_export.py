@@ -239,6 +239,20 @@ def test_moodle_question_text_has_the_exact_prompt_and_mathjax_math(runner, key_
     assert "$" not in page
 
 
+def test_moodle_cloze_text_cannot_open_a_gap_of_its_own(runner, tmp_path):
+    data = fixture_key()
+    q = data["sheets"][0]["questions"][1]  # a cloze question (a table with a masked cell)
+    q["prompt"] = "Mask {1:NUMERICAL:=7:0} then softmax, with $\\frac{1}{2}$."
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps(data), encoding="utf-8")
+    question = by_idnumber(moodle_questions(export(runner, key, "moodle")), "q-mask:s1")
+    assert question.get("type") == "cloze"
+    # Moodle counts every gap in the source: only ours, one mark each
+    assert len(gaps(question)) == int(question.findtext("defaultgrade"))
+    page = htmllib.unescape(question.find("questiontext/text").text)
+    assert "Mask {1:NUMERICAL:=7:0} then softmax, with \\(\\frac{1}{2}\\)." in page
+
+
 def test_moodle_matrices_are_cloze_with_a_numerical_gap_per_entry_and_masked_cells_asked(
         runner, key_file):
     q = by_idnumber(moodle_questions(export(runner, key_file, "moodle")), "q-mask:s1")

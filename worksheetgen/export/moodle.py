@@ -14,9 +14,11 @@ Wrong answers a misconception produces get their own 0 % answers whose feedback 
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from typing import Any
+from xml.sax.saxutils import escape as xml_escape
 
 from worksheetgen.export import html
 from worksheetgen.export.keydata import (
@@ -144,28 +146,32 @@ def _cloze(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str,
            idnumber: str) -> None:
     root = _intro(v)
     single = len(parts) == 1
-    gaps = 0
+    gaps: list[str] = []
 
-    def gap(cell: Cell) -> str:
-        nonlocal gaps
-        gaps += 1
-        return numeric_gap(cell)
+    def gap(text: str) -> str:
+        # a mark for now: every "{" of the text around the gaps is escaped once it is HTML
+        gaps.append(text)
+        return f"\ue000{len(gaps) - 1}\ue001"
 
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, single)
         if part.choices:
-            gaps += 1
-            html.add(root, "p", choices_gap(part))
+            html.add(root, "p", gap(choices_gap(part)))
         elif part.kind == "choice":
-            gaps += 1
-            html.add(root, "p", option_gap(part))
+            html.add(root, "p", gap(option_gap(part)))
         else:
-            html.add_answer_area(root, part, gap)
+            html.add_answer_area(root, part, lambda cell: gap(numeric_gap(cell)))
     if html.any_masked(parts):
         html.add(root, "p", html.MASKED_HINT)
+    # a prompt's own "{1:NUMERICAL:...}" must not become a gap: Moodle finds gaps in the
+    # HTML source, where &#123; is not a brace (the browser and MathJax still read "{")
+    text = html.serialize(root).replace("{", "&#123;")
+    text = _GAP_MARK.sub(lambda m: xml_escape(gaps[int(m.group(1))]), text)
     # Moodle gives a cloze question the sum of its gaps' weights (1 each) as its mark
-    _head(quiz, "cloze", v, name, html.serialize(root), html.key_html(v, parts), gaps,
-          idnumber)
+    _head(quiz, "cloze", v, name, text, html.key_html(v, parts), len(gaps), idnumber)
+
+
+_GAP_MARK = re.compile("\ue000(\\d+)\ue001")
 
 
 def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str) -> None:
