@@ -443,6 +443,9 @@ BAD_FILES = [
     ("unknown option", HEADER + "{sid},practice-scale-row,peaked,,the first one\n",
      "responses.csv:2: value: expected one of 'without the scale'"),
     ("empty file", "", "responses.csv:1: header: expected a header row"),
+    # graded, it replaced earlier scores.csv with zeros for everyone and exited 0
+    ("only a header", HEADER + "\n,,,,\n", "responses.csv:2: rows: expected a row per answer "
+     "entry after the header, got none (a blank file to fill in: grade --template)"),
 ]
 
 

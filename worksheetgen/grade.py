@@ -481,14 +481,16 @@ def _header(records: Iterable[tuple[int, list[str]]], name: str) -> tuple[int, d
 def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Responses:
     """Validate responses CSV text against ``key`` (GradeError on the first bad row)."""
     records = iter(_records(text, name))
-    _, index = _header(records, name)
+    header_line, index = _header(records, name)
     width = index.pop("<width>")
     by_sheet = "sheet" in index
     students: dict[str, StudentAnswers] = {}
     seen: dict[tuple[str, str, str, tuple[int, int]], int] = {}
+    rows = 0
     for line, record in records:
         if not any(c.strip() for c in record):
             continue
+        rows += 1
         if len(record) > width and any(c.strip() for c in record[width:]):
             raise GradeError(f"expected at most {width} fields as in the header, got "
                              f"{len(record)} (quote an entry like \"1,2\" or write it as 1;2)",
@@ -498,6 +500,10 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
             _read_row(key, row, line, by_sheet, students, seen)
         except _RowError as exc:
             raise GradeError(exc.message, file=name, line=line, field=exc.column) from None
+    if not rows:  # grading it would replace earlier scores with zeros for everyone
+        raise GradeError("expected a row per answer entry after the header, got none (a "
+                         "blank file to fill in: grade --template)", file=name,
+                         line=header_line + 1, field="rows")
     if by_sheet:
         order = list(students.values())
     else:
