@@ -179,3 +179,21 @@ def test_build_with_pdf_makes_sheet_and_key_pdfs(runner, tmp_path: Path):
         data = (folder / name).read_bytes()
         assert data.startswith(b"%PDF")
     assert not list(tmp_path.glob(".*"))  # no temporary folders left behind
+
+
+def test_a_key_at_zero_decimals_says_approximately_prints_its_margins_and_tells_weights_apart(
+        runner, tmp_path: Path):
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path),
+                                  "--bank", str(ROOT / "banks" / "practice.yaml"),
+                                  "--decimals", "0"])
+    assert result.exit_code == 0, result.output
+    (folder,) = tmp_path.iterdir()
+    md, tex = (folder / "key.md").read_text(), (folder / "key.tex").read_text()
+    # softmax([sqrt 2, 0]) = [0.80, 0.20] prints as [1, 0]: rounded, not equal
+    assert r"$$ A \approx \begin{bmatrix} 1 & 0 \\ 0 & 1 \end{bmatrix} $$" in md
+    assert r"A = \begin{bmatrix}" not in md + tex
+    # A's margin (one unit) is printed, as grade and the exports accept it
+    assert "_Accept each entry within ±1._" in md
+    assert r"Accept each entry within $\pm1$." in tex
+    # 0.88 -> 0.80 both print as 1: the explanation shows the digits that differ
+    assert "Its weight goes from 0.9 to 0.8." in md

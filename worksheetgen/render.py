@@ -629,11 +629,22 @@ def _finite(x: Any) -> bool:
     return str(x) not in ("-inf", "-oo")
 
 
-def relation(printed: Any) -> str:
-    """'=' when every printed entry is exact (a whole number or −∞), else '\\approx'."""
-    cells = printed if isinstance(printed, list) else [printed]
-    flat = [c for row in cells for c in (row if isinstance(row, list) else [row])]
+def _flat(value: Any) -> list[Any]:
+    cells = value if isinstance(value, list | tuple) else [value]
+    return [c for row in cells for c in (row if isinstance(row, list | tuple) else [row])]
+
+
+def relation(printed: Any, value: Any = None) -> str:
+    """'=' when every printed entry is exact (a whole number or −∞, and, given the ``value``
+    it was rounded from, equal to it: at 0 decimals 0.73 prints as 1), else '\\approx'."""
+    flat = _flat(printed)
     exact = all(str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit() for c in flat)
+    if exact and value is not None:
+        values = _flat(value)
+        exact = len(values) == len(flat) and all(
+            str(v) in ("-inf", "-oo") if str(c) in ("-inf", "-oo")
+            else str(v) not in ("-inf", "-oo") and float(v) == int(str(c))
+            for c, v in zip(flat, values, strict=True))
     return "=" if exact else r"\approx"
 
 
@@ -647,9 +658,9 @@ def margin(answer: Any) -> str:
     cells = answer.rounded if isinstance(answer.rounded, list) else [answer.rounded]
     flat = [str(c) for row in cells for c in (row if isinstance(row, list) else [row])]
     decimals = max(map(mathtex.decimals_of, flat), default=0)
-    if decimals == 0 or tol <= 0.5 * 10.0**-decimals * (1 + 1e-9):
+    if tol <= 0.5 * 10.0**-decimals * (1 + 1e-9):
         return ""
-    return f"{tol:.{decimals + 1}f}".rstrip("0")
+    return f"{tol:.{decimals + 1}f}".rstrip("0").rstrip(".")
 
 
 def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:

@@ -97,6 +97,13 @@ class Scaling(Family):
         else:
             change, peaked = CHANGE_OPTIONS[2], PEAKED_OPTIONS[2]
         r = lambda v: [ex.rounded(x, decimals) for x in v]  # noqa: E731
+        # the top weight before and after, to as many digits as it takes to see them differ
+        # (at 0 decimals 0.88 and 0.80 both print as 1)
+        shown = decimals
+        while shown < decimals + 4 and ex.rounded(plain[top], shown) == \
+                ex.rounded(weights[top], shown):
+            shown += 1
+        before, after = ex.rounded(plain[top], shown), ex.rounded(weights[top], shown)
         answers = (
             vector_answer("A_unscaled", r"\mathrm{softmax}(s)", plain, decimals),
             vector_answer("scaled", rf"s/{sqrt_of(d_k)}", scaled, decimals),
@@ -106,7 +113,7 @@ class Scaling(Family):
                           "Dividing by a number above 1 shrinks the gaps between scores, so "
                           "the softmax flattens; skipping the scale leaves it more peaked."),
             choice_answer("largest_change", "largest entry", change, CHANGE_OPTIONS,
-                          f"Its weight goes from {r(plain)[top]} to {r(weights)[top]}."),
+                          f"Its weight goes from {before} to {after}."),
         )
         parts = (
             Part("Softmax the row as it is: write $\\mathrm{softmax}(s)$.", "A_unscaled",
