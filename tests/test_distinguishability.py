@@ -118,6 +118,7 @@ def test_drawn_variants_that_always_collide_fail_after_bounded_redraws(write_ban
     text = str(err.value)
     assert "bank.yaml:3: questions[always-symmetric]" in text
     assert f"got none in {MAX_REDRAWS + 1} draws" in text
+    assert text.endswith("; print more decimals or let the parameters vary more")
     assert "softmax-over-columns gives the correct answer" in text
 
 

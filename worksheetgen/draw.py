@@ -166,8 +166,8 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
                         f"offer as multiple-choice distractors, got {worst}; use format: open",
                         **_where(spec, sheet_id))
     raise DrawError(f"expected a variant where every slip can be told apart at "
-                    f"{spec.decimals} decimals, got none in {attempts} draws: {worst}",
-                    **_where(spec, sheet_id))
+                    f"{spec.decimals} decimals, got none in {attempts} draws: {worst}; print "
+                    f"more decimals or let the parameters vary more", **_where(spec, sheet_id))
 
 
 def draw_given(spec: QuestionSpec, seed: int, sheet_id: str) -> dict[str, Any]:
