@@ -197,3 +197,33 @@ def test_a_key_at_zero_decimals_says_approximately_prints_its_margins_and_tells_
     assert r"Accept each entry within $\pm1$." in tex
     # 0.88 -> 0.80 both print as 1: the explanation shows the digits that differ
     assert "Its weight goes from 0.9 to 0.8." in md
+
+
+@needs_tex
+def test_a_question_that_does_not_fit_at_a_page_foot_starts_on_the_next_page(runner, tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    # seed 42: question 4's heading, prompt and givens fitted at the foot of page 2, and its
+    # parts went overleaf
+    result = runner.invoke(main, ["build", "--seed", "42", "--out", str(tmp_path), "-q"])
+    assert result.exit_code == 0, result.output
+    (folder,) = tmp_path.iterdir()
+    pages = subprocess.run(["pdftotext", "-layout", str(folder / "sheet.pdf"), "-"],
+                           capture_output=True, text=True, check=True).stdout.split("\f")
+    for n in range(1, 6):
+        (page,) = [p for p in pages if f"Question {n}." in p]
+        assert "(a)" in page.split(f"Question {n}.", 1)[1], n  # its first part is there too
+
+
+def test_a_sheet_worth_one_point_says_point(runner, write_bank, tmp_path):
+    path = write_bank("questions:\n  - id: a\n    family: heads\n    points: 1\n")
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out",
+                                  str(tmp_path / "o"), "--bank", str(path)])
+    assert result.exit_code == 0, result.output
+    (folder,) = (tmp_path / "o").iterdir()
+    for name in ("sheet.tex", "sheet.md", "key.tex", "key.md"):
+        text = (folder / name).read_text()
+        assert "1 point" in text and "1 points" not in text, name

@@ -64,9 +64,14 @@ def points_text(points: float) -> str:
 
 
 def sheet_points(sheet: Sheet) -> str:
-    """The total points of a sheet, as printed."""
+    """The total points of a sheet, as printed (a number: "30", "7.5")."""
     total = sum(i.spec.points for i in sheet.items)
     return str(int(total)) if float(total).is_integer() else f"{total:g}"
+
+
+def sheet_points_text(sheet: Sheet) -> str:
+    """The total points of a sheet in words: "30 points", "1 point"."""
+    return points_text(sum(i.spec.points for i in sheet.items))
 
 
 def item_title(item: Item) -> str:
@@ -74,6 +79,34 @@ def item_title(item: Item) -> str:
     from worksheetgen.families import get_family
 
     return item.spec.title or get_family(item.spec.family).title
+
+
+def opening_lines(item: Item, kind: str = "sheet") -> int:
+    """About how many lines a question's opening takes on a sheet or key (``kind``): its
+    heading, prompt, the given values and its first part with the table to fill in (or the
+    answer shown). The LaTeX
+    templates keep that much together on a page, so a question never starts at the foot of
+    one page and asks its first part on the next."""
+    lines = 3 + len(item.prompt) // 95  # heading, space, the prompt's lines
+    heights = [len(g.value) if g.kind == "matrix" and isinstance(g.value, list) else 1
+               for g in item.solution.shown if g.kind != "heatmap"]
+    if heights:
+        lines += max(heights) + 1
+    if any(g.kind == "heatmap" for g in item.solution.shown):
+        lines += 10
+    parts = item.solution.parts
+    if parts:
+        lines += 2  # the first part's prompt and space
+        try:
+            first = item.solution.answer(parts[0].answer)
+        except KeyError:
+            first = None
+        if first is not None and first.kind == "matrix" and isinstance(first.rounded, list):
+            # a table to fill in (rows of blanks), or the key's matrix
+            lines += (2 if kind == "sheet" else 1) * len(first.rounded) + 1
+        elif first is not None and first.kind == "vector":
+            lines += 3
+    return min(lines, 30)
 
 
 def check_seed(seed: int) -> int:
@@ -114,7 +147,9 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
         "sheet_points": sheet_points,
+        "sheet_points_text": sheet_points_text,
         "item_title": item_title,
+        "opening_lines": opening_lines,
     }
 
 
