@@ -232,6 +232,9 @@ def test_identical_keys_get_equal_columns_of_a(write_bank):
     assert all(row[0] == row[2] for row in exact)  # the same exact expression, not just close
     assert sol.answer("equal_pair").value == "keys 1 and 3"
     assert "not a tie-break bug" in sol.answer("explain").value
+    # the explain part follows "which two keys?": it must not name them
+    explain = next(p for p in sol.parts if p.answer == "explain")
+    assert "keys 1 and 3" not in explain.prompt and "those two keys" in explain.prompt
 
 
 def test_identical_keys_explain_only_has_a_model_answer():

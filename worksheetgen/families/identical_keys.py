@@ -207,7 +207,9 @@ class IdenticalKeys(Family):
                               rf"A_{{t{a}}} = A_{{t{b}}}\ \text{{for every query }} t"))
         if given["explain"]:
             answers.append(text_answer("explain", r"\text{why}", model_answer(a, b)))
-            parts.append(Part(f"Explain why keys {a} and {b} get the same weight from every "
-                              "query. Is that a tie-break bug?", "explain"))
+            # with numbers, the pair is the previous part's answer: not named here
+            which = "those two keys" if given["numeric"] else f"keys {a} and {b}"
+            parts.append(Part(f"Explain why {which} get the same weight from every query. Is "
+                              "that a tie-break bug?", "explain"))
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
                         steps=tuple(steps))
