@@ -148,13 +148,46 @@ def test_fingerprint_table_lists_every_slip_in_both_keys(bank):
 
 
 def test_a_variant_without_two_slips_cannot_be_asked_as_multiple_choice(write_bank):
-    # cross-attention without numbers asks only sources and shapes: no slip applies
+    # scores given already scaled: the scale's two slips cannot apply, one slip is left
     path = write_bank("""
 questions:
   - id: sc
-    family: cross
+    family: softmax
     format: choice
+    params: {prescaled: true}
 """)
     spec = load_banks([path]).questions[0]
-    with pytest.raises(DrawError, match=r"only 0 slip\(s\) apply \(none\)"):
+    with pytest.raises(DrawError, match=r"only 1 slip\(s\) apply \(softmax-over-columns\)"):
         make_item(spec, 0, "s", 1)
+
+
+@pytest.mark.parametrize("family, params, expected", [
+    ("cross", "", "questions[0].format: expected numeric: true for multiple choice (only then "
+     "do the slips that make its distractors show), got numeric: false (the default)"),
+    ("cross", "\n    params: {numeric: false}", "questions[0].params.numeric: expected numeric: "
+     "true for multiple choice"),
+    ("projections", "", "questions[0].format: expected scale: true or softmax: true or output: "
+     "true for multiple choice (only then do the slips that make its distractors show), got "
+     "scale: false, softmax: false, output: false (the defaults)"),
+])
+def test_choice_without_the_steps_its_slips_need_is_refused_at_load(write_bank, family, params,
+                                                                    expected):
+    # these failed only after 101 draws: "got only 0 slip(s) apply (none)"
+    from worksheetgen.bank import load_banks
+    from worksheetgen.errors import BankError
+
+    path = write_bank(f"questions:\n  - id: q\n    family: {family}\n    format: choice"
+                      f"{params}\n")
+    with pytest.raises(BankError) as err:
+        load_banks([path])
+    assert expected in str(err.value)
+
+
+def test_choice_with_the_steps_its_slips_need_builds(write_bank):
+    from worksheetgen.bank import load_banks
+    from worksheetgen.pipeline import make_build
+
+    path = write_bank("questions:\n  - id: q\n    family: projections\n    format: choice\n"
+                      "    params: {softmax: true}\n")
+    item = make_build(load_banks([path]), 1).sheets[0].items[0]
+    assert len(item.solution.choices) >= 3

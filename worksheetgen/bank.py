@@ -409,6 +409,19 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
     if not isinstance(params_raw, dict):
         raise doc.error(path + ("params",), f"expected a mapping, got {describe(params_raw)}")
     params = family.validate(params_raw, doc, path + ("params",))
+    needs = family.choice_needs
+    if fmt == "choice" and needs:
+        from worksheetgen.families.common import param_values
+
+        if not any(True in param_values(params[n]) for n in needs):
+            written = [n for n in needs if n in params_raw]
+            wanted = " or ".join(f"{n}: true" for n in needs)
+            got = ", ".join(f"{n}: false" for n in needs)
+            raise doc.error(path + ("params", written[0]) if written else path + ("format",),
+                            f"expected {wanted} for multiple choice (only then do the slips "
+                            f"that make its distractors show), got {got}"
+                            + ("" if written else " (the default)" if len(needs) == 1
+                               else " (the defaults)"))
     param_lines = {
         str(k): doc.line(path + ("params", k)) or 0 for k in params_raw
     }

@@ -250,6 +250,9 @@ class Family:
     params: ClassVar[tuple[Param, ...]] = ()
     prompt: ClassVar[str] = ""
     supports_choice: ClassVar[bool] = False
+    #: true/false parameters one of which must be true for any slip to show, else multiple
+    #: choice has no distractors (cross: the numbers; projections: the scale or later steps)
+    choice_needs: ClassVar[tuple[str, ...]] = ()
     slips: ClassVar[tuple[str, ...]] = ()
     #: (matrix, dimension of its rows, of its columns) for the matrices a bank may pin: a
     #: dimension the bank also sets must agree with the pinned matrix's shape

@@ -47,6 +47,7 @@ class Cross(Family):
     summary = ("Cross-attention between a decoder (T_q tokens) and an encoder (T_k tokens): "
                "which sequence gives Q, K, V; the shapes of A and AV; optionally A by hand.")
     supports_choice = True
+    choice_needs = ("numeric",)
     slips = ("mixed-keys", "no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns")
     params = (
         IntParam("T_q", 1, 512, IntRange(2, 3), "tokens in the query (decoder) sequence"),

@@ -54,6 +54,7 @@ class Projections(Family):
     summary = ("X and W_Q, W_K, W_V: compute Q, K, V and the scores QK^T "
                "(optionally S/sqrt(d_k), A and AV).")
     supports_choice = True
+    choice_needs = ("scale", "softmax", "output")
     # no-transpose and mixed-keys are left out: Q, K and V are answers here, not givens, and
     # the misconception library decides those two from given Q, K, V.
     slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
