@@ -151,7 +151,7 @@ def test_one_failing_document_stops_the_others(tmp_path, private_tmp) -> None:
                         tmp_path / "kept")
     # the hanging sheet would run for TEX_TIMEOUT_SECONDS (120 s); the key's error stops it
     assert time.monotonic() - started < 60
-    assert str(err.value).startswith("key.tex: line 5: Undefined control sequence")
+    assert str(err.value).startswith("key.tex: line 5: Undefined control sequence; kept ")
     assert tex_processes_in(private_tmp) == []
     assert list(private_tmp.iterdir()) == []
     assert not (tmp_path / "kept" / "sheet.tex").exists()

@@ -97,9 +97,10 @@ def main() -> None:
     """Randomized self-attention worksheets with exact answer keys.
 
     \b
-    worksheetgen build --seed 42          the default worksheet, sheet + key as PDF/TeX/MD/JSON
-    worksheetgen build --bank my.yaml     your own questions
-    worksheetgen families                 the question families a bank can use
+    worksheetgen build --seed 42                the default worksheet: sheet and key as
+                                                PDF, TeX, Markdown and JSON
+    worksheetgen build --seed 42 --bank my.yaml  your own questions
+    worksheetgen families                       the question families a bank can use
     """
 
 

@@ -469,7 +469,8 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
         log = work / "doc.log"
         if log.exists():
             shutil.copyfile(log, keep_dir / f"{job.name}.log")
-        raise CompileError(f"{reason}; kept {kept_tex} and its .log", file=f"{job.name}.tex")
+        raise CompileError(f"{reason.rstrip('.')}; kept {kept_tex} and its .log",
+                           file=f"{job.name}.tex")
 
 
 class Cancelled(Exception):
