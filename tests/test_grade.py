@@ -648,3 +648,35 @@ def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounde
         (out,) = [p for p in q.parts if p.answer == "output"]
         assert out.right + out.carried == out.total, (out.status, out.wrong)
         assert [s.misconception for s in out.slips] in ([], ["no-scale"])
+
+
+@pytest.mark.parametrize("written, status", [
+    ("no-scale", "right"),  # the name of the slip the option describes
+    ("Skips the scale", "right"),  # the start of one option
+    ("  SKIPS the   scale: takes the softmax of the raw scores QK^T. ", "right"),
+    ("c", "right"),  # its letter in the printed order (as Canvas asks)
+    ("scale-by-dk", "wrong"),
+    ("a", "wrong"),
+])
+def test_grade_takes_a_spot_the_bug_slip_by_name_start_or_letter(written, status, tmp_path):
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, ["build", "--bank", str(ROOT / "banks" / "slips.yaml"),
+                                       "--seed", "1", "--no-pdf", "--out", str(tmp_path), "-q"])
+    assert result.exit_code == 0, result.output
+    (key_path,) = tmp_path.glob("*/key.json")
+    data = json.loads(key_path.read_text(encoding="utf-8"))
+    (sheet,) = data["sheets"]
+    (q,) = [q for q in sheet["questions"] if q["id"] == "find-the-slip"]
+    assert q["answer"]["slip"] == q["options"]["slip"][2]  # no-scale is option c here
+    assert q["answer"]["slip"].startswith("Skips the scale")
+    text = HEADER + f'{sheet["id"]},find-the-slip,slip,,"{written}"\n'
+    assert part(graded(data, text), "find-the-slip", "slip").status == status
+
+
+def test_grade_refuses_an_option_it_cannot_tell_apart(built, sheet_id):
+    key = parse_key(json.loads(built.read_text(encoding="utf-8")), "key.json")
+    # "it" starts both "it lost probability" and "it gained probability"
+    text = HEADER + single(sheet_id, "practice-scale-row", "largest_change", "it ")
+    with pytest.raises(GradeError, match="expected one of 'it lost probability'"):
+        parse_responses(text, key, "responses.csv")

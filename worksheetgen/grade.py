@@ -405,15 +405,36 @@ def _parse_entry(ans: KeyAnswer, text: str) -> list[tuple[int, int]]:
     return [(0, 0)]
 
 
+def _chosen_option(ans: KeyAnswer, text: str) -> str:
+    """The option a response names, normalized: its text (any case and spacing), the start of
+    one option only, the name of the slip an option describes (spot the bug: "no-scale"), or
+    the option's letter in the order printed (as the Canvas export asks)."""
+    t = _norm_text(text)
+    if not ans.options or t in {_norm_text(o) for o in ans.options}:
+        return t
+    labels = bool(ans.choice_slips) or all(len(o) == 1 for o in ans.options)
+    if not labels:  # a multiple-choice item's labels are taken only as they are
+        from worksheetgen.misconceptions import MISCONCEPTIONS
+
+        named = MISCONCEPTIONS.get(t)
+        candidates = [o for o in ans.options
+                      if named is not None and _norm_text(o) == _norm_text(named.description)]
+        if not candidates and len(t) >= 4:
+            candidates = [o for o in ans.options if _norm_text(o).startswith(t)]
+        if not candidates and len(t) == 1 and "a" <= t <= "z":
+            index = ord(t) - ord("a")
+            candidates = [ans.options[index]] if index < len(ans.options) else []
+        if len(candidates) == 1:
+            return _norm_text(candidates[0])
+    raise _RowError("value", f"expected one of {_one_of([repr(o) for o in ans.options])}, got "
+                    f"{_got(text)}")
+
+
 def _parse_value(ans: KeyAnswer, text: str, cells: list[tuple[int, int]]) -> list[float | str]:
     """The value(s) a response row gives for ``cells``."""
     t = text.strip()
     if ans.kind == "choice":
-        options = {_norm_text(o): o for o in ans.options}
-        if options and _norm_text(t) not in options:
-            raise _RowError("value", f"expected one of {_one_of([repr(o) for o in ans.options])}"
-                            f", got {_got(t)}")
-        return [_norm_text(t)]
+        return [_chosen_option(ans, t)]
     if ans.kind == "text":
         return [t]
     if ans.kind == "shape" and len(cells) > 1:
