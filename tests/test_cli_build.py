@@ -227,3 +227,18 @@ def test_a_sheet_worth_one_point_says_point(runner, write_bank, tmp_path):
     for name in ("sheet.tex", "sheet.md", "key.tex", "key.md"):
         text = (folder / name).read_text()
         assert "1 point" in text and "1 points" not in text, name
+
+
+@needs_tex
+def test_the_note_key_has_no_line_running_into_the_margin(runner, tmp_path):
+    import subprocess
+
+    # its model answer about masking with 0 has a long formula: 21pt into the margin before
+    result = runner.invoke(main, ["build", "--bank", str(ROOT / "banks" / "note.yaml"),
+                                  "--seed", "1", "--no-pdf", "--out", str(tmp_path), "-q"])
+    assert result.exit_code == 0, result.output
+    (folder,) = tmp_path.iterdir()
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+                    "key.tex"], cwd=folder, capture_output=True, check=True, timeout=300)
+    log = (folder / "key.log").read_text("utf-8", "replace")
+    assert "Overfull \\hbox" not in log
