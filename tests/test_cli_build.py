@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -242,3 +243,18 @@ def test_the_note_key_has_no_line_running_into_the_margin(runner, tmp_path):
                     "key.tex"], cwd=folder, capture_output=True, check=True, timeout=300)
     log = (folder / "key.log").read_text("utf-8", "replace")
     assert "Overfull \\hbox" not in log
+
+
+def test_cells_to_fill_in_widen_for_more_printed_digits(runner, tmp_path):
+    widths = {}
+    for decimals in ("2", "4"):
+        out = tmp_path / decimals
+        result = runner.invoke(main, ["build", "--seed", "42", "--no-pdf", "--out", str(out),
+                                      "--decimals", decimals])
+        assert result.exit_code == 0, result.output
+        (folder,) = out.iterdir()
+        tex = (folder / "sheet.tex").read_text()
+        widths[decimals] = set(re.findall(r"\\hbox to ([0-9.]+cm)\{\\hss\\wsblank", tex))
+    assert widths["2"] == {"1.7cm", "1.45cm"}
+    # "-4.2426" by hand needs more room; whole-number tables (the scores) keep theirs
+    assert widths["4"] == {"1.45cm", "2.2cm", "1.95cm"}

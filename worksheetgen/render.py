@@ -663,6 +663,15 @@ def margin(answer: Any) -> str:
     return f"{tol:.{decimals + 1}f}".rstrip("0").rstrip(".")
 
 
+def blank_width(answer: Any) -> str:
+    """The width of a cell to fill in, for the digits the key prints: 1.7 cm (1.45 cm in a
+    table of more than 3 columns) at up to 2 decimals, 0.25 cm more for each further digit."""
+    rows = answer.rounded if answer.kind == "matrix" else [answer.rounded]
+    base = 1.45 if len(rows[0]) > 3 else 1.7
+    decimals = max((mathtex.decimals_of(str(c)) for row in rows for c in row), default=0)
+    return f"{round(base + 0.25 * max(0, decimals - 2), 2):g}cm"
+
+
 def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
     return "$$" + mathtex.bmatrix([list(r) for r in rows]) + "$$"
 
@@ -740,7 +749,8 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         relation=relation,
         margin=margin,
     )
-    env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places)
+    env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places,
+                       blank_width=blank_width)
     return env
 
 
