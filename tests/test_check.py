@@ -104,3 +104,13 @@ def test_the_bundled_slips_quiz_passes_the_check():
     report = check_banks([str(bank)], stress=6)
     assert report.ok, [m for i in report.items for m in i.failure_messages]
     assert [i.format for i in report.items] == ["choice", "choice", "choice", "open"]
+
+
+def test_check_at_the_decimals_a_build_would_print(runner):
+    # build --decimals 0 refuses the default bank: check says so beforehand
+    result = runner.invoke(main, ["check", "--stress", "3", "--decimals", "0"])
+    assert result.exit_code == 1
+    assert "told apart at 0 decimals" in result.output
+    assert "failing: softmax-table" in result.output
+    result = runner.invoke(main, ["check", "--stress", "3", "--decimals", "3"])
+    assert result.exit_code == 0, result.output

@@ -226,9 +226,16 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
 
 
 def check_banks(paths: Sequence[str] = (), stress: int = DEFAULT_STRESS,
-                progress: Callable[[ItemReport], None] | None = None) -> CheckReport:
-    """Validate the banks (BankError if one is invalid), then stress-draw every question."""
+                progress: Callable[[ItemReport], None] | None = None,
+                decimals: int | None = None) -> CheckReport:
+    """Validate the banks (BankError if one is invalid), then stress-draw every question
+    (at ``decimals``, as ``build --decimals`` would, when given)."""
+    from dataclasses import replace
+
     bank = load_banks(list(paths) or [default_bank_path()])
+    if decimals is not None:
+        bank = replace(bank, questions=tuple(replace(q, decimals=decimals)
+                                             for q in bank.questions))
     seeds = range(stress)
     reports = []
     for spec in bank.questions:

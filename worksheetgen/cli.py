@@ -226,8 +226,10 @@ class _BuildProgress:
               help="A bank file or folder (repeatable). Default: the bundled default bank.")
 @click.option("--stress", type=click.IntRange(1, 100_000), default=200, show_default=True,
               metavar="N", help="Seeds drawn per question.")
+@click.option("--decimals", type=click.IntRange(0, 6), default=None,
+              help="Check at these decimals, as build --decimals would print them.")
 @reports_errors
-def check(banks: tuple[str, ...], stress: int) -> None:
+def check(banks: tuple[str, ...], stress: int, decimals: int | None) -> None:
     """Validate banks and draw every question N times: failures, redraws, spread, timing."""
     from worksheetgen.checker import check_banks, item_lines, summary_line
 
@@ -235,7 +237,7 @@ def check(banks: tuple[str, ...], stress: int) -> None:
         for line in item_lines(item):  # type: ignore[arg-type]
             click.echo(line)
 
-    report = check_banks(banks, stress, progress=show)
+    report = check_banks(banks, stress, progress=show, decimals=decimals)
     click.echo(summary_line(report))
     if not report.ok:
         sys.exit(1)
