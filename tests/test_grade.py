@@ -680,3 +680,19 @@ def test_grade_refuses_an_option_it_cannot_tell_apart(built, sheet_id):
     text = HEADER + single(sheet_id, "practice-scale-row", "largest_change", "it ")
     with pytest.raises(GradeError, match="expected one of 'it lost probability'"):
         parse_responses(text, key, "responses.csv")
+
+
+def test_grade_template_of_a_roster_names_each_student_and_still_grades(runner, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,id\nZoë O'Brien,s1\nAda Lovelace,s2\n", encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "3", "--roster", str(roster), "--no-pdf",
+                                  "--out", str(tmp_path / "o"), "-q"])
+    assert result.exit_code == 0, result.output
+    (key,) = (tmp_path / "o").glob("*/key.json")
+    tpl = tmp_path / "blank.csv"
+    assert runner.invoke(main, ["grade", "--key", str(key), "--template", str(tpl)]).exit_code == 0
+    rows = list(csv.DictReader(tpl.open(encoding="utf-8")))
+    assert {(r["student"], r["name"]) for r in rows} == {("s1", "Zoë O'Brien"),
+                                                         ("s2", "Ada Lovelace")}
+    result, out = run_grade(runner, key, tpl.read_text(encoding="utf-8"), tmp_path)
+    assert result.exit_code == 0, result.output  # the extra column is ignored

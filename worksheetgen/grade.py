@@ -1139,7 +1139,9 @@ def template_csv(key: GradeKey) -> str:
     """A blank responses CSV for ``key``: one row per student, question, answer and entry."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
+    # a roster key names its students (grading ignores the column: it helps a TA find rows)
+    named = any(s.name for s in key.sheets)
+    w.writerow([*COLUMNS, "name"] if named else COLUMNS)
     for s in key.sheets:
         for q in s.questions:
             for a in q.answers:
@@ -1150,7 +1152,8 @@ def template_csv(key: GradeKey) -> str:
                     entries = [str(c) for c in range(1, cols + 1)]
                 else:
                     entries = [""]
-                w.writerows([s.id, q.id, a.name, e, ""] for e in entries)
+                w.writerows([s.id, q.id, a.name, e, "", *([s.name] if named else [])]
+                            for e in entries)
     return buf.getvalue()
 
 
