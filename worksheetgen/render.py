@@ -635,17 +635,27 @@ def _flat(value: Any) -> list[Any]:
 
 
 def relation(printed: Any, value: Any = None) -> str:
-    """'=' when every printed entry is exact (a whole number or −∞, and, given the ``value``
-    it was rounded from, equal to it: at 0 decimals 0.73 prints as 1), else '\\approx'."""
+    """'=' when every printed entry is exact, else '\\approx': given the ``value`` it was
+    rounded from, when each entry prints as its value (0.50 for a half; at 0 decimals 0.73
+    printed as 1 is not); without it, when each is a whole number or −∞."""
     flat = _flat(printed)
-    exact = all(str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit() for c in flat)
-    if exact and value is not None:
-        values = _flat(value)
-        exact = len(values) == len(flat) and all(
-            str(v) in ("-inf", "-oo") if str(c) in ("-inf", "-oo")
-            else str(v) not in ("-inf", "-oo") and float(v) == int(str(c))
-            for c, v in zip(flat, values, strict=True))
+    if value is None:
+        exact = all(str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit() for c in flat)
+        return "=" if exact else r"\approx"
+    values = _flat(value)
+    exact = len(values) == len(flat) and all(
+        str(v) in ("-inf", "-oo") if str(c) in ("-inf", "-oo")
+        else str(v) not in ("-inf", "-oo") and _is_number(c) and float(v) == float(c)
+        for c, v in zip(flat, values, strict=True))
     return "=" if exact else r"\approx"
+
+
+def _is_number(text: Any) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def margin(answer: Any) -> str:

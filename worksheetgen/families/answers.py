@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
+from fractions import Fraction
 
 from worksheetgen import exact as ex
 from worksheetgen.exact import Ex, Matrix
@@ -36,6 +37,18 @@ def table(m: Matrix, decimals: int) -> list[list[str]]:
         return [["-inf" if x.is_neg_inf else str(ex.as_int(x)) for x in row] for row in m]
     rounded = ex.rounded
     return [[rounded(x, decimals) for x in row] for row in m]
+
+
+def relation(m: Matrix, decimals: int) -> str:
+    """'=' between a table and its printed form when every entry prints exactly (whole
+    numbers, −∞, halves at two decimals), else '\\approx'."""
+    for row, shown in zip(m, table(m, decimals), strict=True):
+        for x, p in zip(row, shown, strict=True):
+            if x.is_neg_inf:
+                continue
+            if x.frac is None or Fraction(p) != x.frac:
+                return r"\approx"
+    return "="
 
 
 def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int = 1,

@@ -9,7 +9,7 @@ import numpy as np
 from worksheetgen import exact as ex
 from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.families import register
-from worksheetgen.families.answers import matrix_answer, output_answer, table
+from worksheetgen.families.answers import matrix_answer, output_answer, relation, table
 from worksheetgen.families.base import (
     BoolParam,
     Family,
@@ -30,30 +30,30 @@ def _d_k_label(d_k: int | None) -> str:
 
 def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[Step]:
     """The worked steps of the note's procedure for one trace, rounded for display."""
-    r = lambda m: table(m, decimals)  # noqa: E731
+    def r(m: Any) -> str:  # a table as printed, after '=' or '≈' as its entries print
+        return f"{relation(m, decimals)} {bmatrix(table(m, decimals))}"
+
     steps: list[Step] = []
     d_k = given.get("d_k")
     if trace.scores is not None:
         steps.append(Step("Scores: multiply queries by transposed keys",
-                          r"S = QK^\top = " + bmatrix(r(trace.scores))))
+                          r"S = QK^\top " + r(trace.scores)))
     if d_k is not None:
         scale_text = f"Scale: divide every score by $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$"
-        steps.append(Step(scale_text, rf"\frac{{S}}{{{sqrt_of(d_k)}}} \approx "
-                          + bmatrix(r(trace.scaled))))
+        steps.append(Step(scale_text, rf"\frac{{S}}{{{sqrt_of(d_k)}}} " + r(trace.scaled)))
     if trace.masked is not None:
         steps.append(Step("Mask: every future key (above the diagonal) gets $-\\infty$",
-                          r"\tilde S = " + bmatrix(r(trace.masked))))
+                          r"\tilde S " + r(trace.masked)))
     steps.append(Step("Exponentiate each entry ($e^{-\\infty} = 0$)" if trace.masked is not None
-                      else "Exponentiate each entry",
-                      r"e^{\tilde S} \approx " + bmatrix(r(trace.exps))))
+                      else "Exponentiate each entry", r"e^{\tilde S} " + r(trace.exps)))
     sums = [ex.rounded(s, decimals) for s in trace.sums]
     steps.append(Step("Row sums (each query sums over its keys)",
                       r"\left(" + ",\\ ".join(sums) + r"\right)"))
     steps.append(Step("Divide each row by its sum: the rows of $A$ are distributions over keys",
-                      r"A \approx " + bmatrix(r(trace.A))))
+                      "A " + r(trace.A)))
     if trace.output is not None:
         steps.append(Step("Mix values: each output row is a weighted sum of the rows of $V$",
-                          r"AV \approx " + bmatrix(r(trace.output))))
+                          "AV " + r(trace.output)))
     return steps
 
 
