@@ -198,25 +198,48 @@ def test_a_key_at_zero_decimals_says_approximately_prints_its_margins_and_tells_
     assert r"Accept each entry within $\pm1$." in tex
     # 0.88 -> 0.80 both print as 1: the explanation shows the digits that differ
     assert "Its weight goes from 0.9 to 0.8." in md
+    # the worked steps too: the masked table of 1.41s printed as 1s is rounded
+    assert r"\tilde S \approx \begin{bmatrix} 1 & -\infty \\ 0 & 1 \end{bmatrix}" in md
+
+
+def test_a_table_that_prints_exactly_is_equal_to_its_printed_form(write_bank):
+    from worksheetgen.bank import load_banks
+    from worksheetgen.pipeline import make_build, render_all
+
+    # scores / sqrt(4) are halves: 0.50 is the value, not an approximation of it
+    path = write_bank("questions:\n  - id: q\n    family: causal\n"
+                      "    params: {S: [[1, 0], [3, 2]], d_k: 4}\n")
+    md = render_all(make_build(load_banks([path]), 1))["key.md"]
+    assert r"S/\sqrt{4} = \begin{bmatrix} 0.50 & 0.00 \\ 1.50 & 1.00 \end{bmatrix}" in md
+    assert r"\tilde S = \begin{bmatrix} 0.50 & -\infty \\ 1.50 & 1.00 \end{bmatrix}" in md
+    assert r"A \approx" in md  # e^0.5 is not a decimal
 
 
 @needs_tex
-def test_a_question_that_does_not_fit_at_a_page_foot_starts_on_the_next_page(runner, tmp_path):
+@pytest.mark.parametrize(("bank", "seed", "doc"), [
+    ("default.yaml", "42", "sheet"),  # question 4: heading, prompt and givens at a page foot
+    ("note.yaml", "42", "sheet"),  # the cost question: its parts (a)-(d) went overleaf
+    ("note.yaml", "7", "key"),  # spot the bug: the worked solution to check, then (a) overleaf
+])
+def test_a_question_that_does_not_fit_at_a_page_foot_starts_on_the_next_page(runner, tmp_path,
+                                                                             bank, seed, doc):
     import shutil
     import subprocess
 
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext (poppler-utils) is not installed")
-    # seed 42: question 4's heading, prompt and givens fitted at the foot of page 2, and its
-    # parts went overleaf
-    result = runner.invoke(main, ["build", "--seed", "42", "--out", str(tmp_path), "-q"])
+    result = runner.invoke(main, ["build", "--seed", seed, "--bank", str(ROOT / "banks" / bank),
+                                  "--out", str(tmp_path), "-q"])
     assert result.exit_code == 0, result.output
     (folder,) = tmp_path.iterdir()
-    pages = subprocess.run(["pdftotext", "-layout", str(folder / "sheet.pdf"), "-"],
+    pages = subprocess.run(["pdftotext", "-layout", str(folder / f"{doc}.pdf"), "-"],
                            capture_output=True, text=True, check=True).stdout.split("\f")
-    for n in range(1, 6):
-        (page,) = [p for p in pages if f"Question {n}." in p]
+    n = 0
+    while any(f"Question {n + 1}." in p for p in pages):
+        n += 1
+        page = next(p for p in pages if f"Question {n}." in p)
         assert "(a)" in page.split(f"Question {n}.", 1)[1], n  # its first part is there too
+    assert n >= 5
 
 
 def test_a_sheet_worth_one_point_says_point(runner, write_bank, tmp_path):

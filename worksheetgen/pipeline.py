@@ -83,10 +83,10 @@ def item_title(item: Item) -> str:
 
 def opening_lines(item: Item, kind: str = "sheet") -> int:
     """About how many lines a question's opening takes on a sheet or key (``kind``): its
-    heading, prompt, the given values and its first part with the table to fill in (or the
-    answer shown). The LaTeX
-    templates keep that much together on a page, so a question never starts at the foot of
-    one page and asks its first part on the next."""
+    heading, prompt, the given values, a worked solution shown with it, and its first part
+    with the table to fill in (or the answer shown), at least the room a part asks for
+    (``\\wspart`` keeps 6 lines). The LaTeX templates keep that much together on a page, so
+    a question never starts at the foot of one page and asks its first part on the next."""
     lines = 3 + len(item.prompt) // 95  # heading, space, the prompt's lines
     heights = [len(g.value) if g.kind == "matrix" and isinstance(g.value, list) else 1
                for g in item.solution.shown if g.kind != "heatmap"]
@@ -94,19 +94,22 @@ def opening_lines(item: Item, kind: str = "sheet") -> int:
         lines += max(heights) + 1
     if any(g.kind == "heatmap" for g in item.solution.shown):
         lines += 10
+    for step in item.solution.shown_steps or ():  # title, display, space
+        lines += 2 + max(1, step.math.count(r"\\") + 1 if step.math else 0)
+    first = 0
     parts = item.solution.parts
     if parts:
-        lines += 2  # the first part's prompt and space
         try:
-            first = item.solution.answer(parts[0].answer)
+            answer = item.solution.answer(parts[0].answer)
         except KeyError:
-            first = None
-        if first is not None and first.kind == "matrix" and isinstance(first.rounded, list):
+            answer = None
+        first = 2  # the part's prompt and space
+        if answer is not None and answer.kind == "matrix" and isinstance(answer.rounded, list):
             # a table to fill in (rows of blanks), or the key's matrix
-            lines += (2 if kind == "sheet" else 1) * len(first.rounded) + 1
-        elif first is not None and first.kind == "vector":
-            lines += 3
-    return min(lines, 30)
+            first += (2 if kind == "sheet" else 1) * len(answer.rounded) + 1
+        elif answer is not None and answer.kind == "vector":
+            first += 3
+    return min(lines + max(first, 6), 40)
 
 
 def check_seed(seed: int) -> int:
