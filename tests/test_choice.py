@@ -166,6 +166,12 @@ questions:
      "do the slips that make its distractors show), got numeric: false (the default)"),
     ("cross", "\n    params: {numeric: false}", "questions[0].params.numeric: expected numeric: "
      "true for multiple choice"),
+    # every draw with numeric false was thrown away, silently
+    ("cross", "\n    params: {numeric: {choices: [true, false]}}", "questions[0].params.numeric: "
+     "expected numeric: true for multiple choice (only then do the slips that make its "
+     "distractors show), got numeric: true or false"),
+    ("identical-keys", "\n    params: {numeric: false}", "questions[0].params.numeric: expected "
+     "numeric: true for multiple choice"),
     ("projections", "", "questions[0].format: expected scale: true or softmax: true or output: "
      "true for multiple choice (only then do the slips that make its distractors show), got "
      "scale: false, softmax: false, output: false (the defaults)"),

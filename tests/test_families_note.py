@@ -134,6 +134,14 @@ PINNED_QKV = "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1]]\n      V: [[1, 0], 
      "params.T: expected T = 2 (the shape of the pinned S) or no T, got 3, 4"),
     ("scaling", "row: [[2, 0]]\n      n: 3",
      "params.n: expected n = 2 (the shape of the pinned row) or no n, got 3"),
+    ("cross", "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1], [1, 1]]\n"
+     "      V: [[1, 0, 1], [0, 1, 0], [1, 1, 1]]\n      T_q: 3",
+     "params.T_q: expected T_q = 2 (the shape of the pinned Q) or no T_q, got 3"),
+    ("cross", "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1], [1, 1]]\n"
+     "      V: [[1, 0, 1], [0, 1, 0], [1, 1, 1]]\n      d_v: 2",
+     "params.d_v: expected d_v = 3 (the shape of the pinned V) or no d_v, got 2"),
+    ("identical-keys", "Q: [[1, 0], [0, 1], [1, 1]]\n      K: [[1, 0], [0, 1], [1, 0]]\n"
+     "      T: 4", "params.T: expected T = 3 (the shape of the pinned Q) or no T, got 4"),
 ])
 def test_a_dimension_that_disagrees_with_a_pinned_matrix_is_refused(write_bank, family, params,
                                                                      expected):

@@ -413,10 +413,12 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
     if fmt == "choice" and needs:
         from worksheetgen.families.common import param_values
 
-        if not any(True in param_values(params[n]) for n in needs):
+        # one of them always true: a draw without it would have no distractors
+        if not any(param_values(params[n]) == [True] for n in needs):
             written = [n for n in needs if n in params_raw]
             wanted = " or ".join(f"{n}: true" for n in needs)
-            got = ", ".join(f"{n}: false" for n in needs)
+            got = ", ".join(f"{n}: " + " or ".join(str(v).lower() for v in param_values(
+                params[n])) for n in needs)
             raise doc.error(path + ("params", written[0]) if written else path + ("format",),
                             f"expected {wanted} for multiple choice (only then do the slips "
                             f"that make its distractors show), got {got}"

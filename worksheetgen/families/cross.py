@@ -49,6 +49,7 @@ class Cross(Family):
     supports_choice = True
     choice_needs = ("numeric",)
     slips = ("mixed-keys", "no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns")
+    layout = (("Q", "T_q", "d_k"), ("K", "T_k", "d_k"), ("V", "T_k", "d_v"))
     params = (
         IntParam("T_q", 1, 512, IntRange(2, 3), "tokens in the query (decoder) sequence"),
         IntParam("T_k", 1, 512, IntRange(2, 4),

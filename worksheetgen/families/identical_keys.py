@@ -69,7 +69,9 @@ class IdenticalKeys(Family):
     summary = ("Two equal keys get equal weight for every query: compute A and spot the equal "
                "columns, and/or explain why.")
     supports_choice = True
+    choice_needs = ("numeric",)
     slips = ("no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns")
+    layout = (("Q", "T", "d_k"), ("K", "T", "d_k"))
     params = (
         IntParam("T", 2, 4, Pinned(3), "number of tokens"),
         IntParam("d_k", 1, 4, Pinned(2), "width of queries and keys"),
