@@ -224,3 +224,19 @@ def test_where_no_draw_keeps_a_slip_out_of_the_margin_it_is_listed_with_the_marg
         assert inside, sheet  # no draw keeps them all apart at one decimal: listed instead
         assert all(c.same_as == "correct" and c.margin == item.solution.answer("A").tolerance
                    for c in inside)
+
+
+def test_spot_the_bug_never_accepts_the_printed_wrong_a_as_the_corrected_one():
+    spec = next(q for q in load_banks([ROOT / "banks" / "note.yaml"]).questions
+                if q.id == "spot-the-bug")
+    for sheet in ("FJ", *(f"v{i}" for i in range(40))):  # FJ: mask-with-zero's 0.99 passed
+        item = make_item(spec, 11, sheet, 1)
+        answer = item.solution.answer("A")
+        (planted,) = [d for d in item.solution.distractors
+                      if d.misconception == item.given["slip"]]
+        copied = mc.cells(planted.rounded["A"])
+        if copied == mc.cells(answer.rounded):
+            continue  # the slip leaves A alone (mixed-keys): copying A is right
+        assert not all(p == v if "-inf" in (p, v)  # as grade accepts an entry
+                       else abs(float(p) - v) <= answer.tolerance + 1e-9
+                       for p, v in zip(copied, mc.cells(answer.value), strict=True)), sheet

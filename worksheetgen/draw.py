@@ -66,16 +66,24 @@ def item_label(spec: QuestionSpec, sheet_id: str) -> str:
 
 def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fingerprints,
              sheet_id: str) -> tuple[Solution | None, list[mc.Collision]]:
-    """An open question's solution and the slips its key would accept as right (a
-    multiple-choice item is graded by the option chosen, so it has none)."""
+    """An open question's solution and the slips its key would accept as right in the
+    target answer (or in a family's ``margin_also``: spot the bug asks to correct A, so a
+    copied wrong A must not pass). A multiple-choice item is graded by the option chosen."""
     if spec.format == "choice":
         return None, []
     solution = family.solve(given, spec.decimals, item_label(spec, sheet_id))
     try:
-        answer = solution.answer(fp.target)
+        found = mc.within_margin(fp, solution.answer(fp.target), spec.decimals)
     except KeyError:
-        return solution, []
-    return solution, mc.within_margin(fp, answer, spec.decimals)
+        found = []
+    also = getattr(family, "margin_also", None)
+    if also is not None:  # (answers, slips): spot the bug's A, for the slip it planted
+        names, slips = also(given)
+        for name in names:
+            named = {c.slip for c in found}
+            found += [c for c in mc.within_margin(fp, solution.answer(name), spec.decimals,
+                                                  only=slips) if c.slip not in named]
+    return solution, found
 
 
 def _where(spec: QuestionSpec, sheet_id: str) -> dict[str, Any]:

@@ -305,23 +305,32 @@ def collisions(fp: Fingerprints, decimals: int) -> list[Collision]:
     return out
 
 
-def within_margin(fp: Fingerprints, answer: Any, decimals: int) -> list[Collision]:
-    """Every slip whose printed target answer the key would accept as right.
+def within_margin(fp: Fingerprints, answer: Any, decimals: int,
+                  only: Sequence[str] | None = None) -> list[Collision]:
+    """Every slip whose printed answer the key would accept as right.
 
-    ``answer`` is the solved target (an ``Answer``). A student who makes the slip writes its
-    printed value; where that is within the answer's tolerance in every entry (as ``grade``
-    and the LMS exports accept it: a margin wider than half a unit, because rounded earlier
-    answers carry into this one), the slip cannot be told from a right answer.
+    ``answer`` is the solved target (an ``Answer``), or another answer the slip must not
+    pass for right in. A student who makes the slip writes its printed value; where that is
+    within the answer's tolerance in every entry (as ``grade`` and the LMS exports accept it:
+    a margin wider than half a unit, because rounded earlier answers carry into this one),
+    the slip cannot be told from a right answer. With ``only`` (names), just those slips are
+    checked, and only where they print differently from the right answer (a slip that leaves
+    this answer alone shows elsewhere).
     """
     if answer.kind not in ("matrix", "vector", "scalar") or not answer.tolerance:
         return []  # exact answers: printed equality (``collisions``) already decides
     right = cells(answer.value)
     out: list[Collision] = []
     for s in fp.slips:
-        mine = s.values.get(fp.target)
+        if only is not None and s.name not in only:
+            continue
+        mine = s.values.get(answer.name)
         if mine is None or _shape(mine) != _shape(answer.value):
             continue
         shown = cells(value_rounded(mine, decimals))
+        if only is not None and [str(x) for x in shown] == [str(x)
+                                                           for x in cells(answer.rounded)]:
+            continue
         if len(shown) == len(right) and all(
                 _accepted(v, p, answer.tolerance) for v, p in zip(right, shown, strict=True)):
             out.append(Collision(s.name, "correct", margin=answer.tolerance))

@@ -134,6 +134,11 @@ class SpotBug(QKVHead, Family):
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         return PLANTABLE
 
+    def margin_also(self, given: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The student corrects the printed A too: where the planted slip changes A, its A
+        must not pass for the right one."""
+        return ("A",), (given["slip"],)
+
     def options(self, given: dict[str, Any]) -> tuple[str, ...]:
         """The slip descriptions offered to the student: every slip that applies here."""
         return tuple(mc.get(n).description for n in PLANTABLE
