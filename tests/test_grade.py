@@ -696,3 +696,31 @@ def test_grade_template_of_a_roster_names_each_student_and_still_grades(runner, 
                                                          ("s2", "Ada Lovelace")}
     result, out = run_grade(runner, key, tpl.read_text(encoding="utf-8"), tmp_path)
     assert result.exit_code == 0, result.output  # the extra column is ignored
+
+
+def test_grade_does_not_carry_forward_an_output_that_does_not_follow_from_the_students_a(
+        tmp_path):
+    """The same slip students, but every output entry 0.1 too high: more than any rounding of
+    their A can carry through V (half a unit times V's column sums, at most 0.085 here)."""
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, ["build", "--seed", "7", "--versions", "12", "--no-pdf",
+                                       "--out", str(tmp_path), "-q"])
+    assert result.exit_code == 0, result.output
+    (key_path,) = tmp_path.glob("*/key.json")
+    data = json.loads(key_path.read_text(encoding="utf-8"))
+    rows = [HEADER.strip()]
+    for sheet in data["sheets"]:
+        (q,) = [q for q in sheet["questions"] if q["id"] == "lab3"]
+        (slip,) = [d for d in q["distractors"] if d["misconception"] == "no-scale"]
+        assert max(sum(abs(r[j]) for r in q["given"]["V"]) for j in range(2)) <= 16
+        for name in q["answer"]:
+            grid = slip["rounded"].get(name, q["rounded"][name])
+            if name == "output":
+                grid = [[f"{float(x) + 0.1:.2f}" for x in row] for row in grid]
+            rows.append(cells(sheet["id"], "lab3", name, grid).strip())
+    res = graded(data, "\n".join(rows) + "\n")
+    for student in res.students:
+        (q,) = [q for q in student.questions if q.id == "lab3"]
+        (out,) = [p for p in q.parts if p.answer == "output"]
+        assert out.carried == 0, (student.sheet, out.carried)

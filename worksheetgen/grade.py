@@ -732,8 +732,8 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         return a @ b
 
 
-#: the earlier answers used, the recomputed grid (or choice text), and how much more than the
-#: answer's tolerance the student's own rounded answers may carry into it (0, or per column)
+#: the earlier answers used, the recomputed grid (or choice text), and how far the student's
+#: own rounding of those answers may carry the result (0, or per column)
 Recomputed = tuple[tuple[str, ...], Any, Any]
 
 
@@ -854,10 +854,10 @@ def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Ce
         redo = _recompute(q, ans.name, vals)
         if redo is not None and isinstance(redo[1], np.ndarray) and redo[1].shape == grid.shape:
             from_right = all(full.get(s, True) for s in redo[0])
-            # worked from wrong earlier answers: also allow for their rounding (counting as
-            # right needs the key's own margin, which the key prints)
-            tol = ans.tolerance if from_right else ans.tolerance + redo[2]
-            follows = answered & ~right & _close(redo[1], grid, tol)
+            # the key's margin, or what the student's own rounding of those earlier answers
+            # carries into this one (half a unit of this answer's digits on top)
+            own = _half_unit_printed(ans) + redo[2]
+            follows = answered & ~right & _close(redo[1], grid, np.maximum(ans.tolerance, own))
             if from_right:
                 # worked from the student's own earlier answers, which were right (within
                 # their tolerance, such as an A rounded one unit off the key's): right
