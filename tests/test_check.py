@@ -114,3 +114,14 @@ def test_check_at_the_decimals_a_build_would_print(runner):
     assert "failing: softmax-table" in result.output
     result = runner.invoke(main, ["check", "--stress", "3", "--decimals", "3"])
     assert result.exit_code == 0, result.output
+
+
+def test_check_reports_drawn_variants_that_keep_a_slip_within_the_margin(runner, write_bank):
+    # scores of 0..2 at one decimal: no redraw keeps every slip outside A's margin of 0.1
+    path = write_bank("questions:\n  - id: coarse\n    family: softmax\n    decimals: 1\n"
+                      "    params: {T: 2, low: 0, high: 2, d_k: 2}\n")
+    result = runner.invoke(main, ["check", "--bank", str(path), "--stress", "3"])
+    assert result.exit_code == 0, result.output
+    assert "in 3 of 3 draws no redraw kept every slip apart; left out of the distractors: " \
+        in result.output
+    assert "within the key's margin (±0.1) of the correct one" in result.output

@@ -64,6 +64,8 @@ class ItemReport:
     redrawn_draws: int = 0
     fixed: bool = False
     coincident: tuple[str, ...] = ()
+    #: drawn variants that kept slips within the key's margin (no draw kept them all apart)
+    coincident_draws: int = 0
     distinct_variants: int = 0
     slips: tuple[str, ...] = ()
     spread: Spread | None = None
@@ -165,6 +167,7 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
     violations: Counter[str] = Counter()
     redraws: list[int] = []
     coincident: set[str] = set()
+    coincident_draws = 0
     variants: set[str] = set()
     slips: set[str] = set()
     hardness: list[float] = []
@@ -191,6 +194,7 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
         redraws.append(variant.redraws)
         fixed = fixed or variant.fixed
         coincident.update(c.text() for c in variant.coincident)
+        coincident_draws += bool(variant.coincident) and not variant.fixed
         slips.update(s.name for s in variant.slips)
         variants.add(json.dumps(variant.given, sort_keys=True, default=str))
         hard = difficulty(variant)
@@ -216,6 +220,7 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
         redrawn_draws=sum(1 for r in redraws if r),
         fixed=fixed,
         coincident=tuple(sorted(coincident)),
+        coincident_draws=coincident_draws,
         distinct_variants=len(variants),
         slips=tuple(n for n in mc.NAMES if n in slips),
         spread=Spread.of(measure, hardness),
@@ -274,6 +279,9 @@ def item_lines(r: ItemReport) -> list[str]:
         lines.append("    slips: " + ", ".join(r.slips))
     if r.fixed and r.coincident:
         lines.append("    pinned variant, left out of the distractors: " + "; ".join(r.coincident))
+    elif r.coincident_draws:
+        lines.append(f"    in {r.coincident_draws} of {r.draws} draws no redraw kept every slip "
+                     "apart; left out of the distractors: " + "; ".join(r.coincident))
     for m in r.failure_messages:
         lines.append(f"    failure: {m}")
     for m in r.invariant_messages:
