@@ -281,3 +281,35 @@ def test_cells_to_fill_in_widen_for_more_printed_digits(runner, tmp_path):
     assert widths["2"] == {"1.7cm", "1.45cm"}
     # "-4.2426" by hand needs more room; whole-number tables (the scores) keep theirs
     assert widths["4"] == {"1.45cm", "2.2cm", "1.95cm"}
+
+
+def test_outputs_are_as_readable_as_any_new_file(runner, tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--versions", "2",
+                                      "--out", str(tmp_path / "o"), "--export", "moodle"])
+        assert result.exit_code == 0, result.output
+        (folder,) = (tmp_path / "o").iterdir()
+        # mkdtemp made the build folder 0700: a TA on the same machine could not open it
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+        assert stat.S_IMODE((folder / "moodle.xml").stat().st_mode) == 0o644
+        tpl = tmp_path / "blank.csv"
+        result = runner.invoke(main, ["grade", "--key", str(folder / "key.json"), "--template",
+                                      str(tpl)])
+        assert result.exit_code == 0, result.output
+        assert stat.S_IMODE(tpl.stat().st_mode) == 0o644
+    finally:
+        os.umask(old)
+
+
+def test_a_file_where_the_build_folder_goes_is_not_replaced(runner, tmp_path):
+    (tmp_path / "self-attention-seed1").write_text("notes", encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "expected " in result.stderr and "to be a build folder (it is replaced), got a file" \
+        in result.stderr
+    assert (tmp_path / "self-attention-seed1").read_text(encoding="utf-8") == "notes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["self-attention-seed1"]

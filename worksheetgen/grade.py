@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 
 from worksheetgen.errors import GradeError
+from worksheetgen.outfiles import as_new
 
 COLUMNS = ("student", "question", "answer", "entry", "value")
 OPTIONAL_COLUMNS = ("sheet",)
@@ -1096,6 +1097,7 @@ def write_outputs(result: GradeResult, out_dir: str | os.PathLike[str]) -> list[
             temps.append((Path(tmp), out / name))
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
+            as_new(tmp)
         for tmp, target in temps:
             os.replace(tmp, target)
     except OSError as exc:
@@ -1170,6 +1172,7 @@ def write_template(key_path: str | os.PathLike[str], target: str | os.PathLike[s
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+        as_new(tmp)
         os.replace(tmp, path)
     except OSError as exc:
         raise GradeError(f"expected a writable place, got {exc.strerror or exc}",

@@ -22,6 +22,7 @@ from worksheetgen import keyfile
 from worksheetgen.bank import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import UsageError
 from worksheetgen.models import Bank, Build, Item, Sheet, Student
+from worksheetgen.outfiles import as_new
 from worksheetgen.render import render_document
 
 MAX_SEED = 2**63 - 1
@@ -189,10 +190,16 @@ def check_out(out: str | Path) -> None:
 
 
 def staging_folder(target: Path) -> Path:
-    """A new empty temporary sibling of ``target`` to write a build into."""
+    """A new empty temporary sibling of ``target`` to write a build into, readable as any
+    new folder is (``mkdtemp`` makes it private, and it becomes the build's folder)."""
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"expected {target} to be a build folder (it is replaced), got a "
+                         "file", field="--out")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+        path = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+        as_new(path)
+        return path
     except OSError as exc:
         raise UsageError(f"expected a folder to write builds into, got {target.parent} "
                          f"({exc.strerror or exc})", field="--out") from None

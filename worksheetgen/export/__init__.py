@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
+from worksheetgen.outfiles import as_new
 
 # format -> default file name (written next to key.json unless --out says otherwise)
 FORMATS = {"moodle": "moodle.xml", "gift": "gift.txt", "qti": "canvas-qti.zip"}
@@ -79,7 +80,7 @@ def write_atomically(path: Path, data: bytes | Callable[[BinaryIO], None]) -> No
                 data(fh)
             else:
                 fh.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; an export is a file to share
+        as_new(tmp)  # mkstemp makes 0600; an export is a file to share
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
