@@ -313,3 +313,12 @@ def test_a_file_where_the_build_folder_goes_is_not_replaced(runner, tmp_path):
         in result.stderr
     assert (tmp_path / "self-attention-seed1").read_text(encoding="utf-8") == "notes"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["self-attention-seed1"]
+
+
+@pytest.mark.parametrize("name", ["default.yaml", "note.yaml", "slips.yaml", "practice.yaml"])
+def test_every_bundled_sheet_says_how_to_round_for_the_decimals_it_is_built_with(name):
+    from worksheetgen.bank import load_banks, with_decimals
+
+    info = load_banks([ROOT / "banks" / name]).info
+    assert "two decimals" in info.instructions
+    assert "four decimals" in with_decimals(info, 4).instructions
