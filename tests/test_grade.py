@@ -380,7 +380,8 @@ def test_grade_does_not_diagnose_a_right_answer(built, sheet_id):
 # --------------------------------------------------------------------------- formats
 
 
-def test_grade_template_lists_every_entry_and_grades_to_zero(runner, built, tmp_path):
+def test_grade_template_lists_every_entry_and_is_refused_until_filled_in(runner, built,
+                                                                         tmp_path):
     tpl = tmp_path / "blank.csv"
     result = runner.invoke(main, ["grade", "--key", str(built), "--template", str(tpl)])
     assert result.exit_code == 0, result.output
@@ -390,10 +391,19 @@ def test_grade_template_lists_every_entry_and_grades_to_zero(runner, built, tmp_
     assert {r["value"] for r in rows} == {""}
     again = runner.invoke(main, ["grade", "--key", str(built), "--template", str(tpl)])
     assert again.exit_code != 0 and "never overwritten" in again.output
+    # graded as it is, it gave everyone 0 (over any earlier scores)
+    result = runner.invoke(main, ["grade", "--key", str(built), str(tpl)])
+    assert result.exit_code == 1
+    assert "blank.csv:2: value: expected at least one answer in the value column, got 63 " \
+        "rows with none (is this the blank template?)" in result.output
+    assert not (tmp_path / "scores.csv").exists()
+    text = tpl.read_text(encoding="utf-8").replace("practice-heads,d_k,,\n",
+                                                   "practice-heads,d_k,,2\n")
+    tpl.write_text(text, encoding="utf-8")
     result = runner.invoke(main, ["grade", "--key", str(built), str(tpl)])
     assert result.exit_code == 0, result.output
     (row,) = read_scores(tmp_path)
-    assert (row["total"], row["max"]) == ("0", "21")
+    assert row["max"] == "21" and row["total"] != "0"
 
 
 def test_grade_sheet_column_lets_many_students_share_a_version(built, sheet_id):
@@ -684,7 +694,8 @@ def test_grade_refuses_an_option_it_cannot_tell_apart(built, sheet_id):
 
 def test_grade_template_of_a_roster_names_each_student_and_still_grades(runner, tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("name,id\nZoë O'Brien,s1\nAda Lovelace,s2\n", encoding="utf-8")
+    roster.write_text("name,id\nZoë O'Brien,s1\nAda Lovelace,s2\n=SUM(A1),s3\n",
+                      encoding="utf-8")
     result = runner.invoke(main, ["build", "--seed", "3", "--roster", str(roster), "--no-pdf",
                                   "--out", str(tmp_path / "o"), "-q"])
     assert result.exit_code == 0, result.output
@@ -693,8 +704,12 @@ def test_grade_template_of_a_roster_names_each_student_and_still_grades(runner, 
     assert runner.invoke(main, ["grade", "--key", str(key), "--template", str(tpl)]).exit_code == 0
     rows = list(csv.DictReader(tpl.open(encoding="utf-8")))
     assert {(r["student"], r["name"]) for r in rows} == {("s1", "Zoë O'Brien"),
-                                                         ("s2", "Ada Lovelace")}
-    result, out = run_grade(runner, key, tpl.read_text(encoding="utf-8"), tmp_path)
+                                                         ("s2", "Ada Lovelace"),
+                                                         ("s3", "'=SUM(A1)")}  # no formula
+    text = tpl.read_text(encoding="utf-8")
+    assert "s1,Zoë O'Brien,head-widths,d_k,,\n" in text  # the name beside the id
+    text = text.replace("s1,Zoë O'Brien,head-widths,d_k,,\n", "s1,Zoë O'Brien,head-widths,d_k,,4\n")
+    result, out = run_grade(runner, key, text, tmp_path)
     assert result.exit_code == 0, result.output  # the extra column is ignored
 
 

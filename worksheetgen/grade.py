@@ -508,7 +508,7 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
     by_sheet = "sheet" in index
     students: dict[str, StudentAnswers] = {}
     seen: dict[tuple[str, str, str, tuple[int, int]], int] = {}
-    rows = 0
+    rows = answered = 0
     for line, record in records:
         if not any(c.strip() for c in record):
             continue
@@ -518,6 +518,7 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
                              f"{len(record)} (quote an entry like \"1,2\" or write it as 1;2)",
                              file=name, line=line, field="fields")
         row = {col: (record[i].strip() if i < len(record) else "") for col, i in index.items()}
+        answered += bool(row.get("value"))
         try:
             _read_row(key, row, line, by_sheet, students, seen)
         except _RowError as exc:
@@ -526,6 +527,10 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
         raise GradeError("expected a row per answer entry after the header, got none (a "
                          "blank file to fill in: grade --template)", file=name,
                          line=header_line + 1, field="rows")
+    if not answered:  # a template nobody filled in: the same zeros
+        raise GradeError(f"expected at least one answer in the value column, got {rows} rows "
+                         "with none (is this the blank template?)", file=name,
+                         line=header_line + 1, field="value")
     if by_sheet:
         order = list(students.values())
     else:
@@ -1141,9 +1146,13 @@ def template_csv(key: GradeKey) -> str:
     """A blank responses CSV for ``key``: one row per student, question, answer and entry."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    # a roster key names its students (grading ignores the column: it helps a TA find rows)
+    # a roster key names its students beside their ids (grading ignores the column: it
+    # helps a TA find rows; a name like "=SUM(A1)" is kept from running as a formula)
     named = any(s.name for s in key.sheets)
-    w.writerow([*COLUMNS, "name"] if named else COLUMNS)
+    header = list(COLUMNS)
+    if named:
+        header.insert(1, "name")
+    w.writerow(header)
     for s in key.sheets:
         for q in s.questions:
             for a in q.answers:
@@ -1154,8 +1163,8 @@ def template_csv(key: GradeKey) -> str:
                     entries = [str(c) for c in range(1, cols + 1)]
                 else:
                     entries = [""]
-                w.writerows([s.id, q.id, a.name, e, "", *([s.name] if named else [])]
-                            for e in entries)
+                who = [s.id, _csv_text(s.name)] if named else [s.id]
+                w.writerows([*who, q.id, a.name, e, ""] for e in entries)
     return buf.getvalue()
 
 
