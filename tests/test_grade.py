@@ -739,3 +739,16 @@ def test_grade_does_not_carry_forward_an_output_that_does_not_follow_from_the_st
         (q,) = [q for q in student.questions if q.id == "lab3"]
         (out,) = [p for p in q.parts if p.answer == "output"]
         assert out.carried == 0, (student.sheet, out.carried)
+
+
+def test_grade_report_names_no_missing_slip_for_a_wrong_pick_one_answer(runner, built,
+                                                                         sheet_id, tmp_path):
+    text = HEADER + replace_rows(all_right(sheet_id), "practice-scale-row", "largest_change",
+                                 single(sheet_id, "practice-scale-row", "largest_change",
+                                        "no change"))
+    result, out = run_grade(runner, built, text, tmp_path)
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text(encoding="utf-8")
+    (line,) = [ln for ln in report.splitlines() if "`largest_change`" in ln]
+    assert line == ("- (e) `largest_change`: wrong (0/0.6). Not credited: wrote no change, key "
+                    "it lost probability.")

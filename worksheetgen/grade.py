@@ -1016,7 +1016,7 @@ def _part_line(p: PartResult) -> str:
     if status == "ungraded":
         wrote = _md(_shorten(p.response, 200)) if p.response else "(blank)"
         return (head + f"free text, to grade by hand ({points_text(p.possible)} points). "
-                f"Wrote: {wrote}. Model answer: {_md(_shorten(p.model, 200))}")
+                f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(_shorten(p.model, 200))}")
     if status == "blank":
         text = "blank"
     elif status == "right":
@@ -1036,7 +1036,8 @@ def _part_line(p: PartResult) -> str:
                                                        if s.description else "")
                           for s in p.slips)
         line += f". Reproduced by {named}"
-    elif status in ("partial", "wrong"):
+    elif status in ("partial", "wrong") and p.kind != "choice":
+        # (a pick-one answer names its slip when an option is one: else there is none to name)
         line += ". No slip in the misconception library reproduces it"
     if p.wrong:
         shown = "; ".join(
