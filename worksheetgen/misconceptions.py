@@ -327,6 +327,8 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
         mine = s.values.get(answer.name)
         if mine is None or _shape(mine) != _shape(answer.value):
             continue
+        if only is None and _clearly_outside(cells(mine), right, answer.tolerance, decimals):
+            continue  # decided on the doubles, without printing the slip's answer
         shown = cells(value_rounded(mine, decimals))
         if only is not None and [str(x) for x in shown] == [str(x)
                                                            for x in cells(answer.rounded)]:
@@ -335,6 +337,18 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
                 _accepted(v, p, answer.tolerance) for v, p in zip(right, shown, strict=True)):
             out.append(Collision(s.name, "correct", margin=answer.tolerance))
     return out
+
+
+def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float,
+                     decimals: int) -> bool:
+    """True when some entry is so far from the right one that even printed (at most half a
+    unit nearer) it lies outside the tolerance; False when that needs the printed value."""
+    reach = tolerance + 0.5 * 10.0 ** (-decimals) + 1e-9
+    for x, v in zip(mine, right, strict=True):
+        if isinstance(x, Ex) and not x.is_neg_inf and v != "-inf" \
+                and abs(ex.to_float(x) - v) > reach * (1 + 1e-9):
+            return True
+    return False
 
 
 def _accepted(value: float | str, printed: str, tolerance: float) -> bool:

@@ -629,31 +629,38 @@ def _finite(x: Any) -> bool:
     return str(x) not in ("-inf", "-oo")
 
 
-def _flat(value: Any) -> list[Any]:
-    cells = value if isinstance(value, list | tuple) else [value]
-    return [c for row in cells for c in (row if isinstance(row, list | tuple) else [row])]
+def _cells(value: Any) -> Iterator[Any]:
+    """The entries of a printed or JSON answer (a matrix, vector or single value) in order."""
+    for row in (value if isinstance(value, list | tuple) else [value]):
+        if isinstance(row, list | tuple):
+            yield from row
+        else:
+            yield row
 
 
 def relation(printed: Any, value: Any = None) -> str:
     """'=' when every printed entry is exact, else '\\approx': given the ``value`` it was
     rounded from, when each entry prints as its value (0.50 for a half; at 0 decimals 0.73
     printed as 1 is not); without it, when each is a whole number or −∞."""
-    flat = _flat(printed)
     if value is None:
-        exact = all(str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit() for c in flat)
+        exact = all(str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit()
+                    for c in _cells(printed))
         return "=" if exact else r"\approx"
-    values = _flat(value)
-    exact = len(values) == len(flat) and all(
-        str(v) in ("-inf", "-oo") if str(c) in ("-inf", "-oo")
-        else str(v) not in ("-inf", "-oo") and _is_number(c) and float(v) == float(c)
-        for c, v in zip(flat, values, strict=True))
-    return "=" if exact else r"\approx"
+    # stops at the first rounded entry (strict: a printed answer has its value's shape)
+    for c, v in zip(_cells(printed), _cells(value), strict=True):
+        c = str(c)
+        if c in ("-inf", "-oo"):
+            if v not in ("-inf", "-oo"):
+                return r"\approx"
+        elif v in ("-inf", "-oo") or not _is_number(c) or float(v) != float(c):
+            return r"\approx"
+    return "="
 
 
-def _is_number(text: Any) -> bool:
+def _is_number(text: str) -> bool:
     try:
         float(text)
-    except (TypeError, ValueError):
+    except ValueError:
         return False
     return True
 
@@ -678,7 +685,9 @@ def blank_width(answer: Any) -> str:
     table of more than 3 columns) at up to 2 decimals, 0.25 cm more for each further digit."""
     rows = answer.rounded if answer.kind == "matrix" else [answer.rounded]
     base = 1.45 if len(rows[0]) > 3 else 1.7
-    decimals = max((mathtex.decimals_of(str(c)) for row in rows for c in row), default=0)
+    # a table prints every entry to the same digits (whole-number tables none); the first row
+    # has a number that is not -inf (the diagonal is never masked)
+    decimals = max((mathtex.decimals_of(str(c)) for c in rows[0]), default=0)
     return f"{round(base + 0.25 * max(0, decimals - 2), 2):g}cm"
 
 

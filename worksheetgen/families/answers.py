@@ -39,14 +39,19 @@ def table(m: Matrix, decimals: int) -> list[list[str]]:
     return [[rounded(x, decimals) for x in row] for row in m]
 
 
-def relation(m: Matrix, decimals: int) -> str:
-    """'=' between a table and its printed form when every entry prints exactly (whole
-    numbers, −∞, halves at two decimals), else '\\approx'."""
-    for row, shown in zip(m, table(m, decimals), strict=True):
-        for x, p in zip(row, shown, strict=True):
+def relation(m: Matrix, shown: list[list[str]]) -> str:
+    """'=' between a table and ``shown``, its printed form, when every entry prints exactly
+    (whole numbers, −∞, halves at two decimals), else '\\approx'."""
+    for row, printed in zip(m, shown, strict=True):
+        for x, p in zip(row, printed, strict=True):
             if x.is_neg_inf:
                 continue
-            if x.frac is None or Fraction(p) != x.frac:
+            fr = x.frac
+            if fr is None:
+                return r"\approx"
+            if fr.denominator == 1 and p == str(fr.numerator):
+                continue
+            if Fraction(p) != fr:
                 return r"\approx"
     return "="
 

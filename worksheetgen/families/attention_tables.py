@@ -31,7 +31,8 @@ def _d_k_label(d_k: int | None) -> str:
 def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[Step]:
     """The worked steps of the note's procedure for one trace, rounded for display."""
     def r(m: Any) -> str:  # a table as printed, after '=' or '≈' as its entries print
-        return f"{relation(m, decimals)} {bmatrix(table(m, decimals))}"
+        shown = table(m, decimals)
+        return f"{relation(m, shown)} {bmatrix(shown)}"
 
     steps: list[Step] = []
     d_k = given.get("d_k")
