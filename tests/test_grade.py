@@ -624,25 +624,44 @@ def test_grade_reports_an_output_folder_that_is_a_file(runner, built, sheet_id, 
     assert "Traceback" not in result.output
 
 
-def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounded_it(tmp_path):
+@pytest.fixture(scope="module")
+def lab_versions(tmp_path_factory) -> dict:
+    """key.json of `build --seed 7 --versions 12 --no-pdf` (the default bank: lab3)."""
+    from click.testing import CliRunner
+
+    out = tmp_path_factory.mktemp("versions")
+    result = CliRunner().invoke(main, ["build", "--seed", "7", "--versions", "12", "--no-pdf",
+                                       "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    (key_path,) = out.glob("*/key.json")
+    return json.loads(key_path.read_text(encoding="utf-8"))
+
+
+def slip_responses(data: dict, slip: str, output_shift: float = 0.0) -> str:
+    """Every lab3 answer of every sheet as a student who makes ``slip`` writes it (its printed
+    values), with the output moved by ``output_shift``."""
+    rows = [HEADER.strip()]
+    for sheet in data["sheets"]:
+        (q,) = [q for q in sheet["questions"] if q["id"] == "lab3"]
+        (d,) = [d for d in q["distractors"] if d["misconception"] == slip]
+        for name in q["answer"]:
+            grid = d["rounded"].get(name, q["rounded"][name])
+            if name == "output" and output_shift:
+                grid = [[f"{float(x) + output_shift:.2f}" for x in row] for row in grid]
+            rows.append(cells(sheet["id"], "lab3", name, grid).strip())
+    return "\n".join(rows) + "\n"
+
+
+def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounded_it(
+        lab_versions):
     """A student who makes a slip, works at full precision and writes each answer rounded
     (the slip's printed values in key.json) gets the output carried forward, although their
     written A times V is a few hundredths off what they wrote (V's entries carry A's rounding)."""
-    from click.testing import CliRunner
-
-    result = CliRunner().invoke(main, ["build", "--seed", "7", "--versions", "12", "--no-pdf",
-                                       "--out", str(tmp_path), "-q"])
-    assert result.exit_code == 0, result.output
-    (key_path,) = tmp_path.glob("*/key.json")
-    data = json.loads(key_path.read_text(encoding="utf-8"))
-    rows = [HEADER.strip()]
+    data = lab_versions
     worked = 0
     for sheet in data["sheets"]:
         (q,) = [q for q in sheet["questions"] if q["id"] == "lab3"]
         (slip,) = [d for d in q["distractors"] if d["misconception"] == "no-scale"]
-        for name in q["answer"]:
-            grid = slip["rounded"].get(name, q["rounded"][name])
-            rows.append(cells(sheet["id"], "lab3", name, grid).strip())
         written_a = [[float(x) for x in row] for row in slip["rounded"]["A"]]
         v = q["given"]["V"]
         redone = [[sum(a * v[k][j] for k, a in enumerate(row)) for j in range(len(v[0]))]
@@ -652,7 +671,7 @@ def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounde
                for x, y in zip(r1, r2, strict=True)) > q["tolerance"]["output"]:
             worked += 1  # the case the old check refused
     assert worked >= 2, worked  # sheets where the old check took no account of the rounding
-    res = graded(data, "\n".join(rows) + "\n")
+    res = graded(data, slip_responses(data, "no-scale"))
     for student in res.students:
         (q,) = [q for q in student.questions if q.id == "lab3"]
         (out,) = [p for p in q.parts if p.answer == "output"]
@@ -714,27 +733,14 @@ def test_grade_template_of_a_roster_names_each_student_and_still_grades(runner, 
 
 
 def test_grade_does_not_carry_forward_an_output_that_does_not_follow_from_the_students_a(
-        tmp_path):
+        lab_versions):
     """The same slip students, but every output entry 0.1 too high: more than any rounding of
     their A can carry through V (half a unit times V's column sums, at most 0.085 here)."""
-    from click.testing import CliRunner
-
-    result = CliRunner().invoke(main, ["build", "--seed", "7", "--versions", "12", "--no-pdf",
-                                       "--out", str(tmp_path), "-q"])
-    assert result.exit_code == 0, result.output
-    (key_path,) = tmp_path.glob("*/key.json")
-    data = json.loads(key_path.read_text(encoding="utf-8"))
-    rows = [HEADER.strip()]
+    data = lab_versions
     for sheet in data["sheets"]:
         (q,) = [q for q in sheet["questions"] if q["id"] == "lab3"]
-        (slip,) = [d for d in q["distractors"] if d["misconception"] == "no-scale"]
         assert max(sum(abs(r[j]) for r in q["given"]["V"]) for j in range(2)) <= 16
-        for name in q["answer"]:
-            grid = slip["rounded"].get(name, q["rounded"][name])
-            if name == "output":
-                grid = [[f"{float(x) + 0.1:.2f}" for x in row] for row in grid]
-            rows.append(cells(sheet["id"], "lab3", name, grid).strip())
-    res = graded(data, "\n".join(rows) + "\n")
+    res = graded(data, slip_responses(data, "no-scale", output_shift=0.1))
     for student in res.students:
         (q,) = [q for q in student.questions if q.id == "lab3"]
         (out,) = [p for p in q.parts if p.answer == "output"]
