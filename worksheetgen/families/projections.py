@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -34,9 +34,6 @@ from worksheetgen.families.common import (
 )
 from worksheetgen.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.models import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
-
-if TYPE_CHECKING:
-    pass
 
 MAX_REDRAWS = 100
 MAX_SCORE = 24  # with a softmax step, |QK^T| at most this: e^x stays a calculator number
