@@ -757,3 +757,17 @@ def test_grade_report_names_no_missing_slip_for_a_wrong_pick_one_answer(runner, 
     report = (out / "report.md").read_text(encoding="utf-8")
     assert ("- (e) `largest_change`: wrong (0/0.6). Not credited: wrote no change, key it "
             "lost probability.") in report.splitlines()
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_grade_reads_a_semicolon_or_tab_separated_file_as_rosters_are_read(built, sheet_id,
+                                                                           separator):
+    # a comma-decimal locale's spreadsheet saves "CSV" with semicolons: it was refused
+    rows = list(csv.reader(io.StringIO(HEADER + all_right(sheet_id))))
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=separator, lineterminator="\n").writerows(rows)
+    assert "1,1" in buf.getvalue()  # a cell "1,1" needs no quotes there
+    key = parse_key(json.loads(built.read_text(encoding="utf-8")), "key.json")
+    res = grade(key, parse_responses(buf.getvalue(), key, "responses.csv"))
+    (student,) = res.students
+    assert student.earned == student.possible

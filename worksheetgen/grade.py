@@ -340,8 +340,12 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def _records(text: str, name: str) -> Iterable[tuple[int, list[str]]]:
-    """CSV records with the line each starts on."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    """CSV records with the line each starts on (separated as the header is: ',', ';' or a
+    tab, as rosters are)."""
+    from worksheetgen.roster import delimiter
+
+    header = next((ln for ln in text.splitlines() if ln.strip()), "")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter(header), strict=True)
     start = 1
     while True:
         try:

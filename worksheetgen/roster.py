@@ -86,7 +86,9 @@ def _decode(data: bytes, shown: str) -> str:
                           file=shown, line=line, field="encoding") from None
 
 
-def _delimiter(header_line: str) -> str:
+def delimiter(header_line: str) -> str:
+    """The separator a spreadsheet used, from the header line: ',' unless the header has
+    none and has ';' (a comma-decimal locale's "CSV") or a tab."""
     if "," in header_line:
         return ","
     for d in (";", "\t"):
@@ -133,7 +135,7 @@ def parse_roster(text: str, shown: str = "roster.csv",
     if not lines or not text.strip():
         raise RosterError("expected a header row with a 'name' column, got an empty file",
                           file=shown, line=1, field="header")
-    reader = csv.reader(lines, delimiter=_delimiter(lines[0]), strict=True)
+    reader = csv.reader(lines, delimiter=delimiter(lines[0]), strict=True)
     students: list[Student] = []
     seen: dict[str, int] = {}
     columns: dict[str, int] | None = None
