@@ -749,13 +749,11 @@ Recomputed = tuple[tuple[str, ...], Any, Any]
 
 def _half_unit_printed(ans: KeyAnswer | None) -> float:
     """Half a unit of the last digit the key prints for ``ans`` (0 for none)."""
-    from worksheetgen.mathtex import decimals_of
+    from worksheetgen.mathtex import decimals_in
 
     if ans is None or ans.rounded is None:
         return 0.0
-    printed = [x for row in (ans.rounded if ans.kind == "matrix" else [ans.rounded])
-               for x in (row if isinstance(row, list) else [row])]
-    return 0.5 * 10.0 ** -max((decimals_of(str(x)) for x in printed), default=0)
+    return 0.5 * 10.0 ** -decimals_in(ans.rounded)
 
 
 def _scaling_choice(q: QuestionKey, name: str, vals: dict[str, Any]) -> str | None:

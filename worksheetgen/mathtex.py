@@ -64,3 +64,11 @@ def decimals_of(printed: str) -> int:
     """How many digits follow the point in a printed number ("0.80" -> 2, "12" -> 0)."""
     point = printed.find(".")
     return 0 if point < 0 else len(printed.rstrip()) - point - 1
+
+
+def decimals_in(printed: Any) -> int:
+    """The most digits after the point in a printed answer: one number, a vector or a
+    matrix of printed entries ("-inf" has none)."""
+    rows = printed if isinstance(printed, list | tuple) else [printed]
+    return max((decimals_of(str(c)) for row in rows
+                for c in (row if isinstance(row, list | tuple) else [row])), default=0)

@@ -672,9 +672,7 @@ def margin(answer: Any) -> str:
     tol = getattr(answer, "tolerance", None)
     if not tol or answer.kind not in ("matrix", "vector", "scalar"):
         return ""
-    cells = answer.rounded if isinstance(answer.rounded, list) else [answer.rounded]
-    flat = [str(c) for row in cells for c in (row if isinstance(row, list) else [row])]
-    decimals = max(map(mathtex.decimals_of, flat), default=0)
+    decimals = mathtex.decimals_in(answer.rounded)
     if tol <= 0.5 * 10.0**-decimals * (1 + 1e-9):
         return ""
     return f"{tol:.{decimals + 1}f}".rstrip("0").rstrip(".")
