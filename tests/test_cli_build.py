@@ -23,6 +23,24 @@ def test_help_does_not_import_numpy_or_sympy():
     assert out.stdout.strip().endswith("[]")
 
 
+@pytest.mark.parametrize("preset", [None, "3"])
+def test_the_command_keeps_openblas_to_one_thread_unless_the_user_chose(preset):
+    # OpenBLAS reads the variable once, when NumPy is first imported: it must be set by then
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    code = ("import os, sys; from worksheetgen.cli import main\n"
+            "import worksheetgen.cli as c\n"
+            "seen = []\n"
+            "c.main.commands['families'].callback = lambda **kw: seen.append(\n"
+            "    (os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules))\n"
+            "try:\n    main(['families'])\nexcept SystemExit:\n    pass\n"
+            "print(seen)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env)
+    assert out.stdout.strip() == repr([(preset or "1", False)])
+
+
 @pytest.mark.parametrize("command", [[], ["build"], ["families"]])
 def test_every_command_has_help(runner, command):
     result = runner.invoke(main, [*command, "--help"])
