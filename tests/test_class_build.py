@@ -401,11 +401,11 @@ def test_a_letter_no_font_has_is_named_in_the_error():
 @needs_lua
 def test_text_that_needs_the_other_engine_after_all_is_compiled_again(tmp_path, write_bank,
                                                                       monkeypatch):
-    from worksheetgen import compile as compile_mod
+    from worksheetgen import texchars
 
     # the engine is guessed from roster and banks before any sheet is drawn: make it guess
     # wrong, as a template with Greek letters of its own would
-    monkeypatch.setattr(compile_mod, "choose_engine", lambda texts: compile_mod.PDFLATEX)
+    monkeypatch.setattr(texchars, "choose_engine", lambda texts: texchars.PDFLATEX)
     result = build(BuildOptions(seed=7, banks=(str(write_bank(SMALL_BANK)),),
                                 out=str(tmp_path / "out"), pdf=True,
                                 roster=str(_roster(tmp_path / "r.csv", [("Ελένη", "g1"),
@@ -550,11 +550,11 @@ def test_by_default_a_class_without_pdfs_is_drawn_on_every_core_of_linux(monkeyp
 
 
 def test_workers_die_on_sigterm_whatever_handler_the_parent_had():
-    # a pool stops its workers with SIGTERM; a handler inherited from the parent that raises
-    # instead could leave a worker blocked on the task queue and the build waiting forever
+    # workers are stopped with a signal; a handler inherited from the parent that raises
+    # instead would send a worker back into the parent's code
     import signal
 
-    from worksheetgen.classbuild import _ignore_interrupt
+    from worksheetgen.forked import worker_signals as _ignore_interrupt
 
     saved = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, lambda *_: None)

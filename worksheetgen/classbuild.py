@@ -129,7 +129,7 @@ def _texts_of_bank(bank: Bank) -> list[str]:
 
 def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None) -> Any:
     """Build every sheet of ``plan`` into one folder (see the module docstring)."""
-    from worksheetgen.compile import LUALATEX, choose_engine, require_engine
+    from worksheetgen import texchars
     from worksheetgen.pipeline import (
         BuildResult,
         check_out,
@@ -149,13 +149,13 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
                          f"(sheets x questions), got {len(plan.entries)} x "
                          f"{len(bank.questions)} = {items}; split the roster or the bank")
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
-    engine = choose_engine(texts)
+    engine = texchars.choose_engine(texts)
     if options.pdf:  # say so before doing any work
-        if engine == LUALATEX:
-            from worksheetgen.compile import unprintable_sample
+        from worksheetgen.compile import require_engine
 
-            sample = unprintable_sample("".join(texts))
-            require_engine(LUALATEX, f" (needed to print letters such as {sample})")
+        if engine == texchars.LUALATEX:
+            sample = texchars.unprintable_sample("".join(texts))
+            require_engine(engine, f" (needed to print letters such as {sample})")
         else:
             require_engine()
     build = Build(info=bank.info, seed=options.seed, bank=bank, sheets=())
@@ -229,38 +229,27 @@ _KINDS = {"sheet": "sheets", "key": "keys"}  # kind -> combined document
 _FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
 MIN_SHEETS_PER_WORKER = 4
 
-# what forked workers render: set by the parent just before it forks
-_JOB: tuple[Build, ClassPlan, str | None] | None = None
 
-
-def _render_in_worker(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None,
-                                                           str | None]:
-    """A worker's sheet, or a user error as plain fields (its keyword fields survive)."""
+def _render_for_worker(build: Build, plan: ClassPlan, template_dir: str | None
+                       ) -> Callable[[int], Any]:
+    """What a worker computes for sheet ``index``: the rendered sheet, or a user error as
+    plain fields (pickling an exception keeps only its message, not file, line and field)."""
     from worksheetgen.errors import WorksheetgenError
 
-    assert _JOB is not None
-    build, plan, template_dir = _JOB
-    try:
-        return render_sheet(build, plan.entries[index], template_dir)
-    except WorksheetgenError as exc:
-        return (type(exc).__name__, exc.message, exc.file, exc.line, exc.field)
+    def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None,
+                                                   str | None]:
+        try:
+            return render_sheet(build, plan.entries[index], template_dir)
+        except WorksheetgenError as exc:
+            return (type(exc).__name__, exc.message, exc.file, exc.line, exc.field)
 
-
-def _ignore_interrupt() -> None:
-    """Signals in a worker: Ctrl-C is the parent's to handle, and SIGTERM (how the pool
-    stops its workers) kills at once, whatever handler the parent had when it forked (a
-    handler that raises could leave the worker holding the task queue's lock)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return render
 
 
 def workers_for(count: int, jobs: int | None = 1) -> int:
     """How many processes render a class: ``jobs`` (0: one per core; None: one per core
     where processes are forked by default, i.e. Linux), at most one per few sheets, and one
     where fork is not available. The sheets are the same either way."""
-    import multiprocessing
     import threading
 
     if jobs is None:
@@ -270,8 +259,7 @@ def workers_for(count: int, jobs: int | None = 1) -> int:
         jobs = 0
     # fork copies only the calling thread: a lock another thread holds at that moment stays
     # locked forever in the child, so fork only from a single-threaded process
-    if (jobs == 1 or "fork" not in multiprocessing.get_all_start_methods()
-            or threading.active_count() > 1):
+    if jobs == 1 or not hasattr(os, "fork") or threading.active_count() > 1:
         return 1
     wanted = jobs if jobs > 1 else (os.cpu_count() or 1)
     return max(1, min(wanted, count // MIN_SHEETS_PER_WORKER))
@@ -285,21 +273,17 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
     if workers <= 1:
         yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
         return
-    import itertools
-    import multiprocessing
+    from worksheetgen.forked import fork_map
 
-    # the first sheet is rendered here, before forking: the workers inherit its loaded
-    # templates and warm caches instead of each paying for them again
-    first = render_sheet(build, plan.entries[0], template_dir)
-    global _JOB
-    _JOB = (build, plan, template_dir)
+    # every sheet is rendered in a worker: the parent only writes. (Rendering the first
+    # sheet here before forking, so that the workers start warm, left a core idle meanwhile
+    # and saved the workers no measurable CPU.)
+    sheets = fork_map(_render_for_worker(build, plan, template_dir), 0, len(plan.entries),
+                      workers)
     try:
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(workers, initializer=_ignore_interrupt) as pool:
-            rest = pool.imap(_render_in_worker, range(1, len(plan.entries)), chunksize=2)
-            yield itertools.chain([first], _unpacked(rest))
+        yield _unpacked(sheets)
     finally:
-        _JOB = None
+        sheets.close()
 
 
 def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
@@ -332,7 +316,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
     """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
     the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
     and tails when already rendered."""
-    from worksheetgen.compile import needs_unicode_engine
+    from worksheetgen.texchars import needs_unicode_engine
 
     def tex_out(kind: str, text: str) -> None:
         handles[(kind, ".tex")].write(text)

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -26,6 +26,14 @@ from pathlib import Path
 
 from worksheetgen.cachedir import cache_root, private_cache_folder, store
 from worksheetgen.errors import CompileError
+from worksheetgen.texchars import (  # noqa: F401 - the engine choice, used from here too
+    LUALATEX,
+    PDFLATEX,
+    PDFLATEX_CHARS,
+    choose_engine,
+    needs_unicode_engine,
+    unprintable_sample,
+)
 
 TEX_TIMEOUT_SECONDS = 120
 TEX_SECONDS_PER_SHEET = 2  # added to the limit for every sheet of a whole-class document
@@ -36,51 +44,6 @@ INSTALL_HINT = ("install TeX Live (Debian/Ubuntu: sudo apt-get install -y "
                 f"--no-install-recommends {TEX_PACKAGES}) or pass --no-pdf")
 LUA_HINT = ("install LuaLaTeX and fonts (Debian/Ubuntu: sudo apt-get install -y "
             f"--no-install-recommends {UNICODE_PACKAGES}) or pass --no-pdf")
-
-PDFLATEX = "pdflatex"
-LUALATEX = "lualatex"
-
-
-def _ranges(*spans: tuple[int, int]) -> frozenset[str]:
-    return frozenset(chr(c) for a, b in spans for c in range(a, b + 1))
-
-
-# Characters pdfLaTeX prints with T1 + utf8 + mathpazo as real outline glyphs (checked by a
-# test that compiles all of them): ASCII, Latin-1 (not the spacing accents ¨ ¯ ´, which only
-# exist as bitmaps), Latin Extended-A but for a few letters T1 lacks, Romanian comma-below
-# letters, and common punctuation. Anything else makes the document a LuaLaTeX one.
-PDFLATEX_CHARS = _ranges(
-    (0x0A, 0x0A), (0x20, 0x7E),
-    (0xA0, 0xA7), (0xA9, 0xAE), (0xB0, 0xB3), (0xB5, 0xFF),
-    (0x100, 0x125), (0x128, 0x137), (0x139, 0x13E), (0x141, 0x148), (0x14A, 0x165),
-    (0x168, 0x17E), (0x218, 0x21B),
-    (0x2010, 0x2016), (0x2018, 0x201A), (0x201C, 0x201E), (0x2020, 0x2022), (0x2026, 0x2026),
-    (0x2030, 0x2030), (0x2039, 0x203A), (0x20AC, 0x20AC),
-)
-
-
-def needs_unicode_engine(text: str) -> bool:
-    """True when ``text`` has a character pdfLaTeX's T1 fonts cannot print."""
-    if text.isascii():
-        return False
-    return not PDFLATEX_CHARS.issuperset(text)
-
-
-def choose_engine(texts: Iterable[str]) -> str:
-    """pdflatex, or lualatex when some text needs letters beyond pdfLaTeX's fonts."""
-    return LUALATEX if any(needs_unicode_engine(t) for t in texts) else PDFLATEX
-
-
-def unprintable_sample(text: str, limit: int = 5) -> str:
-    """A few characters of ``text`` that pdfLaTeX cannot print, for messages."""
-    seen: list[str] = []
-    for c in text:
-        if c not in PDFLATEX_CHARS and c not in seen:
-            seen.append(c)
-            if len(seen) == limit:
-                break
-    return " ".join(seen)
-
 
 @dataclass(frozen=True)
 class TexJob:

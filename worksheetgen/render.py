@@ -63,7 +63,7 @@ def escape_tex(text: Any) -> str:
 
     Every letter is kept as written (names are data): a document with letters beyond
     pdfLaTeX's T1 fonts (Greek, Cyrillic, CJK, ...) is compiled with LuaLaTeX instead
-    (worksheetgen.compile.choose_engine), never printed with "?" in their place.
+    (worksheetgen.texchars.choose_engine), never printed with "?" in their place.
     """
     return _escape_tex(str(text))
 
