@@ -41,6 +41,22 @@ def shape(dims: Sequence[Any]) -> str:
     return r" \times ".join(str(d) for d in dims)
 
 
+def value_math(printed: Any, kind: str, small: bool = False) -> str:
+    """A printed answer of any kind as math: matrices in brackets (``small``: a
+    ``smallmatrix``, for a line of a table), vectors, shapes, or the value itself."""
+    if kind == "matrix":
+        if small:
+            return (r"\left[\begin{smallmatrix} " + r" \\ ".join(_joined(" & ", row)
+                                                                  for row in printed)
+                    + r" \end{smallmatrix}\right]")
+        return bmatrix(printed)
+    if kind == "vector":
+        return vector(printed)
+    if kind == "shape":
+        return shape(printed)
+    return str(printed)
+
+
 def sqrt_of(n: int) -> str:
     """√n as LaTeX."""
     return rf"\sqrt{{{n}}}"

@@ -762,6 +762,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         shape=mathtex.shape,
         cell=mathtex.cell,
         md_matrix=_md_matrix,
+        math_value=mathtex.value_math,
         finite=_finite,
         relation=relation,
         margin=margin,
