@@ -33,8 +33,9 @@ UNICODE = ["Ελένη Παπαδοπούλου", "Иван Петров", "李�
 
 # run inside a fresh interpreter: time one build in-process and print its numbers as JSON
 CHILD = r"""
-import json, os, sys, time
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command line sets it (cli.py)
+import json, sys, time
+from worksheetgen.tuning import tune_process
+tune_process()  # as the command line does (cli.main)
 t0 = time.perf_counter()
 from worksheetgen.pipeline import BuildOptions, build
 import worksheetgen.solve, worksheetgen.render  # the imports a build needs, timed apart

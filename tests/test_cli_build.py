@@ -24,21 +24,28 @@ def test_help_does_not_import_numpy_or_sympy():
 
 
 @pytest.mark.parametrize("preset", [None, "3"])
-def test_the_command_keeps_openblas_to_one_thread_unless_the_user_chose(preset):
-    # OpenBLAS reads the variable once, when NumPy is first imported: it must be set by then
+def test_the_command_tunes_its_own_process_before_numpy_is_imported(preset):
+    # OpenBLAS reads the variable once, when NumPy is first imported: it must be set by then;
+    # a user's own setting wins. Garbage collections are made rarer in this process only.
+    from worksheetgen.tuning import GC_THRESHOLD
+
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if preset is not None:
         env["OPENBLAS_NUM_THREADS"] = preset
-    code = ("import os, sys; from worksheetgen.cli import main\n"
+    code = ("import gc, os, sys; from worksheetgen.cli import main\n"
             "import worksheetgen.cli as c\n"
-            "seen = []\n"
+            "seen = [gc.get_threshold()]\n"
             "c.main.commands['families'].callback = lambda **kw: seen.append(\n"
-            "    (os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules))\n"
+            "    (os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules,\n"
+            "     gc.get_threshold()))\n"
             "try:\n    main(['families'])\nexcept SystemExit:\n    pass\n"
             "print(seen)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=env)
-    assert out.stdout.strip() == repr([(preset or "1", False)])
+    import ast
+
+    before, during = ast.literal_eval(out.stdout.strip())
+    assert during == (preset or "1", False, GC_THRESHOLD) and before != GC_THRESHOLD
 
 
 @pytest.mark.parametrize("command", [[], ["build"], ["families"]])

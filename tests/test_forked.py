@@ -30,6 +30,16 @@ def test_results_come_in_index_order_whatever_the_workers():
             [(i, i * i) for i in range(2, 17)]
 
 
+def test_workers_freeze_what_they_inherit_and_collect_rarely():
+    import gc
+
+    from worksheetgen.tuning import GC_THRESHOLD
+
+    seen = list(fork_map(lambda i: (gc.get_freeze_count() > 0, gc.get_threshold()), 0, 2, 2))
+    assert seen == [(True, GC_THRESHOLD)] * 2
+    assert gc.get_freeze_count() == 0  # the parent is left as it was
+
+
 def test_results_larger_than_a_pipe_arrive_whole():
     big = list(fork_map(lambda i: str(i) * 300_000, 0, 6, 2))
     assert big == [str(i) * 300_000 for i in range(6)]

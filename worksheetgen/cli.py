@@ -5,7 +5,6 @@ Heavy modules (NumPy, SymPy) are imported inside the commands, so ``--help`` sta
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from worksheetgen import __version__
+from worksheetgen.tuning import tune_process
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -33,16 +33,6 @@ def reports_errors(fn: F) -> F:
             sys.exit(exc.exit_code)
 
     return wrapper  # type: ignore[return-value]
-
-
-def single_threaded_blas() -> None:
-    """Keep OpenBLAS (NumPy's linear algebra) to the calling thread, unless the user chose.
-
-    The matrices here are tiny, but the helper threads OpenBLAS starts when NumPy is imported
-    spin for about 70 ms of CPU before they sleep, on the cores a build's TeX runs and worker
-    processes need. Called before NumPy is imported, in the command line's own process only.
-    """
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 class SeedType(click.ParamType):
@@ -74,7 +64,7 @@ class OneLineErrors(click.Group):
              standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        single_threaded_blas()
+        tune_process()  # our own process: see worksheetgen.tuning
         # `kill` (SIGTERM) cleans up like Ctrl-C: no temporary folders, no TeX left running;
         # the handler before is put back afterwards (the CLI may run inside another program)
         previous = signal.signal(signal.SIGTERM, _terminated)

@@ -22,6 +22,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from worksheetgen.tuning import tune_worker
+
 _LENGTH = struct.Struct("<Q")
 PIPE_BYTES = 1 << 20  # asked for each pipe (Linux's default most a user may set)
 
@@ -123,6 +125,7 @@ class fork_map:  # noqa: N801 - used as a function that returns an iterator
             code = 1
             try:
                 worker_signals()
+                tune_worker()
                 os.close(read_fd)
                 for fd in self._fds:
                     os.close(fd)
