@@ -12,7 +12,7 @@ import hashlib
 import marshal
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -647,14 +647,32 @@ def relation(printed: Any, value: Any = None) -> str:
                     for c in _cells(printed))
         return "=" if exact else r"\approx"
     # stops at the first rounded entry (strict: a printed answer has its value's shape)
-    for c, v in zip(_cells(printed), _cells(value), strict=True):
+    if isinstance(printed, list | tuple) and isinstance(value, list | tuple):
+        rows = (zip(printed, value, strict=True)
+                if printed and isinstance(printed[0], list | tuple) else [(printed, value)])
+        for row, row_value in rows:
+            if not _prints_exactly(row, row_value):
+                return r"\approx"
+        return "="
+    return "=" if _prints_exactly([printed], [value]) else r"\approx"
+
+
+def _prints_exactly(row: Sequence[Any], values: Sequence[Any]) -> bool:
+    """True when every printed entry of a row of a table equals its value."""
+    if (len(row) == len(values) and "-inf" not in values and "-oo" not in values
+            and "-inf" not in row and "-oo" not in row):
+        try:  # a row of plain numbers, compared in one step
+            return list(map(float, row)) == list(map(float, values))
+        except (TypeError, ValueError):
+            pass  # text or nested lists among the entries: entry by entry
+    for c, v in zip(_cells(row), _cells(values), strict=True):
         c = str(c)
         if c in ("-inf", "-oo"):
             if v not in ("-inf", "-oo"):
-                return r"\approx"
+                return False
         elif v in ("-inf", "-oo") or not _is_number(c) or float(v) != float(c):
-            return r"\approx"
-    return "="
+            return False
+    return True
 
 
 def _is_number(text: str) -> bool:
