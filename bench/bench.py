@@ -189,6 +189,7 @@ def main() -> None:
         f"--help is {ratio:.2f}x (target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})")
 
     pdf_runs: dict[int, dict] = {}
+    no_pdf: dict[int, dict] = {}  # class size -> the median no-PDF build (default plan)
     peaks: dict[int, dict[str, float]] = {}  # class size -> kind of build -> peak MB
     # one unmeasured build first: Python's compiled modules and worksheetgen's compiled
     # templates are cached as after any first run
@@ -197,6 +198,7 @@ def main() -> None:
     for n in sizes:
         roster = write_roster(tmp / f"roster{n}.csv", n, args.unicode)
         d = child_build(roster, tmp / f"out{n}", False, args.repeat)
+        no_pdf[n] = d
         per = d["build"] / d["variants"] * 1000
         peaks.setdefault(n, {})["no PDFs"] = d["peak_mb"]
         row(f"{n} students, no PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
@@ -222,6 +224,14 @@ def main() -> None:
         row(f"{n} students, all PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
             note + (f"; target < 1.5 s: {'met' if d['wall'] < 1.5 else 'MISSED'}"
                     if n == 30 else ""))
+
+    if len(no_pdf) > 1:  # what one more question variant costs, the fixed part apart
+        small, large = min(no_pdf), max(no_pdf)
+        a, b = no_pdf[small], no_pdf[large]
+        slope = (b["build"] - a["build"]) / (b["variants"] - a["variants"]) * 1000
+        fixed = a["build"] * 1000 - slope * a["variants"]
+        row(f"no PDFs, {small} -> {large} students: each variant", f"{slope:.2f} ms",
+            f"the build's cost beyond a fixed {fixed:.0f} ms ({a['workers']} process(es))")
 
     if len(peaks) > 1:
         small, large = min(peaks), max(peaks)
