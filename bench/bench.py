@@ -50,7 +50,9 @@ if r.details.seconds.get("pdf") is not None and sys.argv[4] == "auto":
 print(json.dumps({"imports": t1 - t0, "build": t2 - t1, "variants": r.item_count,
                   "workers": workers,
                   "stages": r.details.seconds, "engines": r.details.engines,
-                  "folder": str(r.folder)}))
+                  "folder": str(r.folder)}), flush=True)
+import os
+os._exit(0)  # as the installed command ends (cli.run: no teardown of the heap)
 """
 
 

@@ -48,6 +48,43 @@ def test_the_command_tunes_its_own_process_before_numpy_is_imported(preset):
     assert during == (preset or "1", False, GC_THRESHOLD) and before != GC_THRESHOLD
 
 
+def test_the_installed_command_flushes_its_output_and_exits_with_its_code(runner):
+    # run() ends the process without tearing down its heap: output must still arrive whole
+    listed = subprocess.run([sys.executable, "-m", "worksheetgen", "families"],
+                            capture_output=True, text=True)
+    assert listed.returncode == 0 and listed.stderr == ""
+    assert listed.stdout == runner.invoke(main, ["families"]).output
+    wrong = subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--bogus"],
+                           capture_output=True, text=True)
+    assert wrong.returncode == 2 and wrong.stdout == ""
+    assert wrong.stderr.startswith("worksheetgen: error: No such option '--bogus'")
+
+
+@pytest.mark.parametrize(("body", "code", "stderr"), [
+    ("sys.exit('the text of an exit')", 1, "the text of an exit\n"),
+    ("sys.exit(None)", 0, ""),
+    ("sys.exit(3)", 3, ""),
+])
+def test_the_installed_command_exits_as_python_would(body, code, stderr):
+    script = ("import sys, worksheetgen.cli as c\n"
+              f"c.main = lambda: {body}\n"
+              "c.run()\n"
+              "print('not reached')\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (out.returncode, out.stdout, out.stderr) == (code, "", stderr)
+
+
+def test_a_bug_in_the_installed_command_keeps_its_traceback(monkeypatch):
+    import worksheetgen.cli as cli
+
+    def broken():
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "main", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        cli.run()
+
+
 @pytest.mark.parametrize("command", [[], ["build"], ["families"]])
 def test_every_command_has_help(runner, command):
     result = runner.invoke(main, [*command, "--help"])

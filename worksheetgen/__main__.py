@@ -1,6 +1,6 @@
 """Entry point for ``python -m worksheetgen``."""
 
-from worksheetgen.cli import main
+from worksheetgen.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

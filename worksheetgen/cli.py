@@ -5,6 +5,7 @@ Heavy modules (NumPy, SymPy) are imported inside the commands, so ``--help`` sta
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -307,3 +308,30 @@ def export_cmd(fmt: str, key_path: str, out: str | None, quiet: bool) -> None:
     path = export_file(key_path, fmt, out)
     if not quiet:
         click.echo(f"Exported {key_path} to {fmt}: {path}")
+
+
+def run() -> None:
+    """The installed command (and ``python -m worksheetgen``): the CLI in a process of its
+    own, which ends without tearing down its heap.
+
+    A class build leaves a few hundred thousand objects (the exact-value memo among them)
+    that an ordinary interpreter exit frees one by one: about 40 ms after the work is done.
+    Every file is closed by then, so once the output is flushed the process exits at once
+    with the command's code. An exception that escapes (a bug) exits the ordinary way, with
+    its traceback.
+    """
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    else:
+        code = 0
+    if code is not None and not isinstance(code, int):  # sys.exit("text"), as Python does
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more to say
+            pass
+    os._exit(code or 0)
