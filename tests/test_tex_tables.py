@@ -78,3 +78,50 @@ def test_tables_set_from_reused_templates_look_exactly_as_the_array_package_sets
     assert cached is not None and plain is not None and plain.group(2) == "built"
     checked = "2022/09/04 v2.5g Tabular extension package (FMi)"
     assert cached.group(2) == ("cached" if cached.group(1) == checked else "built")
+
+
+# what the bundled preamble's lean bmatrix, smallmatrix, \[ \] and environment hooks must set
+# exactly as amsmath, array and LaTeX do: spacing options, nested and wide matrices, a
+# display after \par, in a list and followed by text, and a hook of one's own
+EDGES = r"""\begin{document}
+Text before $\begin{bmatrix} 1 & -\infty \\[4pt] 0.25 & \frac{1}{2} \\* x & y \end{bmatrix}$
+and $\left[\begin{smallmatrix} 0.18 & 0.82 \\[3pt] 0.50 & 0.50 \end{smallmatrix}\right]$.
+\[ A = \begin{bmatrix} \begin{bmatrix} 1 & 2 \end{bmatrix} & 3 \end{bmatrix} \]
+{\renewcommand{\arraystretch}{1.5}$\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}$}
+\par
+\[ S = \begin{bmatrix} 1 & 2 & 3 & 4 & 5 & 6 & 7 & 8 \end{bmatrix} \]
+followed by text.
+\begin{enumerate}\setlength{\itemsep}{1pt}
+\item A step\[ e^{\tilde S} \approx \begin{bmatrix} 1.00 & 4.48 \end{bmatrix} \]
+\item Another\[ \left(5.48,\ 8.96\right) \]
+\end{enumerate}
+\begin{center}centred\end{center}
+\begin{tabular}{r|c|c|} & a & b \\ \cline{2-3}
+\footnotesize q 1 & \hbox to 1.7cm{\hss\wsblank{9mm}\hss} & x \\ \cline{2-3}
+\end{tabular}
+\AddToHook{env/center/begin}{[hooked]}\begin{center}with a hook\end{center}
+\end{document}
+"""
+
+
+@needs_tex
+@pytest.mark.parametrize("body", ["edges", "key"])
+def test_the_lean_matrices_displays_and_environments_set_the_very_same_pages(
+        preamble, body, tmp_path):
+    switched_off = (preamble
+                    .replace("\\ifx\\fmtversion\\ws@latexchecked", "\\iffalse")
+                    .replace("\\expandafter\\ifx\\csname ver@amsmath.sty\\endcsname"
+                             "\\ws@amsmathchecked", "\\iffalse"))
+    assert switched_off.count("\\iffalse") >= preamble.count("\\iffalse") + 2
+    if body == "edges":
+        text = EDGES
+    else:  # a whole bundled key: worked solutions, fingerprint tables, choices
+        out = tmp_path / "built"
+        build(BuildOptions(seed=7, out=str(out), pdf=False))
+        [key] = out.glob("*/key.tex")
+        text = "\\begin{document}" + key.read_text("utf-8").split("\\begin{document}", 1)[1]
+    pages = {}
+    for name, head in (("lean", preamble), ("plain", switched_off)):
+        pdf = tex.compile_job(tex.TexJob("doc", head + text), tmp_path / name).pdf
+        pages[name] = _pages(pdf, tmp_path / f"{name}-pages")
+    assert len(pages["lean"]) >= 1 and pages["lean"] == pages["plain"]
