@@ -18,7 +18,7 @@ from worksheetgen.errors import InvariantError, SolveError
 from worksheetgen.exact import Ex, is_zero
 from worksheetgen.exact import rounded as round_ex
 from worksheetgen.families import get_family
-from worksheetgen.mathtex import bmatrix, decimals_of, shape, vector
+from worksheetgen.mathtex import decimals_of, value_math
 from worksheetgen.models import (
     Choice,
     Coincidence,
@@ -71,17 +71,6 @@ def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id:
 
 
 # ---------------------------------------------------------------- misconceptions
-
-
-def math_of(rounded: Any, kind: str) -> str:
-    """A printed answer as LaTeX math (matrices typeset), for choices and fingerprints."""
-    if kind == "matrix":
-        return bmatrix(rounded)
-    if kind == "vector":
-        return vector(rounded)
-    if kind == "shape":
-        return shape(rounded)
-    return str(rounded)
 
 
 def shown_in_table(fp: mc.Fingerprints, solution: Solution) -> tuple[str, ...]:
@@ -150,7 +139,7 @@ def as_choice(solution: Solution, fp: mc.Fingerprints, variant: Variant, decimal
     for pos, idx in enumerate(order):
         slip, value = options[idx]
         printed = mc.value_rounded(value, decimals)
-        choices.append(Choice(label=LABELS[pos], text=math_of(printed, target.kind),
+        choices.append(Choice(label=LABELS[pos], text=value_math(printed, target.kind),
                               correct=slip is None, misconception=slip, rounded=printed))
     old = next((p for p in solution.parts if p.answer == target.name), None)
     part = Part(f"Which of these is ${target.label}$? Fill in one circle.", target.name,
