@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from worksheetgen.forked import RemoteTraceback, WorkerFailed, fork_map
+from worksheetgen.forked import ForkMap, RemoteTraceback, WorkerFailed
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -26,7 +26,7 @@ def _gone(pid: int) -> bool:
 
 def test_results_come_in_index_order_whatever_the_workers():
     for workers in (1, 2, 3, 5):
-        assert list(fork_map(lambda i: (i, i * i), 2, 17, workers)) == \
+        assert list(ForkMap(lambda i: (i, i * i), 2, 17, workers)) == \
             [(i, i * i) for i in range(2, 17)]
 
 
@@ -35,13 +35,13 @@ def test_workers_freeze_what_they_inherit_and_collect_rarely():
 
     from worksheetgen.tuning import GC_THRESHOLD
 
-    seen = list(fork_map(lambda i: (gc.get_freeze_count() > 0, gc.get_threshold()), 0, 2, 2))
+    seen = list(ForkMap(lambda i: (gc.get_freeze_count() > 0, gc.get_threshold()), 0, 2, 2))
     assert seen == [(True, GC_THRESHOLD)] * 2
     assert gc.get_freeze_count() == 0  # the parent is left as it was
 
 
 def test_results_larger_than_a_pipe_arrive_whole():
-    big = list(fork_map(lambda i: str(i) * 300_000, 0, 6, 2))
+    big = list(ForkMap(lambda i: str(i) * 300_000, 0, 6, 2))
     assert big == [str(i) * 300_000 for i in range(6)]
 
 
@@ -51,7 +51,7 @@ def test_an_exception_in_a_worker_is_raised_when_its_result_is_due():
             raise ValueError(f"bad index {i}")
         return i
 
-    results = fork_map(fn, 0, 10, 2)
+    results = ForkMap(fn, 0, 10, 2)
     pids = list(results._pids)
     got = []
     with pytest.raises(ValueError, match="bad index 5") as info:
@@ -70,11 +70,11 @@ def test_a_worker_that_dies_is_an_error_not_a_hang():
         return i
 
     with pytest.raises(WorkerFailed, match="result 3"):
-        list(fork_map(fn, 0, 8, 2))
+        list(ForkMap(fn, 0, 8, 2))
 
 
 def test_closing_early_stops_and_reaps_the_workers():
-    results = fork_map(lambda i: time.sleep(0.05) or i, 0, 1000, 2)
+    results = ForkMap(lambda i: time.sleep(0.05) or i, 0, 1000, 2)
     assert next(results) == 0
     pids = list(results._pids)
     results.close()

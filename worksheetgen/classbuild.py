@@ -273,12 +273,12 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
     if workers <= 1:
         yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
         return
-    from worksheetgen.forked import fork_map
+    from worksheetgen.forked import ForkMap
 
     # every sheet is rendered in a worker: the parent only writes. (Rendering the first
     # sheet here before forking, so that the workers start warm, left a core idle meanwhile
     # and saved the workers no measurable CPU.)
-    sheets = fork_map(_render_for_worker(build, plan, template_dir), 0, len(plan.entries),
+    sheets = ForkMap(_render_for_worker(build, plan, template_dir), 0, len(plan.entries),
                       workers)
     try:
         yield _unpacked(sheets)

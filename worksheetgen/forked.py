@@ -81,11 +81,11 @@ def _work(fn: Callable[[int], Any], indices: range, fd: int) -> None:
     for i in indices:
         try:
             message = (True, fn(i))
-        except BaseException as exc:  # noqa: BLE001 - sent to the parent, raised there
+        except BaseException as exc:  # sent to the parent, raised there
             message = (False, (exc, traceback.format_exc()))
         try:
             data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:  # noqa: BLE001 - what cannot be pickled is said in words
+        except Exception as exc:  # what cannot be pickled is said in words
             failure = RuntimeError(f"a worker could not send result {i}: {exc!r}")
             message = (False, (failure, traceback.format_exc()))
             data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
@@ -94,7 +94,7 @@ def _work(fn: Callable[[int], Any], indices: range, fd: int) -> None:
             return
 
 
-class fork_map:  # noqa: N801 - used as a function that returns an iterator
+class ForkMap:
     """``fn(i)`` for ``i`` in ``range(start, stop)``, in order, computed by ``workers``
     processes forked right here (so before the caller starts any thread). An exception
     ``fn`` raises in a worker is raised when its result is due (with the worker's traceback
@@ -137,7 +137,7 @@ class fork_map:  # noqa: N801 - used as a function that returns an iterator
         self._fds.append(read_fd)
         os.close(write_fd)
 
-    def __iter__(self) -> fork_map:
+    def __iter__(self) -> ForkMap:
         return self
 
     def __next__(self) -> Any:
