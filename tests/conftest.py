@@ -61,3 +61,12 @@ def _private_template_cache(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop("WORKSHEETGEN_CACHE_DIR", None)
     else:
         os.environ["WORKSHEETGEN_CACHE_DIR"] = old
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs TeX as ``tex``, so ``pytest -m "not tex"`` runs without it."""
+    for item in items:
+        for mark in item.iter_markers("skipif"):
+            if "TeX" in str(mark.kwargs.get("reason", "")):
+                item.add_marker(pytest.mark.tex)
+                break
