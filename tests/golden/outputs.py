@@ -109,7 +109,7 @@ def page_digests(pdf: Path) -> list[str]:
     """One digest per page image of ``pdf``, rendered in grey at a low resolution."""
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["pdftoppm", "-r", DPI, "-gray", str(pdf), f"{tmp}/p"], check=True)
-        return [sha256(p.read_bytes()) for p in sorted(Path(tmp).iterdir())]
+        return [sha256(p.read_bytes())[:20] for p in sorted(Path(tmp).iterdir())]
 
 
 def pdf_digests(folder: Path) -> dict[str, list[str]]:
