@@ -578,19 +578,6 @@ def test_multiple_choice_item_is_graded_by_label_and_names_the_chosen_slip(
         graded(data, HEADER + "quiz,mask,A,,Z\n")
 
 
-def test_grade_carries_scores_straight_into_a_when_the_sheet_has_no_scale_part(built,
-                                                                               sheet_id):
-    data = json.loads(built.read_text(encoding="utf-8"))
-    (q,) = [q for q in data["sheets"][0]["questions"] if q["id"] == "practice-identity"]
-    q["parts"] = [p for p in q["parts"] if p["answer"] != "scaled"]
-    # scores written as [[2, 0], [0, 2]] (wrong), d_k = 2: softmax([2, 0]/sqrt 2) is the
-    # note's worked example, [0.80, 0.20]
-    text = HEADER + cells(sheet_id, "practice-identity", "scores", [[2, 0], [0, 2]]) \
-        + cells(sheet_id, "practice-identity", "A", [[0.80, 0.20], [0.20, 0.80]])
-    a = part(graded(data, text), "practice-identity", "A")
-    assert (a.status, a.carried_from) == ("carried", ("scores",))
-
-
 def test_grade_has_help(runner):
     result = runner.invoke(main, ["grade", "--help"])
     assert result.exit_code == 0 and "--template" in result.output
@@ -771,3 +758,222 @@ def test_grade_reads_a_semicolon_or_tab_separated_file_as_rosters_are_read(built
     res = grade(key, parse_responses(buf.getvalue(), key, "responses.csv"))
     (student,) = res.students
     assert student.earned == student.possible
+
+
+# --------------------------------------------------------------------------- issue 15: the
+# carried-forward rules are each family's data, and the grader does what the README says
+
+CARRY_BANK = """
+sheet: {id: carry, title: Carried forward}
+questions:
+  - id: big-v
+    family: lab3
+    params: {Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[4, 0], [0, 4]], causal: false}
+  - id: proj
+    family: projections
+    params: {X: [[1, 0], [0, 1]], W_Q: [[1, 1], [0, 1]], W_K: [[1, 0], [1, 1]],
+             W_V: [[2, 0], [0, 3]], output: true}
+  - id: effect
+    family: scale-effect
+    params: {row: [[2, 0]], d_k: 4, variance: false}
+  - id: ties
+    family: identical-keys
+    params: {Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 0], [1, 0], [0, 1]], explain: false}
+  - id: widths
+    family: multihead
+    params: {d: 8, h: 2, d_v: 3, biases: false, head_shape: false}
+"""
+
+
+@pytest.fixture(scope="module")
+def carry_key(tmp_path_factory) -> dict:
+    """key.json of CARRY_BANK (seed 1): one question per family whose carried steps differ."""
+    from click.testing import CliRunner
+
+    out = tmp_path_factory.mktemp("carry")
+    bank = out / "carry.yaml"
+    bank.write_text(CARRY_BANK, encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", "--bank", str(bank), "--seed", "1", "--no-pdf",
+                                       "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    (key_path,) = out.glob("*/key.json")
+    return json.loads(key_path.read_text(encoding="utf-8"))
+
+
+def softmax(row: list[float]) -> list[float]:
+    es = [math.exp(x) for x in row]
+    return [e / sum(es) for e in es]
+
+
+R2 = math.sqrt(2)
+
+
+def test_grade_credits_an_output_from_a_right_a_only_within_the_keys_tolerance(carry_key):
+    """A right A: AV must be within the key's tolerance of the exact AV or of the written A
+    times V. The grader also accepted up to half a unit plus half a unit times V's column
+    (0.025 here): 2.70 from the key's own printed A, 0.021 off the exact 2.679 ± 0.015."""
+    q = carry_key["sheets"][0]["questions"][0]
+    assert q["id"] == "big-v" and q["tolerance"]["output"] == 0.015
+    a = softmax([1 / R2, 0])  # Q = K = I, d_k = 2: row 1 of A; V = 4 I
+    mine = [[round(a[0], 2), round(a[1], 2)], [round(a[1], 2), round(a[0], 2)]]
+    assert mine[0] == [0.67, 0.33] and abs(4 * a[0] - 2.70) > 0.015
+    base = HEADER + cells("carry", "big-v", "scores", [[1, 0], [0, 1]]) \
+        + cells("carry", "big-v", "scaled", [[0.71, 0], [0, 0.71]]) \
+        + cells("carry", "big-v", "A", mine)
+    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
+                                              [[2.70, 1.32], [1.32, 2.68]])), "big-v", "output")
+    assert (out.right, out.carried, out.status) == (3, 0, "partial")
+    assert [w.entry for w in out.wrong] == ["1,1"]
+    # 2.69 is 0.01 from 4 x 0.67 = 2.68, the written A times V: within the tolerance
+    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
+                                              [[2.69, 1.32], [1.32, 2.68]])), "big-v", "output")
+    assert out.status == "right"
+
+
+def test_grade_carries_an_output_from_a_wrong_a_with_the_rounding_of_that_a(carry_key):
+    """A wrong A (no scale: softmax([1, 0]) = [0.73, 0.27]): the student may have multiplied
+    it before rounding it, so AV may be up to half a unit (AV's digits) plus half a unit of
+    A's digits times |V| down the column (0.005 + 0.005 x 4) off the written A times V."""
+    a = softmax([1, 0])
+    mine = [[round(a[0], 2), round(a[1], 2)], [round(a[1], 2), round(a[0], 2)]]
+    assert mine[0] == [0.73, 0.27]  # 4 x 0.73 = 2.92, 4 x 0.27 = 1.08
+    base = HEADER + cells("carry", "big-v", "scores", [[1, 0], [0, 1]]) \
+        + cells("carry", "big-v", "scaled", [[1, 0], [0, 1]]) \
+        + cells("carry", "big-v", "A", mine)
+    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
+                                              [[2.94, 1.06], [1.08, 2.92]])), "big-v", "output")
+    assert (out.carried, out.status, out.carried_from) == (4, "carried", ("A",))
+    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
+                                              [[2.95, 1.08], [1.08, 2.92]])), "big-v", "output")
+    assert (out.carried, [w.entry for w in out.wrong]) == (3, ["1,1"])
+
+
+def test_grade_credits_whole_number_scores_from_right_q_and_k_only_exactly(carry_key):
+    """projections' scores are whole numbers with tolerance 0: 3.4 for 3 (here 1.4 for 1)
+    was credited as following from right Q and K within half a unit."""
+    q_, k_ = [[1, 1], [0, 1]], [[1, 0], [1, 1]]  # X = I: Q = W_Q, K = W_K
+    scores = [[sum(a * b for a, b in zip(qr, kr, strict=True)) for kr in k_] for qr in q_]
+    assert scores == [[1, 2], [0, 1]]
+    text = HEADER + cells("carry", "proj", "Q", q_) + cells("carry", "proj", "K", k_) \
+        + cells("carry", "proj", "scores", [[1.4, 2], [0, 1]])
+    p = part(graded(carry_key, text), "proj", "scores")
+    assert (p.right, p.carried, [w.entry for w in p.wrong]) == (3, 0, ["1,1"])
+    # from a wrong Q (row 1 written [1, 2]: scores [1, 3]): carried exactly, not within 0.5
+    wrong_q = [[1, 2], [0, 1]]
+    text = HEADER + cells("carry", "proj", "Q", wrong_q) + cells("carry", "proj", "K", k_)
+    p = part(graded(carry_key, text + cells("carry", "proj", "scores", [[1, 3], [0, 1]])),
+             "proj", "scores")
+    assert (p.status, p.carried_from) == ("carried", ("Q", "K"))
+    p = part(graded(carry_key, text + cells("carry", "proj", "scores", [[1, 3.4], [0, 1]])),
+             "proj", "scores")
+    assert (p.right, p.carried) == (3, 0)
+
+
+def test_grade_credits_a_whole_concat_width_only_exactly(built, sheet_id):
+    """heads: d = 4, h = 2. 4.4 for the concat width 4 was credited from the right d_k 2."""
+    data = json.loads(built.read_text(encoding="utf-8"))
+    text = HEADER + single(sheet_id, "practice-heads", "d_k", "2") \
+        + single(sheet_id, "practice-heads", "concat_width", "4.4")
+    assert part(graded(data, text), "practice-heads", "concat_width").status == "wrong"
+    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
+        + single(sheet_id, "practice-heads", "concat_width", "8.4")
+    assert part(graded(data, text), "practice-heads", "concat_width").status == "wrong"
+
+
+def test_grade_carries_scale_effects_choices_from_the_students_own_softmaxes(carry_key):
+    """scale-effect asks the scaling row too: 'more peaked' and 'gained or lost' follow from
+    the student's two softmaxes there as well (they did only for the family scaling)."""
+    # row [2, 0], d_k = 4: scaled [1, 0], A = softmax([1, 0]) = [0.73, 0.27] (right); the
+    # student's unscaled softmax is wrong, [0.50, 0.50], so key 1 gains with the scale
+    assert [round(x, 2) for x in softmax([1, 0])] == [0.73, 0.27]
+    text = HEADER + cells("carry", "effect", "A_unscaled", [0.5, 0.5]) \
+        + cells("carry", "effect", "scaled", [1, 0]) + cells("carry", "effect", "A", [0.73, 0.27]) \
+        + single("carry", "effect", "peaked", "with the scale") \
+        + single("carry", "effect", "largest_change", "it gained probability")
+    result = graded(carry_key, text)
+    for name in ("peaked", "largest_change"):
+        p = part(result, "effect", name)
+        assert (p.status, p.carried_from) == ("carried", ("A_unscaled", "A")), name
+    # the same choice without the softmaxes it would follow from: wrong
+    text = HEADER + single("carry", "effect", "peaked", "with the scale")
+    assert part(graded(carry_key, text), "effect", "peaked").status == "wrong"
+
+
+def test_grade_carries_identical_keys_scores_straight_into_a(carry_key):
+    """identical-keys asks S, then A = softmax(S/√d_k) with no scale part: A follows from
+    the student's S (now in the README's list)."""
+    # row 1 of S written [2, 2, 0] instead of [1, 1, 0]; rows 2 and 3 right
+    mine = [[2, 2, 0], [0, 0, 1], [1, 1, 1]]
+    a = [[round(x, 2) for x in softmax([s / R2 for s in row])] for row in mine]
+    assert a[0] == [0.45, 0.45, 0.11]
+    text = HEADER + cells("carry", "ties", "scores", mine) + cells("carry", "ties", "A", a)
+    result = graded(carry_key, text)
+    assert part(result, "ties", "scores").right == 7  # 0 in row 1 is right
+    p = part(result, "ties", "A")
+    assert (p.status, p.right, p.carried, p.carried_from) == ("carried", 6, 3, ("scores",))
+
+
+def test_grade_carries_projections_output_from_the_students_own_v(carry_key):
+    """projections has no given V: AV follows from the student's A and their own V."""
+    a = softmax([1 / R2, R2])  # S = [[1, 2], [0, 1]] / sqrt 2: both rows softmax to this
+    mine_a = [[round(x, 2) for x in a]] * 2
+    assert mine_a[0] == [0.33, 0.67]
+    wrong_v = [[2, 0], [0, 2]]  # the right V is [[2, 0], [0, 3]]
+    out = [[round(mine_a[0][0] * 2, 2), round(mine_a[0][1] * 2, 2)]] * 2
+    text = HEADER + cells("carry", "proj", "V", wrong_v) + cells("carry", "proj", "A", mine_a) \
+        + cells("carry", "proj", "output", out)
+    p = part(graded(carry_key, text), "proj", "output")
+    assert (p.status, p.carried_from) == ("carried", ("A", "V"))
+
+
+def test_grade_multihead_with_its_own_d_v_carries_no_concat_width_from_d_k(carry_key):
+    """d = 8, h = 2, d_v = 3: the concat width is h d_v = 6 whatever d_k is; W_O's shape
+    still follows from the student's concat width."""
+    text = HEADER + single("carry", "widths", "d_k", "8") \
+        + single("carry", "widths", "concat_width", "16") \
+        + single("carry", "widths", "W_O_shape", "16x8")
+    result = graded(carry_key, text)
+    assert part(result, "widths", "concat_width").status == "wrong"
+    p = part(result, "widths", "W_O_shape")
+    assert (p.status, p.carried_from) == ("carried", ("concat_width",))
+
+
+def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built, sheet_id):
+    """The grader reads each question's "carries": a renamed family still carries; a key
+    that states none carries nothing; a key from before the field gets its family's."""
+    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
+        + single(sheet_id, "practice-heads", "concat_width", "8")
+
+    def heads(change) -> str:
+        data = json.loads(built.read_text(encoding="utf-8"))
+        (q,) = [q for q in data["sheets"][0]["questions"] if q["id"] == "practice-heads"]
+        change(q)
+        return part(graded(data, text), "practice-heads", "concat_width").status
+
+    assert heads(lambda q: q.update(family="renamed")) == "carried"
+    assert heads(lambda q: q.update(carries=[])) == "wrong"
+    assert heads(lambda q: q.pop("carries")) == "carried"
+    with pytest.raises(GradeError, match="sheets\\[0\\]"):
+        heads(lambda q: q.update(carries=[{"answer": "concat_width", "from": ["d_k"],
+                                           "steps": ["guess"], "args": {}}]))
+
+
+def test_every_familys_carried_steps_are_steps_the_grader_knows():
+    from worksheetgen.families import FAMILIES
+    from worksheetgen.grade import CARRY_STEPS
+
+    for name, cls in FAMILIES.items():
+        for c in cls.carries:
+            assert set(c.steps) <= set(CARRY_STEPS), (name, c)
+            assert c.inputs and c.answer not in c.inputs, (name, c)
+
+
+def test_grade_module_names_no_family():
+    """Carried-forward credit is the families' data: grade.py tests no family by name."""
+    from worksheetgen.families import FAMILIES
+
+    source = (ROOT / "worksheetgen" / "grade.py").read_text(encoding="utf-8")
+    steps = {"softmax"}  # a step of the vocabulary, and a family's name too
+    for name in set(FAMILIES) - steps:
+        assert f'"{name}"' not in source and f"'{name}'" not in source, name
+    assert "q.family" not in source and "d_v_given" not in source

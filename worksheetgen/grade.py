@@ -90,6 +90,18 @@ class Slip:
 
 
 @dataclass(frozen=True)
+class CarryStep:
+    """One carried-forward step of a question: answer ``answer`` recomputed by ``steps`` from
+    ``inputs`` (the student's earlier answers; given values where the question does not ask
+    them), with the steps' arguments (see worksheetgen.families.base.Carry)."""
+
+    answer: str
+    inputs: tuple[str, ...]
+    steps: tuple[str, ...]
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class QuestionKey:
     """One question of one sheet, as the grader needs it."""
 
@@ -101,6 +113,8 @@ class QuestionKey:
     given: dict[str, Any]
     answers: tuple[KeyAnswer, ...]
     slips: tuple[Slip, ...]
+    #: how later answers follow from earlier ones (key.json's "carries"), in the key's order
+    carries: tuple[CarryStep, ...] = ()
 
     def answer(self, name: str) -> KeyAnswer | None:
         """The graded answer called ``name``, if the question has one."""
@@ -211,6 +225,32 @@ def _slip(d: dict[str, Any], answers: Sequence[KeyAnswer]) -> Slip:
     return Slip(str(d["misconception"]), str(d.get("description", "")), values, grids)
 
 
+def _carries(q: dict[str, Any], names: Sequence[str]) -> tuple[CarryStep, ...]:
+    """A question's carried-forward steps as key.json states them. A key written before
+    key.json had them gets its family's steps for the variant, as a build would write them."""
+    raw = q.get("carries")
+    if raw is None:
+        from worksheetgen.families import FAMILIES, get_family
+
+        family = str(q.get("family", ""))
+        given = q.get("given", {})
+        raw = get_family(family).carries_for(given, names) \
+            if family in FAMILIES and isinstance(given, dict) else []
+    if not isinstance(raw, list):
+        raise TypeError("carries: expected a list")
+    out = []
+    for c in raw:
+        inputs, steps, args = c["from"], c["steps"], c.get("args", {})
+        if not (isinstance(inputs, list) and isinstance(steps, list) and isinstance(args, dict)
+                and all(isinstance(x, str) for x in inputs + steps)):
+            raise TypeError("carries: expected lists of names and a mapping of arguments")
+        unknown = [x for x in steps if x not in CARRY_STEPS]
+        if unknown:
+            raise ValueError(f"carries: unknown step {unknown[0]!r}")
+        out.append(CarryStep(str(c["answer"]), tuple(inputs), tuple(steps), dict(args)))
+    return tuple(out)
+
+
 def _question_key(q: dict[str, Any]) -> QuestionKey:
     kinds: dict[str, str] = q.get("kinds", {})
     values: dict[str, Any] = q["answer"]
@@ -234,7 +274,7 @@ def _question_key(q: dict[str, Any]) -> QuestionKey:
     return QuestionKey(id=str(q["id"]), number=int(q.get("number", 0)),
                        title=str(q.get("title") or q["id"]), family=str(q.get("family", "")),
                        points=Fraction(str(q.get("points", 1))), given=dict(q.get("given", {})),
-                       answers=tuple(answers), slips=slips)
+                       answers=tuple(answers), slips=slips, carries=_carries(q, names))
 
 
 def parse_key(data: Any, path: str = "key.json") -> GradeKey:
@@ -742,9 +782,15 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         return a @ b
 
 
-#: the earlier answers used, the recomputed grid (or choice text), and how far the student's
-#: own rounding of those answers may carry the result (0, or per column)
-Recomputed = tuple[tuple[str, ...], Any, Any]
+@dataclass(frozen=True)
+class Recomputed:
+    """An answer carried through a step: the student's earlier answers it used, the value
+    (a grid, or a choice's normalized text) and how far the student's own rounding of those
+    answers may move it (0, or per entry)."""
+
+    sources: tuple[str, ...]
+    value: Any
+    slack: Any = 0.0
 
 
 def _half_unit_printed(ans: KeyAnswer | None) -> float:
@@ -756,73 +802,116 @@ def _half_unit_printed(ans: KeyAnswer | None) -> float:
     return 0.5 * 10.0 ** -decimals_in(ans.rounded)
 
 
-def _scaling_choice(q: QuestionKey, name: str, vals: dict[str, Any]) -> str | None:
-    """Which option the student's own two softmaxes support (the scale-effect questions)."""
-    from worksheetgen.families.scaling import CHANGE_OPTIONS, PEAKED_OPTIONS
+def _rounding(q: QuestionKey, name: str) -> float:
+    """How far a student's written answer ``name`` may be from what they worked with: half a
+    unit of its printed digits when the key rounds it (tolerance above 0), else 0 (a whole
+    number is written exactly; a given value is exact)."""
+    a = q.answer(name)
+    return _half_unit_printed(a) if a is not None and a.tolerance > 0 else 0.0
 
-    row = q.given.get("row")
-    plain, scaled = vals.get("A_unscaled"), vals.get("A")
-    if not isinstance(plain, np.ndarray) or not isinstance(scaled, np.ndarray) or not row:
+
+def _product(q: QuestionKey, names: Sequence[str], a: np.ndarray, b: np.ndarray,
+             transpose: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """a·b (or a·bᵀ) with what the rounding of each factor carries into it: half a unit of a
+    rounded factor times the sum of the other factor's magnitudes along the product."""
+    right = b.T if transpose else b
+    out = _matmul(a, right)
+    if out is None:
         return None
-    top = max(range(len(row)), key=lambda i: row[i])
-    if top >= plain.shape[1] or top >= scaled.shape[1]:
+    with np.errstate(invalid="ignore"):
+        slack = _rounding(q, names[0]) * np.abs(right).sum(axis=0, keepdims=True) \
+            + _rounding(q, names[1]) * np.abs(a).sum(axis=1, keepdims=True)
+    return out, slack
+
+
+def _top_choice(before: np.ndarray, after: np.ndarray, args: dict[str, Any]) -> str | None:
+    """The option two softmaxes support at the largest entry of ``top_of``: options[0] when
+    it has more weight in ``before``, options[1] when in ``after``, options[2] when equal."""
+    top_of, options = args.get("top_of"), args.get("options")
+    if not isinstance(top_of, list) or not top_of or not isinstance(options, list) \
+            or len(options) != 3:
         return None
-    u, s = plain[0, top], scaled[0, top]
-    if math.isnan(u) or math.isnan(s):
+    top = max(range(len(top_of)), key=lambda i: top_of[i])
+    if before.shape[0] != 1 or after.shape[0] != 1 or top >= min(before.shape[1],
+                                                                  after.shape[1]):
         return None
-    options = PEAKED_OPTIONS if name == "peaked" else CHANGE_OPTIONS
-    return _norm_text(options[0] if u > s else options[1] if u < s else options[2])
+    u, v = before[0, top], after[0, top]
+    if math.isnan(u) or math.isnan(v):
+        return None
+    return _norm_text(options[0] if u > v else options[1] if u < v else options[2])
+
+
+def _step(q: QuestionKey, op: str, names: Sequence[str], xs: list[Any],
+          args: dict[str, Any]) -> tuple[Any, Any] | None:
+    """One step of CARRY_STEPS applied to ``xs`` (all inputs, named ``names``, for the first
+    step; the value so far after it): the value and the rounding it carries, or None where
+    the step does not fit the values."""
+    x = xs[0]
+    if op in ("matmul", "matmul_t"):
+        return _product(q, names, x, xs[1], op == "matmul_t") if len(xs) == 2 else None
+    if op == "scale":
+        d_k = args.get("d_k")
+        return (x / math.sqrt(float(d_k)), 0.0) if isinstance(d_k, int | float) and d_k > 0 \
+            else None
+    if op == "mask":
+        return (_mask(x), 0.0) if x.shape[0] == x.shape[1] else None
+    if op == "softmax":
+        return _softmax_rows(x), 0.0
+    if op == "times":
+        factor = args.get("factor")
+        return (x * float(factor), 0.0) if isinstance(factor, int | float) else None
+    if op == "shape":
+        cols = args.get("cols")
+        if not isinstance(cols, int | float) or x.shape != (1, 1):
+            return None
+        return np.array([[x[0, 0], cols]], dtype=float), 0.0
+    if op == "compare_top":
+        text = _top_choice(x, xs[1], args) if len(xs) == 2 else None
+        return None if text is None else (text, 0.0)
+    return None
+
+
+#: the steps key.json's "carries" may name (the vocabulary of families.base.Carry)
+CARRY_STEPS = ("matmul", "matmul_t", "scale", "mask", "softmax", "times", "shape",
+               "compare_top")
+
+
+def _given_grid(value: Any) -> np.ndarray | None:
+    """A given value (a number, a list or a list of rows) as a 2-D grid, if it is one."""
+    try:
+        if isinstance(value, list) and value and isinstance(value[0], list):
+            return _as_grid("matrix", value)
+        if isinstance(value, list) and value:
+            return _as_grid("vector", value)
+        return _as_grid("scalar", value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _recompute(q: QuestionKey, name: str, vals: dict[str, Any]) -> Recomputed | None:
-    """The student's earlier answers carried through the step that makes answer ``name``."""
-    g = q.given
-
-    def have(n: str) -> bool:
-        return isinstance(vals.get(n), np.ndarray)
-
-    def given(n: str) -> np.ndarray | None:
-        v = g.get(n)
-        return np.array(v, dtype=float) if isinstance(v, list) and v else None
-
-    if name == "scores" and (have("Q") or have("K")):
-        qm = vals["Q"] if have("Q") else given("Q")
-        km = vals["K"] if have("K") else given("K")
-        if qm is not None and km is not None:
-            out = _matmul(qm, km.T)
-            if out is not None:
-                return tuple(n for n in ("Q", "K") if have(n)), out, 0.0
-    elif name == "scaled" and have("scores") and g.get("d_k"):
-        return ("scores",), vals["scores"] / math.sqrt(float(g["d_k"])), 0.0
-    elif name == "masked" and have("scaled") and g.get("causal"):
-        return ("scaled",), _mask(vals["scaled"]), 0.0
-    elif name == "A" and have("masked"):
-        return ("masked",), _softmax_rows(vals["masked"]), 0.0
-    elif name == "A" and have("scaled"):
-        pre = _mask(vals["scaled"]) if g.get("causal") else vals["scaled"]
-        return ("scaled",), _softmax_rows(pre), 0.0
-    elif name == "A" and have("scores") and g.get("d_k"):
-        # no scale part on the sheet: A = softmax(scores / sqrt(d_k)) straight away
-        pre = vals["scores"] / math.sqrt(float(g["d_k"]))
-        return ("scores",), _softmax_rows(_mask(pre) if g.get("causal") else pre), 0.0
-    elif name == "output" and have("A"):
-        v = vals["V"] if have("V") else given("V")
-        out = None if v is None else _matmul(vals["A"], v)
-        if out is not None:
-            # the student multiplied their A before rounding it to the printed digits: each
-            # entry may be half a unit off what they wrote, carried through V's column
-            slack = _half_unit_printed(q.answer("A")) * np.abs(v).sum(axis=0, keepdims=True)
-            return ("A", "V") if have("V") else ("A",), out, slack
-    elif name == "concat_width" and have("d_k") and isinstance(g.get("h"), int) \
-            and not g.get("d_v_given"):  # with a separate d_v the heads' width is not d_k
-        return ("d_k",), vals["d_k"] * g["h"], 0.0
-    elif name == "W_O_shape" and have("concat_width") and isinstance(g.get("d"), int):
-        return ("concat_width",), np.array([[vals["concat_width"][0, 0], g["d"]]],
-                                           dtype=float), 0.0
-    elif name in ("peaked", "largest_change") and q.family == "scaling":
-        text = _scaling_choice(q, name, vals)
-        if text is not None:
-            return ("A_unscaled", "A"), text, 0.0
+    """Answer ``name`` carried through the first of the question's steps for it that applies:
+    its inputs are answers the student was graded on (at least one) or given values."""
+    asked = set(q.names)
+    for c in q.carries:
+        if c.answer != name:
+            continue
+        if not any(n in asked for n in c.inputs) or any(
+                n in asked and not isinstance(vals.get(n), np.ndarray) for n in c.inputs):
+            continue
+        xs = [vals[n] if n in asked else _given_grid(q.given.get(n)) for n in c.inputs]
+        if any(x is None for x in xs):
+            continue
+        value: Any = None
+        slack: Any = 0.0
+        for i, op in enumerate(c.steps):
+            done = _step(q, op, c.inputs, xs if i == 0 else [value], c.args)
+            if done is None:
+                break
+            value = done[0]
+            # the rounding a product carries is what it is when the product is the answer
+            slack = done[1] if i == len(c.steps) - 1 else 0.0
+        else:
+            return Recomputed(tuple(n for n in c.inputs if n in asked), value, slack)
     return None
 
 
@@ -860,19 +949,21 @@ def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Ce
     sources: tuple[str, ...] = ()
     if not right.all():
         redo = _recompute(q, ans.name, vals)
-        if redo is not None and isinstance(redo[1], np.ndarray) and redo[1].shape == grid.shape:
-            from_right = all(full.get(s, True) for s in redo[0])
-            # the key's margin, or what the student's own rounding of those earlier answers
-            # carries into this one (half a unit of this answer's digits on top)
-            own = _half_unit_printed(ans) + redo[2]
-            follows = answered & ~right & _close(redo[1], grid, np.maximum(ans.tolerance, own))
-            if from_right:
-                # worked from the student's own earlier answers, which were right (within
-                # their tolerance, such as an A rounded one unit off the key's): right
-                right |= follows
+        if redo is not None and isinstance(redo.value, np.ndarray) \
+                and redo.value.shape == grid.shape:
+            if all(full.get(s, True) for s in redo.sources):
+                # worked from the student's own earlier answers, which are right (within
+                # their tolerance, such as an A one unit off the key's): right when within
+                # the key's tolerance of what follows from them
+                right |= answered & ~right & _close(redo.value, grid, ans.tolerance)
             else:
-                carried = follows
-                sources = redo[0] if carried.any() else ()
+                # from a wrong earlier answer, which the student may have used before
+                # rounding it: the key's tolerance, or that rounding carried through (plus
+                # this answer's own rounding), if wider
+                own = _rounding(q, ans.name) + redo.slack
+                carried = answered & ~right & _close(redo.value, grid,
+                                                     np.maximum(ans.tolerance, own))
+                sources = redo.sources if carried.any() else ()
     full[ans.name] = bool(right.all())
     total = ans.n_entries
     n_right, n_carried = int(right.sum()), int(carried.sum())
@@ -898,10 +989,10 @@ def _grade_choice(q: QuestionKey, ans: KeyAnswer, cell: Cell | None, share: Frac
     carried, sources = False, ()
     if text is not None and not ok:
         redo = _recompute(q, ans.name, vals)
-        if redo is not None and isinstance(redo[1], str) \
-                and not all(full.get(s, True) for s in redo[0]):
-            carried = redo[1] == text
-            sources = redo[0] if carried else ()
+        if redo is not None and isinstance(redo.value, str) \
+                and not all(full.get(s, True) for s in redo.sources):
+            carried = redo.value == text
+            sources = redo.sources if carried else ()
     slips: tuple[Slip, ...] = ()
     if text is not None and not ok and ans.choice_slips:
         chosen = {m for label, m in ans.choice_slips if label == text}

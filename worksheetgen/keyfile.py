@@ -15,6 +15,15 @@ KEY_FORMAT = "worksheetgen-key"
 KEY_VERSION = 1
 
 
+def _carries(item: Item) -> list[dict[str, Any]]:
+    """How the question's later answers follow from earlier ones: its family's carried-forward
+    steps for this variant, which the grader applies (see Family.carries)."""
+    from worksheetgen.families import get_family
+
+    asked = [p.answer for p in item.solution.parts]
+    return get_family(item.spec.family).carries_for(item.given, asked)
+
+
 def _item_json(item: Item) -> dict[str, Any]:
     sol = item.solution
     q: dict[str, Any] = {
@@ -48,6 +57,7 @@ def _item_json(item: Item) -> dict[str, Any]:
              "same_as": c.same_as, **({} if c.margin is None else {"margin": c.margin})}
             for c in sol.coincident
         ],
+        "carries": _carries(item),
     }
     if sol.shown_steps:  # a worked solution printed with the question (spot the bug)
         q["shown_steps"] = [{"title": st.title, "text": st.text, "math": st.math}

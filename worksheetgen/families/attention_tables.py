@@ -12,6 +12,7 @@ from worksheetgen.families import register
 from worksheetgen.families.answers import matrix_answer, output_answer, relation, table
 from worksheetgen.families.base import (
     BoolParam,
+    Carry,
     Family,
     IntParam,
     MatrixParam,
@@ -22,6 +23,23 @@ from worksheetgen.families.base import (
 )
 from worksheetgen.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+
+# The carried-forward steps of the attention chain (see Carry); each family's table below
+# lists the ones its sheets ask.
+#: S = QKᵀ from the student's Q and K (the given ones where the sheet does not ask them)
+SCORES_FROM_QK = Carry("scores", ("Q", "K"), ("matmul_t",))
+#: S/√d_k from the student's S
+SCALED_FROM_SCORES = Carry("scaled", ("scores",), ("scale",), args=(("d_k", "d_k"),))
+#: the masked table from the student's scaled table
+MASKED_FROM_SCALED = Carry("masked", ("scaled",), ("mask",))
+#: A from the student's masked table, or from the scaled one (masked first under a mask)
+A_FROM_MASKED = Carry("A", ("masked",), ("softmax",))
+A_FROM_SCALED = (Carry("A", ("scaled",), ("mask", "softmax"), when="causal"),
+                 Carry("A", ("scaled",), ("softmax",), unless="causal"))
+#: A = softmax(S/√d_k) straight from the student's S (a sheet without a scale part)
+A_FROM_SCORES = Carry("A", ("scores",), ("scale", "softmax"), args=(("d_k", "d_k"),))
+#: AV from the student's A, times the given V (or the student's own V where it is an answer)
+OUTPUT_FROM_A = Carry("output", ("A", "V"), ("matmul",))
 
 
 def _d_k_label(d_k: int | None) -> str:
@@ -156,6 +174,7 @@ class Softmax(ScoreTable):
     summary = "A score table S and d_k: fill in S/sqrt(d_k) and the row-wise softmax A."
     supports_choice = True
     slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
+    carries = A_FROM_SCALED
     prompt = ("The raw attention scores $S = QK^\\top$ for {{ T }} tokens are below"
               "{% if d_k is defined %}, with key width $d_k = {{ d_k }}${% endif %}. "
               "Row $i$ is query $i$; column $j$ is key $j$.")
@@ -169,6 +188,7 @@ class Causal(ScoreTable):
     supports_choice = True
     causal_default = True
     slips = ("mask-with-zero", "scale-by-dk", "no-scale", "softmax-over-columns")
+    carries = (MASKED_FROM_SCALED, A_FROM_MASKED, *A_FROM_SCALED)
     params = ScoreTable.params + (
         BoolParam("causal", Pinned(True), "mask the future (set false for an unmasked drill)"),
     )
@@ -211,6 +231,8 @@ class Lab3(QKVHead, Family):
     supports_choice = True
     slips = ("no-transpose", "scale-by-dk", "no-scale", "mask-with-zero", "softmax-over-columns",
              "mixed-keys")
+    carries = (SCALED_FROM_SCORES, MASKED_FROM_SCALED, A_FROM_MASKED, *A_FROM_SCALED,
+               OUTPUT_FROM_A)
     layout = (("Q", "T", "d_k"), ("K", "T", "d_k"), ("V", "T", "d_v"))
     params = (
         IntParam("T", 2, 4, Pinned(4), "number of tokens"),

@@ -177,6 +177,44 @@ class OptionParam:
 Param = IntParam | BoolParam | MatrixParam | OptionParam
 
 
+@dataclass(frozen=True)
+class Carry:
+    """One carried-forward step a family states: how answer ``answer`` is recomputed from the
+    student's earlier answers, so that one slip costs marks once.
+
+    ``inputs`` are read from the student's answers where the variant asks them, else from
+    the given values (lab3's V); at least one must be an answer. ``steps`` are applied in
+    order, the first to all inputs, the rest to its result (the grader's vocabulary:
+    ``matmul``, ``matmul_t``, ``scale``, ``mask``, ``softmax``, ``times``, ``shape``,
+    ``compare_top``). ``args`` name the given value each step argument reads, ``fixed``
+    gives constant arguments. The step applies only to variants whose given ``when`` is true
+    and ``unless`` is false. Several steps for one answer: the first that applies is used.
+    """
+
+    answer: str
+    inputs: tuple[str, ...]
+    steps: tuple[str, ...]
+    args: tuple[tuple[str, str], ...] = ()
+    fixed: tuple[tuple[str, Any], ...] = ()
+    when: str = ""
+    unless: str = ""
+
+    def resolve(self, given: Mapping[str, Any], asked: Sequence[str]) -> dict[str, Any] | None:
+        """This step as key.json states it for one variant (None where it does not apply)."""
+        if (self.when and not given.get(self.when)) or (self.unless and given.get(self.unless)):
+            return None
+        if self.answer not in asked or not any(n in asked for n in self.inputs):
+            return None
+        if any(n not in asked and given.get(n) is None for n in self.inputs):
+            return None
+        if any(given.get(g) is None for _, g in self.args):
+            return None
+        args = {k: given[g] for k, g in self.args}
+        args.update((k, list(v) if isinstance(v, tuple) else v) for k, v in self.fixed)
+        return {"answer": self.answer, "from": list(self.inputs), "steps": list(self.steps),
+                "args": args}
+
+
 def param_text(value: ParamValue | None) -> str:
     """A parameter value as it would be written in a bank."""
     if value is None:
@@ -333,6 +371,16 @@ class Family:
     #: the one answer a multiple-choice item asks for and slips must differ in
     #: (None: the last fingerprint name); see worksheetgen.misconceptions
     target: ClassVar[str | None] = None
+
+    #: how later answers follow from earlier ones (carried-forward credit); key.json writes
+    #: each variant's steps, see ``carries_for``
+    carries: ClassVar[tuple[Carry, ...]] = ()
+
+    def carries_for(self, given: Mapping[str, Any], asked: Sequence[str]) -> list[dict[str, Any]]:
+        """The carried-forward steps of one variant whose parts ask ``asked`` (key.json's
+        ``carries``)."""
+        out = (c.resolve(given, asked) for c in self.carries)
+        return [c for c in out if c is not None]
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         """The slips that apply to this variant (a subset of ``slips``).

@@ -11,7 +11,7 @@ from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
 from worksheetgen.families.answers import choice_answer, matrix_answer, output_answer, shape_answer
-from worksheetgen.families.attention_tables import attention_steps
+from worksheetgen.families.attention_tables import A_FROM_SCALED, OUTPUT_FROM_A, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
     Family,
@@ -49,6 +49,7 @@ class Cross(Family):
     supports_choice = True
     choice_needs = ("numeric",)
     slips = ("mixed-keys", "no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns")
+    carries = (*A_FROM_SCALED, OUTPUT_FROM_A)  # the numeric parts; the scaled scores are first
     layout = (("Q", "T_q", "d_k"), ("K", "T_k", "d_k"), ("V", "T_k", "d_v"))
     params = (
         IntParam("T_q", 1, 512, IntRange(2, 3), "tokens in the query (decoder) sequence"),

@@ -10,7 +10,7 @@ from worksheetgen.attention import Recipe
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
 from worksheetgen.families.answers import integer_answer, shape_answer
-from worksheetgen.families.base import Family, IntParam, pick
+from worksheetgen.families.base import Carry, Family, IntParam, pick
 from worksheetgen.mathtex import shape
 from worksheetgen.models import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -31,6 +31,9 @@ class Heads(Family):
     title = "Multi-head widths"
     summary = "Model width d and h heads: head width d_k = d/h, concat width, shape of W_O."
     slips = ("dk-equals-d", "wo-transposed")
+    # the concat width is h times the student's d_k; W_O is (their concat width) x d
+    carries = (Carry("concat_width", ("d_k",), ("times",), args=(("factor", "h"),)),
+               Carry("W_O_shape", ("concat_width",), ("shape",), args=(("cols", "d"),)))
     params = (
         IntParam("d", 2, 4096, Choices((4, 8, 12, 16, 24, 512, 768)), "model width"),
         IntParam("h", 1, 64, Choices((2, 3, 4, 8, 12)), "number of heads (must divide d)"),

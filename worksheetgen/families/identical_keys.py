@@ -17,7 +17,7 @@ from worksheetgen.families.answers import (
     matrix_answer,
     text_answer,
 )
-from worksheetgen.families.attention_tables import attention_steps
+from worksheetgen.families.attention_tables import A_FROM_SCORES, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
     Family,
@@ -71,6 +71,8 @@ class IdenticalKeys(Family):
     supports_choice = True
     choice_needs = ("numeric",)
     slips = ("no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns")
+    # the sheet asks S and then A = softmax(S/√d_k) with no scale part in between
+    carries = (A_FROM_SCORES,)
     layout = (("Q", "T", "d_k"), ("K", "T", "d_k"))
     params = (
         IntParam("T", 2, 4, Pinned(3), "number of tokens"),

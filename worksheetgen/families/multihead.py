@@ -10,7 +10,7 @@ from worksheetgen.attention import Recipe
 from worksheetgen.errors import DrawError, SolveError
 from worksheetgen.families import register
 from worksheetgen.families.answers import integer_answer, shape_answer
-from worksheetgen.families.base import BoolParam, Family, IntParam, pick
+from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, pick
 from worksheetgen.families.common import param_values, pinned
 from worksheetgen.mathtex import shape
 from worksheetgen.models import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
@@ -40,6 +40,11 @@ class MultiHead(Family):
     summary = ("Model width d and h heads (h divides d): d_k = d/h, concat width, shapes of a "
                "head's W_Q and of W_O, and the layer's parameters with W_O (4d^2, +4d biases).")
     slips = ("dk-equals-d", "wo-transposed")
+    # as in heads, except that with a d_v of its own the concat width (h d_v) does not
+    # depend on d_k
+    carries = (Carry("concat_width", ("d_k",), ("times",), args=(("factor", "h"),),
+                     unless="d_v_given"),
+               Carry("W_O_shape", ("concat_width",), ("shape",), args=(("cols", "d"),)))
     params = (
         IntParam("d", 2, 8192, Choices((8, 12, 16, 64, 512, 768)), "model width"),
         IntParam("h", 1, 128, Choices((2, 4, 8, 12)), "number of heads; must divide d"),

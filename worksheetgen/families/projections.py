@@ -12,7 +12,13 @@ from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
 from worksheetgen.families.answers import int_matrix_answer, matrix_answer, output_answer
-from worksheetgen.families.attention_tables import attention_steps
+from worksheetgen.families.attention_tables import (
+    A_FROM_SCALED,
+    OUTPUT_FROM_A,
+    SCALED_FROM_SCORES,
+    SCORES_FROM_QK,
+    attention_steps,
+)
 from worksheetgen.families.base import (
     BoolParam,
     Family,
@@ -55,6 +61,9 @@ class Projections(Family):
     # no-transpose and mixed-keys are left out: Q, K and V are answers here, not givens, and
     # the misconception library decides those two from given Q, K, V.
     slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
+    # Q, K and V are answers here: the scores follow from the student's Q and K, AV from
+    # their A and their V
+    carries = (SCORES_FROM_QK, SCALED_FROM_SCORES, *A_FROM_SCALED, OUTPUT_FROM_A)
     params = (
         IntParam("T", 2, 4, IntRange(2, 3), "number of tokens (rows of X); a pinned X sets it"),
         IntParam("d", 1, 4, IntRange(2, 3), "model width (columns of X, rows of each W)"),

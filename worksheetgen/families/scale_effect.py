@@ -39,6 +39,7 @@ class ScaleEffect(Scaling):
                "lose?), and the variance of q.k (= d_k) and of q.k/sqrt(d_k) (= 1).")
     supports_choice = True
     slips = ("scale-by-dk", "no-scale")
+    carries = Scaling.carries  # the row's parts (the variance parts carry nothing)
     params = tuple(
         IntParam("d_k", 2, 1024, Choices((4, 9, 16)),
                  "key width: the row is divided by sqrt(d_k), and Var(q.k) = d_k")

@@ -11,7 +11,7 @@ from worksheetgen.attention import Recipe, scale_matrix, softmax_rows
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
 from worksheetgen.families.answers import choice_answer, vector_answer
-from worksheetgen.families.base import Family, IntParam, MatrixParam, cross_check, pick
+from worksheetgen.families.base import Carry, Family, IntParam, MatrixParam, cross_check, pick
 from worksheetgen.mathtex import sqrt_of, vector
 from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -33,6 +33,16 @@ class Scaling(Family):
     summary = "Softmax a row of scores with and without dividing by sqrt(d_k); which is peaked."
     supports_choice = True
     slips = ("scale-by-dk", "no-scale")
+    # A from the student's scaled row; which softmax is more peaked, and whether the largest
+    # score (the top of the given row) gained or lost, from the student's own two softmaxes
+    # (the options in order: more weight there without the scale, with it, the same)
+    carries = (
+        Carry("A", ("scaled",), ("softmax",)),
+        Carry("peaked", ("A_unscaled", "A"), ("compare_top",), args=(("top_of", "row"),),
+              fixed=(("options", PEAKED_OPTIONS),)),
+        Carry("largest_change", ("A_unscaled", "A"), ("compare_top",),
+              args=(("top_of", "row"),), fixed=(("options", CHANGE_OPTIONS),)),
+    )
     layout = (("row", "rows", "n"),)
     params = (
         IntParam("n", 2, 4, IntRange(2, 3), "number of keys (entries in the row)"),
