@@ -305,21 +305,29 @@ def collisions(fp: Fingerprints, decimals: int) -> list[Collision]:
     return out
 
 
+Chains = Callable[["SlipResult"], Sequence[dict[str, Any]]]
+
+
 def within_margin(fp: Fingerprints, answer: Any, decimals: int,
-                  only: Sequence[str] | None = None) -> list[Collision]:
-    """Every slip whose printed answer the key would accept as right.
+                  only: Sequence[str] | None = None,
+                  chains: Chains | None = None) -> list[Collision]:
+    """Every slip whose answer, however the student rounds, the key would accept as right.
 
     ``answer`` is the solved target (an ``Answer``), or another answer the slip must not
-    pass for right in. A student who makes the slip writes its printed value; where that is
-    within the answer's tolerance in every entry (as ``grade`` and the LMS exports accept it:
-    a margin wider than half a unit, because rounded earlier answers carry into this one),
-    the slip cannot be told from a right answer. With ``only`` (names), just those slips are
-    checked, and only where they print differently from the right answer (a slip that leaves
-    this answer alone shows elsewhere).
+    pass for right in. A student who makes the slip may write its printed value, its value
+    to more digits than asked (the unrounded value), or the value worked from earlier steps
+    rounded as the key allows the right answer's to be (``chains(slip)``: the family's
+    ``rounded`` tables). Where any of these is within the answer's tolerance in every entry
+    (as ``grade`` and the LMS exports accept it: a margin wider than half a unit, because
+    rounded earlier answers carry into this one), the slip cannot be told from a right
+    answer. With ``only`` (names), just those slips are checked, and only where they print
+    differently from the right answer (a slip that leaves this answer alone shows
+    elsewhere).
     """
     if answer.kind not in ("matrix", "vector", "scalar") or not answer.tolerance:
         return []  # exact answers: printed equality (``collisions``) already decides
     right = cells(answer.value)
+    tol = answer.tolerance
     out: list[Collision] = []
     for s in fp.slips:
         if only is not None and s.name not in only:
@@ -327,16 +335,47 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
         mine = s.values.get(answer.name)
         if mine is None or _shape(mine) != _shape(answer.value):
             continue
-        if only is None and _clearly_outside(cells(mine), right, answer.tolerance, decimals):
-            continue  # decided on the doubles, without printing the slip's answer
-        shown = cells(value_rounded(mine, decimals))
-        if only is not None and [str(x) for x in shown] == [str(x)
-                                                           for x in cells(answer.rounded)]:
+        exact = cells(mine)
+        if only is not None and [str(x) for x in cells(value_rounded(mine, decimals))] \
+                == [str(x) for x in cells(answer.rounded)]:
             continue
-        if len(shown) == len(right) and all(
-                _accepted(v, p, answer.tolerance) for v, p in zip(right, shown, strict=True)):
-            out.append(Collision(s.name, "correct", margin=answer.tolerance))
+        if _passes(s, exact, right, tol, decimals, chains, answer.name):
+            out.append(Collision(s.name, "correct", margin=tol))
     return out
+
+
+def _passes(s: SlipResult, exact: list[Any], right: list[Any], tol: float, decimals: int,
+            chains: Chains | None, name: str) -> bool:
+    """Does any way of writing slip ``s``'s answer fall within ``tol`` of ``right``?"""
+    if len(exact) != len(right):
+        return False
+    near = not _clearly_outside(exact, right, tol, decimals)
+    if near:  # its printed value, and its value to every digit
+        shown = cells(value_rounded(s.values[name], decimals))
+        if all(_accepted(v, p, tol) for v, p in zip(right, shown, strict=True)):
+            return True
+        if all(_accepted(v, _written(x), tol) for v, x in zip(right, exact, strict=True)):
+            return True
+    if chains is None:
+        return False
+    for chain in chains(s):
+        worked = chain.get(name)
+        if worked is None:
+            continue
+        got = cells(worked)
+        if len(got) == len(right) and all(_accepted(v, _written(x), tol)
+                                          for v, x in zip(right, got, strict=True)):
+            return True
+    return False
+
+
+def _written(x: Any) -> float | str:
+    """An exact or float entry as a student writes it to every digit (-inf: masked)."""
+    if isinstance(x, Ex):
+        return "-inf" if x.is_neg_inf else ex.to_float(x)
+    if isinstance(x, float) and x == float("-inf"):
+        return "-inf"
+    return float(x)
 
 
 def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float,
@@ -351,7 +390,7 @@ def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float,
     return False
 
 
-def _accepted(value: float | str, printed: str, tolerance: float) -> bool:
+def _accepted(value: float | str, printed: str | float, tolerance: float) -> bool:
     """Would an entry written as ``printed`` be accepted for ``value`` (-inf: masked)?"""
     if printed == "-inf" or value == "-inf":
         return printed == value

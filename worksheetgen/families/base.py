@@ -344,6 +344,24 @@ class Family:
         """
         return self.slips
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``attention.attend`` arguments of this variant's calculation (Q, K, V or S,
+        d_k, causal), or None when it has no attention tables to round step by step."""
+        return None
+
+    def rounded(self, given: dict[str, Any], recipe: Recipe,
+                decimals: int) -> tuple[dict[str, Any], ...]:
+        """The fingerprinted tables as a student who makes ``recipe``'s slip and rounds
+        every step to ``decimals`` would write them (floats; see
+        ``attention.rounding_chains``). None of them may pass for the right answer."""
+        args = self.chain_args(given)
+        if args is None:
+            return ()
+        from worksheetgen.attention import rounding_chains
+
+        return tuple({k: v.tolist() for k, v in chain.items()}
+                     for chain in rounding_chains(decimals, recipe=recipe, **args))
+
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         """The exact values of the fingerprinted answers when computed by ``recipe``.
 

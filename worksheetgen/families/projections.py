@@ -158,11 +158,15 @@ class Projections(Family):
 
     fingerprint = ("scores", "scaled", "A", "output")
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of ``attend`` for this variant (Q, K, V projected from X)."""
+        q, k, v = self.projections(given)
+        return {"Q": q, "K": k, "V": v if given["output"] else None, "d_k": given["d_k"],
+                "causal": False}
+
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of this variant under ``recipe``."""
-        q, k, v = self.projections(given)
-        return attend(Q=q, K=k, V=v if given["output"] else None, d_k=given["d_k"],
-                      causal=False, recipe=recipe)
+        return attend(recipe=recipe, **self.chain_args(given))
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         t = self.trace(given, recipe)

@@ -80,6 +80,18 @@ class Scaling(Family):
         _, _, (weights,) = softmax_rows([scaled])
         return {"scaled": scaled, "A": weights}
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
+        """The arguments of ``attend``: the row as a one-row score table."""
+        if "row" not in given:
+            return None
+        return {"S": [given["row"]], "d_k": given["d_k"], "causal": False}
+
+    def rounded(self, given: dict[str, Any], recipe: Recipe,
+                decimals: int) -> tuple[dict[str, Any], ...]:
+        """The rounding chains of the row, as vectors like the answers."""
+        return tuple({k: v[0] for k, v in chain.items()}
+                     for chain in super().rounded(given, recipe, decimals))
+
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         row, d_k = given["row"], given["d_k"]
         raw = [ex.number(x) for x in row]
