@@ -100,8 +100,8 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     if not all(isinstance(f, canon.Sum) and f.den is not None for f in live) \
             or not canon.same_den(live):
         return False
-    total = canon.add(live)
-    return isinstance(total, canon.Sum) and total.terms == total.den.terms
+    total = canon.add(live)  # the numerators add up to the row sum: the number 1
+    return total == 1
 
 
 # The stages of recent calculations, by their inputs: the slips of one variant share most

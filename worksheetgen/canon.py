@@ -127,7 +127,14 @@ def add(forms: list[Form | None]) -> Form | None:
         assert isinstance(f, Sum)
         for s, c in f.terms:
             coefs[s] = coefs.get(s, Fraction(0)) + c
-    return _sum(coefs, den)
+    out = _sum(coefs, den)
+    if isinstance(out, Sum) and out.den is not None:
+        # Σ c·e^s over a row sum whose terms the numerator repeats c times (softmax weights
+        # that sum to one, times a column constant on the live keys): exactly the number c
+        whole = is_rational(out)
+        if whole is not None:
+            return whole
+    return out
 
 
 def same_den(forms: list[Form]) -> bool:

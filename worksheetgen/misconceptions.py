@@ -336,8 +336,9 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
         if mine is None or _shape(mine) != _shape(answer.value):
             continue
         exact = cells(mine)
-        if only is not None and [str(x) for x in cells(value_rounded(mine, decimals))] \
-                == [str(x) for x in cells(answer.rounded)]:
+        if only is not None and [float(x) if x != "-inf" else x for x in cells(
+                value_rounded(mine, decimals))] == [float(x) if x != "-inf" else x
+                                                    for x in cells(answer.rounded)]:
             continue
         if _passes(s, exact, right, tol, decimals, chains, answer.name):
             out.append(Collision(s.name, "correct", margin=tol))
@@ -423,13 +424,32 @@ def value_json(value: Any) -> Any:
     return value
 
 
-def value_rounded(value: Any, decimals: int) -> Any:
-    """An exact fingerprint value as the strings the key prints (as the answer would be)."""
-    if isinstance(value, list) and value and isinstance(value[0], list):
-        from worksheetgen.families.answers import table
+def prints_whole(value: Any) -> bool | None:
+    """Whether an answer's table (or row) prints as whole numbers: every entry whole or
+    −∞. It is the style of every value of that answer (the correct one decides, so a slip's
+    table of a decimal answer prints ``3.00`` like the right one); None for other values."""
+    from worksheetgen.families.answers import is_whole
 
-        # whole-number tables print without decimals
-        return _converted.get((value,), (decimals,), lambda: table(value, decimals))
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return all(is_whole(x) for row in value for x in row)
+    if isinstance(value, list) and value and all(isinstance(x, Ex) for x in value):
+        return all(is_whole(x) for x in value)
+    return None
+
+
+def value_rounded(value: Any, decimals: int, whole: bool | None = None) -> Any:
+    """An exact fingerprint value as the strings the key prints (as the answer would be).
+
+    A table or row prints without decimals when it is all whole numbers, unless ``whole``
+    is False (the answer's own style, ``prints_whole`` of its correct value: decimals).
+    """
+    from worksheetgen.families.answers import table
+
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return _converted.get((value,), (decimals, whole),
+                              lambda: table(value, decimals, whole=whole is not False))
+    if isinstance(value, list) and value and all(isinstance(x, Ex) for x in value):
+        return table([value], decimals, whole=whole is not False)[0]
     if isinstance(value, Ex):
         return ex.rounded(value, decimals)
     if isinstance(value, tuple | list):

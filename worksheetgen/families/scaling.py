@@ -10,7 +10,7 @@ from worksheetgen import exact as ex
 from worksheetgen.attention import Recipe, scale_matrix, softmax_rows
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, vector_answer
+from worksheetgen.families.answers import choice_answer, table, vector_answer
 from worksheetgen.families.base import Family, IntParam, MatrixParam, cross_check, pick
 from worksheetgen.mathtex import sqrt_of, vector
 from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
@@ -108,7 +108,7 @@ class Scaling(Family):
             change, peaked = CHANGE_OPTIONS[1], PEAKED_OPTIONS[1]
         else:
             change, peaked = CHANGE_OPTIONS[2], PEAKED_OPTIONS[2]
-        r = lambda v: [ex.rounded(x, decimals) for x in v]  # noqa: E731
+        r = lambda v: table([v], decimals)[0]  # noqa: E731  (printed as the answers are)
         # the top weight before and after, to as many digits as it takes to see them differ
         # (at 0 decimals 0.88 and 0.80 both print as 1)
         shown = decimals

@@ -1,0 +1,66 @@
+"""Keys a TA reads without a second thought: whole tables exact, one printing style per
+answer, names and wording that say what they mean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from worksheetgen import misconceptions as mc
+from worksheetgen.bank import load_banks
+from worksheetgen.draw import draw_variant
+from worksheetgen.families import get_family
+from worksheetgen.solve import solve_item
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LAB3 = {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 1], [0, 1], [1, 0]],
+        "V": [[3, 1], [3, 2], [3, 0]], "T": 3, "d_k": 2, "causal": True}
+
+
+def test_whole_number_tables_have_tolerance_zero_like_every_whole_answer():
+    solution = get_family("lab3").solve(LAB3, 2, "q")
+    scores = solution.answer("scores")
+    assert scores.rounded == [["1", "0", "1"], ["1", "1", "0"], ["2", "1", "1"]]
+    assert scores.tolerance == 0.0
+    assert solution.answer("scaled").tolerance == 0.005  # decimals: half a unit
+    masked = get_family("causal").solve({"T": 2, "S": [[2, 0], [4, 2]], "d_k": 4,
+                                         "causal": True}, 2, "q").answer("masked")
+    assert masked.rounded == [["1", "-inf"], ["2", "1"]] and masked.tolerance == 0.0
+
+
+def test_a_whole_scaled_row_prints_and_grades_like_a_whole_table():
+    scaled = get_family("scaling").solve({"row": [4, 0, 2], "d_k": 4, "n": 3}, 2,
+                                         "q").answer("scaled")
+    assert scaled.rounded == ["2", "0", "1"] and scaled.tolerance == 0.0
+
+
+def rounded_slips(family: str, given: dict, name: str) -> dict[str, object]:
+    fp = mc.fingerprints(get_family(family), given)
+    assert fp is not None
+    style = mc.prints_whole(fp.correct[name])
+    return {s.name: mc.value_rounded(s.values[name], 2, style) for s in fp.slips}
+
+
+def test_a_slip_prints_in_its_answer_style_in_tables_and_rows_alike():
+    table = rounded_slips("softmax", {"T": 2, "S": [[3, 0], [1, 2]], "d_k": 2,
+                                      "causal": False}, "scaled")
+    row = rounded_slips("scaling", {"row": [3, 0, 2], "d_k": 4, "n": 3}, "scaled")
+    assert table["no-scale"] == [["3.00", "0.00"], ["1.00", "2.00"]]
+    assert row["no-scale"] == ["3.00", "0.00", "2.00"]
+    whole = rounded_slips("scaling", {"row": [4, 0, 2], "d_k": 4, "n": 3}, "scaled")
+    assert whole["no-scale"] == ["4", "0", "2"]  # a whole answer: whole like it
+
+
+def test_key_json_distractors_print_like_their_answer():
+    bank = load_banks([ROOT / "banks" / "note.yaml"])
+    spec = next(q for q in bank.questions if q.family == "causal")
+    for seed in range(6):
+        variant = draw_variant(spec, seed, "s")
+        item = solve_item(spec, variant.given, 1, "s", variant=variant)
+        for d in item.solution.distractors:
+            for name, printed in d.rounded.items():
+                mine = {("." in c) for row in printed for c in row if c != "-inf"}
+                right = item.solution.answer(name).rounded if name in {
+                    a.name for a in item.solution.answers} else None
+                if right is not None and any("." in c for row in right for c in row):
+                    assert mine <= {True}, (name, printed, right)
