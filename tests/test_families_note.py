@@ -110,8 +110,12 @@ def test_projections_scale_slip_changes_the_scaled_scores():
     ("T: 5", "questions[0].params.T: expected an integer from 2 to 4, got 5"),
     ("X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
      "      W_V: [[1], [1]]\n      softmax: true",
-     "questions[0].params.X: expected scores QK^T of at most 24 in size when the softmax is "
-     "asked (e^x by hand), got 648"),  # q = k = [18, 18]: 2 * 18 * 18
+     "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
+     "softmax or output is asked (e^x by hand), got 648"),  # q = k = [18, 18]: 2 * 18 * 18
+    ("X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
+     "      W_V: [[1], [1]]\n      scale: true",
+     "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
+     "softmax or output is asked (e^x by hand), got 648"),
 ])
 def test_projections_reject_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank,
@@ -202,8 +206,13 @@ def test_cross_attention_shapes_for_large_sequences():
 @pytest.mark.parametrize("params, expected", [
     ("T_q: 3\n      T_k: 3", "questions[0].params.T_k: expected T_k different from T_q = 3"),
     ("numeric: true\n      T_k: 8",
-     "questions[0].params.T_k: expected T_k from 1 to 4 when numeric is true (hand work), "
+     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true (hand work), "
      "got up to 8"),
+    ("numeric: true\n      T_k: 1\n      T_q: 2",
+     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true (with one source "
+     "token every weight is 1), got 1"),
+    ("numeric: true\n      T_k: {min: 1, max: 3}",
+     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true"),
     ("Q: [[1, 0]]", "questions[0].params: expected Q, K and V pinned together, got only Q"),
     ("Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1]]\n      V: [[1], [2]]",
      "expected K with a number of rows (T_k) different from Q's (T_q = 2)"),
@@ -406,7 +415,7 @@ def test_heatmap_reads_the_strongest_key_and_sees_a_causal_matrix(write_bank):
     assert shown.value["rows"][1] == ["0.30", "0.70", "0.00"]
     fam = get_family("heatmap")
     # reading down column 3 instead of across row 3: the largest entry is query 3's 0.3
-    assert fam.evaluate(item.given, flipped(axis="queries")) == {"top_key": 3}
+    assert fam.evaluate(item.given, flipped(read="column")) == {"top_key": 3}
 
 
 def test_heatmap_sees_weight_on_a_later_key():

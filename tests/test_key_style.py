@@ -64,3 +64,50 @@ def test_key_json_distractors_print_like_their_answer():
                     a.name for a in item.solution.answers} else None
                 if right is not None and any("." in c for row in right for c in row):
                     assert mine <= {True}, (name, printed, right)
+
+
+def test_the_heatmap_slip_is_named_for_reading_the_column():
+    given = {"T": 2, "A": [[0.2, 0.8], [0.1, 0.9]], "token": 1}
+    fp = mc.fingerprints(get_family("heatmap"), given)
+    assert fp is not None
+    (slip,) = fp.slips
+    assert slip.name == "reads-column" and "column" in slip.misconception.description
+    assert slip.values == {"top_key": 1}  # column 1 holds 0.2 and 0.1
+    assert fp.correct == {"top_key": 2}
+    assert "softmax-over-columns" not in get_family("heatmap").slips
+
+
+def test_one_head_or_one_layer_is_worded_in_the_singular():
+    from worksheetgen.families.cost import total_question
+
+    assert total_question(4, 3) == "How many scores do all 4 heads of all 3 layers compute?"
+    assert "1 heads" not in total_question(1, 3) and "one head" in total_question(1, 3)
+    assert total_question(1, 1) == "How many scores does the one head of the one layer compute?"
+    given = {"T": 1, "h": 1, "L": 1, "doubling": False, "causal_count": False}
+    import jinja2
+
+    text = " ".join(p.prompt for p in get_family("cost").solve(given, 2, "q").parts)
+    for family in ("cost", "multihead"):
+        text += jinja2.Template(get_family(family).prompt).render(d=8, d_v_given=False,
+                                                                  **given)
+    assert "1 heads" not in text and "1$ heads" not in text and "1$ layers" not in text
+    assert "$h = 1$ head each" in text
+
+
+def test_projections_draw_error_names_the_limit_only_for_what_is_asked(write_bank):
+    import pytest
+
+    from worksheetgen.errors import DrawError
+
+    def error(flags: str) -> str:
+        path = write_bank("sheet: {id: t, title: T}\nquestions:\n  - id: p\n"
+                          "    family: projections\n    params: {x_low: 0, x_high: 0, "
+                          f"w_low: 0, w_high: 0{flags}}}\n")
+        spec = load_banks([path]).questions[0]
+        with pytest.raises(DrawError) as exc:
+            draw_variant(spec, 0, "s")
+        return exc.value.message
+
+    assert "24" not in error("")
+    scaled = error(", scale: true")
+    assert "at most 24" in scaled and "scale is asked" in scaled and "softmax" not in scaled

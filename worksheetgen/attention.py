@@ -32,6 +32,9 @@ class Recipe:
     transpose_k: bool = True
     head_width: Literal["d/h", "d"] = "d/h"
     wo_transposed: bool = False
+    #: how a table of weights is read for one token: across its row (a query's weights over
+    #: the keys) or down its column (what every query gives that key)
+    read: Literal["row", "column"] = "row"
 
 
 CORRECT = Recipe()

@@ -122,6 +122,10 @@ MISCONCEPTIONS: dict[str, Misconception] = {
                       "Forgets that each head gets d_k = d/h and gives every head the full "
                       "width d.",
                       flipped(head_width="d"), _always),
+        Misconception("reads-column",
+                      "Reads the token's column of the weights (what every query gives it) "
+                      "instead of its row (what it gives every key).",
+                      flipped(read="column"), _always),
         Misconception("wo-transposed",
                       "Writes the shape of W_O the wrong way round (d x concat instead of "
                       "concat x d).",

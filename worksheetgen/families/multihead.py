@@ -50,7 +50,8 @@ class MultiHead(Family):
         BoolParam("head_shape", Pinned(True), "also ask the shape of one head's W_Q"),
     )
     prompt = ("A multi-head self-attention layer has model width $d = {{ d }}$ and "
-              "$h = {{ h }}$ heads. Head $i$ projects the input with its own "
+              "$h = {{ h }}$ {{ 'head' if h == 1 else 'heads' }}. Head $i$ projects the input "
+              "with its own "
               "$W_Q^{(i)}, W_K^{(i)}$ (each $d \\times d_k$) and $W_V^{(i)}$ "
               "($d \\times d_v$, {% if d_v_given %}here $d_v = {{ d_v }}${% else %}with "
               "$d_v = d_k${% endif %}); the heads' outputs are concatenated and multiplied by "

@@ -36,7 +36,8 @@ from worksheetgen.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.models import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100
-MAX_SCORE = 24  # with a softmax step, |QK^T| at most this: e^x stays a calculator number
+MAX_SCORE = 24  # with a scale (and so any later) step, |QK^T| at most this: e^x stays a
+# calculator number
 LAYOUT = (("X", "T", "d"), ("W_Q", "d", "d_k"), ("W_K", "d", "d_k"), ("W_V", "d", "d_v"))
 WEIGHTS = ("W_Q", "W_K", "W_V")
 
@@ -90,8 +91,8 @@ class Projections(Family):
                 @ (np.asarray(mats["X"]) @ np.asarray(mats["W_K"])).T
             if np.abs(s).max() > MAX_SCORE:
                 problems.append(("X", f"expected scores QK^T of at most {MAX_SCORE} in size "
-                                 "when the softmax is asked (e^x by hand), got "
-                                 f"{int(np.abs(s).max())}"))
+                                 "when the scale, softmax or output is asked (e^x by hand), "
+                                 f"got {int(np.abs(s).max())}"))
         return problems
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -119,10 +120,11 @@ class Projections(Family):
             if all_pinned or self._lively(mats, scale, output):
                 break
         else:
+            limit = (f" and at most {MAX_SCORE} in size (the scale is asked, and e^x of the "
+                     "scaled scores must stay a calculator number)") if scale else ""
             raise DrawError("could not draw X (no all-zero token) and W with scores that "
-                            f"are not all equal in every row and (with a softmax) at most "
-                            f"{MAX_SCORE} in size ({MAX_REDRAWS} tries); change x_low..x_high "
-                            "or w_low..w_high")
+                            f"are not all equal in every row{limit} ({MAX_REDRAWS} tries); "
+                            "change x_low..x_high or w_low..w_high")
         return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
 
     @staticmethod
