@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, needs_tex
+from worksheetgen import misconceptions as mc
 from worksheetgen.attention import CORRECT, flipped
 from worksheetgen.bank import load_banks
 from worksheetgen.errors import BankError
@@ -84,7 +85,7 @@ def test_projections_without_scale_ask_only_q_k_v_and_scores():
     assert sol.answer("scores").value == [[3]]  # (2 + 1) * (2 - 1)
     fam = get_family("projections")
     assert fam.target_for(given) == "scores"
-    assert fam.slips_for(given) == ()
+    assert fam.slips_for(given) == ("no-transpose",)  # the only slip of the scores
 
 
 def test_projections_scale_slip_changes_the_scaled_scores():
@@ -96,7 +97,7 @@ def test_projections_scale_slip_changes_the_scaled_scores():
     by_dk = fam.evaluate(given, flipped(scale="dk"))["scaled"]
     assert float(right[0][0]) == pytest.approx(2 / R2)  # Q K^T = 2I, over sqrt 2
     assert float(by_dk[0][0]) == pytest.approx(1.0)
-    assert fam.slips_for(given) == ("scale-by-dk", "no-scale")
+    assert fam.slips_for(given) == ("no-transpose", "scale-by-dk", "no-scale")
 
 
 @pytest.mark.parametrize("params, expected", [
@@ -349,8 +350,15 @@ def test_multihead_with_a_separate_value_width():
     assert sol.answer("params").value == 192
     assert sol.answer("params_bias").value == 220
     fam = get_family("multihead")
-    assert fam.slips_for(given) == ("wo-transposed",)
+    assert fam.slips_for(given) == ("dk-equals-d", "wo-transposed")
     assert fam.evaluate(given, flipped(wo_transposed=True))["W_O_shape"] == (8, 4)
+    # with d_v given, dk-equals-d leaves W_O alone and shows in d_k: it is kept, not dropped
+    full = fam.evaluate(given, flipped(head_width="d"))
+    assert full["W_O_shape"] == (4, 8) and full["d_k"] == 8
+    fp = mc.fingerprints(fam, given)
+    assert fp is not None and fp.compared == ("W_O_shape", "d_k")
+    assert mc.collisions(fp, 2) == []
+    assert [s.name for s in fp.slips] == ["dk-equals-d", "wo-transposed"]
 
 
 def test_multihead_dk_equals_d_slip_gives_every_head_the_full_width():

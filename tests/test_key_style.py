@@ -111,3 +111,13 @@ def test_projections_draw_error_names_the_limit_only_for_what_is_asked(write_ban
     assert "24" not in error("")
     scaled = error(", scale: true")
     assert "at most 24" in scaled and "scale is asked" in scaled and "softmax" not in scaled
+
+
+def test_at_zero_decimals_a_rounded_table_keeps_its_margin():
+    # [0.80, 0.20] prints as [1, 0] at 0 decimals: rounded, not whole, so not exact
+    a = get_family("softmax").solve({"T": 2, "S": [[2, 0], [0, 2]], "d_k": 2,
+                                     "causal": False}, 0, "q").answer("A")
+    assert a.rounded == [["1", "0"], ["0", "1"]] and a.tolerance == 1.0
+    row = get_family("scaling").solve({"row": [3, 0, 2], "d_k": 4, "n": 3}, 0,
+                                      "q").answer("scaled")
+    assert row.rounded == ["2", "0", "1"] and row.tolerance == 0.5

@@ -158,19 +158,19 @@ def closest_slip(variant: Variant, decimals: int) -> float | None:
     fp = variant.fingerprints
     if fp is None or not variant.slips:
         return None
-    right = fp.correct.get(fp.target)
     gaps = []
     for s in variant.slips:
-        mine = s.values.get(fp.target)
-        a, b = mc.cells(mine), mc.cells(right)
-        if len(a) != len(b):
-            continue
         diffs = []
-        for x, y in zip(a, b, strict=True):
-            if isinstance(x, Ex) and isinstance(y, Ex) and not (x.is_neg_inf or y.is_neg_inf):
-                diffs.append(abs(float(x.val) - float(y.val)) * 10**decimals)
-            elif isinstance(x, int) and isinstance(y, int):
-                diffs.append(float(abs(x - y)))
+        for name in fp.compared:  # the answers a slip may show in (the target first)
+            a, b = mc.cells(s.values.get(name)), mc.cells(fp.correct.get(name))
+            if len(a) != len(b):
+                continue
+            for x, y in zip(a, b, strict=True):
+                if isinstance(x, Ex) and isinstance(y, Ex) \
+                        and not (x.is_neg_inf or y.is_neg_inf):
+                    diffs.append(abs(float(x.val) - float(y.val)) * 10**decimals)
+                elif isinstance(x, int) and isinstance(y, int):
+                    diffs.append(float(abs(x - y)))
         if diffs:
             gaps.append(max(diffs))
     return min(gaps) if gaps else None

@@ -14,7 +14,12 @@ Protocol a family follows to take part (nothing else is needed):
   family has that hook (variants that ask different steps), else ``family.target`` if the
   family sets it, else the last fingerprint name;
 - ``evaluate(given, recipe)``: the exact values of the fingerprint answers under ``recipe``;
-- optionally ``slips_for(given)``: the declared slips that apply to this variant.
+- optionally ``slips_for(given)``: the declared slips that apply to this variant;
+- optionally ``operands(given)``: the given values with the Q, K and V the slips act on,
+  where the sheet asks for them instead of giving them (projections: Q = XW_Q, ...);
+- optionally ``shows_in(given)``: the answers in which a slip may show, when the target
+  alone cannot tell them all apart (multihead with d_v given: ``dk-equals-d`` changes d_k
+  and the weights, not W_O). Distinguishability then asks a difference in one of them.
 
 A slip applies to a variant when the family lists it (``slips_for``) *and* it makes sense for
 the drawn values (``Misconception.applies``): ``no-transpose`` only where Q·K is defined
@@ -183,11 +188,21 @@ class SlipResult:
 
 @dataclass(frozen=True)
 class Fingerprints:
-    """The correct values and every applicable slip's values for one variant."""
+    """The correct values and every applicable slip's values for one variant.
+
+    ``shown`` are the answers a slip must differ in (one of them): the target, and any the
+    family's ``shows_in`` adds.
+    """
 
     target: str
     correct: dict[str, Any]
     slips: tuple[SlipResult, ...]
+    shown: tuple[str, ...] = ()
+
+    @property
+    def compared(self) -> tuple[str, ...]:
+        """The answers distinguishability compares (the target first)."""
+        return self.shown or (self.target,)
 
     def result(self, name: str) -> SlipResult:
         """The result of the slip called ``name``."""
@@ -204,12 +219,18 @@ def fingerprints(family: Any, given: dict[str, Any]) -> Fingerprints | None:
     target = target_of(family, given)
     assert target is not None
     correct = family.evaluate(given, CORRECT)
+    hook = getattr(family, "operands", None)
+    operands = hook(given) if callable(hook) else given
     results = []
     for name in declared(family, given):
         m = MISCONCEPTIONS[name]
-        if m.applies(given, correct):
+        if m.applies(operands, correct):
             results.append(SlipResult(m, m.evaluate(family, given)))
-    return Fingerprints(target, correct, tuple(results))
+    shows = getattr(family, "shows_in", None)
+    shown = tuple(shows(given)) if callable(shows) else ()
+    if shown and shown[0] != target:
+        shown = (target,) + tuple(n for n in shown if n != target)
+    return Fingerprints(target, correct, tuple(results), shown)
 
 
 # ---------------------------------------------------------------- comparing results
@@ -295,15 +316,17 @@ class Collision:
 def collisions(fp: Fingerprints, decimals: int) -> list[Collision]:
     """Every slip that collides with the correct answer or with an earlier slip."""
     out: list[Collision] = []
-    target = fp.target
-    right = fp.correct.get(target)
+    names = fp.compared
+
+    def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        return any(distinguishable(a.get(n), b.get(n), decimals) for n in names)
+
     for i, s in enumerate(fp.slips):
-        mine = s.values.get(target)
-        if not distinguishable(mine, right, decimals):
+        if not apart(s.values, fp.correct):
             out.append(Collision(s.name, "correct"))
             continue
         for other in fp.slips[:i]:
-            if not distinguishable(mine, other.values.get(target), decimals):
+            if not apart(s.values, other.values):
                 out.append(Collision(s.name, other.name))
                 break
     return out

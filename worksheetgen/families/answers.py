@@ -70,7 +70,7 @@ def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int
     """
     shown = table(m, decimals)
     if tolerance is None:
-        whole = all("." not in x for row in shown for x in row)
+        whole = all(is_whole(x) for row in m for x in row)  # exact as printed
         tolerance = 0.0 if whole else round(half_unit(decimals) * widen, 12)
     return Answer(
         name=name,
@@ -136,7 +136,7 @@ def vector_answer(name: str, label: str, v: list[Ex], decimals: int, *, widen: i
     """A vector (one row) answer, printed as a one-row table (a row of whole numbers, exact
     as printed, without decimals and with tolerance 0)."""
     (shown,) = table([v], decimals)
-    whole = all("." not in x for x in shown)
+    whole = all(is_whole(x) for x in v)
     return Answer(
         name=name,
         label=label,

@@ -30,7 +30,9 @@ class Heads(Family):
     name = "heads"
     title = "Multi-head widths"
     summary = "Model width d and h heads: head width d_k = d/h, concat width, shape of W_O."
-    slips = ("dk-equals-d", "wo-transposed")
+    # wo-transposed is not declared: here the concat is h * d/h = d wide, so W_O is square and
+    # its transpose has the same shape (multihead with a value width of its own has it)
+    slips = ("dk-equals-d",)
     params = (
         IntParam("d", 2, 4096, Choices((4, 8, 12, 16, 24, 512, 768)), "model width"),
         IntParam("h", 1, 64, Choices((2, 3, 4, 8, 12)), "number of heads (must divide d)"),

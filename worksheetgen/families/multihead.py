@@ -95,11 +95,15 @@ class MultiHead(Family):
                 "head_shape": bool(pick(params["head_shape"], rng))}
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
-        """Slips that change W_O's shape: dk-equals-d (when d_v follows d_k), wo-transposed
-        (when W_O is not square)."""
-        on = {"dk-equals-d": given["h"] > 1 and not given["d_v_given"],
+        """dk-equals-d wherever there is more than one head (it changes d_k, and W_O's shape
+        too when d_v follows d_k), wo-transposed where W_O is not square."""
+        on = {"dk-equals-d": given["h"] > 1,
               "wo-transposed": given["h"] * given["d_v"] != given["d"]}
         return tuple(s for s in self.slips if on[s])
+
+    def shows_in(self, given: dict[str, Any]) -> tuple[str, ...]:
+        """W_O's shape, and d_k: with d_v given, dk-equals-d leaves W_O alone."""
+        return ("W_O_shape", "d_k")
 
     fingerprint = ("d_k", "concat_width", "W_Q_head_shape", "params", "params_bias",
                    "W_O_shape")

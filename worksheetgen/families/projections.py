@@ -53,9 +53,9 @@ class Projections(Family):
                "(optionally S/sqrt(d_k), A and AV).")
     supports_choice = True
     choice_needs = ("scale", "softmax", "output")
-    # no-transpose and mixed-keys are left out: Q, K and V are answers here, not givens, and
-    # the misconception library decides those two from given Q, K, V.
-    slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
+    # no-transpose and mixed-keys act on Q, K and V, which are answers here: ``operands``
+    # gives the library the projected ones to decide where they apply
+    slips = ("no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns", "mixed-keys")
     params = (
         IntParam("T", 2, 4, IntRange(2, 3), "number of tokens (rows of X); a pinned X sets it"),
         IntParam("d", 1, 4, IntRange(2, 3), "model width (columns of X, rows of each W)"),
@@ -142,9 +142,17 @@ class Projections(Family):
         return varied and small and (not output or bool(np.any(v != 0)))
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
-        on = {"scale-by-dk": given["scale"], "no-scale": given["scale"],
-              "softmax-over-columns": given["softmax"]}
+        """The scale slips where the scale is asked, softmax-over-columns where A is,
+        mixed-keys where AV is, and no-transpose always (the scores are always asked; it
+        applies where K is square and as wide as Q)."""
+        on = {"no-transpose": True, "scale-by-dk": given["scale"], "no-scale": given["scale"],
+              "softmax-over-columns": given["softmax"], "mixed-keys": given["output"]}
         return tuple(s for s in self.slips if on[s])
+
+    def operands(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The given values with the projected Q, K and V (what the slips act on)."""
+        q, k, v = self.projections(given)
+        return {**given, "Q": q, "K": k, "V": v}
 
     def target_for(self, given: dict[str, Any]) -> str:
         """The last answer the variant asks: what every slip must change."""
