@@ -122,3 +122,32 @@ def test_check_stress_alone_sweeps_and_exits_zero(tmp_path):
     assert res.exit_code == 0, res.output
     assert "at 2 decimals: 1 questions x 50 seeds" in res.output
     assert res.output.splitlines()[-1].startswith("OK: 1 bank x decimals runs, 50 draws")
+
+
+def test_a_rounding_chain_stays_within_the_familys_reach_of_the_exact_slip():
+    from worksheetgen.rng import generator
+
+    checked = 0
+    for path in bundled_banks():
+        bank = load_banks([path])
+        for spec in bank.questions:
+            family = get_family(spec.family)
+            for seed in range(6):
+                given = family.draw(spec.params, generator(seed, "reach", spec.id))
+                fp = mc.fingerprints(family, given)
+                if fp is None or family.chain_args(given) is None:
+                    continue
+                for decimals in (0, 1, 2, 3):
+                    for s in fp.slips:
+                        for chain in family.rounded(given, s.misconception.recipe, decimals):
+                            for name in ("scaled", "A", "output"):
+                                if name not in chain or name not in s.values:
+                                    continue
+                                reach = family.chain_reach(given, name, decimals)
+                                for x, y in zip(mc.cells(chain[name]),
+                                                mc.cells(s.values[name]), strict=True):
+                                    if y.is_neg_inf:
+                                        continue
+                                    assert abs(x - float(y)) <= reach + 1e-9, (spec.id, name)
+                                    checked += 1
+    assert checked > 10_000

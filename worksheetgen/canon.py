@@ -211,11 +211,14 @@ def is_rational(f: Form) -> Fraction | None:
         return f
     if isinstance(f, Surd) or f.den is None:
         return None  # a Sum without den holds a term with an exponential (else it is a number)
+    if len(f.terms) != len(f.den.terms):
+        return None
     num, den = dict(f.terms), dict(f.den.terms)
     if num.keys() != den.keys():
         return None
-    ratios = {num[s] / den[s] for s in num}
-    return ratios.pop() if len(ratios) == 1 else None
+    first = next(iter(num))
+    ratio = num[first] / den[first]
+    return ratio if all(num[s] == ratio * den[s] for s in num) else None
 
 
 # ------------------------------------------------------------------------------ printing

@@ -83,7 +83,8 @@ def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fing
 
     try:
         found = mc.within_margin(fp, solution.answer(fp.target), spec.decimals,
-                                 chains=chains)
+                                 chains=chains,
+                                 reach=family.chain_reach(given, fp.target, spec.decimals))
     except KeyError:
         found = []
     also = getattr(family, "margin_also", None)
@@ -91,9 +92,9 @@ def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fing
         names, slips = also(given)
         for name in names:
             named = {c.slip for c in found}
-            found += [c for c in mc.within_margin(fp, solution.answer(name), spec.decimals,
-                                                  only=slips, chains=chains)
-                      if c.slip not in named]
+            found += [c for c in mc.within_margin(
+                fp, solution.answer(name), spec.decimals, only=slips, chains=chains,
+                reach=family.chain_reach(given, name, spec.decimals)) if c.slip not in named]
     return solution, found
 
 

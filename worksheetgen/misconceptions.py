@@ -337,7 +337,7 @@ Chains = Callable[["SlipResult"], Sequence[dict[str, Any]]]
 
 def within_margin(fp: Fingerprints, answer: Any, decimals: int,
                   only: Sequence[str] | None = None,
-                  chains: Chains | None = None) -> list[Collision]:
+                  chains: Chains | None = None, reach: float = math.inf) -> list[Collision]:
     """Every slip whose answer, however the student rounds, the key would accept as right.
 
     ``answer`` is the solved target (an ``Answer``), or another answer the slip must not
@@ -349,7 +349,9 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
     rounded earlier answers carry into this one), the slip cannot be told from a right
     answer. With ``only`` (names), just those slips are checked, and only where they print
     differently from the right answer (a slip that leaves this answer alone shows
-    elsewhere).
+    elsewhere). ``reach`` bounds how far a chain's entries lie from the slip's exact ones
+    (the family's ``chain_reach``): a slip farther than that from the margin is not worked
+    through.
     """
     if answer.kind not in ("matrix", "vector", "scalar") or not answer.tolerance:
         return []  # exact answers: printed equality (``collisions``) already decides
@@ -367,13 +369,13 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
                 value_rounded(mine, decimals))] == [float(x) if x != "-inf" else x
                                                     for x in cells(answer.rounded)]:
             continue
-        if _passes(s, exact, right, tol, decimals, chains, answer.name):
+        if _passes(s, exact, right, tol, decimals, chains, answer.name, reach):
             out.append(Collision(s.name, "correct", margin=tol))
     return out
 
 
 def _passes(s: SlipResult, exact: list[Any], right: list[Any], tol: float, decimals: int,
-            chains: Chains | None, name: str) -> bool:
+            chains: Chains | None, name: str, reach: float = math.inf) -> bool:
     """Does any way of writing slip ``s``'s answer fall within ``tol`` of ``right``?"""
     if len(exact) != len(right):
         return False
@@ -384,8 +386,8 @@ def _passes(s: SlipResult, exact: list[Any], right: list[Any], tol: float, decim
             return True
         if all(_accepted(v, _written(x), tol) for v, x in zip(right, exact, strict=True)):
             return True
-    if chains is None:
-        return False
+    if chains is None or _clearly_outside(exact, right, tol + reach, decimals):
+        return False  # (decided on the doubles: no chain can come that near)
     for chain in chains(s):
         worked = chain.get(name)
         if worked is None:

@@ -98,12 +98,19 @@ def with_misconceptions(spec: QuestionSpec, solution: Solution, variant: Variant
                              f"(family '{spec.family}' declares none)", field=label)
         return solution
     d = spec.decimals
+    styles: dict[str, bool | None] = {}  # each answer's print style, read once
+
+    def style(name: str) -> bool | None:
+        if name not in styles:
+            styles[name] = mc.prints_whole(fp.correct.get(name))
+        return styles[name]
+
     distractors = tuple(
         Distractor(
             misconception=s.name,
             description=s.misconception.description,
             answer={n: mc.value_json(v) for n, v in s.values.items() if v is not None},
-            rounded={n: mc.value_rounded(v, d, mc.prints_whole(fp.correct.get(n)))
+            rounded={n: mc.value_rounded(v, d, style(n))
                      for n, v in s.values.items() if v is not None},
         )
         for s in variant.slips
