@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, needs_tex
+from worksheetgen import misconceptions as mc
 from worksheetgen.attention import CORRECT, flipped
 from worksheetgen.bank import load_banks
 from worksheetgen.errors import BankError
@@ -84,7 +85,7 @@ def test_projections_without_scale_ask_only_q_k_v_and_scores():
     assert sol.answer("scores").value == [[3]]  # (2 + 1) * (2 - 1)
     fam = get_family("projections")
     assert fam.target_for(given) == "scores"
-    assert fam.slips_for(given) == ()
+    assert fam.slips_for(given) == ("no-transpose",)  # the only slip of the scores
 
 
 def test_projections_scale_slip_changes_the_scaled_scores():
@@ -96,7 +97,7 @@ def test_projections_scale_slip_changes_the_scaled_scores():
     by_dk = fam.evaluate(given, flipped(scale="dk"))["scaled"]
     assert float(right[0][0]) == pytest.approx(2 / R2)  # Q K^T = 2I, over sqrt 2
     assert float(by_dk[0][0]) == pytest.approx(1.0)
-    assert fam.slips_for(given) == ("scale-by-dk", "no-scale")
+    assert fam.slips_for(given) == ("no-transpose", "scale-by-dk", "no-scale")
 
 
 @pytest.mark.parametrize("params, expected", [
@@ -110,8 +111,12 @@ def test_projections_scale_slip_changes_the_scaled_scores():
     ("T: 5", "questions[0].params.T: expected an integer from 2 to 4, got 5"),
     ("X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
      "      W_V: [[1], [1]]\n      softmax: true",
-     "questions[0].params.X: expected scores QK^T of at most 24 in size when the softmax is "
-     "asked (e^x by hand), got 648"),  # q = k = [18, 18]: 2 * 18 * 18
+     "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
+     "softmax or output is asked (e^x by hand), got 648"),  # q = k = [18, 18]: 2 * 18 * 18
+    ("X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
+     "      W_V: [[1], [1]]\n      scale: true",
+     "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
+     "softmax or output is asked (e^x by hand), got 648"),
 ])
 def test_projections_reject_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank,
@@ -202,8 +207,13 @@ def test_cross_attention_shapes_for_large_sequences():
 @pytest.mark.parametrize("params, expected", [
     ("T_q: 3\n      T_k: 3", "questions[0].params.T_k: expected T_k different from T_q = 3"),
     ("numeric: true\n      T_k: 8",
-     "questions[0].params.T_k: expected T_k from 1 to 4 when numeric is true (hand work), "
+     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true (hand work), "
      "got up to 8"),
+    ("numeric: true\n      T_k: 1\n      T_q: 2",
+     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true (with one source "
+     "token every weight is 1), got 1"),
+    ("numeric: true\n      T_k: {min: 1, max: 3}",
+     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true"),
     ("Q: [[1, 0]]", "questions[0].params: expected Q, K and V pinned together, got only Q"),
     ("Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1]]\n      V: [[1], [2]]",
      "expected K with a number of rows (T_k) different from Q's (T_q = 2)"),
@@ -340,8 +350,15 @@ def test_multihead_with_a_separate_value_width():
     assert sol.answer("params").value == 192
     assert sol.answer("params_bias").value == 220
     fam = get_family("multihead")
-    assert fam.slips_for(given) == ("wo-transposed",)
+    assert fam.slips_for(given) == ("dk-equals-d", "wo-transposed")
     assert fam.evaluate(given, flipped(wo_transposed=True))["W_O_shape"] == (8, 4)
+    # with d_v given, dk-equals-d leaves W_O alone and shows in d_k: it is kept, not dropped
+    full = fam.evaluate(given, flipped(head_width="d"))
+    assert full["W_O_shape"] == (4, 8) and full["d_k"] == 8
+    fp = mc.fingerprints(fam, given)
+    assert fp is not None and fp.compared == ("W_O_shape", "d_k")
+    assert mc.collisions(fp, 2) == []
+    assert [s.name for s in fp.slips] == ["dk-equals-d", "wo-transposed"]
 
 
 def test_multihead_dk_equals_d_slip_gives_every_head_the_full_width():
@@ -406,7 +423,7 @@ def test_heatmap_reads_the_strongest_key_and_sees_a_causal_matrix(write_bank):
     assert shown.value["rows"][1] == ["0.30", "0.70", "0.00"]
     fam = get_family("heatmap")
     # reading down column 3 instead of across row 3: the largest entry is query 3's 0.3
-    assert fam.evaluate(item.given, flipped(axis="queries")) == {"top_key": 3}
+    assert fam.evaluate(item.given, flipped(read="column")) == {"top_key": 3}
 
 
 def test_heatmap_sees_weight_on_a_later_key():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import mpmath
@@ -181,6 +182,13 @@ def test_lazily_built_expressions_equal_eagerly_built_sympy():
         weights = [[e / sp.Add(*row) for e in row] for row in exps]
         out = [[sp.Add(*[weights[i][k] * V[k][c] for k in range(3)]) for c in range(2)]
                for i in range(3)]
+        for i, c in itertools.product(range(3), range(2)):
+            # a mix whose numerator is a multiple of the row sum is that number (canon.add)
+            ratio = sp.cancel(sp.Add(*[exps[i][k] * V[k][c] for k in range(3)])
+                              / sp.Add(*exps[i]))
+            if ratio.is_Rational:
+                out[i][c] = ratio
+        assert out[0][0] == 1  # mask-with-zero: (e^sqrt(2) + 2·1)/(e^sqrt(2) + 1 + 1)
         assert [[w.expr for w in row] for row in trace.A] == weights
         assert [[o.expr for o in row] for row in trace.output] == out
         assert ex.matrix_exact(trace.A) == [[sp.sstr(w) for w in row] for row in weights]
@@ -282,3 +290,15 @@ def test_whole_number_matrix_products_are_the_same_values_as_term_by_term():
     half = ex.number(Fraction(1, 2))
     mixed = ex.matmul([[half, ex.integer(1)]], ex.from_ints([[2], [3]]))
     assert mixed[0][0].frac == 4
+
+
+def test_a_mix_of_a_constant_value_column_is_the_number_itself_in_the_key():
+    from worksheetgen.families import get_family
+
+    given = {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 1], [0, 1], [1, 0]],
+             "V": [[3, 1], [3, 2], [3, 0]], "T": 3, "d_k": 2, "causal": False}
+    output = get_family("lab3").solve(given, 2, "q").answer("output")
+    assert [row[0] for row in output.exact] == ["3", "3", "3"]
+    assert any("exp" in row[1] for row in output.exact)
+    assert [row[0] for row in output.rounded] == ["3.00", "3.00", "3.00"]
+    assert sp.sympify(output.exact[0][0]) == 3

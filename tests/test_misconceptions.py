@@ -46,6 +46,7 @@ def test_registry_has_exactly_the_issue_names_each_with_one_switch_flipped():
         "mixed-keys": ("mix", "K"),
         "no-transpose": ("transpose_k", False),
         "dk-equals-d": ("head_width", "d"),
+        "reads-column": ("read", "column"),
         "wo-transposed": ("wo_transposed", True),
     }
     assert mc.NAMES == tuple(expected)

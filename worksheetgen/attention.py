@@ -32,6 +32,9 @@ class Recipe:
     transpose_k: bool = True
     head_width: Literal["d/h", "d"] = "d/h"
     wo_transposed: bool = False
+    #: how a table of weights is read for one token: across its row (a query's weights over
+    #: the keys) or down its column (what every query gives that key)
+    read: Literal["row", "column"] = "row"
 
 
 CORRECT = Recipe()
@@ -100,8 +103,8 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     if not all(isinstance(f, canon.Sum) and f.den is not None for f in live) \
             or not canon.same_den(live):
         return False
-    total = canon.add(live)
-    return isinstance(total, canon.Sum) and total.terms == total.den.terms
+    total = canon.add(live)  # the numerators add up to the row sum: the number 1
+    return total == 1
 
 
 # The stages of recent calculations, by their inputs: the slips of one variant share most
@@ -203,3 +206,68 @@ def attend_float(
     if mixer is not None:
         out["output"] = weights @ np.asarray(mixer, dtype=float)
     return out
+
+
+def round_half_up(m: np.ndarray, decimals: int) -> np.ndarray:
+    """A float table rounded half-up to ``decimals``, as a student writes it (−∞ stays)."""
+    scale = 10.0**decimals
+    return np.floor(m * scale + 0.5) / scale
+
+
+def attend_rounded(
+    *,
+    d_k: int | None,
+    causal: bool,
+    decimals: int,
+    S: Sequence[Sequence[int | float]] | None = None,
+    Q: Sequence[Sequence[int | float]] | None = None,
+    K: Sequence[Sequence[int | float]] | None = None,
+    V: Sequence[Sequence[int | float]] | None = None,
+    recipe: Recipe = CORRECT,
+    round_scaled: bool = True,
+) -> dict[str, np.ndarray]:
+    """The calculation as a student does it by hand: every table rounded to ``decimals``
+    before the next step uses it (floats; the distinguishability rule's rounding chain).
+
+    The scaled table is rounded (unless ``round_scaled`` is false: the student keeps it
+    exact and rounds only A), A is the softmax of the (masked) rounded table, rounded, and
+    the output is that rounded A times the mixed matrix (exact at ``decimals`` already).
+    Whole-number tables (scores, unscaled scores) are unchanged by the rounding.
+    """
+    if S is None:
+        q = np.asarray(Q, dtype=float)
+        k = np.asarray(K, dtype=float)
+        raw = q @ (k.T if recipe.transpose_k else k)
+    else:
+        raw = np.asarray(S, dtype=float)
+    out: dict[str, np.ndarray] = {"scores": raw}
+    if d_k is None or recipe.scale == "none":
+        scaled = raw
+    else:
+        scaled = raw / (np.sqrt(d_k) if recipe.scale == "sqrt" else d_k)
+        if round_scaled:
+            scaled = round_half_up(scaled, decimals)
+    out["scaled"] = scaled
+    pre = scaled
+    if causal:
+        upper = np.triu(np.ones(scaled.shape, dtype=bool), k=1)
+        pre = np.where(upper, -np.inf if recipe.mask_fill == "-inf" else 0.0, scaled)
+        out["masked"] = pre
+    axis = 1 if recipe.axis == "keys" else 0
+    e = np.exp(pre - np.max(pre, axis=axis, keepdims=True))
+    weights = round_half_up(e / e.sum(axis=axis, keepdims=True), decimals)
+    out["A"] = weights
+    mixer = K if recipe.mix == "K" else V
+    if mixer is not None:
+        out["output"] = round_half_up(weights @ np.asarray(mixer, dtype=float), decimals)
+    return out
+
+
+def rounding_chains(decimals: int, **args: object) -> tuple[dict[str, np.ndarray], ...]:
+    """The two hand calculations a student who rounds may write: rounding every table
+    (the scaled one too), and keeping the scaled table exact but rounding A."""
+    chains = [attend_rounded(decimals=decimals, **args)]  # type: ignore[arg-type]
+    if args.get("d_k") is not None and getattr(args.get("recipe"), "scale", "sqrt") != "none":
+        chains.append(attend_rounded(decimals=decimals, round_scaled=False,
+                                     **args))  # type: ignore[arg-type]
+    return tuple(chains)

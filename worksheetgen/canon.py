@@ -127,7 +127,14 @@ def add(forms: list[Form | None]) -> Form | None:
         assert isinstance(f, Sum)
         for s, c in f.terms:
             coefs[s] = coefs.get(s, Fraction(0)) + c
-    return _sum(coefs, den)
+    out = _sum(coefs, den)
+    if isinstance(out, Sum) and out.den is not None:
+        # Σ c·e^s over a row sum whose terms the numerator repeats c times (softmax weights
+        # that sum to one, times a column constant on the live keys): exactly the number c
+        whole = is_rational(out)
+        if whole is not None:
+            return whole
+    return out
 
 
 def same_den(forms: list[Form]) -> bool:
@@ -204,11 +211,14 @@ def is_rational(f: Form) -> Fraction | None:
         return f
     if isinstance(f, Surd) or f.den is None:
         return None  # a Sum without den holds a term with an exponential (else it is a number)
+    if len(f.terms) != len(f.den.terms):
+        return None
     num, den = dict(f.terms), dict(f.den.terms)
     if num.keys() != den.keys():
         return None
-    ratios = {num[s] / den[s] for s in num}
-    return ratios.pop() if len(ratios) == 1 else None
+    first = next(iter(num))
+    ratio = num[first] / den[first]
+    return ratio if all(num[s] == ratio * den[s] for s in num) else None
 
 
 # ------------------------------------------------------------------------------ printing

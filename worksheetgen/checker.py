@@ -19,14 +19,17 @@ from typing import Any
 
 from worksheetgen import misconceptions as mc
 from worksheetgen.bank import default_bank_path, load_banks
-from worksheetgen.draw import Variant, draw_variant
-from worksheetgen.errors import InvariantError, WorksheetgenError
+from worksheetgen.draw import Variant, draw_variant, margin_slips
+from worksheetgen.errors import DrawError, InvariantError, WorksheetgenError
 from worksheetgen.exact import Ex, is_zero
 from worksheetgen.models import QuestionSpec
 from worksheetgen.solve import solve_item
 
 DEFAULT_STRESS = 200
 MAX_MESSAGES = 3
+#: ``check --stress`` with no number: every bundled bank, these seeds, at these decimals
+SWEEP_SEEDS = 50
+SWEEP_DECIMALS = (0, 1, 2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -72,11 +75,23 @@ class ItemReport:
     closest_slip: Spread | None = None
     ms_per_draw: float = 0.0
     ms_max: float = 0.0
+    #: draws that kept a slip (offered as a distractor) whose answer passes for right
+    inside_margin: int = 0
+    inside_messages: tuple[str, ...] = ()
+    #: failures because no draw lets every slip be told apart at these decimals
+    unavoidable: int = 0
 
     @property
     def ok(self) -> bool:
-        """No failure and no invariant violation in any draw."""
-        return self.failures == 0 and self.invariant_violations == 0
+        """No failure, no invariant violation and no kept slip inside the margin."""
+        return self.failures == 0 and self.invariant_violations == 0 \
+            and self.inside_margin == 0
+
+    @property
+    def named(self) -> bool:
+        """Draws where the question could not keep every slip apart, and says so (the build
+        stops with that error, or lists the slips as coinciding)."""
+        return bool(self.unavoidable or self.coincident_draws or (self.fixed and self.coincident))
 
 
 @dataclass(frozen=True)
@@ -143,19 +158,19 @@ def closest_slip(variant: Variant, decimals: int) -> float | None:
     fp = variant.fingerprints
     if fp is None or not variant.slips:
         return None
-    right = fp.correct.get(fp.target)
     gaps = []
     for s in variant.slips:
-        mine = s.values.get(fp.target)
-        a, b = mc.cells(mine), mc.cells(right)
-        if len(a) != len(b):
-            continue
         diffs = []
-        for x, y in zip(a, b, strict=True):
-            if isinstance(x, Ex) and isinstance(y, Ex) and not (x.is_neg_inf or y.is_neg_inf):
-                diffs.append(abs(float(x.val) - float(y.val)) * 10**decimals)
-            elif isinstance(x, int) and isinstance(y, int):
-                diffs.append(float(abs(x - y)))
+        for name in fp.compared:  # the answers a slip may show in (the target first)
+            a, b = mc.cells(s.values.get(name)), mc.cells(fp.correct.get(name))
+            if len(a) != len(b):
+                continue
+            for x, y in zip(a, b, strict=True):
+                if isinstance(x, Ex) and isinstance(y, Ex) \
+                        and not (x.is_neg_inf or y.is_neg_inf):
+                    diffs.append(abs(float(x.val) - float(y.val)) * 10**decimals)
+                elif isinstance(x, int) and isinstance(y, int):
+                    diffs.append(float(abs(x - y)))
         if diffs:
             gaps.append(max(diffs))
     return min(gaps) if gaps else None
@@ -175,13 +190,21 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
     gaps: list[float] = []
     times: list[float] = []
     fixed = False
+    inside: Counter[str] = Counter()
+    unavoidable = 0
     for seed in seeds:
         t0 = time.perf_counter()
         try:
             variant = draw_variant(spec, seed, sheet_id)
             solve_item(spec, variant.given, 1, sheet_id, variant=variant)
+            for c in margin_slips(spec, variant, sheet_id):
+                inside[f"seed {seed}: {c.text()}, yet offered as a distractor"] += 1
         except InvariantError as exc:
             violations[f"seed {seed}: {exc.message}"] += 1
+            continue
+        except DrawError as exc:
+            failures[f"seed {seed}: {exc}"] += 1
+            unavoidable += "can be told apart" in exc.message
             continue
         except WorksheetgenError as exc:
             failures[f"seed {seed}: {exc}"] += 1
@@ -227,6 +250,9 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
         closest_slip=Spread.of("closest slip (units of the last digit)", gaps),
         ms_per_draw=statistics.fmean(times) if times else 0.0,
         ms_max=max(times, default=0.0),
+        inside_margin=sum(inside.values()),
+        inside_messages=tuple(m for m, _ in inside.most_common(MAX_MESSAGES)),
+        unavoidable=unavoidable,
     )
 
 
@@ -286,6 +312,8 @@ def item_lines(r: ItemReport) -> list[str]:
         lines.append(f"    failure: {m}")
     for m in r.invariant_messages:
         lines.append(f"    invariant violated: {m}")
+    for m in r.inside_messages:
+        lines.append(f"    slip inside the margin: {m}")
     return lines
 
 
@@ -297,3 +325,78 @@ def summary_line(report: CheckReport) -> str:
     if not bad:
         return f"OK: {head}; no failures."
     return f"FAILED: {head}; failing: " + ", ".join(i.id for i in bad)
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """``check --stress``: every bank at every decimals, one CheckReport each."""
+
+    runs: tuple[tuple[int, CheckReport], ...]
+
+    @property
+    def ok(self) -> bool:
+        """No slip inside the margin, and every failure is a question that says it cannot
+        keep its slips apart at those decimals."""
+        return all(i.inside_margin == 0 and i.invariant_violations == 0
+                   and i.failures == i.unavoidable for _, r in self.runs for i in r.items)
+
+
+def bundled_banks() -> list[str]:
+    """The bundled banks (the ``banks`` folder shipped with worksheetgen), by name."""
+    from worksheetgen.resources import data_dir
+
+    return [str(p) for p in sorted(data_dir("banks").glob("*.yaml"))]
+
+
+def sweep_banks(paths: Sequence[str] = (), seeds: int = SWEEP_SEEDS,
+                decimals: Sequence[int] = SWEEP_DECIMALS,
+                progress: Callable[[int, CheckReport], None] | None = None) -> SweepReport:
+    """Stress-check each bank on its own (every bundled bank when none is given) at each
+    of ``decimals``: no kept slip may pass for the right answer however the student rounds;
+    the questions that cannot avoid it are named."""
+    runs = []
+    for path in list(paths) or bundled_banks():
+        for d in decimals:
+            report = check_banks([path], seeds, decimals=d)
+            runs.append((d, report))
+            if progress is not None:
+                progress(d, report)
+    return SweepReport(tuple(runs))
+
+
+def sweep_lines(d: int, report: CheckReport) -> list[str]:
+    """One bank at one decimals, as text lines: a summary, then each question that is not
+    clean (named: cannot keep its slips apart; FAILED: anything else)."""
+    places = f"{d} decimal" + ("" if d == 1 else "s")
+    lines = [f"{', '.join(report.banks)} at {places}: {len(report.items)} questions x "
+             f"{report.stress} seeds"]
+    for i in report.items:
+        if i.inside_margin or i.invariant_violations or i.failures != i.unavoidable:
+            lines += ["  FAILED " + line.strip() for line in item_lines(i)[:1]]
+            lines += ["    " + line.strip() for line in item_lines(i)[1:]
+                      if "failure" in line or "invariant" in line or "inside" in line]
+        elif i.unavoidable:
+            lines.append(f"  cannot avoid: {i.id} ({i.where}): in {i.unavoidable} of "
+                         f"{i.draws} draws no variant lets every slip be told apart at "
+                         f"{places}; the build stops and says so")
+        elif i.coincident_draws:
+            lines.append(f"  cannot avoid: {i.id} ({i.where}): in {i.coincident_draws} of "
+                         f"{i.draws} draws a slip stays within the key's margin; left out "
+                         "of the distractors and named in the key: "
+                         + "; ".join(i.coincident[:MAX_MESSAGES]))
+        elif i.fixed and i.coincident:
+            lines.append(f"  cannot avoid: {i.id} ({i.where}): pinned variant; left out of "
+                         "the distractors and named in the key: "
+                         + "; ".join(i.coincident[:MAX_MESSAGES]))
+    return lines
+
+
+def sweep_summary(report: SweepReport) -> str:
+    """The closing line of ``check --stress``."""
+    draws = sum(r.draws for _, r in report.runs)
+    named = sorted({f"{i.id}@{d}" for d, r in report.runs for i in r.items if i.named})
+    head = f"{len(report.runs)} bank x decimals runs, {draws} draws"
+    if not report.ok:
+        return f"FAILED: {head}; a slip passes for right or a question fails (see above)."
+    tail = f"; {len(named)} question x decimals cannot avoid a slip and say so" if named else ""
+    return f"OK: {head}; no kept slip inside the margin{tail}."

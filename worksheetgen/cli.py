@@ -224,17 +224,47 @@ class _BuildProgress:
         self.stage = None
 
 
+class _Stress(click.ParamType):
+    """``--stress N`` (seeds per question) or a bare ``--stress`` (the sweep)."""
+
+    name = "stress"
+    SWEEP = "sweep"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> int | str:
+        if value == self.SWEEP or isinstance(value, int):
+            return value  # type: ignore[return-value]
+        return click.IntRange(1, 100_000).convert(value, param, ctx)  # type: ignore[no-any-return]
+
+
 @main.command()
 @click.option("--bank", "banks", multiple=True, type=click.Path(),
               help="A bank file or folder (repeatable). Default: the bundled default bank.")
-@click.option("--stress", type=click.IntRange(1, 100_000), default=200, show_default=True,
-              metavar="N", help="Seeds drawn per question.")
+@click.option("--stress", type=_Stress(), default=200, show_default=True, is_flag=False,
+              flag_value=_Stress.SWEEP, metavar="[N]",
+              help="Seeds drawn per question. Alone: every bundled bank (or each --bank), "
+              "50 seeds, at decimals 0 to 4 (or --decimals): no kept slip may pass for right.")
 @click.option("--decimals", type=click.IntRange(0, 6), default=None,
               help="Check at these decimals, as build --decimals would print them.")
 @reports_errors
-def check(banks: tuple[str, ...], stress: int, decimals: int | None) -> None:
+def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> None:
     """Validate banks and draw every question N times: failures, redraws, spread, timing."""
     from worksheetgen.checker import check_banks, item_lines, summary_line
+
+    if stress == _Stress.SWEEP:
+        from worksheetgen.checker import SWEEP_DECIMALS, sweep_banks, sweep_lines, sweep_summary
+
+        def shown(d: int, report: object) -> None:
+            for line in sweep_lines(d, report):  # type: ignore[arg-type]
+                click.echo(line)
+
+        swept = sweep_banks(banks, decimals=SWEEP_DECIMALS if decimals is None
+                            else (decimals,), progress=shown)
+        click.echo(sweep_summary(swept))
+        if not swept.ok:
+            sys.exit(1)
+        return
+    assert isinstance(stress, int)
 
     def show(item: object) -> None:
         for line in item_lines(item):  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -72,8 +72,19 @@ def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fing
     if spec.format == "choice":
         return None, []
     solution = family.solve(given, spec.decimals, item_label(spec, sheet_id))
+    worked: dict[str, tuple[dict[str, Any], ...]] = {}
+
+    def chains(slip: mc.SlipResult) -> tuple[dict[str, Any], ...]:
+        # the slip worked from rounded earlier steps; computed once, only when needed
+        if slip.name not in worked:
+            worked[slip.name] = family.rounded(given, slip.misconception.recipe,
+                                               spec.decimals)
+        return worked[slip.name]
+
     try:
-        found = mc.within_margin(fp, solution.answer(fp.target), spec.decimals)
+        found = mc.within_margin(fp, solution.answer(fp.target), spec.decimals,
+                                 chains=chains,
+                                 reach=family.chain_reach(given, fp.target, spec.decimals))
     except KeyError:
         found = []
     also = getattr(family, "margin_also", None)
@@ -81,9 +92,23 @@ def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fing
         names, slips = also(given)
         for name in names:
             named = {c.slip for c in found}
-            found += [c for c in mc.within_margin(fp, solution.answer(name), spec.decimals,
-                                                  only=slips) if c.slip not in named]
+            found += [c for c in mc.within_margin(
+                fp, solution.answer(name), spec.decimals, only=slips, chains=chains,
+                reach=family.chain_reach(given, name, spec.decimals)) if c.slip not in named]
     return solution, found
+
+
+def margin_slips(spec: QuestionSpec, variant: Variant, sheet_id: str) -> list[mc.Collision]:
+    """The slips a drawn variant kept (its distractors) whose answer the key would accept
+    as right, however the student rounds: none, for a variant the draw accepted (what
+    ``check`` verifies)."""
+    fp = variant.fingerprints
+    if fp is None or not variant.slips:
+        return []
+    family = get_family(spec.family)
+    _, found = _margins(spec, family, variant.given, replace(fp, slips=variant.slips),
+                        sheet_id)
+    return found
 
 
 def _where(spec: QuestionSpec, sheet_id: str) -> dict[str, Any]:

@@ -118,6 +118,9 @@ class Ex:
         if op == "-inf":
             return sp.S.NegativeInfinity
         if op == "+":
+            reduced = self.form  # a sum the canonical form reduces to a number (see canon.add)
+            if isinstance(reduced, Fraction):
+                return sp.Rational(reduced.numerator, reduced.denominator)
             return sp.Add(*[t.expr for t in args])
         if op == "*":
             return args[0].expr * args[1].expr

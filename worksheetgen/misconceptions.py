@@ -14,7 +14,12 @@ Protocol a family follows to take part (nothing else is needed):
   family has that hook (variants that ask different steps), else ``family.target`` if the
   family sets it, else the last fingerprint name;
 - ``evaluate(given, recipe)``: the exact values of the fingerprint answers under ``recipe``;
-- optionally ``slips_for(given)``: the declared slips that apply to this variant.
+- optionally ``slips_for(given)``: the declared slips that apply to this variant;
+- optionally ``operands(given)``: the given values with the Q, K and V the slips act on,
+  where the sheet asks for them instead of giving them (projections: Q = XW_Q, ...);
+- optionally ``shows_in(given)``: the answers in which a slip may show, when the target
+  alone cannot tell them all apart (multihead with d_v given: ``dk-equals-d`` changes d_k
+  and the weights, not W_O). Distinguishability then asks a difference in one of them.
 
 A slip applies to a variant when the family lists it (``slips_for``) *and* it makes sense for
 the drawn values (``Misconception.applies``): ``no-transpose`` only where Q·K is defined
@@ -122,6 +127,10 @@ MISCONCEPTIONS: dict[str, Misconception] = {
                       "Forgets that each head gets d_k = d/h and gives every head the full "
                       "width d.",
                       flipped(head_width="d"), _always),
+        Misconception("reads-column",
+                      "Reads the token's column of the weights (what every query gives it) "
+                      "instead of its row (what it gives every key).",
+                      flipped(read="column"), _always),
         Misconception("wo-transposed",
                       "Writes the shape of W_O the wrong way round (d x concat instead of "
                       "concat x d).",
@@ -179,11 +188,21 @@ class SlipResult:
 
 @dataclass(frozen=True)
 class Fingerprints:
-    """The correct values and every applicable slip's values for one variant."""
+    """The correct values and every applicable slip's values for one variant.
+
+    ``shown`` are the answers a slip must differ in (one of them): the target, and any the
+    family's ``shows_in`` adds.
+    """
 
     target: str
     correct: dict[str, Any]
     slips: tuple[SlipResult, ...]
+    shown: tuple[str, ...] = ()
+
+    @property
+    def compared(self) -> tuple[str, ...]:
+        """The answers distinguishability compares (the target first)."""
+        return self.shown or (self.target,)
 
     def result(self, name: str) -> SlipResult:
         """The result of the slip called ``name``."""
@@ -200,12 +219,18 @@ def fingerprints(family: Any, given: dict[str, Any]) -> Fingerprints | None:
     target = target_of(family, given)
     assert target is not None
     correct = family.evaluate(given, CORRECT)
+    hook = getattr(family, "operands", None)
+    operands = hook(given) if callable(hook) else given
     results = []
     for name in declared(family, given):
         m = MISCONCEPTIONS[name]
-        if m.applies(given, correct):
+        if m.applies(operands, correct):
             results.append(SlipResult(m, m.evaluate(family, given)))
-    return Fingerprints(target, correct, tuple(results))
+    shows = getattr(family, "shows_in", None)
+    shown = tuple(shows(given)) if callable(shows) else ()
+    if shown and shown[0] != target:
+        shown = (target,) + tuple(n for n in shown if n != target)
+    return Fingerprints(target, correct, tuple(results), shown)
 
 
 # ---------------------------------------------------------------- comparing results
@@ -291,35 +316,47 @@ class Collision:
 def collisions(fp: Fingerprints, decimals: int) -> list[Collision]:
     """Every slip that collides with the correct answer or with an earlier slip."""
     out: list[Collision] = []
-    target = fp.target
-    right = fp.correct.get(target)
+    names = fp.compared
+
+    def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        return any(distinguishable(a.get(n), b.get(n), decimals) for n in names)
+
     for i, s in enumerate(fp.slips):
-        mine = s.values.get(target)
-        if not distinguishable(mine, right, decimals):
+        if not apart(s.values, fp.correct):
             out.append(Collision(s.name, "correct"))
             continue
         for other in fp.slips[:i]:
-            if not distinguishable(mine, other.values.get(target), decimals):
+            if not apart(s.values, other.values):
                 out.append(Collision(s.name, other.name))
                 break
     return out
 
 
+Chains = Callable[["SlipResult"], Sequence[dict[str, Any]]]
+
+
 def within_margin(fp: Fingerprints, answer: Any, decimals: int,
-                  only: Sequence[str] | None = None) -> list[Collision]:
-    """Every slip whose printed answer the key would accept as right.
+                  only: Sequence[str] | None = None,
+                  chains: Chains | None = None, reach: float = math.inf) -> list[Collision]:
+    """Every slip whose answer, however the student rounds, the key would accept as right.
 
     ``answer`` is the solved target (an ``Answer``), or another answer the slip must not
-    pass for right in. A student who makes the slip writes its printed value; where that is
-    within the answer's tolerance in every entry (as ``grade`` and the LMS exports accept it:
-    a margin wider than half a unit, because rounded earlier answers carry into this one),
-    the slip cannot be told from a right answer. With ``only`` (names), just those slips are
-    checked, and only where they print differently from the right answer (a slip that leaves
-    this answer alone shows elsewhere).
+    pass for right in. A student who makes the slip may write its printed value, its value
+    to more digits than asked (the unrounded value), or the value worked from earlier steps
+    rounded as the key allows the right answer's to be (``chains(slip)``: the family's
+    ``rounded`` tables). Where any of these is within the answer's tolerance in every entry
+    (as ``grade`` and the LMS exports accept it: a margin wider than half a unit, because
+    rounded earlier answers carry into this one), the slip cannot be told from a right
+    answer. With ``only`` (names), just those slips are checked, and only where they print
+    differently from the right answer (a slip that leaves this answer alone shows
+    elsewhere). ``reach`` bounds how far a chain's entries lie from the slip's exact ones
+    (the family's ``chain_reach``): a slip farther than that from the margin is not worked
+    through.
     """
     if answer.kind not in ("matrix", "vector", "scalar") or not answer.tolerance:
         return []  # exact answers: printed equality (``collisions``) already decides
     right = cells(answer.value)
+    tol = answer.tolerance
     out: list[Collision] = []
     for s in fp.slips:
         if only is not None and s.name not in only:
@@ -327,16 +364,48 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
         mine = s.values.get(answer.name)
         if mine is None or _shape(mine) != _shape(answer.value):
             continue
-        if only is None and _clearly_outside(cells(mine), right, answer.tolerance, decimals):
-            continue  # decided on the doubles, without printing the slip's answer
-        shown = cells(value_rounded(mine, decimals))
-        if only is not None and [str(x) for x in shown] == [str(x)
-                                                           for x in cells(answer.rounded)]:
+        exact = cells(mine)
+        if only is not None and [float(x) if x != "-inf" else x for x in cells(
+                value_rounded(mine, decimals))] == [float(x) if x != "-inf" else x
+                                                    for x in cells(answer.rounded)]:
             continue
-        if len(shown) == len(right) and all(
-                _accepted(v, p, answer.tolerance) for v, p in zip(right, shown, strict=True)):
-            out.append(Collision(s.name, "correct", margin=answer.tolerance))
+        if _passes(s, exact, right, tol, decimals, chains, answer.name, reach):
+            out.append(Collision(s.name, "correct", margin=tol))
     return out
+
+
+def _passes(s: SlipResult, exact: list[Any], right: list[Any], tol: float, decimals: int,
+            chains: Chains | None, name: str, reach: float = math.inf) -> bool:
+    """Does any way of writing slip ``s``'s answer fall within ``tol`` of ``right``?"""
+    if len(exact) != len(right):
+        return False
+    near = not _clearly_outside(exact, right, tol, decimals)
+    if near:  # its printed value, and its value to every digit
+        shown = cells(value_rounded(s.values[name], decimals))
+        if all(_accepted(v, p, tol) for v, p in zip(right, shown, strict=True)):
+            return True
+        if all(_accepted(v, _written(x), tol) for v, x in zip(right, exact, strict=True)):
+            return True
+    if chains is None or _clearly_outside(exact, right, tol + reach, decimals):
+        return False  # (decided on the doubles: no chain can come that near)
+    for chain in chains(s):
+        worked = chain.get(name)
+        if worked is None:
+            continue
+        got = cells(worked)
+        if len(got) == len(right) and all(_accepted(v, _written(x), tol)
+                                          for v, x in zip(right, got, strict=True)):
+            return True
+    return False
+
+
+def _written(x: Any) -> float | str:
+    """An exact or float entry as a student writes it to every digit (-inf: masked)."""
+    if isinstance(x, Ex):
+        return "-inf" if x.is_neg_inf else ex.to_float(x)
+    if isinstance(x, float) and x == float("-inf"):
+        return "-inf"
+    return float(x)
 
 
 def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float,
@@ -351,7 +420,7 @@ def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float,
     return False
 
 
-def _accepted(value: float | str, printed: str, tolerance: float) -> bool:
+def _accepted(value: float | str, printed: str | float, tolerance: float) -> bool:
     """Would an entry written as ``printed`` be accepted for ``value`` (-inf: masked)?"""
     if printed == "-inf" or value == "-inf":
         return printed == value
@@ -384,13 +453,32 @@ def value_json(value: Any) -> Any:
     return value
 
 
-def value_rounded(value: Any, decimals: int) -> Any:
-    """An exact fingerprint value as the strings the key prints (as the answer would be)."""
-    if isinstance(value, list) and value and isinstance(value[0], list):
-        from worksheetgen.families.answers import table
+def prints_whole(value: Any) -> bool | None:
+    """Whether an answer's table (or row) prints as whole numbers: every entry whole or
+    −∞. It is the style of every value of that answer (the correct one decides, so a slip's
+    table of a decimal answer prints ``3.00`` like the right one); None for other values."""
+    from worksheetgen.families.answers import is_whole
 
-        # whole-number tables print without decimals
-        return _converted.get((value,), (decimals,), lambda: table(value, decimals))
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return all(is_whole(x) for row in value for x in row)
+    if isinstance(value, list) and value and all(isinstance(x, Ex) for x in value):
+        return all(is_whole(x) for x in value)
+    return None
+
+
+def value_rounded(value: Any, decimals: int, whole: bool | None = None) -> Any:
+    """An exact fingerprint value as the strings the key prints (as the answer would be).
+
+    A table or row prints without decimals when it is all whole numbers, unless ``whole``
+    is False (the answer's own style, ``prints_whole`` of its correct value: decimals).
+    """
+    from worksheetgen.families.answers import table
+
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return _converted.get((value,), (decimals, whole),
+                              lambda: table(value, decimals, whole=whole is not False))
+    if isinstance(value, list) and value and all(isinstance(x, Ex) for x in value):
+        return table([value], decimals, whole=whole is not False)[0]
     if isinstance(value, Ex):
         return ex.rounded(value, decimals)
     if isinstance(value, tuple | list):

@@ -98,12 +98,20 @@ def with_misconceptions(spec: QuestionSpec, solution: Solution, variant: Variant
                              f"(family '{spec.family}' declares none)", field=label)
         return solution
     d = spec.decimals
+    styles: dict[str, bool | None] = {}  # each answer's print style, read once
+
+    def style(name: str) -> bool | None:
+        if name not in styles:
+            styles[name] = mc.prints_whole(fp.correct.get(name))
+        return styles[name]
+
     distractors = tuple(
         Distractor(
             misconception=s.name,
             description=s.misconception.description,
             answer={n: mc.value_json(v) for n, v in s.values.items() if v is not None},
-            rounded={n: mc.value_rounded(v, d) for n, v in s.values.items() if v is not None},
+            rounded={n: mc.value_rounded(v, d, style(n))
+                     for n, v in s.values.items() if v is not None},
         )
         for s in variant.slips
     )
@@ -136,9 +144,10 @@ def as_choice(solution: Solution, fp: mc.Fingerprints, variant: Variant, decimal
                          field=label)
     order = [int(i) for i in variant.rng.permutation(len(options))]
     choices = []
+    style = mc.prints_whole(fp.correct[fp.target])  # every option in the answer's style
     for pos, idx in enumerate(order):
         slip, value = options[idx]
-        printed = mc.value_rounded(value, decimals)
+        printed = mc.value_rounded(value, decimals, style)
         choices.append(Choice(label=LABELS[pos], text=value_math(printed, target.kind),
                               correct=slip is None, misconception=slip, rounded=printed))
     old = next((p for p in solution.parts if p.answer == target.name), None)

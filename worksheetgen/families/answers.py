@@ -17,7 +17,8 @@ def half_unit(decimals: int) -> float:
     return 0.5 * 10.0 ** (-decimals)
 
 
-def _whole(x: Ex) -> bool:
+def is_whole(x: Ex) -> bool:
+    """A whole number or −∞: an entry a whole-number table prints without decimals."""
     fr = x.frac
     if fr is not None:
         return fr.denominator == 1
@@ -31,9 +32,11 @@ def printed(x: Ex, decimals: int, whole: bool) -> str:
     return ex.rounded(x, decimals)
 
 
-def table(m: Matrix, decimals: int) -> list[list[str]]:
-    """A matrix as printed in a step: whole numbers stay whole, others are rounded."""
-    if all(_whole(x) for row in m for x in row):
+def table(m: Matrix, decimals: int, whole: bool = True) -> list[list[str]]:
+    """A matrix as printed: a table of whole numbers (and −∞) prints them without decimals,
+    any other table every entry rounded to ``decimals`` (one style per table). With
+    ``whole`` False it is rounded even when whole (a slip's value of a decimal answer)."""
+    if whole and all(is_whole(x) for row in m for x in row):
         return [["-inf" if x.is_neg_inf else str(ex.as_int(x)) for x in row] for row in m]
     rounded = ex.rounded
     return [[rounded(x, decimals) for x in row] for row in m]
@@ -61,16 +64,22 @@ def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int
     """A matrix answer; ``widen`` counts rounded steps the student's value passes through
     (``tolerance``, when given, replaces that count's half-units).
 
-    A table of whole numbers (such as integer scores QKᵀ) is printed without decimals.
+    A table of whole numbers (such as integer scores QKᵀ) is printed without decimals, and,
+    being exact as printed, has tolerance 0 like every whole-number answer (unless
+    ``tolerance`` says otherwise: an output worked from a rounded A).
     """
+    shown = table(m, decimals)
+    if tolerance is None:
+        whole = all(is_whole(x) for row in m for x in row)  # exact as printed
+        tolerance = 0.0 if whole else round(half_unit(decimals) * widen, 12)
     return Answer(
         name=name,
         label=label,
         kind="matrix",
         value=ex.matrix_floats(m),
-        rounded=table(m, decimals),
+        rounded=shown,
         exact=ex.matrix_exact(m),
-        tolerance=round(half_unit(decimals) * widen, 12) if tolerance is None else tolerance,
+        tolerance=tolerance,
     )
 
 
@@ -124,15 +133,18 @@ def output_answer(A: Matrix, V: Sequence[Sequence[int]], output: Matrix, decimal
 
 
 def vector_answer(name: str, label: str, v: list[Ex], decimals: int, *, widen: int = 1) -> Answer:
-    """A vector (one row) answer."""
+    """A vector (one row) answer, printed as a one-row table (a row of whole numbers, exact
+    as printed, without decimals and with tolerance 0)."""
+    (shown,) = table([v], decimals)
+    whole = all(is_whole(x) for x in v)
     return Answer(
         name=name,
         label=label,
         kind="vector",
         value=[ex.to_float(x) for x in v],
-        rounded=[ex.rounded(x, decimals) for x in v],
+        rounded=shown,
         exact=[ex.text(x) for x in v],
-        tolerance=round(half_unit(decimals) * widen, 12),
+        tolerance=0.0 if whole else round(half_unit(decimals) * widen, 12),
     )
 
 

@@ -122,10 +122,14 @@ class ScoreTable(Family):
 
     fingerprint = ("scaled", "masked", "A")
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of ``attend`` for this variant."""
+        return {"S": given.get("S", given.get("scaled")), "d_k": given.get("d_k"),
+                "causal": given["causal"]}
+
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of this variant under ``recipe``."""
-        return attend(S=given.get("S", given.get("scaled")), d_k=given.get("d_k"),
-                      causal=given["causal"], recipe=recipe)
+        return attend(recipe=recipe, **self.chain_args(given))
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         t = self.trace(given, recipe)
@@ -206,10 +210,14 @@ class QKVHead:
 
     fingerprint = ("scores", "scaled", "masked", "A", "output")
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of ``attend`` for this variant."""
+        return {"Q": given["Q"], "K": given["K"], "V": given["V"], "d_k": given["d_k"],
+                "causal": given["causal"]}
+
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of this variant under ``recipe``."""
-        return attend(Q=given["Q"], K=given["K"], V=given["V"], d_k=given["d_k"],
-                      causal=given["causal"], recipe=recipe)
+        return attend(recipe=recipe, **self.chain_args(given))
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         """Scores, scaled, masked (when causal), A and AV under ``recipe``."""

@@ -392,6 +392,47 @@ class Family:
         """
         return self.slips
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``attention.attend`` arguments of this variant's calculation (Q, K, V or S,
+        d_k, causal), or None when it has no attention tables to round step by step."""
+        return None
+
+    def rounded(self, given: dict[str, Any], recipe: Recipe,
+                decimals: int) -> tuple[dict[str, Any], ...]:
+        """The fingerprinted tables as a student who makes ``recipe``'s slip and rounds
+        every step to ``decimals`` would write them (floats; see
+        ``attention.rounding_chains``). None of them may pass for the right answer."""
+        args = self.chain_args(given)
+        if args is None:
+            return ()
+        from worksheetgen.attention import rounding_chains
+
+        return tuple({k: v.tolist() for k, v in chain.items()}
+                     for chain in rounding_chains(decimals, recipe=recipe, **args))
+
+    def chain_reach(self, given: dict[str, Any], name: str, decimals: int) -> float:
+        """How far (at most, in any entry) a table of ``rounded`` lies from the same slip's
+        exact table: the draw skips the chains of a slip that is farther from the right
+        answer than that plus the margin (they could not pass for right).
+
+        A softmax input moved by at most half a unit h moves each weight by a factor
+        within e^(±2h), so by at most e^(2h) − 1 (and never by more than 1), plus h for
+        rounding A; the output moves by that times the largest column sum of |V| (or of
+        |K|, which mixed-keys mixes); a scaled or masked table moves by h.
+        """
+        args = self.chain_args(given)
+        if args is None:
+            return 0.0
+        h = 0.5 * 10.0**-decimals
+        weights = min(1.0, math.expm1(2 * h)) + h
+        if name == "A":
+            return weights
+        if name == "output":
+            sums = [sum(abs(x) for x in col) for m in (args.get("V"), args.get("K"))
+                    if m is not None for col in zip(*m, strict=True)]
+            return weights * max(sums, default=0.0) + h
+        return h
+
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         """The exact values of the fingerprinted answers when computed by ``recipe``.
 

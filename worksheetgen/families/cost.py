@@ -32,6 +32,16 @@ def grouped(n: int) -> str:
     return r"\,".join(groups)
 
 
+def total_question(h: int, layers: int) -> str:
+    """The question for the total, worded for one head or one layer as well as for many."""
+    where = f"all {layers} layers" if layers > 1 else "the one layer"
+    if h > 1:
+        return f"How many scores do all {h} heads of {where} compute?"
+    if layers > 1:
+        return f"How many scores do the heads of {where} (one head each) compute?"
+    return "How many scores does the one head of the one layer compute?"
+
+
 @register
 class Cost(Family):
     """How many attention scores a model computes: T^2 per head per layer, h*L*T^2 in all."""
@@ -48,9 +58,10 @@ class Cost(Family):
         BoolParam("causal", Pinned(False),
                   "also ask how many scores per head a causal mask leaves (T(T+1)/2)"),
     )
-    prompt = ("A transformer has $L = {{ L }}$ layers of self-attention with $h = {{ h }}$ heads "
-              "each, and reads a sequence of $T = {{ T }}$ tokens. Every head of every layer "
-              "scores each query against every key.")
+    prompt = ("A transformer has $L = {{ L }}$ {{ 'layer' if L == 1 else 'layers' }} of "
+              "self-attention with $h = {{ h }}$ {{ 'head' if h == 1 else 'heads' }} each, and "
+              "reads a sequence of $T = {{ T }}$ {{ 'token' if T == 1 else 'tokens' }}. Every "
+              "head of every layer scores each query against every key.")
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         return {"T": pick(params["T"], rng), "h": pick(params["h"], rng),
@@ -78,8 +89,7 @@ class Cost(Family):
                    integer_answer("total", "hLT^2", c["total"])]
         parts = [Part("How many attention scores does one head of one layer compute?",
                       "per_head"),
-                 Part(f"How many scores do all {h} heads of all {layers} layers compute?",
-                      "total")]
+                 Part(total_question(h, layers), "total")]
         steps = [Step("One score per (query, key) pair: a $T \\times T$ table per head",
                       rf"T \cdot T = {t} \cdot {t} = {g['per_head']}"),
                  Step("Every head of every layer has its own table",

@@ -54,7 +54,8 @@ class Cross(Family):
     params = (
         IntParam("T_q", 1, 512, IntRange(2, 3), "tokens in the query (decoder) sequence"),
         IntParam("T_k", 1, 512, IntRange(2, 4),
-                 "tokens in the key/value (encoder) sequence; never equal to T_q"),
+                 "tokens in the key/value (encoder) sequence; never equal to T_q; 2 to 4 "
+                 "when numeric"),
         IntParam("d_k", 1, 1024, Pinned(2), "width of queries and keys"),
         IntParam("d_v", 1, 1024, Pinned(3), "width of values"),
         BoolParam("numeric", Pinned(False),
@@ -98,9 +99,16 @@ class Cross(Family):
                      f"have different lengths), got {ks[0]}")]
         if True in param_values(params["numeric"]):
             for n in NUMERIC_DIMS:
+                # one key (T_k = 1) makes every weight 1: no draw has scores that differ
+                # within a row, so the numbers start at two source tokens
+                low = 2 if n == "T_k" else 1
                 if max_of(params[n]) > HAND_MAX:
-                    return [(n, f"expected {n} from 1 to {HAND_MAX} when numeric is true "
+                    return [(n, f"expected {n} from {low} to {HAND_MAX} when numeric is true "
                              f"(hand work), got up to {max_of(params[n])}")]
+                if min(param_values(params[n])) < low:
+                    return [(n, f"expected {n} from {low} to {HAND_MAX} when numeric is true "
+                             "(with one source token every weight is 1), got "
+                             f"{min(param_values(params[n]))}")]
         return order_problems(params, (("low", "high"), ("v_low", "v_high")))
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -145,10 +153,18 @@ class Cross(Family):
     fingerprint = ("scaled", "A", "output")
     target = "output"
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
+        """The arguments of ``attend`` (numeric variants only)."""
+        if not given["numeric"]:
+            return None
+        return {"Q": given["Q"], "K": given["K"], "V": given["V"], "d_k": given["d_k"],
+                "causal": False}
+
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The numeric attention trace (numeric variants only)."""
-        return attend(Q=given["Q"], K=given["K"], V=given["V"], d_k=given["d_k"], causal=False,
-                      recipe=recipe)
+        args = self.chain_args(given)
+        assert args is not None
+        return attend(recipe=recipe, **args)
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         if not given["numeric"]:

@@ -30,7 +30,9 @@ class Heads(Family):
     name = "heads"
     title = "Multi-head widths"
     summary = "Model width d and h heads: head width d_k = d/h, concat width, shape of W_O."
-    slips = ("dk-equals-d", "wo-transposed")
+    # wo-transposed is not declared: here the concat is h * d/h = d wide, so W_O is square and
+    # its transpose has the same shape (multihead with a value width of its own has it)
+    slips = ("dk-equals-d",)
     # the concat width is h times the student's d_k; W_O is (their concat width) x d
     carries = (Carry("concat_width", ("d_k",), ("times",), args=(("factor", "h"),)),
                Carry("W_O_shape", ("concat_width",), ("shape",), args=(("cols", "d"),)))

@@ -65,7 +65,7 @@ class Heatmap(Family):
     summary = ("An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "
                "key does token t attend to most, and is the weight matrix causal?")
     # one slip only (reading a column instead of a row): too few distractors for format: choice
-    slips = ("softmax-over-columns",)
+    slips = ("reads-column",)
     params = (
         IntParam("T", 2, 6, Pinned(4), "number of tokens (rows and columns of A)"),
         BoolParam("causal", Choices((True, False)),
@@ -159,7 +159,7 @@ class Heatmap(Family):
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         w = exact_rows(given["A"])
         t = given["token"] - 1
-        line = [row[t] for row in w] if recipe.axis == "queries" else w[t]
+        line = [row[t] for row in w] if recipe.read == "column" else w[t]
         best = max(line)
         return {"top_key": line.index(best) + 1}
 

@@ -156,9 +156,17 @@ class IdenticalKeys(Family):
     fingerprint = ("scores", "A")
     target = "A"
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
+        """The arguments of ``attend`` (numeric variants only)."""
+        if not given["numeric"]:
+            return None
+        return {"Q": given["Q"], "K": given["K"], "d_k": given["d_k"], "causal": False}
+
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of a numeric variant."""
-        return attend(Q=given["Q"], K=given["K"], d_k=given["d_k"], causal=False, recipe=recipe)
+        args = self.chain_args(given)
+        assert args is not None
+        return attend(recipe=recipe, **args)
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         if not given["numeric"]:

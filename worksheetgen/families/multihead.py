@@ -55,7 +55,8 @@ class MultiHead(Family):
         BoolParam("head_shape", Pinned(True), "also ask the shape of one head's W_Q"),
     )
     prompt = ("A multi-head self-attention layer has model width $d = {{ d }}$ and "
-              "$h = {{ h }}$ heads. Head $i$ projects the input with its own "
+              "$h = {{ h }}$ {{ 'head' if h == 1 else 'heads' }}. Head $i$ projects the input "
+              "with its own "
               "$W_Q^{(i)}, W_K^{(i)}$ (each $d \\times d_k$) and $W_V^{(i)}$ "
               "($d \\times d_v$, {% if d_v_given %}here $d_v = {{ d_v }}${% else %}with "
               "$d_v = d_k${% endif %}); the heads' outputs are concatenated and multiplied by "
@@ -99,11 +100,15 @@ class MultiHead(Family):
                 "head_shape": bool(pick(params["head_shape"], rng))}
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
-        """Slips that change W_O's shape: dk-equals-d (when d_v follows d_k), wo-transposed
-        (when W_O is not square)."""
-        on = {"dk-equals-d": given["h"] > 1 and not given["d_v_given"],
+        """dk-equals-d wherever there is more than one head (it changes d_k, and W_O's shape
+        too when d_v follows d_k), wo-transposed where W_O is not square."""
+        on = {"dk-equals-d": given["h"] > 1,
               "wo-transposed": given["h"] * given["d_v"] != given["d"]}
         return tuple(s for s in self.slips if on[s])
+
+    def shows_in(self, given: dict[str, Any]) -> tuple[str, ...]:
+        """W_O's shape, and d_k: with d_v given, dk-equals-d leaves W_O alone."""
+        return ("W_O_shape", "d_k")
 
     fingerprint = ("d_k", "concat_width", "W_Q_head_shape", "params", "params_bias",
                    "W_O_shape")

@@ -42,7 +42,8 @@ from worksheetgen.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.models import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100
-MAX_SCORE = 24  # with a softmax step, |QK^T| at most this: e^x stays a calculator number
+MAX_SCORE = 24  # with a scale (and so any later) step, |QK^T| at most this: e^x stays a
+# calculator number
 LAYOUT = (("X", "T", "d"), ("W_Q", "d", "d_k"), ("W_K", "d", "d_k"), ("W_V", "d", "d_v"))
 WEIGHTS = ("W_Q", "W_K", "W_V")
 
@@ -58,9 +59,9 @@ class Projections(Family):
                "(optionally S/sqrt(d_k), A and AV).")
     supports_choice = True
     choice_needs = ("scale", "softmax", "output")
-    # no-transpose and mixed-keys are left out: Q, K and V are answers here, not givens, and
-    # the misconception library decides those two from given Q, K, V.
-    slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
+    # no-transpose and mixed-keys act on Q, K and V, which are answers here: ``operands``
+    # gives the library the projected ones to decide where they apply
+    slips = ("no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns", "mixed-keys")
     # Q, K and V are answers here: the scores follow from the student's Q and K, AV from
     # their A and their V
     carries = (SCORES_FROM_QK, SCALED_FROM_SCORES, *A_FROM_SCALED, OUTPUT_FROM_A)
@@ -99,8 +100,8 @@ class Projections(Family):
                 @ (np.asarray(mats["X"]) @ np.asarray(mats["W_K"])).T
             if np.abs(s).max() > MAX_SCORE:
                 problems.append(("X", f"expected scores QK^T of at most {MAX_SCORE} in size "
-                                 "when the softmax is asked (e^x by hand), got "
-                                 f"{int(np.abs(s).max())}"))
+                                 "when the scale, softmax or output is asked (e^x by hand), "
+                                 f"got {int(np.abs(s).max())}"))
         return problems
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -128,10 +129,11 @@ class Projections(Family):
             if all_pinned or self._lively(mats, scale, output):
                 break
         else:
+            limit = (f" and at most {MAX_SCORE} in size (the scale is asked, and e^x of the "
+                     "scaled scores must stay a calculator number)") if scale else ""
             raise DrawError("could not draw X (no all-zero token) and W with scores that "
-                            f"are not all equal in every row and (with a softmax) at most "
-                            f"{MAX_SCORE} in size ({MAX_REDRAWS} tries); change x_low..x_high "
-                            "or w_low..w_high")
+                            f"are not all equal in every row{limit} ({MAX_REDRAWS} tries); "
+                            "change x_low..x_high or w_low..w_high")
         return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
 
     @staticmethod
@@ -149,9 +151,17 @@ class Projections(Family):
         return varied and small and (not output or bool(np.any(v != 0)))
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
-        on = {"scale-by-dk": given["scale"], "no-scale": given["scale"],
-              "softmax-over-columns": given["softmax"]}
+        """The scale slips where the scale is asked, softmax-over-columns where A is,
+        mixed-keys where AV is, and no-transpose always (the scores are always asked; it
+        applies where K is square and as wide as Q)."""
+        on = {"no-transpose": True, "scale-by-dk": given["scale"], "no-scale": given["scale"],
+              "softmax-over-columns": given["softmax"], "mixed-keys": given["output"]}
         return tuple(s for s in self.slips if on[s])
+
+    def operands(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The given values with the projected Q, K and V (what the slips act on)."""
+        q, k, v = self.projections(given)
+        return {**given, "Q": q, "K": k, "V": v}
 
     def target_for(self, given: dict[str, Any]) -> str:
         """The last answer the variant asks: what every slip must change."""
@@ -167,11 +177,15 @@ class Projections(Family):
 
     fingerprint = ("scores", "scaled", "A", "output")
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The arguments of ``attend`` for this variant (Q, K, V projected from X)."""
+        q, k, v = self.projections(given)
+        return {"Q": q, "K": k, "V": v if given["output"] else None, "d_k": given["d_k"],
+                "causal": False}
+
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of this variant under ``recipe``."""
-        q, k, v = self.projections(given)
-        return attend(Q=q, K=k, V=v if given["output"] else None, d_k=given["d_k"],
-                      causal=False, recipe=recipe)
+        return attend(recipe=recipe, **self.chain_args(given))
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         t = self.trace(given, recipe)

@@ -10,7 +10,7 @@ from worksheetgen import exact as ex
 from worksheetgen.attention import Recipe, scale_matrix, softmax_rows
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, vector_answer
+from worksheetgen.families.answers import choice_answer, table, vector_answer
 from worksheetgen.families.base import Carry, Family, IntParam, MatrixParam, cross_check, pick
 from worksheetgen.mathtex import sqrt_of, vector
 from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
@@ -90,6 +90,18 @@ class Scaling(Family):
         _, _, (weights,) = softmax_rows([scaled])
         return {"scaled": scaled, "A": weights}
 
+    def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
+        """The arguments of ``attend``: the row as a one-row score table."""
+        if "row" not in given:
+            return None
+        return {"S": [given["row"]], "d_k": given["d_k"], "causal": False}
+
+    def rounded(self, given: dict[str, Any], recipe: Recipe,
+                decimals: int) -> tuple[dict[str, Any], ...]:
+        """The rounding chains of the row, as vectors like the answers."""
+        return tuple({k: v[0] for k, v in chain.items()}
+                     for chain in super().rounded(given, recipe, decimals))
+
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         row, d_k = given["row"], given["d_k"]
         raw = [ex.number(x) for x in row]
@@ -106,7 +118,7 @@ class Scaling(Family):
             change, peaked = CHANGE_OPTIONS[1], PEAKED_OPTIONS[1]
         else:
             change, peaked = CHANGE_OPTIONS[2], PEAKED_OPTIONS[2]
-        r = lambda v: [ex.rounded(x, decimals) for x in v]  # noqa: E731
+        r = lambda v: table([v], decimals)[0]  # noqa: E731  (printed as the answers are)
         # the top weight before and after, to as many digits as it takes to see them differ
         # (at 0 decimals 0.88 and 0.80 both print as 1)
         shown = decimals

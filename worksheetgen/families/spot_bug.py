@@ -158,7 +158,8 @@ class SpotBug(QKVHead, Family):
             choice_answer("slip", r"\text{slip}", planted.description, options,
                           f"The slip is {planted.name}."),
             matrix_answer("A", "A", right.A, decimals, widen=2),
-            output_answer(right.A, v, right.output, decimals),
+            output_answer(right.A, v, right.output, decimals,
+                          before=right.masked if causal else right.scaled),
         )
         parts = (
             Part("Which slip does the worked solution make?", "slip"),
