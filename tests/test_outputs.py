@@ -665,3 +665,16 @@ def test_a_kept_tex_is_never_written_through_a_symlink_or_into_a_fifo(tmp_path, 
     with pytest.raises(CompileError, match="nothing kept.*FIFO"):
         tex.compile_job(tex.TexJob("doc", "\\documentclass{article}"), keep)
     assert stat.S_ISFIFO(os.lstat(keep / "doc.tex").st_mode)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("args", [["export", "--to", "gift", "--out", "-"],
+                                  ["grade", "--template", "-"]], ids=["export", "template"])
+def test_standard_output_on_a_full_disk_is_one_line(key_json, args):
+    with open("/dev/full", "wb") as full:
+        run = subprocess.run([sys.executable, "-m", "worksheetgen", *args[:1], "--key",
+                              str(key_json), *args[1:]], stdout=full, stderr=subprocess.PIPE,
+                             text=True, timeout=120)
+    assert run.returncode == 1
+    assert run.stderr.strip() == ("worksheetgen: error: standard output: cannot write here: "
+                                  "No space left on device (ENOSPC)")

@@ -32,7 +32,13 @@ from typing import Any, BinaryIO, Literal
 import numpy as np
 
 from worksheetgen.errors import GradeError
-from worksheetgen.outfiles import STDOUT, check_replaceable, write_failure, write_file
+from worksheetgen.outfiles import (
+    STDOUT,
+    check_replaceable,
+    write_failure,
+    write_file,
+    write_stream,
+)
 
 COLUMNS = ("student", "question", "answer", "entry", "value")
 OPTIONAL_COLUMNS = ("sheet",)
@@ -1172,8 +1178,7 @@ def write_template(key_path: str | os.PathLike[str], target: str | os.PathLike[s
     if os.fspath(target) == STDOUT:
         if stdout is None:
             raise GradeError("expected a stream to write the template to, got none")
-        stdout.write(template_csv(load_key(key_path)).encode("utf-8"))
-        stdout.flush()
+        write_stream(stdout, template_csv(load_key(key_path)).encode("utf-8"))
         return None
     path = Path(target)
     if os.path.lexists(path):

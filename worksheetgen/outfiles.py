@@ -254,6 +254,22 @@ def write_file(path: str | Path, data: bytes | Callable[[BinaryIO], None],
     return target
 
 
+def write_stream(stream: BinaryIO, data: bytes, name: str = "standard output") -> None:
+    """Write ``data`` (made whole beforehand) to an output stream such as standard output
+    (an output path ``-``); a full disk or a closed pipe is one OutputError."""
+    try:
+        stream.write(data)
+        stream.flush()
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            raise OutputError("closed before everything was written (broken pipe)",
+                              file=name) from None
+        error = write_failure(exc, name)
+        if error is None:
+            raise
+        raise OutputError(error.message.split(";")[0], file=name) from None
+
+
 # ------------------------------------------------------------------ what a killed run left
 
 def _alive(pid: int) -> bool:

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
-from worksheetgen.outfiles import STDOUT, check_replaceable, write_failure, write_file
+from worksheetgen.outfiles import (
+    STDOUT,
+    check_replaceable,
+    write_failure,
+    write_file,
+    write_stream,
+)
 
 # format -> default file name (written next to key.json unless --out says otherwise)
 FORMATS = {"moodle": "moodle.xml", "gift": "gift.txt", "qti": "canvas-qti.zip"}
@@ -87,8 +93,7 @@ def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None,
     if out is not None and str(out) == STDOUT:
         if stdout is None:
             raise ExportError("--out -: expected a stream to write to, got none")
-        stdout.write(_render(load_key(key_path), fmt))
-        stdout.flush()
+        write_stream(stdout, _render(load_key(key_path), fmt))
         return None
     target = output_path(key_path, fmt, out)
     check_replaceable(target)  # before the key is read and exported
