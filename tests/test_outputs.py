@@ -678,3 +678,16 @@ def test_standard_output_on_a_full_disk_is_one_line(key_json, args):
     assert run.returncode == 1
     assert run.stderr.strip() == ("worksheetgen: error: standard output: cannot write here: "
                                   "No space left on device (ENOSPC)")
+
+
+def test_an_export_removes_the_temporary_file_a_killed_export_left(runner, tmp_path,
+                                                                    key_json):
+    dead = _dead_pid()
+    left = tmp_path / f".gift.txt.tmp-{dead}-abcdefgh"
+    left.write_text("half", encoding="utf-8")
+    other = tmp_path / f".moodle.xml.tmp-{dead}-abcdefgh"  # another file's: not this one's
+    other.write_text("half", encoding="utf-8")
+    result = runner.invoke(main, ["export", "--to", "gift", "--key", str(key_json), "--out",
+                                  str(tmp_path / "gift.txt")])
+    assert result.exit_code == 0
+    assert not left.exists() and other.exists()

@@ -227,11 +227,13 @@ def write_file(path: str | Path, data: bytes | Callable[[BinaryIO], None],
                mode: int | None = None) -> Path:
     """Write ``path`` whole or not at all: into a temporary sibling (locked, removed on any
     failure, Ctrl-C included) renamed into place; ``data`` is the bytes or a function that
-    writes them. Refuses a path that is not ours to replace (:func:`check_replaceable`).
+    writes them. Refuses a path that is not ours to replace (:func:`check_replaceable`);
+    removes the temporary files a killed run writing the same path left.
     OSError on failure (see :func:`failures_as_errors`)."""
     target = Path(path)
     check_replaceable(target, field=None)
     target.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale(target.parent, of=target.name)  # what a killed run writing it left
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-{os.getpid()}-", dir=target.parent)
     try:
         _lock(Path(tmp), fd)
@@ -296,12 +298,13 @@ def _unused(path: Path) -> bool:
         os.close(fd)
 
 
-def sweep_stale(folder: str | Path, tmpdir: bool = False) -> list[Path]:
+def sweep_stale(folder: str | Path, tmpdir: bool = False, of: str | None = None) -> list[Path]:
     """Remove what killed worksheetgen runs left in ``folder``: temporary build folders and
     files (``.<name>.tmp-<pid>-…``, ``.<name>.old-<pid>-…``), or with ``tmpdir`` the TeX
     working folders (``worksheetgen-tex-<pid>-…``). Only our own kind of name, only ours
-    (same owner), only when the pid that made it is gone and nobody holds its lock.
-    Returns what was removed; never fails (a leftover that cannot go stays)."""
+    (same owner), only when the pid that made it is gone and nobody holds its lock; ``of``:
+    only the leftovers of the output named so. Returns what was removed; never fails (a
+    leftover that cannot go stays)."""
     pattern = _STALE_IN_TMP if tmpdir else _STALE_IN_OUT
     removed: list[Path] = []
     try:
@@ -311,7 +314,8 @@ def sweep_stale(folder: str | Path, tmpdir: bool = False) -> list[Path]:
     uid = os.getuid() if hasattr(os, "getuid") else None
     for name in names:
         m = pattern.match(name)
-        if m is None or _alive(int(m.group(1))):
+        if m is None or (of is not None and not name.startswith(f".{of}.tmp-")) \
+                or _alive(int(m.group(1))):
             continue
         path = Path(folder) / name
         try:
