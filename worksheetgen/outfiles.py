@@ -189,7 +189,10 @@ def _lock(path: Path, fd: int | None = None) -> None:
     """Hold an exclusive ``flock`` on ``path`` while this process uses it."""
     own = fd is None
     if fd is None:
-        fd = os.open(path, os.O_RDONLY)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:  # a folder cannot be opened (Windows): the pid in its name protects it
+            return
     _flock(fd)
     _locks[str(path)] = fd if own else os.dup(fd)
 
