@@ -691,3 +691,18 @@ def test_an_export_removes_the_temporary_file_a_killed_export_left(runner, tmp_p
                                   str(tmp_path / "gift.txt")])
     assert result.exit_code == 0
     assert not left.exists() and other.exists()
+
+
+def test_a_build_killed_between_its_two_renames_gets_the_earlier_build_back(tmp_path):
+    # kill -9 after the earlier build was moved aside and before the new one took its place
+    dead = _dead_pid()
+    aside = tmp_path / f".self-attention-seed1.old-{dead}-abcdefgh"
+    (aside / "previous").mkdir(parents=True)
+    (aside / "previous" / "key.json").write_text("{}", encoding="utf-8")
+    assert outfiles.sweep_stale(tmp_path) == [aside]
+    assert (tmp_path / "self-attention-seed1" / "key.json").read_text(encoding="utf-8") == "{}"
+    # when the new build did take its place, the earlier one is just removed
+    aside.mkdir()
+    (aside / "previous").mkdir()
+    assert outfiles.sweep_stale(tmp_path) == [aside] and not aside.exists()
+    assert (tmp_path / "self-attention-seed1" / "key.json").exists()

@@ -44,8 +44,8 @@ WRITE_ERRNOS = frozenset(
     if hasattr(errno, name))
 
 # .<name>.tmp-<pid>-<8 random> (mkdtemp/mkstemp's suffix) and the TeX folders in TMPDIR
-_STALE_IN_OUT = re.compile(r"^\..+\.(?:tmp|old)-(\d+)-[A-Za-z0-9_]{8}$")
-_STALE_IN_TMP = re.compile(r"^worksheetgen-(?:tex|fmt)-(\d+)-[A-Za-z0-9_]{8}$")
+_STALE_IN_OUT = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(\d+)-[A-Za-z0-9_]{8}$")
+_STALE_IN_TMP = re.compile(r"^worksheetgen-(?P<kind>tex|fmt)-(\d+)-[A-Za-z0-9_]{8}$")
 
 _locks: dict[str, int] = {}  # temporary path -> the fd holding its lock
 
@@ -318,7 +318,7 @@ def sweep_stale(folder: str | Path, tmpdir: bool = False, of: str | None = None)
     for name in names:
         m = pattern.match(name)
         if m is None or (of is not None and not name.startswith(f".{of}.tmp-")) \
-                or _alive(int(m.group(1))):
+                or _alive(int(m.group(3 if m.re is _STALE_IN_OUT else 2))):
             continue
         path = Path(folder) / name
         try:
@@ -330,6 +330,12 @@ def sweep_stale(folder: str | Path, tmpdir: bool = False, of: str | None = None)
         if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)) or not _unused(path):
             continue
         try:
+            if m.group("kind") == "old":
+                # killed between the two renames of a build swapped into place: the earlier
+                # build is put back where it was, never removed
+                previous, home = path / "previous", path.parent / m.group("name")
+                if os.path.lexists(previous) and not os.path.lexists(home):
+                    os.replace(previous, home)
             if stat.S_ISDIR(info.st_mode):
                 shutil.rmtree(path)
             else:
