@@ -706,3 +706,15 @@ def test_a_build_killed_between_its_two_renames_gets_the_earlier_build_back(tmp_
     (aside / "previous").mkdir()
     assert outfiles.sweep_stale(tmp_path) == [aside] and not aside.exists()
     assert (tmp_path / "self-attention-seed1" / "key.json").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("args", [["families"], ["build", "--seed", "1", "--no-pdf"]],
+                         ids=["families", "build"])
+def test_printing_to_a_full_standard_output_is_one_line_not_a_traceback(tmp_path, args):
+    with open("/dev/full", "wb") as full:
+        run = subprocess.run([sys.executable, "-m", "worksheetgen", *args], cwd=tmp_path,
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert run.returncode == 1
+    assert run.stderr.strip() == ("worksheetgen: error: standard output: cannot write here: "
+                                  "No space left on device (ENOSPC)")

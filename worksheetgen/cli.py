@@ -60,6 +60,23 @@ class SeedType(click.ParamType):
         return seed
 
 
+def _stdout_failure(exc: OSError) -> str | None:
+    """What went wrong when printing to standard output failed (a full disk, a closed pipe),
+    or None when ``exc`` came from anywhere else (a bug: it keeps its traceback)."""
+    import errno
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or frames[-1].name not in ("echo", "flush") or exc.filename is not None:
+        return None
+    if exc.errno == errno.EPIPE:
+        return "closed before everything was written (broken pipe)"
+    from worksheetgen.outfiles import write_failure
+
+    error = write_failure(exc)
+    return None if error is None else error.message.split(";")[0]
+
+
 def _terminated(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -95,6 +112,15 @@ class OneLineErrors(click.Group):
         except click.ClickException as exc:
             click.echo(f"worksheetgen: error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
+        except OSError as exc:
+            line = _stdout_failure(exc)
+            if line is None:
+                raise
+            try:
+                click.echo(f"worksheetgen: error: standard output: {line}", err=True)
+            except OSError:
+                pass
+            sys.exit(1)
         finally:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
         sys.exit(code if isinstance(code, int) else 0)
