@@ -360,8 +360,9 @@ def forget_format(fmt: str, locked: bool = False) -> None:
 
 
 #: PDFs the same whatever the day: no CreationDate, no ModDate, no trailer /ID (pdfTeX puts
-#: the time into both; LuaTeX: 32 CreationDate + 64 ModDate + 512 ID of suppressoptionalinfo)
-_SAME_BYTES = {PDFLATEX: r"\pdfinfoomitdate=1 \pdftrailerid{}",
+#: the time into both; pdfTeX before 1.40.17 (2016) has neither: left as it is there;
+#: LuaTeX: 32 CreationDate + 64 ModDate + 512 ID of suppressoptionalinfo)
+_SAME_BYTES = {PDFLATEX: r"\ifdefined\pdftrailerid \pdfinfoomitdate=1 \pdftrailerid{}\fi",
                LUALATEX: r"\pdfvariable suppressoptionalinfo 608"}
 
 
