@@ -607,7 +607,8 @@ def test_grade_reports_an_output_folder_that_is_a_file(runner, built, sheet_id, 
     result = runner.invoke(main, ["grade", "--key", str(built), str(resp), "--out",
                                   str(blocker / "grades")])
     assert result.exit_code != 0
-    assert "--out: expected a folder the outputs can be written to" in result.output
+    assert "--out: expected a folder to write into, got" in result.output
+    assert "taken, a regular file" in result.output
     assert "Traceback" not in result.output
 
 

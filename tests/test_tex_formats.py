@@ -149,11 +149,16 @@ def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_on
     for name in ("sheets.pdf", "keys.pdf", "versions/A-key.pdf"):
         assert _text((first.folder / name).read_bytes(), tmp_path) == \
             _text((second.folder / name).read_bytes(), tmp_path)
-    fmt.write_bytes(b"not a format")
+    whole = fmt.read_bytes()
+    fmt.write_bytes(whole[:len(whole) // 2])  # cut short, as by a power cut: seen, made again
+    assert (class_build("c").folder / "keys.pdf").exists()
+    assert fmt.read_bytes() == whole
+    # one that looks whole but TeX cannot load: the streamed class says so and drops it
+    fmt.write_bytes(b"not a format" * 100 + tex._FORMAT_END)
     with pytest.raises(CompileError, match="could not read the cached format"):
-        class_build("c")
+        class_build("d")
     assert not fmt.exists()
-    assert (class_build("d").folder / "keys.pdf").exists()  # dumped again, and used
+    assert (class_build("e").folder / "keys.pdf").exists()  # dumped again, and used
     assert fmt.exists()
 
 

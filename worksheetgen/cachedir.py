@@ -45,15 +45,14 @@ def private_cache_folder(kind: str, depends_on: str) -> Path | None:
 
 
 def store(path: Path, data: bytes) -> bool:
-    """Write a cache entry whole or not at all (a temporary file renamed into place, removed
-    on any failure, Ctrl-C included); False when it could not be written."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Write a cache entry whole or not at all (outfiles.write_file: a temporary file renamed
+    into place, removed on any failure, Ctrl-C included; an entry that is not a regular file,
+    a FIFO say, is never written through); False when it could not be written."""
+    from worksheetgen.errors import OutputError
+    from worksheetgen.outfiles import write_file
+
     try:
-        partial.write_bytes(data)
-        os.replace(partial, path)
-    except BaseException as exc:
-        partial.unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            return False
-        raise
+        write_file(path, data)
+    except (OSError, OutputError):
+        return False
     return True

@@ -130,6 +130,7 @@ def _texts_of_bank(bank: Bank) -> list[str]:
 def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None) -> Any:
     """Build every sheet of ``plan`` into one folder (see the module docstring)."""
     from worksheetgen import texchars
+    from worksheetgen.outfiles import failures_as_errors, release
     from worksheetgen.pipeline import (
         BuildResult,
         check_out,
@@ -137,6 +138,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
         load_bank,
         staging_folder,
         swap_into_place,
+        sweep_leftovers,
     )
 
     check_seed(options.seed)
@@ -160,7 +162,8 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
             require_engine()
     build = Build(info=bank.info, seed=options.seed, bank=bank, sheets=())
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
-    tmp = staging_folder(target)
+    tmp = staging_folder(target)  # refuses a target that is not ours, before any work
+    swept = sweep_leftovers(options.out, options.pdf)
     stats = ClassStats()
     clock = time.perf_counter()
     jobs = getattr(options, "jobs", None)
@@ -170,33 +173,35 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     workers = 1 if streaming and jobs is None else workers_for(len(plan.entries), jobs)
     keep = Path(options.out) / f".failed-{target.name}"
     try:
-        # worker processes (if any) are forked first, before TeX's threads start
-        with _rendered(build, plan, options.template_dir, workers) as sheets:
-            if streaming:  # TeX reads while the sheets are drawn
-                files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
-                                         stats, sheets, engine)
-            else:
-                files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
-                                      sheets)
-                stats.seconds["sheets"] = time.perf_counter() - clock
-        if options.pdf and not streaming:
-            clock = time.perf_counter()
-            files += _compile_and_split(plan, tmp, keep, report, stats,
-                                        options.template_dir is None)
-            stats.seconds["pdf"] = time.perf_counter() - clock
-        if options.exports:
-            from worksheetgen.export import export_into
+        with failures_as_errors(target, rename=(tmp, target)):  # a full disk: one line
+            # worker processes (if any) are forked first, before TeX's threads start
+            with _rendered(build, plan, options.template_dir, workers) as sheets:
+                if streaming:  # TeX reads while the sheets are drawn
+                    files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
+                                             stats, sheets, engine)
+                else:
+                    files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
+                                          sheets)
+                    stats.seconds["sheets"] = time.perf_counter() - clock
+            if options.pdf and not streaming:
+                clock = time.perf_counter()
+                files += _compile_and_split(plan, tmp, keep, report, stats,
+                                            options.template_dir is None)
+                stats.seconds["pdf"] = time.perf_counter() - clock
+            if options.exports:
+                from worksheetgen.export import export_into
 
-            files += export_into((tmp / "key.json").read_bytes(), options.exports, tmp)
-        files.append("manifest.json")
-        _write_manifest(build, options, tmp, files)
-        report("write", 1, 1)
-        swap_into_place(tmp, target)
+                files += export_into((tmp / "key.json").read_bytes(), options.exports, tmp)
+            files.append("manifest.json")
+            _write_manifest(build, options, tmp, files)
+            report("write", 1, 1)
+            swap_into_place(tmp, target)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+        release(tmp)
     return BuildResult(target, tuple(sorted(files)), build, sheet_count=stats.sheets,
-                       item_count=stats.items, details=stats)
+                       item_count=stats.items, details=stats, swept=swept)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,12 @@ def reports_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _binary_stdout() -> Any:
+    """Standard output as bytes (for an output path given as ``-``)."""
+    sys.stdout.flush()
+    return sys.stdout.buffer
+
+
 class SeedType(click.ParamType):
     """A non-negative integer seed."""
 
@@ -52,6 +58,23 @@ class SeedType(click.ParamType):
         if not 0 <= seed < 2**63:
             self.fail(f"expected a non-negative integer below 2**63, got {value!r}", param, ctx)
         return seed
+
+
+def _stdout_failure(exc: OSError) -> str | None:
+    """What went wrong when printing to standard output failed (a full disk, a closed pipe),
+    or None when ``exc`` came from anywhere else (a bug: it keeps its traceback)."""
+    import errno
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or frames[-1].name not in ("echo", "flush") or exc.filename is not None:
+        return None
+    if exc.errno == errno.EPIPE:
+        return "closed before everything was written (broken pipe)"
+    from worksheetgen.outfiles import write_failure
+
+    error = write_failure(exc)
+    return None if error is None else error.message.split(";")[0]
 
 
 def _terminated(signum: int, frame: Any) -> None:
@@ -89,6 +112,15 @@ class OneLineErrors(click.Group):
         except click.ClickException as exc:
             click.echo(f"worksheetgen: error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
+        except OSError as exc:
+            line = _stdout_failure(exc)
+            if line is None:
+                raise
+            try:
+                click.echo(f"worksheetgen: error: standard output: {line}", err=True)
+            except OSError:
+                pass
+            sys.exit(1)
         finally:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
         sys.exit(code if isinstance(code, int) else 0)
@@ -159,6 +191,10 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
         reporter.close()
     if quiet:
         return
+    if result.swept:
+        click.echo(f"worksheetgen: removed {len(result.swept)} temporary folder(s) an "
+                   f"interrupted build left: {', '.join(str(p) for p in result.swept)}",
+                   err=True)
     n_items = result.item_count if result.item_count is not None \
         else sum(len(s.items) for s in result.build.sheets)
     who = ""
@@ -300,7 +336,8 @@ def families() -> None:
               help="Folder for scores.csv and report.md. Default: the responses file's folder.")
 @click.option("--template", is_flag=True,
               help="Write a blank RESPONSES file for this key (one row per student, question, "
-                   "answer and entry) to fill in, instead of grading.")
+                   "answer and entry) to fill in, instead of grading ('-': to standard "
+                   "output).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @reports_errors
 def grade(key_path: str, responses: str, out: str | None, template: bool, quiet: bool) -> None:
@@ -308,8 +345,9 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
     from worksheetgen import grade as grading
 
     if template:
-        path = grading.write_template(key_path, responses)
-        if not quiet:
+        path = grading.write_template(key_path, responses,
+                                      stdout=_binary_stdout())
+        if path is not None and not quiet:
             click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
         return
     run = grading.grade_files(key_path, responses, out)
@@ -327,16 +365,16 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
 @click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
               help="The key.json of a build (output/<sheet>-seed<N>/key.json).")
 @click.option("--out", type=click.Path(),
-              help="File (or folder) to write. Default: moodle.xml, gift.txt or "
-                   "canvas-qti.zip beside the key.")
+              help="File (or folder) to write; '-': standard output. Default: moodle.xml, "
+                   "gift.txt or canvas-qti.zip beside the key.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @reports_errors
 def export_cmd(fmt: str, key_path: str, out: str | None, quiet: bool) -> None:
     """Export a key's questions for an LMS: one question per variant, tolerances kept."""
     from worksheetgen.export import export_file
 
-    path = export_file(key_path, fmt, out)
-    if not quiet:
+    path = export_file(key_path, fmt, out, stdout=_binary_stdout())
+    if path is not None and not quiet:
         click.echo(f"Exported {key_path} to {fmt}: {path}")
 
 

@@ -15,17 +15,25 @@ import re
 import select
 import shutil
 import signal
+import stat
 import subprocess
-import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 from worksheetgen.cachedir import cache_root, private_cache_folder, store
-from worksheetgen.errors import CompileError
+from worksheetgen.errors import CompileError, WorksheetgenError
+from worksheetgen.outfiles import (
+    check_replaceable,
+    sweep_stale,
+    tex_folder,
+    write_failure,
+    write_file,
+)
 from worksheetgen.texchars import (  # noqa: F401 - the engine choice, used from here too
     LUALATEX,
     PDFLATEX,
@@ -197,8 +205,11 @@ def _tex_env() -> dict[str, str]:
 FORMAT_TIMEOUT_SECONDS = 60
 MAX_FORMATS = 3  # kept per TeX installation, the most recently used (about 18 MB each)
 # what TeX says when it cannot load a format (never a document's own error)
-_FORMAT_TROUBLE = re.compile(r"Fatal format file error|^---! .*\.fmt\b|"
+_FORMAT_TROUBLE = re.compile(r"Fatal format file error|^---! .*\.fmt\b|Could not undump|"
                              r"can't find the format file", re.M)
+#: the last four bytes of every format web2c TeX dumps (TeX's check word 69069, big-endian):
+#: a format cut short (a power cut while it was stored) does not end in them
+_FORMAT_END = (69069).to_bytes(4, "big")
 _format_lock = threading.Lock()
 _formats_failed: set[str] = set()
 
@@ -262,12 +273,13 @@ def preamble_format(engine_path: str, preamble: str,
     with _format_lock:  # the sheet and the key share a preamble: dumped once
         if str(fmt) in _formats_failed:
             return None
-        if fmt.exists():
+        if _usable_format(fmt):
             try:
                 os.utime(fmt)  # recently used: kept when old ones are removed
             except OSError:
                 pass
             return str(folder / name)
+        forget_format(str(folder / name), locked=True)  # damaged or not a file: made again
         if not _dump_format(engine_path, preamble, folder, name, cancel):
             _formats_failed.add(str(fmt))
             return None
@@ -275,11 +287,27 @@ def preamble_format(engine_path: str, preamble: str,
     return str(folder / name)
 
 
+def _usable_format(fmt: Path) -> bool:
+    """True when ``fmt`` is a whole format TeX can load: a regular file (a FIFO would hang
+    TeX) that ends in TeX's check word (a format cut short makes every run fail with
+    "Fatal format file error")."""
+    try:
+        info = os.lstat(fmt)
+        if not stat.S_ISREG(info.st_mode) or info.st_size < 1024:
+            return False
+        with open(fmt, "rb") as fh:
+            head = fh.read(2)
+            fh.seek(-4, os.SEEK_END)
+            tail = fh.read(4)
+    except OSError:
+        return False
+    return head == b"\x1f\x8b" or tail == _FORMAT_END  # gzipped: TeX checks it itself
+
+
 def _dump_format(engine_path: str, preamble: str, folder: Path, name: str,
                  cancel: threading.Event | None) -> bool:
     """Dump LaTeX plus ``preamble`` into ``folder/name.fmt`` (written whole or not at all)."""
-    with tempfile.TemporaryDirectory(prefix="worksheetgen-fmt-") as tmp:
-        work = Path(tmp)
+    with tex_folder("fmt") as work:
         (work / "pre.tex").write_text(preamble + "\n\\dump\n", encoding="utf-8")
         cmd = [engine_path, "-ini", "-interaction=nonstopmode", "-halt-on-error",
                "-no-shell-escape", f"-jobname={name}", "&pdflatex pre.tex"]
@@ -305,7 +333,9 @@ def _inflated(data: bytes) -> bytes:
 
 
 def _prune_formats(folder: Path, keep: Path) -> None:
-    """Remove all but the most recently used formats of an installation."""
+    """Remove all but the most recently used formats of an installation (and what a build
+    killed while it stored one left)."""
+    sweep_stale(folder)
     try:
         made = sorted(folder.glob("ws-*.fmt"), key=lambda p: p.stat().st_mtime_ns,
                       reverse=True)
@@ -316,13 +346,24 @@ def _prune_formats(folder: Path, keep: Path) -> None:
         pass
 
 
-def forget_format(fmt: str) -> None:
-    """Remove a format TeX could not read (the next document dumps it again)."""
-    with _format_lock:
-        try:
-            os.unlink(fmt + ".fmt")
-        except OSError:
-            pass
+def forget_format(fmt: str, locked: bool = False) -> None:
+    """Remove a format TeX could not read (the next document dumps it again); ``locked``:
+    the caller holds the format lock."""
+    if not locked:
+        with _format_lock:
+            forget_format(fmt, locked=True)
+        return
+    try:
+        os.unlink(fmt + ".fmt")
+    except OSError:
+        pass
+
+
+#: PDFs the same whatever the day: no CreationDate, no ModDate, no trailer /ID (pdfTeX puts
+#: the time into both; pdfTeX before 1.40.17 (2016) has neither: left as it is there;
+#: LuaTeX: 32 CreationDate + 64 ModDate + 512 ID of suppressoptionalinfo)
+_SAME_BYTES = {PDFLATEX: r"\ifdefined\pdftrailerid \pdfinfoomitdate=1 \pdftrailerid{}\fi",
+               LUALATEX: r"\pdfvariable suppressoptionalinfo 608"}
 
 
 def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None) -> list[str]:
@@ -330,13 +371,13 @@ def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None)
            "-file-line-error", "-no-parse-first-line", "-jobname=doc"]
     if fmt is not None:
         cmd.append(f"-fmt={fmt}")
-    if not pages:
-        return [*cmd, "doc.tex"]
-    # whole objects only (no object streams), so that pages can be cut out afterwards; the
-    # primitive \input (no braces) opens the file once, as a pipe needs
-    setting = (r"\pdfvariable objcompresslevel=0" if engine == LUALATEX
-               else r"\pdfobjcompresslevel=0")
-    return [*cmd, setting + r" \input doc.tex "]
+    settings = [_SAME_BYTES[engine]]
+    if pages:
+        # whole objects only (no object streams), so that pages can be cut out afterwards
+        settings.append(r"\pdfvariable objcompresslevel=0" if engine == LUALATEX
+                        else r"\pdfobjcompresslevel=0")
+    # the primitive \input (no braces) opens the file once, as a pipe needs
+    return [*cmd, " ".join(settings) + r" \input doc.tex "]
 
 
 def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
@@ -359,9 +400,13 @@ def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
 
 
 def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = None,
-                formats: bool = True) -> TexOutput:
+                formats: bool = True, redumped: bool = False) -> TexOutput:
     """Compile one document (``cancel``: see :func:`stop`; ``formats``: pdfLaTeX may start
-    from a format of the preamble, see :func:`preamble_format`)."""
+    from a format of the preamble, see :func:`preamble_format`).
+
+    A cached format TeX cannot load (damaged on disk) is removed and dumped again once
+    (``redumped``), silently; should the new one fail too, the document is compiled from
+    its own preamble."""
     text: str | None = None
     if job.feed is None:
         text = job.source if job.path is None else job.path.read_text("utf-8")
@@ -374,8 +419,7 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
     parts = (split_preamble(head) if job.formats and formats and head is not None
              and engine == PDFLATEX else None)
     fmt = preamble_format(engine_path, parts[0], cancel) if parts is not None else None
-    with tempfile.TemporaryDirectory(prefix="worksheetgen-tex-") as tmp:
-        work = Path(tmp)
+    with tex_folder("tex") as work:
         tex = work / "doc.tex"
         if job.feed is not None:
             os.mkfifo(tex)
@@ -394,10 +438,10 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
             output.decode("utf-8", "replace")))
         if trouble:
             assert fmt is not None
-            forget_format(fmt)  # unreadable after all: dumped again next time
-            if job.feed is None:  # the text is still at hand: once more, without it
+            forget_format(fmt)  # unreadable after all: dumped again
+            if job.feed is None:  # the text is still at hand: once more
                 return compile_job(replace(job, source=text, path=None), keep_dir, cancel,
-                                   formats=False)
+                                   formats=not redumped, redumped=True)
         if returncode is None:
             ok, reason = False, f"TeX ran longer than {timeout} s and was stopped"
         else:
@@ -421,19 +465,48 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
                 shutil.move(str(work / "doc.pdf"), job.output)
                 return TexOutput(None, ranges, engine)
             return TexOutput((work / "doc.pdf").read_bytes(), ranges, engine)
+        kept = _keep(job, keep_dir, text, work)
+        raise CompileError(f"{reason.rstrip('.')}; {kept}", file=f"{job.name}.tex")
+
+
+def _keep(job: TexJob, keep_dir: Path, text: str | None, work: Path) -> str:
+    """Keep a failed document's .tex (and TeX's log, when it wrote one) in ``keep_dir``;
+    says what was kept. Each file is written whole through a temporary name (a symlink or
+    a device there is never written through), and a failure to keep is said, not raised."""
+    def copy_of(path: Path) -> Callable[[BinaryIO], None]:
+        def write(out: BinaryIO) -> None:
+            with open(path, "rb") as fh:
+                shutil.copyfileobj(fh, out)
+        return write
+
+    kept_tex = keep_dir / f"{job.name}.tex"
+    log = work / "doc.log"
+    try:
+        check_replaceable(keep_dir, folder=True, field=None)
+        if keep_dir.is_symlink():  # never written through
+            keep_dir.unlink()
         keep_dir.mkdir(parents=True, exist_ok=True)
-        kept_tex = keep_dir / f"{job.name}.tex"
         if job.path is not None:
-            shutil.copyfile(job.path, kept_tex)
+            write_file(kept_tex, copy_of(job.path))
         elif text is not None:
-            kept_tex.write_text(text, encoding="utf-8")
+            write_file(kept_tex, text.encode("utf-8"))
         else:
-            shutil.copyfile(tex, kept_tex)
-        log = work / "doc.log"
-        if log.exists():
-            shutil.copyfile(log, keep_dir / f"{job.name}.log")
-        raise CompileError(f"{reason.rstrip('.')}; kept {kept_tex} and its .log",
-                           file=f"{job.name}.tex")
+            write_file(kept_tex, copy_of(work / "doc.tex"))
+        has_log = log.is_file()
+        if has_log:
+            write_file(keep_dir / f"{job.name}.log", copy_of(log))
+        else:
+            (keep_dir / f"{job.name}.log").unlink(missing_ok=True)  # an older run's
+    except OSError as exc:
+        error = write_failure(exc, keep_dir)
+        if error is None:
+            raise
+        return f"could not keep the .tex in {keep_dir} ({exc.strerror or exc})"
+    except WorksheetgenError as exc:
+        return f"nothing kept ({exc})"
+    if has_log:
+        return f"kept {kept_tex} and its .log"
+    return f"kept {kept_tex} (TeX wrote no log)"
 
 
 class Cancelled(Exception):

@@ -69,6 +69,10 @@ class ExportError(WorksheetgenError):
     """A key could not be exported to an LMS format."""
 
 
+class OutputError(WorksheetgenError):
+    """An output could not be written: a path that is not ours to replace, a full disk."""
+
+
 class GradeError(WorksheetgenError):
     """A response file or key could not be graded."""
 

@@ -21,19 +21,24 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
 from worksheetgen.errors import GradeError
-from worksheetgen.outfiles import as_new
+from worksheetgen.outfiles import (
+    STDOUT,
+    check_replaceable,
+    write_failure,
+    write_file,
+    write_stream,
+)
 
 COLUMNS = ("student", "question", "answer", "entry", "value")
 OPTIONAL_COLUMNS = ("sheet",)
@@ -1188,24 +1193,16 @@ def write_outputs(result: GradeResult, out_dir: str | os.PathLike[str]) -> list[
     """Write scores.csv and report.md into ``out_dir``, each atomically (temp file + rename)."""
     files = {SCORES_FILE: scores_csv(result), REPORT_FILE: report_md(result)}
     out = Path(out_dir)
-    temps: list[tuple[Path, Path]] = []
+    for name in files:  # both may be replaced, or neither is written
+        check_replaceable(out / name)
     try:
-        out.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-            temps.append((Path(tmp), out / name))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            as_new(tmp)
-        for tmp, target in temps:
-            os.replace(tmp, target)
+            write_file(out / name, text.encode("utf-8"))
     except OSError as exc:
-        raise GradeError(f"expected a folder the outputs can be written to, got "
-                         f"{exc.strerror or exc}", file=str(out), field="--out") from None
-    finally:
-        for tmp, _ in temps:
-            if tmp.exists():
-                tmp.unlink()
+        error = write_failure(exc, out)
+        if error is None:
+            raise
+        raise error from None
     return [out / name for name in files]
 
 
@@ -1227,6 +1224,8 @@ def grade_files(key_path: str | os.PathLike[str], responses_path: str | os.PathL
         if target.exists() and responses_file.exists() and target.samefile(responses_file):
             raise GradeError(f"expected an output folder where {name} is not the responses "
                              "file itself, got the same file", file=str(out), field="--out")
+    for name in (SCORES_FILE, REPORT_FILE):
+        check_replaceable(out / name)  # before any work
     key = load_key(key_path)
     responses = read_responses(responses_path, key)
     result = grade(key, responses)
@@ -1262,22 +1261,31 @@ def template_csv(key: GradeKey) -> str:
     return buf.getvalue()
 
 
-def write_template(key_path: str | os.PathLike[str], target: str | os.PathLike[str]) -> Path:
-    """Write a blank responses CSV for a key; never overwrites an existing file."""
-    key = load_key(key_path)
+def write_template(key_path: str | os.PathLike[str], target: str | os.PathLike[str],
+                   stdout: BinaryIO | None = None) -> Path | None:
+    """Write a blank responses CSV for a key; never overwrites an existing file (nor
+    anything else: a symlink, a FIFO, a device). ``target`` ``-`` writes it to ``stdout``
+    and returns None."""
+    if os.fspath(target) == STDOUT:
+        if stdout is None:
+            raise GradeError("expected a stream to write the template to, got none")
+        write_stream(stdout, template_csv(load_key(key_path)).encode("utf-8"))
+        return None
     path = Path(target)
-    if path.exists():
+    if os.path.lexists(path):
+        # a device, a FIFO, a symlink to nothing: said as what it is
+        check_replaceable(path, field=None, what="a new file for the template")
         raise GradeError("expected a new file for the template, got an existing file (it is "
                          "never overwritten)", file=str(path))
+    # a parent that is a symlink to nothing, or a file
+    check_replaceable(path, field=None, what="a new file for the template")
+    key = load_key(key_path)
     text = template_csv(key)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        as_new(tmp)
-        os.replace(tmp, path)
+        write_file(path, text.encode("utf-8"))
     except OSError as exc:
-        raise GradeError(f"expected a writable place, got {exc.strerror or exc}",
-                         file=str(path)) from None
+        error = write_failure(exc, path)
+        if error is None:
+            raise
+        raise error from None
     return path

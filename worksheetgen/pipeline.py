@@ -22,7 +22,13 @@ from worksheetgen import keyfile
 from worksheetgen.bank import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import UsageError
 from worksheetgen.models import Bank, Build, Item, Sheet, Student
-from worksheetgen.outfiles import as_new
+from worksheetgen.outfiles import (
+    check_replaceable,
+    failures_as_errors,
+    release,
+    sweep_stale,
+    temp_folder,
+)
 from worksheetgen.render import render_document
 
 MAX_SEED = 2**63 - 1
@@ -56,6 +62,7 @@ class BuildResult:
     sheet_count: int = 1  # class builds stream their sheets: build.sheets is empty there
     item_count: int | None = None
     details: Any = field(default=None, repr=False)  # a class build's ClassStats
+    swept: tuple[Path, ...] = ()  # what killed builds had left, removed before this one
 
 
 def points_text(points: float) -> str:
@@ -187,19 +194,34 @@ def check_out(out: str | Path) -> None:
     if not os.access(existing, os.W_OK | os.X_OK):
         raise UsageError(f"expected a folder we can write to, got {existing} "
                          f"(permission denied)", field="--out")
+    # a symlink to nothing on the way (the folder itself or a parent) is refused now, not
+    # after all the work
+    check_replaceable(path, folder=True, what="a folder to write builds into")
+
+
+def check_target(target: Path) -> None:
+    """Refuse a build folder that is not ours to replace (a file, a device, a symlink to
+    nothing, ...) before any drawing or TeX work is done."""
+    check_replaceable(target, folder=True)
+
+
+def sweep_leftovers(out: str | Path, pdf: bool) -> tuple[Path, ...]:
+    """Remove what builds killed with ``kill -9`` left: their temporary folders in ``out``
+    and (``pdf``) their TeX working folders in TMPDIR (see outfiles.sweep_stale)."""
+    swept = sweep_stale(out)
+    if pdf:
+        swept += sweep_stale(tempfile.gettempdir(), tmpdir=True)
+    return tuple(swept)
 
 
 def staging_folder(target: Path) -> Path:
     """A new empty temporary sibling of ``target`` to write a build into, readable as any
-    new folder is (``mkdtemp`` makes it private, and it becomes the build's folder)."""
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"expected {target} to be a build folder (it is replaced), got a "
-                         "file", field="--out")
+    new folder is, named by our pid and locked while the build runs (so that the next build
+    can tell it from a killed build's leftover: outfiles.sweep_stale)."""
+    check_target(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        path = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-        as_new(path)
-        return path
+        return temp_folder(target.parent, target.name)
     except OSError as exc:
         raise UsageError(f"expected a folder to write builds into, got {target.parent} "
                          f"({exc.strerror or exc})", field="--out") from None
@@ -229,9 +251,10 @@ def swap_into_place(tmp: Path, target: Path) -> None:
     one, never missing.
     """
     with interrupts_held():
+        check_target(target)  # still so, after all the work
         old = None
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            old = temp_folder(target.parent, target.name, "old")
             os.replace(target, old / "previous")
         try:
             os.replace(tmp, target)
@@ -239,23 +262,29 @@ def swap_into_place(tmp: Path, target: Path) -> None:
             if old is not None:
                 os.replace(old / "previous", target)
                 old.rmdir()
+                release(old)
             raise
+        release(tmp)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+            release(old)
 
 
 def write_atomically(target: Path, files: dict[str, bytes]) -> None:
-    """Write ``files`` into a temporary sibling of ``target``, then swap it into place."""
+    """Write ``files`` into a temporary sibling of ``target``, then swap it into place; a
+    full disk is one line (outfiles.write_failure), with the temporary folder removed."""
     tmp = staging_folder(target)
     try:
-        for name, data in files.items():
-            path = tmp / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        swap_into_place(tmp, target)
+        with failures_as_errors(target, rename=(tmp, target)):
+            for name, data in files.items():
+                path = tmp / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            swap_into_place(tmp, target)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+        release(tmp)
 
 
 def build_class(options: BuildOptions,
@@ -286,9 +315,12 @@ def build(options: BuildOptions,
 
         require_engine()  # say so before doing any work
     bank = load_bank(options)
+    target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
+    check_target(target)
+    swept = sweep_leftovers(options.out, options.pdf)
     result = make_build(bank, options.seed)
     docs = render_all(result, options.template_dir)
-    target = Path(options.out) / folder_name(result)
+    assert target.name == folder_name(result)
     files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
     files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
     if options.exports:
@@ -300,12 +332,13 @@ def build(options: BuildOptions,
 
         keep = Path(options.out) / f".failed-{folder_name(result)}"
         bundled = options.template_dir is None  # a preamble of our own: dumped once
-        pdfs = compile_all([TexJob(n[:-4], docs[n], formats=bundled)
-                            for n in ("sheet.tex", "key.tex")], keep)
+        with failures_as_errors():
+            pdfs = compile_all([TexJob(n[:-4], docs[n], formats=bundled)
+                                for n in ("sheet.tex", "key.tex")], keep)
         for name, data in pdfs.items():
             files[f"{name}.pdf"] = data
     opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
     manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
     files["manifest.json"] = keyfile.dumps(manifest).encode("utf-8")
     write_atomically(target, files)
-    return BuildResult(target, tuple(sorted(files)), result)
+    return BuildResult(target, tuple(sorted(files)), result, swept=swept)

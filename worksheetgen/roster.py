@@ -226,10 +226,18 @@ def version_ids(count: int) -> list[str]:
 _STEM_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+#: names Windows keeps for devices, whatever follows the first dot ("COM1.txt", "nul.b")
+_WINDOWS_DEVICES = re.compile(r"(?i)(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?=\.|$)")
+
+
 def safe_stem(text: str) -> str:
-    """A file-name stem from an id: ASCII letters, digits, '.', '_' and '-', no leading dot."""
+    """A file-name stem from an id: ASCII letters, digits, '.', '_' and '-', no leading or
+    trailing dot, and never a Windows device name before its first dot (``COM1.txt`` gives
+    ``COM1_.txt``: the file would open the serial port there)."""
     stem = _STEM_BAD.sub("-", _fold(text)).strip("-.")
-    return re.sub(r"[-.]{2,}", "-", stem)[:_STEM_CHARS].rstrip("-.") or "sheet"
+    stem = re.sub(r"[-.]{2,}", "-", stem)[:_STEM_CHARS].rstrip("-.") or "sheet"
+    m = _WINDOWS_DEVICES.match(stem)
+    return stem if m is None else stem[:m.end()] + "_" + stem[m.end():]
 
 
 def file_stems(ids: Sequence[str]) -> list[str]:

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
-from worksheetgen.outfiles import as_new
+from worksheetgen.outfiles import (
+    STDOUT,
+    check_replaceable,
+    write_failure,
+    write_file,
+    write_stream,
+)
 
 # format -> default file name (written next to key.json unless --out says otherwise)
 FORMATS = {"moodle": "moodle.xml", "gift": "gift.txt", "qti": "canvas-qti.zip"}
@@ -71,35 +76,35 @@ def output_path(key_path: str | Path, fmt: str, out: str | Path | None = None) -
 
 def write_atomically(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Write a file so that it is either complete or not there (no half-written export);
-    ``data`` is the bytes, or a function that writes them to a binary stream."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if callable(data):
-                data(fh)
-            else:
-                fh.write(data)
-        as_new(tmp)  # mkstemp makes 0600; an export is a file to share
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    ``data`` is the bytes, or a function that writes them to a binary stream. Only a
+    regular file (or nothing) is replaced: see outfiles.write_file."""
+    write_file(path, data)
 
 
-def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None) -> Path:
-    """Read a key.json, export it to ``fmt`` and write the file; returns where."""
+def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None,
+                stdout: BinaryIO | None = None) -> Path | None:
+    """Read a key.json, export it to ``fmt`` and write the file; returns where. ``out``
+    ``-`` writes to ``stdout`` instead (the whole export is made first, so a failure writes
+    nothing) and returns None."""
     from worksheetgen.export.keydata import load_key
 
     if fmt not in FORMATS:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-    doc = load_key(key_path)
+    if out is not None and str(out) == STDOUT:
+        if stdout is None:
+            raise ExportError("--out -: expected a stream to write to, got none")
+        write_stream(stdout, _render(load_key(key_path), fmt))
+        return None
     target = output_path(key_path, fmt, out)
+    check_replaceable(target)  # before the key is read and exported
+    doc = load_key(key_path)
     try:
         write_atomically(target, lambda fh: _write(doc, fmt, fh))
     except OSError as exc:
-        raise ExportError(f"cannot write the export: {exc.strerror or exc}",
-                          file=str(target)) from None
+        error = write_failure(exc, target)
+        if error is None:
+            raise
+        raise error from None
     return target
 
 
