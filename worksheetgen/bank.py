@@ -18,6 +18,7 @@ import yaml
 
 from worksheetgen.errors import BankError
 from worksheetgen.models import Bank, BankFile, Location, QuestionSpec, SheetInfo
+from worksheetgen.textrules import problem as text_problem
 
 MAX_BANK_BYTES = 2_000_000
 MAX_QUESTIONS = 200
@@ -148,10 +149,17 @@ class _Reader:
 
     def scalar(self, node: yaml.Node, path: tuple[Any, ...]) -> Any:
         try:
-            return self.loader.construct_object(node, deep=True)
+            value = self.loader.construct_object(node, deep=True)
         except (ValueError, OverflowError) as exc:
             raise self.fail(node, path, f"expected a valid value, got {describe(node.value)} "
                             f"({exc})") from None
+        if isinstance(value, str):
+            # escapes such as "\e", "\x01" or "\u202e" decode to what the file itself may
+            # not hold: every text, once decoded, meets the one rule for user text
+            bad = text_problem(value, lines=True)
+            if bad:
+                raise self.fail(node, path, bad)
+        return value
 
     def read(self, node: yaml.Node, path: tuple[Any, ...], depth: int = 0) -> Any:
         """Plain data for ``node``, recording the line of ``path``."""

@@ -24,6 +24,7 @@ from worksheetgen.errors import UsageError
 from worksheetgen.models import Bank, Build, Item, Sheet, Student
 from worksheetgen.outfiles import as_new
 from worksheetgen.render import render_document
+from worksheetgen.textrules import problem as text_problem
 
 MAX_SEED = 2**63 - 1
 
@@ -125,6 +126,9 @@ def load_bank(options: BuildOptions) -> Bank:
     bank = load_banks(options.banks or [default_bank_path()])
     info = bank.info
     if options.title:
+        bad = text_problem(options.title)
+        if bad:
+            raise UsageError(f"--title: {bad}")
         info = replace(info, title=options.title)
     questions = bank.questions
     if options.decimals is not None:
