@@ -4,6 +4,8 @@ in error messages; links in bank folders; YAML 1.2 numbers; the prompt sandbox's
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +125,76 @@ def test_every_well_formed_export_still_parses(tmp_path, runner) -> None:
     with zipfile.ZipFile(io.BytesIO(export_bytes(data, "qti"))) as zf:
         for name in zf.namelist():
             ET.fromstring(zf.read(name))
+
+
+GOOD = "questions:\n  - id: {qid}\n    family: scaling\n"
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "banks"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(GOOD.format(qid="a1"), encoding="utf-8")
+    return folder
+
+
+def test_a_link_out_of_a_bank_folder_is_refused_without_quoting_its_target(tmp_path,
+                                                                           runner) -> None:
+    folder = _folder(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("rootpw:x:0:0:rootpw:/bin/bash\ndaemon:x:1:1\n", encoding="utf-8")
+    (folder / "b.yaml").symlink_to(secret)
+    with pytest.raises(BankError, match="a link that leads out of it") as err:
+        load_banks([folder])
+    assert err.value.file.endswith("b.yaml")
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--bank", str(folder),
+                                  "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "rootpw" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_link_inside_the_bank_folder_is_followed(tmp_path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "real").mkdir()
+    (folder / "real" / "b.txt").write_text(GOOD.format(qid="b1"), encoding="utf-8")
+    (folder / "b.yaml").symlink_to(Path("real") / "b.txt")
+    assert [q.id for q in load_banks([folder]).questions] == ["a1", "b1"]
+
+
+def test_a_dangling_link_in_a_bank_folder_is_an_error_not_a_dropped_bank(tmp_path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "b.yaml").symlink_to(tmp_path / "gone.yaml")
+    with pytest.raises(BankError, match="a link to nothing"):
+        load_banks([folder])
+
+
+def test_a_fifo_in_a_bank_folder_is_an_error(tmp_path) -> None:
+    folder = _folder(tmp_path)
+    os.mkfifo(folder / "b.yaml")
+    with pytest.raises(BankError, match="special file"):
+        load_banks([folder])
+
+
+@pytest.mark.parametrize("content", [
+    "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin\n",
+    "password: hunter2\nuser: root\n",
+    "- secret-token-123\n- other\n",
+    "12345678\n",
+])
+def test_an_error_about_a_file_that_is_no_bank_never_quotes_it(content, tmp_path) -> None:
+    target = tmp_path / "passwd"
+    target.write_text(content, encoding="utf-8")
+    link = tmp_path / "bank.yaml"
+    link.symlink_to(target)
+    with pytest.raises(BankError) as err:
+        load_banks([link])
+    text = str(err.value)
+    assert "expected a mapping with a 'questions' list" in text
+    for word in ("/bin/bash", "hunter2", "secret", "12345678", "daemon"):
+        assert word not in text
+
+
+def test_a_misspelt_top_field_is_still_named(tmp_path) -> None:
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("question:\n  - id: a\n    family: scaling\n", encoding="utf-8")
+    with pytest.raises(BankError, match='did you mean "questions"'):
+        load_banks([bank])

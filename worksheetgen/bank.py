@@ -283,6 +283,34 @@ def read_text(path: Path, shown: str) -> str:
                         f"0x{raw[exc.start]:02x}", file=shown, line=line) from None
 
 
+def _folder_banks(folder: Path, shown: str) -> list[Path]:
+    """The *.yaml / *.yml banks of a folder, sorted. A link is followed only when it stays
+    inside the folder: a link that leads out of it (to a system file, say), a link to
+    nothing and a bank that is not a regular file are errors, never skipped in silence (a
+    folder would otherwise build without that bank's questions)."""
+    inside = folder.resolve()
+    found = []
+    for x in sorted(folder.iterdir()):
+        if x.suffix not in (".yaml", ".yml"):
+            continue
+        if x.is_symlink():
+            target = x.resolve()
+            if not target.exists():
+                raise BankError("expected a bank, got a link to nothing (a dangling symlink)",
+                                file=str(x))
+            if not target.is_relative_to(inside):
+                raise BankError("expected a bank inside the folder, got a link that leads out "
+                                "of it (give that file as --bank itself if it is meant)",
+                                file=str(x))
+        if x.is_dir():
+            continue  # a folder named like a bank is not one (folders are not searched)
+        if not x.is_file():
+            raise BankError("expected a bank, got a special file (not a regular file)",
+                            file=str(x))
+        found.append(x)
+    return found
+
+
 def bank_files(paths: Iterable[str | Path]) -> list[Path]:
     """Expand bank arguments (files or folders of *.yaml / *.yml) into files, in order."""
     out: list[Path] = []
@@ -290,7 +318,7 @@ def bank_files(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found = sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml") and x.is_file())
+            found = _folder_banks(p, str(raw))
             if not found:
                 raise BankError("expected a folder with *.yaml banks, got none", file=str(raw))
         elif p.is_file():
@@ -460,8 +488,14 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
 def load_doc(path: Path, shown: str) -> Doc:
     """Read and parse one bank file, checking its top-level shape."""
     doc = parse_yaml(read_text(path, shown), shown)
+    # a file that is not a bank at all (a mistyped path, a link to a system file) is named,
+    # never quoted: its content may be anything
     if not isinstance(doc.data, dict):
-        raise doc.error((), f"expected a mapping with a 'questions' list, got {describe(doc.data)}")
+        raise doc.error((), "expected a mapping with a 'questions' list, got "
+                        + _not_a_bank(doc.data))
+    if not any(k in TOP_FIELDS or did_you_mean(str(k), TOP_FIELDS) for k in doc.data):
+        raise doc.error((), "expected a mapping with a 'questions' list, got "
+                        + _not_a_bank(doc.data))
     _check_fields(doc, doc.data, (), TOP_FIELDS)
     if "questions" not in doc.data:
         raise doc.error(("questions",), "expected a list of questions (required), got nothing")
@@ -472,6 +506,17 @@ def load_doc(path: Path, shown: str) -> Doc:
         raise doc.error(("questions",),
                         f"expected at most {MAX_QUESTIONS} questions, got {len(qs)}")
     return doc
+
+
+def _not_a_bank(data: Any) -> str:
+    """What a file that is no bank holds, in words that quote none of it."""
+    if isinstance(data, dict):
+        return f"a mapping of {len(data)} other field(s)" if data else "an empty mapping"
+    if isinstance(data, list):
+        return f"a list of {len(data)}" if data else "an empty list"
+    if isinstance(data, str):
+        return f"a text of {len(data)} characters (is this a bank file?)"
+    return "a single value" if data is not None else "nothing"
 
 
 def load_banks(paths: Iterable[str | Path]) -> Bank:
