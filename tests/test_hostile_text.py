@@ -198,3 +198,141 @@ def test_a_misspelt_top_field_is_still_named(tmp_path) -> None:
     bank.write_text("question:\n  - id: a\n    family: scaling\n", encoding="utf-8")
     with pytest.raises(BankError, match='did you mean "questions"'):
         load_banks([bank])
+
+
+# ---------------------------------------------------------------- the prompt sandbox
+
+CONTEXT = {"S": [[1, 2], [3, 4]], "T": 2, "d_k": 4, "causal": False}
+LIST = "(range(100000)|list)"
+HEAVY = {
+    "sequence-multiplication": "{{ ([" + LIST + "]*10000)|sum(start=[])|length }}",
+    "sum-of-listed-lists": "{{ [" + ",".join([LIST] * 20) + "]|sum(start=[])|length }}",
+    "join": "{{ (['x'*10000]*10000)|join|length }}",
+    "sort": "{{ [" + ",".join([LIST] * 40) + "]|sort|length }}",
+    "unique": "{{ (" + LIST + "+" + LIST + ")|unique|list|length }}",
+    "list-of-lists": "{{ [" + ",".join([LIST] * 40) + "]|list|length }}",
+    "concatenation": "{{ (" + " ~ ".join(["('x'*10000)"] * 300) + ")|length }}",
+    "plus-on-lists": "{{ (" + "+".join([LIST] * 30) + ")|length }}",
+    "nested-loops": "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}"
+                    "{% endfor %}",
+    "work-in-a-loop": "{% for i in range(1000) %}{{ " + LIST + "|sum }}{% endfor %}",
+    "range-products": "{% for i in range(300) %}{% for j in range(300) %}{{ i*j }}"
+                      "{% endfor %}{% endfor %}",
+    "power-then-product": "{{ ((2**5000)*(2**5000)*(2**5000))|string|length }}",
+    "printing-a-huge-list": "{{ [" + ",".join([LIST] * 10) + "] }}",
+    "comparing-huge-lists": "{{ [" + ",".join([LIST] * 30) + "] == [" + ",".join([LIST] * 30)
+                            + "] }}",
+    "string-of-a-huge-list": "{{ [" + ",".join([LIST] * 10) + "]|string|length }}",
+}
+
+
+@pytest.mark.parametrize("template", HEAVY.values(), ids=HEAVY)
+def test_heavy_prompts_within_the_documented_limits_stop_at_once(template) -> None:
+    import time
+
+    from worksheetgen.errors import TemplateError
+    from worksheetgen.render import render_prompt
+
+    started = time.monotonic()
+    with pytest.raises(TemplateError, match="template not allowed: expected") as err:
+        render_prompt(template, CONTEXT, file="bank.yaml", line=7, field="questions[0].prompt")
+    assert time.monotonic() - started < 5
+    assert str(err.value).startswith("bank.yaml:7: questions[0].prompt: ")
+
+
+def test_ordinary_prompts_render_as_before() -> None:
+    from worksheetgen.render import render_prompt
+
+    text = ("{% for x in S %}{{ x|join(', ') }}; {% endfor %}{{ S|reverse|list }} "
+            "{{ (range(5)|list)|sum }} {{ 'ab' ~ 3 }} {{ [1, 2] + [3] }} {{ S[0]|max }} "
+            "{{ (2 ** 10) * 3 }} {{ 'x' * 3 }} {{ none }} {{ S|length }} {{ 1 in S[0] }}")
+    assert render_prompt(text, CONTEXT) == ("1, 2; 3, 4; [[3, 4], [1, 2]] 10 ab3 [1, 2, 3] 2 "
+                                            "3072 xxx None 2 True")
+
+
+def test_a_heavy_prompt_stays_interruptible(tmp_path) -> None:
+    """With the budgets lifted, a prompt that works for ever still ends at once on SIGTERM:
+    no single operation runs long enough in C to hold the signal back."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    bank = tmp_path / "bank.yaml"
+    body = ("{% for i in range(100000) %}{% for j in range(100000) %}"
+            "{{ (range(1000)|list)|sum }}{% endfor %}{% endfor %}")
+    bank.write_text(f"questions:\n  - id: q1\n    family: scaling\n    prompt: '{body}'\n",
+                    encoding="utf-8")
+    started = time.monotonic()
+    lifted = ("import sys, worksheetgen.render as r; r.MAX_WORK = r.MAX_LOOP_STEPS = "
+              "r.MAX_PROMPT_CHARS = 10**15; from worksheetgen.cli import main; "
+              "sys.argv[0] = 'worksheetgen'; main()")
+    proc = subprocess.Popen([sys.executable, "-c", lifted, "build", "--seed", "1",
+                             "--no-pdf", "--bank", str(bank), "--out", str(tmp_path / "o")],
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert time.monotonic() - started < 15
+    assert proc.returncode == 130, err
+    assert err.strip() == "worksheetgen: interrupted"
+
+
+@pytest.mark.parametrize("template", [
+    "{{ " + "(" * 300 + "1" + ")" * 300 + " }}",
+    "{{ " + "[" * 300 + "1" + "]" * 300 + " }}",
+    "{{ " + "-(" * 300 + "1" + ")" * 300 + " }}",
+    "{{ " + "- " * 500 + "1 }}",
+    "{{ " + "not " * 500 + "1 }}",
+    "{{ " + "+".join(["1"] * 1500) + " }}",
+    "{{ 1" + "|abs" * 800 + " }}",
+    "{{ S" + ".x" * 900 + " }}",
+    "$" + "{" * 300 + "x" + "}" * 300 + "$",
+], ids=["parens", "brackets", "negations", "signs", "nots", "sum-chain", "filter-chain",
+        "attribute-chain", "braces"])
+def test_deep_nesting_in_a_prompt_is_one_line_with_file_and_line(template, tmp_path) -> None:
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    prompt: |\n      text\n"
+                    f"      {template}\n", encoding="utf-8")
+    with pytest.raises(WorksheetgenError, match="nested") as err:
+        load_banks([bank])
+    assert str(err.value).startswith(f"{bank}:6: questions[0].prompt: prompt line 2: ") \
+        or ":6: questions[0].prompt: prompt line 2: " in str(err.value)
+
+
+@pytest.mark.parametrize("template,words", [
+    ("{{ row.count }}", "a function or method"),
+    ("{{ row.index|string }}", "a function or method"),
+    ("{{ range }}", "a function or method"),
+    ("{{ range(3) }}", "a range"),
+    ("{% for x in row %}{{ loop }}{% endfor %}", "the loop object"),
+    ("{{ [row.count] }}", "a function or method"),
+    ("{{ row.count ~ '' }}", "a function or method"),
+    ("{{ loop.cycle }}", None),  # loop outside a loop is undefined
+    ("{{ row.count|join }}", "a function or method"),
+    ("{{ '\\x1b[2J' }}", "U+001B"),
+    ("{{ '\\u202e' ~ 'x' }}", "U+202E"),
+], ids=lambda x: str(x)[:20])
+def test_only_data_values_print_and_the_rest_is_refused_at_load(template, words,
+                                                               tmp_path) -> None:
+    bank = tmp_path / "bank.yaml"
+    quoted = template.replace("'", "''")
+    bank.write_text(f"questions:\n  - id: q1\n    family: scaling\n    prompt: '{quoted}'\n",
+                    encoding="utf-8")
+    with pytest.raises(WorksheetgenError) as err:
+        load_banks([bank])
+    assert ":4: questions[0].prompt: prompt line 1: " in str(err.value)
+    if words:
+        assert words in str(err.value)
+    assert "0x" not in str(err.value)
+
+
+@pytest.mark.parametrize("math", ["{ " * 300 + "x" + " }" * 300,
+                                  r"\left(" * 200 + "x" + r"\right)" * 200])
+def test_math_nested_hundreds_deep_is_refused_at_load(math, tmp_path) -> None:
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("questions:\n  - id: q1\n    family: scaling\n"
+                    f"    prompt: 'See ${math}$.'\n", encoding="utf-8")
+    with pytest.raises(WorksheetgenError, match="nested more than 50 levels deep") as err:
+        load_banks([bank])
+    assert ":4: questions[0].prompt: " in str(err.value)

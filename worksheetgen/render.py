@@ -22,6 +22,7 @@ from typing import Any
 import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.visitor import NodeTransformer
 
 from worksheetgen import mathtex
 from worksheetgen.cachedir import cache_root, private_cache_folder, store  # noqa: F401
@@ -122,11 +123,17 @@ _MATH_TOKEN_RE = re.compile(
 _CLOSERS = {"{": "}", "left": r"\right."}
 
 
+MAX_MATH_NESTING = 50  # groups ({...}, \left...\right, environments) inside one another
+
+
 def math_problems(math: str) -> list[str]:
-    """What :func:`sanitize_math` would have to change in ``math`` (empty when it is clean)."""
+    """What :func:`sanitize_math` would have to change in ``math`` (empty when it is clean),
+    and math nested deeper than :data:`MAX_MATH_NESTING` levels (TeX has room for few)."""
     problems: list[str] = []
     stack: list[str] = []
     for m in _MATH_TOKEN_RE.finditer(math):
+        if len(stack) > MAX_MATH_NESTING:
+            return [f"groups nested more than {MAX_MATH_NESTING} levels deep"]
         cmd, env, sym, char = m.group("cmd"), m.group("env"), m.group("sym"), m.group("char")
         if m.group("be"):
             cmd = m.group("be")
@@ -297,7 +304,13 @@ def markup_md(markup: str) -> str:
 MAX_PROMPT_CHARS = 20_000  # a rendered prompt
 MAX_LOOP_STEPS = 100_000  # loop iterations in one prompt rendering
 MAX_SEQUENCE = 10_000  # the longest text or list a prompt may build with *
-MAX_POWER_BITS = 10_000  # the largest integer a prompt may build with **
+MAX_POWER_BITS = 10_000  # the largest integer a prompt may build with ** or *
+MAX_VALUE = 100_000  # the size of any value a prompt builds (items of lists, nested ones
+#                      included, and characters of texts): as long as range(...) may be
+MAX_WORK = 1_000_000  # work in one rendering: loop steps plus the size of every value a
+#                       filter, operator, comparison or output handles
+MAX_NESTING = 20  # brackets (and unary operators in a row) in one prompt expression
+MAX_TREE_DEPTH = 100  # levels of the parsed prompt (chains of 1+1+... or |abs|abs... too)
 PROMPT_FILTERS = frozenset("""
 abs round int float string length count first last join list lower upper capitalize title trim
 default d min max sum sort reverse unique
@@ -335,15 +348,147 @@ def _is_int(x: Any) -> bool:
 
 
 def _counted(iterable: Any) -> Iterator[Any]:
-    """Iterate, charging each step to the current rendering's loop budget."""
+    """Iterate, charging each step to the current rendering's loop and work budgets."""
     steps = _STEPS.get()
+    _guard(iterable)
     for x in iterable:
         if steps is not None:
             steps[0] += 1
             if steps[0] > MAX_LOOP_STEPS:
                 raise SecurityError(f"expected at most {MAX_LOOP_STEPS} loop steps in a prompt, "
                                     "got more")
+            _charge(1)
         yield x
+
+
+def _charge(units: int) -> None:
+    """Charge ``units`` of work to the current rendering (none outside a rendering)."""
+    steps = _STEPS.get()
+    if steps is not None:
+        steps[1] += units
+        if steps[1] > MAX_WORK:
+            raise SecurityError(f"expected a prompt that does at most {MAX_WORK:,} steps of "
+                                "work (loop steps and the sizes of the values its filters and "
+                                "operators handle), got more")
+
+
+def _size(value: Any, limit: int = MAX_VALUE) -> int:
+    """The size of a value: 1 for a number, the length of a text, the sizes of the items of
+    a list added up (a list repeating a long list counts it each time; an empty one is 1).
+    Counting stops a little past ``limit``, so measuring a huge value costs no more than a
+    small one."""
+    total = 0
+    todo = [value]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, str):
+            total += max(len(x), 1)
+        elif isinstance(x, list | tuple | dict):
+            if not x:
+                total += 1
+            elif len(x) > limit - total:
+                return limit + 1
+            todo.extend(x.keys() if isinstance(x, dict) else x)
+            if isinstance(x, dict):
+                todo.extend(x.values())
+        elif isinstance(x, range):
+            total += len(x)
+        elif _is_int(x):
+            total += 1 + x.bit_length() // 64
+        else:
+            total += 1
+        if total > limit:
+            return total
+    return total
+
+
+def _guard(value: Any) -> Any:
+    """``value`` if it is small enough to handle, charging its size as work."""
+    size = _size(value)
+    if size > MAX_VALUE:
+        raise SecurityError(f"expected values of at most {MAX_VALUE:,} items or characters "
+                            "(lists within lists counted in full), got more")
+    _charge(size)
+    return value
+
+
+def _not_data(value: Any, ranges: bool) -> Any:
+    """The first part of ``value`` that is not data (a number, text, true/false, none, or a
+    list of them), else None. ``ranges``: a range counts as data (a filter may read it)."""
+    todo = [value]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, list | tuple):
+            todo.extend(x)
+        elif isinstance(x, jinja2.Undefined):
+            str(x)  # raises the usual "is undefined" error
+        elif not (x is None or isinstance(x, str | int | float)
+                  or (ranges and isinstance(x, range))):
+            return x
+    return None
+
+
+def _what(x: Any) -> str:
+    """A value that is not data, in words (its repr would differ between runs)."""
+    if isinstance(x, range):
+        return "a range (write it as range(...)|list, or loop over it)"
+    if isinstance(x, jinja2.runtime.LoopContext):
+        return "the loop object (print loop.index or another of its numbers)"
+    if callable(x):
+        return "a function or method (its text holds a memory address)"
+    return f"a {type(x).__name__} object"
+
+
+def _data(value: Any, ranges: bool = True) -> Any:
+    """``value`` if it is data of a handleable size, else a SecurityError."""
+    _guard(value)
+    bad = _not_data(value, ranges)
+    if bad is not None:
+        raise SecurityError("expected data (numbers, text, true/false, lists of them), got "
+                            + _what(bad))
+    return value
+
+
+def _printable(value: Any) -> Any:
+    """The finalize hook of the prompt sandbox: only data is printed, in text that meets
+    the text rule (a "\\x1b" written in a template string decodes to ESC)."""
+    _data(value, ranges=False)
+    if isinstance(value, str):
+        from worksheetgen.textrules import problem
+
+        bad = problem(value, lines=True)
+        if bad:
+            raise SecurityError(bad)
+    return value
+
+
+# filters that read any value: they print nothing of it (only its length, or an element
+# that is checked when printed) or fill in for a missing one
+_ANY_VALUE_FILTERS = frozenset(("length", "count", "first", "last", "default", "d"))
+
+
+def _bounded_filter(name: str, func: Any) -> Any:
+    """A prompt filter that first checks its value and arguments (data, of a handleable
+    size), and whose result is a list when Jinja's is an iterator (so it prints as one and is
+    measured), checked in turn."""
+    skip = 0 if getattr(func, "jinja_pass_arg", None) is None else 1
+    check = _guard if name in _ANY_VALUE_FILTERS else _data
+
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if not (name in ("default", "d") and isinstance(args[skip], jinja2.Undefined)):
+            check(args[skip])
+        for arg in (*args[skip + 1:], *kwargs.values()):
+            _data(arg)
+        result = func(*args, **kwargs)
+        if hasattr(result, "__next__"):  # reverse, unique: a list, never an address
+            import itertools
+
+            result = list(itertools.islice(result, MAX_VALUE + 1))
+        return _guard(result)
+
+    if skip:
+        bounded.jinja_pass_arg = func.jinja_pass_arg  # type: ignore[attr-defined]
+    return bounded
 
 
 class PromptSandbox(ImmutableSandboxedEnvironment):
@@ -353,18 +498,28 @@ class PromptSandbox(ImmutableSandboxedEnvironment):
     short template cannot build a huge text or number; loops share a step budget.
     """
 
-    intercepted_binops = frozenset({"*", "**", "%"})
+    intercepted_binops = frozenset({"*", "**", "%", "+", "-", "/", "//"})
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        _guard(left)
+        _guard(right)
         if operator == "**" and _is_int(left) and _is_int(right) and right > 0 \
                 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
             raise SecurityError(f"expected powers of at most {MAX_POWER_BITS} bits, got more")
         if operator == "*":
+            if _is_int(left) and _is_int(right) \
+                    and left.bit_length() + right.bit_length() > MAX_POWER_BITS + 1:
+                raise SecurityError(f"expected products of at most {MAX_POWER_BITS} bits, got "
+                                    "more")
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, str | list | tuple) and _is_int(n) \
-                        and len(seq) * n > MAX_SEQUENCE:
+                        and _size(seq) * n > MAX_SEQUENCE:
                     raise SecurityError(f"expected texts and lists of at most {MAX_SEQUENCE} "
-                                        f"items, got {len(seq) * n}")
+                                        f"items, got {_size(seq) * n}")
+        if operator == "+" and isinstance(left, str | list | tuple) \
+                and _size(left) + _size(right) > MAX_VALUE:
+            raise SecurityError(f"expected values of at most {MAX_VALUE:,} items or "
+                                "characters, got more")
         if operator == "%" and isinstance(left, str):
             raise SecurityError("expected no '%' text formatting (use the round filter), got "
                                 "'%' after a text")
@@ -413,9 +568,12 @@ def _check_node(node: nodes.Node, loop_names: set[str], names: list[tuple[str, i
 @lru_cache(maxsize=1)
 def _prompt_env() -> PromptSandbox:
     env = PromptSandbox(undefined=jinja2.StrictUndefined, autoescape=False,
-                        keep_trailing_newline=False)
-    env.filters = {k: v for k, v in env.filters.items() if k in PROMPT_FILTERS}
+                        keep_trailing_newline=False, finalize=_printable)
+    env.filters = {k: _bounded_filter(k, v) for k, v in env.filters.items()
+                   if k in PROMPT_FILTERS}
     env.filters["wsg_counted"] = _counted
+    env.filters["wsg_value"] = _guard
+    env.filters["wsg_data"] = _data
     env.globals = {"range": env.globals["range"]}
     return env
 
@@ -474,17 +632,86 @@ def _prompt_cache_file(text: str) -> Path | None:
 
 def _compile_checked(env: PromptSandbox, text: str) -> tuple[Any, tuple[tuple[str, int], ...]]:
     """The code of a prompt that passed the checks, and the variables it reads."""
+    _check_nesting(env, text)
     tree = env.parse(text)
+    _check_depth(tree)
     loop_names: set[str] = set()
     names: list[tuple[str, int]] = []
     _check_node(tree, loop_names, names)
     for loop in tree.find_all(nodes.For):
         loop.iter = nodes.Filter(loop.iter, "wsg_counted", [], [], None, None,
                                  lineno=loop.lineno)
+    tree = _Guards().visit(tree)
     tree.set_environment(env)
     free = tuple((n, line) for n, line in names
                  if n not in loop_names and n not in ("loop", "range"))
     return env.compile(tree), free
+
+
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_UNARY = frozenset(("-", "+"))
+
+
+def _check_nesting(env: PromptSandbox, text: str) -> None:
+    """Refuse a prompt whose expressions nest deeper than :data:`MAX_NESTING` (brackets, or
+    unary operators in a row), read from its tokens: Jinja's parser would recurse once per
+    level and end in RecursionError."""
+    depth = run = 0
+    for lineno, kind, value in env.lex(text):  # raw tokens: ("operator", "("), ...
+        if kind == "operator" and value in _OPENERS:
+            depth += 1
+        elif kind == "operator" and value in _OPENERS.values():
+            depth -= 1
+        if (kind == "operator" and value in _UNARY) or (kind == "name" and value == "not"):
+            run += 1
+        elif kind != "whitespace":
+            run = 0
+        if depth > MAX_NESTING or run > MAX_NESTING:
+            raise PromptError(f"expected expressions nested at most {MAX_NESTING} levels deep "
+                              "(brackets, or signs and 'not' in a row), got deeper", lineno)
+
+
+def _check_depth(tree: nodes.Node) -> None:
+    """Refuse a parsed prompt deeper than :data:`MAX_TREE_DEPTH` levels (a chain of
+    thousands of ``+`` or filters), which compiling would recurse through."""
+    todo = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise PromptError(f"expected an expression of at most {MAX_TREE_DEPTH} nested "
+                              "operations (a shorter chain of operators or filters), got more",
+                              node.lineno)
+        todo.extend((child, depth + 1) for child in node.iter_child_nodes())
+
+
+def _filtered(node: nodes.Expr, name: str) -> nodes.Filter:
+    return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+
+class _Guards(NodeTransformer):
+    """Check the values a prompt builds where the sandbox has no hook: list, tuple and dict
+    literals and comparisons are measured (``wsg_value``); what ``~`` turns into text must
+    be data (``wsg_data``), so that no method or huge value becomes text."""
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        self.generic_visit(node)
+        node.nodes = [_filtered(n, "wsg_data") for n in node.nodes]
+        return _filtered(node, "wsg_value")
+
+    def visit_Compare(self, node: nodes.Compare) -> nodes.Node:
+        self.generic_visit(node)
+        node.expr = _filtered(node.expr, "wsg_value")
+        for op in node.ops:
+            op.expr = _filtered(op.expr, "wsg_value")
+        return node
+
+    def _literal(self, node: nodes.Expr) -> nodes.Node:
+        self.generic_visit(node)
+        if getattr(node, "ctx", "load") != "load":  # a loop's target (for a, b in ...)
+            return node
+        return _filtered(node, "wsg_value")
+
+    visit_List = visit_Tuple = visit_Dict = _literal
 
 
 def _syntax_message(exc: jinja2.TemplateSyntaxError) -> str:
@@ -519,7 +746,7 @@ def _fail(message: str, lineno: int | None, file: str, line: int | None,
 
 
 def _render(template: PromptTemplate, context: Mapping[str, Any]) -> str:
-    token = _STEPS.set([0])
+    token = _STEPS.set([0, 0])  # loop steps, work
     try:
         out: list[str] = []
         size = 0
@@ -553,6 +780,9 @@ def render_prompt(text: str, context: Mapping[str, Any], *, file: str = "<prompt
         raise fail(_syntax_message(exc), exc.lineno) from None
     except PromptError as exc:
         raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
+    except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
+        raise fail(f"template not allowed: expected expressions nested at most {MAX_NESTING} "
+                   "levels deep, got deeper", None) from None
     try:
         return _render(template, context)
     except jinja2.UndefinedError as exc:
@@ -603,6 +833,9 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
         raise fail(_syntax_message(exc), exc.lineno) from None
     except PromptError as exc:
         raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
+    except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
+        raise fail(f"template not allowed: expected expressions nested at most {MAX_NESTING} "
+                   "levels deep, got deeper", None) from None
     if not contexts:
         return
     known = sorted(set().union(*contexts))
