@@ -336,3 +336,43 @@ def test_math_nested_hundreds_deep_is_refused_at_load(math, tmp_path) -> None:
     with pytest.raises(WorksheetgenError, match="nested more than 50 levels deep") as err:
         load_banks([bank])
     assert ":4: questions[0].prompt: " in str(err.value)
+
+
+# ---------------------------------------------------------------- YAML 1.2 numbers
+
+
+@pytest.mark.parametrize("written,value", [
+    ("1e3", 1000.0), ("1.5e-1", 0.15), (".5", 0.5), ("0x1F", 31), ("0o17", 15), ("+3", 3),
+    ("0", 0), ("1:30", "1:30"), ("1_000", "1_000"), ("0b11", "0b11"), ("yes", "yes"),
+    ("off", "off"), ("True", True), ("false", False), ("-.inf", float("-inf")),
+])
+def test_banks_read_numbers_and_booleans_the_yaml_1_2_way(written, value) -> None:
+    from worksheetgen.bank import parse_yaml
+
+    got = parse_yaml(f"a: {written}\nb: '{written}'\n", "bank.yaml").data
+    assert got["a"] == value and type(got["a"]) is type(value)
+    assert got["b"] == written  # quoted: always text
+
+
+@pytest.mark.parametrize("written,words", [
+    ("010", "octal 8, YAML 1.2 as 10): write 10"), ("09", "text, YAML 1.2 as 9"),
+    ("-007", "octal 7"),
+])
+def test_a_number_with_a_leading_zero_is_refused_saying_why(written, words) -> None:
+    from worksheetgen.bank import parse_yaml
+
+    with pytest.raises(BankError, match="expected a number without a leading 0") as err:
+        parse_yaml(f"x: 1\na: {written}\n", "bank.yaml")
+    assert err.value.line == 2 and words in err.value.message
+
+
+def test_sexagesimal_points_and_octal_d_k_are_no_longer_read_as_numbers(tmp_path) -> None:
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    points: 1:30\n",
+                    encoding="utf-8")
+    with pytest.raises(BankError, match=r"points: expected a number of points above 0, got "
+                                        r"'1:30'"):
+        load_banks([bank])
+    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    points: 1e1\n",
+                    encoding="utf-8")
+    assert load_banks([bank]).questions[0].points == 10.0

@@ -108,6 +108,65 @@ _UNPRINTABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
                              "\ud800-\udfff\ufffe\uffff]")
 
 
+# YAML 1.2 (core schema) numbers and booleans, in place of PyYAML's YAML 1.1 rules, which
+# read `010` as 8, `1:30` as 90, `1_000` as 1000, `yes`/`on` as true and `1e3` as text
+_INT12 = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT12 = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                      r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_BOOL12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_RESOLVED_ELSEWHERE = {_CORE + t for t in ("bool", "int", "float")}
+
+
+def _yaml12_resolvers() -> dict[str | None, list[tuple[str, re.Pattern[str]]]]:
+    """PyYAML's implicit resolvers with YAML 1.2's int, float and bool in place of 1.1's."""
+    table: dict[str | None, list[tuple[str, re.Pattern[str]]]] = {}
+    for first, rules in yaml.SafeLoader.yaml_implicit_resolvers.items():
+        kept = [(tag, rx) for tag, rx in rules if tag not in _RESOLVED_ELSEWHERE]
+        if kept:
+            table[first] = kept
+    for tag, rx, firsts in ((_CORE + "bool", _BOOL12, "tTfF"),
+                            (_CORE + "int", _INT12, "-+0123456789"),
+                            (_CORE + "float", _FLOAT12, "-+.0123456789")):
+        for first in firsts:
+            table.setdefault(first, []).append((tag, rx))
+    return table
+
+
+def _construct_int12(loader: Any, node: yaml.ScalarNode) -> int:
+    value = loader.construct_scalar(node)
+    if value[:2] in ("0o", "0x"):
+        return int(value[2:], 8 if value[1] == "o" else 16)
+    digits = value.lstrip("+-")
+    if len(digits) > 1 and digits.startswith("0"):
+        octal = f"octal {int(digits, 8)}, " if not set(digits) & set("89") else ""
+        raise ValueError(f"expected a number without a leading 0, got {value} (YAML 1.1 "
+                         f"reads it as {octal or 'text, '}YAML 1.2 as {int(value)}): write "
+                         f"{int(value)}, 0o… for an octal number, or quote it for text")
+    return int(value)
+
+
+def _construct_float12(loader: Any, node: yaml.ScalarNode) -> float:
+    value = loader.construct_scalar(node)
+    if value.lstrip("+-").lower() == ".inf":
+        return -float("inf") if value.startswith("-") else float("inf")
+    if value.lower() == ".nan":
+        return float("nan")
+    return float(value)
+
+
+def _yaml12(base: type) -> type:
+    """A safe loader class reading numbers and booleans the YAML 1.2 way."""
+    cls = type(f"{base.__name__}12", (base,), {"yaml_implicit_resolvers": _yaml12_resolvers()})
+    cls.yaml_constructors = dict(base.yaml_constructors)
+    cls.yaml_constructors[_CORE + "int"] = _construct_int12
+    cls.yaml_constructors[_CORE + "float"] = _construct_float12
+    return cls
+
+
+_SafeLoader12 = _yaml12(yaml.SafeLoader)
+_CSafeLoader12 = _yaml12(yaml.CSafeLoader) if hasattr(yaml, "CSafeLoader") else None
+
+
 def _tag_text(tag: str) -> str:
     return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
 
@@ -151,6 +210,8 @@ class _Reader:
         try:
             value = self.loader.construct_object(node, deep=True)
         except (ValueError, OverflowError) as exc:
+            if str(exc).startswith("expected "):
+                raise self.fail(node, path, str(exc)) from None
             raise self.fail(node, path, f"expected a valid value, got {describe(node.value)} "
                             f"({exc})") from None
         if isinstance(value, str):
@@ -203,7 +264,7 @@ def _compose_fast(text: str) -> tuple[Any, yaml.Node | None] | None:
     """The YAML node tree from libyaml (ten times faster than PyYAML's own parser), with
     its loader; None when libyaml is not available or finds a problem, so that PyYAML's
     parser reads the file again and says what is wrong in its usual words."""
-    fast = getattr(yaml, "CSafeLoader", None)
+    fast = _CSafeLoader12
     # libyaml takes tabs where PyYAML refuses them (such as after "key:"): a file with a tab
     # is read by PyYAML alone, so that every file is accepted or refused as before
     if fast is None or "\t" in text or not _shallow(text):
@@ -231,7 +292,7 @@ def parse_yaml(text: str, file: str) -> Doc:
         loader: Any = fast[0]
     else:
         try:
-            loader = yaml.SafeLoader(text)
+            loader = _SafeLoader12(text)
         except yaml.YAMLError as exc:
             raise BankError(f"YAML error: {exc}", file=file) from None
     reader = _Reader(loader)
