@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import needs_tex
 from worksheetgen.bank import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import BankError, ExportError, WorksheetgenError
@@ -376,3 +377,63 @@ def test_sexagesimal_points_and_octal_d_k_are_no_longer_read_as_numbers(tmp_path
     bank.write_text("questions:\n  - id: q1\n    family: scaling\n    points: 1e1\n",
                     encoding="utf-8")
     assert load_banks([bank]).questions[0].points == 10.0
+
+
+# ---------------------------------------------------------------- printed exactly as written
+
+
+def _pdf_words(pdf: Path) -> tuple[float, list[tuple[float, str]]]:
+    """The page width and every word's right edge and text on page 1 of a PDF."""
+    import html
+    import re
+    import subprocess
+
+    out = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    width = float(re.search(r'<page width="([0-9.]+)"', out).group(1))
+    words = [(float(x), html.unescape(w)) for x, w in
+             re.findall(r'<word xMin="[0-9.]+" yMin="[0-9.]+" xMax="([0-9.]+)" '
+                        r'yMax="[0-9.]+">([^<]*)</word>', out)]
+    return width, words
+
+
+def _pdf_text(pdf: Path) -> str:
+    import subprocess
+
+    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+
+
+@needs_tex
+@pytest.mark.parametrize("extra", ["", "Ωmega "], ids=["pdflatex", "lualatex"])
+def test_names_print_exactly_as_written_without_ligatures(extra, tmp_path, runner) -> None:
+    name = extra + "Jean--Luc O,,Hara---X <<a>> !`b ?`c ''d ``e"
+    roster = tmp_path / "roster.csv"
+    roster.write_text('name,id\n"' + name.replace('"', '""') + '",s1\n', encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "1", "--roster", str(roster), "-q",
+                                  "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    (pdf,) = (tmp_path / "out").glob("*/students/s1-sheet.pdf")
+    assert name in _pdf_text(pdf)
+
+
+@needs_tex
+def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
+                                                                      runner) -> None:
+    name = "Zz" + "abcdefghij" * 19 + "ENDNAME"  # 199 characters, no space
+    word = "W" + "x" * 1990 + "ENDWORD"
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"name,id\n{name},s1\n", encoding="utf-8")
+    bank = tmp_path / "bank.yaml"
+    bank.write_text(f"sheet:\n  title: {'T' * 150}ENDTITLE\nquestions:\n  - id: q1\n"
+                    f"    family: scaling\n    prompt: 'Look: {word} now.'\n", encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "1", "--roster", str(roster), "-q",
+                                  "--bank", str(bank), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    (pdf,) = (tmp_path / "out").glob("*/students/s1-sheet.pdf")
+    width, words = _pdf_words(pdf)
+    margin = 2 / 2.54 * 72  # --geometry margin=2cm
+    assert max(x for x, _ in words) <= width - margin + 1
+    text = "".join(w for _, w in words)
+    assert text.count(name) >= 3  # the header, the name line and the footer, all of it
+    assert word in text and "T" * 150 + "ENDTITLE" in text

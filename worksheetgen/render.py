@@ -69,11 +69,55 @@ def escape_tex(text: Any) -> str:
     return _escape_tex(str(text))
 
 
+# TeX's font ligatures that change what a text says: "--" and "---" print as dashes, ",,"
+# as a low double quote, and with LuaLaTeX's TeX ligatures "<<" and ">>" as guillemets. A
+# zero kern between the two characters keeps each as written in both engines (an empty
+# group does in pdfTeX only); the quote characters are commands that form no ligature.
+_LIGATURE_RE = re.compile(r"(?<=-)(?=-)|(?<=,)(?=,)|(?<=\\textless\{\})(?=\\textless\{\})"
+                          r"|(?<=\\textgreater\{\})(?=\\textgreater\{\})")
+
+
+# a run of this many characters without a space may break after any of them, so that a long
+# name, word or URL wraps inside the text's width instead of running off the page
+LONG_RUN = 30
+_LONG_RUN_RE = re.compile(rf"\S{{{LONG_RUN},}}")
+
+
 @lru_cache(maxsize=16384)  # the same titles, labels and names recur on every sheet of a class
 def _escape_tex(text: str) -> str:
     s = _plain(text)
-    s = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], s)
+    if len(s) >= LONG_RUN and _LONG_RUN_RE.search(s):
+        pieces = []
+        pos = 0
+        for m in _LONG_RUN_RE.finditer(s):
+            pieces.append(_escape_tex_run(s[pos:m.start()]))
+            pieces.append(_breakable(m.group()))
+            pos = m.end()
+        pieces.append(_escape_tex_run(s[pos:]))
+        s = "".join(pieces)
+    else:
+        s = _escape_tex_run(s)
     return re.sub(r"\n\s*\n", r"\\par ", s).replace("\n", " ")
+
+
+def _breakable(run: str) -> str:
+    """A long run without spaces escaped with a break allowed after every character (not
+    before an accent that combines with the one before it): it wraps, never runs off."""
+    import unicodedata
+
+    out = [_escape_tex_run(run[0])]
+    for c in run[1:]:
+        if not unicodedata.combining(c):
+            out.append(r"\allowbreak{}")
+        out.append(_escape_tex_run(c))
+    return "".join(out)
+
+
+def _escape_tex_run(s: str) -> str:
+    """Text without long runs escaped for LaTeX, ligatures kept from forming."""
+    ligatures = "--" in s or ",," in s or "<<" in s or ">>" in s
+    s = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], s)
+    return _LIGATURE_RE.sub(r"\\kern0pt ", s) if ligatures else s
 
 
 _MD_RE = re.compile(r"([\\`*_{}\[\]<>#+!|~$])")
