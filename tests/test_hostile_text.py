@@ -437,3 +437,46 @@ def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
     text = "".join(w for _, w in words)
     assert text.count(name) >= 3  # the header, the name line and the footer, all of it
     assert word in text and "T" * 150 + "ENDTITLE" in text
+
+
+@pytest.mark.parametrize("math,words", [
+    ("x^", "a ^ with nothing after it"), ("x_", "a _ with nothing after it"),
+    ("a^b^c", "a double superscript"), ("{}^{}^{}", "a double superscript"),
+    ("x_1_2", "a double subscript"), ("x^{a}^{b}", "a double superscript"),
+    (r"\text{a_b}", r"_ inside \text{…}"), (r"\textbf{a^b}", r"^ inside \text{…}"),
+    (r"\begin{matrix}a \\[1000000pt] b\end{matrix}", "a row space of at most 2cm"),
+    (r"\begin{matrix}a \\[abc] b\end{matrix}", "expected a length"),
+])
+def test_math_tex_cannot_set_is_refused_at_load_with_file_line_and_field(math, words,
+                                                                         tmp_path) -> None:
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    prompt: |\n      See\n"
+                    f"      ${math}$ here.\n", encoding="utf-8")
+    with pytest.raises(WorksheetgenError) as err:
+        load_banks([bank])
+    assert f"{bank}:5: questions[0].prompt: " in str(err.value)
+    assert words in str(err.value)
+
+
+@pytest.mark.parametrize("math", [
+    "x^2_i", "x_i^2", r"\sum\limits_{i=1}^{n} x_i^2", r"A^\top", r"A^\mathrm{T}_1", "e^{x^2}",
+    r"\text{row } i", r"\left(x\right)^2", r"\frac{1}{2}^2", r"S_{1,2}^{(h)}", r"q_i^\top k_j",
+    r"\begin{bmatrix} 1 \\[4pt] 2 \end{bmatrix}", r"\text{a\_b}", r"\hat{x}^2",
+])
+def test_math_tex_can_set_still_loads(math) -> None:
+    from worksheetgen.render import math_problems
+
+    assert math_problems(math) == []
+
+
+@needs_tex
+@pytest.mark.parametrize("prompt", ["'" + "\\" * 3000 + "'", "'$" + "\\" * 3000 + "$'",
+                                    "'$x " + "\\\\ " * 1000 + "$'"],
+                         ids=["text", "math", "math-rows"])
+def test_a_prompt_of_thousands_of_backslashes_builds(prompt, tmp_path, runner) -> None:
+    bank = tmp_path / "bank.yaml"
+    bank.write_text(f"questions:\n  - id: q1\n    family: scaling\n    prompt: {prompt}\n",
+                    encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "-q",
+                                  "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output

@@ -214,7 +214,91 @@ def math_problems(math: str) -> list[str]:
             problems.append("& outside a matrix")
     problems += ["an unclosed " + ("{" if x == "{" else "\\left" if x == "left"
                                    else f"\\begin{{{x}}}") for x in reversed(stack)]
-    return problems
+    return problems or _tex_problems(math)
+
+
+# what TeX cannot set although every command in it is safe (found at load, so the error
+# names the bank's file, line and field, not a line of sheet.tex)
+_MATH_PIECE_RE = re.compile(r"\\(?P<cmd>[A-Za-z]+)|\\(?P<sym>.)|(?P<char>\S)", re.S)
+_TEXT_COMMANDS = frozenset(("text", "textbf", "textit", "textrm"))
+_NO_NUCLEUS = frozenset(("limits", "nolimits", "displaystyle", "textstyle", "scriptstyle"))
+_UNITS_PT = {"pt": 1.0, "mm": 2.84528, "cm": 28.4528, "in": 72.27, "bp": 1.00375, "pc": 12.0,
+             "dd": 1.07, "cc": 12.84, "sp": 1 / 65536, "em": 10.0, "ex": 4.3, "mu": 0.56}
+MAX_ROW_SKIP_PT = 56.0  # a \\[…] space between rows: at most about 2 cm
+_ROW_SKIP_RE = re.compile(r"\\\\\s*\[([^\]]*)\]")
+_LENGTH_RE = re.compile(r"^\s*([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*([a-z]{2})\s*$")
+
+
+def _tex_problems(math: str) -> list[str]:
+    """What TeX would stop at in math whose commands and braces are fine: a ``^`` or ``_``
+    with nothing after it, a second superscript or subscript on one base (``a^b^c``), a
+    ``_`` or ``^`` inside ``\\text{…}`` and a row space ``\\\\[…]`` that is no length or
+    is beyond :data:`MAX_ROW_SKIP_PT`."""
+    for m in _ROW_SKIP_RE.finditer(math):
+        length = _LENGTH_RE.match(m.group(1))
+        if not length or length.group(2) not in _UNITS_PT:
+            return [f"\\\\[{m.group(1)}] (expected a length such as 4pt)"]
+        if abs(float(length.group(1)) * _UNITS_PT[length.group(2)]) > MAX_ROW_SKIP_PT:
+            return [f"\\\\[{m.group(1)}] (expected a row space of at most 2cm)"]
+    pieces = [(m.group("cmd"), m.group("sym"), m.group("char"))
+              for m in _MATH_PIECE_RE.finditer(math)]
+    # per open group: (superscript seen, subscript seen) on the current base
+    scripts: list[list[bool]] = [[False, False]]
+    text_depth: int | None = None  # the group depth where a \text{...} started
+    i = 0
+    while i < len(pieces):
+        cmd, sym, char = pieces[i]
+        i += 1
+        if char == "{":
+            scripts.append([False, False])
+            continue
+        if char == "}":
+            if len(scripts) > 1:
+                scripts.pop()
+            if text_depth is not None and len(scripts) <= text_depth:
+                text_depth = None
+            scripts[-1] = [False, False]  # a group is a base
+            continue
+        if text_depth is not None:
+            if char in ("_", "^"):
+                return [f"{char} inside \\text{{…}} (text has no scripts: write "
+                        f"\\{char} or put it after the }})" if char == "_" else
+                        "^ inside \\text{…} (text has no scripts: put it after the })"]
+            continue
+        if cmd in _TEXT_COMMANDS and i < len(pieces) and pieces[i][2] == "{":
+            text_depth = len(scripts)
+            scripts.append([False, False])
+            i += 1
+            continue
+        if char in ("^", "_"):
+            which = 0 if char == "^" else 1
+            name = "superscript" if char == "^" else "subscript"
+            if i >= len(pieces) or pieces[i][2] in ("}", "^", "_", "&") \
+                    or pieces[i][1] == "\\":
+                return [f"a {char} with nothing after it (write {char}{{}} or remove it)"]
+            if scripts[-1][which]:
+                return [f"a double {name} (write a{char}{{bc}} for one {name}, or "
+                        f"{{a{char}b}}{char}c)"]
+            scripts[-1][which] = True
+            nxt = pieces[i]
+            if nxt[2] == "{":  # the script is a group: skip to its end
+                depth, i = 1, i + 1
+                while i < len(pieces) and depth:
+                    depth += {"{": 1, "}": -1}.get(pieces[i][2] or "", 0)
+                    i += 1
+            else:
+                i += 1
+                if nxt[0] is not None:  # a command: its braced arguments go with it
+                    while i < len(pieces) and pieces[i][2] == "{":
+                        depth, i = 1, i + 1
+                        while i < len(pieces) and depth:
+                            depth += {"{": 1, "}": -1}.get(pieces[i][2] or "", 0)
+                            i += 1
+            continue
+        if cmd in _NO_NUCLEUS or char == "'":
+            continue
+        scripts[-1] = [False, False]  # anything else is a new base
+    return []
 
 
 def sanitize_math(math: str) -> str:
