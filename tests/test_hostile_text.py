@@ -480,3 +480,23 @@ def test_a_prompt_of_thousands_of_backslashes_builds(prompt, tmp_path, runner) -
     result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "-q",
                                   "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
+
+
+@needs_tex
+def test_a_tex_error_inside_a_question_names_the_question_and_sheet(tmp_path, runner,
+                                                                     monkeypatch) -> None:
+    """The last line of defence behind the load-time math checks: TeX's error line is
+    translated to the question (and sheet) it is in."""
+    import worksheetgen.render as render
+
+    monkeypatch.setattr(render, "_tex_problems", lambda math: [])
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("questions:\n  - id: q1\n    family: scaling\n  - id: q2\n"
+                    "    family: scaling\n    prompt: 'See $a^b^c$.'\n", encoding="utf-8")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,id\nAda Lovelace,s1\n", encoding="utf-8")
+    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "-q",
+                                  "--roster", str(roster), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert ": Double superscript (question 2 of \"Ada Lovelace" in result.output
+    assert len(result.output.strip().splitlines()) == 1
