@@ -500,3 +500,14 @@ def test_a_tex_error_inside_a_question_names_the_question_and_sheet(tmp_path, ru
     assert result.exit_code == 1
     assert ": Double superscript (question 2 of \"Ada Lovelace" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_long_runs_break_between_letters_but_never_inside_shaped_scripts() -> None:
+    from worksheetgen.render import escape_tex
+
+    assert escape_tex("ab" * 15).count(r"\allowbreak{}") == 29
+    assert escape_tex("short words stay as written") == "short words stay as written"
+    for word in ("नमस्ते" * 6, "مرحبا" * 7, "\U0001F1E9\U0001F1EA" * 20):
+        assert r"\allowbreak" not in escape_tex(word)
+    accented = escape_tex("e\u0301" * 20)  # a break between letters, not before an accent
+    assert accented.count(r"\allowbreak{}") == 19 and "{}\u0301" not in accented

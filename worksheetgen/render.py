@@ -100,14 +100,29 @@ def _escape_tex(text: str) -> str:
     return re.sub(r"\n\s*\n", r"\\par ", s).replace("\n", " ")
 
 
+# scripts whose letters a font shapes together (joining, conjuncts) and the characters that
+# join what is around them: a break (a penalty node) between two of them would change how the
+# word looks, so none is put there
+_SHAPED = ((0x0590, 0x08FF), (0x0900, 0x0DFF), (0x0E00, 0x0FFF), (0x1000, 0x109F),
+           (0x1780, 0x18AF), (0x200C, 0x200D), (0xA800, 0xABFF), (0xFB1D, 0xFDFF),
+           (0xFE00, 0xFE0F), (0xFE70, 0xFEFF), (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF),
+           (0xE0100, 0xE01EF))
+
+
+def _shaped(c: str) -> bool:
+    n = ord(c)
+    return n >= 0x0590 and any(a <= n <= b for a, b in _SHAPED)
+
+
 def _breakable(run: str) -> str:
     """A long run without spaces escaped with a break allowed after every character (not
-    before an accent that combines with the one before it): it wraps, never runs off."""
+    before a combining accent, nor next to letters a font shapes together): it wraps, never
+    runs off the page."""
     import unicodedata
 
     out = [_escape_tex_run(run[0])]
-    for c in run[1:]:
-        if not unicodedata.combining(c):
+    for before, c in zip(run, run[1:], strict=False):
+        if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
             out.append(r"\allowbreak{}")
         out.append(_escape_tex_run(c))
     return "".join(out)
