@@ -93,11 +93,21 @@ class WellFormed:
     def __init__(self, what: str) -> None:
         self.what = what
         self._parser = xml.parsers.expat.ParserCreate("UTF-8")
+        self._pending: list[str] = []
+        self._size = 0
 
     def feed(self, text: str, final: bool = False) -> None:
-        """Parse the next piece of the document (``final``: the last)."""
+        """Parse the next piece of the document (``final``: the last), in chunks of 64 KB
+        (a parser call per small piece would cost more than the writing)."""
+        self._pending.append(text)
+        self._size += len(text)
+        if self._size < 65536 and not final:
+            return
+        chunk = "".join(self._pending)
+        self._pending.clear()
+        self._size = 0
         try:
-            self._parser.Parse(text.encode("utf-8", "surrogatepass"), final)
+            self._parser.Parse(chunk.encode("utf-8", "surrogatepass"), final)
         except xml.parsers.expat.ExpatError as exc:
             raise ExportError(f"expected {self.what} that parses back as XML, got "
                               f"{xml.parsers.expat.errors.messages[exc.code]} at its line "
