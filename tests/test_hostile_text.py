@@ -511,3 +511,14 @@ def test_long_runs_break_between_letters_but_never_inside_shaped_scripts() -> No
         assert r"\allowbreak" not in escape_tex(word)
     accented = escape_tex("e\u0301" * 20)  # a break between letters, not before an accent
     assert accented.count(r"\allowbreak{}") == 19 and "{}\u0301" not in accented
+
+
+def test_both_yaml_parsers_read_numbers_the_same_yaml_1_2_way() -> None:
+    """libyaml reads most banks, PyYAML's own parser those with a tab: one set of rules."""
+    from worksheetgen.bank import parse_yaml
+
+    text = "a: 1e3\nb: yes\nc: 0x10\nd: 1:30\n"
+    fast = parse_yaml(text, "bank.yaml").data
+    slow = parse_yaml(text + 'e: "a\tb"\n', "bank.yaml").data
+    assert fast == {k: v for k, v in slow.items() if k != "e"} == \
+        {"a": 1000.0, "b": "yes", "c": 16, "d": "1:30"}
