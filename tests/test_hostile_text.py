@@ -522,3 +522,10 @@ def test_both_yaml_parsers_read_numbers_the_same_yaml_1_2_way() -> None:
     slow = parse_yaml(text + 'e: "a\tb"\n', "bank.yaml").data
     assert fast == {k: v for k, v in slow.items() if k != "e"} == \
         {"a": 1000.0, "b": "yes", "c": 16, "d": "1:30"}
+
+
+def test_markdown_paragraphs_after_unicode_spaces_cannot_start_a_list_or_heading() -> None:
+    from worksheetgen.render import escape_md
+
+    assert escape_md("\xa0=") == "\xa0\\="
+    assert escape_md("a\n\n\u2003- item") == "a\n\n\u2003\\- item"

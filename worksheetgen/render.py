@@ -136,7 +136,7 @@ def _escape_tex_run(s: str) -> str:
 
 
 _MD_RE = re.compile(r"([\\`*_{}\[\]<>#+!|~$])")
-_MD_LINE_START_RE = re.compile(r"(^|\n)([ \t]*)(-|=|\d+(?=[.)]))")
+_MD_LINE_START_RE = re.compile(r"(^|\n)([^\S\n]*)(-|=|\d+(?=[.)]))")
 
 
 def escape_md(text: Any) -> str:
