@@ -422,11 +422,13 @@ def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
                                                                       runner) -> None:
     name = "Zz" + "abcdefghij" * 19 + "ENDNAME"  # 199 characters, no space
     word = "W" + "x" * 1990 + "ENDWORD"
+    math = "y" * 1500 + "ENDMATH"
     roster = tmp_path / "roster.csv"
     roster.write_text(f"name,id\n{name},s1\n", encoding="utf-8")
     bank = tmp_path / "bank.yaml"
     bank.write_text(f"sheet:\n  title: {'T' * 150}ENDTITLE\nquestions:\n  - id: q1\n"
-                    f"    family: scaling\n    prompt: 'Look: {word} now.'\n", encoding="utf-8")
+                    f"    family: scaling\n    prompt: 'Look: {word} now ${math}$.'\n",
+                    encoding="utf-8")
     result = runner.invoke(main, ["build", "--seed", "1", "--roster", str(roster), "-q",
                                   "--bank", str(bank), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
@@ -436,7 +438,7 @@ def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
     assert max(x for x, _ in words) <= width - margin + 1
     text = "".join(w for _, w in words)
     assert text.count(name) >= 3  # the header, the name line and the footer, all of it
-    assert word in text and "T" * 150 + "ENDTITLE" in text
+    assert word in text and math in text and "T" * 150 + "ENDTITLE" in text
 
 
 @pytest.mark.parametrize("math,words", [

@@ -425,10 +425,23 @@ def split_markup(markup: str) -> list[tuple[bool, str]]:
     return [(m, t) for m, t in parts if t]
 
 
+# in math, a run of letters and digits (not a command's name) as long as a text's long run
+_LONG_MATH_RUN_RE = re.compile(rf"(?<![\\A-Za-z])[A-Za-z0-9]{{{LONG_RUN},}}")
+
+
+def _breakable_math(math: str) -> str:
+    """Math whose long runs of letters and digits may break after any character (a long
+    number or name in a prompt's $…$ wraps like a long word of text)."""
+    if len(math) < LONG_RUN:
+        return math
+    return _LONG_MATH_RUN_RE.sub(lambda m: r"\allowbreak ".join(m.group()), math)
+
+
 @lru_cache(maxsize=16384)  # prompts and step titles recur on every sheet of a class
 def markup_tex(markup: str) -> str:
     """Prompt markup as LaTeX: text escaped, math sanitized."""
-    return "".join(f"${sanitize_math(t)}$" if m else escape_tex(t) for m, t in split_markup(markup))
+    return "".join(f"${_breakable_math(sanitize_math(t))}$" if m else escape_tex(t)
+                   for m, t in split_markup(markup))
 
 
 def md_math(math: str) -> str:
