@@ -383,12 +383,12 @@ def test_sexagesimal_points_and_octal_d_k_are_no_longer_read_as_numbers(tmp_path
 
 
 def _pdf_words(pdf: Path) -> tuple[float, list[tuple[float, str]]]:
-    """The page width and every word's right edge and text on page 1 of a PDF."""
+    """The page width and every word's right edge and text, on every page of a PDF."""
     import html
     import re
     import subprocess
 
-    out = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"],
+    out = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"],
                          capture_output=True, text=True, check=True).stdout
     width = float(re.search(r'<page width="([0-9.]+)"', out).group(1))
     words = [(float(x), html.unescape(w)) for x, w in
@@ -437,7 +437,7 @@ def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
     margin = 2 / 2.54 * 72  # --geometry margin=2cm
     assert max(x for x, _ in words) <= width - margin + 1
     text = "".join(w for _, w in words)
-    assert text.count(name) >= 3  # the header, the name line and the footer, all of it
+    assert text.count(name) >= 3  # the name line and every header and footer, all of it
     assert word in text and math in text and "T" * 150 + "ENDTITLE" in text
 
 
