@@ -446,8 +446,8 @@ def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
     ("a^b^c", "a double superscript"), ("{}^{}^{}", "a double superscript"),
     ("x_1_2", "a double subscript"), ("x^{a}^{b}", "a double superscript"),
     (r"\text{a_b}", r"_ inside \text{…}"), (r"\textbf{a^b}", r"^ inside \text{…}"),
-    (r"\begin{matrix}a \\[1000000pt] b\end{matrix}", "a row space of at most 2cm"),
-    (r"\begin{matrix}a \\[abc] b\end{matrix}", "expected a length"),
+    (r"\begin{matrix}a \\[1000000pt] b\end{matrix}", "a row space beyond 2cm"),
+    (r"\begin{matrix}a \\[abc] b\end{matrix}", "which is no length"),
 ])
 def test_math_tex_cannot_set_is_refused_at_load_with_file_line_and_field(math, words,
                                                                          tmp_path) -> None:
@@ -456,7 +456,7 @@ def test_math_tex_cannot_set_is_refused_at_load_with_file_line_and_field(math, w
                     f"      ${math}$ here.\n", encoding="utf-8")
     with pytest.raises(WorksheetgenError) as err:
         load_banks([bank])
-    assert f"{bank}:5: questions[0].prompt: " in str(err.value)
+    assert f"{bank}:5: questions[0].prompt: expected math TeX can set, got " in str(err.value)
     assert words in str(err.value)
 
 

@@ -186,13 +186,16 @@ MAX_MATH_NESTING = 50  # groups ({...}, \left...\right, environments) inside one
 
 
 def math_problems(math: str) -> list[str]:
-    """What :func:`sanitize_math` would have to change in ``math`` (empty when it is clean),
-    and math nested deeper than :data:`MAX_MATH_NESTING` levels (TeX has room for few)."""
+    """What :func:`sanitize_math` would have to change in ``math``, else what TeX could not
+    set (:func:`tex_math_problems`); empty when the math is clean."""
+    return unsafe_math_problems(math) or tex_math_problems(math)
+
+
+def unsafe_math_problems(math: str) -> list[str]:
+    """What :func:`sanitize_math` would have to change in ``math`` (empty when it is clean)."""
     problems: list[str] = []
     stack: list[str] = []
     for m in _MATH_TOKEN_RE.finditer(math):
-        if len(stack) > MAX_MATH_NESTING:
-            return [f"groups nested more than {MAX_MATH_NESTING} levels deep"]
         cmd, env, sym, char = m.group("cmd"), m.group("env"), m.group("sym"), m.group("char")
         if m.group("be"):
             cmd = m.group("be")
@@ -229,7 +232,21 @@ def math_problems(math: str) -> list[str]:
             problems.append("& outside a matrix")
     problems += ["an unclosed " + ("{" if x == "{" else "\\left" if x == "left"
                                    else f"\\begin{{{x}}}") for x in reversed(stack)]
-    return problems or _tex_problems(math)
+    return problems
+
+
+def tex_math_problems(math: str) -> list[str]:
+    """What TeX would stop at in safe math: groups nested deeper than
+    :data:`MAX_MATH_NESTING` (TeX has room for few), and :func:`_tex_problems`."""
+    depth = 0
+    for m in _MATH_TOKEN_RE.finditer(math):
+        if m.group("char") == "{" or m.group("cmd") == "left" or m.group("be") == "begin":
+            depth += 1
+            if depth > MAX_MATH_NESTING:
+                return [f"groups nested more than {MAX_MATH_NESTING} levels deep"]
+        elif m.group("char") == "}" or m.group("cmd") == "right" or m.group("be") == "end":
+            depth -= 1
+    return _tex_problems(math)
 
 
 # what TeX cannot set although every command in it is safe (found at load, so the error
@@ -252,9 +269,10 @@ def _tex_problems(math: str) -> list[str]:
     for m in _ROW_SKIP_RE.finditer(math):
         length = _LENGTH_RE.match(m.group(1))
         if not length or length.group(2) not in _UNITS_PT:
-            return [f"\\\\[{m.group(1)}] (expected a length such as 4pt)"]
+            return [f"\\\\[{m.group(1)}], which is no length (write a length such as "
+                    "\\\\[4pt])"]
         if abs(float(length.group(1)) * _UNITS_PT[length.group(2)]) > MAX_ROW_SKIP_PT:
-            return [f"\\\\[{m.group(1)}] (expected a row space of at most 2cm)"]
+            return [f"\\\\[{m.group(1)}], a row space beyond 2cm"]
     pieces = [(m.group("cmd"), m.group("sym"), m.group("char"))
               for m in _MATH_PIECE_RE.finditer(math)]
     # per open group: (superscript seen, subscript seen) on the current base
@@ -1005,11 +1023,15 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
         markup = render_prompt(text, context, file=file, line=line, field=field,
                                first_line=line)
         for is_math, math in split_markup(markup):
-            problems = math_problems(math) if is_math else []
+            if not is_math:
+                continue
+            problems = unsafe_math_problems(math)
+            expected = "math with safe commands only"
+            if not problems:
+                problems, expected = tex_math_problems(math), "math TeX can set"
             if problems:
                 shown = math if len(math) <= 40 else math[:37] + "..."
-                raise fail(f"expected math with safe commands only, got {problems[0]} in "
-                           f"${shown}$", None)
+                raise fail(f"expected {expected}, got {problems[0]} in ${shown}$", None)
 
 
 # ---------------------------------------------------------------- document templates
