@@ -531,3 +531,11 @@ def test_markdown_paragraphs_after_unicode_spaces_cannot_start_a_list_or_heading
 
     assert escape_md("\xa0=") == "\xa0\\="
     assert escape_md("a\n\n\u2003- item") == "a\n\n\u2003\\- item"
+
+
+def test_a_bank_saved_with_windows_line_ends_still_loads(tmp_path) -> None:
+    bank = tmp_path / "bank.yaml"
+    bank.write_bytes(b"sheet:\r\n  title: Week 3\r\nquestions:\r\n  - id: q1\r\n"
+                     b"    family: scaling\r\n    prompt: |\r\n      Two\r\n      lines.\r\n")
+    loaded = load_banks([bank])
+    assert loaded.info.title == "Week 3" and loaded.questions[0].prompt == "Two\nlines.\n"
