@@ -69,6 +69,14 @@ def test_a_title_on_the_command_line_meets_the_same_rule(tmp_path, runner) -> No
         assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
+def test_a_title_on_the_command_line_has_the_length_limit_of_a_bank_title(tmp_path,
+                                                                        runner) -> None:
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--title", "x" * 4001,
+                                  "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "--title: expected at most 4000 characters, got 4001" in result.output
+
+
 def test_the_roster_refuses_what_the_bank_refuses(tmp_path) -> None:
     from worksheetgen.roster import parse_roster
 

@@ -129,6 +129,9 @@ def load_bank(options: BuildOptions) -> Bank:
         bad = text_problem(options.title)
         if bad:
             raise UsageError(f"--title: {bad}")
+        if len(options.title) > 4000:  # as a bank's title
+            raise UsageError(f"--title: expected at most 4000 characters, got "
+                             f"{len(options.title)}")
         info = replace(info, title=options.title)
     questions = bank.questions
     if options.decimals is not None:
