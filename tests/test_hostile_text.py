@@ -547,3 +547,14 @@ def test_a_bank_saved_with_windows_line_ends_still_loads(tmp_path) -> None:
                      b"    family: scaling\r\n    prompt: |\r\n      Two\r\n      lines.\r\n")
     loaded = load_banks([bank])
     assert loaded.info.title == "Week 3" and loaded.questions[0].prompt == "Two\nlines.\n"
+
+
+def test_the_math_sanitizer_prints_braces_beyond_the_nesting_limit() -> None:
+    """Math that reaches TeX without the load-time check (a key's text in an export, say)
+    never opens more groups than TeX has room for."""
+    from worksheetgen.render import MAX_MATH_NESTING, sanitize_math
+
+    out = sanitize_math("{" * 300 + "x" + "}" * 300)
+    assert out == "{" * MAX_MATH_NESTING + r"\{" * 250 + "x" + r"\}" * 250 \
+        + "}" * MAX_MATH_NESTING
+    assert sanitize_math("{a}{{b}") == "{a}{{b}}"

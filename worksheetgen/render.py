@@ -179,7 +179,7 @@ _MATH_SYMBOLS = frozenset(",;:!{}|%#&$_ \\")
 _MATH_TOKEN_RE = re.compile(
     r"\\(?P<be>begin|end)(?![A-Za-z])(?P<env>\s*\{[^{}]*\})?|\\(?P<cmd>[A-Za-z]+)"
     r"|\\(?P<sym>.?)|(?P<hats>\^\^)|(?P<char>[{}%#&$\x00-\x1f\x7f])", re.S)
-_CLOSERS = {"{": "}", "left": r"\right."}
+_CLOSERS = {"{": "}", "left": r"\right.", "lit{": r"\}"}
 
 
 MAX_MATH_NESTING = 50  # groups ({...}, \left...\right, environments) inside one another
@@ -340,7 +340,8 @@ def sanitize_math(math: str) -> str:
     Commands outside :data:`MATH_COMMANDS` print literally instead of running; ``^^`` (TeX's
     way to write any character, a backslash included) cannot form; ``%`` and ``#`` print;
     control characters become spaces; braces, ``\\left``/``\\right`` and matrix environments
-    are balanced so the math cannot close a group it did not open.
+    are balanced so the math cannot close a group it did not open; braces nested deeper than
+    :data:`MAX_MATH_NESTING` print as braces (TeX has room for few levels of groups).
     """
     out: list[str] = []
     stack: list[str] = []  # "{", "left" or an environment name
@@ -393,9 +394,15 @@ def sanitize_math(math: str) -> str:
                 out.append(r"\backslash " + _math_char(sym))
         elif m.group("hats"):
             out.append(r"\hat{}\hat{}")
+        elif char == "{" and len(stack) >= MAX_MATH_NESTING:
+            stack.append("lit{")  # deeper than TeX has room for: prints as a brace
+            out.append(r"\{")
         elif char == "{":
             stack.append("{")
             out.append("{")
+        elif char == "}" and stack and stack[-1] == "lit{":
+            stack.pop()
+            out.append(r"\}")
         elif char == "}":
             out.append("}" if close_to("{") else r"\}")
         elif char == "&":
