@@ -57,7 +57,8 @@ CASES = [
     Case("not-a-mapping-list", bank("- 1\n- 2\n"),
          "bank.yaml:1: expected a mapping with a 'questions' list, got a list of 2"),
     Case("not-a-mapping-text", bank("hello\n"),
-         "bank.yaml:1: expected a mapping with a 'questions' list, got 'hello'"),
+         "bank.yaml:1: expected a mapping with a 'questions' list, got a text of 5 characters "
+         "(is this a bank file?)"),
     Case("binary-file", {"bank.yaml": b"\x7fELF\x02\x01\x01\x00\x00\x00"},
          "bank.yaml: expected a UTF-8 YAML text file, got a binary file"),
     Case("not-utf8", {"bank.yaml": "questions: caf\u00e9\n".encode("latin-1")},

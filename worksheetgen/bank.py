@@ -18,6 +18,7 @@ import yaml
 
 from worksheetgen.errors import BankError
 from worksheetgen.models import Bank, BankFile, Location, QuestionSpec, SheetInfo
+from worksheetgen.textrules import problem as text_problem
 
 MAX_BANK_BYTES = 2_000_000
 MAX_QUESTIONS = 200
@@ -107,6 +108,65 @@ _UNPRINTABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
                              "\ud800-\udfff\ufffe\uffff]")
 
 
+# YAML 1.2 (core schema) numbers and booleans, in place of PyYAML's YAML 1.1 rules, which
+# read `010` as 8, `1:30` as 90, `1_000` as 1000, `yes`/`on` as true and `1e3` as text
+_INT12 = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT12 = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                      r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_BOOL12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_RESOLVED_ELSEWHERE = {_CORE + t for t in ("bool", "int", "float")}
+
+
+def _yaml12_resolvers() -> dict[str | None, list[tuple[str, re.Pattern[str]]]]:
+    """PyYAML's implicit resolvers with YAML 1.2's int, float and bool in place of 1.1's."""
+    table: dict[str | None, list[tuple[str, re.Pattern[str]]]] = {}
+    for first, rules in yaml.SafeLoader.yaml_implicit_resolvers.items():
+        kept = [(tag, rx) for tag, rx in rules if tag not in _RESOLVED_ELSEWHERE]
+        if kept:
+            table[first] = kept
+    for tag, rx, firsts in ((_CORE + "bool", _BOOL12, "tTfF"),
+                            (_CORE + "int", _INT12, "-+0123456789"),
+                            (_CORE + "float", _FLOAT12, "-+.0123456789")):
+        for first in firsts:
+            table.setdefault(first, []).append((tag, rx))
+    return table
+
+
+def _construct_int12(loader: Any, node: yaml.ScalarNode) -> int:
+    value = loader.construct_scalar(node)
+    if value[:2] in ("0o", "0x"):
+        return int(value[2:], 8 if value[1] == "o" else 16)
+    digits = value.lstrip("+-")
+    if len(digits) > 1 and digits.startswith("0"):
+        octal = f"octal {int(digits, 8)}, " if not set(digits) & set("89") else ""
+        raise ValueError(f"expected a number without a leading 0, got {value} (YAML 1.1 "
+                         f"reads it as {octal or 'text, '}YAML 1.2 as {int(value)}): write "
+                         f"{int(value)}, 0o… for an octal number, or quote it for text")
+    return int(value)
+
+
+def _construct_float12(loader: Any, node: yaml.ScalarNode) -> float:
+    value = loader.construct_scalar(node)
+    if value.lstrip("+-").lower() == ".inf":
+        return -float("inf") if value.startswith("-") else float("inf")
+    if value.lower() == ".nan":
+        return float("nan")
+    return float(value)
+
+
+def _yaml12(base: type) -> type:
+    """A safe loader class reading numbers and booleans the YAML 1.2 way."""
+    cls = type(f"{base.__name__}12", (base,), {"yaml_implicit_resolvers": _yaml12_resolvers()})
+    cls.yaml_constructors = dict(base.yaml_constructors)
+    cls.yaml_constructors[_CORE + "int"] = _construct_int12
+    cls.yaml_constructors[_CORE + "float"] = _construct_float12
+    return cls
+
+
+_SafeLoader12 = _yaml12(yaml.SafeLoader)
+_CSafeLoader12 = _yaml12(yaml.CSafeLoader) if hasattr(yaml, "CSafeLoader") else None
+
+
 def _tag_text(tag: str) -> str:
     return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
 
@@ -148,10 +208,19 @@ class _Reader:
 
     def scalar(self, node: yaml.Node, path: tuple[Any, ...]) -> Any:
         try:
-            return self.loader.construct_object(node, deep=True)
+            value = self.loader.construct_object(node, deep=True)
         except (ValueError, OverflowError) as exc:
+            if str(exc).startswith("expected "):
+                raise self.fail(node, path, str(exc)) from None
             raise self.fail(node, path, f"expected a valid value, got {describe(node.value)} "
                             f"({exc})") from None
+        if isinstance(value, str):
+            # escapes such as "\e", "\x01" or "\u202e" decode to what the file itself may
+            # not hold: every text, once decoded, meets the one rule for user text
+            bad = text_problem(value, lines=True)
+            if bad:
+                raise self.fail(node, path, bad)
+        return value
 
     def read(self, node: yaml.Node, path: tuple[Any, ...], depth: int = 0) -> Any:
         """Plain data for ``node``, recording the line of ``path``."""
@@ -195,7 +264,7 @@ def _compose_fast(text: str) -> tuple[Any, yaml.Node | None] | None:
     """The YAML node tree from libyaml (ten times faster than PyYAML's own parser), with
     its loader; None when libyaml is not available or finds a problem, so that PyYAML's
     parser reads the file again and says what is wrong in its usual words."""
-    fast = getattr(yaml, "CSafeLoader", None)
+    fast = _CSafeLoader12
     # libyaml takes tabs where PyYAML refuses them (such as after "key:"): a file with a tab
     # is read by PyYAML alone, so that every file is accepted or refused as before
     if fast is None or "\t" in text or not _shallow(text):
@@ -223,7 +292,7 @@ def parse_yaml(text: str, file: str) -> Doc:
         loader: Any = fast[0]
     else:
         try:
-            loader = yaml.SafeLoader(text)
+            loader = _SafeLoader12(text)
         except yaml.YAMLError as exc:
             raise BankError(f"YAML error: {exc}", file=file) from None
     reader = _Reader(loader)
@@ -275,6 +344,34 @@ def read_text(path: Path, shown: str) -> str:
                         f"0x{raw[exc.start]:02x}", file=shown, line=line) from None
 
 
+def _folder_banks(folder: Path, shown: str) -> list[Path]:
+    """The *.yaml / *.yml banks of a folder, sorted. A link is followed only when it stays
+    inside the folder: a link that leads out of it (to a system file, say), a link to
+    nothing and a bank that is not a regular file are errors, never skipped in silence (a
+    folder would otherwise build without that bank's questions)."""
+    inside = folder.resolve()
+    found = []
+    for x in sorted(folder.iterdir()):
+        if x.suffix not in (".yaml", ".yml"):
+            continue
+        if x.is_symlink():
+            target = x.resolve()
+            if not target.exists():
+                raise BankError("expected a bank, got a link to nothing (a dangling symlink)",
+                                file=str(x))
+            if not target.is_relative_to(inside):
+                raise BankError("expected a bank inside the folder, got a link that leads out "
+                                "of it (give that file as --bank itself if it is meant)",
+                                file=str(x))
+        if x.is_dir():
+            continue  # a folder named like a bank is not one (folders are not searched)
+        if not x.is_file():
+            raise BankError("expected a bank, got a special file (not a regular file)",
+                            file=str(x))
+        found.append(x)
+    return found
+
+
 def bank_files(paths: Iterable[str | Path]) -> list[Path]:
     """Expand bank arguments (files or folders of *.yaml / *.yml) into files, in order."""
     out: list[Path] = []
@@ -282,7 +379,7 @@ def bank_files(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found = sorted(x for x in p.iterdir() if x.suffix in (".yaml", ".yml") and x.is_file())
+            found = _folder_banks(p, str(raw))
             if not found:
                 raise BankError("expected a folder with *.yaml banks, got none", file=str(raw))
         elif p.is_file():
@@ -452,8 +549,14 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
 def load_doc(path: Path, shown: str) -> Doc:
     """Read and parse one bank file, checking its top-level shape."""
     doc = parse_yaml(read_text(path, shown), shown)
+    # a file that is not a bank at all (a mistyped path, a link to a system file) is named,
+    # never quoted: its content may be anything
     if not isinstance(doc.data, dict):
-        raise doc.error((), f"expected a mapping with a 'questions' list, got {describe(doc.data)}")
+        raise doc.error((), "expected a mapping with a 'questions' list, got "
+                        + _not_a_bank(doc.data))
+    if not any(k in TOP_FIELDS or did_you_mean(str(k), TOP_FIELDS) for k in doc.data):
+        raise doc.error((), "expected a mapping with a 'questions' list, got "
+                        + _not_a_bank(doc.data))
     _check_fields(doc, doc.data, (), TOP_FIELDS)
     if "questions" not in doc.data:
         raise doc.error(("questions",), "expected a list of questions (required), got nothing")
@@ -464,6 +567,17 @@ def load_doc(path: Path, shown: str) -> Doc:
         raise doc.error(("questions",),
                         f"expected at most {MAX_QUESTIONS} questions, got {len(qs)}")
     return doc
+
+
+def _not_a_bank(data: Any) -> str:
+    """What a file that is no bank holds, in words that quote none of it."""
+    if isinstance(data, dict):
+        return f"a mapping of {len(data)} other field(s)" if data else "an empty mapping"
+    if isinstance(data, list):
+        return f"a list of {len(data)}" if data else "an empty list"
+    if isinstance(data, str):
+        return f"a text of {len(data)} characters (is this a bank file?)"
+    return "a single value" if data is not None else "nothing"
 
 
 def load_banks(paths: Iterable[str | Path]) -> Bank:

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from worksheetgen import __version__
+from worksheetgen.textrules import shown
 from worksheetgen.tuning import tune_process
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,18 +100,18 @@ class OneLineErrors(click.Group):
                 else (exc.param_hint or "value")
             message = "expected a value (required), got nothing" \
                 if isinstance(exc, click.MissingParameter) else exc.message
-            click.echo(f"worksheetgen: error: {where}: {message}", err=True)
+            click.echo(f"worksheetgen: error: {where}: {shown(message)}", err=True)
             sys.exit(exc.exit_code)
         except click.UsageError as exc:
             command = exc.ctx.command_path if exc.ctx is not None else "worksheetgen"
-            click.echo(f"worksheetgen: error: {exc.format_message()} (see {command} --help)",
-                       err=True)
+            click.echo(f"worksheetgen: error: {shown(exc.format_message())} (see {command} "
+                       "--help)", err=True)
             sys.exit(exc.exit_code)
         except click.Abort:  # Ctrl-C (Click turns KeyboardInterrupt into Abort)
             click.echo("worksheetgen: interrupted", err=True)
             sys.exit(130)
         except click.ClickException as exc:
-            click.echo(f"worksheetgen: error: {exc.format_message()}", err=True)
+            click.echo(f"worksheetgen: error: {shown(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except OSError as exc:
             line = _stdout_failure(exc)

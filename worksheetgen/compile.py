@@ -185,6 +185,42 @@ def first_error(log: str) -> str:
     return f"line {line}: {message}" if line else message
 
 
+_QUESTION_RE = re.compile(r"^\\wsquestion(?:\[[^\]]*\])?\{(\d+)\}")
+_SHEET_RE = re.compile(r"^\\wsheader\{.*?\}\{.*?\}\{(.*?)\}\{\}$")
+_TEX_ESCAPES_RE = re.compile(r"\\(?:textperiodcentered\\ |kern0pt |allowbreak\{\}|"
+                             r"[a-z]+\{\}|(.))")
+
+
+def question_at(tex: Path, reason: str) -> str:
+    """Where in the worksheet the line of a TeX error is, for its message: ' (question 3 of
+    "Ada Lovelace")', or '' when the error is not inside a question (or has no line)."""
+    found = re.match(r"line (\d+): ", reason)
+    if not found:
+        return ""
+    wanted = int(found.group(1))
+    question = sheet = None
+    try:
+        with open(tex, encoding="utf-8", errors="replace") as fh:
+            for number, line in enumerate(fh, 1):
+                if number > wanted:
+                    break
+                q = _QUESTION_RE.match(line)
+                if q:
+                    question = q.group(1)
+                h = _SHEET_RE.match(line.rstrip("\n"))
+                if h:
+                    label = h.group(1).replace("\\textperiodcentered\\ ", "\u00b7 ")
+                    sheet = _TEX_ESCAPES_RE.sub(lambda m: m.group(1) or "", label)
+                    question = None
+    except OSError:
+        return ""
+    if question is None:
+        return ""
+    of = f' of "{sheet}"' if sheet else ""
+    return (f" (question {question}{of}: check the math and text of its prompt in the "
+            "bank)")
+
+
 def _tex_env() -> dict[str, str]:
     env = dict(os.environ)
     # paranoid file access: no reading or writing outside the working folder
@@ -466,7 +502,8 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
                 return TexOutput(None, ranges, engine)
             return TexOutput((work / "doc.pdf").read_bytes(), ranges, engine)
         kept = _keep(job, keep_dir, text, work)
-        raise CompileError(f"{reason.rstrip('.')}; {kept}", file=f"{job.name}.tex")
+        where = question_at(keep_dir / f"{job.name}.tex", reason)
+        raise CompileError(f"{reason.rstrip('.')}{where}; {kept}", file=f"{job.name}.tex")
 
 
 def _keep(job: TexJob, keep_dir: Path, text: str | None, work: Path) -> str:

@@ -1,10 +1,13 @@
 """The exception hierarchy: every error a user can act on is a WorksheetgenError.
 
-The CLI prints ``str(error)`` as one line and exits non-zero; anything that is not a
+The CLI prints ``str(error)`` as one line (control and format characters from the input
+shown escaped, see worksheetgen.textrules.shown) and exits non-zero; anything that is not a
 WorksheetgenError is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
+
+from worksheetgen.textrules import shown
 
 
 class WorksheetgenError(Exception):
@@ -32,7 +35,10 @@ class WorksheetgenError(Exception):
             where = self.file if self.line is None else f"{self.file}:{self.line}"
         parts = [p for p in (where, self.field) if p]
         text = ": ".join([*parts, self.message])
-        return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
+        if "\n" in text or "\r" in text:
+            text = " ".join(text.splitlines())
+        # what the input holds is shown, never obeyed: ESC could retitle or clear a terminal
+        return shown(text)
 
 
 class BankError(WorksheetgenError):

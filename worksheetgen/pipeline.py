@@ -30,6 +30,7 @@ from worksheetgen.outfiles import (
     temp_folder,
 )
 from worksheetgen.render import render_document
+from worksheetgen.textrules import problem as text_problem
 
 MAX_SEED = 2**63 - 1
 
@@ -132,6 +133,12 @@ def load_bank(options: BuildOptions) -> Bank:
     bank = load_banks(options.banks or [default_bank_path()])
     info = bank.info
     if options.title:
+        bad = text_problem(options.title)
+        if bad:
+            raise UsageError(f"--title: {bad}")
+        if len(options.title) > 4000:  # as a bank's title
+            raise UsageError(f"--title: expected at most 4000 characters, got "
+                             f"{len(options.title)}")
         info = replace(info, title=options.title)
     questions = bank.questions
     if options.decimals is not None:

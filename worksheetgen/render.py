@@ -22,6 +22,7 @@ from typing import Any
 import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.visitor import NodeTransformer
 
 from worksheetgen import mathtex
 from worksheetgen.cachedir import cache_root, private_cache_folder, store  # noqa: F401
@@ -68,15 +69,74 @@ def escape_tex(text: Any) -> str:
     return _escape_tex(str(text))
 
 
+# TeX's font ligatures that change what a text says: "--" and "---" print as dashes, ",,"
+# as a low double quote, and with LuaLaTeX's TeX ligatures "<<" and ">>" as guillemets. A
+# zero kern between the two characters keeps each as written in both engines (an empty
+# group does in pdfTeX only); the quote characters are commands that form no ligature.
+_LIGATURE_RE = re.compile(r"(?<=-)(?=-)|(?<=,)(?=,)|(?<=\\textless\{\})(?=\\textless\{\})"
+                          r"|(?<=\\textgreater\{\})(?=\\textgreater\{\})")
+
+
+# a run of this many characters without a space may break after any of them, so that a long
+# name, word or URL wraps inside the text's width instead of running off the page
+LONG_RUN = 30
+_LONG_RUN_RE = re.compile(rf"\S{{{LONG_RUN},}}")
+
+
 @lru_cache(maxsize=16384)  # the same titles, labels and names recur on every sheet of a class
 def _escape_tex(text: str) -> str:
     s = _plain(text)
-    s = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], s)
+    if len(s) >= LONG_RUN and _LONG_RUN_RE.search(s):
+        pieces = []
+        pos = 0
+        for m in _LONG_RUN_RE.finditer(s):
+            pieces.append(_escape_tex_run(s[pos:m.start()]))
+            pieces.append(_breakable(m.group()))
+            pos = m.end()
+        pieces.append(_escape_tex_run(s[pos:]))
+        s = "".join(pieces)
+    else:
+        s = _escape_tex_run(s)
     return re.sub(r"\n\s*\n", r"\\par ", s).replace("\n", " ")
 
 
+# scripts whose letters a font shapes together (joining, conjuncts) and the characters that
+# join what is around them: a break (a penalty node) between two of them would change how the
+# word looks, so none is put there
+_SHAPED = ((0x0590, 0x08FF), (0x0900, 0x0DFF), (0x0E00, 0x0FFF), (0x1000, 0x109F),
+           (0x1780, 0x18AF), (0x200C, 0x200D), (0xA800, 0xABFF), (0xFB1D, 0xFDFF),
+           (0xFE00, 0xFE0F), (0xFE70, 0xFEFF), (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF),
+           (0xE0100, 0xE01EF))
+
+
+def _shaped(c: str) -> bool:
+    n = ord(c)
+    return n >= 0x0590 and any(a <= n <= b for a, b in _SHAPED)
+
+
+def _breakable(run: str) -> str:
+    """A long run without spaces escaped with a break allowed after every character (not
+    before a combining accent, nor next to letters a font shapes together): it wraps, never
+    runs off the page."""
+    import unicodedata
+
+    out = [_escape_tex_run(run[0])]
+    for before, c in zip(run, run[1:], strict=False):
+        if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
+            out.append(r"\allowbreak{}")
+        out.append(_escape_tex_run(c))
+    return "".join(out)
+
+
+def _escape_tex_run(s: str) -> str:
+    """Text without long runs escaped for LaTeX, ligatures kept from forming."""
+    ligatures = "--" in s or ",," in s or "<<" in s or ">>" in s
+    s = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group()], s)
+    return _LIGATURE_RE.sub(r"\\kern0pt ", s) if ligatures else s
+
+
 _MD_RE = re.compile(r"([\\`*_{}\[\]<>#+!|~$])")
-_MD_LINE_START_RE = re.compile(r"(^|\n)([ \t]*)(-|=|\d+(?=[.)]))")
+_MD_LINE_START_RE = re.compile(r"(^|\n)([^\S\n]*)(-|=|\d+(?=[.)]))")
 
 
 def escape_md(text: Any) -> str:
@@ -119,10 +179,19 @@ _MATH_SYMBOLS = frozenset(",;:!{}|%#&$_ \\")
 _MATH_TOKEN_RE = re.compile(
     r"\\(?P<be>begin|end)(?![A-Za-z])(?P<env>\s*\{[^{}]*\})?|\\(?P<cmd>[A-Za-z]+)"
     r"|\\(?P<sym>.?)|(?P<hats>\^\^)|(?P<char>[{}%#&$\x00-\x1f\x7f])", re.S)
-_CLOSERS = {"{": "}", "left": r"\right."}
+_CLOSERS = {"{": "}", "left": r"\right.", "lit{": r"\}"}
+
+
+MAX_MATH_NESTING = 50  # groups ({...}, \left...\right, environments) inside one another
 
 
 def math_problems(math: str) -> list[str]:
+    """What :func:`sanitize_math` would have to change in ``math``, else what TeX could not
+    set (:func:`tex_math_problems`); empty when the math is clean."""
+    return unsafe_math_problems(math) or tex_math_problems(math)
+
+
+def unsafe_math_problems(math: str) -> list[str]:
     """What :func:`sanitize_math` would have to change in ``math`` (empty when it is clean)."""
     problems: list[str] = []
     stack: list[str] = []
@@ -166,13 +235,113 @@ def math_problems(math: str) -> list[str]:
     return problems
 
 
+def tex_math_problems(math: str) -> list[str]:
+    """What TeX would stop at in safe math: groups nested deeper than
+    :data:`MAX_MATH_NESTING` (TeX has room for few), and :func:`_tex_problems`."""
+    depth = 0
+    for m in _MATH_TOKEN_RE.finditer(math):
+        if m.group("char") == "{" or m.group("cmd") == "left" or m.group("be") == "begin":
+            depth += 1
+            if depth > MAX_MATH_NESTING:
+                return [f"groups nested more than {MAX_MATH_NESTING} levels deep"]
+        elif m.group("char") == "}" or m.group("cmd") == "right" or m.group("be") == "end":
+            depth -= 1
+    return _tex_problems(math)
+
+
+# what TeX cannot set although every command in it is safe (found at load, so the error
+# names the bank's file, line and field, not a line of sheet.tex)
+_MATH_PIECE_RE = re.compile(r"\\(?P<cmd>[A-Za-z]+)|\\(?P<sym>.)|(?P<char>\S)", re.S)
+_TEXT_COMMANDS = frozenset(("text", "textbf", "textit", "textrm"))
+_NO_NUCLEUS = frozenset(("limits", "nolimits", "displaystyle", "textstyle", "scriptstyle"))
+_UNITS_PT = {"pt": 1.0, "mm": 2.84528, "cm": 28.4528, "in": 72.27, "bp": 1.00375, "pc": 12.0,
+             "dd": 1.07, "cc": 12.84, "sp": 1 / 65536, "em": 10.0, "ex": 4.3, "mu": 0.56}
+MAX_ROW_SKIP_PT = 56.0  # a \\[…] space between rows: at most about 2 cm
+_ROW_SKIP_RE = re.compile(r"\\\\\s*\[([^\]]*)\]")
+_LENGTH_RE = re.compile(r"^\s*([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*([a-z]{2})\s*$")
+
+
+def _tex_problems(math: str) -> list[str]:
+    """What TeX would stop at in math whose commands and braces are fine: a ``^`` or ``_``
+    with nothing after it, a second superscript or subscript on one base (``a^b^c``), a
+    ``_`` or ``^`` inside ``\\text{…}`` and a row space ``\\\\[…]`` that is no length or
+    is beyond :data:`MAX_ROW_SKIP_PT`."""
+    for m in _ROW_SKIP_RE.finditer(math):
+        length = _LENGTH_RE.match(m.group(1))
+        if not length or length.group(2) not in _UNITS_PT:
+            return [f"\\\\[{m.group(1)}], which is no length (write a length such as "
+                    "\\\\[4pt])"]
+        if abs(float(length.group(1)) * _UNITS_PT[length.group(2)]) > MAX_ROW_SKIP_PT:
+            return [f"\\\\[{m.group(1)}], a row space beyond 2cm"]
+    pieces = [(m.group("cmd"), m.group("sym"), m.group("char"))
+              for m in _MATH_PIECE_RE.finditer(math)]
+    # per open group: (superscript seen, subscript seen) on the current base
+    scripts: list[list[bool]] = [[False, False]]
+    text_depth: int | None = None  # the group depth where a \text{...} started
+    i = 0
+    while i < len(pieces):
+        cmd, sym, char = pieces[i]
+        i += 1
+        if char == "{":
+            scripts.append([False, False])
+            continue
+        if char == "}":
+            if len(scripts) > 1:
+                scripts.pop()
+            if text_depth is not None and len(scripts) <= text_depth:
+                text_depth = None
+            scripts[-1] = [False, False]  # a group is a base
+            continue
+        if text_depth is not None:
+            if char in ("_", "^"):
+                return [f"{char} inside \\text{{…}} (text has no scripts: write "
+                        f"\\{char} or put it after the }})" if char == "_" else
+                        "^ inside \\text{…} (text has no scripts: put it after the })"]
+            continue
+        if cmd in _TEXT_COMMANDS and i < len(pieces) and pieces[i][2] == "{":
+            text_depth = len(scripts)
+            scripts.append([False, False])
+            i += 1
+            continue
+        if char in ("^", "_"):
+            which = 0 if char == "^" else 1
+            name = "superscript" if char == "^" else "subscript"
+            if i >= len(pieces) or pieces[i][2] in ("}", "^", "_", "&") \
+                    or pieces[i][1] == "\\":
+                return [f"a {char} with nothing after it (write {char}{{}} or remove it)"]
+            if scripts[-1][which]:
+                return [f"a double {name} (write a{char}{{bc}} for one {name}, or "
+                        f"{{a{char}b}}{char}c)"]
+            scripts[-1][which] = True
+            nxt = pieces[i]
+            if nxt[2] == "{":  # the script is a group: skip to its end
+                depth, i = 1, i + 1
+                while i < len(pieces) and depth:
+                    depth += {"{": 1, "}": -1}.get(pieces[i][2] or "", 0)
+                    i += 1
+            else:
+                i += 1
+                if nxt[0] is not None:  # a command: its braced arguments go with it
+                    while i < len(pieces) and pieces[i][2] == "{":
+                        depth, i = 1, i + 1
+                        while i < len(pieces) and depth:
+                            depth += {"{": 1, "}": -1}.get(pieces[i][2] or "", 0)
+                            i += 1
+            continue
+        if cmd in _NO_NUCLEUS or char == "'":
+            continue
+        scripts[-1] = [False, False]  # anything else is a new base
+    return []
+
+
 def sanitize_math(math: str) -> str:
     """Math from a bank made safe for TeX, MathJax and KaTeX.
 
     Commands outside :data:`MATH_COMMANDS` print literally instead of running; ``^^`` (TeX's
     way to write any character, a backslash included) cannot form; ``%`` and ``#`` print;
     control characters become spaces; braces, ``\\left``/``\\right`` and matrix environments
-    are balanced so the math cannot close a group it did not open.
+    are balanced so the math cannot close a group it did not open; braces nested deeper than
+    :data:`MAX_MATH_NESTING` print as braces (TeX has room for few levels of groups).
     """
     out: list[str] = []
     stack: list[str] = []  # "{", "left" or an environment name
@@ -225,9 +394,15 @@ def sanitize_math(math: str) -> str:
                 out.append(r"\backslash " + _math_char(sym))
         elif m.group("hats"):
             out.append(r"\hat{}\hat{}")
+        elif char == "{" and len(stack) >= MAX_MATH_NESTING:
+            stack.append("lit{")  # deeper than TeX has room for: prints as a brace
+            out.append(r"\{")
         elif char == "{":
             stack.append("{")
             out.append("{")
+        elif char == "}" and stack and stack[-1] == "lit{":
+            stack.pop()
+            out.append(r"\}")
         elif char == "}":
             out.append("}" if close_to("{") else r"\}")
         elif char == "&":
@@ -275,10 +450,23 @@ def split_markup(markup: str) -> list[tuple[bool, str]]:
     return [(m, t) for m, t in parts if t]
 
 
+# in math, a run of letters and digits (not a command's name) as long as a text's long run
+_LONG_MATH_RUN_RE = re.compile(rf"(?<![\\A-Za-z])[A-Za-z0-9]{{{LONG_RUN},}}")
+
+
+def _breakable_math(math: str) -> str:
+    """Math whose long runs of letters and digits may break after any character (a long
+    number or name in a prompt's $…$ wraps like a long word of text)."""
+    if len(math) < LONG_RUN:
+        return math
+    return _LONG_MATH_RUN_RE.sub(lambda m: r"\allowbreak ".join(m.group()), math)
+
+
 @lru_cache(maxsize=16384)  # prompts and step titles recur on every sheet of a class
 def markup_tex(markup: str) -> str:
     """Prompt markup as LaTeX: text escaped, math sanitized."""
-    return "".join(f"${sanitize_math(t)}$" if m else escape_tex(t) for m, t in split_markup(markup))
+    return "".join(f"${_breakable_math(sanitize_math(t))}$" if m else escape_tex(t)
+                   for m, t in split_markup(markup))
 
 
 def md_math(math: str) -> str:
@@ -297,7 +485,13 @@ def markup_md(markup: str) -> str:
 MAX_PROMPT_CHARS = 20_000  # a rendered prompt
 MAX_LOOP_STEPS = 100_000  # loop iterations in one prompt rendering
 MAX_SEQUENCE = 10_000  # the longest text or list a prompt may build with *
-MAX_POWER_BITS = 10_000  # the largest integer a prompt may build with **
+MAX_POWER_BITS = 10_000  # the largest integer a prompt may build with ** or *
+MAX_VALUE = 100_000  # the size of any value a prompt builds (items of lists, nested ones
+#                      included, and characters of texts): as long as range(...) may be
+MAX_WORK = 1_000_000  # work in one rendering: loop steps plus the size of every value a
+#                       filter, operator, comparison or output handles
+MAX_NESTING = 20  # brackets (and unary operators in a row) in one prompt expression
+MAX_TREE_DEPTH = 100  # levels of the parsed prompt (chains of 1+1+... or |abs|abs... too)
 PROMPT_FILTERS = frozenset("""
 abs round int float string length count first last join list lower upper capitalize title trim
 default d min max sum sort reverse unique
@@ -335,15 +529,147 @@ def _is_int(x: Any) -> bool:
 
 
 def _counted(iterable: Any) -> Iterator[Any]:
-    """Iterate, charging each step to the current rendering's loop budget."""
+    """Iterate, charging each step to the current rendering's loop and work budgets."""
     steps = _STEPS.get()
+    _guard(iterable)
     for x in iterable:
         if steps is not None:
             steps[0] += 1
             if steps[0] > MAX_LOOP_STEPS:
                 raise SecurityError(f"expected at most {MAX_LOOP_STEPS} loop steps in a prompt, "
                                     "got more")
+            _charge(1)
         yield x
+
+
+def _charge(units: int) -> None:
+    """Charge ``units`` of work to the current rendering (none outside a rendering)."""
+    steps = _STEPS.get()
+    if steps is not None:
+        steps[1] += units
+        if steps[1] > MAX_WORK:
+            raise SecurityError(f"expected a prompt that does at most {MAX_WORK:,} steps of "
+                                "work (loop steps and the sizes of the values its filters and "
+                                "operators handle), got more")
+
+
+def _size(value: Any, limit: int = MAX_VALUE) -> int:
+    """The size of a value: 1 for a number, the length of a text, the sizes of the items of
+    a list added up (a list repeating a long list counts it each time; an empty one is 1).
+    Counting stops a little past ``limit``, so measuring a huge value costs no more than a
+    small one."""
+    total = 0
+    todo = [value]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, str):
+            total += max(len(x), 1)
+        elif isinstance(x, list | tuple | dict):
+            if not x:
+                total += 1
+            elif len(x) > limit - total:
+                return limit + 1
+            todo.extend(x.keys() if isinstance(x, dict) else x)
+            if isinstance(x, dict):
+                todo.extend(x.values())
+        elif isinstance(x, range):
+            total += len(x)
+        elif _is_int(x):
+            total += 1 + x.bit_length() // 64
+        else:
+            total += 1
+        if total > limit:
+            return total
+    return total
+
+
+def _guard(value: Any) -> Any:
+    """``value`` if it is small enough to handle, charging its size as work."""
+    size = _size(value)
+    if size > MAX_VALUE:
+        raise SecurityError(f"expected values of at most {MAX_VALUE:,} items or characters "
+                            "(lists within lists counted in full), got more")
+    _charge(size)
+    return value
+
+
+def _not_data(value: Any, ranges: bool) -> Any:
+    """The first part of ``value`` that is not data (a number, text, true/false, none, or a
+    list of them), else None. ``ranges``: a range counts as data (a filter may read it)."""
+    todo = [value]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, list | tuple):
+            todo.extend(x)
+        elif isinstance(x, jinja2.Undefined):
+            str(x)  # raises the usual "is undefined" error
+        elif not (x is None or isinstance(x, str | int | float)
+                  or (ranges and isinstance(x, range))):
+            return x
+    return None
+
+
+def _what(x: Any) -> str:
+    """A value that is not data, in words (its repr would differ between runs)."""
+    if isinstance(x, range):
+        return "a range (write it as range(...)|list, or loop over it)"
+    if isinstance(x, jinja2.runtime.LoopContext):
+        return "the loop object (print loop.index or another of its numbers)"
+    if callable(x):
+        return "a function or method (its text holds a memory address)"
+    return f"a {type(x).__name__} object"
+
+
+def _data(value: Any, ranges: bool = True) -> Any:
+    """``value`` if it is data of a handleable size, else a SecurityError."""
+    _guard(value)
+    bad = _not_data(value, ranges)
+    if bad is not None:
+        raise SecurityError("expected data (numbers, text, true/false, lists of them), got "
+                            + _what(bad))
+    return value
+
+
+def _printable(value: Any) -> Any:
+    """The finalize hook of the prompt sandbox: only data is printed, in text that meets
+    the text rule (a "\\x1b" written in a template string decodes to ESC)."""
+    _data(value, ranges=False)
+    if isinstance(value, str):
+        from worksheetgen.textrules import problem
+
+        bad = problem(value, lines=True)
+        if bad:
+            raise SecurityError(bad)
+    return value
+
+
+# filters that read any value: they print nothing of it (only its length, or an element
+# that is checked when printed) or fill in for a missing one
+_ANY_VALUE_FILTERS = frozenset(("length", "count", "first", "last", "default", "d"))
+
+
+def _bounded_filter(name: str, func: Any) -> Any:
+    """A prompt filter that first checks its value and arguments (data, of a handleable
+    size), and whose result is a list when Jinja's is an iterator (so it prints as one and is
+    measured), checked in turn."""
+    skip = 0 if getattr(func, "jinja_pass_arg", None) is None else 1
+    check = _guard if name in _ANY_VALUE_FILTERS else _data
+
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if not (name in ("default", "d") and isinstance(args[skip], jinja2.Undefined)):
+            check(args[skip])
+        for arg in (*args[skip + 1:], *kwargs.values()):
+            _data(arg)
+        result = func(*args, **kwargs)
+        if hasattr(result, "__next__"):  # reverse, unique: a list, never an address
+            import itertools
+
+            result = list(itertools.islice(result, MAX_VALUE + 1))
+        return _guard(result)
+
+    if skip:
+        bounded.jinja_pass_arg = func.jinja_pass_arg  # type: ignore[attr-defined]
+    return bounded
 
 
 class PromptSandbox(ImmutableSandboxedEnvironment):
@@ -353,18 +679,28 @@ class PromptSandbox(ImmutableSandboxedEnvironment):
     short template cannot build a huge text or number; loops share a step budget.
     """
 
-    intercepted_binops = frozenset({"*", "**", "%"})
+    intercepted_binops = frozenset({"*", "**", "%", "+", "-", "/", "//"})
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        _guard(left)
+        _guard(right)
         if operator == "**" and _is_int(left) and _is_int(right) and right > 0 \
                 and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
             raise SecurityError(f"expected powers of at most {MAX_POWER_BITS} bits, got more")
         if operator == "*":
+            if _is_int(left) and _is_int(right) \
+                    and left.bit_length() + right.bit_length() > MAX_POWER_BITS + 1:
+                raise SecurityError(f"expected products of at most {MAX_POWER_BITS} bits, got "
+                                    "more")
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, str | list | tuple) and _is_int(n) \
-                        and len(seq) * n > MAX_SEQUENCE:
+                        and _size(seq) * n > MAX_SEQUENCE:
                     raise SecurityError(f"expected texts and lists of at most {MAX_SEQUENCE} "
-                                        f"items, got {len(seq) * n}")
+                                        f"items, got {_size(seq) * n}")
+        if operator == "+" and isinstance(left, str | list | tuple) \
+                and _size(left) + _size(right) > MAX_VALUE:
+            raise SecurityError(f"expected values of at most {MAX_VALUE:,} items or "
+                                "characters, got more")
         if operator == "%" and isinstance(left, str):
             raise SecurityError("expected no '%' text formatting (use the round filter), got "
                                 "'%' after a text")
@@ -413,9 +749,12 @@ def _check_node(node: nodes.Node, loop_names: set[str], names: list[tuple[str, i
 @lru_cache(maxsize=1)
 def _prompt_env() -> PromptSandbox:
     env = PromptSandbox(undefined=jinja2.StrictUndefined, autoescape=False,
-                        keep_trailing_newline=False)
-    env.filters = {k: v for k, v in env.filters.items() if k in PROMPT_FILTERS}
+                        keep_trailing_newline=False, finalize=_printable)
+    env.filters = {k: _bounded_filter(k, v) for k, v in env.filters.items()
+                   if k in PROMPT_FILTERS}
     env.filters["wsg_counted"] = _counted
+    env.filters["wsg_value"] = _guard
+    env.filters["wsg_data"] = _data
     env.globals = {"range": env.globals["range"]}
     return env
 
@@ -474,17 +813,86 @@ def _prompt_cache_file(text: str) -> Path | None:
 
 def _compile_checked(env: PromptSandbox, text: str) -> tuple[Any, tuple[tuple[str, int], ...]]:
     """The code of a prompt that passed the checks, and the variables it reads."""
+    _check_nesting(env, text)
     tree = env.parse(text)
+    _check_depth(tree)
     loop_names: set[str] = set()
     names: list[tuple[str, int]] = []
     _check_node(tree, loop_names, names)
     for loop in tree.find_all(nodes.For):
         loop.iter = nodes.Filter(loop.iter, "wsg_counted", [], [], None, None,
                                  lineno=loop.lineno)
+    tree = _Guards().visit(tree)
     tree.set_environment(env)
     free = tuple((n, line) for n, line in names
                  if n not in loop_names and n not in ("loop", "range"))
     return env.compile(tree), free
+
+
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_UNARY = frozenset(("-", "+"))
+
+
+def _check_nesting(env: PromptSandbox, text: str) -> None:
+    """Refuse a prompt whose expressions nest deeper than :data:`MAX_NESTING` (brackets, or
+    unary operators in a row), read from its tokens: Jinja's parser would recurse once per
+    level and end in RecursionError."""
+    depth = run = 0
+    for lineno, kind, value in env.lex(text):  # raw tokens: ("operator", "("), ...
+        if kind == "operator" and value in _OPENERS:
+            depth += 1
+        elif kind == "operator" and value in _OPENERS.values():
+            depth -= 1
+        if (kind == "operator" and value in _UNARY) or (kind == "name" and value == "not"):
+            run += 1
+        elif kind != "whitespace":
+            run = 0
+        if depth > MAX_NESTING or run > MAX_NESTING:
+            raise PromptError(f"expected expressions nested at most {MAX_NESTING} levels deep "
+                              "(brackets, or signs and 'not' in a row), got deeper", lineno)
+
+
+def _check_depth(tree: nodes.Node) -> None:
+    """Refuse a parsed prompt deeper than :data:`MAX_TREE_DEPTH` levels (a chain of
+    thousands of ``+`` or filters), which compiling would recurse through."""
+    todo = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise PromptError(f"expected an expression of at most {MAX_TREE_DEPTH} nested "
+                              "operations (a shorter chain of operators or filters), got more",
+                              node.lineno)
+        todo.extend((child, depth + 1) for child in node.iter_child_nodes())
+
+
+def _filtered(node: nodes.Expr, name: str) -> nodes.Filter:
+    return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+
+class _Guards(NodeTransformer):
+    """Check the values a prompt builds where the sandbox has no hook: list, tuple and dict
+    literals and comparisons are measured (``wsg_value``); what ``~`` turns into text must
+    be data (``wsg_data``), so that no method or huge value becomes text."""
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        self.generic_visit(node)
+        node.nodes = [_filtered(n, "wsg_data") for n in node.nodes]
+        return _filtered(node, "wsg_value")
+
+    def visit_Compare(self, node: nodes.Compare) -> nodes.Node:
+        self.generic_visit(node)
+        node.expr = _filtered(node.expr, "wsg_value")
+        for op in node.ops:
+            op.expr = _filtered(op.expr, "wsg_value")
+        return node
+
+    def _literal(self, node: nodes.Expr) -> nodes.Node:
+        self.generic_visit(node)
+        if getattr(node, "ctx", "load") != "load":  # a loop's target (for a, b in ...)
+            return node
+        return _filtered(node, "wsg_value")
+
+    visit_List = visit_Tuple = visit_Dict = _literal
 
 
 def _syntax_message(exc: jinja2.TemplateSyntaxError) -> str:
@@ -519,7 +927,7 @@ def _fail(message: str, lineno: int | None, file: str, line: int | None,
 
 
 def _render(template: PromptTemplate, context: Mapping[str, Any]) -> str:
-    token = _STEPS.set([0])
+    token = _STEPS.set([0, 0])  # loop steps, work
     try:
         out: list[str] = []
         size = 0
@@ -553,6 +961,9 @@ def render_prompt(text: str, context: Mapping[str, Any], *, file: str = "<prompt
         raise fail(_syntax_message(exc), exc.lineno) from None
     except PromptError as exc:
         raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
+    except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
+        raise fail(f"template not allowed: expected expressions nested at most {MAX_NESTING} "
+                   "levels deep, got deeper", None) from None
     try:
         return _render(template, context)
     except jinja2.UndefinedError as exc:
@@ -603,6 +1014,9 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
         raise fail(_syntax_message(exc), exc.lineno) from None
     except PromptError as exc:
         raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
+    except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
+        raise fail(f"template not allowed: expected expressions nested at most {MAX_NESTING} "
+                   "levels deep, got deeper", None) from None
     if not contexts:
         return
     known = sorted(set().union(*contexts))
@@ -616,11 +1030,15 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
         markup = render_prompt(text, context, file=file, line=line, field=field,
                                first_line=line)
         for is_math, math in split_markup(markup):
-            problems = math_problems(math) if is_math else []
+            if not is_math:
+                continue
+            problems = unsafe_math_problems(math)
+            expected = "math with safe commands only"
+            if not problems:
+                problems, expected = tex_math_problems(math), "math TeX can set"
             if problems:
                 shown = math if len(math) <= 40 else math[:37] + "..."
-                raise fail(f"expected math with safe commands only, got {problems[0]} in "
-                           f"${shown}$", None)
+                raise fail(f"expected {expected}, got {problems[0]} in ${shown}$", None)
 
 
 # ---------------------------------------------------------------- document templates

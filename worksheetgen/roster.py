@@ -19,6 +19,7 @@ from pathlib import Path
 
 from worksheetgen.errors import RosterError
 from worksheetgen.models import Student
+from worksheetgen.textrules import first_refused
 
 MAX_STUDENTS = 2000
 MAX_ROSTER_BYTES = 5_000_000
@@ -70,10 +71,8 @@ def _clean(text: str) -> str:
 
 
 def _control(text: str) -> str | None:
-    for c in text:
-        if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") and c not in "\u200c\u200d":
-            return c
-    return None
+    """The first character the shared text rule (worksheetgen.textrules) refuses."""
+    return first_refused(text)
 
 
 def _decode(data: bytes, shown: str) -> str:

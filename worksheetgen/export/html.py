@@ -9,11 +9,13 @@ can put a cloze gap and Canvas a ``[blank]`` where the student writes.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+import xml.parsers.expat
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from worksheetgen import mathtex
+from worksheetgen.errors import ExportError
 from worksheetgen.export.keydata import (
     Cell,
     Choice,
@@ -72,8 +74,49 @@ def add(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> 
 
 
 def xml_bytes(root: ET.Element) -> bytes:
-    """A whole XML document in UTF-8 (serializing to text first is many times faster)."""
-    return XML_DECLARATION + ET.tostring(root, encoding="unicode").encode("utf-8") + b"\n"
+    """A whole XML document in UTF-8 (serializing to text first is many times faster),
+    parsed back before it is returned (see :class:`WellFormed`)."""
+    data = XML_DECLARATION + ET.tostring(root, encoding="unicode").encode("utf-8") + b"\n"
+    check = WellFormed(f"an XML file <{root.tag}>")
+    check.feed(data.decode("utf-8"))
+    check.done()
+    return data
+
+
+class WellFormed:
+    """Parse an XML document back as it is written, a piece at a time: the last line of
+    defence against a file an LMS cannot import. ElementTree escapes ``&<>`` but writes
+    control characters as they are, so a text that slipped past the text rule
+    (worksheetgen.textrules) would make a file no XML parser reads; this refuses it, with
+    an ExportError, before the file is kept."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._parser = xml.parsers.expat.ParserCreate("UTF-8")
+        self._pending: list[str] = []
+        self._size = 0
+
+    def feed(self, text: str, final: bool = False) -> None:
+        """Parse the next piece of the document (``final``: the last), in chunks of 64 KB
+        (a parser call per small piece would cost more than the writing)."""
+        self._pending.append(text)
+        self._size += len(text)
+        if self._size < 65536 and not final:
+            return
+        chunk = "".join(self._pending)
+        self._pending.clear()
+        self._size = 0
+        try:
+            self._parser.Parse(chunk.encode("utf-8", "surrogatepass"), final)
+        except xml.parsers.expat.ExpatError as exc:
+            raise ExportError(f"expected {self.what} that parses back as XML, got "
+                              f"{xml.parsers.expat.errors.messages[exc.code]} at its line "
+                              f"{exc.lineno}, column {exc.offset} (a text in the key holds a "
+                              "character XML cannot carry); nothing written") from None
+
+    def done(self) -> None:
+        """The document is complete: it must have ended well-formed."""
+        self.feed("", True)
 
 
 _SPLIT = "wsg-split-here"
@@ -89,11 +132,20 @@ class XmlStream:
     With ``indent`` (the spaces per level) the document is laid out as ``ET.indent`` would.
     """
 
-    def __init__(self, out: Any, indent: str | None = None) -> None:
-        self._write = out.write  # a text stream
+    def __init__(self, out: Any, indent: str | None = None, what: str = "an XML export") -> None:
+        self._what = what
+        self._out = out.write  # a text stream
         self._indent = indent
         self._open: list[ET.Element] = []
+        self._check: WellFormed | None = None
         self._write(XML_DECLARATION.decode("ascii"))
+
+    def _write(self, text: str) -> None:
+        """Write a piece of the document, and parse it back (see :class:`WellFormed`)."""
+        if self._check is None:
+            self._check = WellFormed(self._what)
+        self._check.feed(text)
+        self._out(text)
 
     def _child(self, el: ET.Element) -> None:
         if self._indent is not None:
@@ -133,6 +185,8 @@ class XmlStream:
         self._write(f"</{el.tag}>")
         if not self._open:
             self._write("\n")
+            if self._check is not None:
+                self._check.done()
 
 
 def serialize(root: ET.Element) -> str:

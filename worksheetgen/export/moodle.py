@@ -281,7 +281,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
 def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     """Write the Moodle XML question file of a checked key to a text stream, a question at a
     time."""
-    out = html.XmlStream(text, indent="  ")
+    out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
     about = f"worksheetgen export of {doc.title!r}, seed {doc.seed}: " \
             f"{len(doc.questions)} question(s), one category each"

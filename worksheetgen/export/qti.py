@@ -366,7 +366,7 @@ def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
 
 def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
     """Write the QTI assessment document to a text stream; returns its total points."""
-    out = html.XmlStream(text)  # not indented: a machine file inside a zip
+    out = html.XmlStream(text, what="a QTI assessment")  # not indented: a machine file inside a zip
     root = ET.Element("questestinterop", {"xmlns": QTI_NS})
     out.open(root)
     assessment = ET.Element("assessment", ident=aid, title=doc.title)

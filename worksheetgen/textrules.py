@@ -1,0 +1,79 @@
+"""The one rule for user text (bank fields, roster cells, command-line text) and the one way
+error messages show it.
+
+A text a person gives may hold any letter, digit, symbol or space of any script, but no
+character that prints nothing or changes how the rest prints: control characters (C0, DEL,
+C1; tab and line feed only where a field may span lines), format characters (bidi overrides
+such as U+202E, the byte-order mark, soft hyphen ...; zero-width (non-)joiners stay: they
+spell words in several scripts), line/paragraph separators, surrogates and Unicode
+noncharacters (U+FFFE, U+FDD0 ...). None of them can be written to XML 1.0, and in a
+sheet, a terminal or an LMS they hide or reorder what is shown.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+#: joiners that are part of the spelling of words (Persian, Indic scripts, emoji sequences)
+KEPT_FORMAT = frozenset("\u200c\u200d")
+_REFUSED_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def is_noncharacter(c: str) -> bool:
+    """True for the 66 Unicode noncharacters (U+FDD0..U+FDEF and U+xxFFFE/U+xxFFFF)."""
+    n = ord(c)
+    return 0xFDD0 <= n <= 0xFDEF or (n & 0xFFFE) == 0xFFFE
+
+
+def refused(c: str, *, lines: bool = False) -> bool:
+    """True when the character ``c`` may not appear in user text (``lines``: tab and line
+    feed are allowed, for fields that span lines)."""
+    if c.isascii():
+        if " " <= c <= "~":
+            return False
+        return not (lines and c in "\t\n")
+    if c in KEPT_FORMAT:
+        return False
+    return unicodedata.category(c) in _REFUSED_CATEGORIES or is_noncharacter(c)
+
+
+def first_refused(text: str, *, lines: bool = False) -> str | None:
+    """The first character of ``text`` the rule refuses, or None when all are allowed."""
+    if text.isascii() and text.isprintable():
+        return None
+    for c in text:
+        if refused(c, lines=lines):
+            return c
+    return None
+
+
+def char_name(c: str) -> str:
+    """A character as messages name it: ``U+202E (RIGHT-TO-LEFT OVERRIDE)``."""
+    name = unicodedata.name(c, "")
+    return f"U+{ord(c):04X}" + (f" ({name})" if name else "")
+
+
+def problem(text: str, *, lines: bool = False) -> str | None:
+    """'got the control character U+001B' (the complaint about ``text``), or None."""
+    c = first_refused(text, lines=lines)
+    if c is None:
+        return None
+    cat = unicodedata.category(c)
+    kind = ("control character" if cat == "Cc" else "invisible formatting character"
+            if cat == "Cf" else "line separator" if cat in ("Zl", "Zp")
+            else "unpaired surrogate" if cat == "Cs" else "noncharacter")
+    return f"expected printable text, got the {kind} {char_name(c)}"
+
+
+def shown(text: str) -> str:
+    """``text`` safe to print on a terminal: control, format and separator characters as
+    ``\\x1b`` / ``\\u202e`` escapes (they could retitle or clear the terminal, or reverse the
+    line); everything else as written."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(_escaped(c) if refused(c) else c for c in text)
+
+
+def _escaped(c: str) -> str:
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
