@@ -52,9 +52,11 @@ def _render(doc: Any, fmt: str) -> bytes:
 def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
     """The file of format ``fmt`` for a key.json document (already parsed JSON)."""
     from worksheetgen.export.keydata import parse_key
+    from worksheetgen.inputs import check_json_tree
 
     if fmt not in FORMATS:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    check_json_tree(data, source, ExportError)  # as a key.json file is checked when read
     return _render(parse_key(data, source), fmt)
 
 
@@ -107,11 +109,11 @@ def _exports(key_json: bytes | str, formats: tuple[str, ...] | list[str]
              ) -> Iterator[tuple[str, Callable[[BinaryIO], None]]]:
     """Each format's default file name and its writer, for a build's key.json text (parsed
     and checked once)."""
-    import json
-
     from worksheetgen.export.keydata import parse_key
+    from worksheetgen.inputs import load_json
 
-    doc = parse_key(json.loads(key_json), "key.json")
+    data = key_json.encode("utf-8") if isinstance(key_json, str) else key_json
+    doc = parse_key(load_json(data, "key.json", ExportError), "key.json")
     for fmt in dict.fromkeys(formats):
         if fmt not in FORMATS:
             raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
