@@ -52,13 +52,15 @@ def read_limited(
     what: str,
     error: type[WorksheetgenError],
     field: str | None = None,
+    shown: str | None = None,
 ) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
     ``what`` names the expected file in messages ("a CSV file"); every problem is one
-    ``error`` naming the file: missing, not a regular file, larger than ``limit``, unreadable.
+    ``error`` naming the file (as ``shown``, by default the path): missing, not a regular
+    file, larger than ``limit``, unreadable.
     """
-    shown = str(path)
+    shown = str(path) if shown is None else shown
 
     def fail(message: str) -> WorksheetgenError:
         return error(message, file=shown, field=field)
