@@ -360,7 +360,9 @@ def test_a_lone_surrogate_in_key_json_is_refused_naming_its_field(runner, one_ke
     [
         ("NaN", "expected finite numbers, got NaN"),
         ("-Infinity", "expected finite numbers, got -Infinity"),
-        ("1" * 5000, "expected numbers of a sensible size"),
+        ("1" * 5000, "expected numbers a float can hold, got an integer of 5000 digits"),
+        ("1" * 400, "expected numbers a float can hold, got an integer of 400 digits"),
+        ("1e999", "expected finite numbers, got 1e999 (too large for a float)"),
     ],
 )
 def test_numbers_json_allows_but_no_key_holds_are_one_line(
@@ -370,7 +372,29 @@ def test_numbers_json_allows_but_no_key_holds_are_one_line(
     assert number in text
     key = tmp_path / "key.json"
     key.write_text(text, encoding="utf-8")
-    _refused_everywhere(runner, key, tmp_path, message)
+    _refused_everywhere(runner, key, tmp_path, f"sheets[0].questions[0].points: {message}")
+
+
+def test_a_slip_value_no_float_holds_is_refused_in_the_file_and_ignored_in_memory(
+    runner, one_key, tmp_path
+):
+    from worksheetgen.export import export_bytes
+    from worksheetgen.grade import parse_key
+
+    data = json.loads(one_key.read_text(encoding="utf-8"))
+    q = next(q for q in data["sheets"][0]["questions"] if q["distractors"])
+    d = q["distractors"][0]
+    name = next(n for n in d["answer"] if q["kinds"].get(n) == "matrix")
+    d["answer"][name][0][0] = 10**400
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps(data), encoding="utf-8")
+    _refused_everywhere(
+        runner, key, tmp_path, f".distractors[0].answer.{name}[0][0]: expected numbers a float"
+    )
+    # a key built in memory (not read from a file) has the slip's value ignored, as any slip
+    # value of another form is: no OverflowError
+    parse_key(data)
+    assert export_bytes(data, "gift")
 
 
 def test_a_key_json_with_a_byte_order_mark_is_read(runner, one_key, tmp_path):
@@ -490,7 +514,7 @@ def _mutations():
                 {tol(d["sheets"][0]["questions"][0]): 10**400}
             ),
             "sheets[0].questions[0].tolerance",
-            "expected a finite number, got an integer of 401 digits",
+            "expected numbers a float can hold, got an integer of 401 digits",
         ),
         (
             "other-format",

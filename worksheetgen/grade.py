@@ -214,8 +214,8 @@ def _slip(d: dict[str, Any], answers: Sequence[KeyAnswer]) -> Slip:
         if a.grid is not None and a.name in values:
             try:
                 grid = _as_grid(a.kind, values[a.name])
-            except (TypeError, ValueError):
-                continue  # a slip value of another form is never matched
+            except (TypeError, ValueError, OverflowError):
+                continue  # a slip value of another form (or no float) is never matched
             if grid.shape == a.grid.shape:
                 grids[a.name] = grid
     return Slip(str(d["misconception"]), str(d.get("description", "")), values, grids)

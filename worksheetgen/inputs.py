@@ -4,8 +4,9 @@ Every such input goes through ``read_limited``: only a regular file is read (a d
 ``/dev/zero``, a FIFO, a socket or a folder is refused by its kind before a byte is read), a
 file larger than its limit is refused from its size, and never more than limit + 1 bytes are
 read (a file that grows while it is read is refused too). ``load_json`` parses JSON within a
-nesting bound, without NaN, Infinity or integers too long to convert, and refuses strings that
-are not text (a lone surrogate such as ``"\\ud800"``), naming the field.
+nesting bound, with every number one a float can hold (no NaN, Infinity, 1e999 or integers of
+hundreds of digits), and refuses strings that are not text (a lone surrogate such as
+``"\\ud800"``), naming the field.
 
 Errors are the caller's own ``WorksheetgenError`` class, so each command keeps its wording.
 """
@@ -13,6 +14,7 @@ Errors are the caller's own ``WorksheetgenError`` class, so each command keeps i
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -109,12 +111,44 @@ def read_limited(
         os.close(fd)
 
 
-class _NotJson(Exception):
-    """A number JSON's grammar allows but a worksheetgen file never holds."""
+class _BadNumber:
+    """Stands in for a number JSON's grammar allows but no float holds, until the value's
+    field is found for the message."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
 
 
-def _no_constant(name: str) -> Any:
-    raise _NotJson(f"expected finite numbers, got {name} (JSON has no NaN or Infinity)")
+#: the most digits an integer may have: every such integer converts to a float
+_MAX_INT_DIGITS = 308
+
+
+class _Numbers:
+    """``json.loads`` hooks that turn a number no float holds into a ``_BadNumber``."""
+
+    def __init__(self) -> None:
+        self.bad = False
+
+    def constant(self, name: str) -> Any:
+        self.bad = True
+        return _BadNumber(f"expected finite numbers, got {name} (JSON has no NaN or Infinity)")
+
+    def integer(self, text: str) -> Any:
+        digits = len(text.lstrip("-"))
+        if digits > _MAX_INT_DIGITS:
+            self.bad = True
+            return _BadNumber(
+                f"expected numbers a float can hold, got an integer of {digits} digits"
+            )
+        return int(text)
+
+    def decimal(self, text: str) -> Any:
+        x = float(text)
+        if not math.isfinite(x):
+            self.bad = True
+            shown = text if len(text) <= 20 else text[:17] + "..."
+            return _BadNumber(f"expected finite numbers, got {shown} (too large for a float)")
+        return x
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -175,12 +209,13 @@ def check_json_tree(
     error: type[WorksheetgenError],
     max_depth: int = MAX_JSON_DEPTH,
     strings: bool = True,
+    numbers: bool = False,
 ) -> None:
-    """Refuse a parsed JSON value nested deeper than ``max_depth``, holding a number that is
-    not finite, or (with ``strings``) a string that is not text: a lone surrogate cannot be
-    written as UTF-8."""
+    """Refuse a parsed JSON value nested deeper than ``max_depth``, (with ``strings``) holding
+    a string that is not text (a lone surrogate cannot be written as UTF-8) or (with
+    ``numbers``) a number ``load_json`` found no float holds; each names its field."""
     deep = _deeper_than(data, max_depth)
-    if not (deep or strings):
+    if not (deep or strings or numbers):
         return
     for value, depth, path in _walk(data):
         if deep and depth > max_depth:
@@ -189,6 +224,8 @@ def check_json_tree(
                 file=shown,
                 field=_path_text(path),
             )
+        if numbers and isinstance(value, _BadNumber):
+            raise error(value.problem, file=shown, field=_path_text(path))
         if strings and isinstance(value, str) and not value.isascii():
             bad = _SURROGATE.search(value)
             if bad is not None:
@@ -213,21 +250,22 @@ def load_json(
             f"expected UTF-8 text, got the byte 0x{data[exc.start]:02X}", file=shown, line=line
         ) from None
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        numbers = _Numbers()
+        value = json.loads(
+            text,
+            parse_constant=numbers.constant,
+            parse_int=numbers.integer,
+            parse_float=numbers.decimal,
+        )
     except json.JSONDecodeError as exc:
         raise error(f"expected JSON, got {exc.msg}", file=shown, line=exc.lineno) from None
     except RecursionError:
         raise error(
             f"expected JSON nested at most {max_depth} levels deep, got far deeper", file=shown
         ) from None
-    except _NotJson as exc:
-        raise error(str(exc), file=shown) from None
-    except ValueError:  # an integer of more digits than Python converts (4300)
-        raise error(
-            "expected numbers of a sensible size, got an integer of thousands of digits", file=shown
-        ) from None
     # a lone surrogate can only come from a \u escape: look for one only then
-    check_json_tree(value, shown, error, max_depth, strings=bool(_SURROGATE_ESCAPE.search(text)))
+    strings = bool(_SURROGATE_ESCAPE.search(text))
+    check_json_tree(value, shown, error, max_depth, strings=strings, numbers=numbers.bad)
     return value
 
 

@@ -188,6 +188,13 @@ def number_text(x: float) -> str:
     return text
 
 
+def is_finite_number(x: Any) -> bool:
+    """True for a JSON number a float holds (not a bool, NaN, an infinity or a huge int)."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return False
+    return math.isfinite(x) if isinstance(x, float) else abs(x) < 2**1023
+
+
 def is_masked_text(x: Any) -> bool:
     """True for the masked entry "-inf" (or SymPy's "-oo")."""
     return isinstance(x, str) and x.strip() in MASKED_TEXT
@@ -239,9 +246,7 @@ class _Reader:
         return text
 
     def num(self, x: Any, where: str) -> float:
-        if isinstance(x, bool) or not isinstance(x, int | float) or \
-                (isinstance(x, float) and not math.isfinite(x)) or \
-                (isinstance(x, int) and abs(x) >= 2 ** 1023):
+        if not is_finite_number(x):
             raise self.fail(where, f"expected a finite number, got {_kind(x)}")
         return float(x)
 
@@ -657,7 +662,7 @@ def _cell_slips(v: float | None, tol: float,
     for d, x, p in found:
         if is_masked_text(x):
             sv: float | None = None
-        elif isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x):
+        elif is_finite_number(x):
             sv = float(x)
         else:
             continue
