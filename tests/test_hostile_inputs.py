@@ -538,6 +538,30 @@ def _mutations():
             "expected an object, got a list of 2",
         ),
         (
+            "given-d_k-text",
+            lambda d: d["sheets"][0]["questions"][0]["given"].update(d_k="x"),
+            "sheets[0].questions[0].given.d_k",
+            "expected a finite number, got 'x'",
+        ),
+        (
+            "given-d_k-negative",
+            lambda d: d["sheets"][0]["questions"][0]["given"].update(d_k=-4),
+            "sheets[0].questions[0].given.d_k",
+            "expected a number above 0, got -4",
+        ),
+        (
+            "given-V-text",
+            lambda d: d["sheets"][0]["questions"][0]["given"].update(V=[[1, "a"]]),
+            "sheets[0].questions[0].given.V[0][1]",
+            "expected a finite number, got 'a'",
+        ),
+        (
+            "given-causal-text",
+            lambda d: d["sheets"][0]["questions"][0]["given"].update(causal="yes"),
+            "sheets[0].questions[0].given.causal",
+            "expected true or false, got 'yes'",
+        ),
+        (
             "sheet-id-newline",
             lambda d: d["sheets"][0].update(id="abc\n"),
             "sheets[0].id",

@@ -350,6 +350,7 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
     shown = tuple(_shown(r, s, f"{w}.shown[{i}]")
                   for i, s in enumerate(r.lst(q.get("shown", []), f"{w}.shown")))
     given = r.obj(q.get("given", {}), f"{w}.given")  # grade works from it: always checked
+    _check_given(r, given, f"{w}.given")
     if "shown" not in q:
         shown = _shown_from_given(given)
     steps = []
@@ -427,6 +428,32 @@ def _attach_choices(r: _Reader, w: str, q: Mapping[str, Any], parts: list[KeyPar
     parts[i] = KeyPart(prompt=old.prompt, answer=old.answer, row_label=old.row_label,
                        col_label=old.col_label, choices=choices)
     return parts
+
+
+#: the inputs grade recomputes carried-forward answers from, and what each must be
+GIVEN_MATRICES = ("Q", "K", "V")
+GIVEN_SIZES = ("d_k", "d", "h", "T")
+GIVEN_FLAGS = ("causal", "d_v_given")
+
+
+def _check_given(r: _Reader, given: Mapping[str, Any], w: str) -> None:
+    """The given inputs grade computes with: tables of finite numbers, sizes above 0, flags
+    true or false (a hand-edited key with d_k: "x" would fail in the middle of grading)."""
+    for name in GIVEN_MATRICES:
+        if name in given:
+            rows = _grid(r, given[name], "matrix", f"{w}.{name}")
+            for i, row in enumerate(rows):
+                for j, x in enumerate(row):
+                    r.num(x, f"{w}.{name}[{i}][{j}]")
+    if "row" in given:
+        for j, x in enumerate(r.lst(given["row"], f"{w}.row")):
+            r.num(x, f"{w}.row[{j}]")
+    for name in GIVEN_SIZES:
+        if name in given and r.num(given[name], f"{w}.{name}") <= 0:
+            raise r.fail(f"{w}.{name}", f"expected a number above 0, got {_kind(given[name])}")
+    for name in GIVEN_FLAGS:
+        if name in given and not isinstance(given[name], bool):
+            raise r.fail(f"{w}.{name}", f"expected true or false, got {_kind(given[name])}")
 
 
 def _student(r: _Reader, raw: Any, w: str) -> None:
