@@ -101,9 +101,7 @@ def read_limited(
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise fail(
-                    f"expected {what} of at most {limit} bytes, got more (it grew while being read)"
-                )
+                raise fail(f"expected {what} of at most {limit} bytes, got more while reading it")
         return b"".join(chunks)
     except OSError as exc:
         raise fail(f"expected a readable file, got {exc.strerror or exc}") from None
