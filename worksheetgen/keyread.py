@@ -51,5 +51,5 @@ def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> None
             field="format",
         )
     version = data.get("version")
-    if isinstance(version, bool) or version != KEY_VERSION:
+    if type(version) is not int or version != KEY_VERSION:  # not true, not 1.0
         raise error(f"expected {KEY_VERSION}, got {_shown(version)}", file=source, field="version")
