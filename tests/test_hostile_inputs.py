@@ -561,6 +561,7 @@ def _mutations():
             "sheets[0].questions[0].given.causal",
             "expected true or false, got 'yes'",
         ),
+        ("float-version", lambda d: d.update(version=1.0), "version", "expected 1, got 1.0"),
         (
             "sheet-id-newline",
             lambda d: d["sheets"][0].update(id="abc\n"),
