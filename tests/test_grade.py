@@ -593,9 +593,10 @@ def test_grade_reads_a_spreadsheet_export_with_bom_and_crlf(runner, built, sheet
 def test_grade_reports_a_missing_key_or_responses_file(runner, built, tmp_path):
     result = runner.invoke(main, ["grade", "--key", str(tmp_path / "nokey.json"),
                                   str(tmp_path / "r.csv")])
-    assert result.exit_code != 0 and "expected an existing key.json file" in result.output
+    assert result.exit_code != 0 and "expected a key.json file, got no such file" in result.output
     result = runner.invoke(main, ["grade", "--key", str(built), str(tmp_path / "r.csv")])
-    assert result.exit_code != 0 and "expected an existing responses CSV" in result.output
+    assert result.exit_code != 0
+    assert "expected a responses CSV file, got no such file" in result.output
     assert not (tmp_path / "scores.csv").exists()
 
 

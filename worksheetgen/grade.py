@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 import re
@@ -31,7 +30,9 @@ from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
-from worksheetgen.errors import GradeError
+from worksheetgen.csvcells import protect, unprotect
+from worksheetgen.errors import ExportError, GradeError
+from worksheetgen.inputs import read_limited
 from worksheetgen.outfiles import (
     STDOUT,
     check_replaceable,
@@ -47,12 +48,21 @@ MASKED_WORDS = frozenset({"-inf", "−inf", "-∞", "−∞", "masked", "-infini
 SCORES_FILE = "scores.csv"
 REPORT_FILE = "report.md"
 _EPS = 1e-9  # floating-point slack on top of a tolerance
+#: the largest responses file read (the filled template of the largest class build is
+#: about a third of it)
+MAX_RESPONSES_BYTES = 500_000_000
+#: the longest number a value cell may hold (digits, sign, point, exponent, a fraction)
+MAX_NUMBER_CHARS = 100
 
-_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
-_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
-_CELL = re.compile(r"^\(?\s*(\d+)\s*[,;: ]\s*(\d+)\s*\)?$")
-_CELL_RC = re.compile(r"^r\s*(\d+)\s*c\s*(\d+)$", re.IGNORECASE)
-_SHAPE = re.compile(r"^[(\[]?\s*(\d+)\s*(?:x|×|\*|,|by)\s*(\d+)\s*[)\]]?$", re.IGNORECASE)
+# ASCII digits only: Python's \d and int() also take Arabic-Indic and other decimal digits,
+# which no responses file means; row, column and shape numbers have at most 6 digits
+_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$", re.ASCII)
+_INDEX = re.compile(r"^\d{1,6}$", re.ASCII)
+_CELL = re.compile(r"^\(?\s*(\d{1,6})\s*[,;: ]\s*(\d{1,6})\s*\)?$", re.ASCII)
+_CELL_RC = re.compile(r"^r\s*(\d{1,6})\s*c\s*(\d{1,6})$", re.IGNORECASE | re.ASCII)
+_SHAPE = re.compile(r"^[(\[]?\s*(\d{1,6})\s*(?:x|×|\*|,|by)\s*(\d{1,6})\s*[)\]]?$",
+                    re.IGNORECASE | re.ASCII)
 
 
 # --------------------------------------------------------------------------- the key
@@ -223,8 +233,8 @@ def _slip(d: dict[str, Any], answers: Sequence[KeyAnswer]) -> Slip:
         if a.grid is not None and a.name in values:
             try:
                 grid = _as_grid(a.kind, values[a.name])
-            except (TypeError, ValueError):
-                continue  # a slip value of another form is never matched
+            except (TypeError, ValueError, OverflowError):
+                continue  # a slip value of another form (or no float) is never matched
             if grid.shape == a.grid.shape:
                 grids[a.name] = grid
     return Slip(str(d["misconception"]), str(d.get("description", "")), values, grids)
@@ -282,12 +292,20 @@ def _question_key(q: dict[str, Any]) -> QuestionKey:
                        answers=tuple(answers), slips=slips, carries=_carries(q, names))
 
 
+def check_key(data: Any, path: str = "key.json") -> None:
+    """Check a loaded key.json document against the contract exactly as ``export`` does
+    (``worksheetgen.export.keydata.parse_key``): one verdict for both commands."""
+    from worksheetgen.export.keydata import parse_key as export_view
+
+    try:
+        export_view(data, path)
+    except ExportError as exc:
+        raise GradeError(exc.message, file=exc.file, line=exc.line, field=exc.field) from None
+
+
 def parse_key(data: Any, path: str = "key.json") -> GradeKey:
     """Turn a loaded key.json document into a GradeKey (GradeError if it is not one)."""
-    if not isinstance(data, dict) or not isinstance(data.get("sheets"), list):
-        raise GradeError("expected a worksheetgen key.json with a list of sheets, got "
-                         + ("a mapping without 'sheets'" if isinstance(data, dict)
-                            else type(data).__name__), file=path)
+    check_key(data, path)
     sheets = []
     for i, s in enumerate(data["sheets"]):
         try:
@@ -307,21 +325,10 @@ def parse_key(data: Any, path: str = "key.json") -> GradeKey:
 
 
 def load_key(path: str | os.PathLike[str]) -> GradeKey:
-    """Read key.json from disk."""
-    name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GradeError("expected an existing key.json file, got no such file",
-                         file=name) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GradeError(f"expected a readable UTF-8 key.json, got {exc.__class__.__name__}",
-                         file=name) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GradeError(f"expected JSON, got {exc.msg}", file=name, line=exc.lineno) from None
-    return parse_key(data, name)
+    """Read key.json from disk, as ``export`` reads it (``worksheetgen.keyread``)."""
+    from worksheetgen.keyread import read_key_data
+
+    return parse_key(read_key_data(path, GradeError), str(path))
 
 
 # --------------------------------------------------------------------------- the responses
@@ -405,15 +412,26 @@ def _records(text: str, name: str) -> Iterable[tuple[int, list[str]]]:
 
 
 def _parse_number(text: str, masked_ok: bool = True) -> float | None:
+    """The number a value cell holds: a decimal (ASCII digits, an exponent allowed) or a
+    fraction like 1/2, finite; -inf for a masked word where ``masked_ok``; None for anything
+    else. Longer than MAX_NUMBER_CHARS is a row error, never a conversion of its digits."""
     t = text.strip().replace("\u2212", "-")
-    if masked_ok and text.strip().casefold() in MASKED_WORDS:
+    if masked_ok and t.casefold() in MASKED_WORDS:
         return -math.inf
+    if len(t) > MAX_NUMBER_CHARS:
+        raise _RowError("value", f"expected a number of at most {MAX_NUMBER_CHARS} "
+                        f"characters, got {len(t)}")
+    x: float | None = None
     if _NUMBER.match(t):
-        return float(t)
-    m = _FRACTION.match(t)
-    if m and int(m.group(2)) != 0:
-        return int(m.group(1)) / int(m.group(2))
-    return None
+        x = float(t)
+    else:
+        m = _FRACTION.match(t)
+        if m and int(m.group(2)) != 0:
+            x = float(Fraction(int(m.group(1)), int(m.group(2))))  # exact, then rounded once
+    if x is not None and not math.isfinite(x):
+        raise _RowError("value", f"expected a number a float can hold (below 1e308 in size), "
+                        f"got {_got(t)}")
+    return x
 
 
 class _RowError(Exception):
@@ -443,7 +461,7 @@ def _parse_entry(ans: KeyAnswer, text: str) -> list[tuple[int, int]]:
         m = _CELL.match(t) or _CELL_RC.match(t)
         if m and m.group(1) == "1":
             t = m.group(2)
-        if t.isdigit() and 1 <= int(t) <= cols:
+        if _INDEX.match(t) and 1 <= int(t) <= cols:
             return [(0, int(t) - 1)]
         what = "dimension" if ans.kind == "shape" else "entry"
         extra = " (or nothing for the whole shape)" if ans.kind == "shape" else ""
@@ -515,13 +533,8 @@ def read_responses(path: str | os.PathLike[str], key: GradeKey,
                    display: str | None = None) -> Responses:
     """Read and validate a responses CSV against ``key`` (GradeError on the first bad row)."""
     name = display or str(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise GradeError("expected an existing responses CSV, got no such file",
-                         file=name) from None
-    except OSError as exc:
-        raise GradeError(f"expected a readable file, got {exc.strerror}", file=name) from None
+    data = read_limited(path, MAX_RESPONSES_BYTES, what="a responses CSV file",
+                        error=GradeError, shown=name)
     return parse_responses(_decode(data, name), key, name)
 
 
@@ -549,6 +562,10 @@ def _header(records: Iterable[tuple[int, list[str]]], name: str) -> tuple[int, d
                      "empty file", file=name, line=1, field="header")
 
 
+#: the columns whose cells come from user data (ids), spreadsheet-protected when written
+_PROTECTED_COLUMNS = ("student", "sheet", "question", "answer")
+
+
 def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Responses:
     """Validate responses CSV text against ``key`` (GradeError on the first bad row)."""
     records = iter(_records(text, name))
@@ -567,6 +584,9 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
                              f"{len(record)} (quote an entry like \"1,2\" or write it as 1;2)",
                              file=name, line=line, field="fields")
         row = {col: (record[i].strip() if i < len(record) else "") for col, i in index.items()}
+        for col in _PROTECTED_COLUMNS:  # written by --template through csvcells.protect
+            if col in row:
+                row[col] = unprotect(row[col])
         answered += bool(row.get("value"))
         try:
             _read_row(key, row, line, by_sheet, students, seen)
@@ -1061,17 +1081,12 @@ def points_text(x: Fraction) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _csv_text(value: str) -> str:
-    """A text cell a spreadsheet will not run as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
-
-
 def scores_csv(result: GradeResult) -> str:
     """One row per student: each question's score, the total and the maximum."""
     qids = result.key.question_ids
     ungraded = any(s.ungraded for s in result.students)
-    head = ["student"] + (["sheet"] if result.has_sheet_column else []) + ["name", *qids,
-                                                                            "total", "max"]
+    head = ["student"] + (["sheet"] if result.has_sheet_column else []) + [
+        "name", *(protect(q) for q in qids), "total", "max"]
     if ungraded:
         head.append("ungraded")
     buf = io.StringIO()
@@ -1079,8 +1094,8 @@ def scores_csv(result: GradeResult) -> str:
     w.writerow(head)
     for s in result.students:
         by_id = {q.id: q for q in s.questions}
-        row = [_csv_text(s.student)] + ([_csv_text(s.sheet)] if result.has_sheet_column else [])
-        row.append(_csv_text(s.name))
+        row = [protect(s.student)] + ([protect(s.sheet)] if result.has_sheet_column else [])
+        row.append(protect(s.name))
         row += [points_text(by_id[q].earned) if q in by_id else "" for q in qids]
         row += [points_text(s.earned), points_text(s.possible)]
         if ungraded:
@@ -1089,13 +1104,22 @@ def scores_csv(result: GradeResult) -> str:
     return buf.getvalue()
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
-
-
 def _md(text: Any) -> str:
-    """Text that prints as written in the Markdown report (one line, no markup, no HTML)."""
+    """Text that prints as written in the Markdown report (one line, no markup, no HTML, no
+    math): the sheets' own escaping (``render.escape_md_inline``), so a name reads the same
+    in sheets.md and report.md."""
+    from worksheetgen.render import escape_md_inline
+
+    return escape_md_inline(text)
+
+
+def _code(text: Any) -> str:
+    """A one-line code span that shows ``text`` as written, whatever backticks it holds."""
     one_line = " ".join(str(text).split())
-    return _MD_SPECIAL.sub(r"\\\1", one_line).replace("&", "&amp;")
+    run = max((len(m) for m in re.findall(r"`+", one_line)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if one_line.startswith("`") or one_line.endswith("`") else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
 
 
 def _count(n: int, noun: str) -> str:
@@ -1108,7 +1132,7 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _part_line(p: PartResult) -> str:
-    head = f"- {p.part} `{p.answer}`: "
+    head = f"- {p.part} {_code(p.answer)}: "
     entries = f"{p.right + p.carried} of {p.total} entries" if p.total > 1 else ""
     status = p.status
     if status == "ungraded":
@@ -1130,7 +1154,7 @@ def _part_line(p: PartResult) -> str:
         text = "wrong"
     line = head + text + f" ({points_text(p.earned)}/{points_text(p.possible)})"
     if p.slips:
-        named = "; ".join(f"**{s.misconception}**" + (f" ({_md(s.description.rstrip('.'))})"
+        named = "; ".join(f"**{_md(s.misconception)}**" + (f" ({_md(s.description.rstrip('.'))})"
                                                        if s.description else "")
                           for s in p.slips)
         line += f". Reproduced by {named}"
@@ -1151,7 +1175,7 @@ def report_md(result: GradeResult) -> str:
     key = result.key
     out = [f"# Grading report: {_md(key.title or 'worksheet')}", ""]
     seed = f" (seed {key.seed})" if key.seed is not None else ""
-    out.append(f"Key: `{key.path}`{seed}. Responses: `{result.responses}`. "
+    out.append(f"Key: {_code(key.path)}{seed}. Responses: {_code(result.responses)}. "
                f"{_count(len(result.students), 'student')}.")
     graded = [s for s in result.students if s.responded]
     if graded:
@@ -1166,7 +1190,8 @@ def report_md(result: GradeResult) -> str:
     counts = result.slip_counts()
     if counts:
         out += ["| misconception | what it is | answers | students |", "|---|---|---:|---:|"]
-        out += [f"| {s.misconception} | {_md(s.description)} | {n} | {k} |" for s, n, k in counts]
+        out += [f"| {_md(s.misconception)} | {_md(s.description)} | {n} | {k} |"
+                for s, n, k in counts]
     else:
         out.append("No wrong answer was reproduced by a slip in the misconception library.")
     for s in result.students:
@@ -1181,7 +1206,7 @@ def report_md(result: GradeResult) -> str:
             out.append("No responses.")
             continue
         for q in s.questions:
-            out.append(f"### Question {q.number}: {_md(q.title)} (`{q.id}`), "
+            out.append(f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}), "
                        f"{points_text(q.earned)} / {points_text(q.points)}")
             out.append("")
             out += [_part_line(p) for p in q.parts]
@@ -1256,8 +1281,8 @@ def template_csv(key: GradeKey) -> str:
                     entries = [str(c) for c in range(1, cols + 1)]
                 else:
                     entries = [""]
-                who = [s.id, _csv_text(s.name)] if named else [s.id]
-                w.writerows([*who, q.id, a.name, e, ""] for e in entries)
+                who = [protect(s.id), protect(s.name)] if named else [protect(s.id)]
+                w.writerows([*who, protect(q.id), protect(a.name), e, ""] for e in entries)
     return buf.getvalue()
 
 

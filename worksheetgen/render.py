@@ -156,6 +156,14 @@ def _escape_md(text: str) -> str:
                                               else m.group(3) + "\\"), s)
 
 
+def escape_md_inline(text: Any) -> str:
+    """``escape_md``'s escaping for text inside a line (a name in a heading, a value in a
+    sentence, as grade's report.md prints them): the same characters escaped (emphasis,
+    links, HTML, math), on one line, without the rule for the start of a paragraph."""
+    one_line = " ".join(_plain(str(text)).split())
+    return _MD_RE.sub(r"\\\1", one_line).replace("&", "&amp;")
+
+
 # Math in bank prompts may use only these commands: enough for attention arithmetic, and
 # nothing that reads or writes files, defines macros, changes catcodes or links anywhere.
 MATH_COMMANDS = frozenset("""

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from worksheetgen.errors import RosterError
+from worksheetgen.inputs import read_limited
 from worksheetgen.models import Student
-from worksheetgen.textrules import first_refused
+from worksheetgen.textrules import char_problem
 
 MAX_STUDENTS = 2000
 MAX_ROSTER_BYTES = 5_000_000
@@ -70,11 +71,6 @@ def _clean(text: str) -> str:
     return unicodedata.normalize("NFC", text.strip())
 
 
-def _control(text: str) -> str | None:
-    """The first character the shared text rule (worksheetgen.textrules) refuses."""
-    return first_refused(text)
-
-
 def _decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8-sig")
@@ -113,11 +109,10 @@ def _header(row: list[str], shown: str) -> dict[str, int]:
 
 def _check_text(value: str, what: str, limit: int, shown: str, line: int) -> None:
     article = "an" if what[0] in "aeiou" else "a"
-    bad = _control(value)
+    bad = char_problem(value)
     if bad is not None:
-        raise RosterError(f"expected {article} {what} without control characters, got "
-                          f"{_short(value)} (U+{ord(bad):04X})", file=shown, line=line,
-                          field=what)
+        raise RosterError(f"expected {article} {what} of printable characters only, got "
+                          f"{_short(value)} ({bad})", file=shown, line=line, field=what)
     if len(value) > limit:
         raise RosterError(f"expected {article} {what} of at most {limit} characters, got "
                           f"{len(value)}", file=shown, line=line, field=what)
@@ -190,23 +185,9 @@ def _student(row: list[str], columns: dict[str, int], seen: dict[str, int], show
 
 def read_roster(path: str | Path, max_students: int = MAX_STUDENTS) -> tuple[Student, ...]:
     """The students of a roster file."""
-    p = Path(path)
     shown = str(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_ROSTER_BYTES:
-            raise RosterError(f"expected a roster of at most {MAX_ROSTER_BYTES} bytes, got {size}",
-                              file=shown, line=1, field="size")
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise RosterError("expected a CSV file, got no such file", file=shown,
-                          field="roster") from None
-    except IsADirectoryError:
-        raise RosterError("expected a CSV file, got a folder", file=shown,
-                          field="roster") from None
-    except OSError as exc:
-        raise RosterError(f"expected a readable file, got {exc.strerror}", file=shown,
-                          field="roster") from None
+    data = read_limited(path, MAX_ROSTER_BYTES, what="a CSV file", error=RosterError,
+                        field="roster")
     return parse_roster(_decode(data, shown), shown, max_students)
 
 

@@ -77,3 +77,42 @@ def shown(text: str) -> str:
 def _escaped(c: str) -> str:
     n = ord(c)
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
+def unprintable(text: str) -> str | None:
+    """The first character of ``text`` a one-line name or an id may not hold, or None."""
+    return first_refused(text)
+
+
+def char_kind(c: str) -> str:
+    """What a refused character is, in words."""
+    if is_noncharacter(c):
+        return "a noncharacter"
+    return {
+        "Cc": "a control character",
+        "Cf": "an invisible format character",
+        "Zl": "a line separator",
+        "Zp": "a paragraph separator",
+        "Cs": "a lone surrogate",
+    }.get(unicodedata.category(c), "not printable")
+
+
+def char_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a name, as the end of a message ("U+0007, a control
+    character"), or None when every character is printable."""
+    bad = first_refused(text)
+    return None if bad is None else f"U+{ord(bad):04X}, {char_kind(bad)}"
+
+
+def id_problem(text: str) -> str | None:
+    """Why ``text`` cannot be an id ("nothing", "white space at its end", "U+000A, a control
+    character"), or None for a good id. An id also may not start or end with white space,
+    which a spreadsheet or an editor strips."""
+    if text == "" or text.isspace():
+        return "nothing"
+    bad = char_problem(text)
+    if bad is not None:
+        return bad
+    if text != text.strip():
+        return "white space at its " + ("start" if text[0].isspace() else "end")
+    return None

@@ -57,9 +57,11 @@ def _render(doc: Any, fmt: str) -> bytes:
 def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
     """The file of format ``fmt`` for a key.json document (already parsed JSON)."""
     from worksheetgen.export.keydata import parse_key
+    from worksheetgen.inputs import check_json_tree
 
     if fmt not in FORMATS:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    check_json_tree(data, source, ExportError)  # as a key.json file is checked when read
     return _render(parse_key(data, source), fmt)
 
 
@@ -116,6 +118,8 @@ def _exports(key_json: bytes | str, formats: tuple[str, ...] | list[str]
 
     from worksheetgen.export.keydata import parse_key
 
+    # the key.json this build has just written (no limit or tree walk to guard against;
+    # the contract is still checked, as for any key)
     doc = parse_key(json.loads(key_json), "key.json")
     for fmt in dict.fromkeys(formats):
         if fmt not in FORMATS:

@@ -9,7 +9,6 @@ the contract is refused with one ``ExportError`` naming the field, never half ex
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,12 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import ExportError
+from worksheetgen.textrules import char_problem, id_problem
 
 NUMERIC_KINDS = ("matrix", "vector", "scalar", "shape")
 KINDS = (*NUMERIC_KINDS, "choice", "text")
 MASKED_TEXT = ("-inf", "-oo")
 # What a student may type for a masked (−∞) cell; compared without regard to case.
 MASKED_SPELLINGS = ("-inf", "−inf", "-∞", "−∞", "masked", "-infinity", "−infinity")
+# A question's points, as a bank may give them (and grade can add up and print exactly).
+MAX_POINTS = 1000
 # A printed value must lie within its tolerance of the full-precision value (plus float slack).
 _SLACK = 1e-9
 
@@ -186,6 +188,13 @@ def number_text(x: float) -> str:
     return text
 
 
+def is_finite_number(x: Any) -> bool:
+    """True for a JSON number a float holds (not a bool, NaN, an infinity or a huge int)."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return False
+    return math.isfinite(x) if isinstance(x, float) else abs(x) < 2**1023
+
+
 def is_masked_text(x: Any) -> bool:
     """True for the masked entry "-inf" (or SymPy's "-oo")."""
     return isinstance(x, str) and x.strip() in MASKED_TEXT
@@ -195,21 +204,10 @@ def is_masked_text(x: Any) -> bool:
 
 
 def load_key(path: str | Path) -> KeyDoc:
-    """Read and check a key.json file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ExportError("no such file; expected the key.json of a build "
-                          "(output/<sheet>-seed<N>/key.json)", file=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ExportError(f"cannot read the key: {exc}", file=str(p)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ExportError(f"expected JSON, got a syntax error: {exc.msg}", file=str(p),
-                          line=exc.lineno) from None
-    return parse_key(data, str(p))
+    """Read and check a key.json file (read as ``grade`` reads it: ``worksheetgen.keyread``)."""
+    from worksheetgen.keyread import read_key_data
+
+    return parse_key(read_key_data(path, ExportError), str(path))
 
 
 class _Reader:
@@ -237,8 +235,18 @@ class _Reader:
                             f"got {_kind(x)}")
         return x
 
+    def ident(self, x: Any, where: str) -> str:
+        """An id or a name matched against what a person types: one line, printable, no
+        white space around it (``worksheetgen.textrules``)."""
+        text = self.text(x, where, empty=False)
+        bad = id_problem(text)
+        if bad is not None:
+            raise self.fail(where, f"expected an id of printable characters without white "
+                            f"space around it, got {_kind(text)} ({bad})")
+        return text
+
     def num(self, x: Any, where: str) -> float:
-        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+        if not is_finite_number(x):
             raise self.fail(where, f"expected a finite number, got {_kind(x)}")
         return float(x)
 
@@ -253,6 +261,8 @@ def _kind(x: Any) -> str:
         return "null"
     if isinstance(x, bool):
         return f"{str(x).lower()}"
+    if isinstance(x, int) and abs(x) >= 10 ** 40:
+        return f"an integer of {len(str(abs(x)))} digits"
     if isinstance(x, int | float):
         return repr(x)
     if isinstance(x, str):
@@ -276,6 +286,9 @@ def _family_title(family: str) -> str:
 
 def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     """Check a parsed key.json document and turn it into questions with their variants."""
+    from worksheetgen.keyread import check_format
+
+    check_format(data, source, ExportError)
     r = _Reader(source)
     doc = r.obj(data, "(top)")
     seed = r.get(doc, "seed", "(top)")
@@ -292,12 +305,13 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     for si, raw_sheet in enumerate(sheets):
         sw = f"sheets[{si}]"
         sheet = r.obj(raw_sheet, sw)
-        sid = r.text(r.get(sheet, "id", sw), f"{sw}.id", empty=False)
+        sid = r.ident(r.get(sheet, "id", sw), f"{sw}.id")
         if sid in seen_sheets:
             raise r.fail(f"{sw}.id", f"expected a unique sheet id, got {sid!r} twice")
         seen_sheets.add(sid)
         slug = slug or sid
         label = r.text(sheet.get("label") or sid, f"{sw}.label")
+        _student(r, sheet.get("student"), f"{sw}.student")
         questions = r.lst(r.get(sheet, "questions", sw), f"{sw}.questions")
         seen_q: set[str] = set()
         for qi, raw_q in enumerate(questions):
@@ -319,7 +333,7 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
 def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
              index: int) -> Variant:
     q = r.obj(raw, w)
-    qid = r.text(r.get(q, "id", w), f"{w}.id", empty=False)
+    qid = r.ident(r.get(q, "id", w), f"{w}.id")
     family = r.text(r.get(q, "family", w), f"{w}.family", empty=False)
     number = q.get("number", index + 1)
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
@@ -327,16 +341,18 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
     title = q.get("title")
     title = _family_title(family) if title is None else r.text(title, f"{w}.title")
     points = r.num(q.get("points", 1), f"{w}.points")
-    if points < 0:
-        raise r.fail(f"{w}.points", f"expected a number >= 0, got {points:g}")
+    if not 0 <= points <= MAX_POINTS:
+        raise r.fail(f"{w}.points", f"expected a number from 0 to {MAX_POINTS}, got {points:g}")
     decimals = q.get("decimals", 2)
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise r.fail(f"{w}.decimals", f"expected an integer from 0 to 12, got {_kind(decimals)}")
     prompt = r.text(q.get("prompt", ""), f"{w}.prompt")
     shown = tuple(_shown(r, s, f"{w}.shown[{i}]")
                   for i, s in enumerate(r.lst(q.get("shown", []), f"{w}.shown")))
+    given = r.obj(q.get("given", {}), f"{w}.given")  # grade works from it: always checked
+    _check_given(r, given, f"{w}.given")
     if "shown" not in q:
-        shown = _shown_from_given(r.obj(q.get("given", {}), f"{w}.given"))
+        shown = _shown_from_given(given)
     steps = []
     for i, raw_step in enumerate(r.lst(q.get("shown_steps", []), f"{w}.shown_steps")):
         sw = f"{w}.shown_steps[{i}]"
@@ -366,7 +382,7 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
     for pi, raw_part in enumerate(raw_parts):
         pw = f"{w}.parts[{pi}]"
         part = r.obj(raw_part, pw)
-        name = r.text(r.get(part, "answer", pw), f"{pw}.answer", empty=False)
+        name = r.ident(r.get(part, "answer", pw), f"{pw}.answer")
         if name not in answers:
             raise r.fail(f"{pw}.answer", f"expected one of the answers ({', '.join(answers)}), "
                          f"got {name!r}")
@@ -412,6 +428,48 @@ def _attach_choices(r: _Reader, w: str, q: Mapping[str, Any], parts: list[KeyPar
     parts[i] = KeyPart(prompt=old.prompt, answer=old.answer, row_label=old.row_label,
                        col_label=old.col_label, choices=choices)
     return parts
+
+
+#: the inputs grade recomputes carried-forward answers from, and what each must be
+GIVEN_MATRICES = ("Q", "K", "V")
+GIVEN_SIZES = ("d_k", "d", "h", "T")
+GIVEN_FLAGS = ("causal", "d_v_given")
+
+
+def _check_given(r: _Reader, given: Mapping[str, Any], w: str) -> None:
+    """The given inputs grade computes with: tables of finite numbers, sizes above 0, flags
+    true or false (a hand-edited key with d_k: "x" would fail in the middle of grading)."""
+    for name in GIVEN_MATRICES:
+        if name in given:
+            rows = _grid(r, given[name], "matrix", f"{w}.{name}")
+            for i, row in enumerate(rows):
+                for j, x in enumerate(row):
+                    r.num(x, f"{w}.{name}[{i}][{j}]")
+    if "row" in given:
+        for j, x in enumerate(r.lst(given["row"], f"{w}.row")):
+            r.num(x, f"{w}.row[{j}]")
+    for name in GIVEN_SIZES:
+        if name in given and r.num(given[name], f"{w}.{name}") <= 0:
+            raise r.fail(f"{w}.{name}", f"expected a number above 0, got {_kind(given[name])}")
+    for name in GIVEN_FLAGS:
+        if name in given and not isinstance(given[name], bool):
+            raise r.fail(f"{w}.{name}", f"expected true or false, got {_kind(given[name])}")
+
+
+def _student(r: _Reader, raw: Any, w: str) -> None:
+    """A roster sheet's student (null for a version): a printable name and id."""
+    if raw is None:
+        return
+    student = r.obj(raw, w)
+    for field in ("name", "id"):
+        value = student.get(field)
+        if value is None:
+            continue
+        text = r.text(value, f"{w}.{field}")
+        bad = char_problem(text)
+        if bad is not None:
+            raise r.fail(f"{w}.{field}", f"expected printable characters only, got "
+                         f"{_kind(text)} ({bad})")
 
 
 def _shown(r: _Reader, raw: Any, w: str) -> Shown:
@@ -631,7 +689,7 @@ def _cell_slips(v: float | None, tol: float,
     for d, x, p in found:
         if is_masked_text(x):
             sv: float | None = None
-        elif isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x):
+        elif is_finite_number(x):
             sv = float(x)
         else:
             continue

@@ -1,0 +1,274 @@
+"""Read a file a person names (a roster, a responses CSV, a key.json) within its size limit.
+
+Every such input goes through ``read_limited``: only a regular file is read (a device such as
+``/dev/zero``, a FIFO, a socket or a folder is refused by its kind before a byte is read), a
+file larger than its limit is refused from its size, and never more than limit + 1 bytes are
+read (a file that grows while it is read is refused too). ``load_json`` parses JSON within a
+nesting bound, with every number one a float can hold (no NaN, Infinity, 1e999 or integers of
+hundreds of digits), and refuses strings that are not text (a lone surrogate such as
+``"\\ud800"``), naming the field.
+
+Errors are the caller's own ``WorksheetgenError`` class, so each command keeps its wording.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import WorksheetgenError
+
+#: how deep a JSON document may nest (a key.json nests about ten levels; bank values that
+#: reach it are bounded by the bank's 40)
+MAX_JSON_DEPTH = 64
+
+_CHUNK = 1 << 20
+
+
+def _kind_of(mode: int) -> str | None:
+    """What a non-regular file is, in words (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_limited(
+    path: str | os.PathLike[str],
+    limit: int,
+    *,
+    what: str,
+    error: type[WorksheetgenError],
+    field: str | None = None,
+    shown: str | None = None,
+) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    ``what`` names the expected file in messages ("a CSV file"); every problem is one
+    ``error`` naming the file (as ``shown``, by default the path): missing, not a regular
+    file, larger than ``limit``, unreadable.
+    """
+    shown = str(path) if shown is None else shown
+
+    def fail(message: str) -> WorksheetgenError:
+        return error(message, file=shown, field=field)
+
+    def refuse_kind(mode: int) -> None:
+        kind = _kind_of(mode)
+        if kind is not None:
+            raise fail(f"expected {what}, got {kind}")
+
+    def refuse_size(size: int) -> None:
+        if size > limit:
+            raise fail(f"expected {what} of at most {limit} bytes, got {size}")
+
+    try:
+        before = os.stat(path)  # a device is refused before it is opened
+        refuse_kind(before.st_mode)
+        refuse_size(before.st_size)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, NotADirectoryError):
+        raise fail(f"expected {what}, got no such file") from None
+    except IsADirectoryError:
+        raise fail(f"expected {what}, got a folder") from None
+    except OSError as exc:
+        raise fail(f"expected a readable file, got {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)  # what was opened (the path may have been swapped since)
+        refuse_kind(st.st_mode)
+        refuse_size(st.st_size)
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise fail(f"expected {what} of at most {limit} bytes, got more while reading it")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise fail(f"expected a readable file, got {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+class _BadNumber:
+    """Stands in for a number JSON's grammar allows but no float holds, until the value's
+    field is found for the message."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+#: the most digits an integer may have: every such integer converts to a float
+_MAX_INT_DIGITS = 308
+
+
+class _Numbers:
+    """``json.loads`` hooks that turn a number no float holds into a ``_BadNumber``."""
+
+    def __init__(self) -> None:
+        self.bad = False
+
+    def constant(self, name: str) -> Any:
+        self.bad = True
+        return _BadNumber(f"expected finite numbers, got {name} (JSON has no NaN or Infinity)")
+
+    def integer(self, text: str) -> Any:
+        digits = len(text.lstrip("-"))
+        if digits > _MAX_INT_DIGITS:
+            self.bad = True
+            return _BadNumber(
+                f"expected numbers a float can hold, got an integer of {digits} digits"
+            )
+        return int(text)
+
+    def decimal(self, text: str) -> Any:
+        x = float(text)
+        if not math.isfinite(x):
+            self.bad = True
+            shown = text if len(text) <= 20 else text[:17] + "..."
+            return _BadNumber(f"expected finite numbers, got {shown} (too large for a float)")
+        return x
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _path_text(path: tuple[Any, ...] | None) -> str:
+    """'sheets[0].questions[2].title' from the linked (parent, key) path of a value."""
+    keys: list[Any] = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    out = ""
+    for key in reversed(keys):
+        if isinstance(key, int):
+            out += f"[{key}]"
+        else:
+            shown = key if key.isidentifier() else ascii(key)
+            out += f".{shown}" if out else shown
+    if len(out) > 80:
+        out = out[:77] + "..."
+    return out or "(top)"
+
+
+def _deeper_than(data: Any, max_depth: int) -> bool:
+    """True when a list or object nests more than ``max_depth`` levels (level by level, no
+    recursion: the fast test, without paths)."""
+    level = [data] if isinstance(data, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            return True
+        below: list[Any] = []
+        for value in level:
+            children = value.values() if isinstance(value, dict) else value
+            below.extend(v for v in children if isinstance(v, dict | list))
+        level = below
+    return False
+
+
+def _walk(data: Any) -> Any:
+    """Every value with its depth and linked path, depth first (for the slower checks)."""
+    stack: list[tuple[Any, int, tuple[Any, ...] | None]] = [(data, 1, None)]
+    while stack:
+        value, depth, path = stack.pop()
+        yield value, depth, path
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1, (path, k)) for k, v in value.items())
+            stack.extend((k, depth + 1, path) for k in value)  # keys are checked as text too
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1, (path, i)) for i, v in enumerate(value))
+
+
+def check_json_tree(
+    data: Any,
+    shown: str,
+    error: type[WorksheetgenError],
+    max_depth: int = MAX_JSON_DEPTH,
+    strings: bool = True,
+    numbers: bool = False,
+) -> None:
+    """Refuse a parsed JSON value nested deeper than ``max_depth``, (with ``strings``) holding
+    a string that is not text (a lone surrogate cannot be written as UTF-8) or (with
+    ``numbers``) a number ``load_json`` found no float holds; each names its field."""
+    deep = _deeper_than(data, max_depth)
+    if not (deep or strings or numbers):
+        return
+    for value, depth, path in _walk(data):
+        if deep and depth > max_depth:
+            raise error(
+                f"expected JSON nested at most {max_depth} levels deep, got deeper",
+                file=shown,
+                field=_path_text(path),
+            )
+        if numbers and isinstance(value, _BadNumber):
+            raise error(value.problem, file=shown, field=_path_text(path))
+        if strings and isinstance(value, str) and not value.isascii():
+            bad = _SURROGATE.search(value)
+            if bad is not None:
+                raise error(
+                    f"expected text, got a lone surrogate U+{ord(bad.group()):04X} "
+                    "(a \\u escape of half a character)",
+                    file=shown,
+                    field=_path_text(path),
+                )
+
+
+def load_json(
+    data: bytes, shown: str, error: type[WorksheetgenError], max_depth: int = MAX_JSON_DEPTH
+) -> Any:
+    """Parse UTF-8 JSON bytes (a BOM is allowed) within the bounds above; one ``error``
+    naming the file (and the line or the field) for anything else."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(
+            f"expected UTF-8 text, got the byte 0x{data[exc.start]:02X}", file=shown, line=line
+        ) from None
+    try:
+        numbers = _Numbers()
+        value = json.loads(
+            text,
+            parse_constant=numbers.constant,
+            parse_int=numbers.integer,
+            parse_float=numbers.decimal,
+        )
+    except json.JSONDecodeError as exc:
+        raise error(f"expected JSON, got {exc.msg}", file=shown, line=exc.lineno) from None
+    except RecursionError:
+        raise error(
+            f"expected JSON nested at most {max_depth} levels deep, got far deeper", file=shown
+        ) from None
+    # a lone surrogate can only come from a \u escape: look for one only then
+    strings = bool(_SURROGATE_ESCAPE.search(text))
+    check_json_tree(value, shown, error, max_depth, strings=strings, numbers=numbers.bad)
+    return value
+
+
+def read_json(
+    path: str | os.PathLike[str] | Path, limit: int, *, what: str, error: type[WorksheetgenError]
+) -> Any:
+    """A JSON file read with ``read_limited`` and parsed with ``load_json``."""
+    return load_json(read_limited(path, limit, what=what, error=error), str(path), error)
