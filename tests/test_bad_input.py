@@ -64,7 +64,7 @@ CASES = [
     Case("not-utf8", {"bank.yaml": "questions: caf\u00e9\n".encode("latin-1")},
          "bank.yaml:1: expected UTF-8 text (save the file as UTF-8), got the byte 0xe9"),
     Case("control-character", bank("questions:\n  - id: a\n    fam\x1bily: softmax\n"),
-         "bank.yaml:3: expected printable text, got the control character U+001B"),
+         "bank.yaml:3: expected printable text, got U+001B, a control character"),
     Case("bank-does-not-exist", {}, "missing.yaml: expected a YAML file or a folder of banks, "
          "got no such file or folder", args=("--bank", "missing.yaml")),
     Case("folder-without-banks", {"empty/notes.txt": "x"},

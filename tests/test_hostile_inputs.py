@@ -330,6 +330,20 @@ def test_a_key_nested_deeply_inside_a_field_names_the_field(runner, one_key, tmp
     )
 
 
+@pytest.mark.parametrize("char", ["\x1b", "\x07", "\u202e", "\ufffe", "\x85"])
+def test_a_control_or_format_character_in_key_json_is_refused_naming_its_field(
+    runner, one_key, tmp_path, char
+):
+    data = json.loads(one_key.read_text(encoding="utf-8"))
+    data["sheets"][0]["questions"][1]["prompt"] = f"a{char}b"
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps(data), encoding="utf-8")
+    lines = _refused_everywhere(
+        runner, key, tmp_path, "sheets[0].questions[1].prompt: expected printable text, got U+"
+    )
+    assert len(lines) == 1
+
+
 @pytest.mark.parametrize("where", ["title", "sheet-label", "prompt", "key-name"])
 def test_a_lone_surrogate_in_key_json_is_refused_naming_its_field(runner, one_key, tmp_path, where):
     data = json.loads(one_key.read_text(encoding="utf-8"))
@@ -584,7 +598,7 @@ def _mutations():
             "question-id-nonchar",
             lambda d: d["sheets"][0]["questions"][0].update(id="q\ufffe"),
             "sheets[0].questions[0].id",
-            "U+FFFE, a noncharacter",
+            "got U+FFFE, a noncharacter",
         ),
         (
             "answer-name-newline",
@@ -600,7 +614,7 @@ def _mutations():
                 student={"name": "Ana\u202e", "id": d["sheets"][0]["id"]}
             ),
             "sheets[0].student.name",
-            "U+202E, an invisible format character",
+            "got U+202E (RIGHT-TO-LEFT OVERRIDE), an invisible formatting character",
         ),
     ]
 
@@ -639,9 +653,9 @@ def test_grade_and_export_give_a_broken_key_the_same_verdict(
         ("a\uffff", "U+FFFF, a noncharacter"),
         ("a\ufdd0", "U+FDD0, a noncharacter"),
         ("a\U0001fffe", "U+1FFFE, a noncharacter"),
-        ("a\u202e", "U+202E, an invisible format"),
-        ("a\ufeff", "U+FEFF, an invisible format"),
-        ("a\u2028", "U+2028, a line separator"),
+        ("a\u202e", "U+202E (RIGHT-TO-LEFT OVERRIDE), an invisible formatting"),
+        ("a\ufeff", "U+FEFF (ZERO WIDTH NO-BREAK SPACE), an invisible formatting"),
+        ("a\u2028", "U+2028 (LINE SEPARATOR), a line separator"),
         ("a\x85", "U+0085, a control character"),
         ("a\x7f", "U+007F, a control character"),
     ],

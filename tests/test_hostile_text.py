@@ -81,7 +81,7 @@ def test_the_roster_refuses_what_the_bank_refuses(tmp_path) -> None:
     from worksheetgen.roster import parse_roster
 
     for bad in ("\ufffe", "\u202e", "\x1b", "\U000E0001"):
-        with pytest.raises(WorksheetgenError, match="control characters"):
+        with pytest.raises(WorksheetgenError, match="printable characters only"):
             parse_roster(f"name,id\nAda,a{bad}b\n")
 
 
@@ -106,11 +106,18 @@ def _key(tmp_path, runner) -> dict:
 
 @pytest.mark.parametrize("fmt", ["moodle", "qti"])
 def test_an_xml_export_that_would_not_parse_is_refused_and_not_written(fmt, tmp_path,
-                                                                       runner) -> None:
+                                                                       runner,
+                                                                       monkeypatch) -> None:
+    from worksheetgen import inputs
     from worksheetgen.export import export_bytes, export_file
 
     data = _key(tmp_path, runner)
     data["title"] = "A\x01B"
+    # the key's own text rule refuses it first ...
+    with pytest.raises(ExportError, match="title: expected printable text"):
+        export_bytes(data, fmt)
+    # ... and without that rule, the parse-back of the written XML is the last defence
+    monkeypatch.setattr(inputs, "text_problem", lambda text, lines=False: None)
     with pytest.raises(ExportError, match="parses back as XML"):
         export_bytes(data, fmt)
     path = tmp_path / "k.json"
@@ -558,3 +565,20 @@ def test_the_math_sanitizer_prints_braces_beyond_the_nesting_limit() -> None:
     assert out == "{" * MAX_MATH_NESTING + r"\{" * 250 + "x" + r"\}" * 250 \
         + "}" * MAX_MATH_NESTING
     assert sanitize_math("{a}{{b}") == "{a}{{b}}"
+
+
+@pytest.mark.parametrize("where", ["question", "sheet"])
+@pytest.mark.parametrize("end", ["\\n", "\\r\\n"])
+def test_a_bank_id_ending_in_a_line_break_is_refused(where, end, tmp_path) -> None:
+    qid = f'"q1{end}"' if where == "question" else "q1"
+    sid = f'"s1{end}"' if where == "sheet" else "s1"
+    bank = tmp_path / "bank.yaml"
+    bank.write_text(f"sheet:\n  id: {sid}\nquestions:\n  - id: {qid}\n    family: heads\n",
+                    encoding="utf-8")
+    with pytest.raises(BankError) as err:
+        load_banks([bank])
+    assert err.value.field == ("questions[0].id" if where == "question" else "sheet.id")
+    # \r is refused by the text rule already, \n (which that rule allows in text that may
+    # span lines) by the id rule itself
+    assert ("letters, digits" in err.value.message
+            or "got U+000D, a control character" in err.value.message)

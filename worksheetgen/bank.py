@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from worksheetgen.errors import BankError
+from worksheetgen.inputs import read_limited
 from worksheetgen.models import Bank, BankFile, Location, QuestionSpec, SheetInfo
 from worksheetgen.textrules import problem as text_problem
 
@@ -27,7 +28,7 @@ MAX_YAML_DEPTH = 40
 _CORE = "tag:yaml.org,2002:"
 SAFE_TAGS = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
                                           "timestamp"))
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: no newline after it
 
 QUESTION_FIELDS = ("id", "family", "points", "decimals", "params", "prompt", "format", "title")
 SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals")
@@ -285,8 +286,8 @@ def parse_yaml(text: str, file: str) -> Doc:
     bad = _UNPRINTABLE_RE.search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
-        raise BankError(f"expected printable text, got the control character "
-                        f"U+{ord(bad.group()):04X}", file=file, line=line)
+        raise BankError(text_problem(bad.group()) or "expected printable text", file=file,
+                        line=line)
     fast = _compose_fast(text)
     if fast is not None:
         loader: Any = fast[0]
@@ -324,16 +325,16 @@ def parse_yaml(text: str, file: str) -> Doc:
     return Doc(data, reader.lines, file, reader.starts)
 
 
+def read_bank_bytes(path: Path, shown: str) -> bytes:
+    """A bank file's bytes: a regular file of at most MAX_BANK_BYTES, never read past that
+    (``--bank /dev/zero`` is refused from what it is, not read until memory runs out)."""
+    return read_limited(path, MAX_BANK_BYTES, what="a YAML bank file", error=BankError,
+                        shown=shown)
+
+
 def read_text(path: Path, shown: str) -> str:
     """Read a bank file as UTF-8 text, refusing binary or huge files with a clear error."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise BankError(f"cannot read file: {exc.strerror}", file=shown) from None
-    if len(raw) > MAX_BANK_BYTES:
-        raise BankError(
-            f"expected a bank of at most {MAX_BANK_BYTES} bytes, got {len(raw)}", file=shown
-        )
+    raw = read_bank_bytes(path, shown)
     if b"\x00" in raw:
         raise BankError("expected a UTF-8 YAML text file, got a binary file", file=shown)
     try:
@@ -590,7 +591,7 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
     for f in files:
         shown = display_path(f)
         doc = load_doc(f, shown)
-        bank_records.append(BankFile(shown, hashlib.sha256(f.read_bytes()).hexdigest()))
+        bank_records.append(BankFile(shown, hashlib.sha256(read_bank_bytes(f, shown)).hexdigest()))
         file_info = _sheet_info(doc)
         for k, v in file_info.items():
             info.setdefault(k, v)

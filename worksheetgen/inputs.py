@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import WorksheetgenError
+from worksheetgen.textrules import problem as text_problem
+from worksheetgen.textrules import refused
 
 #: how deep a JSON document may nest (a key.json nests about ten levels; bank values that
 #: reach it are bounded by the bank's 40)
@@ -149,7 +151,7 @@ class _Numbers:
         return x
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SUSPECT = re.compile(r"[^\x00-\x7e]+|\\u")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -224,7 +226,7 @@ def check_json_tree(
             )
         if numbers and isinstance(value, _BadNumber):
             raise error(value.problem, file=shown, field=_path_text(path))
-        if strings and isinstance(value, str) and not value.isascii():
+        if strings and isinstance(value, str) and not (value.isascii() and value.isprintable()):
             bad = _SURROGATE.search(value)
             if bad is not None:
                 raise error(
@@ -233,6 +235,11 @@ def check_json_tree(
                     file=shown,
                     field=_path_text(path),
                 )
+            # the same rule as for bank text: no control or invisible formatting characters
+            # (an ESC or a bidi override would reach the exports and the terminal)
+            problem = text_problem(value, lines=True)
+            if problem is not None:
+                raise error(problem, file=shown, field=_path_text(path))
 
 
 def load_json(
@@ -261,8 +268,12 @@ def load_json(
         raise error(
             f"expected JSON nested at most {max_depth} levels deep, got far deeper", file=shown
         ) from None
-    # a lone surrogate can only come from a \u escape: look for one only then
-    strings = bool(_SURROGATE_ESCAPE.search(text))
+    # walk the strings only when the text may hold one the text rule refuses: a \u escape
+    # (a lone surrogate or a control character can only be written so) or a raw character
+    # outside printable ASCII that the rule refuses (DEL, C1 controls, bidi overrides ...)
+    strings = any(
+        m.group() == "\\u" or any(refused(c) for c in m.group()) for m in _SUSPECT.finditer(text)
+    )
     check_json_tree(value, shown, error, max_depth, strings=strings, numbers=numbers.bad)
     return value
 

@@ -54,15 +54,12 @@ def char_name(c: str) -> str:
 
 
 def problem(text: str, *, lines: bool = False) -> str | None:
-    """'got the control character U+001B' (the complaint about ``text``), or None."""
+    """'expected printable text, got U+001B, a control character' (the complaint about
+    ``text``), or None."""
     c = first_refused(text, lines=lines)
     if c is None:
         return None
-    cat = unicodedata.category(c)
-    kind = ("control character" if cat == "Cc" else "invisible formatting character"
-            if cat == "Cf" else "line separator" if cat in ("Zl", "Zp")
-            else "unpaired surrogate" if cat == "Cs" else "noncharacter")
-    return f"expected printable text, got the {kind} {char_name(c)}"
+    return f"expected printable text, got {char_name(c)}, {char_kind(c)}"
 
 
 def shown(text: str) -> str:
@@ -90,7 +87,7 @@ def char_kind(c: str) -> str:
         return "a noncharacter"
     return {
         "Cc": "a control character",
-        "Cf": "an invisible format character",
+        "Cf": "an invisible formatting character",
         "Zl": "a line separator",
         "Zp": "a paragraph separator",
         "Cs": "a lone surrogate",
@@ -101,7 +98,7 @@ def char_problem(text: str) -> str | None:
     """Why ``text`` cannot be a name, as the end of a message ("U+0007, a control
     character"), or None when every character is printable."""
     bad = first_refused(text)
-    return None if bad is None else f"U+{ord(bad):04X}, {char_kind(bad)}"
+    return None if bad is None else f"{char_name(bad)}, {char_kind(bad)}"
 
 
 def id_problem(text: str) -> str | None:
