@@ -328,7 +328,7 @@ def parse_yaml(text: str, file: str) -> Doc:
 def read_bank_bytes(path: Path, shown: str) -> bytes:
     """A bank file's bytes: a regular file of at most MAX_BANK_BYTES, never read past that
     (``--bank /dev/zero`` is refused from what it is, not read until memory runs out)."""
-    return read_limited(path, MAX_BANK_BYTES, what="a YAML bank file", error=BankError,
+    return read_limited(path, MAX_BANK_BYTES, what="a bank", error=BankError,
                         shown=shown)
 
 
