@@ -70,10 +70,13 @@ def sha256(data: bytes) -> str:
 
 
 def normalised_manifest(data: bytes) -> bytes:
-    """The manifest without what names this machine: library versions and bank paths."""
+    """The manifest without what names this machine: library versions, bank and roster paths."""
     manifest = json.loads(data)
     for field in MACHINE_FIELDS:
         manifest.pop(field, None)
+    options = manifest.get("options", {})
+    if isinstance(options, dict) and options.get("roster"):
+        options["roster"] = Path(options["roster"]).name
     for bank in manifest.get("banks", []):
         if isinstance(bank, dict) and "path" in bank:
             bank["path"] = Path(bank["path"]).name
