@@ -34,16 +34,16 @@ UNICODE = ["Ελένη Παπαδοπούλου", "Иван Петров", "李�
 # run inside a fresh interpreter: time one build in-process and print its numbers as JSON
 CHILD = r"""
 import json, sys, time
-from worksheetgen.tuning import tune_process
+from worksheetgen.speed.process import tune_process
 tune_process()  # as the command line does (cli.main)
 t0 = time.perf_counter()
-from worksheetgen.pipeline import BuildOptions, build
-import worksheetgen.solve, worksheetgen.render  # the imports a build needs, timed apart
+from worksheetgen.pipeline.sheet import BuildOptions, build
+import worksheetgen.solve.item, worksheetgen.render.documents  # the imports a build needs, timed apart
 t1 = time.perf_counter()
 r = build(BuildOptions(seed=42, roster=sys.argv[1], out=sys.argv[2], pdf=sys.argv[3] == "1",
                        jobs=None if sys.argv[4] == "auto" else int(sys.argv[4])))
 t2 = time.perf_counter()
-from worksheetgen.classbuild import workers_for
+from worksheetgen.pipeline.class_build import workers_for
 workers = workers_for(r.sheet_count, None if sys.argv[4] == "auto" else int(sys.argv[4]))
 if r.details.seconds.get("pdf") is not None and sys.argv[4] == "auto":
     workers = 1  # a build that streams to TeX draws in one process
@@ -127,7 +127,7 @@ def combined_compile(folder: Path, engine: str) -> float:
     """Compile the two combined documents alone, both at once, as a build compiles them
     (from the cached preamble format where pdfLaTeX is used): the TeX time no build of these
     documents can go below (with one TeX run per document)."""
-    from worksheetgen.compile import TexJob, compile_jobs
+    from worksheetgen.tex.run import TexJob, compile_jobs
 
     work = Path(tempfile.mkdtemp(prefix="wsg-tex-"))
     jobs = [TexJob(name, path=folder / f"{name}.tex", engine=engine, pages=True,

@@ -35,7 +35,7 @@ def write_bank(tmp_path: Path):
 @pytest.fixture
 def tex_runs(monkeypatch) -> list[list[str]]:
     """The command line of every TeX run (format dumps included), in order."""
-    from worksheetgen import compile as tex
+    from worksheetgen.tex import run as tex
 
     seen: list[list[str]] = []
     real = tex.run_tex

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from worksheetgen import canon
-from worksheetgen import exact as ex
-from worksheetgen.attention import attend, sums_to_one
-from worksheetgen.bank import load_banks
-from worksheetgen.models import Student
-from worksheetgen.pipeline import make_build
+from worksheetgen.exact import canon
+from worksheetgen.exact import number as ex
+from worksheetgen.attention.compute import attend, sums_to_one
+from worksheetgen.bank.load import load_banks
+from worksheetgen.model import Student
+from worksheetgen.pipeline.sheet import make_build
 
 BANKS = ["default.yaml", "practice.yaml", "note.yaml", "slips.yaml"]
 
@@ -142,7 +142,7 @@ def test_every_table_of_random_attention_prints_as_sympy_prints_it(n, m, data, d
 @pytest.mark.parametrize("bank", BANKS)
 def test_building_a_bundled_bank_never_imports_sympy(bank, tmp_path):
     code = ("import sys\n"
-            "from worksheetgen.pipeline import BuildOptions, build\n"
+            "from worksheetgen.pipeline.sheet import BuildOptions, build\n"
             f"build(BuildOptions(seed=42, banks=({str(ROOT / 'banks' / bank)!r},), "
             f"out={str(tmp_path / 'out')!r}, pdf=False))\n"
             "assert 'sympy' not in sys.modules, 'a build imported SymPy'\n")
@@ -167,7 +167,7 @@ def test_canonical_forms_refuse_what_they_cannot_say():
 def test_the_manifest_names_the_installed_sympy_without_importing_it():
     code = ("import sys\n"
             "from importlib.metadata import version\n"
-            "from worksheetgen import keyfile\n"
+            "from worksheetgen.keyjson import write as keyfile\n"
             "assert keyfile._sympy_version() == version('sympy'), keyfile._sympy_version()\n"
             "assert 'sympy' not in sys.modules, 'reading the version imported SymPy'\n")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from worksheetgen.checker import check_banks
+from worksheetgen.pipeline.check import check_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import InvariantError
 
@@ -66,7 +66,7 @@ def test_check_exits_non_zero_and_names_the_failing_item(runner, write_bank):
 
 
 def test_check_reports_invariant_violations_separately(write_bank, monkeypatch):
-    from worksheetgen import solve
+    from worksheetgen.solve import item as solve
 
     real = solve.check_invariants
 

@@ -8,14 +8,14 @@ import math
 
 import pytest
 
-from worksheetgen.bank import load_banks
-from worksheetgen.draw import draw_variant
+from worksheetgen.bank.load import load_banks
+from worksheetgen.solve.draw import draw_variant
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
-from worksheetgen.keyfile import key_json
-from worksheetgen.pipeline import make_build, render_all
-from worksheetgen.rng import generator
-from worksheetgen.solve import make_item
+from worksheetgen.keyjson.write import key_json
+from worksheetgen.pipeline.sheet import make_build, render_all
+from worksheetgen.solve.rng import generator
+from worksheetgen.solve.item import make_item
 
 CHOICE_BANK = """
 sheet: {id: mc, title: Choice}
@@ -179,7 +179,7 @@ questions:
 def test_choice_without_the_steps_its_slips_need_is_refused_at_load(write_bank, family, params,
                                                                     expected):
     # these failed only after 101 draws: "got only 0 slip(s) apply (none)"
-    from worksheetgen.bank import load_banks
+    from worksheetgen.bank.load import load_banks
     from worksheetgen.errors import BankError
 
     path = write_bank(f"questions:\n  - id: q\n    family: {family}\n    format: choice"
@@ -190,8 +190,8 @@ def test_choice_without_the_steps_its_slips_need_is_refused_at_load(write_bank, 
 
 
 def test_choice_with_the_steps_its_slips_need_builds(write_bank):
-    from worksheetgen.bank import load_banks
-    from worksheetgen.pipeline import make_build
+    from worksheetgen.bank.load import load_banks
+    from worksheetgen.pipeline.sheet import make_build
 
     path = write_bank("questions:\n  - id: q\n    family: projections\n    format: choice\n"
                       "    params: {softmax: true}\n")

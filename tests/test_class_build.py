@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
-from worksheetgen import compile as tex
-from worksheetgen import keyfile
-from worksheetgen.bank import load_banks
+from worksheetgen.tex import run as tex
+from worksheetgen.keyjson import write as keyfile
+from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import RosterError, UsageError
-from worksheetgen.models import Student
-from worksheetgen.pipeline import BuildOptions, build, make_build
+from worksheetgen.model import Student
+from worksheetgen.pipeline.sheet import BuildOptions, build, make_build
 
 TRICKY = "Zoë O'Brien & Co_1 \\input{x} 100%"
 NON_LATIN = ["Łukasz Nowak", "Ñúñez García", "Ελένη Παπαδοπούλου", "Иван Петров", "李雷"]
@@ -373,7 +373,7 @@ def test_workers_forked_before_tex_starts_stream_the_same_class_pdfs(tmp_path, w
 
 
 def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monkeypatch):
-    from worksheetgen import classbuild
+    from worksheetgen.pipeline import class_build as classbuild
     from worksheetgen.errors import DrawError
 
     def failing(build_, entry, template_dir):
@@ -401,7 +401,7 @@ def test_a_letter_no_font_has_is_named_in_the_error():
 @needs_lua
 def test_text_that_needs_the_other_engine_after_all_is_compiled_again(tmp_path, write_bank,
                                                                       monkeypatch):
-    from worksheetgen import texchars
+    from worksheetgen.tex import engines as texchars
 
     # the engine is guessed from roster and banks before any sheet is drawn: make it guess
     # wrong, as a template with Greek letters of its own would
@@ -440,7 +440,7 @@ def test_a_latex_error_while_the_class_streams_stops_the_build_with_its_line(tmp
 
 @needs_tex
 def test_pdf_cutter_refuses_what_it_cannot_read_with_a_clear_error(tmp_path):
-    from worksheetgen.pdfsplit import PdfFormatError, iter_split_pages, page_count, split_pages
+    from worksheetgen.tex.pdfsplit import PdfFormatError, iter_split_pages, page_count, split_pages
 
     source = ("\\documentclass{article}\\begin{document}one\\newpage two\\newpage three"
               "\\end{document}\n")
@@ -464,7 +464,7 @@ def test_pdf_cutter_refuses_what_it_cannot_read_with_a_clear_error(tmp_path):
     b"[1-2]", b"[1 0 R 2 0 R]", b"[1\x002]", b"[1 %note\n 2]", b"[1 /Name (s) 2]",
     b"[[1 2] 3]"])
 def test_pdf_cutter_reads_number_arrays_as_its_general_parser_does(text, monkeypatch):
-    from worksheetgen import pdfsplit
+    from worksheetgen.tex import pdfsplit
 
     fast = pdfsplit._Parser(text).value(0)
     monkeypatch.setattr(pdfsplit, "_NUMBER_ARRAY", __import__("re").compile(rb"(?!)"))
@@ -480,7 +480,7 @@ def test_pdf_cutter_reads_number_arrays_as_its_general_parser_does(text, monkeyp
      {b"A": "Raw:1", b"B": "Raw:(x)", b"C": "Raw:<0a>", b"D": ["Ref:12", "Name:E"]}),
 ])
 def test_pdf_cutter_tokens_stop_at_whitespace_comments_and_delimiters(text, expected):
-    from worksheetgen import pdfsplit
+    from worksheetgen.tex import pdfsplit
 
     def plain(value):
         if isinstance(value, dict):
@@ -503,7 +503,7 @@ def test_pdf_cutter_tokens_stop_at_whitespace_comments_and_delimiters(text, expe
     (b"  ", "unexpected byte b'' in PDF at 2"),
 ])
 def test_pdf_cutter_says_where_a_value_it_cannot_read_goes_wrong(text, message):
-    from worksheetgen.pdfsplit import PdfFormatError, _Parser
+    from worksheetgen.tex.pdfsplit import PdfFormatError, _Parser
 
     with pytest.raises(PdfFormatError, match=re.escape(message)):
         _Parser(text).value(0)
@@ -523,7 +523,7 @@ def _uncompressed(source: str, tmp_path: Path) -> bytes:
 def test_rendering_never_forks_from_a_process_with_other_threads():
     import threading
 
-    from worksheetgen.classbuild import workers_for
+    from worksheetgen.pipeline.class_build import workers_for
 
     stop = threading.Event()
     helper = threading.Thread(target=stop.wait)
@@ -538,7 +538,7 @@ def test_rendering_never_forks_from_a_process_with_other_threads():
 def test_by_default_a_class_without_pdfs_is_drawn_on_every_core_of_linux(monkeypatch):
     import sys
 
-    from worksheetgen.classbuild import workers_for
+    from worksheetgen.pipeline.class_build import workers_for
 
     monkeypatch.setattr("os.cpu_count", lambda: 4)
     monkeypatch.setattr(sys, "platform", "linux")
@@ -554,7 +554,7 @@ def test_workers_die_on_sigterm_whatever_handler_the_parent_had():
     # instead would send a worker back into the parent's code
     import signal
 
-    from worksheetgen.forked import worker_signals as _ignore_interrupt
+    from worksheetgen.speed.workers import worker_signals as _ignore_interrupt
 
     saved = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, lambda *_: None)

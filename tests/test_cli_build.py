@@ -27,7 +27,7 @@ def test_help_does_not_import_numpy_or_sympy():
 def test_the_command_tunes_its_own_process_before_numpy_is_imported(preset):
     # OpenBLAS reads the variable once, when NumPy is first imported: it must be set by then;
     # a user's own setting wins. Garbage collections are made rarer in this process only.
-    from worksheetgen.tuning import GC_THRESHOLD
+    from worksheetgen.speed.process import GC_THRESHOLD
 
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if preset is not None:
@@ -265,8 +265,8 @@ def test_a_key_at_zero_decimals_says_approximately_prints_its_margins_and_tells_
 
 
 def test_a_table_that_prints_exactly_is_equal_to_its_printed_form(write_bank):
-    from worksheetgen.bank import load_banks
-    from worksheetgen.pipeline import make_build, render_all
+    from worksheetgen.bank.load import load_banks
+    from worksheetgen.pipeline.sheet import make_build, render_all
 
     # scores / sqrt(4) are halves: 0.50 is the value, not an approximation of it
     path = write_bank("questions:\n  - id: q\n    family: causal\n"
@@ -378,7 +378,7 @@ def test_a_file_where_the_build_folder_goes_is_not_replaced(runner, tmp_path):
 
 @pytest.mark.parametrize("name", ["default.yaml", "note.yaml", "slips.yaml", "practice.yaml"])
 def test_every_bundled_sheet_says_how_to_round_for_the_decimals_it_is_built_with(name):
-    from worksheetgen.bank import load_banks, with_decimals
+    from worksheetgen.bank.load import load_banks, with_decimals
 
     info = load_banks([ROOT / "banks" / name]).info
     assert "two decimals" in info.instructions

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worksheetgen import exact as ex
-from worksheetgen import misconceptions as mc
-from worksheetgen.bank import load_banks
-from worksheetgen.draw import MAX_REDRAWS, draw_variant
+from worksheetgen.exact import number as ex
+from worksheetgen.attention import slips as mc
+from worksheetgen.bank.load import load_banks
+from worksheetgen.solve.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.errors import DrawError
-from worksheetgen.pipeline import make_build
-from worksheetgen.solve import make_item
+from worksheetgen.pipeline.sheet import make_build
+from worksheetgen.solve.item import make_item
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,7 +69,7 @@ def test_the_note_symmetric_example_drops_softmax_over_columns_and_says_so(tmp_p
     assert [d.misconception for d in item.solution.distractors] == ["scale-by-dk", "no-scale"]
     assert [(c.misconception, c.same_as) for c in item.solution.coincident] == [
         ("softmax-over-columns", "correct")]
-    from worksheetgen.keyfile import key_json
+    from worksheetgen.keyjson.write import key_json
 
     q = next(q for q in key_json(build)["sheets"][0]["questions"] if q["id"] == "worked-example")
     assert q["coincident"][0]["misconception"] == "softmax-over-columns"

@@ -7,7 +7,7 @@ import math
 import pytest
 import sympy as sp
 
-from worksheetgen import exact as ex
+from worksheetgen.exact import number as ex
 
 
 @pytest.mark.parametrize(
@@ -56,6 +56,6 @@ def test_matmul_multiplies_exactly():
 
 
 def test_given_decimals_print_without_exponents():
-    from worksheetgen.mathtex import ints
+    from worksheetgen.exact.mathtex import ints
 
     assert ints([[1e-05, 2.0, 3, 0.1, -1.5e-07]]) == [["0.00001", "2", "3", "0.1", "-0.00000015"]]

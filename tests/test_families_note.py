@@ -16,12 +16,12 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, needs_tex
-from worksheetgen import misconceptions as mc
-from worksheetgen.attention import CORRECT, flipped
-from worksheetgen.bank import load_banks
+from worksheetgen.attention import slips as mc
+from worksheetgen.attention.compute import CORRECT, flipped
+from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import BankError
 from worksheetgen.families import FAMILIES, get_family
-from worksheetgen.pipeline import BuildOptions, build, make_build
+from worksheetgen.pipeline.sheet import BuildOptions, build, make_build
 
 R2 = math.sqrt(2)
 
@@ -558,7 +558,7 @@ def test_families_command_lists_word_parameters(runner):
 
 @pytest.mark.parametrize("name", ["default.yaml", "note.yaml", "slips.yaml", "practice.yaml"])
 def test_worked_steps_read_as_sentences_and_each_starts_its_own_line_in_markdown(name):
-    from worksheetgen.pipeline import render_all
+    from worksheetgen.pipeline.sheet import render_all
 
     bank = load_banks([ROOT / "banks" / name])
     for seed in (1, 7):

@@ -11,10 +11,10 @@ from hypothesis import given as for_all
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from worksheetgen import exact as ex
-from worksheetgen.bank import load_banks
-from worksheetgen.models import Student
-from worksheetgen.pipeline import make_build
+from worksheetgen.exact import number as ex
+from worksheetgen.bank.load import load_banks
+from worksheetgen.model import Student
+from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.resources import data_dir
 
 
@@ -109,7 +109,7 @@ def _forbid_sympy(monkeypatch) -> list[str]:
 
 
 def test_slips_and_distinguishability_build_no_sympy_expression(monkeypatch):
-    from worksheetgen import misconceptions as mc
+    from worksheetgen.attention import slips as mc
     from worksheetgen.families import get_family
 
     _fresh_memo(monkeypatch)
@@ -162,13 +162,13 @@ def test_values_that_sympy_finds_rational_round_exactly_and_print_whole():
     assert ex.rounded(eighth, 2) == "0.13" and ex.rounded(eighth, 1) == "0.1"
     two = ex.mul(ex.sqrt_int(2), ex.sqrt_int(2))
     assert ex.is_integer(two) and ex.as_int(two) == 2
-    from worksheetgen.families.answers import table
+    from worksheetgen.exact.answers import table
 
     assert table([[two, ex.integer(5)]], 2) == [["2", "5"]]
 
 
 def test_lazily_built_expressions_equal_eagerly_built_sympy():
-    from worksheetgen.attention import attend, flipped
+    from worksheetgen.attention.compute import attend, flipped
 
     S = [[2, -1, 0], [1, 3, 1], [0, 0, 4]]
     V = [[1, 0], [2, -3], [0, 5]]
@@ -203,7 +203,7 @@ def test_the_memo_stays_bounded(monkeypatch):
 
 
 def test_slips_share_the_stages_they_have_in_common_with_the_correct_calculation():
-    from worksheetgen import attention as att
+    from worksheetgen.attention import compute as att
 
     att._stages.clear()
     given = {"Q": [[1, 0], [2, 1]], "K": [[0, 1], [1, 1]], "V": [[1, 2], [3, 0]]}
@@ -220,7 +220,7 @@ def test_slips_share_the_stages_they_have_in_common_with_the_correct_calculation
 
 
 def test_the_stage_cache_stays_bounded(monkeypatch):
-    from worksheetgen import attention as att
+    from worksheetgen.attention import compute as att
 
     monkeypatch.setattr(att._stages, "limit", 20)
     for n in range(60):
@@ -259,7 +259,7 @@ def test_ties_and_huge_values_are_left_to_exact_rounding():
 
 
 def test_an_identity_memo_remembers_by_object_not_by_value_and_stays_bounded():
-    from worksheetgen.memo import IdentityMemo
+    from worksheetgen.exact.memo import IdentityMemo
 
     memo, made = IdentityMemo(3), []
     a, b = [1, 2], [1, 2]  # equal, not the same object
@@ -278,7 +278,7 @@ def test_an_identity_memo_remembers_by_object_not_by_value_and_stays_bounded():
 
 
 def test_whole_number_matrix_products_are_the_same_values_as_term_by_term():
-    from worksheetgen import exact as ex
+    from worksheetgen.exact import number as ex
 
     q = ex.from_ints([[0, 1], [2, -3], [0, 0]])
     k = ex.from_ints([[1, 4], [0, 0], [5, 1]])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from worksheetgen.forked import ForkMap, RemoteTraceback, WorkerFailed
+from worksheetgen.speed.workers import ForkMap, RemoteTraceback, WorkerFailed
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -33,7 +33,7 @@ def test_results_come_in_index_order_whatever_the_workers():
 def test_workers_freeze_what_they_inherit_and_collect_rarely():
     import gc
 
-    from worksheetgen.tuning import GC_THRESHOLD
+    from worksheetgen.speed.process import GC_THRESHOLD
 
     seen = list(ForkMap(lambda i: (gc.get_freeze_count() > 0, gc.get_threshold()), 0, 2, 2))
     assert seen == [(True, GC_THRESHOLD)] * 2

@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES, ROOT
-from worksheetgen import bank as bank_module
-from worksheetgen import pipeline
-from worksheetgen.bank import load_banks, parse_yaml
+from worksheetgen.bank import load as bank_module
+from worksheetgen.pipeline import sheet as pipeline
+from worksheetgen.bank.load import load_banks, parse_yaml
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
-from worksheetgen.keyfile import key_json
-from worksheetgen.roster import read_roster
+from worksheetgen.keyjson.write import key_json
+from worksheetgen.bank.roster import read_roster
 
 BANKS = [ROOT / "banks" / "default.yaml", ROOT / "banks" / "practice.yaml",
          FIXTURES / "small.yaml"]

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
-from worksheetgen.grade import grade, load_key, parse_key, parse_responses, points_text
+from worksheetgen.grading.score import grade, load_key, parse_key, parse_responses, points_text
 
 E = math.e
 # softmax([1, 0]) = e / (1 + e), by hand
@@ -364,7 +364,7 @@ def test_grade_names_no_slip_when_none_reproduces_the_answer(built, sheet_id):
     result = graded(data, text)
     a = part(result, "practice-causal", "A")
     assert (a.status, a.slips) == ("partial", ())
-    from worksheetgen.grade import report_md
+    from worksheetgen.grading.score import report_md
 
     section = report_md(result).split("(`practice-causal`)")[1]
     line = next(ln for ln in section.splitlines() if ln.startswith("- (b) `A`"))
@@ -962,7 +962,7 @@ def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built,
 
 def test_every_familys_carried_steps_are_steps_the_grader_knows():
     from worksheetgen.families import FAMILIES
-    from worksheetgen.grade import CARRY_STEPS
+    from worksheetgen.grading.score import CARRY_STEPS
 
     for name, cls in FAMILIES.items():
         for c in cls.carries:
@@ -974,7 +974,7 @@ def test_grade_module_names_no_family():
     """Carried-forward credit is the families' data: grade.py tests no family by name."""
     from worksheetgen.families import FAMILIES
 
-    source = (ROOT / "worksheetgen" / "grade.py").read_text(encoding="utf-8")
+    source = (ROOT / "worksheetgen" / "grading" / "score.py").read_text(encoding="utf-8")
     steps = {"softmax"}  # a step of the vocabulary, and a family's name too
     for name in set(FAMILIES) - steps:
         assert f'"{name}"' not in source and f"'{name}'" not in source, name

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from tests.conftest import ROOT
 from worksheetgen.cli import main
-from worksheetgen.csvcells import FORMULA_START, protect, unprotect
+from worksheetgen.grading.csvcells import FORMULA_START, protect, unprotect
 from worksheetgen.errors import GradeError, RosterError
 from worksheetgen.inputs import MAX_JSON_DEPTH, read_limited
 from worksheetgen.textrules import id_problem, unprintable
@@ -159,7 +159,7 @@ def test_template_cells_from_roster_ids_cannot_run_as_formulas_and_grade_back(
 
 
 def test_scores_header_protects_question_ids_taken_from_the_key(one_key, tmp_path):
-    from worksheetgen.grade import grade, parse_key, parse_responses, scores_csv
+    from worksheetgen.grading.score import grade, parse_key, parse_responses, scores_csv
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     q = data["sheets"][0]["questions"][0]
@@ -248,7 +248,9 @@ def test_a_responses_file_that_is_a_device_or_a_fifo_is_refused(
 
 
 def test_inputs_over_their_limit_are_refused_from_their_size(monkeypatch, one_key, tmp_path):
-    from worksheetgen import grade, keyread, roster
+    from worksheetgen.grading import score as grade
+    from worksheetgen.keyjson import contract as keyread
+    from worksheetgen.bank import roster
 
     big = tmp_path / "big.csv"
     big.write_bytes(b"name,id\n" + b"x,y\n" * 100)
@@ -393,7 +395,7 @@ def test_a_slip_value_no_float_holds_is_refused_in_the_file_and_ignored_in_memor
     runner, one_key, tmp_path
 ):
     from worksheetgen.export import export_bytes
-    from worksheetgen.grade import parse_key
+    from worksheetgen.grading.score import parse_key
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     q = next(q for q in data["sheets"][0]["questions"] if q["distractors"])
@@ -463,7 +465,7 @@ def test_extreme_or_odd_numbers_are_one_line_with_line_and_column(
 
 
 def test_a_vector_position_in_other_digits_is_refused(one_key):
-    from worksheetgen.grade import parse_key, parse_responses
+    from worksheetgen.grading.score import parse_key, parse_responses
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     sheet = data["sheets"][0]
@@ -481,7 +483,7 @@ def test_a_vector_position_in_other_digits_is_refused(one_key):
 
 
 def test_long_but_ordinary_numbers_still_grade(one_key):
-    from worksheetgen.grade import parse_key, parse_responses
+    from worksheetgen.grading.score import parse_key, parse_responses
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     sid = data["sheets"][0]["id"]
@@ -698,7 +700,7 @@ def test_a_roster_with_unprintable_characters_is_refused(runner, tmp_path, char,
 
 
 def test_report_escapes_names_and_ids_as_the_sheets_do(runner, roster_key, tmp_path):
-    from worksheetgen.render import escape_md_inline
+    from worksheetgen.render.documents import escape_md_inline
 
     sheet_id = FORMULA_IDS[0]
     data = json.loads(roster_key.read_text(encoding="utf-8"))
@@ -730,7 +732,7 @@ def test_report_escapes_names_and_ids_as_the_sheets_do(runner, roster_key, tmp_p
 
 
 def test_report_code_spans_hold_any_backticks(one_key):
-    from worksheetgen.grade import _code
+    from worksheetgen.grading.score import _code
 
     assert _code("q1") == "`q1`"
     assert _code("a`b") == "``a`b``"

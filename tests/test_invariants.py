@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from worksheetgen import exact as ex
-from worksheetgen.attention import sums_to_one
-from worksheetgen.bank import load_banks
+from worksheetgen.exact import number as ex
+from worksheetgen.attention.compute import sums_to_one
+from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import InvariantError, SolveError
-from worksheetgen.models import Item, Solution
-from worksheetgen.solve import check_invariants, correct_values, make_item
+from worksheetgen.model import Item, Solution
+from worksheetgen.solve.item import check_invariants, correct_values, make_item
 
 ROOT = Path(__file__).resolve().parent.parent
 BANK = """
@@ -71,7 +71,7 @@ def test_rows_of_a_sum_to_one_is_checked_exactly_on_the_structure(items):
 
 
 def test_sums_to_one_never_calls_simplify_and_accepts_every_softmax_row():
-    from worksheetgen.attention import attend
+    from worksheetgen.attention.compute import attend
 
     for s, causal in (([[2, 0], [0, 2]], False), ([[1, 3, 0], [2, 2, 2], [0, -1, 5]], True)):
         assert all(sums_to_one(r) for r in attend(S=s, d_k=2, causal=causal).A)
@@ -143,8 +143,8 @@ def test_a_part_asking_for_an_unknown_answer_is_a_solve_error(items):
 
 
 def test_invariants_run_before_anything_is_written(tmp_path, write_bank, monkeypatch):
-    from worksheetgen import solve
-    from worksheetgen.pipeline import BuildOptions, build
+    from worksheetgen.solve import item as solve
+    from worksheetgen.pipeline.sheet import BuildOptions, build
 
     original = solve.with_misconceptions
 

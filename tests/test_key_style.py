@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from worksheetgen import misconceptions as mc
-from worksheetgen.bank import load_banks
-from worksheetgen.draw import draw_variant
+from worksheetgen.attention import slips as mc
+from worksheetgen.bank.load import load_banks
+from worksheetgen.solve.draw import draw_variant
 from worksheetgen.families import get_family
-from worksheetgen.solve import solve_item
+from worksheetgen.solve.item import solve_item
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from worksheetgen.mathtex import bmatrix, value_math
+from worksheetgen.exact.mathtex import bmatrix, value_math
 
 
 def test_a_small_matrix_is_a_bracketed_smallmatrix_with_minus_infinity_typeset():
@@ -35,13 +35,13 @@ def test_vectors_shapes_and_numbers_print_as_their_own_math(printed, kind, math)
 ])
 def test_the_key_says_equals_only_where_every_printed_entry_is_its_value(printed, value,
                                                                           sign):
-    from worksheetgen.render import relation
+    from worksheetgen.render.documents import relation
 
     assert relation(printed, value) == sign
 
 
 def test_a_printed_answer_of_another_shape_than_its_value_is_a_bug():
-    from worksheetgen.render import relation
+    from worksheetgen.render.documents import relation
 
     with pytest.raises(ValueError):
         relation([["1", "2"]], [[1.0]])

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
-from worksheetgen import compile as tex
-from worksheetgen import pipeline
+from worksheetgen.tex import run as tex
+from worksheetgen.pipeline import sheet as pipeline
 from worksheetgen.cli import main
 from worksheetgen.errors import CompileError
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
-from worksheetgen import outfiles
+from worksheetgen import files as outfiles
 from worksheetgen.cli import main
 from worksheetgen.errors import OutputError
 
@@ -46,7 +46,7 @@ def _leftovers(*folders: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def key_json(tmp_path_factory) -> Path:
     """The key.json of a small build (no PDFs)."""
-    from worksheetgen.pipeline import BuildOptions, build
+    from worksheetgen.pipeline.sheet import BuildOptions, build
 
     out = tmp_path_factory.mktemp("built")
     return build(BuildOptions(seed=5, out=str(out), pdf=False)).folder / "key.json"
@@ -151,7 +151,8 @@ def test_grade_outputs_that_are_not_regular_files_are_refused_before_grading(
 @pytest.mark.parametrize("cls", [False, True], ids=["sheet", "class"])
 def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
         runner, tmp_path, monkeypatch, make, said, cls):
-    from worksheetgen import classbuild, pipeline
+    from worksheetgen.pipeline import class_build as classbuild
+    from worksheetgen.pipeline import sheet as pipeline
 
     def no_work(*args, **kwargs):
         raise AssertionError("drawing started")
@@ -173,7 +174,7 @@ def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
 @pytest.mark.parametrize("where", ["out", "parent"])
 def test_an_out_folder_through_a_symlink_to_nothing_is_refused_before_any_work(
         runner, tmp_path, monkeypatch, where):
-    from worksheetgen import pipeline
+    from worksheetgen.pipeline import sheet as pipeline
 
     monkeypatch.setattr(pipeline, "make_build", lambda *a, **k: pytest.fail("drawing started"))
     link = tmp_path / "gone"
@@ -482,7 +483,7 @@ def test_a_leftover_whose_lock_is_held_is_kept(tmp_path):
 
 
 def test_tex_folders_a_killed_build_left_in_tmpdir_are_swept(own_tmpdir):
-    from worksheetgen.pipeline import sweep_leftovers
+    from worksheetgen.pipeline.sheet import sweep_leftovers
 
     dead = _dead_pid()
     stale = own_tmpdir / f"worksheetgen-tex-{dead}-abcdefgh"
@@ -540,7 +541,7 @@ def _no_dates(pdf: bytes) -> bool:
 
 @needs_tex
 def test_pdfs_of_the_same_seed_are_byte_identical_across_rebuilds(tmp_path):
-    from worksheetgen.pipeline import BuildOptions, build
+    from worksheetgen.pipeline.sheet import BuildOptions, build
 
     one = build(BuildOptions(seed=8, out=str(tmp_path / "a"))).folder
     time.sleep(1.1)  # another second on the clock
@@ -556,7 +557,7 @@ def test_pdfs_of_the_same_seed_are_byte_identical_across_rebuilds(tmp_path):
     pytest.param("name,id\nΑλέξης,a1\nBob,b2\n", marks=needs_lua, id="lualatex"),
 ], ids=["pdflatex", "lualatex"])
 def test_class_pdfs_and_the_cut_ones_are_byte_identical_across_rebuilds(tmp_path, roster):
-    from worksheetgen.pipeline import BuildOptions, build
+    from worksheetgen.pipeline.sheet import BuildOptions, build
 
     csv = tmp_path / "class.csv"
     csv.write_text(roster, encoding="utf-8")
@@ -576,7 +577,7 @@ RESERVED = re.compile(r"(?i)^(CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(\.|$)")
 
 
 def test_per_student_file_names_are_never_windows_device_names():
-    from worksheetgen.roster import file_stems
+    from worksheetgen.bank.roster import file_stems
 
     ids = ["COM1.txt", "CON.x", "nul.b", "aux", "LPT9", "prn", "com0", "Con", "COM1_.txt",
            "console", "com10", "s1"]
@@ -612,7 +613,7 @@ def test_a_truncated_cached_format_is_dumped_again_before_use(tmp_path, monkeypa
 @needs_tex
 def test_a_format_tex_cannot_undump_is_dumped_again_and_the_document_compiles(tmp_path,
                                                                              monkeypatch):
-    from worksheetgen import compile as tex
+    from worksheetgen.tex import run as tex
 
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path / "cache"))
     doc = ("\\documentclass{article}\n\\begin{document}\nHi\n\\end{document}\n")
@@ -632,7 +633,7 @@ def test_a_format_tex_cannot_undump_is_dumped_again_and_the_document_compiles(tm
 
 
 def test_a_failure_without_a_log_never_says_its_log_was_kept(tmp_path, monkeypatch):
-    from worksheetgen import compile as tex
+    from worksheetgen.tex import run as tex
     from worksheetgen.errors import CompileError
 
     monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")
@@ -647,7 +648,7 @@ def test_a_failure_without_a_log_never_says_its_log_was_kept(tmp_path, monkeypat
 
 
 def test_a_kept_tex_is_never_written_through_a_symlink_or_into_a_fifo(tmp_path, monkeypatch):
-    from worksheetgen import compile as tex
+    from worksheetgen.tex import run as tex
     from worksheetgen.errors import CompileError
 
     monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from worksheetgen.errors import RosterError
-from worksheetgen.models import Student
-from worksheetgen.roster import (
+from worksheetgen.model import Student
+from worksheetgen.bank.roster import (
     MAX_STUDENTS,
     derive_id,
     file_stems,

@@ -9,14 +9,14 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from worksheetgen import misconceptions as mc
-from worksheetgen.attention import attend_rounded, flipped
-from worksheetgen.bank import load_banks
-from worksheetgen.checker import SweepReport, bundled_banks, sweep_banks
+from worksheetgen.attention import slips as mc
+from worksheetgen.attention.compute import attend_rounded, flipped
+from worksheetgen.bank.load import load_banks
+from worksheetgen.pipeline.check import SweepReport, bundled_banks, sweep_banks
 from worksheetgen.cli import main
-from worksheetgen.draw import Variant, margin_slips
+from worksheetgen.solve.draw import Variant, margin_slips
 from worksheetgen.families import get_family
-from worksheetgen.families.answers import mixed_tolerance
+from worksheetgen.exact.answers import mixed_tolerance
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def test_a_slip_written_to_more_digits_than_asked_is_inside_the_margin():
 def test_the_draw_keeps_no_slip_that_passes_for_right_on_the_reported_sheet():
     bank = load_banks([ROOT / "banks" / "default.yaml"])
     spec = next(q for q in bank.questions if q.id == "lab3")
-    from worksheetgen.draw import draw_variant
+    from worksheetgen.solve.draw import draw_variant
 
     for seed in range(12):
         variant = draw_variant(spec, seed, "S")
@@ -125,7 +125,7 @@ def test_check_stress_alone_sweeps_and_exits_zero(tmp_path):
 
 
 def test_a_rounding_chain_stays_within_the_familys_reach_of_the_exact_slip():
-    from worksheetgen.rng import generator
+    from worksheetgen.solve.rng import generator
 
     checked = 0
     for path in bundled_banks():

@@ -19,11 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT, needs_tex
-from worksheetgen import compile as tex
-from worksheetgen.bank import load_banks
+from worksheetgen.tex import run as tex
+from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import BankError, CompileError, TemplateError
-from worksheetgen.render import (
+from worksheetgen.render.documents import (
     MATH_COMMANDS,
     MATH_ENVIRONMENTS,
     escape_md,
@@ -127,7 +127,7 @@ def test_a_bank_prompt_may_use_its_loop_variables(tmp_path) -> None:
                     "{% for i in range(T) %}{{ i + 1 }} {% endfor %}of {% for a, b in "
                     "[(1, 2)] %}{{ a + b }}{% endfor %} with d_k = {{ d_k }}.\"\n",
                     encoding="utf-8")
-    from worksheetgen.pipeline import BuildOptions, build
+    from worksheetgen.pipeline.sheet import BuildOptions, build
 
     result = build(BuildOptions(seed=1, banks=(str(bank),), out=str(tmp_path / "out"),
                                 pdf=False))
@@ -343,7 +343,7 @@ def test_nesting_hundreds_of_thousands_of_levels_deep_is_one_error_line_not_a_cr
     deep = tmp_path / "deep.yaml"
     deep.write_text(text, encoding="utf-8")
     code = ("import sys\n"
-            "from worksheetgen.bank import load_banks\n"
+            "from worksheetgen.bank.load import load_banks\n"
             "from worksheetgen.errors import BankError\n"
             "try:\n"
             f"    load_banks([{str(deep)!r}])\n"

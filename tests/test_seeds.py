@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from worksheetgen.bank import load_banks
-from worksheetgen.pipeline import make_build
-from worksheetgen.rng import stable_hash
+from worksheetgen.bank.load import load_banks
+from worksheetgen.pipeline.sheet import make_build
+from worksheetgen.solve.rng import stable_hash
 
 QUESTIONS = {
     "a": "  - id: a\n    family: softmax\n    params: {T: 3}\n",

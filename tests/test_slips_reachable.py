@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from worksheetgen import misconceptions as mc
-from worksheetgen.bank import load_banks
-from worksheetgen.checker import bundled_banks
-from worksheetgen.draw import draw_variant
+from worksheetgen.attention import slips as mc
+from worksheetgen.bank.load import load_banks
+from worksheetgen.pipeline.check import bundled_banks
+from worksheetgen.solve.draw import draw_variant
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.common import param_values
 

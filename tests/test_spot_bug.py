@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from worksheetgen import misconceptions as mc
-from worksheetgen.bank import load_banks
+from worksheetgen.attention import slips as mc
+from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import BankError
 from worksheetgen.families import FAMILIES
-from worksheetgen.solve import make_item
+from worksheetgen.solve.item import make_item
 
 BANK = """
 sheet: {id: sb}
@@ -130,7 +130,7 @@ def test_a_pinned_slip_that_cannot_apply_is_a_bank_error(write_bank):
 
 
 def test_the_sheet_shows_the_buggy_work_and_the_key_names_the_slip(spec, write_bank):
-    from worksheetgen.pipeline import make_build, render_all
+    from worksheetgen.pipeline.sheet import make_build, render_all
 
     build = make_build(load_banks([write_bank(BANK)]), 3)
     docs = render_all(build)

@@ -59,7 +59,7 @@ def test_a_corrupt_cache_entry_is_compiled_again(tmp_path):
 
 
 def test_a_cache_folder_others_may_write_is_not_used():
-    from worksheetgen.render import _bytecode_cache
+    from worksheetgen.render.documents import _bytecode_cache
 
     made = _bytecode_cache("probe")
     assert made is not None  # the session's private folder works
@@ -92,7 +92,7 @@ def test_the_same_template_folder_name_in_two_working_directories_is_two_folders
 def test_a_prompt_is_cached_only_once_it_has_passed_the_checks(tmp_path, monkeypatch):
     import pytest
 
-    from worksheetgen import render
+    from worksheetgen.render import documents as render
 
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path))
     render._prompt_cache_dir.cache_clear()

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
-from worksheetgen.bank import load_banks
-from worksheetgen.solve import make_item
+from worksheetgen.bank.load import load_banks
+from worksheetgen.solve.item import make_item
 
 VARIANTS = 80
 

@@ -16,7 +16,7 @@ import click
 
 from worksheetgen import __version__
 from worksheetgen.textrules import shown
-from worksheetgen.tuning import tune_process
+from worksheetgen.speed.process import tune_process
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,7 +72,7 @@ def _stdout_failure(exc: OSError) -> str | None:
         return None
     if exc.errno == errno.EPIPE:
         return "closed before everything was written (broken pipe)"
-    from worksheetgen.outfiles import write_failure
+    from worksheetgen.files import write_failure
 
     error = write_failure(exc)
     return None if error is None else error.message.split(";")[0]
@@ -89,7 +89,7 @@ class OneLineErrors(click.Group):
              standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        tune_process()  # our own process: see worksheetgen.tuning
+        tune_process()  # our own process: see worksheetgen.speed.process
         # `kill` (SIGTERM) cleans up like Ctrl-C: no temporary folders, no TeX left running;
         # the handler before is put back afterwards (the CLI may run inside another program)
         previous = signal.signal(signal.SIGTERM, _terminated)
@@ -176,8 +176,8 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
 
     With --roster (or --versions) it builds a whole class into one folder.
     """
-    from worksheetgen.pipeline import BuildOptions
-    from worksheetgen.pipeline import build as run_build
+    from worksheetgen.pipeline.sheet import BuildOptions
+    from worksheetgen.pipeline.sheet import build as run_build
 
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")
@@ -286,10 +286,10 @@ class _Stress(click.ParamType):
 @reports_errors
 def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> None:
     """Validate banks and draw every question N times: failures, redraws, spread, timing."""
-    from worksheetgen.checker import check_banks, item_lines, summary_line
+    from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
 
     if stress == _Stress.SWEEP:
-        from worksheetgen.checker import SWEEP_DECIMALS, sweep_banks, sweep_lines, sweep_summary
+        from worksheetgen.pipeline.check import SWEEP_DECIMALS, sweep_banks, sweep_lines, sweep_summary
 
         def shown(d: int, report: object) -> None:
             for line in sweep_lines(d, report):  # type: ignore[arg-type]
@@ -343,7 +343,7 @@ def families() -> None:
 @reports_errors
 def grade(key_path: str, responses: str, out: str | None, template: bool, quiet: bool) -> None:
     """Grade RESPONSES (a CSV) against a key: scores.csv and a report naming each slip."""
-    from worksheetgen import grade as grading
+    from worksheetgen.grading import score as grading
 
     if template:
         path = grading.write_template(key_path, responses,

@@ -2,7 +2,7 @@
 
 ``export_bytes(data, fmt)`` turns a key.json document into the bytes of one format;
 ``export_file(path, fmt, out)`` reads a key.json and writes the file atomically. Every format
-is built from the same checked view of the key (``worksheetgen.export.keydata``).
+is built from the same checked view of the key (``worksheetgen.keyjson.read``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
-from worksheetgen.outfiles import (
+from worksheetgen.files import (
     STDOUT,
     check_replaceable,
     write_failure,
@@ -56,7 +56,7 @@ def _render(doc: Any, fmt: str) -> bytes:
 
 def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
     """The file of format ``fmt`` for a key.json document (already parsed JSON)."""
-    from worksheetgen.export.keydata import parse_key
+    from worksheetgen.keyjson.read import parse_key
     from worksheetgen.inputs import check_json_tree
 
     if fmt not in FORMATS:
@@ -88,7 +88,7 @@ def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None,
     """Read a key.json, export it to ``fmt`` and write the file; returns where. ``out``
     ``-`` writes to ``stdout`` instead (the whole export is made first, so a failure writes
     nothing) and returns None."""
-    from worksheetgen.export.keydata import load_key
+    from worksheetgen.keyjson.read import load_key
 
     if fmt not in FORMATS:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -116,7 +116,7 @@ def _exports(key_json: bytes | str, formats: tuple[str, ...] | list[str]
     and checked once)."""
     import json
 
-    from worksheetgen.export.keydata import parse_key
+    from worksheetgen.keyjson.read import parse_key
 
     # the key.json this build has just written (no limit or tree walk to guard against;
     # the contract is still checked, as for any key)

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from worksheetgen.export import html
-from worksheetgen.export.keydata import (
+from worksheetgen.keyjson.read import (
     MASKED_SPELLINGS,
     Cell,
     KeyDoc,

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from worksheetgen import mathtex
+from worksheetgen.exact import mathtex
 from worksheetgen.errors import ExportError
-from worksheetgen.export.keydata import (
+from worksheetgen.keyjson.read import (
     Cell,
     Choice,
     KeyAnswer,
@@ -25,7 +25,7 @@ from worksheetgen.export.keydata import (
     Variant,
     number_text,
 )
-from worksheetgen.render import sanitize_math, split_markup
+from worksheetgen.render.documents import sanitize_math, split_markup
 
 CellContent = Callable[[Cell], str]
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'

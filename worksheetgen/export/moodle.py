@@ -21,7 +21,7 @@ from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
 from worksheetgen.export import html
-from worksheetgen.export.keydata import (
+from worksheetgen.keyjson.read import (
     MASKED_SPELLINGS,
     Cell,
     KeyDoc,

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
 from worksheetgen.export import html
-from worksheetgen.export.keydata import (
+from worksheetgen.keyjson.read import (
     MASKED_SPELLINGS,
     Cell,
     KeyDoc,
@@ -40,7 +40,7 @@ from worksheetgen.export.keydata import (
     variant_name,
     written_parts,
 )
-from worksheetgen.mathtex import decimals_of
+from worksheetgen.exact.mathtex import decimals_of
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 IMSCP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"

@@ -6,10 +6,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from worksheetgen import exact as ex
-from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
+from worksheetgen.exact import number as ex
+from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.families import register
-from worksheetgen.families.answers import matrix_answer, output_answer, relation, table
+from worksheetgen.exact.answers import matrix_answer, output_answer, relation, table
 from worksheetgen.families.base import (
     BoolParam,
     Carry,
@@ -21,8 +21,8 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
-from worksheetgen.mathtex import bmatrix, ints, sqrt_of
-from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
+from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 # The carried-forward steps of the attention chain (see Carry); each family's table below
 # lists the ones its sheets ask.

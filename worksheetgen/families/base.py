@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from worksheetgen.attention import Recipe
+from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import SolveError
-from worksheetgen.models import Answer, Choices, IntRange, ParamValue, Pinned, Solution
+from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
 if TYPE_CHECKING:
-    from worksheetgen.bank import Doc
+    from worksheetgen.bank.load import Doc
 
 
 def _describe(value: Any) -> str:
-    from worksheetgen.bank import describe
+    from worksheetgen.bank.load import describe
 
     return describe(value)
 
@@ -141,7 +141,7 @@ class OptionParam:
         return "one of: " + ", ".join(self.options)
 
     def _word(self, doc: Doc, value: Any, path: tuple) -> str:
-        from worksheetgen.bank import did_you_mean
+        from worksheetgen.bank.load import did_you_mean
 
         if not isinstance(value, str) or value not in self.options:
             hint = did_you_mean(value, self.options) if isinstance(value, str) else ""
@@ -298,7 +298,7 @@ class Family:
 
     def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
         """Check the bank's ``params`` mapping; fill defaults; cross-field checks in ``check``."""
-        from worksheetgen.bank import did_you_mean
+        from worksheetgen.bank.load import did_you_mean
 
         known = {p.name: p for p in self.params}
         out: dict[str, ParamValue] = {}
@@ -340,7 +340,7 @@ class Family:
         check is the same on every run. A draw that fails is skipped: the build reports it.
         """
         from worksheetgen.errors import WorksheetgenError
-        from worksheetgen.rng import generator
+        from worksheetgen.solve.rng import generator
 
         flags = [name for name, v in params.items() if isinstance(v, Choices)
                  and all(isinstance(x, bool) for x in v.values)][:4]
@@ -369,7 +369,7 @@ class Family:
     #: answers a misconception changes, compared and fingerprinted (in this order)
     fingerprint: ClassVar[tuple[str, ...]] = ()
     #: the one answer a multiple-choice item asks for and slips must differ in
-    #: (None: the last fingerprint name); see worksheetgen.misconceptions
+    #: (None: the last fingerprint name); see worksheetgen.attention.slips
     target: ClassVar[str | None] = None
 
     #: how later answers follow from earlier ones (carried-forward credit); key.json writes
@@ -405,7 +405,7 @@ class Family:
         args = self.chain_args(given)
         if args is None:
             return ()
-        from worksheetgen.attention import rounding_chains
+        from worksheetgen.attention.compute import rounding_chains
 
         return tuple({k: v.tolist() for k, v in chain.items()}
                      for chain in rounding_chains(decimals, recipe=recipe, **args))

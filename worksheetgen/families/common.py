@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from worksheetgen import exact as ex
-from worksheetgen.exact import Matrix
-from worksheetgen.models import Choices, IntRange, ParamValue, Pinned
+from worksheetgen.exact import number as ex
+from worksheetgen.exact.number import Matrix
+from worksheetgen.model import Choices, IntRange, ParamValue, Pinned
 
 
 def param_values(p: ParamValue) -> list[Any]:

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from worksheetgen.attention import Recipe
+from worksheetgen.attention.compute import Recipe
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, text_answer
+from worksheetgen.exact.answers import choice_answer, text_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, OptionParam, pick
 from worksheetgen.families.common import param_values
-from worksheetgen.models import Choices, ParamValue, Part, Pinned, Solution, Step
+from worksheetgen.model import Choices, ParamValue, Part, Pinned, Solution, Step
 
 if TYPE_CHECKING:
-    from worksheetgen.bank import Doc
+    from worksheetgen.bank.load import Doc
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.attention import Recipe
+from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import SolveError
 from worksheetgen.families import register
-from worksheetgen.families.answers import integer_answer
+from worksheetgen.exact.answers import integer_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, pick
-from worksheetgen.models import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
 def counts(t: int, h: int, layers: int) -> dict[str, int]:

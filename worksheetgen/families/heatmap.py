@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from worksheetgen.attention import Recipe
+from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import DrawError, SolveError
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, integer_answer
+from worksheetgen.exact.answers import choice_answer, integer_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, MatrixParam, pick
 from worksheetgen.families.common import pinned
-from worksheetgen.mathtex import vector
-from worksheetgen.models import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import vector
+from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
-    from worksheetgen.bank import Doc
+    from worksheetgen.bank.load import Doc
 
 MAX_REDRAWS = 200
 UNITS = 20  # drawn weights are multiples of 1/20 = 0.05
@@ -82,7 +82,7 @@ class Heatmap(Family):
         out = super().validate(raw, doc, path)
         a = pinned(out, "A")
         if a is not None:
-            from worksheetgen.bank import describe
+            from worksheetgen.bank.load import describe
 
             for name in ("T", "causal"):
                 if name in raw and not (name == "T" and raw[name] == len(a)):

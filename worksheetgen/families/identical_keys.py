@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen import exact as ex
-from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
+from worksheetgen.exact import number as ex
+from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import (
+from worksheetgen.exact.answers import (
     choice_answer,
     int_matrix_answer,
     matrix_answer,
@@ -29,8 +29,8 @@ from worksheetgen.families.base import (
     pick,
 )
 from worksheetgen.families.common import order_problems, pinned
-from worksheetgen.mathtex import ints, vector
-from worksheetgen.models import ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import ints, vector
+from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 200
 NO_PAIR = "no two keys get equal weight from every query"

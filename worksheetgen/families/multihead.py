@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.attention import Recipe
+from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import DrawError, SolveError
 from worksheetgen.families import register
-from worksheetgen.families.answers import integer_answer, shape_answer
+from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, pick
 from worksheetgen.families.common import param_values, pinned
-from worksheetgen.mathtex import shape
-from worksheetgen.models import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import shape
+from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100
 

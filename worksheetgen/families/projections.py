@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen import exact as ex
-from worksheetgen.attention import CORRECT, Recipe, Trace, attend, attend_float
+from worksheetgen.exact import number as ex
+from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import int_matrix_answer, matrix_answer, output_answer
+from worksheetgen.exact.answers import int_matrix_answer, matrix_answer, output_answer
 from worksheetgen.families.attention_tables import (
     A_FROM_SCALED,
     OUTPUT_FROM_A,
@@ -38,8 +38,8 @@ from worksheetgen.families.common import (
     pinned,
     shape_dims,
 )
-from worksheetgen.mathtex import bmatrix, ints, sqrt_of
-from worksheetgen.models import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
+from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100
 MAX_SCORE = 24  # with a scale (and so any later) step, |QK^T| at most this: e^x stays a

@@ -6,15 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen import exact as ex
-from worksheetgen.attention import Recipe
+from worksheetgen.exact import number as ex
+from worksheetgen.attention.compute import Recipe
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, integer_answer, text_answer
+from worksheetgen.exact.answers import choice_answer, integer_answer, text_answer
 from worksheetgen.families.base import BoolParam, IntParam, pick
 from worksheetgen.families.common import pinned
 from worksheetgen.families.scaling import Scaling
-from worksheetgen.mathtex import vector
-from worksheetgen.models import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import vector
+from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 ONE_HOT = "it pushes the softmax toward a one-hot (one weight near 1)"
 LARGE_DK_OPTIONS = (ONE_HOT, "it pushes the softmax toward uniform weights",

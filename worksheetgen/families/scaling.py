@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen import exact as ex
-from worksheetgen.attention import Recipe, scale_matrix, softmax_rows
+from worksheetgen.exact import number as ex
+from worksheetgen.attention.compute import Recipe, scale_matrix, softmax_rows
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, table, vector_answer
+from worksheetgen.exact.answers import choice_answer, table, vector_answer
 from worksheetgen.families.base import Carry, Family, IntParam, MatrixParam, cross_check, pick
-from worksheetgen.mathtex import sqrt_of, vector
-from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import sqrt_of, vector
+from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
 CHANGE_OPTIONS = ("it lost probability", "it gained probability", "no change")

@@ -1,7 +1,7 @@
 """Spot the bug: a worked solution of one attention head that contains exactly one slip.
 
 The item's generator draws Q, K, V (and whether the head is causal), then one slip among
-those that apply to these values (``worksheetgen.misconceptions``). The sheet prints the
+those that apply to these values (``worksheetgen.attention.slips``). The sheet prints the
 worked solution computed with that slip, step by step as a student would write it; the
 student names the slip (one of the slip descriptions) and writes the corrected A and AV.
 The key names the slip and gives the corrected result with the right worked solution.
@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen import exact as ex
-from worksheetgen import misconceptions as mc
-from worksheetgen.attention import CORRECT, Trace, attend_float
+from worksheetgen.exact import number as ex
+from worksheetgen.attention import slips as mc
+from worksheetgen.attention.compute import CORRECT, Trace, attend_float
 from worksheetgen.errors import DrawError
 from worksheetgen.families import register
-from worksheetgen.families.answers import choice_answer, matrix_answer, output_answer, table
+from worksheetgen.exact.answers import choice_answer, matrix_answer, output_answer, table
 from worksheetgen.families.attention_tables import QKVHead, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
@@ -33,8 +33,8 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
-from worksheetgen.mathtex import bmatrix, ints
-from worksheetgen.models import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
+from worksheetgen.exact.mathtex import bmatrix, ints
+from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PLANTABLE = ("no-transpose", "scale-by-dk", "no-scale", "mask-with-zero",
              "softmax-over-columns", "mixed-keys")

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from worksheetgen import keyfile
+from worksheetgen.keyjson import write as keyfile
 from worksheetgen.errors import CompileError, UsageError
-from worksheetgen.models import Bank, Build, Student
+from worksheetgen.model import Bank, Build, Student
 
 if TYPE_CHECKING:
-    from worksheetgen.compile import TexFeed
+    from worksheetgen.tex.run import TexFeed
 
 #: progress(stage, done, total): stages "sheets", "pdf" (compiling and cutting), "write"
 Progress = Callable[[str, int, int], None]
@@ -61,7 +61,7 @@ class ClassPlan:
 
 def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
     """One sheet per student, seeded by the student's id."""
-    from worksheetgen.roster import file_stems, safe_stem
+    from worksheetgen.bank.roster import file_stems, safe_stem
 
     stems = file_stems([s.id for s in students])
     entries = tuple(Entry(s.id, s.name, s, stem) for s, stem in zip(students, stems, strict=True))
@@ -70,7 +70,7 @@ def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
 
 def plan_versions(count: int) -> ClassPlan:
     """Anonymous versions A, B, C, ... seeded by their letter."""
-    from worksheetgen.roster import version_ids
+    from worksheetgen.bank.roster import version_ids
 
     if not 1 <= count <= MAX_VERSIONS:
         raise UsageError(f"--versions: expected a number from 1 to {MAX_VERSIONS}, got {count}")
@@ -129,9 +129,9 @@ def _texts_of_bank(bank: Bank) -> list[str]:
 
 def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None) -> Any:
     """Build every sheet of ``plan`` into one folder (see the module docstring)."""
-    from worksheetgen import texchars
-    from worksheetgen.outfiles import failures_as_errors, release
-    from worksheetgen.pipeline import (
+    from worksheetgen.tex import engines as texchars
+    from worksheetgen.files import failures_as_errors, release
+    from worksheetgen.pipeline.sheet import (
         BuildResult,
         check_out,
         check_seed,
@@ -153,7 +153,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
     engine = texchars.choose_engine(texts)
     if options.pdf:  # say so before doing any work
-        from worksheetgen.compile import require_engine
+        from worksheetgen.tex.run import require_engine
 
         if engine == texchars.LUALATEX:
             sample = texchars.unprintable_sample("".join(texts))
@@ -218,8 +218,8 @@ class RenderedSheet:
 
 def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
     """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
-    from worksheetgen.render import render_document
-    from worksheetgen.solve import build_sheet
+    from worksheetgen.render.documents import render_document
+    from worksheetgen.solve.item import build_sheet
 
     sheet = build_sheet(build.bank.questions, build.seed, entry.id, entry.label, entry.student)
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
@@ -278,7 +278,7 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
     if workers <= 1:
         yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
         return
-    from worksheetgen.forked import ForkMap
+    from worksheetgen.speed.workers import ForkMap
 
     # every sheet is rendered in a worker: the parent only writes. (Rendering the first
     # sheet here before forking, so that the workers start warm, left a core idle meanwhile
@@ -304,7 +304,7 @@ def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
 
 def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str, str]]:
     """The head (preamble and all) and the tail of each combined LaTeX document, by kind."""
-    from worksheetgen.render import render_document
+    from worksheetgen.render.documents import render_document
 
     ends = {}
     for kind in _KINDS:
@@ -321,7 +321,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
     """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
     the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
     and tails when already rendered."""
-    from worksheetgen.texchars import needs_unicode_engine
+    from worksheetgen.tex.engines import needs_unicode_engine
 
     def tex_out(kind: str, text: str) -> None:
         handles[(kind, ".tex")].write(text)
@@ -374,7 +374,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
 
 
 def _context(build: Build, sheets: list[Any]) -> dict[str, Any]:
-    from worksheetgen.pipeline import document_context
+    from worksheetgen.pipeline.sheet import document_context
 
     return document_context(build, sheets)
 
@@ -383,7 +383,7 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
                        stats: ClassStats, bundled: bool) -> list[str]:
     """One TeX run per combined document (in parallel), then the per-sheet PDFs cut out
     (``bundled``: the documents come from the bundled templates)."""
-    from worksheetgen.compile import TexJob, compile_jobs
+    from worksheetgen.tex.run import TexJob, compile_jobs
 
     n = len(plan.entries)
     report("pdf", 0, 1)
@@ -408,7 +408,7 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from worksheetgen.compile import TexFeed, TexJob, compile_jobs, stop
+    from worksheetgen.tex.run import TexFeed, TexJob, compile_jobs, stop
 
     n = len(plan.entries)
     ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
@@ -460,7 +460,7 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]
             ) -> Callable[[str, Any], None]:
     """What to do with each compiled combined document: cut out the per-sheet PDFs by the
     page ranges TeX recorded, noting the files written in ``cut`` under its name."""
-    from worksheetgen.pdfsplit import iter_split_pages
+    from worksheetgen.tex.pdfsplit import iter_split_pages
 
     n = len(plan.entries)
     kinds = {name: kind for kind, name in _KINDS.items()}

@@ -8,7 +8,7 @@ canonical form from plain fractions and prints it with the very text ``sympy.sst
 microseconds and without importing SymPy.
 
 An operation whose result has no shape here returns ``None``; the caller then builds the
-SymPy expression instead (see ``worksheetgen.exact``). The tests compare this printer with
+SymPy expression instead (see ``worksheetgen.exact.number``). The tests compare this printer with
 ``sympy.sstr`` on every value of whole classes of every bundled bank.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from worksheetgen.memo import IdentityMemo
+from worksheetgen.exact.memo import IdentityMemo
 
 # SymPy extracts square factors of an integer fully only up to its trial-division limit; past
 # it the form is left to SymPy itself.

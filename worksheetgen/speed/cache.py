@@ -49,7 +49,7 @@ def store(path: Path, data: bytes) -> bool:
     into place, removed on any failure, Ctrl-C included; an entry that is not a regular file,
     a FIFO say, is never written through); False when it could not be written."""
     from worksheetgen.errors import OutputError
-    from worksheetgen.outfiles import write_file
+    from worksheetgen.files import write_file
 
     try:
         write_file(path, data)

@@ -7,9 +7,9 @@ import operator
 from collections.abc import Sequence
 from fractions import Fraction
 
-from worksheetgen import exact as ex
-from worksheetgen.exact import Ex, Matrix
-from worksheetgen.models import Answer
+from worksheetgen.exact import number as ex
+from worksheetgen.exact.number import Ex, Matrix
+from worksheetgen.model import Answer
 
 
 def half_unit(decimals: int) -> float:

@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from worksheetgen import misconceptions as mc
-from worksheetgen.attention import CORRECT, sums_to_one
-from worksheetgen.draw import Variant, draw_variant, item_label, settle
+from worksheetgen.attention import slips as mc
+from worksheetgen.attention.compute import CORRECT, sums_to_one
+from worksheetgen.solve.draw import Variant, draw_variant, item_label, settle
 from worksheetgen.errors import InvariantError, SolveError
-from worksheetgen.exact import Ex, is_zero
-from worksheetgen.exact import rounded as round_ex
+from worksheetgen.exact.number import Ex, is_zero
+from worksheetgen.exact.number import rounded as round_ex
 from worksheetgen.families import get_family
-from worksheetgen.mathtex import decimals_of, value_math
-from worksheetgen.models import (
+from worksheetgen.exact.mathtex import decimals_of, value_math
+from worksheetgen.model import (
     Choice,
     Coincidence,
     Distractor,
@@ -30,7 +30,7 @@ from worksheetgen.models import (
     Solution,
     Student,
 )
-from worksheetgen.render import render_prompt
+from worksheetgen.render.documents import render_prompt
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -8,7 +8,7 @@ Against ``multiprocessing.Pool`` this saves the pool's start and stop (its impor
 helper threads, a task queue; about 10 ms of a 30-student build here) and a hop per result.
 
 Linux (and other systems where ``os.fork`` is safe) only; the caller decides whether to fork
-(:func:`worksheetgen.classbuild.workers_for`). A worker never returns into the caller's code:
+(:func:`worksheetgen.pipeline.class_build.workers_for`). A worker never returns into the caller's code:
 it leaves through ``os._exit``, so nothing the parent had buffered is written twice.
 """
 
@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from worksheetgen.tuning import tune_worker
+from worksheetgen.speed.process import tune_worker
 
 _LENGTH = struct.Struct("<Q")
 PIPE_BYTES = 1 << 20  # asked for each pipe (Linux's default most a user may set)

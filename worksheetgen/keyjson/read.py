@@ -204,8 +204,8 @@ def is_masked_text(x: Any) -> bool:
 
 
 def load_key(path: str | Path) -> KeyDoc:
-    """Read and check a key.json file (read as ``grade`` reads it: ``worksheetgen.keyread``)."""
-    from worksheetgen.keyread import read_key_data
+    """Read and check a key.json file (read as ``grade`` reads it: ``worksheetgen.keyjson.contract``)."""
+    from worksheetgen.keyjson.contract import read_key_data
 
     return parse_key(read_key_data(path, ExportError), str(path))
 
@@ -286,7 +286,7 @@ def _family_title(family: str) -> str:
 
 def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     """Check a parsed key.json document and turn it into questions with their variants."""
-    from worksheetgen.keyread import check_format
+    from worksheetgen.keyjson.contract import check_format
 
     check_format(data, source, ExportError)
     r = _Reader(source)

@@ -15,10 +15,10 @@ from typing import Literal
 
 import numpy as np
 
-from worksheetgen import canon
-from worksheetgen import exact as ex
-from worksheetgen.exact import Ex, Matrix
-from worksheetgen.memo import IdentityMemo
+from worksheetgen.exact import canon
+from worksheetgen.exact import number as ex
+from worksheetgen.exact.number import Ex, Matrix
+from worksheetgen.exact.memo import IdentityMemo
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     """
     forms = [w.form for w in row]
     if any(f is None for f in forms):
-        from worksheetgen.sympytext import sums_to_one as sympy_sums_to_one
+        from worksheetgen.exact.sympy_form import sums_to_one as sympy_sums_to_one
 
         return sympy_sums_to_one([w.expr for w in row])
     live = [f for f in forms if f != 0]

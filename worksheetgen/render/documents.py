@@ -24,8 +24,8 @@ from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.visitor import NodeTransformer
 
-from worksheetgen import mathtex
-from worksheetgen.cachedir import cache_root, private_cache_folder, store  # noqa: F401
+from worksheetgen.exact import mathtex
+from worksheetgen.speed.cache import cache_root, private_cache_folder, store  # noqa: F401
 from worksheetgen.errors import TemplateError
 from worksheetgen.resources import data_dir
 
@@ -64,7 +64,7 @@ def escape_tex(text: Any) -> str:
 
     Every letter is kept as written (names are data): a document with letters beyond
     pdfLaTeX's T1 fonts (Greek, Cyrillic, CJK, ...) is compiled with LuaLaTeX instead
-    (worksheetgen.texchars.choose_engine), never printed with "?" in their place.
+    (worksheetgen.tex.engines.choose_engine), never printed with "?" in their place.
     """
     return _escape_tex(str(text))
 
@@ -1030,7 +1030,7 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
     known = sorted(set().union(*contexts))
     for name, lineno in template.names:
         if name not in known:
-            from worksheetgen.bank import did_you_mean
+            from worksheetgen.bank.load import did_you_mean
 
             raise fail(f"unknown variable {name!r}{did_you_mean(name, known)}; expected one "
                        f"of: {', '.join(known)}", lineno)

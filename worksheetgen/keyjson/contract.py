@@ -2,7 +2,7 @@
 
 Both commands read the file with ``read_key_data`` (a regular file of at most
 ``MAX_KEY_BYTES``, JSON within ``inputs.MAX_JSON_DEPTH`` levels, text without lone
-surrogates) and check it with ``worksheetgen.export.keydata.parse_key``, which starts with
+surrogates) and check it with ``worksheetgen.keyjson.read.parse_key``, which starts with
 ``check_format`` here: a key of another format or version is refused before anything else.
 So a key one command refuses, the other refuses with the same line.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from worksheetgen.errors import WorksheetgenError
 from worksheetgen.inputs import read_json
-from worksheetgen.keyfile import KEY_FORMAT, KEY_VERSION
+from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
 
 #: the largest key.json read: well above the key of the largest class build (40,000
 #: questions), far below what would exhaust memory before it is refused

@@ -1,6 +1,6 @@
 """Which TeX engine can print a text: pdfLaTeX for the letters its T1 fonts have, else LuaLaTeX.
 
-Kept apart from ``worksheetgen.compile`` (which starts TeX and needs subprocess and threads),
+Kept apart from ``worksheetgen.tex.run`` (which starts TeX and needs subprocess and threads),
 so that a build without PDFs still records the engine its documents would need without
 importing any of that.
 """

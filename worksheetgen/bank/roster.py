@@ -19,7 +19,7 @@ from pathlib import Path
 
 from worksheetgen.errors import RosterError
 from worksheetgen.inputs import read_limited
-from worksheetgen.models import Student
+from worksheetgen.model import Student
 from worksheetgen.textrules import char_problem
 
 MAX_STUDENTS = 2000

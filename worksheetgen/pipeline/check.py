@@ -17,13 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from worksheetgen import misconceptions as mc
-from worksheetgen.bank import default_bank_path, load_banks
-from worksheetgen.draw import Variant, draw_variant, margin_slips
+from worksheetgen.attention import slips as mc
+from worksheetgen.bank.load import default_bank_path, load_banks
+from worksheetgen.solve.draw import Variant, draw_variant, margin_slips
 from worksheetgen.errors import DrawError, InvariantError, WorksheetgenError
-from worksheetgen.exact import Ex, is_zero
-from worksheetgen.models import QuestionSpec
-from worksheetgen.solve import solve_item
+from worksheetgen.exact.number import Ex, is_zero
+from worksheetgen.model import QuestionSpec
+from worksheetgen.solve.item import solve_item
 
 DEFAULT_STRESS = 200
 MAX_MESSAGES = 3

@@ -1,4 +1,4 @@
-"""``sympy.sstr`` for the rare exact value whose shape ``worksheetgen.canon`` does not know.
+"""``sympy.sstr`` for the rare exact value whose shape ``worksheetgen.exact.canon`` does not know.
 
 Imported only when such a value is printed (it imports SymPy).
 """

@@ -2,7 +2,7 @@
 
 A drawn variant is kept only if every slip of the misconception library that applies to it
 can be told apart from the right answer and from every other slip at the printed digits
-(see ``worksheetgen.misconceptions``), and, for an open question, if no slip's printed
+(see ``worksheetgen.attention.slips``), and, for an open question, if no slip's printed
 answer falls within the margin the key accepts for the right one. Otherwise the *same*
 generator draws again, up to ``MAX_REDRAWS`` times (where the printed answers all differ but
 no draw keeps every slip outside the margin, as at one decimal, the draw with the fewest
@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen import misconceptions as mc
+from worksheetgen.attention import slips as mc
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
-from worksheetgen.models import QuestionSpec, Solution
-from worksheetgen.rng import generator
+from worksheetgen.model import QuestionSpec, Solution
+from worksheetgen.solve.rng import generator
 
 MAX_REDRAWS = 100
 MIN_CHOICE_DISTRACTORS = 2

@@ -2,7 +2,7 @@
 
 An ``Ex`` carries a 50-digit mpmath value computed along the structure of its calculation,
 its exact ``Fraction`` when it is rational, and the calculation itself (operation and
-operands). From those it gives, only when asked, its canonical form (``worksheetgen.canon``:
+operands). From those it gives, only when asked, its canonical form (``worksheetgen.exact.canon``:
 the shape SymPy would give it, printed as ``sympy.sstr`` prints it, without SymPy) or, for a
 shape ``canon`` does not know, its SymPy expression. Nothing here ever calls ``simplify`` or
 ``evalf``, and SymPy is imported only for such an unknown shape. Display rounding is half-up
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import mpmath
 
-from worksheetgen import canon
+from worksheetgen.exact import canon
 
 if TYPE_CHECKING:
     import sympy as sp
@@ -349,7 +349,7 @@ def text(x: Ex) -> str:
 
 def exact_text(expr: sp.Expr) -> str:
     """``sympy.sstr`` of a SymPy expression, printed faster (imports SymPy)."""
-    from worksheetgen import sympytext
+    from worksheetgen.exact import sympy_form as sympytext
 
     return sympytext.exact_text(expr)
 

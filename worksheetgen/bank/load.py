@@ -18,7 +18,7 @@ import yaml
 
 from worksheetgen.errors import BankError
 from worksheetgen.inputs import read_limited
-from worksheetgen.models import Bank, BankFile, Location, QuestionSpec, SheetInfo
+from worksheetgen.model import Bank, BankFile, Location, QuestionSpec, SheetInfo
 from worksheetgen.textrules import problem as text_problem
 
 MAX_BANK_BYTES = 2_000_000
@@ -445,7 +445,7 @@ def _sheet_info(doc: Doc) -> dict[str, Any]:
         if key in sheet:
             info[key] = _text_field(doc, sheet[key], ("sheet", key))
     if "{" in info.get("instructions", ""):
-        from worksheetgen.render import sheet_instructions
+        from worksheetgen.render.documents import sheet_instructions
 
         text = info["instructions"]
         line = doc.text_line(("sheet", "instructions"))
@@ -539,7 +539,7 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
         prompt_line=doc.text_line(path + ("prompt",)) if prompt is not None else None,
     )
     if prompt is not None:
-        from worksheetgen.render import check_prompt_template
+        from worksheetgen.render.documents import check_prompt_template
 
         check_prompt_template(prompt, doc.file, doc.text_line(path + ("prompt",)),
                               path_text(path + ("prompt",)) or "prompt", family,
@@ -629,7 +629,7 @@ def with_decimals(info: SheetInfo, decimals: int) -> SheetInfo:
 
     instructions = info.instructions
     if info.instructions_template:
-        from worksheetgen.render import sheet_instructions
+        from worksheetgen.render.documents import sheet_instructions
 
         instructions = sheet_instructions(info.instructions_template, decimals)
     return replace(info, decimals=decimals, instructions=instructions)

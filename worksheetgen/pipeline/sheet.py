@@ -18,18 +18,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from worksheetgen import keyfile
-from worksheetgen.bank import default_bank_path, load_banks, with_decimals
+from worksheetgen.keyjson import write as keyfile
+from worksheetgen.bank.load import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import UsageError
-from worksheetgen.models import Bank, Build, Item, Sheet, Student
-from worksheetgen.outfiles import (
+from worksheetgen.model import Bank, Build, Item, Sheet, Student
+from worksheetgen.files import (
     check_replaceable,
     failures_as_errors,
     release,
     sweep_stale,
     temp_folder,
 )
-from worksheetgen.render import render_document
+from worksheetgen.render.documents import render_document
 from worksheetgen.textrules import problem as text_problem
 
 MAX_SEED = 2**63 - 1
@@ -150,7 +150,7 @@ def load_bank(options: BuildOptions) -> Bank:
 def make_build(bank: Bank, seed: int,
                sheets: Sequence[tuple[str, str, Student | None]] | None = None) -> Build:
     """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet."""
-    from worksheetgen.solve import build_sheet
+    from worksheetgen.solve.item import build_sheet
 
     wanted = sheets or [(bank.info.slug, "Worksheet", None)]
     return Build(info=bank.info, seed=seed, bank=bank,
@@ -296,13 +296,13 @@ def write_atomically(target: Path, files: dict[str, bytes]) -> None:
 
 def build_class(options: BuildOptions,
                 progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
-    """A whole class: one sheet per roster student or per version (worksheetgen.classbuild)."""
-    from worksheetgen import classbuild
+    """A whole class: one sheet per roster student or per version (worksheetgen.pipeline.class_build)."""
+    from worksheetgen.pipeline import class_build as classbuild
 
     if options.roster is not None and options.versions is not None:
         raise UsageError("--roster and --versions: expected one of them, got both")
     if options.roster is not None:
-        from worksheetgen.roster import read_roster
+        from worksheetgen.bank.roster import read_roster
 
         plan = classbuild.plan_roster(read_roster(options.roster), options.roster)
     else:
@@ -318,7 +318,7 @@ def build(options: BuildOptions,
     check_seed(options.seed)
     check_out(options.out)
     if options.pdf:
-        from worksheetgen.compile import require_engine
+        from worksheetgen.tex.run import require_engine
 
         require_engine()  # say so before doing any work
     bank = load_bank(options)
@@ -335,7 +335,7 @@ def build(options: BuildOptions,
 
         files.update(export_files(files["key.json"], options.exports))
     if options.pdf:
-        from worksheetgen.compile import TexJob, compile_all
+        from worksheetgen.tex.run import TexJob, compile_all
 
         keep = Path(options.out) / f".failed-{folder_name(result)}"
         bundled = options.template_dir is None  # a preamble of our own: dumped once

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from worksheetgen import __version__
-from worksheetgen.models import Build, IntRange, Item, ParamValue, Pinned, Sheet
+from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Sheet
 
 KEY_FORMAT = "worksheetgen-key"
 KEY_VERSION = 1

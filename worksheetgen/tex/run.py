@@ -25,16 +25,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from worksheetgen.cachedir import cache_root, private_cache_folder, store
+from worksheetgen.speed.cache import cache_root, private_cache_folder, store
 from worksheetgen.errors import CompileError, WorksheetgenError
-from worksheetgen.outfiles import (
+from worksheetgen.files import (
     check_replaceable,
     sweep_stale,
     tex_folder,
     write_failure,
     write_file,
 )
-from worksheetgen.texchars import (  # noqa: F401 - the engine choice, used from here too
+from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used from here too
     LUALATEX,
     PDFLATEX,
     PDFLATEX_CHARS,

@@ -1,0 +1,1 @@
+"""Exact numbers, half-up rounding and SymPy-free printing. May import: model, errors."""

@@ -1,0 +1,1 @@
+"""TeX engines, runs, cached formats and PDF cutting. May import: speed, errors."""
