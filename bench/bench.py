@@ -37,7 +37,7 @@ import json, sys, time
 from worksheetgen.speed.process import tune_process
 tune_process()  # as the command line does (cli.main)
 t0 = time.perf_counter()
-from worksheetgen.pipeline.sheet import BuildOptions, build
+from worksheetgen.pipeline.build import BuildOptions, build
 import worksheetgen.solve.item, worksheetgen.render.documents  # the imports a build needs, timed apart
 t1 = time.perf_counter()
 r = build(BuildOptions(seed=42, roster=sys.argv[1], out=sys.argv[2], pdf=sys.argv[3] == "1",

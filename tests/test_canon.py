@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from worksheetgen.exact import canon
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import attend, sums_to_one
 from worksheetgen.bank.load import load_banks
+from worksheetgen.exact import canon
+from worksheetgen.exact import number as ex
 from worksheetgen.model import Student
 from worksheetgen.pipeline.sheet import make_build
 
@@ -142,7 +142,7 @@ def test_every_table_of_random_attention_prints_as_sympy_prints_it(n, m, data, d
 @pytest.mark.parametrize("bank", BANKS)
 def test_building_a_bundled_bank_never_imports_sympy(bank, tmp_path):
     code = ("import sys\n"
-            "from worksheetgen.pipeline.sheet import BuildOptions, build\n"
+            "from worksheetgen.pipeline.build import BuildOptions, build\n"
             f"build(BuildOptions(seed=42, banks=({str(ROOT / 'banks' / bank)!r},), "
             f"out={str(tmp_path / 'out')!r}, pdf=False))\n"
             "assert 'sympy' not in sys.modules, 'a build imported SymPy'\n")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from worksheetgen.pipeline.check import check_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import InvariantError
+from worksheetgen.pipeline.check import check_banks
 
 REDRAWN = """
 sheet: {id: chk}

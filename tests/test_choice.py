@@ -9,13 +9,13 @@ import math
 import pytest
 
 from worksheetgen.bank.load import load_banks
-from worksheetgen.solve.draw import draw_variant
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.pipeline.sheet import make_build, render_all
-from worksheetgen.solve.rng import generator
+from worksheetgen.solve.draw import draw_variant
 from worksheetgen.solve.item import make_item
+from worksheetgen.solve.rng import generator
 
 CHOICE_BANK = """
 sheet: {id: mc, title: Choice}

@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
-from worksheetgen.tex import run as tex
-from worksheetgen.keyjson import write as keyfile
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import RosterError, UsageError
+from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Student
-from worksheetgen.pipeline.sheet import BuildOptions, build, make_build
+from worksheetgen.pipeline.build import BuildOptions, build
+from worksheetgen.pipeline.sheet import make_build
+from worksheetgen.tex import run as tex
 
 TRICKY = "Zoë O'Brien & Co_1 \\input{x} 100%"
 NON_LATIN = ["Łukasz Nowak", "Ñúñez García", "Ελένη Παπαδοπούλου", "Иван Петров", "李雷"]
@@ -373,8 +374,8 @@ def test_workers_forked_before_tex_starts_stream_the_same_class_pdfs(tmp_path, w
 
 
 def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monkeypatch):
-    from worksheetgen.pipeline import class_build as classbuild
     from worksheetgen.errors import DrawError
+    from worksheetgen.pipeline import class_build as classbuild
 
     def failing(build_, entry, template_dir):
         raise DrawError("expected a drawable variant, got none", file="bank.yaml", line=3,

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
-from worksheetgen.solve.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.errors import DrawError
+from worksheetgen.exact import number as ex
 from worksheetgen.pipeline.sheet import make_build
+from worksheetgen.solve.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.solve.item import make_item
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,8 @@ from worksheetgen.attention.compute import CORRECT, flipped
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import BankError
 from worksheetgen.families import FAMILIES, get_family
-from worksheetgen.pipeline.sheet import BuildOptions, build, make_build
+from worksheetgen.pipeline.build import BuildOptions, build
+from worksheetgen.pipeline.sheet import make_build
 
 R2 = math.sqrt(2)
 

@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES, ROOT
 from worksheetgen.bank import load as bank_module
-from worksheetgen.pipeline import sheet as pipeline
 from worksheetgen.bank.load import load_banks, parse_yaml
+from worksheetgen.bank.roster import read_roster
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.keyjson.write import key_json
-from worksheetgen.bank.roster import read_roster
+from worksheetgen.pipeline import build as pipeline
 
 BANKS = [ROOT / "banks" / "default.yaml", ROOT / "banks" / "practice.yaml",
          FIXTURES / "small.yaml"]

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 from tests.conftest import ROOT
 from worksheetgen.cli import main
-from worksheetgen.grading.csvcells import FORMULA_START, protect, unprotect
 from worksheetgen.errors import GradeError, RosterError
+from worksheetgen.grading.csvcells import FORMULA_START, protect, unprotect
 from worksheetgen.inputs import MAX_JSON_DEPTH, read_limited
 from worksheetgen.textrules import id_problem, unprintable
 
@@ -248,9 +248,9 @@ def test_a_responses_file_that_is_a_device_or_a_fifo_is_refused(
 
 
 def test_inputs_over_their_limit_are_refused_from_their_size(monkeypatch, one_key, tmp_path):
+    from worksheetgen.bank import roster
     from worksheetgen.grading import score as grade
     from worksheetgen.keyjson import contract as keyread
-    from worksheetgen.bank import roster
 
     big = tmp_path / "big.csv"
     big.write_bytes(b"name,id\n" + b"x,y\n" * 100)

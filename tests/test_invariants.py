@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import sums_to_one
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import InvariantError, SolveError
+from worksheetgen.exact import number as ex
 from worksheetgen.model import Item, Solution
 from worksheetgen.solve.item import check_invariants, correct_values, make_item
 
@@ -143,8 +143,8 @@ def test_a_part_asking_for_an_unknown_answer_is_a_solve_error(items):
 
 
 def test_invariants_run_before_anything_is_written(tmp_path, write_bank, monkeypatch):
+    from worksheetgen.pipeline.build import BuildOptions, build
     from worksheetgen.solve import item as solve
-    from worksheetgen.pipeline.sheet import BuildOptions, build
 
     original = solve.with_misconceptions
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
-from worksheetgen.solve.draw import draw_variant
 from worksheetgen.families import get_family
+from worksheetgen.solve.draw import draw_variant
 from worksheetgen.solve.item import solve_item
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, Recipe
+from worksheetgen.exact import number as ex
 from worksheetgen.families import get_family
 
 E = math.e

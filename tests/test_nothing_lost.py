@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
-from worksheetgen.tex import run as tex
-from worksheetgen.pipeline import sheet as pipeline
 from worksheetgen.cli import main
 from worksheetgen.errors import CompileError
+from worksheetgen.pipeline import sheet as pipeline
+from worksheetgen.tex import run as tex
 
 HANGING_TEX = "\\documentclass{article}\n\\begin{document}\n\\def\\x{\\x}\\x\n\\end{document}\n"
 BROKEN_TEX = ("\\documentclass{article}\n\\begin{document}\nfine\n\n"

@@ -46,7 +46,7 @@ def _leftovers(*folders: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def key_json(tmp_path_factory) -> Path:
     """The key.json of a small build (no PDFs)."""
-    from worksheetgen.pipeline.sheet import BuildOptions, build
+    from worksheetgen.pipeline.build import BuildOptions, build
 
     out = tmp_path_factory.mktemp("built")
     return build(BuildOptions(seed=5, out=str(out), pdf=False)).folder / "key.json"
@@ -541,7 +541,7 @@ def _no_dates(pdf: bytes) -> bool:
 
 @needs_tex
 def test_pdfs_of_the_same_seed_are_byte_identical_across_rebuilds(tmp_path):
-    from worksheetgen.pipeline.sheet import BuildOptions, build
+    from worksheetgen.pipeline.build import BuildOptions, build
 
     one = build(BuildOptions(seed=8, out=str(tmp_path / "a"))).folder
     time.sleep(1.1)  # another second on the clock
@@ -557,7 +557,7 @@ def test_pdfs_of_the_same_seed_are_byte_identical_across_rebuilds(tmp_path):
     pytest.param("name,id\nΑλέξης,a1\nBob,b2\n", marks=needs_lua, id="lualatex"),
 ], ids=["pdflatex", "lualatex"])
 def test_class_pdfs_and_the_cut_ones_are_byte_identical_across_rebuilds(tmp_path, roster):
-    from worksheetgen.pipeline.sheet import BuildOptions, build
+    from worksheetgen.pipeline.build import BuildOptions, build
 
     csv = tmp_path / "class.csv"
     csv.write_text(roster, encoding="utf-8")
@@ -633,8 +633,8 @@ def test_a_format_tex_cannot_undump_is_dumped_again_and_the_document_compiles(tm
 
 
 def test_a_failure_without_a_log_never_says_its_log_was_kept(tmp_path, monkeypatch):
-    from worksheetgen.tex import run as tex
     from worksheetgen.errors import CompileError
+    from worksheetgen.tex import run as tex
 
     monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")
     monkeypatch.setattr(tex, "run_tex", lambda *a, **k: (1, b""))
@@ -648,8 +648,8 @@ def test_a_failure_without_a_log_never_says_its_log_was_kept(tmp_path, monkeypat
 
 
 def test_a_kept_tex_is_never_written_through_a_symlink_or_into_a_fifo(tmp_path, monkeypatch):
-    from worksheetgen.tex import run as tex
     from worksheetgen.errors import CompileError
+    from worksheetgen.tex import run as tex
 
     monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")
     monkeypatch.setattr(tex, "run_tex", lambda *a, **k: (1, b""))

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from worksheetgen.errors import RosterError
-from worksheetgen.model import Student
 from worksheetgen.bank.roster import (
     MAX_STUDENTS,
     derive_id,
@@ -17,6 +15,8 @@ from worksheetgen.bank.roster import (
     read_roster,
     version_ids,
 )
+from worksheetgen.errors import RosterError
+from worksheetgen.model import Student
 
 TRICKY = "Zoë O'Brien & Co_1 \\input{x} 100%"
 

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import attend_rounded, flipped
 from worksheetgen.bank.load import load_banks
-from worksheetgen.pipeline.check import SweepReport, bundled_banks, sweep_banks
 from worksheetgen.cli import main
-from worksheetgen.solve.draw import Variant, margin_slips
-from worksheetgen.families import get_family
 from worksheetgen.exact.answers import mixed_tolerance
+from worksheetgen.families import get_family
+from worksheetgen.pipeline.check import SweepReport, bundled_banks, sweep_banks
+from worksheetgen.solve.draw import Variant, margin_slips
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,7 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT, needs_tex
-from worksheetgen.tex import run as tex
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import BankError, CompileError, TemplateError
@@ -34,6 +33,7 @@ from worksheetgen.render.documents import (
     render_prompt,
     sanitize_math,
 )
+from worksheetgen.tex import run as tex
 
 CONTEXT = {"T": 3, "d_k": 4, "S": [[1, 2, 0], [0, 1, 3], [2, 2, 1]], "causal": False}
 
@@ -127,7 +127,7 @@ def test_a_bank_prompt_may_use_its_loop_variables(tmp_path) -> None:
                     "{% for i in range(T) %}{{ i + 1 }} {% endfor %}of {% for a, b in "
                     "[(1, 2)] %}{{ a + b }}{% endfor %} with d_k = {{ d_k }}.\"\n",
                     encoding="utf-8")
-    from worksheetgen.pipeline.sheet import BuildOptions, build
+    from worksheetgen.pipeline.build import BuildOptions, build
 
     result = build(BuildOptions(seed=1, banks=(str(bank),), out=str(tmp_path / "out"),
                                 pdf=False))

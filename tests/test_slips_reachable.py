@@ -7,10 +7,10 @@ from collections import defaultdict
 
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
-from worksheetgen.pipeline.check import bundled_banks
-from worksheetgen.solve.draw import draw_variant
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.common import param_values
+from worksheetgen.pipeline.check import bundled_banks
+from worksheetgen.solve.draw import draw_variant
 
 SEEDS = range(12)
 

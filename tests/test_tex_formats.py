@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
-from worksheetgen.tex import run as tex
 from worksheetgen.errors import CompileError
+from worksheetgen.tex import run as tex
 
 OURS = {"formats": True}  # as the bundled templates' documents are compiled
 PREAMBLE = ("\\documentclass{article}\n\\usepackage{amsmath}\n"
@@ -135,7 +135,7 @@ def test_only_the_most_recently_used_formats_are_kept(tmp_path, cache):
 @needs_tex
 def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_one(
         tmp_path, cache, commands):
-    from worksheetgen.pipeline.sheet import BuildOptions, build
+    from worksheetgen.pipeline.build import BuildOptions, build
 
     def class_build(out: str):
         return build(BuildOptions(seed=3, out=str(tmp_path / out), pdf=True, versions=3))
@@ -174,7 +174,7 @@ def test_a_preamble_from_ones_own_templates_is_read_every_time(tmp_path, cache, 
 @needs_tex
 def test_builds_with_ones_own_templates_read_their_preamble_every_time(tmp_path, cache,
                                                                         commands):
-    from worksheetgen.pipeline.sheet import BuildOptions, build
+    from worksheetgen.pipeline.build import BuildOptions, build
 
     own = tmp_path / "templates"
     (own / "latex").mkdir(parents=True)  # empty: every template falls back to the bundled one

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
+from worksheetgen.pipeline.build import BuildOptions, build
 from worksheetgen.tex import run as tex
-from worksheetgen.pipeline.sheet import BuildOptions, build
 
 # the same letters as math and as text cells, repeats, p-columns with >{...}, a column
 # type redefined between two tables, a *{count} template whose count changes, and a matrix

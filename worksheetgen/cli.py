@@ -5,9 +5,12 @@ Heavy modules (NumPy, SymPy) are imported inside the commands, so ``--help`` sta
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
+import time
+import traceback
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -15,8 +18,8 @@ from typing import Any, TypeVar
 import click
 
 from worksheetgen import __version__
-from worksheetgen.textrules import shown
 from worksheetgen.speed.process import tune_process
+from worksheetgen.textrules import shown
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -26,6 +29,7 @@ def reports_errors(fn: F) -> F:
 
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
         from worksheetgen.errors import WorksheetgenError
 
         try:
@@ -64,14 +68,13 @@ class SeedType(click.ParamType):
 def _stdout_failure(exc: OSError) -> str | None:
     """What went wrong when printing to standard output failed (a full disk, a closed pipe),
     or None when ``exc`` came from anywhere else (a bug: it keeps its traceback)."""
-    import errno
-    import traceback
 
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames or frames[-1].name not in ("echo", "flush") or exc.filename is not None:
         return None
     if exc.errno == errno.EPIPE:
         return "closed before everything was written (broken pipe)"
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.files import write_failure
 
     error = write_failure(exc)
@@ -176,8 +179,9 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
 
     With --roster (or --versions) it builds a whole class into one folder.
     """
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
+    from worksheetgen.pipeline.build import build as run_build
     from worksheetgen.pipeline.sheet import BuildOptions
-    from worksheetgen.pipeline.sheet import build as run_build
 
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")
@@ -225,7 +229,6 @@ class _BuildProgress:
               "per document) and cutting per-sheet PDFs", "write": "Writing"}
 
     def __init__(self, bar: bool, verbose: bool) -> None:
-        import time
 
         self.clock = time.perf_counter
         self.bar_on, self.verbose = bar, verbose
@@ -286,10 +289,17 @@ class _Stress(click.ParamType):
 @reports_errors
 def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> None:
     """Validate banks and draw every question N times: failures, redraws, spread, timing."""
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
 
     if stress == _Stress.SWEEP:
-        from worksheetgen.pipeline.check import SWEEP_DECIMALS, sweep_banks, sweep_lines, sweep_summary
+        # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
+        from worksheetgen.pipeline.check import (
+            SWEEP_DECIMALS,
+            sweep_banks,
+            sweep_lines,
+            sweep_summary,
+        )
 
         def shown(d: int, report: object) -> None:
             for line in sweep_lines(d, report):  # type: ignore[arg-type]
@@ -317,6 +327,7 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
 @reports_errors
 def families() -> None:
     """List the question families and the parameters a bank can set."""
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.families import FAMILIES, get_family
     from worksheetgen.families.base import param_kind, param_text
 
@@ -343,6 +354,7 @@ def families() -> None:
 @reports_errors
 def grade(key_path: str, responses: str, out: str | None, template: bool, quiet: bool) -> None:
     """Grade RESPONSES (a CSV) against a key: scores.csv and a report naming each slip."""
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.grading import score as grading
 
     if template:
@@ -372,6 +384,7 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
 @reports_errors
 def export_cmd(fmt: str, key_path: str, out: str | None, quiet: bool) -> None:
     """Export a key's questions for an LMS: one question per variant, tolerances kept."""
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.export import export_file
 
     path = export_file(key_path, fmt, out, stdout=_binary_stdout())

@@ -7,6 +7,10 @@ WorksheetgenError is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
 from worksheetgen.textrules import shown
 
 
@@ -87,3 +91,25 @@ class UsageError(WorksheetgenError):
     """A command-line value is out of range."""
 
     exit_code = 2
+
+
+def describe(value: Any) -> str:
+    """A short description of a found value for 'got …' messages."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping" if value else "an empty mapping"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)}" if value else "an empty list"
+    if isinstance(value, bytes):
+        return "binary data"
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """' (did you mean "x"?)' when a close option exists, else ''."""
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""

@@ -173,6 +173,7 @@ def _flock(fd: int) -> bool:
     """Take an exclusive lock on ``fd`` without waiting; False when another holds it (True
     where there are no locks: the pid in the name still protects a temporary path)."""
     try:
+        # POSIX only: elsewhere the temporary folder is simply not locked
         import fcntl
     except ImportError:  # Windows
         return True

@@ -1,1 +1,4 @@
-"""The attention calculation (exact and float) and the named slips of the note. May import: exact, model, errors."""
+"""The attention calculation, exact and in floats, and the note's named slips.
+
+May import: exact, model, errors.
+"""

@@ -17,8 +17,8 @@ import numpy as np
 
 from worksheetgen.exact import canon
 from worksheetgen.exact import number as ex
-from worksheetgen.exact.number import Ex, Matrix
 from worksheetgen.exact.memo import IdentityMemo
+from worksheetgen.exact.number import Ex, Matrix
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     """
     forms = [w.form for w in row]
     if any(f is None for f in forms):
+        # SymPy, only for a value whose shape canon cannot print
         from worksheetgen.exact.sympy_form import sums_to_one as sympy_sums_to_one
 
         return sympy_sums_to_one([w.expr for w in row])

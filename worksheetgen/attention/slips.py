@@ -44,10 +44,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import CORRECT, Recipe, flipped
-from worksheetgen.exact.number import Ex
+from worksheetgen.exact import number as ex
+from worksheetgen.exact.answers import is_whole, table
 from worksheetgen.exact.memo import IdentityMemo
+from worksheetgen.exact.number import Ex
 
 Applies = Callable[[dict[str, Any], dict[str, Any]], bool]
 
@@ -457,7 +458,6 @@ def prints_whole(value: Any) -> bool | None:
     """Whether an answer's table (or row) prints as whole numbers: every entry whole or
     −∞. It is the style of every value of that answer (the correct one decides, so a slip's
     table of a decimal answer prints ``3.00`` like the right one); None for other values."""
-    from worksheetgen.exact.answers import is_whole
 
     if isinstance(value, list) and value and isinstance(value[0], list):
         return all(is_whole(x) for row in value for x in row)
@@ -472,7 +472,6 @@ def value_rounded(value: Any, decimals: int, whole: bool | None = None) -> Any:
     A table or row prints without decimals when it is all whole numbers, unless ``whole``
     is False (the answer's own style, ``prints_whole`` of its correct value: decimals).
     """
-    from worksheetgen.exact.answers import table
 
     if isinstance(value, list) and value and isinstance(value[0], list):
         return _converted.get((value,), (decimals, whole),

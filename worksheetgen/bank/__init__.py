@@ -1,1 +1,4 @@
-"""What an instructor writes: question banks (safe line-numbered YAML, schema, params) and class rosters, read and checked. May import: families, render, exact, model, errors."""
+"""What an instructor writes: question banks (safe YAML, schema, params) and rosters.
+
+May import: solve, families, render, exact, and the shared modules.
+"""

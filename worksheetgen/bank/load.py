@@ -6,19 +6,23 @@ for example ``banks/x.yaml:14: questions[2].params.T: expected an integer from 2
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from worksheetgen.errors import BankError
+from worksheetgen.errors import BankError, describe, did_you_mean
+from worksheetgen.families import FAMILIES, get_family
+from worksheetgen.families.common import param_values
 from worksheetgen.inputs import read_limited
 from worksheetgen.model import Bank, BankFile, Location, QuestionSpec, SheetInfo
+from worksheetgen.render.documents import check_prompt_template, sheet_instructions
+from worksheetgen.resources import data_dir
+from worksheetgen.solve.draw import sample_contexts
 from worksheetgen.textrules import problem as text_problem
 
 MAX_BANK_BYTES = 2_000_000
@@ -71,28 +75,6 @@ def path_text(path: Iterable[Any]) -> str | None:
     for p in path:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
     return out or None
-
-
-def describe(value: Any) -> str:
-    """A short description of a found value for 'got …' messages."""
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a mapping" if value else "an empty mapping"
-    if isinstance(value, list | tuple):
-        return f"a list of {len(value)}" if value else "an empty list"
-    if isinstance(value, bytes):
-        return "binary data"
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """' (did you mean "x"?)' when a close option exists, else ''."""
-    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
-    return f' (did you mean "{close[0]}"?)' if close else ""
 
 
 _YAML_TOKENS = {
@@ -445,7 +427,6 @@ def _sheet_info(doc: Doc) -> dict[str, Any]:
         if key in sheet:
             info[key] = _text_field(doc, sheet[key], ("sheet", key))
     if "{" in info.get("instructions", ""):
-        from worksheetgen.render.documents import sheet_instructions
 
         text = info["instructions"]
         line = doc.text_line(("sheet", "instructions"))
@@ -464,7 +445,6 @@ def _sheet_info(doc: Doc) -> dict[str, Any]:
 
 
 def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSpec:
-    from worksheetgen.families import FAMILIES, get_family
 
     path: tuple[Any, ...] = ("questions", index)
     if not isinstance(raw, dict):
@@ -509,7 +489,6 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
     params = family.validate(params_raw, doc, path + ("params",))
     needs = family.choice_needs
     if fmt == "choice" and needs:
-        from worksheetgen.families.common import param_values
 
         # one of them always true: a draw without it would have no distractors
         if not any(param_values(params[n]) == [True] for n in needs):
@@ -539,11 +518,10 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
         prompt_line=doc.text_line(path + ("prompt",)) if prompt is not None else None,
     )
     if prompt is not None:
-        from worksheetgen.render.documents import check_prompt_template
 
         check_prompt_template(prompt, doc.file, doc.text_line(path + ("prompt",)),
                               path_text(path + ("prompt",)) or "prompt", family,
-                              family.sample_contexts(params, str(qid)))
+                              sample_contexts(family, params, str(qid)))
     return spec
 
 
@@ -625,11 +603,9 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
 def with_decimals(info: SheetInfo, decimals: int) -> SheetInfo:
     """The sheet header for answers rounded to ``decimals``: instructions that say how many
     places are written again for them."""
-    from dataclasses import replace
 
     instructions = info.instructions
     if info.instructions_template:
-        from worksheetgen.render.documents import sheet_instructions
 
         instructions = sheet_instructions(info.instructions_template, decimals)
     return replace(info, decimals=decimals, instructions=instructions)
@@ -645,6 +621,5 @@ def display_path(path: Path) -> str:
 
 def default_bank_path() -> Path:
     """The bundled default bank (the worksheet ``build --seed 42`` makes)."""
-    from worksheetgen.resources import data_dir
 
     return data_dir("banks") / "default.yaml"

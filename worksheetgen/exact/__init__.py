@@ -1,1 +1,4 @@
-"""Exact numbers, half-up rounding and SymPy-free printing. May import: model, errors."""
+"""Exact numbers, half-up rounding and printing them without SymPy.
+
+May import: model and errors only.
+"""

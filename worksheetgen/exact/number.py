@@ -48,6 +48,7 @@ class Ex:
 
     def __init__(self, expr: sp.Expr, val: mpmath.mpf) -> None:
         """A value from a SymPy expression (its form is known only when it is rational)."""
+        # SymPy itself, only when a caller asks for a SymPy expression
         import sympy as sp
 
         self._expr: sp.Expr | None = expr
@@ -108,6 +109,7 @@ class Ex:
         return e
 
     def _build(self) -> sp.Expr:
+        # SymPy itself, only when a caller asks for a SymPy expression
         import sympy as sp
 
         frac, op, args = self.frac, self._op, self._args
@@ -349,6 +351,7 @@ def text(x: Ex) -> str:
 
 def exact_text(expr: sp.Expr) -> str:
     """``sympy.sstr`` of a SymPy expression, printed faster (imports SymPy)."""
+    # SymPy, only for a value whose shape canon cannot print
     from worksheetgen.exact import sympy_form as sympytext
 
     return sympytext.exact_text(expr)

@@ -8,12 +8,16 @@ is built from the same checked view of the key (``worksheetgen.keyjson.read``).
 from __future__ import annotations
 
 import io
+import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
+from worksheetgen.export.gift import write_gift
+from worksheetgen.export.moodle import write_moodle_xml
+from worksheetgen.export.qti import write_qti_zip
 from worksheetgen.files import (
     STDOUT,
     check_replaceable,
@@ -21,24 +25,25 @@ from worksheetgen.files import (
     write_file,
     write_stream,
 )
+from worksheetgen.inputs import check_json_tree
+from worksheetgen.keyjson.read import load_key, parse_key
 
 # format -> default file name (written next to key.json unless --out says otherwise)
 FORMATS = {"moodle": "moodle.xml", "gift": "gift.txt", "qti": "canvas-qti.zip"}
+_TEXT_WRITERS: dict[str, Callable[[Any, Any], None]] = {
+    "moodle": write_moodle_xml,
+    "gift": write_gift,
+}
 
 
 def _write(doc: Any, fmt: str, out: BinaryIO) -> None:
     """Write the export of a checked key to a binary stream, a question variant at a time (a
     class of 1,000 students is never held whole)."""
     if fmt == "qti":
-        from worksheetgen.export.qti import write_qti_zip
-
         write_qti_zip(doc, out)
         return
-    if fmt == "moodle":
-        from worksheetgen.export.moodle import write_moodle_xml as write_text
-    elif fmt == "gift":
-        from worksheetgen.export.gift import write_gift as write_text
-    else:
+    write_text = _TEXT_WRITERS.get(fmt)
+    if write_text is None:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=False)
     try:
@@ -56,8 +61,6 @@ def _render(doc: Any, fmt: str) -> bytes:
 
 def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
     """The file of format ``fmt`` for a key.json document (already parsed JSON)."""
-    from worksheetgen.keyjson.read import parse_key
-    from worksheetgen.inputs import check_json_tree
 
     if fmt not in FORMATS:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -88,7 +91,6 @@ def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None,
     """Read a key.json, export it to ``fmt`` and write the file; returns where. ``out``
     ``-`` writes to ``stdout`` instead (the whole export is made first, so a failure writes
     nothing) and returns None."""
-    from worksheetgen.keyjson.read import load_key
 
     if fmt not in FORMATS:
         raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -114,9 +116,7 @@ def _exports(key_json: bytes | str, formats: tuple[str, ...] | list[str]
              ) -> Iterator[tuple[str, Callable[[BinaryIO], None]]]:
     """Each format's default file name and its writer, for a build's key.json text (parsed
     and checked once)."""
-    import json
 
-    from worksheetgen.keyjson.read import parse_key
 
     # the key.json this build has just written (no limit or tree walk to guard against;
     # the contract is still checked, as for any key)

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from worksheetgen.export import html
+from worksheetgen.export.moodle import category_path
 from worksheetgen.keyjson.read import (
     MASKED_SPELLINGS,
     Cell,
@@ -35,7 +36,6 @@ from worksheetgen.keyjson.read import (
     variant_name,
     written_parts,
 )
-from worksheetgen.export.moodle import category_path
 
 _SPECIAL = "~=#{}:"
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from worksheetgen.exact import mathtex
 from worksheetgen.errors import ExportError
+from worksheetgen.exact import mathtex
 from worksheetgen.keyjson.read import (
     Cell,
     Choice,

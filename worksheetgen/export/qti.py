@@ -26,6 +26,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
+from worksheetgen.exact.mathtex import decimals_of
 from worksheetgen.export import html
 from worksheetgen.keyjson.read import (
     MASKED_SPELLINGS,
@@ -40,7 +41,6 @@ from worksheetgen.keyjson.read import (
     variant_name,
     written_parts,
 )
-from worksheetgen.exact.mathtex import decimals_of
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 IMSCP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"

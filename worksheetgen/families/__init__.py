@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 from worksheetgen.families.base import Family
+from worksheetgen.families.registry import CLASSES, register
 
-_CLASSES: dict[str, type[Family]] = {}
-
-
-def register(cls: type[Family]) -> type[Family]:
-    """Class decorator: make a family available to banks under ``cls.name``."""
-    if cls.name in _CLASSES:
-        raise ValueError(f"family {cls.name!r} registered twice")
-    _CLASSES[cls.name] = cls
-    return cls
+__all__ = ["FAMILIES", "Family", "get_family", "register"]
 
 
 def _load() -> dict[str, type[Family]]:
@@ -32,7 +25,7 @@ def _load() -> dict[str, type[Family]]:
         spot_bug,
     )
 
-    return _CLASSES
+    return CLASSES
 
 
 FAMILIES = _load()

@@ -6,10 +6,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
-from worksheetgen.families import register
+from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import matrix_answer, output_answer, relation, table
+from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.families.base import (
     BoolParam,
     Carry,
@@ -21,7 +21,7 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
-from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 # The carried-forward steps of the attention chain (see Carry); each family's table below

@@ -7,7 +7,6 @@ the sandbox, markup with $math$), ``draw`` (parameters + generator -> given valu
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,8 +14,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from worksheetgen.attention.compute import Recipe
-from worksheetgen.errors import SolveError
+from worksheetgen.attention.compute import Recipe, rounding_chains
+from worksheetgen.errors import SolveError, describe, did_you_mean
+from worksheetgen.families.common import explicit_dim_problems, shape_dims
 from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
 if TYPE_CHECKING:
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 
 def _describe(value: Any) -> str:
-    from worksheetgen.bank.load import describe
 
     return describe(value)
 
@@ -141,7 +140,6 @@ class OptionParam:
         return "one of: " + ", ".join(self.options)
 
     def _word(self, doc: Doc, value: Any, path: tuple) -> str:
-        from worksheetgen.bank.load import did_you_mean
 
         if not isinstance(value, str) or value not in self.options:
             hint = did_you_mean(value, self.options) if isinstance(value, str) else ""
@@ -298,7 +296,6 @@ class Family:
 
     def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
         """Check the bank's ``params`` mapping; fill defaults; cross-field checks in ``check``."""
-        from worksheetgen.bank.load import did_you_mean
 
         known = {p.name: p for p in self.params}
         out: dict[str, ParamValue] = {}
@@ -317,7 +314,6 @@ class Family:
             # the value at fault is a default the bank never wrote: say so
             raise doc.error(path, f"{message} ({field} is the default, not set here)")
         if self.layout:
-            from worksheetgen.families.common import explicit_dim_problems, shape_dims
 
             dims, _ = shape_dims(out, self.layout)
             for field, message in explicit_dim_problems(map(str, raw), out, dims):
@@ -331,32 +327,6 @@ class Family:
     def prompt_context(self, given: dict[str, Any]) -> dict[str, Any]:
         """Variables a prompt sees besides the given values (none by default)."""
         return {}
-
-    def sample_contexts(self, params: dict[str, ParamValue], key: str) -> list[dict[str, Any]]:
-        """The prompt variables of a few fixed sample draws, for checking a bank's prompt.
-
-        One draw per combination of drawn true/false parameters (they decide which
-        variables exist, e.g. ``prescaled`` drops ``d_k``); the generators are fixed, so the
-        check is the same on every run. A draw that fails is skipped: the build reports it.
-        """
-        from worksheetgen.errors import WorksheetgenError
-        from worksheetgen.solve.rng import generator
-
-        flags = [name for name, v in params.items() if isinstance(v, Choices)
-                 and all(isinstance(x, bool) for x in v.values)][:4]
-        combos = list(itertools.product(*(sorted(set(params[n].values)) for n in flags)))
-        out = []
-        for i, combo in enumerate(combos):
-            pinned = dict(params)
-            pinned.update({n: Pinned(v) for n, v in zip(flags, combo, strict=True)})
-            try:
-                given = self.draw(pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
-            except WorksheetgenError:
-                continue
-            context = dict(given)
-            context.update(self.prompt_context(given))
-            out.append(context)
-        return out
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         """The given values of one variant (JSON-able: ints, bools, lists of rows)."""
@@ -405,7 +375,6 @@ class Family:
         args = self.chain_args(given)
         if args is None:
             return ()
-        from worksheetgen.attention.compute import rounding_chains
 
         return tuple({k: v.tolist() for k, v in chain.items()}
                      for chain in rounding_chains(decimals, recipe=recipe, **args))

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe
-from worksheetgen.families import register
 from worksheetgen.exact.answers import choice_answer, text_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, OptionParam, pick
 from worksheetgen.families.common import param_values
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Solution, Step
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ import numpy as np
 
 from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import SolveError
-from worksheetgen.families import register
 from worksheetgen.exact.answers import integer_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, pick
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 

@@ -6,11 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
-from worksheetgen.families import register
+from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, matrix_answer, output_answer, shape_answer
+from worksheetgen.exact.mathtex import ints, shape, sqrt_of
 from worksheetgen.families.attention_tables import A_FROM_SCALED, OUTPUT_FROM_A, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
@@ -23,7 +23,7 @@ from worksheetgen.families.base import (
     pick,
 )
 from worksheetgen.families.common import max_of, order_problems, param_values, pinned
-from worksheetgen.exact.mathtex import ints, shape, sqrt_of
+from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100

@@ -8,10 +8,10 @@ import numpy as np
 
 from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import DrawError
-from worksheetgen.families import register
 from worksheetgen.exact.answers import integer_answer, shape_answer
-from worksheetgen.families.base import Carry, Family, IntParam, pick
 from worksheetgen.exact.mathtex import shape
+from worksheetgen.families.base import Carry, Family, IntParam, pick
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100

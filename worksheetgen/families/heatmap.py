@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe
-from worksheetgen.errors import DrawError, SolveError
-from worksheetgen.families import register
+from worksheetgen.errors import DrawError, SolveError, describe
 from worksheetgen.exact.answers import choice_answer, integer_answer
+from worksheetgen.exact.mathtex import vector
 from worksheetgen.families.base import BoolParam, Family, IntParam, MatrixParam, pick
 from worksheetgen.families.common import pinned
-from worksheetgen.exact.mathtex import vector
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
@@ -82,7 +82,6 @@ class Heatmap(Family):
         out = super().validate(raw, doc, path)
         a = pinned(out, "A")
         if a is not None:
-            from worksheetgen.bank.load import describe
 
             for name in ("T", "causal"):
                 if name in raw and not (name == "T" and raw[name] == len(a)):

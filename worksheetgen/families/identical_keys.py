@@ -7,16 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
-from worksheetgen.families import register
+from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import (
     choice_answer,
     int_matrix_answer,
     matrix_answer,
     text_answer,
 )
+from worksheetgen.exact.mathtex import ints, vector
 from worksheetgen.families.attention_tables import A_FROM_SCORES, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
@@ -29,7 +29,7 @@ from worksheetgen.families.base import (
     pick,
 )
 from worksheetgen.families.common import order_problems, pinned
-from worksheetgen.exact.mathtex import ints, vector
+from worksheetgen.families.registry import register
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 200

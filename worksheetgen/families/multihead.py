@@ -8,11 +8,11 @@ import numpy as np
 
 from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import DrawError, SolveError
-from worksheetgen.families import register
 from worksheetgen.exact.answers import integer_answer, shape_answer
+from worksheetgen.exact.mathtex import shape
 from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, pick
 from worksheetgen.families.common import param_values, pinned
-from worksheetgen.exact.mathtex import shape
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100

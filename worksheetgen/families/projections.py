@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.errors import DrawError
-from worksheetgen.families import register
+from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import int_matrix_answer, matrix_answer, output_answer
+from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.families.attention_tables import (
     A_FROM_SCALED,
     OUTPUT_FROM_A,
@@ -38,7 +38,7 @@ from worksheetgen.families.common import (
     pinned,
     shape_dims,
 )
-from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
+from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 MAX_REDRAWS = 100

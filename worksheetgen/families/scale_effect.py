@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import Recipe
-from worksheetgen.families import register
+from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, integer_answer, text_answer
+from worksheetgen.exact.mathtex import vector
 from worksheetgen.families.base import BoolParam, IntParam, pick
 from worksheetgen.families.common import pinned
+from worksheetgen.families.registry import register
 from worksheetgen.families.scaling import Scaling
-from worksheetgen.exact.mathtex import vector
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 ONE_HOT = "it pushes the softmax toward a one-hot (one weight near 1)"

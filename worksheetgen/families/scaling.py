@@ -6,13 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention.compute import Recipe, scale_matrix, softmax_rows
 from worksheetgen.errors import DrawError
-from worksheetgen.families import register
+from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, table, vector_answer
-from worksheetgen.families.base import Carry, Family, IntParam, MatrixParam, cross_check, pick
 from worksheetgen.exact.mathtex import sqrt_of, vector
+from worksheetgen.families.base import Carry, Family, IntParam, MatrixParam, cross_check, pick
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.exact import number as ex
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, Trace, attend_float
 from worksheetgen.errors import DrawError
-from worksheetgen.families import register
+from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, matrix_answer, output_answer, table
+from worksheetgen.exact.mathtex import bmatrix, ints
 from worksheetgen.families.attention_tables import QKVHead, attention_steps
 from worksheetgen.families.base import (
     BoolParam,
@@ -33,7 +33,7 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
-from worksheetgen.exact.mathtex import bmatrix, ints
+from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PLANTABLE = ("no-transpose", "scale-by-dk", "no-scale", "mask-with-zero",

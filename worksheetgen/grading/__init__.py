@@ -1,1 +1,4 @@
-"""Grading responses against key.json: scores, carried-forward credit, diagnoses, reports, templates. May import: keyjson, bank, attention, render, exact, files, errors."""
+"""Grading responses against key.json: scores, carried-forward credit, diagnoses.
+
+May import: keyjson, bank, families, attention, render, exact, and the shared modules.
+"""

@@ -30,9 +30,11 @@ from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
-from worksheetgen.grading.csvcells import protect, unprotect
-from worksheetgen.errors import ExportError, GradeError
-from worksheetgen.inputs import read_limited
+from worksheetgen.attention.slips import MISCONCEPTIONS
+from worksheetgen.bank.roster import delimiter
+from worksheetgen.errors import ExportError, GradeError, did_you_mean
+from worksheetgen.exact.mathtex import decimals_in
+from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.files import (
     STDOUT,
     check_replaceable,
@@ -40,6 +42,11 @@ from worksheetgen.files import (
     write_file,
     write_stream,
 )
+from worksheetgen.grading.csvcells import protect, unprotect
+from worksheetgen.inputs import read_limited
+from worksheetgen.keyjson.contract import read_key_data
+from worksheetgen.keyjson.read import parse_key as export_view
+from worksheetgen.render.documents import escape_md_inline
 
 COLUMNS = ("student", "question", "answer", "entry", "value")
 OPTIONAL_COLUMNS = ("sheet",)
@@ -245,7 +252,6 @@ def _carries(q: dict[str, Any], names: Sequence[str]) -> tuple[CarryStep, ...]:
     key.json had them gets its family's steps for the variant, as a build would write them."""
     raw = q.get("carries")
     if raw is None:
-        from worksheetgen.families import FAMILIES, get_family
 
         family = str(q.get("family", ""))
         given = q.get("given", {})
@@ -295,7 +301,6 @@ def _question_key(q: dict[str, Any]) -> QuestionKey:
 def check_key(data: Any, path: str = "key.json") -> None:
     """Check a loaded key.json document against the contract exactly as ``export`` does
     (``worksheetgen.keyjson.read.parse_key``): one verdict for both commands."""
-    from worksheetgen.keyjson.read import parse_key as export_view
 
     try:
         export_view(data, path)
@@ -326,7 +331,6 @@ def parse_key(data: Any, path: str = "key.json") -> GradeKey:
 
 def load_key(path: str | os.PathLike[str]) -> GradeKey:
     """Read key.json from disk, as ``export`` reads it (``worksheetgen.keyjson.contract``)."""
-    from worksheetgen.keyjson.contract import read_key_data
 
     return parse_key(read_key_data(path, GradeError), str(path))
 
@@ -377,7 +381,6 @@ def _one_of(options: Sequence[str], limit: int = 6) -> str:
 
 
 def _close_match(word: str, options: Iterable[str]) -> str:
-    from worksheetgen.bank.load import did_you_mean
 
     return did_you_mean(word, options)
 
@@ -394,7 +397,6 @@ def _decode(data: bytes, name: str) -> str:
 def _records(text: str, name: str) -> Iterable[tuple[int, list[str]]]:
     """CSV records with the line each starts on (separated as the header is: ',', ';' or a
     tab, as rosters are)."""
-    from worksheetgen.bank.roster import delimiter
 
     header = next((ln for ln in text.splitlines() if ln.strip()), "")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter(header), strict=True)
@@ -482,7 +484,6 @@ def _chosen_option(ans: KeyAnswer, text: str) -> str:
         return t
     labels = bool(ans.choice_slips) or all(len(o) == 1 for o in ans.options)
     if not labels:  # a multiple-choice item's labels are taken only as they are
-        from worksheetgen.attention.slips import MISCONCEPTIONS
 
         named = MISCONCEPTIONS.get(t)
         candidates = [o for o in ans.options
@@ -820,7 +821,6 @@ class Recomputed:
 
 def _half_unit_printed(ans: KeyAnswer | None) -> float:
     """Half a unit of the last digit the key prints for ``ans`` (0 for none)."""
-    from worksheetgen.exact.mathtex import decimals_in
 
     if ans is None or ans.rounded is None:
         return 0.0
@@ -1108,7 +1108,6 @@ def _md(text: Any) -> str:
     """Text that prints as written in the Markdown report (one line, no markup, no HTML, no
     math): the sheets' own escaping (``render.escape_md_inline``), so a name reads the same
     in sheets.md and report.md."""
-    from worksheetgen.render.documents import escape_md_inline
 
     return escape_md_inline(text)
 

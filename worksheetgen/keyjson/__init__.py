@@ -1,1 +1,4 @@
-"""key.json and manifest.json: the contract everything after the build reads. May import: families, exact, model, errors."""
+"""key.json and manifest.json: the contract everything after a build reads.
+
+May import: families, exact, and the shared modules.
+"""

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import ExportError
+from worksheetgen.families import FAMILIES
+from worksheetgen.keyjson.contract import check_format, read_key_data
 from worksheetgen.textrules import char_problem, id_problem
 
 NUMERIC_KINDS = ("matrix", "vector", "scalar", "shape")
@@ -205,7 +207,6 @@ def is_masked_text(x: Any) -> bool:
 
 def load_key(path: str | Path) -> KeyDoc:
     """Read and check a key.json file (read as ``grade`` reads it: ``worksheetgen.keyjson.contract``)."""
-    from worksheetgen.keyjson.contract import read_key_data
 
     return parse_key(read_key_data(path, ExportError), str(path))
 
@@ -276,17 +277,12 @@ def _kind(x: Any) -> str:
 
 def _family_title(family: str) -> str:
     """The family's own title, when the family is known to this installation."""
-    try:
-        from worksheetgen.families import FAMILIES
-    except ImportError:  # pragma: no cover - families always import in a full install
-        return family
     cls = FAMILIES.get(family)
     return cls.title if cls is not None else family
 
 
 def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     """Check a parsed key.json document and turn it into questions with their variants."""
-    from worksheetgen.keyjson.contract import check_format
 
     check_format(data, source, ExportError)
     r = _Reader(source)

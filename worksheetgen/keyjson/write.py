@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
+import re
+import sys
 from functools import lru_cache
 from typing import Any
 
 from worksheetgen import __version__
+from worksheetgen.families import get_family
 from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Sheet
 
 KEY_FORMAT = "worksheetgen-key"
@@ -18,7 +22,6 @@ KEY_VERSION = 1
 def _carries(item: Item) -> list[dict[str, Any]]:
     """How the question's later answers follow from earlier ones: its family's carried-forward
     steps for this variant, which the grader applies (see Family.carries)."""
-    from worksheetgen.families import get_family
 
     asked = [p.answer for p in item.solution.parts]
     return get_family(item.spec.family).carries_for(item.given, asked)
@@ -110,8 +113,6 @@ def _release_file_version() -> str | None:
     """SymPy's version from its ``release.py`` (a few lines), found without importing
     SymPy; None when that file is not where SymPy keeps it. Much cheaper than reading the
     installed packages' metadata."""
-    import importlib.util
-    import re
 
     try:
         spec = importlib.util.find_spec("sympy")
@@ -133,7 +134,6 @@ def _release_file_version() -> str | None:
 def _sympy_version() -> str:
     """SymPy's version, without importing SymPy (a build need not): from its release file,
     else from the installed packages' metadata."""
-    import sys
 
     loaded = sys.modules.get("sympy")
     if loaded is not None:
@@ -141,6 +141,7 @@ def _sympy_version() -> str:
     found = _release_file_version()
     if found is not None:
         return found
+    # package metadata is read only for the manifest
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -156,6 +157,7 @@ def sheet_draws(sheet: Sheet) -> dict[str, Any]:
 
 def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> dict[str, Any]:
     """Everything needed to rebuild or audit the build: seed, bank hashes, versions, draws."""
+    # its version for the manifest; a build has imported NumPy already
     import numpy
 
     return {

@@ -1,1 +1,4 @@
-"""Orchestration: options, one sheet, a class, checks over many seeds, output staging. May import everything below it."""
+"""Orchestration: options, one sheet, a class, checks over many seeds.
+
+May import: everything below it (see pyproject.toml's import contracts).
+"""

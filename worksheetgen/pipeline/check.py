@@ -14,15 +14,16 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import default_bank_path, load_banks
-from worksheetgen.solve.draw import Variant, draw_variant, margin_slips
 from worksheetgen.errors import DrawError, InvariantError, WorksheetgenError
 from worksheetgen.exact.number import Ex, is_zero
 from worksheetgen.model import QuestionSpec
+from worksheetgen.resources import data_dir
+from worksheetgen.solve.draw import Variant, draw_variant, margin_slips
 from worksheetgen.solve.item import solve_item
 
 DEFAULT_STRESS = 200
@@ -261,7 +262,6 @@ def check_banks(paths: Sequence[str] = (), stress: int = DEFAULT_STRESS,
                 decimals: int | None = None) -> CheckReport:
     """Validate the banks (BankError if one is invalid), then stress-draw every question
     (at ``decimals``, as ``build --decimals`` would, when given)."""
-    from dataclasses import replace
 
     bank = load_banks(list(paths) or [default_bank_path()])
     if decimals is not None:
@@ -343,7 +343,6 @@ class SweepReport:
 
 def bundled_banks() -> list[str]:
     """The bundled banks (the ``banks`` folder shipped with worksheetgen), by name."""
-    from worksheetgen.resources import data_dir
 
     return [str(p) for p in sorted(data_dir("banks").glob("*.yaml"))]
 

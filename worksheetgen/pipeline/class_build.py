@@ -16,16 +16,34 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from worksheetgen import errors
+from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
+from worksheetgen.errors import CompileError, UsageError, WorksheetgenError
+from worksheetgen.files import failures_as_errors, release
 from worksheetgen.keyjson import write as keyfile
-from worksheetgen.errors import CompileError, UsageError
 from worksheetgen.model import Bank, Build, Student
+from worksheetgen.pipeline.sheet import (
+    BuildResult,
+    check_out,
+    check_seed,
+    document_context,
+    load_bank,
+    staging_folder,
+    swap_into_place,
+    sweep_leftovers,
+)
+from worksheetgen.render.documents import render_document
+from worksheetgen.solve.item import build_sheet
+from worksheetgen.speed.workers import ForkMap
 
 if TYPE_CHECKING:
     from worksheetgen.tex.run import TexFeed
@@ -61,7 +79,6 @@ class ClassPlan:
 
 def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
     """One sheet per student, seeded by the student's id."""
-    from worksheetgen.bank.roster import file_stems, safe_stem
 
     stems = file_stems([s.id for s in students])
     entries = tuple(Entry(s.id, s.name, s, stem) for s, stem in zip(students, stems, strict=True))
@@ -70,7 +87,6 @@ def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
 
 def plan_versions(count: int) -> ClassPlan:
     """Anonymous versions A, B, C, ... seeded by their letter."""
-    from worksheetgen.bank.roster import version_ids
 
     if not 1 <= count <= MAX_VERSIONS:
         raise UsageError(f"--versions: expected a number from 1 to {MAX_VERSIONS}, got {count}")
@@ -129,17 +145,8 @@ def _texts_of_bank(bank: Bank) -> list[str]:
 
 def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None) -> Any:
     """Build every sheet of ``plan`` into one folder (see the module docstring)."""
+    # TeX machinery only when PDFs are built
     from worksheetgen.tex import engines as texchars
-    from worksheetgen.files import failures_as_errors, release
-    from worksheetgen.pipeline.sheet import (
-        BuildResult,
-        check_out,
-        check_seed,
-        load_bank,
-        staging_folder,
-        swap_into_place,
-        sweep_leftovers,
-    )
 
     check_seed(options.seed)
     check_out(options.out)
@@ -153,6 +160,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
     engine = texchars.choose_engine(texts)
     if options.pdf:  # say so before doing any work
+        # TeX machinery only when PDFs are built
         from worksheetgen.tex.run import require_engine
 
         if engine == texchars.LUALATEX:
@@ -189,6 +197,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
                                             options.template_dir is None)
                 stats.seconds["pdf"] = time.perf_counter() - clock
             if options.exports:
+                # the exporters only when --export asks for them
                 from worksheetgen.export import export_into
 
                 files += export_into((tmp / "key.json").read_bytes(), options.exports, tmp)
@@ -218,8 +227,6 @@ class RenderedSheet:
 
 def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
     """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
-    from worksheetgen.render.documents import render_document
-    from worksheetgen.solve.item import build_sheet
 
     sheet = build_sheet(build.bank.questions, build.seed, entry.id, entry.label, entry.student)
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
@@ -239,7 +246,6 @@ def _render_for_worker(build: Build, plan: ClassPlan, template_dir: str | None
                        ) -> Callable[[int], Any]:
     """What a worker computes for sheet ``index``: the rendered sheet, or a user error as
     plain fields (pickling an exception keeps only its message, not file, line and field)."""
-    from worksheetgen.errors import WorksheetgenError
 
     def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None,
                                                    str | None]:
@@ -255,7 +261,6 @@ def workers_for(count: int, jobs: int | None = 1) -> int:
     """How many processes render a class: ``jobs`` (0: one per core; None: one per core
     where processes are forked by default, i.e. Linux), at most one per few sheets, and one
     where fork is not available. The sheets are the same either way."""
-    import threading
 
     if jobs is None:
         # macOS offers fork but defaults to spawn (forking there can break system libraries)
@@ -278,7 +283,6 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
     if workers <= 1:
         yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
         return
-    from worksheetgen.speed.workers import ForkMap
 
     # every sheet is rendered in a worker: the parent only writes. (Rendering the first
     # sheet here before forking, so that the workers start warm, left a core idle meanwhile
@@ -293,7 +297,6 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
 
 def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
     """Worker results in order, a worker's user error raised again here."""
-    from worksheetgen import errors
 
     for out in results:
         if isinstance(out, tuple):
@@ -304,7 +307,6 @@ def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
 
 def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str, str]]:
     """The head (preamble and all) and the tail of each combined LaTeX document, by kind."""
-    from worksheetgen.render.documents import render_document
 
     ends = {}
     for kind in _KINDS:
@@ -321,6 +323,7 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
     """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
     the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
     and tails when already rendered."""
+    # TeX machinery only when PDFs are built
     from worksheetgen.tex.engines import needs_unicode_engine
 
     def tex_out(kind: str, text: str) -> None:
@@ -374,7 +377,6 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
 
 
 def _context(build: Build, sheets: list[Any]) -> dict[str, Any]:
-    from worksheetgen.pipeline.sheet import document_context
 
     return document_context(build, sheets)
 
@@ -383,6 +385,7 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
                        stats: ClassStats, bundled: bool) -> list[str]:
     """One TeX run per combined document (in parallel), then the per-sheet PDFs cut out
     (``bundled``: the documents come from the bundled templates)."""
+    # TeX machinery only when PDFs are built
     from worksheetgen.tex.run import TexJob, compile_jobs
 
     n = len(plan.entries)
@@ -405,9 +408,8 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     through a pipe as it is written, so drawing and typesetting share the cores. The engine
     is chosen up front from the roster and the banks; should the rendered text need the
     other one after all, the finished documents are compiled again the ordinary way."""
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
 
+    # TeX machinery only when PDFs are built
     from worksheetgen.tex.run import TexFeed, TexJob, compile_jobs, stop
 
     n = len(plan.entries)
@@ -460,6 +462,7 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]
             ) -> Callable[[str, Any], None]:
     """What to do with each compiled combined document: cut out the per-sheet PDFs by the
     page ranges TeX recorded, noting the files written in ``cut`` under its name."""
+    # TeX machinery only when PDFs are built
     from worksheetgen.tex.pdfsplit import iter_split_pages
 
     n = len(plan.entries)

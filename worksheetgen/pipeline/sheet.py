@@ -12,16 +12,15 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.keyjson import write as keyfile
 from worksheetgen.bank.load import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import UsageError
-from worksheetgen.model import Bank, Build, Item, Sheet, Student
+from worksheetgen.families import get_family
 from worksheetgen.files import (
     check_replaceable,
     failures_as_errors,
@@ -29,7 +28,9 @@ from worksheetgen.files import (
     sweep_stale,
     temp_folder,
 )
+from worksheetgen.model import Bank, Build, Item, Sheet, Student
 from worksheetgen.render.documents import render_document
+from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
 MAX_SEED = 2**63 - 1
@@ -85,7 +86,6 @@ def sheet_points_text(sheet: Sheet) -> str:
 
 def item_title(item: Item) -> str:
     """The heading of a question: the bank's title or the family's."""
-    from worksheetgen.families import get_family
 
     return item.spec.title or get_family(item.spec.family).title
 
@@ -150,7 +150,6 @@ def load_bank(options: BuildOptions) -> Bank:
 def make_build(bank: Bank, seed: int,
                sheets: Sequence[tuple[str, str, Student | None]] | None = None) -> Build:
     """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet."""
-    from worksheetgen.solve.item import build_sheet
 
     wanted = sheets or [(bank.info.slug, "Worksheet", None)]
     return Build(info=bank.info, seed=seed, bank=bank,
@@ -292,60 +291,3 @@ def write_atomically(target: Path, files: dict[str, bytes]) -> None:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
         release(tmp)
-
-
-def build_class(options: BuildOptions,
-                progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
-    """A whole class: one sheet per roster student or per version (worksheetgen.pipeline.class_build)."""
-    from worksheetgen.pipeline import class_build as classbuild
-
-    if options.roster is not None and options.versions is not None:
-        raise UsageError("--roster and --versions: expected one of them, got both")
-    if options.roster is not None:
-        from worksheetgen.bank.roster import read_roster
-
-        plan = classbuild.plan_roster(read_roster(options.roster), options.roster)
-    else:
-        plan = classbuild.plan_versions(int(options.versions or 0))
-    return classbuild.build_class(options, plan, progress)
-
-
-def build(options: BuildOptions,
-          progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
-    """Run the whole pipeline for one worksheet (or a whole class) and write its folder."""
-    if options.roster is not None or options.versions is not None:
-        return build_class(options, progress)
-    check_seed(options.seed)
-    check_out(options.out)
-    if options.pdf:
-        from worksheetgen.tex.run import require_engine
-
-        require_engine()  # say so before doing any work
-    bank = load_bank(options)
-    target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
-    check_target(target)
-    swept = sweep_leftovers(options.out, options.pdf)
-    result = make_build(bank, options.seed)
-    docs = render_all(result, options.template_dir)
-    assert target.name == folder_name(result)
-    files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
-    files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
-    if options.exports:
-        from worksheetgen.export import export_files
-
-        files.update(export_files(files["key.json"], options.exports))
-    if options.pdf:
-        from worksheetgen.tex.run import TexJob, compile_all
-
-        keep = Path(options.out) / f".failed-{folder_name(result)}"
-        bundled = options.template_dir is None  # a preamble of our own: dumped once
-        with failures_as_errors():
-            pdfs = compile_all([TexJob(n[:-4], docs[n], formats=bundled)
-                                for n in ("sheet.tex", "key.tex")], keep)
-        for name, data in pdfs.items():
-            files[f"{name}.pdf"] = data
-    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
-    manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
-    files["manifest.json"] = keyfile.dumps(manifest).encode("utf-8")
-    write_atomically(target, files)
-    return BuildResult(target, tuple(sorted(files)), result, swept=swept)

@@ -1,1 +1,4 @@
-"""Markup, escaping, the prompt sandbox and the Jinja2 documents. May import: exact, speed, model, errors, resources."""
+"""Markup and escaping, the prompt sandbox, and the Jinja2 documents.
+
+May import: exact, speed, and the shared modules.
+"""

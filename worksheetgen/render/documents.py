@@ -9,9 +9,12 @@ immutable sandbox into *markup*: plain text with ``$...$`` math, which each form
 from __future__ import annotations
 
 import hashlib
+import itertools
 import marshal
 import os
 import re
+import sys
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -24,10 +27,11 @@ from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.visitor import NodeTransformer
 
+from worksheetgen.errors import TemplateError, did_you_mean
 from worksheetgen.exact import mathtex
-from worksheetgen.speed.cache import cache_root, private_cache_folder, store  # noqa: F401
-from worksheetgen.errors import TemplateError
 from worksheetgen.resources import data_dir
+from worksheetgen.speed.cache import cache_root, private_cache_folder, store  # noqa: F401
+from worksheetgen.textrules import problem
 
 FORMATS = {"latex": ".tex", "markdown": ".md"}
 
@@ -118,7 +122,6 @@ def _breakable(run: str) -> str:
     """A long run without spaces escaped with a break allowed after every character (not
     before a combining accent, nor next to letters a font shapes together): it wraps, never
     runs off the page."""
-    import unicodedata
 
     out = [_escape_tex_run(run[0])]
     for before, c in zip(run, run[1:], strict=False):
@@ -643,7 +646,6 @@ def _printable(value: Any) -> Any:
     the text rule (a "\\x1b" written in a template string decodes to ESC)."""
     _data(value, ranges=False)
     if isinstance(value, str):
-        from worksheetgen.textrules import problem
 
         bad = problem(value, lines=True)
         if bad:
@@ -670,7 +672,6 @@ def _bounded_filter(name: str, func: Any) -> Any:
             _data(arg)
         result = func(*args, **kwargs)
         if hasattr(result, "__next__"):  # reverse, unique: a list, never an address
-            import itertools
 
             result = list(itertools.islice(result, MAX_VALUE + 1))
         return _guard(result)
@@ -803,7 +804,6 @@ def compile_prompt(text: str) -> PromptTemplate:
 def _prompt_cache_dir() -> Path | None:
     """The private folder of compiled prompts, named by everything their code depends on:
     Python's and Jinja2's versions and this module's source (the checks and rewrites)."""
-    import sys
 
     folder = private_cache_folder("prompts", "|".join((
         sys.version, jinja2.__version__,
@@ -1030,7 +1030,6 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
     known = sorted(set().union(*contexts))
     for name, lineno in template.names:
         if name not in known:
-            from worksheetgen.bank.load import did_you_mean
 
             raise fail(f"unknown variable {name!r}{did_you_mean(name, known)}; expected one "
                        f"of: {', '.join(known)}", lineno)

@@ -1,1 +1,4 @@
-"""Drawing and solving: the only place generators are made, exact answers, slips and invariants. May import: bank, families, render, attention, exact, model, errors."""
+"""Draw and solve: the only place generators are made; answers, slips, invariants.
+
+May import: families, attention, render, exact, and the shared modules.
+"""

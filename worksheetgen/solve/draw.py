@@ -14,6 +14,7 @@ distractors is an error.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -22,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from worksheetgen.attention import slips as mc
-from worksheetgen.errors import DrawError
+from worksheetgen.errors import DrawError, WorksheetgenError
 from worksheetgen.families import get_family
-from worksheetgen.model import QuestionSpec, Solution
+from worksheetgen.families.base import Family
+from worksheetgen.model import Choices, ParamValue, Pinned, QuestionSpec, Solution
 from worksheetgen.solve.rng import generator
 
 MAX_REDRAWS = 100
@@ -206,3 +208,28 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
 def draw_given(spec: QuestionSpec, seed: int, sheet_id: str) -> dict[str, Any]:
     """The given values of ``spec`` on sheet ``sheet_id``: they depend on nothing else."""
     return draw_variant(spec, seed, sheet_id).given
+
+
+def sample_contexts(family: Family, params: dict[str, ParamValue], key: str) -> list[dict[str, Any]]:
+    """The prompt variables of a few fixed sample draws of ``family``, for checking a bank's
+    prompt when the bank is loaded.
+
+    One draw per combination of drawn true/false parameters (they decide which variables
+    exist, e.g. ``prescaled`` drops ``d_k``); the generators are fixed, so the check is the
+    same on every run. A draw that fails is skipped: the build reports it.
+    """
+    flags = [name for name, v in params.items() if isinstance(v, Choices)
+             and all(isinstance(x, bool) for x in v.values)][:4]
+    combos = list(itertools.product(*(sorted(set(params[n].values)) for n in flags)))
+    out = []
+    for i, combo in enumerate(combos):
+        pinned = dict(params)
+        pinned.update({n: Pinned(v) for n, v in zip(flags, combo, strict=True)})
+        try:
+            given = family.draw(pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
+        except WorksheetgenError:
+            continue
+        context = dict(given)
+        context.update(family.prompt_context(given))
+        out.append(context)
+    return out

@@ -13,12 +13,11 @@ from typing import Any
 
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, sums_to_one
-from worksheetgen.solve.draw import Variant, draw_variant, item_label, settle
 from worksheetgen.errors import InvariantError, SolveError
+from worksheetgen.exact.mathtex import decimals_of, value_math
 from worksheetgen.exact.number import Ex, is_zero
 from worksheetgen.exact.number import rounded as round_ex
 from worksheetgen.families import get_family
-from worksheetgen.exact.mathtex import decimals_of, value_math
 from worksheetgen.model import (
     Choice,
     Coincidence,
@@ -31,6 +30,7 @@ from worksheetgen.model import (
     Student,
 )
 from worksheetgen.render.documents import render_prompt
+from worksheetgen.solve.draw import Variant, draw_variant, item_label, settle
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

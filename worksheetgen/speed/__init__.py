@@ -1,1 +1,4 @@
-"""Speed machinery the domain does not know about: process tuning, forked workers, the on-disk cache. May import nothing else of worksheetgen."""
+"""Speed machinery the domain never sees: process tuning, forked workers, the cache.
+
+May import: errors and files only.
+"""

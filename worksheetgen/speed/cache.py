@@ -12,6 +12,9 @@ import os
 import stat
 from pathlib import Path
 
+from worksheetgen.errors import OutputError
+from worksheetgen.files import write_file
+
 
 def cache_root() -> Path | None:
     """Where compiled code is kept between runs: ``$WORKSHEETGEN_CACHE_DIR``, else
@@ -48,8 +51,6 @@ def store(path: Path, data: bytes) -> bool:
     """Write a cache entry whole or not at all (outfiles.write_file: a temporary file renamed
     into place, removed on any failure, Ctrl-C included; an entry that is not a regular file,
     a FIFO say, is never written through); False when it could not be written."""
-    from worksheetgen.errors import OutputError
-    from worksheetgen.files import write_file
 
     try:
         write_file(path, data)

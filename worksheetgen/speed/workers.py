@@ -115,6 +115,7 @@ class ForkMap:
     def _fork(self, fn: Callable[[int], Any], share: range) -> None:
         read_fd, write_fd = os.pipe()
         try:
+            # POSIX only: forked workers exist only where fork does
             import fcntl
 
             fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)

@@ -1,1 +1,4 @@
-"""TeX engines, runs, cached formats and PDF cutting. May import: speed, errors."""
+"""TeX engines and runs, cached formats, and cutting PDFs apart.
+
+May import: speed, and the shared modules.
+"""

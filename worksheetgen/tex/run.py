@@ -9,6 +9,7 @@ and the log at a path it prints.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import re
@@ -18,6 +19,7 @@ import signal
 import stat
 import subprocess
 import threading
+import zlib
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -25,7 +27,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from worksheetgen.speed.cache import cache_root, private_cache_folder, store
 from worksheetgen.errors import CompileError, WorksheetgenError
 from worksheetgen.files import (
     check_replaceable,
@@ -34,6 +35,7 @@ from worksheetgen.files import (
     write_failure,
     write_file,
 )
+from worksheetgen.speed.cache import cache_root, private_cache_folder, store
 from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used from here too
     LUALATEX,
     PDFLATEX,
@@ -360,8 +362,6 @@ def _inflated(data: bytes) -> bytes:
     billion instructions of a one-line document here."""
     if data[:2] != b"\x1f\x8b":
         return data
-    import gzip
-    import zlib
     try:
         return gzip.decompress(data)
     except (OSError, EOFError, zlib.error):

@@ -1,0 +1,88 @@
+"""``worksheetgen build``: one worksheet, or a whole class, written into its folder.
+
+The one entry point the command line calls; it picks the single-sheet path (below) or the
+class path (``class_build``), which share the stages in ``sheet``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from worksheetgen.bank.roster import read_roster
+from worksheetgen.errors import UsageError
+from worksheetgen.files import failures_as_errors
+from worksheetgen.keyjson import write as keyfile
+from worksheetgen.pipeline import class_build as classbuild
+from worksheetgen.pipeline.sheet import (
+    BuildOptions,
+    BuildResult,
+    check_out,
+    check_seed,
+    check_target,
+    folder_name,
+    load_bank,
+    make_build,
+    render_all,
+    sweep_leftovers,
+    write_atomically,
+)
+
+__all__ = ["BuildOptions", "BuildResult", "build", "build_class"]
+
+
+def build_class(options: BuildOptions,
+                progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
+    """A whole class: one sheet per roster student or per version (worksheetgen.pipeline.class_build)."""
+    if options.roster is not None and options.versions is not None:
+        raise UsageError("--roster and --versions: expected one of them, got both")
+    if options.roster is not None:
+
+        plan = classbuild.plan_roster(read_roster(options.roster), options.roster)
+    else:
+        plan = classbuild.plan_versions(int(options.versions or 0))
+    return classbuild.build_class(options, plan, progress)
+
+
+def build(options: BuildOptions,
+          progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
+    """Run the whole pipeline for one worksheet (or a whole class) and write its folder."""
+    if options.roster is not None or options.versions is not None:
+        return build_class(options, progress)
+    check_seed(options.seed)
+    check_out(options.out)
+    if options.pdf:
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.run import require_engine
+
+        require_engine()  # say so before doing any work
+    bank = load_bank(options)
+    target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
+    check_target(target)
+    swept = sweep_leftovers(options.out, options.pdf)
+    result = make_build(bank, options.seed)
+    docs = render_all(result, options.template_dir)
+    assert target.name == folder_name(result)
+    files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
+    files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
+    if options.exports:
+        # the exporters only when --export asks for them
+        from worksheetgen.export import export_files
+
+        files.update(export_files(files["key.json"], options.exports))
+    if options.pdf:
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.run import TexJob, compile_all
+
+        keep = Path(options.out) / f".failed-{folder_name(result)}"
+        bundled = options.template_dir is None  # a preamble of our own: dumped once
+        with failures_as_errors():
+            pdfs = compile_all([TexJob(n[:-4], docs[n], formats=bundled)
+                                for n in ("sheet.tex", "key.tex")], keep)
+        for name, data in pdfs.items():
+            files[f"{name}.pdf"] = data
+    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
+    manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
+    files["manifest.json"] = keyfile.dumps(manifest).encode("utf-8")
+    write_atomically(target, files)
+    return BuildResult(target, tuple(sorted(files)), result, swept=swept)
