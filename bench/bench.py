@@ -27,8 +27,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-LATIN = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov",
-         "Donald Knuth", "Frances Allen", "John Backus", "Margaret Hamilton", "Zoë O'Brien"]
+LATIN = [
+    "Ada Lovelace",
+    "Alan Turing",
+    "Grace Hopper",
+    "Edsger Dijkstra",
+    "Barbara Liskov",
+    "Donald Knuth",
+    "Frances Allen",
+    "John Backus",
+    "Margaret Hamilton",
+    "Zoë O'Brien",
+]
 UNICODE = ["Ελένη Παπαδοπούλου", "Иван Петров", "李雷", "Łukasz Nowak", "Ñúñez García"]
 
 # run inside a fresh interpreter: time one build in-process and print its numbers as JSON
@@ -38,7 +48,8 @@ from worksheetgen.speed.process import tune_process
 tune_process()  # as the command line does (cli.main)
 t0 = time.perf_counter()
 from worksheetgen.pipeline.build import BuildOptions, build
-import worksheetgen.solve.item, worksheetgen.render.documents  # the imports a build needs, timed apart
+# the imports a build needs, timed apart
+import worksheetgen.solve.item, worksheetgen.render.documents
 t1 = time.perf_counter()
 r = build(BuildOptions(seed=42, roster=sys.argv[1], out=sys.argv[2], pdf=sys.argv[3] == "1",
                        jobs=None if sys.argv[4] == "auto" else int(sys.argv[4])))
@@ -92,8 +103,11 @@ def child_build(roster: Path, out: Path, pdf: bool, repeat: int, jobs: str = "au
         shutil.rmtree(out, ignore_errors=True)
         with tempfile.TemporaryFile("w+", encoding="utf-8") as stdout:
             start = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, "-c", CHILD, str(roster), str(out),
-                                     "1" if pdf else "0", jobs], stdout=stdout, env=ENV)
+            proc = subprocess.Popen(
+                [sys.executable, "-c", CHILD, str(roster), str(out), "1" if pdf else "0", jobs],
+                stdout=stdout,
+                env=ENV,
+            )
             # wait4, not wait: its resource usage gives the peak memory of the build (the
             # largest of its process and the processes it waited for, TeX among them)
             _, status, usage = os.wait4(proc.pid, 0)
@@ -130,8 +144,16 @@ def combined_compile(folder: Path, engine: str) -> float:
     from worksheetgen.tex.run import TexJob, compile_jobs
 
     work = Path(tempfile.mkdtemp(prefix="wsg-tex-"))
-    jobs = [TexJob(name, path=folder / f"{name}.tex", engine=engine, pages=True,
-                   output=work / f"{name}.pdf") for name in ("sheets", "keys")]
+    jobs = [
+        TexJob(
+            name,
+            path=folder / f"{name}.tex",
+            engine=engine,
+            pages=True,
+            output=work / f"{name}.pdf",
+        )
+        for name in ("sheets", "keys")
+    ]
     compile_jobs(jobs, work / "failed")  # once first, so the format exists
     start = time.perf_counter()
     compile_jobs(jobs, work / "failed")
@@ -151,9 +173,13 @@ def naive_compile(folder: Path, engine: str, workers: int) -> tuple[float, int]:
         d = work / f"d{i}"
         d.mkdir()
         (d / "doc.tex").write_text(docs[i], encoding="utf-8")
-        subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error",
-                        "-no-shell-escape", "doc.tex"], cwd=d, check=True,
-                       stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            [engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
+            cwd=d,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -169,8 +195,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
     ap.add_argument("--no-pdf", action="store_true", help="skip every TeX measurement")
     ap.add_argument("--no-naive", action="store_true", help="skip the naive TeX compile")
-    ap.add_argument("--unicode", action="store_true",
-                    help="Greek, Cyrillic and CJK names too (LuaLaTeX)")
+    ap.add_argument(
+        "--unicode", action="store_true", help="Greek, Cyrillic and CJK names too (LuaLaTeX)"
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     cores = os.cpu_count() or 1
@@ -181,14 +208,19 @@ def main() -> None:
         results.append((what, value, note))
         print(f"{what:<46} {value:>14}   {note}", flush=True)
 
-    print(f"worksheetgen benchmark: {cores} cores, Python {sys.version.split()[0]}, "
-          f"median of {args.repeat}\n")
+    print(
+        f"worksheetgen benchmark: {cores} cores, Python {sys.version.split()[0]}, "
+        f"median of {args.repeat}\n"
+    )
     help_t = median_time([*cli(), "--help"], args.repeat)
     click_t = median_time([sys.executable, "-c", "import click"], args.repeat)
     ratio = help_t / click_t
     row("worksheetgen --help", f"{help_t * 1000:.0f} ms")
-    row('python -c "import click"', f"{click_t * 1000:.0f} ms",
-        f"--help is {ratio:.2f}x (target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})")
+    row(
+        'python -c "import click"',
+        f"{click_t * 1000:.0f} ms",
+        f"--help is {ratio:.2f}x (target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})",
+    )
 
     pdf_runs: dict[int, dict] = {}
     no_pdf: dict[int, dict] = {}  # class size -> the median no-PDF build (default plan)
@@ -203,17 +235,25 @@ def main() -> None:
         no_pdf[n] = d
         per = d["build"] / d["variants"] * 1000
         peaks.setdefault(n, {})["no PDFs"] = d["peak_mb"]
-        row(f"{n} students, no PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
+        row(
+            f"{n} students, no PDFs: whole command",
+            f"{d['wall'] * 1000:.0f} ms",
             f"{d['variants']} question variants, imports {d['imports'] * 1000:.0f} ms, "
-            f"peak {d['peak_mb']:.0f} MB")
-        row(f"{n} students, no PDFs: build in-process", f"{d['build'] * 1000:.0f} ms",
+            f"peak {d['peak_mb']:.0f} MB",
+        )
+        row(
+            f"{n} students, no PDFs: build in-process",
+            f"{d['build'] * 1000:.0f} ms",
             f"{per:.2f} ms per question variant, {d['workers']} process(es) (target < 1 ms: "
-            f"{'met' if per < 1 else 'MISSED'})")
+            f"{'met' if per < 1 else 'MISSED'})",
+        )
         if d["workers"] > 1:
             d = child_build(roster, tmp / f"out{n}", False, args.repeat, jobs="1")
-            row(f"{n} students, no PDFs, --jobs 1: in-process", f"{d['build'] * 1000:.0f} ms",
-                f"{d['build'] / d['variants'] * 1000:.2f} ms per question variant "
-                "(one process)")
+            row(
+                f"{n} students, no PDFs, --jobs 1: in-process",
+                f"{d['build'] * 1000:.0f} ms",
+                f"{d['build'] / d['variants'] * 1000:.2f} ms per question variant (one process)",
+            )
         if args.no_pdf:
             continue
         d = child_build(roster, tmp / f"pdf{n}", True, args.repeat)
@@ -221,26 +261,37 @@ def main() -> None:
         st = d["stages"]
         engines = ", ".join(sorted(set(d["engines"].values())))
         peaks[n]["all PDFs"] = d["peak_mb"]
-        note = (f"sheets {st.get('sheets', 0) * 1000:.0f} ms + TeX and cutting "
-                f"{st.get('pdf', 0) * 1000:.0f} ms ({engines}), peak {d['peak_mb']:.0f} MB")
-        row(f"{n} students, all PDFs: whole command", f"{d['wall'] * 1000:.0f} ms",
-            note + (f"; target < 1.5 s: {'met' if d['wall'] < 1.5 else 'MISSED'}"
-                    if n == 30 else ""))
+        note = (
+            f"sheets {st.get('sheets', 0) * 1000:.0f} ms + TeX and cutting "
+            f"{st.get('pdf', 0) * 1000:.0f} ms ({engines}), peak {d['peak_mb']:.0f} MB"
+        )
+        row(
+            f"{n} students, all PDFs: whole command",
+            f"{d['wall'] * 1000:.0f} ms",
+            note
+            + (f"; target < 1.5 s: {'met' if d['wall'] < 1.5 else 'MISSED'}" if n == 30 else ""),
+        )
 
     if len(no_pdf) > 1:  # what one more question variant costs, the fixed part apart
         small, large = min(no_pdf), max(no_pdf)
         a, b = no_pdf[small], no_pdf[large]
         slope = (b["build"] - a["build"]) / (b["variants"] - a["variants"]) * 1000
         fixed = a["build"] * 1000 - slope * a["variants"]
-        row(f"no PDFs, {small} -> {large} students: each variant", f"{slope:.2f} ms",
-            f"the build's cost beyond a fixed {fixed:.0f} ms ({a['workers']} process(es))")
+        row(
+            f"no PDFs, {small} -> {large} students: each variant",
+            f"{slope:.2f} ms",
+            f"the build's cost beyond a fixed {fixed:.0f} ms ({a['workers']} process(es))",
+        )
 
     if len(peaks) > 1:
         small, large = min(peaks), max(peaks)
         for kind in peaks[small]:
             a, b = peaks[small][kind], peaks[large][kind]
-            row(f"memory, {kind}: {small} -> {large} students", f"{a:.0f} -> {b:.0f} MB",
-                f"{b / a:.2f}x the memory for {large / small:.1f}x the students")
+            row(
+                f"memory, {kind}: {small} -> {large} students",
+                f"{a:.0f} -> {b:.0f} MB",
+                f"{b / a:.2f}x the memory for {large / small:.1f}x the students",
+            )
 
     if not args.no_pdf and not args.no_naive:
         for n, d in pdf_runs.items():
@@ -253,9 +304,12 @@ def main() -> None:
                 note += f" (target >= 8x: {'met' if speedup >= 8 else 'MISSED'})"
             row(f"{n} students, naive: one TeX run per student", f"{naive * 1000:.0f} ms", note)
             tex = combined_compile(folder, engine)
-            row(f"{n} students, TeX alone: the 2 documents", f"{tex * 1000:.0f} ms",
+            row(
+                f"{n} students, TeX alone: the 2 documents",
+                f"{tex * 1000:.0f} ms",
                 f"both at once, nothing else running: at most {naive / tex:.1f}x faster "
-                "than naive for any build")
+                "than naive for any build",
+            )
     shutil.rmtree(tmp, ignore_errors=True)
 
 

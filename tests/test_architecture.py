@@ -51,7 +51,9 @@ def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:
                     counter += 1
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
+                    work.append(
+                        (child, iter(sorted(graph.find_modules_directly_imported_by(child))))
+                    )
                 elif child in on_stack:
                     low[node] = min(low[node], index[child])
                 continue
@@ -93,8 +95,9 @@ def _lazy_imports(path: Path) -> list[tuple[int, str, list[str]]]:
     return found
 
 
-@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")),
-                         ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize(
+    "path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
+)
 def test_an_import_inside_a_function_says_why_it_waits(path: Path) -> None:
     for lineno, text, before in _lazy_imports(path):
         own = before[-1].strip()

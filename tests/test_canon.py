@@ -59,14 +59,17 @@ def _row(scores: list[ex.Ex]) -> list[ex.Ex]:
     return [ex.div(e, total) for e in exps]
 
 
-@pytest.mark.parametrize("scores", [
-    ["1", "1", "0"],            # tied keys: 2*exp(1) collected as SymPy collects it
-    ["0.5", "0.5"],             # all tied: the weights cancel to 1/2
-    ["1", "2/3", "-1"],         # E, and a negative exponent
-    ["3", "3", "-2", "-2"],     # a row sum whose coefficients share a factor
-    ["200", "0", "-150"],       # huge exponentials ordered without overflow
-    ["0", "0", "0"],            # every exponential is 1
-])
+@pytest.mark.parametrize(
+    "scores",
+    [
+        ["1", "1", "0"],  # tied keys: 2*exp(1) collected as SymPy collects it
+        ["0.5", "0.5"],  # all tied: the weights cancel to 1/2
+        ["1", "2/3", "-1"],  # E, and a negative exponent
+        ["3", "3", "-2", "-2"],  # a row sum whose coefficients share a factor
+        ["200", "0", "-150"],  # huge exponentials ordered without overflow
+        ["0", "0", "0"],  # every exponential is 1
+    ],
+)
 def test_softmax_rows_print_as_sympy_prints_them(scores):
     row = _row([ex.number(Fraction(s)) for s in scores])
     for w in row:
@@ -79,8 +82,11 @@ def test_surds_print_as_sympy_prints_them():
     for n in (2, 3, 4, 8, 12, 18, 50, 64, 1000):
         root = ex.sqrt_int(n)
         for k in (-3, -1, 1, 2, 7):
-            for x in (ex.div(ex.integer(k), root), ex.div(ex.number(Fraction(k, 3)), root),
-                      ex.mul(ex.integer(k), root)):
+            for x in (
+                ex.div(ex.integer(k), root),
+                ex.div(ex.number(Fraction(k, 3)), root),
+                ex.mul(ex.integer(k), root),
+            ):
                 _agrees_with_sympy(x)
                 _agrees_with_sympy(ex.exp(x))
 
@@ -94,7 +100,7 @@ def test_a_number_minus_an_exponential_keeps_sympys_order():
 
 
 def test_shapes_without_a_canonical_form_fall_back_to_sympy():
-    big = ex.sqrt_int(2 ** 16 + 1)  # past SymPy's trial division: left to SymPy
+    big = ex.sqrt_int(2**16 + 1)  # past SymPy's trial division: left to SymPy
     assert big.form is None
     assert ex.text(big) == sp.sstr(big.expr)
     a, b = ex.exp(ex.ONE), ex.exp(ex.integer(2))
@@ -117,16 +123,27 @@ def test_a_row_that_does_not_sum_to_one_is_caught_structurally():
     other = _row([ex.integer(1), ex.integer(3)])
     assert not sums_to_one([row[0], other[1]])
     assert not sums_to_one([row[0], row[0]])
-    assert sums_to_one([ex.div(ex.ONE, ex.integer(2)), ex.div(ex.ONE, ex.integer(4)),
-                        ex.div(ex.ONE, ex.integer(4)), ex.ZERO])
+    assert sums_to_one(
+        [
+            ex.div(ex.ONE, ex.integer(2)),
+            ex.div(ex.ONE, ex.integer(4)),
+            ex.div(ex.ONE, ex.integer(4)),
+            ex.ZERO,
+        ]
+    )
 
 
 _entries = st.one_of(st.integers(-4, 4), st.sampled_from([0.5, -1.5, 0.25, 2.5]))
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 3), m=st.integers(1, 3), data=st.data(), d_k=st.integers(1, 12),
-       causal=st.booleans())
+@given(
+    n=st.integers(1, 3),
+    m=st.integers(1, 3),
+    data=st.data(),
+    d_k=st.integers(1, 12),
+    causal=st.booleans(),
+)
 def test_every_table_of_random_attention_prints_as_sympy_prints_it(n, m, data, d_k, causal):
     S = data.draw(st.lists(st.lists(_entries, min_size=n, max_size=n), min_size=n, max_size=n))
     V = data.draw(st.lists(st.lists(_entries, min_size=m, max_size=m), min_size=n, max_size=n))
@@ -141,11 +158,13 @@ def test_every_table_of_random_attention_prints_as_sympy_prints_it(n, m, data, d
 
 @pytest.mark.parametrize("bank", BANKS)
 def test_building_a_bundled_bank_never_imports_sympy(bank, tmp_path):
-    code = ("import sys\n"
-            "from worksheetgen.pipeline.build import BuildOptions, build\n"
-            f"build(BuildOptions(seed=42, banks=({str(ROOT / 'banks' / bank)!r},), "
-            f"out={str(tmp_path / 'out')!r}, pdf=False))\n"
-            "assert 'sympy' not in sys.modules, 'a build imported SymPy'\n")
+    code = (
+        "import sys\n"
+        "from worksheetgen.pipeline.build import BuildOptions, build\n"
+        f"build(BuildOptions(seed=42, banks=({str(ROOT / 'banks' / bank)!r},), "
+        f"out={str(tmp_path / 'out')!r}, pdf=False))\n"
+        "assert 'sympy' not in sys.modules, 'a build imported SymPy'\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert list((tmp_path / "out").glob("*/key.json"))
 
@@ -154,7 +173,7 @@ def test_canonical_forms_refuse_what_they_cannot_say():
     half = canon.sqrt_int(2)
     assert canon.div(Fraction(0), Fraction(0)) is None  # 0/0 is nobody's canonical form
     assert canon.div(half, Fraction(0)) is None
-    assert canon.sqrt_int(0) is None and canon.sqrt_int(2 ** 20) is None
+    assert canon.sqrt_int(0) is None and canon.sqrt_int(2**20) is None
     assert canon.add([half, Fraction(1)]) is None  # 1 + sqrt(2): left to SymPy
     assert canon.add([half, canon.sqrt_int(3)]) is None
     two_terms = canon.add([canon.exp(Fraction(1)), canon.exp(Fraction(2))])
@@ -165,9 +184,11 @@ def test_canonical_forms_refuse_what_they_cannot_say():
 
 
 def test_the_manifest_names_the_installed_sympy_without_importing_it():
-    code = ("import sys\n"
-            "from importlib.metadata import version\n"
-            "from worksheetgen.keyjson import write as keyfile\n"
-            "assert keyfile._sympy_version() == version('sympy'), keyfile._sympy_version()\n"
-            "assert 'sympy' not in sys.modules, 'reading the version imported SymPy'\n")
+    code = (
+        "import sys\n"
+        "from importlib.metadata import version\n"
+        "from worksheetgen.keyjson import write as keyfile\n"
+        "assert keyfile._sympy_version() == version('sympy'), keyfile._sympy_version()\n"
+        "assert 'sympy' not in sys.modules, 'reading the version imported SymPy'\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

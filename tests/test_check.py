@@ -76,8 +76,9 @@ def test_check_reports_invariant_violations_separately(write_bank, monkeypatch):
         return real(item, label, exact)
 
     monkeypatch.setattr(solve, "check_invariants", flaky)
-    path = write_bank("questions:\n"
-                      "  - {id: q, family: heads, params: {d: 8, h: {choices: [2, 4]}}}\n")
+    path = write_bank(
+        "questions:\n  - {id: q, family: heads, params: {d: 8, h: {choices: [2, 4]}}}\n"
+    )
     (item,) = check_banks([str(path)], stress=20).items
     assert 0 < item.invariant_violations < 20 and item.failures == 0
     assert not item.ok
@@ -103,8 +104,17 @@ def test_the_bundled_slips_quiz_passes_the_check():
     bank = Path(__file__).resolve().parent.parent / "banks" / "slips.yaml"
     report = check_banks([str(bank)], stress=6)
     assert report.ok, [m for i in report.items for m in i.failure_messages]
-    assert [i.format for i in report.items] == ["choice", "choice", "choice", "open",
-                                                "choice", "choice", "open", "open", "open"]
+    assert [i.format for i in report.items] == [
+        "choice",
+        "choice",
+        "choice",
+        "open",
+        "choice",
+        "choice",
+        "open",
+        "open",
+        "open",
+    ]
 
 
 def test_check_at_the_decimals_a_build_would_print(runner):
@@ -119,10 +129,14 @@ def test_check_at_the_decimals_a_build_would_print(runner):
 
 def test_check_reports_drawn_variants_that_keep_a_slip_within_the_margin(runner, write_bank):
     # scores of 0..2 at one decimal: no redraw keeps every slip outside A's margin of 0.1
-    path = write_bank("questions:\n  - id: coarse\n    family: softmax\n    decimals: 1\n"
-                      "    params: {T: 2, low: 0, high: 2, d_k: 2}\n")
+    path = write_bank(
+        "questions:\n  - id: coarse\n    family: softmax\n    decimals: 1\n"
+        "    params: {T: 2, low: 0, high: 2, d_k: 2}\n"
+    )
     result = runner.invoke(main, ["check", "--bank", str(path), "--stress", "3"])
     assert result.exit_code == 0, result.output
-    assert "in 3 of 3 draws no redraw kept every slip apart; left out of the distractors: " \
+    assert (
+        "in 3 of 3 draws no redraw kept every slip apart; left out of the distractors: "
         in result.output
+    )
     assert "within the key's margin (±0.1) of the correct one" in result.output

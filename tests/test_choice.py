@@ -109,7 +109,11 @@ def test_open_items_keep_their_parts_and_still_list_distractors(bank):
     assert "choices" not in q
     assert [p["answer"] for p in q["parts"]] == ["scaled", "masked", "A"]
     assert {d["misconception"] for d in q["distractors"]} == {
-        "mask-with-zero", "scale-by-dk", "no-scale", "softmax-over-columns"}
+        "mask-with-zero",
+        "scale-by-dk",
+        "no-scale",
+        "softmax-over-columns",
+    }
     # mask-with-zero puts weight on the future: row 1 of its A is softmax([s11, 0, 0])
     d = next(d for d in q["distractors"] if d["misconception"] == "mask-with-zero")
     s11 = q["given"]["S"][0][0] / math.sqrt(q["given"]["d_k"])
@@ -122,7 +126,8 @@ def test_sheet_shows_circled_options_and_key_marks_the_answer_and_names_slips(ba
     item = build.sheets[0].items[0]
     slips = [c.misconception for c in item.solution.choices if c.misconception]
     assert docs["sheet.tex"].count(r"\wsoption{\wscircle}") == sum(
-        len(i.solution.choices) for i in build.sheets[0].items)
+        len(i.solution.choices) for i in build.sheets[0].items
+    )
     for name in slips:
         assert name not in docs["sheet.tex"] and name not in docs["sheet.md"]
         assert rf"\texttt{{{name}}}" in docs["key.tex"]
@@ -161,29 +166,50 @@ questions:
         make_item(spec, 0, "s", 1)
 
 
-@pytest.mark.parametrize("family, params, expected", [
-    ("cross", "", "questions[0].format: expected numeric: true for multiple choice (only then "
-     "do the slips that make its distractors show), got numeric: false (the default)"),
-    ("cross", "\n    params: {numeric: false}", "questions[0].params.numeric: expected numeric: "
-     "true for multiple choice"),
-    # every draw with numeric false was thrown away, silently
-    ("cross", "\n    params: {numeric: {choices: [true, false]}}", "questions[0].params.numeric: "
-     "expected numeric: true for multiple choice (only then do the slips that make its "
-     "distractors show), got numeric: true or false"),
-    ("identical-keys", "\n    params: {numeric: false}", "questions[0].params.numeric: expected "
-     "numeric: true for multiple choice"),
-    ("projections", "", "questions[0].format: expected scale: true or softmax: true or output: "
-     "true for multiple choice (only then do the slips that make its distractors show), got "
-     "scale: false, softmax: false, output: false (the defaults)"),
-])
-def test_choice_without_the_steps_its_slips_need_is_refused_at_load(write_bank, family, params,
-                                                                    expected):
+@pytest.mark.parametrize(
+    "family, params, expected",
+    [
+        (
+            "cross",
+            "",
+            "questions[0].format: expected numeric: true for multiple choice (only then "
+            "do the slips that make its distractors show), got numeric: false (the default)",
+        ),
+        (
+            "cross",
+            "\n    params: {numeric: false}",
+            "questions[0].params.numeric: expected numeric: true for multiple choice",
+        ),
+        # every draw with numeric false was thrown away, silently
+        (
+            "cross",
+            "\n    params: {numeric: {choices: [true, false]}}",
+            "questions[0].params.numeric: "
+            "expected numeric: true for multiple choice (only then do the slips that make its "
+            "distractors show), got numeric: true or false",
+        ),
+        (
+            "identical-keys",
+            "\n    params: {numeric: false}",
+            "questions[0].params.numeric: expected numeric: true for multiple choice",
+        ),
+        (
+            "projections",
+            "",
+            "questions[0].format: expected scale: true or softmax: true or output: "
+            "true for multiple choice (only then do the slips that make its distractors show), got "
+            "scale: false, softmax: false, output: false (the defaults)",
+        ),
+    ],
+)
+def test_choice_without_the_steps_its_slips_need_is_refused_at_load(
+    write_bank, family, params, expected
+):
     # these failed only after 101 draws: "got only 0 slip(s) apply (none)"
     from worksheetgen.bank.load import load_banks
     from worksheetgen.errors import BankError
 
-    path = write_bank(f"questions:\n  - id: q\n    family: {family}\n    format: choice"
-                      f"{params}\n")
+    path = write_bank(f"questions:\n  - id: q\n    family: {family}\n    format: choice{params}\n")
     with pytest.raises(BankError) as err:
         load_banks([path])
     assert expected in str(err.value)
@@ -193,7 +219,9 @@ def test_choice_with_the_steps_its_slips_need_builds(write_bank):
     from worksheetgen.bank.load import load_banks
     from worksheetgen.pipeline.sheet import make_build
 
-    path = write_bank("questions:\n  - id: q\n    family: projections\n    format: choice\n"
-                      "    params: {softmax: true}\n")
+    path = write_bank(
+        "questions:\n  - id: q\n    family: projections\n    format: choice\n"
+        "    params: {softmax: true}\n"
+    )
     item = make_build(load_banks([path]), 1).sheets[0].items[0]
     assert len(item.solution.choices) >= 3

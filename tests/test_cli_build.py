@@ -16,9 +16,11 @@ from worksheetgen.cli import main
 
 
 def test_help_does_not_import_numpy_or_sympy():
-    code = ("import sys; from worksheetgen.cli import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('numpy', 'sympy') if m in sys.modules))")
+    code = (
+        "import sys; from worksheetgen.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'sympy') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("[]")
 
@@ -32,16 +34,19 @@ def test_the_command_tunes_its_own_process_before_numpy_is_imported(preset):
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if preset is not None:
         env["OPENBLAS_NUM_THREADS"] = preset
-    code = ("import gc, os, sys; from worksheetgen.cli import main\n"
-            "import worksheetgen.cli as c\n"
-            "seen = [gc.get_threshold()]\n"
-            "c.main.commands['families'].callback = lambda **kw: seen.append(\n"
-            "    (os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules,\n"
-            "     gc.get_threshold()))\n"
-            "try:\n    main(['families'])\nexcept SystemExit:\n    pass\n"
-            "print(seen)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=env)
+    code = (
+        "import gc, os, sys; from worksheetgen.cli import main\n"
+        "import worksheetgen.cli as c\n"
+        "seen = [gc.get_threshold()]\n"
+        "c.main.commands['families'].callback = lambda **kw: seen.append(\n"
+        "    (os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules,\n"
+        "     gc.get_threshold()))\n"
+        "try:\n    main(['families'])\nexcept SystemExit:\n    pass\n"
+        "print(seen)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     import ast
 
     before, during = ast.literal_eval(out.stdout.strip())
@@ -50,26 +55,33 @@ def test_the_command_tunes_its_own_process_before_numpy_is_imported(preset):
 
 def test_the_installed_command_flushes_its_output_and_exits_with_its_code(runner):
     # run() ends the process without tearing down its heap: output must still arrive whole
-    listed = subprocess.run([sys.executable, "-m", "worksheetgen", "families"],
-                            capture_output=True, text=True)
+    listed = subprocess.run(
+        [sys.executable, "-m", "worksheetgen", "families"], capture_output=True, text=True
+    )
     assert listed.returncode == 0 and listed.stderr == ""
     assert listed.stdout == runner.invoke(main, ["families"]).output
-    wrong = subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--bogus"],
-                           capture_output=True, text=True)
+    wrong = subprocess.run(
+        [sys.executable, "-m", "worksheetgen", "build", "--bogus"], capture_output=True, text=True
+    )
     assert wrong.returncode == 2 and wrong.stdout == ""
     assert wrong.stderr.startswith("worksheetgen: error: No such option '--bogus'")
 
 
-@pytest.mark.parametrize(("body", "code", "stderr"), [
-    ("sys.exit('the text of an exit')", 1, "the text of an exit\n"),
-    ("sys.exit(None)", 0, ""),
-    ("sys.exit(3)", 3, ""),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "stderr"),
+    [
+        ("sys.exit('the text of an exit')", 1, "the text of an exit\n"),
+        ("sys.exit(None)", 0, ""),
+        ("sys.exit(3)", 3, ""),
+    ],
+)
 def test_the_installed_command_exits_as_python_would(body, code, stderr):
-    script = ("import sys, worksheetgen.cli as c\n"
-              f"c.main = lambda: {body}\n"
-              "c.run()\n"
-              "print('not reached')\n")
+    script = (
+        "import sys, worksheetgen.cli as c\n"
+        f"c.main = lambda: {body}\n"
+        "c.run()\n"
+        "print('not reached')\n"
+    )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert (out.returncode, out.stdout, out.stderr) == (code, "", stderr)
 
@@ -113,14 +125,19 @@ def test_build_without_pdf_writes_sheet_key_json_and_manifest(runner, tmp_path: 
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["seed"] == 42 and manifest["banks"][0]["sha256"]
     assert {"numpy", "sympy", "worksheetgen"} <= set(manifest)
-    assert manifest["draws"][0]["questions"]["lab3"]["Q"] == \
-        next(q for q in questions if q["id"] == "lab3")["given"]["Q"]
+    assert (
+        manifest["draws"][0]["questions"]["lab3"]["Q"]
+        == next(q for q in questions if q["id"] == "lab3")["given"]["Q"]
+    )
 
 
 def test_key_json_follows_the_contract(runner, tmp_path: Path):
     bank = ROOT / "banks" / "practice.yaml"
-    runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "--no-pdf",
-                         "--out", str(tmp_path)], catch_exceptions=False)
+    runner.invoke(
+        main,
+        ["build", "--seed", "1", "--bank", str(bank), "--no-pdf", "--out", str(tmp_path)],
+        catch_exceptions=False,
+    )
     (folder,) = tmp_path.iterdir()
     key = json.loads((folder / "key.json").read_text())
     q = key["sheets"][0]["questions"][0]
@@ -135,8 +152,21 @@ def test_key_json_follows_the_contract(runner, tmp_path: Path):
 
 
 def test_title_and_decimals_options_change_the_output(runner, tmp_path: Path):
-    result = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out", str(tmp_path),
-                                  "--title", "Quiz 2 & more", "--decimals", "3"])
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "3",
+            "--no-pdf",
+            "--out",
+            str(tmp_path),
+            "--title",
+            "Quiz 2 & more",
+            "--decimals",
+            "3",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = tmp_path.iterdir()
     tex = (folder / "sheet.tex").read_text()
@@ -150,8 +180,9 @@ def test_title_and_decimals_options_change_the_output(runner, tmp_path: Path):
     assert "two decimals" not in tex + (folder / "sheet.md").read_text()
 
 
-def test_a_question_rounded_differently_from_the_sheet_says_so_on_the_sheet(runner, write_bank,
-                                                                            tmp_path: Path):
+def test_a_question_rounded_differently_from_the_sheet_says_so_on_the_sheet(
+    runner, write_bank, tmp_path: Path
+):
     path = write_bank("""
 sheet: {id: t, decimals: 2, instructions: "Round to {{ places }} ({{ decimals }})."}
 questions:
@@ -164,8 +195,10 @@ questions:
     family: heads
     decimals: 3
 """)
-    result = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out",
-                                  str(tmp_path / "o"), "--bank", str(path)])
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "3", "--no-pdf", "--out", str(tmp_path / "o"), "--bank", str(path)],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = (tmp_path / "o").iterdir()
     for name in ("sheet.md", "sheet.tex"):
@@ -173,15 +206,20 @@ questions:
         assert "Round to two decimals (2)." in text
         # only the softmax with 3 decimals; whole-number counts need no rounding
         assert text.count("In this question, round to three decimals.") == 1, name
-        assert text.index("round to three decimals") > text.index("Question 2" if name ==
-                                                                   "sheet.md" else "{2}")
+        assert text.index("round to three decimals") > text.index(
+            "Question 2" if name == "sheet.md" else "{2}"
+        )
 
 
 def test_instructions_naming_an_unknown_variable_fail_at_load(runner, write_bank, tmp_path):
-    path = write_bank('sheet: {id: t, instructions: "Round to {{ digits }}."}\n'
-                      "questions:\n  - id: a\n    family: softmax\n")
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out",
-                                  str(tmp_path / "o"), "--bank", str(path)])
+    path = write_bank(
+        'sheet: {id: t, instructions: "Round to {{ digits }}."}\n'
+        "questions:\n  - id: a\n    family: softmax\n"
+    )
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path / "o"), "--bank", str(path)],
+    )
     assert result.exit_code == 1
     assert "bank.yaml:1: sheet.instructions:" in result.stderr
     assert "'digits' is undefined; expected one of: decimals, places" in result.stderr
@@ -189,16 +227,39 @@ def test_instructions_naming_an_unknown_variable_fail_at_load(runner, write_bank
 
 
 def test_bank_option_accepts_a_folder(runner, tmp_path: Path):
-    result = runner.invoke(main, ["build", "--seed", "5", "--no-pdf", "--out",
-                                  str(tmp_path / "o"), "--bank", str(ROOT / "tests" / "banks")])
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "5",
+            "--no-pdf",
+            "--out",
+            str(tmp_path / "o"),
+            "--bank",
+            str(ROOT / "tests" / "banks"),
+        ],
+    )
     assert result.exit_code == 0, result.output
 
 
 def test_missing_tex_is_reported_before_any_work(tmp_path: Path):
     env = dict(os.environ, PATH=str(tmp_path))  # no pdflatex on this PATH
-    out = subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed", "42",
-                          "--out", str(tmp_path / "out")], capture_output=True, text=True,
-                         env=env)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "worksheetgen",
+            "build",
+            "--seed",
+            "42",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert out.returncode != 0
     assert "no TeX engine" in out.stderr and "--no-pdf" in out.stderr
     assert "apt-get install" in out.stderr
@@ -218,18 +279,22 @@ def test_bank_error_is_one_line_with_file_line_and_field(runner, write_bank, tmp
             params:
               T: 12
         """)
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--bank", str(bank),
-                                  "--out", str(tmp_path / "out")])
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--no-pdf", "--bank", str(bank), "--out", str(tmp_path / "out")],
+    )
     assert result.exit_code == 1
     assert result.output.strip().endswith(
-        "bank.yaml:9: questions[2].params.T: expected an integer from 2 to 4, got 12")
+        "bank.yaml:9: questions[2].params.T: expected an integer from 2 to 4, got 12"
+    )
     assert len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
 
 def test_python_dash_m_runs_the_cli():
-    out = subprocess.run([sys.executable, "-m", "worksheetgen", "--help"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "worksheetgen", "--help"], capture_output=True, text=True, check=True
+    )
     assert "build" in out.stdout
 
 
@@ -245,10 +310,23 @@ def test_build_with_pdf_makes_sheet_and_key_pdfs(runner, tmp_path: Path):
 
 
 def test_a_key_at_zero_decimals_says_approximately_prints_its_margins_and_tells_weights_apart(
-        runner, tmp_path: Path):
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path),
-                                  "--bank", str(ROOT / "banks" / "practice.yaml"),
-                                  "--decimals", "0"])
+    runner, tmp_path: Path
+):
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "1",
+            "--no-pdf",
+            "--out",
+            str(tmp_path),
+            "--bank",
+            str(ROOT / "banks" / "practice.yaml"),
+            "--decimals",
+            "0",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = tmp_path.iterdir()
     md, tex = (folder / "key.md").read_text(), (folder / "key.tex").read_text()
@@ -269,8 +347,9 @@ def test_a_table_that_prints_exactly_is_equal_to_its_printed_form(write_bank):
     from worksheetgen.pipeline.sheet import make_build, render_all
 
     # scores / sqrt(4) are halves: 0.50 is the value, not an approximation of it
-    path = write_bank("questions:\n  - id: q\n    family: causal\n"
-                      "    params: {S: [[1, 0], [3, 2]], d_k: 4}\n")
+    path = write_bank(
+        "questions:\n  - id: q\n    family: causal\n    params: {S: [[1, 0], [3, 2]], d_k: 4}\n"
+    )
     md = render_all(make_build(load_banks([path]), 1))["key.md"]
     assert r"S/\sqrt{4} = \begin{bmatrix} 0.50 & 0.00 \\ 1.50 & 1.00 \end{bmatrix}" in md
     assert r"\tilde S = \begin{bmatrix} 0.50 & -\infty \\ 1.50 & 1.00 \end{bmatrix}" in md
@@ -278,24 +357,43 @@ def test_a_table_that_prints_exactly_is_equal_to_its_printed_form(write_bank):
 
 
 @needs_tex
-@pytest.mark.parametrize(("bank", "seed", "doc"), [
-    ("default.yaml", "42", "sheet"),  # question 4: heading, prompt and givens at a page foot
-    ("note.yaml", "42", "sheet"),  # the cost question: its parts (a)-(d) went overleaf
-    ("note.yaml", "7", "key"),  # spot the bug: the worked solution to check, then (a) overleaf
-])
-def test_a_question_that_does_not_fit_at_a_page_foot_starts_on_the_next_page(runner, tmp_path,
-                                                                             bank, seed, doc):
+@pytest.mark.parametrize(
+    ("bank", "seed", "doc"),
+    [
+        ("default.yaml", "42", "sheet"),  # question 4: heading, prompt and givens at a page foot
+        ("note.yaml", "42", "sheet"),  # the cost question: its parts (a)-(d) went overleaf
+        ("note.yaml", "7", "key"),  # spot the bug: the worked solution to check, then (a) overleaf
+    ],
+)
+def test_a_question_that_does_not_fit_at_a_page_foot_starts_on_the_next_page(
+    runner, tmp_path, bank, seed, doc
+):
     import shutil
     import subprocess
 
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext (poppler-utils) is not installed")
-    result = runner.invoke(main, ["build", "--seed", seed, "--bank", str(ROOT / "banks" / bank),
-                                  "--out", str(tmp_path), "-q"])
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            seed,
+            "--bank",
+            str(ROOT / "banks" / bank),
+            "--out",
+            str(tmp_path),
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = tmp_path.iterdir()
-    pages = subprocess.run(["pdftotext", "-layout", str(folder / f"{doc}.pdf"), "-"],
-                           capture_output=True, text=True, check=True).stdout.split("\f")
+    pages = subprocess.run(
+        ["pdftotext", "-layout", str(folder / f"{doc}.pdf"), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\f")
     n = 0
     while any(f"Question {n + 1}." in p for p in pages):
         n += 1
@@ -306,8 +404,10 @@ def test_a_question_that_does_not_fit_at_a_page_foot_starts_on_the_next_page(run
 
 def test_a_sheet_worth_one_point_says_point(runner, write_bank, tmp_path):
     path = write_bank("questions:\n  - id: a\n    family: heads\n    points: 1\n")
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out",
-                                  str(tmp_path / "o"), "--bank", str(path)])
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path / "o"), "--bank", str(path)],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = (tmp_path / "o").iterdir()
     for name in ("sheet.tex", "sheet.md", "key.tex", "key.md"):
@@ -320,12 +420,29 @@ def test_the_note_key_has_no_line_running_into_the_margin(runner, tmp_path):
     import subprocess
 
     # its model answer about masking with 0 has a long formula: 21pt into the margin before
-    result = runner.invoke(main, ["build", "--bank", str(ROOT / "banks" / "note.yaml"),
-                                  "--seed", "1", "--no-pdf", "--out", str(tmp_path), "-q"])
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--bank",
+            str(ROOT / "banks" / "note.yaml"),
+            "--seed",
+            "1",
+            "--no-pdf",
+            "--out",
+            str(tmp_path),
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = tmp_path.iterdir()
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
-                    "key.tex"], cwd=folder, capture_output=True, check=True, timeout=300)
+    subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "key.tex"],
+        cwd=folder,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
     log = (folder / "key.log").read_text("utf-8", "replace")
     assert "Overfull \\hbox" not in log
 
@@ -334,8 +451,9 @@ def test_cells_to_fill_in_widen_for_more_printed_digits(runner, tmp_path):
     widths = {}
     for decimals in ("2", "4"):
         out = tmp_path / decimals
-        result = runner.invoke(main, ["build", "--seed", "42", "--no-pdf", "--out", str(out),
-                                      "--decimals", decimals])
+        result = runner.invoke(
+            main, ["build", "--seed", "42", "--no-pdf", "--out", str(out), "--decimals", decimals]
+        )
         assert result.exit_code == 0, result.output
         (folder,) = out.iterdir()
         tex = (folder / "sheet.tex").read_text()
@@ -351,16 +469,30 @@ def test_outputs_are_as_readable_as_any_new_file(runner, tmp_path):
 
     old = os.umask(0o022)
     try:
-        result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--versions", "2",
-                                      "--out", str(tmp_path / "o"), "--export", "moodle"])
+        result = runner.invoke(
+            main,
+            [
+                "build",
+                "--seed",
+                "1",
+                "--no-pdf",
+                "--versions",
+                "2",
+                "--out",
+                str(tmp_path / "o"),
+                "--export",
+                "moodle",
+            ],
+        )
         assert result.exit_code == 0, result.output
         (folder,) = (tmp_path / "o").iterdir()
         # mkdtemp made the build folder 0700: a TA on the same machine could not open it
         assert stat.S_IMODE(folder.stat().st_mode) == 0o755
         assert stat.S_IMODE((folder / "moodle.xml").stat().st_mode) == 0o644
         tpl = tmp_path / "blank.csv"
-        result = runner.invoke(main, ["grade", "--key", str(folder / "key.json"), "--template",
-                                      str(tpl)])
+        result = runner.invoke(
+            main, ["grade", "--key", str(folder / "key.json"), "--template", str(tpl)]
+        )
         assert result.exit_code == 0, result.output
         assert stat.S_IMODE(tpl.stat().st_mode) == 0o644
     finally:

@@ -34,11 +34,14 @@ def one_spec(write_bank, body: str):
 
 
 def test_pinned_d_k_of_one_keeps_the_item_and_records_the_scale_slips_as_correct(write_bank):
-    spec = one_spec(write_bank, """
+    spec = one_spec(
+        write_bank,
+        """
   - id: q
     family: softmax
     params: {S: [[2, 0], [1, 3]], d_k: 1}
-""")
+""",
+    )
     item = make_item(spec, 7, "t", 1)
     names = [d.misconception for d in item.solution.distractors]
     assert names == ["softmax-over-columns"]
@@ -47,11 +50,14 @@ def test_pinned_d_k_of_one_keeps_the_item_and_records_the_scale_slips_as_correct
 
 
 def test_drawn_d_k_of_one_is_redrawn_from_the_same_generator(write_bank):
-    spec = one_spec(write_bank, """
+    spec = one_spec(
+        write_bank,
+        """
   - id: q
     family: softmax
     params: {S: [[2, 0], [1, 3]], d_k: {choices: [1, 2]}}
-""")
+""",
+    )
     redraws = []
     for seed in range(30):
         v = draw_variant(spec, seed, "t")
@@ -68,7 +74,8 @@ def test_the_note_symmetric_example_drops_softmax_over_columns_and_says_so(tmp_p
     item = next(i for i in build.sheets[0].items if i.spec.id == "worked-example")
     assert [d.misconception for d in item.solution.distractors] == ["scale-by-dk", "no-scale"]
     assert [(c.misconception, c.same_as) for c in item.solution.coincident] == [
-        ("softmax-over-columns", "correct")]
+        ("softmax-over-columns", "correct")
+    ]
     from worksheetgen.keyjson.write import key_json
 
     q = next(q for q in key_json(build)["sheets"][0]["questions"] if q["id"] == "worked-example")
@@ -80,12 +87,15 @@ def test_the_note_symmetric_example_drops_softmax_over_columns_and_says_so(tmp_p
 
 
 def test_a_pinned_choice_item_left_with_too_few_distractors_fails_naming_it(write_bank):
-    spec = one_spec(write_bank, """
+    spec = one_spec(
+        write_bank,
+        """
   - id: sym
     family: softmax
     format: choice
     params: {S: [[2, 0], [0, 2]], d_k: 1}
-""")
+""",
+    )
     with pytest.raises(DrawError) as err:
         make_item(spec, 1, "t", 1)
     text = str(err.value)
@@ -96,23 +106,32 @@ def test_a_pinned_choice_item_left_with_too_few_distractors_fails_naming_it(writ
 
 
 def test_a_pinned_symmetric_choice_item_with_a_real_scale_still_has_two_options(write_bank):
-    spec = one_spec(write_bank, """
+    spec = one_spec(
+        write_bank,
+        """
   - id: sym
     family: softmax
     format: choice
     params: {S: [[2, 0], [0, 2]], d_k: 2}
-""")
+""",
+    )
     item = make_item(spec, 1, "t", 1)
     assert sorted(c.misconception or "" for c in item.solution.choices) == [
-        "", "no-scale", "scale-by-dk"]
+        "",
+        "no-scale",
+        "scale-by-dk",
+    ]
 
 
 def test_drawn_variants_that_always_collide_fail_after_bounded_redraws(write_bank):
-    spec = one_spec(write_bank, """
+    spec = one_spec(
+        write_bank,
+        """
   - id: always-symmetric
     family: softmax
     params: {S: [[2, 0], [0, 2]], d_k: {choices: [2, 4]}}
-""")
+""",
+    )
     with pytest.raises(DrawError) as err:
         draw_variant(spec, 3, "t")
     text = str(err.value)
@@ -132,8 +151,10 @@ questions:
     family: softmax
     params: {S: [[2, 0], [0, 2]], d_k: {choices: [2, 4]}}
 """)
-    res = runner.invoke(main, ["build", "--seed", "1", "--bank", str(path), "--no-pdf",
-                               "--out", str(tmp_path / "o")])
+    res = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--bank", str(path), "--no-pdf", "--out", str(tmp_path / "o")],
+    )
     assert res.exit_code == 1
     assert "softmax-over-columns gives the correct answer" in res.output
     assert "Traceback" not in res.output
@@ -163,18 +184,22 @@ def test_every_item_of_both_bundled_banks_builds_for_many_seeds():
 
 
 @settings(max_examples=300, deadline=None)
-@given(num=st.integers(-10**6, 10**6), den=st.integers(1, 10**4),
-       nudge=st.integers(-50, 50), scale=st.sampled_from([1, 10**-6, 10**-12, 10**-30]),
-       decimals=st.integers(0, 4))
-def test_entries_near_half_a_unit_apart_are_told_apart_exactly(num, den, nudge, scale,
-                                                                 decimals):
+@given(
+    num=st.integers(-(10**6), 10**6),
+    den=st.integers(1, 10**4),
+    nudge=st.integers(-50, 50),
+    scale=st.sampled_from([1, 10**-6, 10**-12, 10**-30]),
+    decimals=st.integers(0, 4),
+)
+def test_entries_near_half_a_unit_apart_are_told_apart_exactly(num, den, nudge, scale, decimals):
     # two entries whose distance is half a unit of the last printed digit, give or take a
     # little: the quick decision on doubles must agree with the one on 50-digit values
     a = Fraction(num, den)
     b = a + Fraction(1, 2 * 10**decimals) + Fraction(nudge) * Fraction(scale)
     x, y = ex.number(a), ex.number(b)
-    exact = (ex.rounded(x, decimals) != ex.rounded(y, decimals)
-             and abs(x.val - y.val) > mc._half_unit(decimals))
+    exact = ex.rounded(x, decimals) != ex.rounded(y, decimals) and abs(
+        x.val - y.val
+    ) > mc._half_unit(decimals)
     assert mc.cell_differs(x, y, decimals) == exact
     assert mc.cell_differs(y, x, decimals) == exact
 
@@ -189,20 +214,26 @@ def _accepted_as_right(item) -> list[str]:
     out = []
     for d in item.solution.distractors:
         shown = mc.cells(d.rounded[target])
-        if all(p == v if "-inf" in (p, v) else abs(float(p) - v) <= answer.tolerance + 1e-9
-               for p, v in zip(shown, right, strict=True)):
+        if all(
+            p == v if "-inf" in (p, v) else abs(float(p) - v) <= answer.tolerance + 1e-9
+            for p, v in zip(shown, right, strict=True)
+        ):
             out.append(d.misconception)
     return out
 
 
-@pytest.mark.parametrize(("bank", "seed", "qid", "sheet"), [
-    ("default.yaml", 11, "lab3", "v22"),  # no-scale's AV was within ±0.038 of the key's
-    ("default.yaml", 11, "lab3", "v115"),
-    ("slips.yaml", 11, "find-the-slip", "v63"),  # scale-by-dk and no-scale, ±0.032
-    ("note.yaml", 9, "spot-the-bug", "v6"),  # mask-with-zero within ±0.015
-])
-def test_no_slip_of_an_open_question_is_accepted_as_right_by_the_keys_margin(bank, seed, qid,
-                                                                              sheet):
+@pytest.mark.parametrize(
+    ("bank", "seed", "qid", "sheet"),
+    [
+        ("default.yaml", 11, "lab3", "v22"),  # no-scale's AV was within ±0.038 of the key's
+        ("default.yaml", 11, "lab3", "v115"),
+        ("slips.yaml", 11, "find-the-slip", "v63"),  # scale-by-dk and no-scale, ±0.032
+        ("note.yaml", 9, "spot-the-bug", "v6"),  # mask-with-zero within ±0.015
+    ],
+)
+def test_no_slip_of_an_open_question_is_accepted_as_right_by_the_keys_margin(
+    bank, seed, qid, sheet
+):
     spec = next(q for q in load_banks([ROOT / "banks" / bank]).questions if q.id == qid)
     item = make_item(spec, seed, sheet, 1)
     assert item.solution.distractors
@@ -211,32 +242,40 @@ def test_no_slip_of_an_open_question_is_accepted_as_right_by_the_keys_margin(ban
 
 def test_where_no_draw_keeps_a_slip_out_of_the_margin_it_is_listed_with_the_margin(write_bank):
     # scores of 0..2 for 2 tokens at one decimal: every draw leaves a slip within +-0.1
-    spec = one_spec(write_bank, """
+    spec = one_spec(
+        write_bank,
+        """
   - id: coarse
     family: softmax
     decimals: 1
     params: {T: 2, low: 0, high: 2, d_k: 2}
-""")
+""",
+    )
     for sheet in ("a", "b", "c"):
         item = make_item(spec, 1, sheet, 1)
         assert _accepted_as_right(item) == []
         inside = [c for c in item.solution.coincident if c.margin is not None]
         assert inside, sheet  # no draw keeps them all apart at one decimal: listed instead
-        assert all(c.same_as == "correct" and c.margin == item.solution.answer("A").tolerance
-                   for c in inside)
+        assert all(
+            c.same_as == "correct" and c.margin == item.solution.answer("A").tolerance
+            for c in inside
+        )
 
 
 def test_spot_the_bug_never_accepts_the_printed_wrong_a_as_the_corrected_one():
-    spec = next(q for q in load_banks([ROOT / "banks" / "note.yaml"]).questions
-                if q.id == "spot-the-bug")
+    spec = next(
+        q for q in load_banks([ROOT / "banks" / "note.yaml"]).questions if q.id == "spot-the-bug"
+    )
     for sheet in ("FJ", *(f"v{i}" for i in range(40))):  # FJ: mask-with-zero's 0.99 passed
         item = make_item(spec, 11, sheet, 1)
         answer = item.solution.answer("A")
-        (planted,) = [d for d in item.solution.distractors
-                      if d.misconception == item.given["slip"]]
+        (planted,) = [d for d in item.solution.distractors if d.misconception == item.given["slip"]]
         copied = mc.cells(planted.rounded["A"])
         if copied == mc.cells(answer.rounded):
             continue  # the slip leaves A alone (mixed-keys): copying A is right
-        assert not all(p == v if "-inf" in (p, v)  # as grade accepts an entry
-                       else abs(float(p) - v) <= answer.tolerance + 1e-9
-                       for p, v in zip(copied, mc.cells(answer.value), strict=True)), sheet
+        assert not all(
+            p == v
+            if "-inf" in (p, v)  # as grade accepts an entry
+            else abs(float(p) - v) <= answer.tolerance + 1e-9
+            for p, v in zip(copied, mc.cells(answer.value), strict=True)
+        ), sheet

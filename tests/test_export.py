@@ -36,17 +36,34 @@ PROMPT = r"Scores {S}: note = # ~ & <tag> \ backslash, with $S = QK^\top$ and $\
 def _question_p(value: float, printed: str, slip: float, slip_printed: str) -> dict:
     """One softmax probability (a scalar), with the no-scale slip as a distractor."""
     return {
-        "id": "q-prob", "number": 1, "family": "scaling", "title": "One probability",
-        "points": 2, "decimals": 2, "format": "open", "prompt": PROMPT,
+        "id": "q-prob",
+        "number": 1,
+        "family": "scaling",
+        "title": "One probability",
+        "points": 2,
+        "decimals": 2,
+        "format": "open",
+        "prompt": PROMPT,
         "given": {"row": [2, 0], "d_k": 2},
-        "shown": [{"label": "s", "kind": "vector", "value": ["2", "0"]},
-                  {"label": "d_k", "kind": "scalar", "value": "2"}],
+        "shown": [
+            {"label": "s", "kind": "vector", "value": ["2", "0"]},
+            {"label": "d_k", "kind": "scalar", "value": "2"},
+        ],
         "parts": [{"prompt": "Softmax the scaled row: write $p_1$.", "answer": "p"}],
         "labels": {"p": "p_1"},
-        "answer": {"p": value}, "rounded": {"p": printed}, "kinds": {"p": "scalar"},
-        "tolerance": {"p": 0.005}, "exact": {"p": "exp(sqrt(2))/(1 + exp(sqrt(2)))"},
-        "distractors": [{"misconception": "no-scale", "description": "Skips the scale.",
-                         "answer": {"p": slip}, "rounded": {"p": slip_printed}}],
+        "answer": {"p": value},
+        "rounded": {"p": printed},
+        "kinds": {"p": "scalar"},
+        "tolerance": {"p": 0.005},
+        "exact": {"p": "exp(sqrt(2))/(1 + exp(sqrt(2)))"},
+        "distractors": [
+            {
+                "misconception": "no-scale",
+                "description": "Skips the scale.",
+                "answer": {"p": slip},
+                "rounded": {"p": slip_printed},
+            }
+        ],
     }
 
 
@@ -54,50 +71,98 @@ def _question_mask() -> dict:
     """A causal table with a masked cell, then A with a tiny probability."""
     a_slip = [[math.exp(2) / (math.exp(2) + 1), 1 / (math.exp(2) + 1)], [TINY, BIG]]
     return {
-        "id": "q-mask", "number": 2, "family": "causal", "title": None, "points": 4,
-        "decimals": 2, "format": "open", "prompt": "Mask, then softmax.",
+        "id": "q-mask",
+        "number": 2,
+        "family": "causal",
+        "title": None,
+        "points": 4,
+        "decimals": 2,
+        "format": "open",
+        "prompt": "Mask, then softmax.",
         "given": {"S": [[2, 0], [-4, 4]], "causal": True},
         "shown": [{"label": "S", "kind": "matrix", "value": [["2", "0"], ["-4", "4"]]}],
-        "parts": [{"prompt": "Write the masked scores.", "answer": "masked",
-                   "row_label": "query", "col_label": "key"},
-                  {"prompt": "Write $A$.", "answer": "A", "row_label": "query",
-                   "col_label": "key"}],
+        "parts": [
+            {
+                "prompt": "Write the masked scores.",
+                "answer": "masked",
+                "row_label": "query",
+                "col_label": "key",
+            },
+            {"prompt": "Write $A$.", "answer": "A", "row_label": "query", "col_label": "key"},
+        ],
         "labels": {"masked": r"\text{masked}", "A": "A"},
         "answer": {"masked": [[2.0, "-inf"], [-4.0, 4.0]], "A": [[1.0, 0.0], [TINY, BIG]]},
-        "rounded": {"masked": [["2.00", "-inf"], ["-4.00", "4.00"]],
-                    "A": [["1.00", "0.00"], ["0.00", "1.00"]]},
+        "rounded": {
+            "masked": [["2.00", "-inf"], ["-4.00", "4.00"]],
+            "A": [["1.00", "0.00"], ["0.00", "1.00"]],
+        },
         "kinds": {"masked": "matrix", "A": "matrix"},
         "tolerance": {"masked": 0.005, "A": 0.01},
-        "distractors": [{"misconception": "mask-with-zero",
-                         "description": "Masks with 0 instead of -inf.",
-                         "answer": {"masked": [[2.0, 0.0], [-4.0, 4.0]], "A": a_slip},
-                         "rounded": {"masked": [["2.00", "0.00"], ["-4.00", "4.00"]],
-                                     "A": [["0.88", "0.12"], ["0.00", "1.00"]]}}],
+        "distractors": [
+            {
+                "misconception": "mask-with-zero",
+                "description": "Masks with 0 instead of -inf.",
+                "answer": {"masked": [[2.0, 0.0], [-4.0, 4.0]], "A": a_slip},
+                "rounded": {
+                    "masked": [["2.00", "0.00"], ["-4.00", "4.00"]],
+                    "A": [["0.88", "0.12"], ["0.00", "1.00"]],
+                },
+            }
+        ],
     }
 
 
 def _question_mc() -> dict:
     """A multiple-choice item: the options are the slips' results, the correct one is B."""
     return {
-        "id": "q-mc", "number": 3, "family": "softmax", "title": "Pick A", "points": 1,
-        "decimals": 2, "format": "choice", "prompt": "Which is $A$?",
+        "id": "q-mc",
+        "number": 3,
+        "family": "softmax",
+        "title": "Pick A",
+        "points": 1,
+        "decimals": 2,
+        "format": "choice",
+        "prompt": "Which is $A$?",
         "given": {"S": [[2, 0], [0, 2]], "d_k": 2},
         "parts": [{"prompt": "Which of these is $A$?", "answer": "A"}],
         "answer": {"A": [[WORKED, 1 - WORKED], [1 - WORKED, WORKED]]},
         "rounded": {"A": [["0.80", "0.20"], ["0.20", "0.80"]]},
-        "kinds": {"A": "matrix"}, "tolerance": {"A": 0.01},
+        "kinds": {"A": "matrix"},
+        "tolerance": {"A": 0.01},
         "distractors": [
-            {"misconception": "no-scale", "description": "Skips the scale.",
-             "answer": {}, "rounded": {}},
-            {"misconception": "scale-by-dk", "description": "Divides by d_k.",
-             "answer": {}, "rounded": {}}],
+            {
+                "misconception": "no-scale",
+                "description": "Skips the scale.",
+                "answer": {},
+                "rounded": {},
+            },
+            {
+                "misconception": "scale-by-dk",
+                "description": "Divides by d_k.",
+                "answer": {},
+                "rounded": {},
+            },
+        ],
         "choices": [
-            {"label": "A", "text": r"\begin{bmatrix} 0.88 & 0.12 \\ 0.12 & 0.88 \end{bmatrix}",
-             "correct": False, "misconception": "no-scale"},
-            {"label": "B", "text": r"\begin{bmatrix} 0.80 & 0.20 \\ 0.20 & 0.80 \end{bmatrix}",
-             "correct": True, "misconception": None},
-            {"label": "C", "text": r"\begin{bmatrix} 0.73 & 0.27 \\ 0.27 & 0.73 \end{bmatrix}",
-             "correct": False, "misconception": "scale-by-dk"}],
+            {
+                "label": "A",
+                "text": r"\begin{bmatrix} 0.88 & 0.12 \\ 0.12 & 0.88 \end{bmatrix}",
+                "correct": False,
+                "misconception": "no-scale",
+            },
+            {
+                "label": "B",
+                "text": r"\begin{bmatrix} 0.80 & 0.20 \\ 0.20 & 0.80 \end{bmatrix}",
+                "correct": True,
+                "misconception": None,
+            },
+            {
+                "label": "C",
+                "text": r"\begin{bmatrix} 0.73 & 0.27 \\ 0.27 & 0.73 \end{bmatrix}",
+                "correct": False,
+                "misconception": "scale-by-dk",
+            },
+        ],
         "choice_answer": "B",
     }
 
@@ -105,13 +170,23 @@ def _question_mc() -> dict:
 def _question_words() -> dict:
     """A pick-one answer and a written answer (graded by hand)."""
     return {
-        "id": "q-words", "number": 4, "family": "scale-effect", "title": "Why scale",
-        "points": 3, "decimals": 2, "format": "open", "prompt": "Think about the scale.",
+        "id": "q-words",
+        "number": 4,
+        "family": "scale-effect",
+        "title": "Why scale",
+        "points": 3,
+        "decimals": 2,
+        "format": "open",
+        "prompt": "Think about the scale.",
         "given": {"d_k": 64},
-        "parts": [{"prompt": "Which softmax is more peaked?", "answer": "peaked"},
-                  {"prompt": "Why divide by $\\sqrt{d_k}$?", "answer": "why"}],
-        "answer": {"peaked": "without the scale",
-                   "why": "The variance of $q \\cdot k$ grows like $d_k$."},
+        "parts": [
+            {"prompt": "Which softmax is more peaked?", "answer": "peaked"},
+            {"prompt": "Why divide by $\\sqrt{d_k}$?", "answer": "why"},
+        ],
+        "answer": {
+            "peaked": "without the scale",
+            "why": "The variance of $q \\cdot k$ grows like $d_k$.",
+        },
         "rounded": {"peaked": "without the scale", "why": "The variance grows like d_k."},
         "kinds": {"peaked": "choice", "why": "text"},
         "options": {"peaked": ["without the scale", "with the scale", "equally peaked"]},
@@ -122,14 +197,29 @@ def _question_words() -> dict:
 def fixture_key() -> dict:
     """Two sheets (two variants per question); sheet 2 has a different probability."""
     p2 = math.exp(1) / (1 + math.exp(1))  # softmax([2, 0] / sqrt(4))[0] ≈ 0.7311
-    s1 = [_question_p(WORKED, "0.80", math.exp(2) / (1 + math.exp(2)), "0.88"),
-          _question_mask(), _question_mc(), _question_words()]
-    s2 = [_question_p(p2, "0.73", math.exp(2) / (1 + math.exp(2)), "0.88"),
-          _question_mask(), _question_mc(), _question_words()]
-    return {"format": "worksheetgen-key", "version": 1, "seed": 7, "title": "Fixture sheet",
-            "course": "Note 3.2",
-            "sheets": [{"id": "s1", "label": "Version A", "student": None, "questions": s1},
-                       {"id": "s2", "label": "Version B", "student": None, "questions": s2}]}
+    s1 = [
+        _question_p(WORKED, "0.80", math.exp(2) / (1 + math.exp(2)), "0.88"),
+        _question_mask(),
+        _question_mc(),
+        _question_words(),
+    ]
+    s2 = [
+        _question_p(p2, "0.73", math.exp(2) / (1 + math.exp(2)), "0.88"),
+        _question_mask(),
+        _question_mc(),
+        _question_words(),
+    ]
+    return {
+        "format": "worksheetgen-key",
+        "version": 1,
+        "seed": 7,
+        "title": "Fixture sheet",
+        "course": "Note 3.2",
+        "sheets": [
+            {"id": "s1", "label": "Version A", "student": None, "questions": s1},
+            {"id": "s2", "label": "Version B", "student": None, "questions": s2},
+        ],
+    }
 
 
 @pytest.fixture
@@ -163,7 +253,7 @@ def split_alts(body: str) -> list[tuple[str, str, str]]:
             fraction, alt = "100", alt[1:]
         m = re.match(r"%(-?\d+)%", alt)
         if m:
-            fraction, alt = m.group(1), alt[m.end():]
+            fraction, alt = m.group(1), alt[m.end() :]
         answer, *feedback = re.split(r"(?<!\\)#", alt, maxsplit=1)
         out.append((fraction, _unescape_cloze(answer), _unescape_cloze("".join(feedback))))
     return out
@@ -195,7 +285,8 @@ def num(answer: str) -> tuple[float, float]:
 
 
 def test_moodle_puts_each_question_in_its_own_category_with_one_question_per_variant(
-        runner, key_file):
+    runner, key_file
+):
     questions = moodle_questions(export(runner, key_file, "moodle"))
     current, seen = None, {}
     for q in questions:
@@ -208,13 +299,16 @@ def test_moodle_puts_each_question_in_its_own_category_with_one_question_per_var
         "$course$/top/Fixture sheet/02 q-mask - Causal masking": ["q-mask:s1", "q-mask:s2"],
         "$course$/top/Fixture sheet/03 q-mc - Pick A": ["q-mc:s1", "q-mc:s2"],
         "$course$/top/Fixture sheet/04 q-words - Why scale": ["q-words:s1", "q-words:s2"],
-        "$course$/top/Fixture sheet/04 q-words - Why scale (written part)":
-            ["q-words:s1:written", "q-words:s2:written"],
+        "$course$/top/Fixture sheet/04 q-words - Why scale (written part)": [
+            "q-words:s1:written",
+            "q-words:s2:written",
+        ],
     }
 
 
 def test_moodle_scalar_is_numerical_with_the_keys_tolerance_and_slips_as_zero_answers(
-        runner, key_file):
+    runner, key_file
+):
     questions = moodle_questions(export(runner, key_file, "moodle"))
     for sheet, value in (("s1", WORKED), ("s2", math.exp(1) / (1 + math.exp(1)))):
         q = by_idnumber(questions, f"q-prob:{sheet}")
@@ -233,8 +327,7 @@ def test_moodle_scalar_is_numerical_with_the_keys_tolerance_and_slips_as_zero_an
 def test_moodle_question_text_has_the_exact_prompt_and_mathjax_math(runner, key_file):
     q = by_idnumber(moodle_questions(export(runner, key_file, "moodle")), "q-prob:s1")
     page = htmllib.unescape(q.find("questiontext/text").text)
-    assert r"Scores {S}: note = # ~ & <tag> \ backslash, with \(S = QK^\top\) and \(\neq\)." \
-        in page
+    assert r"Scores {S}: note = # ~ & <tag> \ backslash, with \(S = QK^\top\) and \(\neq\)." in page
     assert r"\(s = \left[2,\ 0\right]\)" in page
     assert "$" not in page
 
@@ -254,7 +347,8 @@ def test_moodle_cloze_text_cannot_open_a_gap_of_its_own(runner, tmp_path):
 
 
 def test_moodle_matrices_are_cloze_with_a_numerical_gap_per_entry_and_masked_cells_asked(
-        runner, key_file):
+    runner, key_file
+):
     q = by_idnumber(moodle_questions(export(runner, key_file, "moodle")), "q-mask:s1")
     assert q.get("type") == "cloze"
     found = gaps(q)
@@ -284,8 +378,9 @@ def test_moodle_matrices_are_cloze_with_a_numerical_gap_per_entry_and_masked_cel
     assert num(a_table[2][1][0][1])[0] > 3e-4
     # where the slip changes A, the slip's value is a 0 % answer that names it
     kind, alts = a_table[0]
-    assert [(f, num(a)[0]) for f, a, _ in alts[1:]] == \
-        [("0", pytest.approx(math.exp(2) / (math.exp(2) + 1)))]
+    assert [(f, num(a)[0]) for f, a, _ in alts[1:]] == [
+        ("0", pytest.approx(math.exp(2) / (math.exp(2) + 1)))
+    ]
     assert "mask-with-zero" in alts[1][2]
     # the general feedback shows the key and says the tiny entry is not 0
     feedback = htmllib.unescape(q.find("generalfeedback/text").text)
@@ -302,7 +397,8 @@ def test_moodle_multiple_choice_keeps_order_and_names_each_slip(runner, key_file
     assert [t.split("\\\\")[0] for t in texts] == [
         r"<span>\(\begin{bmatrix} 0.88 & 0.12 ",
         r"<span>\(\begin{bmatrix} 0.80 & 0.20 ",
-        r"<span>\(\begin{bmatrix} 0.73 & 0.27 "]
+        r"<span>\(\begin{bmatrix} 0.73 & 0.27 ",
+    ]
     assert [a.get("fraction") for a in answers] == ["0", "100", "0"]
     feedback = [a.findtext("feedback/text") for a in answers]
     assert "no-scale" in feedback[0] and "Skips the scale" in feedback[0]
@@ -311,7 +407,8 @@ def test_moodle_multiple_choice_keeps_order_and_names_each_slip(runner, key_file
 
 
 def test_moodle_pick_one_answer_is_a_gap_and_written_part_an_essay_with_grader_info(
-        runner, key_file):
+    runner, key_file
+):
     questions = moodle_questions(export(runner, key_file, "moodle"))
     graded = by_idnumber(questions, "q-words:s1")
     assert graded.get("type") == "multichoice"
@@ -368,22 +465,31 @@ def parse_gift(text: str) -> list[dict]:
             continue
         body = "\n".join(lines).strip()
         if body.startswith("$CATEGORY:"):
-            category = body[len("$CATEGORY:"):].strip()
+            category = body[len("$CATEGORY:") :].strip()
             continue
         tokens = _gift_tokens(body)
         assert _plain(tokens[:2]) == "::" and not tokens[0][1]
-        end = next(i for i in range(2, len(tokens) - 1)
-                   if _plain(tokens[i:i + 2]) == "::" and not tokens[i][1])
+        end = next(
+            i
+            for i in range(2, len(tokens) - 1)
+            if _plain(tokens[i : i + 2]) == "::" and not tokens[i][1]
+        )
         name = _plain(tokens[2:end])
-        rest = tokens[end + 2:]
+        rest = tokens[end + 2 :]
         assert _plain(rest[:6]) == "[html]"
         rest = rest[6:]
         open_at = next(i for i, (c, e) in enumerate(rest) if c == "{" and not e)
         close_at = max(i for i, (c, e) in enumerate(rest) if c == "}" and not e)
         assert close_at == len(rest) - 1, "text after the answer block"
-        qtext, block_tokens = _plain(rest[:open_at]), rest[open_at + 1:close_at]
-        q = {"category": category, "name": name, "text": qtext, "answers": [],
-             "kind": "essay", "general": ""}
+        qtext, block_tokens = _plain(rest[:open_at]), rest[open_at + 1 : close_at]
+        q = {
+            "category": category,
+            "name": name,
+            "text": qtext,
+            "answers": [],
+            "kind": "essay",
+            "general": "",
+        }
         plain = _plain(block_tokens)
         if plain.startswith("####") and not block_tokens[0][1]:
             q["general"] = plain[4:]
@@ -410,8 +516,12 @@ def parse_gift(text: str) -> list[dict]:
 def test_gift_escapes_special_characters_so_the_prompt_reads_back_exactly(runner, key_file):
     questions = parse_gift(export(runner, key_file, "gift").read_text(encoding="utf-8"))
     q = next(q for q in questions if q["name"] == "1. q-prob [s1]")
-    assert htmllib.unescape(q["text"]).count(
-        r"Scores {S}: note = # ~ & <tag> \ backslash, with \(S = QK^\top\) and \(\neq\).") == 1
+    assert (
+        htmllib.unescape(q["text"]).count(
+            r"Scores {S}: note = # ~ & <tag> \ backslash, with \(S = QK^\top\) and \(\neq\)."
+        )
+        == 1
+    )
 
 
 def test_gift_numerical_questions_carry_value_tolerance_and_named_slips(runner, key_file):
@@ -426,12 +536,14 @@ def test_gift_numerical_questions_carry_value_tolerance_and_named_slips(runner, 
 
 
 def test_gift_splits_matrices_into_one_question_per_entry_in_a_category_per_variant(
-        runner, key_file):
+    runner, key_file
+):
     text = export(runner, key_file, "gift").read_text(encoding="utf-8")
     assert "GIFT has no cloze question" in text  # the stated reason
     questions = [q for q in parse_gift(text) if q["name"].startswith("2. q-mask [s1]")]
-    assert {q["category"] for q in questions} == \
-        {"$course$/top/Fixture sheet/02 q-mask - Causal masking/s1"}
+    assert {q["category"] for q in questions} == {
+        "$course$/top/Fixture sheet/02 q-mask - Causal masking/s1"
+    }
     assert len(questions) == 8
     masked = next(q for q in questions if q["name"].endswith("masked query 1, key 2"))
     assert masked["kind"] == "choice"  # a short answer: every alternative starts with =
@@ -481,11 +593,14 @@ def test_qti_groups_variants_of_each_question_and_picks_one(runner, key_file):
     files, root = unzip_qti(export(runner, key_file, "qti"))
     groups = [s for s in root.iter(f"{QTI}section") if s.get("ident") != "root_section"]
     assert [g.get("title") for g in groups] == [
-        "1. q-prob: One probability", "2. q-mask: Causal masking", "3. q-mc: Pick A",
-        "4. q-words: Why scale", "4. q-words: Why scale (written part)"]
+        "1. q-prob: One probability",
+        "2. q-mask: Causal masking",
+        "3. q-mc: Pick A",
+        "4. q-words: Why scale",
+        "4. q-words: Why scale (written part)",
+    ]
     for g in groups:
-        assert g.findtext(f"{QTI}selection_ordering/{QTI}selection/{QTI}selection_number") \
-            == "1"
+        assert g.findtext(f"{QTI}selection_ordering/{QTI}selection/{QTI}selection_number") == "1"
         assert len(g.findall(f"{QTI}item")) == 2  # the two sheets' variants
     points = [g.findtext(f".//{QTI}points_per_item") for g in groups]
     assert points == ["2", "4", "1", "3", "1"]  # a mixed question's written part: 1 point
@@ -511,8 +626,9 @@ def test_qti_multiple_choice_has_distractors_with_feedback_naming_the_slip(runne
     assert len(labels) == 3
     right = item.find(f".//{QTI}respcondition[@continue='No']").findtext(f".//{QTI}varequal")
     assert right == labels[1].get("ident")
-    feedback = {f.get("ident"): f.findtext(f".//{QTI}mattext")
-                for f in item.findall(f"{QTI}itemfeedback")}
+    feedback = {
+        f.get("ident"): f.findtext(f".//{QTI}mattext") for f in item.findall(f"{QTI}itemfeedback")
+    }
     assert "no-scale" in feedback[labels[0].get("ident") + "_fb"]
     assert "scale-by-dk" in feedback[labels[2].get("ident") + "_fb"]
 
@@ -527,30 +643,48 @@ def _decimals_within(value: float, tol: float, digits: int) -> set[str]:
 
 
 def test_qti_matrix_blanks_accept_printed_decimals_within_tolerance_and_masked_spellings(
-        runner, key_file):
+    runner, key_file
+):
     _, root = unzip_qti(export(runner, key_file, "qti"))
     item = items_by_title(root)["2. q-mask [s1]"]
     assert qtype(item) == "fill_in_multiple_blanks_question"
     text = item.find(f"{QTI}presentation/{QTI}material/{QTI}mattext").text
-    blanks = {lid.get("ident")[len("response_"):]: [
-        lab.findtext(f".//{QTI}mattext") for lab in lid.iter(f"{QTI}response_label")]
-        for lid in item.iter(f"{QTI}response_lid")}
-    assert set(blanks) == {"masked_1_1", "masked_1_2", "masked_2_1", "masked_2_2",
-                           "A_1_1", "A_1_2", "A_2_1", "A_2_2"}
+    blanks = {
+        lid.get("ident")[len("response_") :]: [
+            lab.findtext(f".//{QTI}mattext") for lab in lid.iter(f"{QTI}response_label")
+        ]
+        for lid in item.iter(f"{QTI}response_lid")
+    }
+    assert set(blanks) == {
+        "masked_1_1",
+        "masked_1_2",
+        "masked_2_1",
+        "masked_2_2",
+        "A_1_1",
+        "A_1_2",
+        "A_2_1",
+        "A_2_2",
+    }
     assert all(f"[{b}]" in text for b in blanks)
     assert {"-inf", "−∞", "masked"} <= set(blanks["masked_1_2"])
-    for name, value, tol in (("A_2_1", TINY, 0.01), ("A_2_2", BIG, 0.01),
-                             ("masked_2_1", -4.0, 0.005)):
+    for name, value, tol in (
+        ("A_2_1", TINY, 0.01),
+        ("A_2_2", BIG, 0.01),
+        ("masked_2_1", -4.0, 0.005),
+    ):
         two_places = {t for t in blanks[name] if re.fullmatch(r"[-−]?\d+\.\d\d", t)}
         assert {t.replace("−", "-") for t in two_places} == _decimals_within(value, tol, 2)
     assert "0.00" in blanks["A_2_1"] and "0.02" not in blanks["A_2_1"]
     # each blank adds its share of the score when any of its accepted answers is given
-    conditions = [c for c in item.iter(f"{QTI}respcondition")
-                  if c.find(f"{QTI}setvar[@action='Add']") is not None]
+    conditions = [
+        c
+        for c in item.iter(f"{QTI}respcondition")
+        if c.find(f"{QTI}setvar[@action='Add']") is not None
+    ]
     assert len(conditions) == len(blanks)
     for c in conditions:
         (respident,) = {v.get("respident") for v in c.iter(f"{QTI}varequal")}
-        bid = respident[len("response_"):]
+        bid = respident[len("response_") :]
         assert len(c.findall(f".//{QTI}varequal")) == len(blanks[bid])
         assert float(c.findtext(f"{QTI}setvar")) == pytest.approx(100 / 8, abs=0.01)
 
@@ -611,10 +745,27 @@ def test_class_build_streams_each_export_to_the_bytes_export_gives(tmp_path):
 
     roster = tmp_path / "roster.csv"
     roster.write_text("name\nAda Lovelace\nAlan Turing\nGrace Hopper\n", encoding="utf-8")
-    result = CliRunner().invoke(main, [
-        "build", "--seed", "4", "--bank", str(ROOT / "banks" / "note.yaml"), "--no-pdf",
-        "--roster", str(roster), "--out", str(tmp_path / "out"), "--export", "moodle",
-        "--export", "gift", "--export", "qti"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "4",
+            "--bank",
+            str(ROOT / "banks" / "note.yaml"),
+            "--no-pdf",
+            "--roster",
+            str(roster),
+            "--out",
+            str(tmp_path / "out"),
+            "--export",
+            "moodle",
+            "--export",
+            "gift",
+            "--export",
+            "qti",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = (tmp_path / "out").iterdir()
     data = json.loads((folder / "key.json").read_text(encoding="utf-8"))
@@ -631,9 +782,25 @@ def practice_build(tmp_path_factory) -> Path:
     from click.testing import CliRunner
 
     out = tmp_path_factory.mktemp("practice")
-    result = CliRunner().invoke(main, [
-        "build", "--seed", "1", "--bank", str(ROOT / "banks" / "practice.yaml"), "--no-pdf",
-        "--out", str(out), "--export", "moodle", "--export", "gift", "--export", "qti"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "1",
+            "--bank",
+            str(ROOT / "banks" / "practice.yaml"),
+            "--no-pdf",
+            "--out",
+            str(out),
+            "--export",
+            "moodle",
+            "--export",
+            "gift",
+            "--export",
+            "qti",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
     return folder
@@ -650,8 +817,9 @@ def test_real_build_moodle_has_the_notes_worked_example_with_key_tolerances(prac
     key = json.loads((practice_build / "key.json").read_text())
     sheet = key["sheets"][0]
     worked = next(q for q in sheet["questions"] if q["id"] == "worked-example")
-    q = by_idnumber(moodle_questions(practice_build / "moodle.xml"),
-                    f"worked-example:{sheet['id']}")
+    q = by_idnumber(
+        moodle_questions(practice_build / "moodle.xml"), f"worked-example:{sheet['id']}"
+    )
     found = gaps(q)
     scaled, a = found[:4], found[4:8]
     r2 = math.sqrt(2)
@@ -668,8 +836,9 @@ def test_real_build_moodle_has_the_notes_worked_example_with_key_tolerances(prac
 def test_real_build_causal_example_asks_masked_cell_and_keeps_exact_zero(practice_build):
     key = json.loads((practice_build / "key.json").read_text())
     sheet_id = key["sheets"][0]["id"]
-    q = by_idnumber(moodle_questions(practice_build / "moodle.xml"),
-                    f"worked-example-causal:{sheet_id}")
+    q = by_idnumber(
+        moodle_questions(practice_build / "moodle.xml"), f"worked-example-causal:{sheet_id}"
+    )
     kinds = [k for k, _ in gaps(q)]
     assert kinds.count("SHORTANSWER") == 1  # the one future key of a 2x2 causal table
     a_row1 = [num(alts[0][1])[0] for k, alts in gaps(q)[-4:-2]]
@@ -678,12 +847,16 @@ def test_real_build_causal_example_asks_masked_cell_and_keeps_exact_zero(practic
 
 def test_real_build_qti_and_gift_parse_back(practice_build):
     _, root = unzip_qti(practice_build / "canvas-qti.zip")
-    titles = [s.get("title") for s in root.iter(f"{QTI}section")
-              if s.get("ident") != "root_section"]
+    titles = [
+        s.get("title") for s in root.iter(f"{QTI}section") if s.get("ident") != "root_section"
+    ]
     assert len(titles) == 7  # one group per question of the practice bank
     questions = parse_gift((practice_build / "gift.txt").read_text(encoding="utf-8"))
-    a11 = next(q for q in questions if q["name"].startswith("1. worked-example [")
-               and q["name"].endswith("A query 1, key 1"))
+    a11 = next(
+        q
+        for q in questions
+        if q["name"].startswith("1. worked-example [") and q["name"].endswith("A query 1, key 1")
+    )
     (right,) = [a for a in a11["answers"] if a[0] == 100]
     assert right[1] == pytest.approx(WORKED, abs=1e-12)
 
@@ -697,26 +870,54 @@ def _broken(mutate) -> dict:
     return data
 
 
-@pytest.mark.parametrize(("mutate", "field", "words"), [
-    (lambda qs: qs[0]["tolerance"].pop("p"), "sheets[0].questions[0].tolerance.p",
-     "expected the tolerance"),
-    (lambda qs: qs[0]["rounded"].update(p="0.90"), "sheets[0].questions[0].tolerance.p",
-     "accepts the printed 0.90"),
-    (lambda qs: qs[1]["rounded"]["masked"][0].__setitem__(1, "0.00"),
-     "sheets[0].questions[1].rounded.masked[0][1]", "expected \"-inf\""),
-    (lambda qs: qs[2]["choices"][0].update(correct=True, misconception=None),
-     "sheets[0].questions[2].choices", "exactly one correct choice, got 2"),
-    (lambda qs: qs[0]["parts"][0].update(answer="q"), "sheets[0].questions[0].parts[0].answer",
-     "expected one of the answers"),
-    (lambda qs: qs[1]["answer"]["A"][1].pop(), "sheets[0].questions[1].answer.A[1]",
-     "expected 2 entries like row 0, got 1"),
-    (lambda qs: qs[1]["rounded"]["A"].pop(), "sheets[0].questions[1].rounded.A",
-     "expected the same shape as the answer (2x2), got 1x2"),
-    (lambda qs: qs[0]["answer"].update(p="-inf"), "sheets[0].questions[0].answer.p",
-     "only matrix and vector entries can be masked"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "field", "words"),
+    [
+        (
+            lambda qs: qs[0]["tolerance"].pop("p"),
+            "sheets[0].questions[0].tolerance.p",
+            "expected the tolerance",
+        ),
+        (
+            lambda qs: qs[0]["rounded"].update(p="0.90"),
+            "sheets[0].questions[0].tolerance.p",
+            "accepts the printed 0.90",
+        ),
+        (
+            lambda qs: qs[1]["rounded"]["masked"][0].__setitem__(1, "0.00"),
+            "sheets[0].questions[1].rounded.masked[0][1]",
+            'expected "-inf"',
+        ),
+        (
+            lambda qs: qs[2]["choices"][0].update(correct=True, misconception=None),
+            "sheets[0].questions[2].choices",
+            "exactly one correct choice, got 2",
+        ),
+        (
+            lambda qs: qs[0]["parts"][0].update(answer="q"),
+            "sheets[0].questions[0].parts[0].answer",
+            "expected one of the answers",
+        ),
+        (
+            lambda qs: qs[1]["answer"]["A"][1].pop(),
+            "sheets[0].questions[1].answer.A[1]",
+            "expected 2 entries like row 0, got 1",
+        ),
+        (
+            lambda qs: qs[1]["rounded"]["A"].pop(),
+            "sheets[0].questions[1].rounded.A",
+            "expected the same shape as the answer (2x2), got 1x2",
+        ),
+        (
+            lambda qs: qs[0]["answer"].update(p="-inf"),
+            "sheets[0].questions[0].answer.p",
+            "only matrix and vector entries can be masked",
+        ),
+    ],
+)
 def test_bad_key_is_one_line_error_naming_the_field_and_nothing_is_written(
-        runner, tmp_path, mutate, field, words):
+    runner, tmp_path, mutate, field, words
+):
     path = tmp_path / "key.json"
     path.write_text(json.dumps(_broken(mutate)), encoding="utf-8")
     for fmt in ("moodle", "gift", "qti"):
@@ -730,8 +931,7 @@ def test_bad_key_is_one_line_error_naming_the_field_and_nothing_is_written(
 
 
 def test_missing_or_invalid_key_file_is_a_clear_error(runner, tmp_path):
-    result = runner.invoke(main, ["export", "--to", "moodle", "--key",
-                                  str(tmp_path / "nope.json")])
+    result = runner.invoke(main, ["export", "--to", "moodle", "--key", str(tmp_path / "nope.json")])
     assert result.exit_code == 1 and "no such file" in result.output
     bad = tmp_path / "key.json"
     bad.write_text('{"seed": 1,\n "sheets": [}', encoding="utf-8")
@@ -741,7 +941,8 @@ def test_missing_or_invalid_key_file_is_a_clear_error(runner, tmp_path):
 
 
 def test_export_writes_beside_the_key_by_default_and_into_a_folder_given_as_out(
-        runner, key_file, tmp_path):
+    runner, key_file, tmp_path
+):
     assert export(runner, key_file, "moodle") == key_file.parent / "moodle.xml"
     folder = tmp_path / "lms"
     folder.mkdir()
@@ -768,9 +969,18 @@ def test_export_help_and_unknown_format(runner):
 def test_a_shown_heatmap_becomes_a_shaded_table_of_the_printed_weights(runner, tmp_path):
     data = fixture_key()
     words = data["sheets"][0]["questions"][3]
-    words["shown"] = [{"label": "A", "kind": "heatmap", "value": {
-        "rows": [["1.00", "0.00"], ["0.30", "0.70"]], "weights": [[1.0, 0.0], [0.3, 0.7]],
-        "row_label": "query", "col_label": "key"}}]
+    words["shown"] = [
+        {
+            "label": "A",
+            "kind": "heatmap",
+            "value": {
+                "rows": [["1.00", "0.00"], ["0.30", "0.70"]],
+                "weights": [[1.0, 0.0], [0.3, 0.7]],
+                "row_label": "query",
+                "col_label": "key",
+            },
+        }
+    ]
     path = tmp_path / "key.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     q = by_idnumber(moodle_questions(export(runner, path, "moodle")), "q-words:s1")
@@ -785,14 +995,20 @@ def test_a_shown_heatmap_becomes_a_shaded_table_of_the_printed_weights(runner, t
 def test_a_worked_solution_to_check_is_shown_step_by_step(runner, tmp_path):
     data = fixture_key()
     data["sheets"][0]["questions"][3]["shown_steps"] = [
-        {"title": "Scores", "text": "",
-         "math": r"S = QK^\top = \begin{bmatrix} 1 & 0 \end{bmatrix}"},
-        {"title": "Scale by $d_k$", "text": "(the slip)", "math": ""}]
+        {
+            "title": "Scores",
+            "text": "",
+            "math": r"S = QK^\top = \begin{bmatrix} 1 & 0 \end{bmatrix}",
+        },
+        {"title": "Scale by $d_k$", "text": "(the slip)", "math": ""},
+    ]
     path = tmp_path / "key.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     q = by_idnumber(moodle_questions(export(runner, path, "moodle")), "q-words:s1")
     page = ET.fromstring(q.find("questiontext/text").text)
     steps = page.findall(".//ol/li")
     assert [li.text for li in steps] == ["Scores", r"Scale by \(d_k\) (the slip)"]
-    assert steps[0].find("div").text == \
-        r"\(\displaystyle S = QK^\top = \begin{bmatrix} 1 & 0 \end{bmatrix}\)"
+    assert (
+        steps[0].find("div").text
+        == r"\(\displaystyle S = QK^\top = \begin{bmatrix} 1 & 0 \end{bmatrix}\)"
+    )

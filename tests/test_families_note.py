@@ -67,8 +67,9 @@ def test_projections_compute_q_k_v_and_scores_by_hand(write_bank):
     assert sol.answer("scores").value == [[0, 1, 1], [1, 0, 1], [1, 1, 2]]
     assert sol.answer("scores").rounded[2] == ["1", "1", "2"]
     e = math.exp(1 / R2)
-    assert sol.answer("A").value[0] == pytest.approx([1 / (1 + 2 * e), e / (1 + 2 * e),
-                                                      e / (1 + 2 * e)], abs=1e-12)
+    assert sol.answer("A").value[0] == pytest.approx(
+        [1 / (1 + 2 * e), e / (1 + 2 * e), e / (1 + 2 * e)], abs=1e-12
+    )
     assert sol.answer("A").rounded[0] == ["0.20", "0.40", "0.40"]
     out = (1 + 2 * e + 3 * e) / (1 + 2 * e)
     assert sol.answer("output").value[0][0] == pytest.approx(out, abs=1e-12)
@@ -78,9 +79,19 @@ def test_projections_compute_q_k_v_and_scores_by_hand(write_bank):
 
 
 def test_projections_without_scale_ask_only_q_k_v_and_scores():
-    given = {"X": [[2, 1]], "W_Q": [[1], [1]], "W_K": [[1], [-1]], "W_V": [[0], [1]],
-             "T": 1, "d": 2, "d_k": 1, "d_v": 1, "scale": False, "softmax": False,
-             "output": False}
+    given = {
+        "X": [[2, 1]],
+        "W_Q": [[1], [1]],
+        "W_K": [[1], [-1]],
+        "W_V": [[0], [1]],
+        "T": 1,
+        "d": 2,
+        "d_k": 1,
+        "d_v": 1,
+        "scale": False,
+        "softmax": False,
+        "output": False,
+    }
     sol = solve("projections", given)
     assert [a.name for a in sol.answers] == ["Q", "K", "V", "scores"]
     assert sol.answer("scores").value == [[3]]  # (2 + 1) * (2 - 1)
@@ -90,9 +101,19 @@ def test_projections_without_scale_ask_only_q_k_v_and_scores():
 
 
 def test_projections_scale_slip_changes_the_scaled_scores():
-    given = {"X": [[1, 0], [0, 1]], "W_Q": [[2, 0], [0, 2]], "W_K": [[1, 0], [0, 1]],
-             "W_V": [[1, 0], [0, 1]], "T": 2, "d": 2, "d_k": 2, "d_v": 2, "scale": True,
-             "softmax": False, "output": False}
+    given = {
+        "X": [[1, 0], [0, 1]],
+        "W_Q": [[2, 0], [0, 2]],
+        "W_K": [[1, 0], [0, 1]],
+        "W_V": [[1, 0], [0, 1]],
+        "T": 2,
+        "d": 2,
+        "d_k": 2,
+        "d_v": 2,
+        "scale": True,
+        "softmax": False,
+        "output": False,
+    }
     fam = get_family("projections")
     right = fam.evaluate(given, CORRECT)["scaled"]
     by_dk = fam.evaluate(given, flipped(scale="dk"))["scaled"]
@@ -101,63 +122,108 @@ def test_projections_scale_slip_changes_the_scaled_scores():
     assert fam.slips_for(given) == ("no-transpose", "scale-by-dk", "no-scale")
 
 
-@pytest.mark.parametrize("params, expected", [
-    ("X: [[1, 0], [0, 1]]\n      W_Q: [[1], [0], [0]]",
-     "questions[0].params.W_Q: expected W_Q with 2 rows (d = 2 from X), got 3"),
-    ("X: [[1, 0], [0, 1]]\n      d: 3",
-     "questions[0].params.d: expected d = 2 (the shape of the pinned X) or no d, got 3"),
-    ("x_low: 2\n      x_high: 0",
-     "questions[0].params.x_high: expected x_high >= x_low (2), got 0"),
-    ("X: [[1, 2, 3]]", "questions[0].params.X: expected X with 2 to 4 rows (tokens), got 1"),
-    ("T: 5", "questions[0].params.T: expected an integer from 2 to 4, got 5"),
-    ("X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
-     "      W_V: [[1], [1]]\n      softmax: true",
-     "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
-     "softmax or output is asked (e^x by hand), got 648"),  # q = k = [18, 18]: 2 * 18 * 18
-    ("X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
-     "      W_V: [[1], [1]]\n      scale: true",
-     "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
-     "softmax or output is asked (e^x by hand), got 648"),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        (
+            "X: [[1, 0], [0, 1]]\n      W_Q: [[1], [0], [0]]",
+            "questions[0].params.W_Q: expected W_Q with 2 rows (d = 2 from X), got 3",
+        ),
+        (
+            "X: [[1, 0], [0, 1]]\n      d: 3",
+            "questions[0].params.d: expected d = 2 (the shape of the pinned X) or no d, got 3",
+        ),
+        (
+            "x_low: 2\n      x_high: 0",
+            "questions[0].params.x_high: expected x_high >= x_low (2), got 0",
+        ),
+        ("X: [[1, 2, 3]]", "questions[0].params.X: expected X with 2 to 4 rows (tokens), got 1"),
+        ("T: 5", "questions[0].params.T: expected an integer from 2 to 4, got 5"),
+        (
+            "X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
+            "      W_V: [[1], [1]]\n      softmax: true",
+            "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
+            "softmax or output is asked (e^x by hand), got 648",
+        ),  # q = k = [18, 18]: 2 * 18 * 18
+        (
+            "X: [[3, 3], [3, 3]]\n      W_Q: [[3, 3], [3, 3]]\n      W_K: [[3, 3], [3, 3]]\n"
+            "      W_V: [[1], [1]]\n      scale: true",
+            "questions[0].params.X: expected scores QK^T of at most 24 in size when the scale, "
+            "softmax or output is asked (e^x by hand), got 648",
+        ),
+    ],
+)
 def test_projections_reject_bad_parameters(write_bank, params, expected):
-    msg = bank_error(write_bank,
-                     f"  - id: p\n    family: projections\n    params:\n      {params}\n")
+    msg = bank_error(
+        write_bank, f"  - id: p\n    family: projections\n    params:\n      {params}\n"
+    )
     assert expected in msg
 
 
 PINNED_QKV = "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1]]\n      V: [[1, 0], [0, 1]]"
 
 
-@pytest.mark.parametrize("family, params, expected", [
-    # these built silently with the pinned matrix's size (a key dividing by sqrt 2, not 3)
-    ("lab3", f"{PINNED_QKV}\n      d_k: 3",
-     "params.d_k: expected d_k = 2 (the shape of the pinned Q) or no d_k, got 3"),
-    ("lab3", f"{PINNED_QKV}\n      T: 4",
-     "params.T: expected T = 2 (the shape of the pinned Q) or no T, got 4"),
-    ("softmax", "S: [[1, 0], [0, 1]]\n      T: 3",
-     "params.T: expected T = 2 (the shape of the pinned S) or no T, got 3"),
-    ("causal", "S: [[1, 0], [0, 1]]\n      T: {min: 3, max: 4}",
-     "params.T: expected T = 2 (the shape of the pinned S) or no T, got 3, 4"),
-    ("scaling", "row: [[2, 0]]\n      n: 3",
-     "params.n: expected n = 2 (the shape of the pinned row) or no n, got 3"),
-    ("cross", "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1], [1, 1]]\n"
-     "      V: [[1, 0, 1], [0, 1, 0], [1, 1, 1]]\n      T_q: 3",
-     "params.T_q: expected T_q = 2 (the shape of the pinned Q) or no T_q, got 3"),
-    ("cross", "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1], [1, 1]]\n"
-     "      V: [[1, 0, 1], [0, 1, 0], [1, 1, 1]]\n      d_v: 2",
-     "params.d_v: expected d_v = 3 (the shape of the pinned V) or no d_v, got 2"),
-    ("identical-keys", "Q: [[1, 0], [0, 1], [1, 1]]\n      K: [[1, 0], [0, 1], [1, 0]]\n"
-     "      T: 4", "params.T: expected T = 3 (the shape of the pinned Q) or no T, got 4"),
-])
-def test_a_dimension_that_disagrees_with_a_pinned_matrix_is_refused(write_bank, family, params,
-                                                                     expected):
+@pytest.mark.parametrize(
+    "family, params, expected",
+    [
+        # these built silently with the pinned matrix's size (a key dividing by sqrt 2, not 3)
+        (
+            "lab3",
+            f"{PINNED_QKV}\n      d_k: 3",
+            "params.d_k: expected d_k = 2 (the shape of the pinned Q) or no d_k, got 3",
+        ),
+        (
+            "lab3",
+            f"{PINNED_QKV}\n      T: 4",
+            "params.T: expected T = 2 (the shape of the pinned Q) or no T, got 4",
+        ),
+        (
+            "softmax",
+            "S: [[1, 0], [0, 1]]\n      T: 3",
+            "params.T: expected T = 2 (the shape of the pinned S) or no T, got 3",
+        ),
+        (
+            "causal",
+            "S: [[1, 0], [0, 1]]\n      T: {min: 3, max: 4}",
+            "params.T: expected T = 2 (the shape of the pinned S) or no T, got 3, 4",
+        ),
+        (
+            "scaling",
+            "row: [[2, 0]]\n      n: 3",
+            "params.n: expected n = 2 (the shape of the pinned row) or no n, got 3",
+        ),
+        (
+            "cross",
+            "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1], [1, 1]]\n"
+            "      V: [[1, 0, 1], [0, 1, 0], [1, 1, 1]]\n      T_q: 3",
+            "params.T_q: expected T_q = 2 (the shape of the pinned Q) or no T_q, got 3",
+        ),
+        (
+            "cross",
+            "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1], [1, 1]]\n"
+            "      V: [[1, 0, 1], [0, 1, 0], [1, 1, 1]]\n      d_v: 2",
+            "params.d_v: expected d_v = 3 (the shape of the pinned V) or no d_v, got 2",
+        ),
+        (
+            "identical-keys",
+            "Q: [[1, 0], [0, 1], [1, 1]]\n      K: [[1, 0], [0, 1], [1, 0]]\n      T: 4",
+            "params.T: expected T = 3 (the shape of the pinned Q) or no T, got 4",
+        ),
+    ],
+)
+def test_a_dimension_that_disagrees_with_a_pinned_matrix_is_refused(
+    write_bank, family, params, expected
+):
     msg = bank_error(write_bank, f"  - id: p\n    family: {family}\n    params:\n      {params}\n")
     assert expected in msg
 
 
 def test_a_dimension_that_agrees_with_a_pinned_matrix_is_accepted(write_bank):
-    item = only_item(write_bank, f"  - id: p\n    family: lab3\n    params:\n      {PINNED_QKV}"
-                     "\n      T: 2\n      d_k: 2\n      d_v: 2\n")
+    item = only_item(
+        write_bank,
+        f"  - id: p\n    family: lab3\n    params:\n      {PINNED_QKV}"
+        "\n      T: 2\n      d_k: 2\n      d_v: 2\n",
+    )
     assert item.given["d_k"] == 2
 
 
@@ -165,8 +231,10 @@ def test_projections_that_can_only_draw_zero_tokens_fail_with_a_clear_error(writ
     from worksheetgen.errors import DrawError
 
     with pytest.raises(DrawError) as info:
-        only_item(write_bank, "  - id: p\n    family: projections\n    params:\n"
-                              "      x_low: 0\n      x_high: 0\n")
+        only_item(
+            write_bank,
+            "  - id: p\n    family: projections\n    params:\n      x_low: 0\n      x_high: 0\n",
+        )
     assert "could not draw X (no all-zero token)" in str(info.value)
     assert "change x_low..x_high" in str(info.value)
 
@@ -205,20 +273,32 @@ def test_cross_attention_shapes_for_large_sequences():
     assert get_family("cross").slips_for(given) == ()
 
 
-@pytest.mark.parametrize("params, expected", [
-    ("T_q: 3\n      T_k: 3", "questions[0].params.T_k: expected T_k different from T_q = 3"),
-    ("numeric: true\n      T_k: 8",
-     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true (hand work), "
-     "got up to 8"),
-    ("numeric: true\n      T_k: 1\n      T_q: 2",
-     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true (with one source "
-     "token every weight is 1), got 1"),
-    ("numeric: true\n      T_k: {min: 1, max: 3}",
-     "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true"),
-    ("Q: [[1, 0]]", "questions[0].params: expected Q, K and V pinned together, got only Q"),
-    ("Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1]]\n      V: [[1], [2]]",
-     "expected K with a number of rows (T_k) different from Q's (T_q = 2)"),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ("T_q: 3\n      T_k: 3", "questions[0].params.T_k: expected T_k different from T_q = 3"),
+        (
+            "numeric: true\n      T_k: 8",
+            "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true (hand work), "
+            "got up to 8",
+        ),
+        (
+            "numeric: true\n      T_k: 1\n      T_q: 2",
+            "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true "
+            "(with one source "
+            "token every weight is 1), got 1",
+        ),
+        (
+            "numeric: true\n      T_k: {min: 1, max: 3}",
+            "questions[0].params.T_k: expected T_k from 2 to 4 when numeric is true",
+        ),
+        ("Q: [[1, 0]]", "questions[0].params: expected Q, K and V pinned together, got only Q"),
+        (
+            "Q: [[1, 0], [0, 1]]\n      K: [[1, 0], [0, 1]]\n      V: [[1], [2]]",
+            "expected K with a number of rows (T_k) different from Q's (T_q = 2)",
+        ),
+    ],
+)
 def test_cross_rejects_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank, f"  - id: c\n    family: cross\n    params:\n      {params}\n")
     assert expected in msg
@@ -245,8 +325,11 @@ def test_identical_keys_get_equal_columns_of_a(write_bank):
     assert a[0] == pytest.approx([e1 / (2 * e1 + 1), 1 / (2 * e1 + 1), e1 / (2 * e1 + 1)])
     assert a[1] == pytest.approx([1 / (2 + e2), e2 / (2 + e2), 1 / (2 + e2)])
     assert a[2] == pytest.approx([1 / 3] * 3)
-    assert sol.answer("A").rounded == [["0.40", "0.20", "0.40"], ["0.16", "0.67", "0.16"],
-                                       ["0.33", "0.33", "0.33"]]
+    assert sol.answer("A").rounded == [
+        ["0.40", "0.20", "0.40"],
+        ["0.16", "0.67", "0.16"],
+        ["0.33", "0.33", "0.33"],
+    ]
     exact = sol.answer("A").exact
     assert all(row[0] == row[2] for row in exact)  # the same exact expression, not just close
     assert sol.answer("equal_pair").value == "keys 1 and 3"
@@ -257,32 +340,45 @@ def test_identical_keys_get_equal_columns_of_a(write_bank):
 
 
 def test_identical_keys_explain_only_has_a_model_answer():
-    sol = solve("identical-keys", {"T": 4, "d_k": 2, "pair": [2, 4], "numeric": False,
-                                   "explain": True})
+    sol = solve(
+        "identical-keys", {"T": 4, "d_k": 2, "pair": [2, 4], "numeric": False, "explain": True}
+    )
     assert [a.name for a in sol.answers] == ["equal_weights", "explain"]
     assert sol.answer("equal_weights").value == "equal for every query"
     assert "$q \\cdot k_2 = q \\cdot k_4$" in sol.answer("explain").value
 
 
-@pytest.mark.parametrize("params, expected", [
-    ("Q: [[1, 0], [0, 1], [1, 1]]\n      K: [[1, 0], [0, 1], [2, 2]]",
-     "expected exactly two equal rows in K (the identical keys), got no equal rows"),
-    ("Q: [[1, 0], [0, 1], [1, 1]]\n      K: [[1, 0], [1, 0], [1, 0]]",
-     "got rows 1 and 2; rows 1 and 3; rows 2 and 3"),
-    ("numeric: false\n      explain: false",
-     "questions[0].params.explain: expected numeric or explain (or both) to be true"),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        (
+            "Q: [[1, 0], [0, 1], [1, 1]]\n      K: [[1, 0], [0, 1], [2, 2]]",
+            "expected exactly two equal rows in K (the identical keys), got no equal rows",
+        ),
+        (
+            "Q: [[1, 0], [0, 1], [1, 1]]\n      K: [[1, 0], [1, 0], [1, 0]]",
+            "got rows 1 and 2; rows 1 and 3; rows 2 and 3",
+        ),
+        (
+            "numeric: false\n      explain: false",
+            "questions[0].params.explain: expected numeric or explain (or both) to be true",
+        ),
+    ],
+)
 def test_identical_keys_reject_bad_parameters(write_bank, params, expected):
-    msg = bank_error(write_bank,
-                     f"  - id: i\n    family: identical-keys\n    params:\n      {params}\n")
+    msg = bank_error(
+        write_bank, f"  - id: i\n    family: identical-keys\n    params:\n      {params}\n"
+    )
     assert expected in msg
 
 
 # ---------------------------------------------------------------- scale effect
 
+
 def test_scale_effect_reproduces_the_note_practice_row():
-    sol = solve("scale-effect", {"row": [0, 2], "d_k": 2, "n": 2, "softmax": True,
-                                 "variance": True})
+    sol = solve(
+        "scale-effect", {"row": [0, 2], "d_k": 2, "n": 2, "softmax": True, "variance": True}
+    )
     assert sol.answer("A_unscaled").rounded == ["0.12", "0.88"]
     assert sol.answer("A").value[1] == pytest.approx(math.exp(R2) / (1 + math.exp(R2)))
     assert sol.answer("A").rounded == ["0.20", "0.80"]
@@ -304,8 +400,11 @@ def test_scale_effect_variance_under_the_slips():
 
 
 def test_scale_effect_needs_one_part(write_bank):
-    msg = bank_error(write_bank, "  - id: s\n    family: scale-effect\n    params:\n"
-                                 "      softmax: false\n      variance: false\n")
+    msg = bank_error(
+        write_bank,
+        "  - id: s\n    family: scale-effect\n    params:\n"
+        "      softmax: false\n      variance: false\n",
+    )
     assert "expected softmax or variance (or both) to be true, got both false" in msg
 
 
@@ -318,9 +417,16 @@ def test_scaling_family_still_builds_the_practice_bank():
 
 # ---------------------------------------------------------------- multi-head
 
+
 def mh(d, h, d_v=0, biases=True, head_shape=True):
-    return {"d": d, "h": h, "d_v": d_v or d // h, "d_v_given": bool(d_v), "biases": biases,
-            "head_shape": head_shape}
+    return {
+        "d": d,
+        "h": h,
+        "d_v": d_v or d // h,
+        "d_v_given": bool(d_v),
+        "biases": biases,
+        "head_shape": head_shape,
+    }
 
 
 def test_multihead_512_by_8():
@@ -371,21 +477,31 @@ def test_multihead_dk_equals_d_slip_gives_every_head_the_full_width():
     assert fam.slips_for(mh(16, 1)) == ()
 
 
-@pytest.mark.parametrize("params, expected", [
-    ("d: 8\n      h: 3",
-     "questions[0].params.h: expected h to divide d = 8 (d_k = d/h must be a whole number), "
-     "got h = 3"),
-    ("d: {choices: [8, 12, 18]}\n      h: 4",
-     "questions[0].params.d: expected every d to be a multiple of h = 4, got 18"),
-    ("d: 12\n      h: {choices: [2, 5]}",
-     "questions[0].params.h: expected every h to divide d = 12, got 5"),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        (
+            "d: 8\n      h: 3",
+            "questions[0].params.h: expected h to divide d = 8 (d_k = d/h must be a whole number), "
+            "got h = 3",
+        ),
+        (
+            "d: {choices: [8, 12, 18]}\n      h: 4",
+            "questions[0].params.d: expected every d to be a multiple of h = 4, got 18",
+        ),
+        (
+            "d: 12\n      h: {choices: [2, 5]}",
+            "questions[0].params.h: expected every h to divide d = 12, got 5",
+        ),
+    ],
+)
 def test_multihead_rejects_heads_that_do_not_divide_d(write_bank, params, expected):
     msg = bank_error(write_bank, f"  - id: m\n    family: multihead\n    params:\n      {params}\n")
     assert expected in msg
 
 
 # ---------------------------------------------------------------- cost
+
 
 def test_cost_counts_scores_per_head_and_in_total():
     sol = solve("cost", {"T": 4, "h": 2, "L": 3, "doubling": True, "causal_count": True})
@@ -396,8 +512,7 @@ def test_cost_counts_scores_per_head_and_in_total():
 
 
 def test_cost_for_a_long_sequence():
-    sol = solve("cost", {"T": 1024, "h": 12, "L": 12, "doubling": False,
-                         "causal_count": False})
+    sol = solve("cost", {"T": 1024, "h": 12, "L": 12, "doubling": False, "causal_count": False})
     assert sol.answer("per_head").value == 1048576
     assert sol.answer("total").value == 150994944
     assert "1\\,048\\,576" in sol.steps[0].math
@@ -436,25 +551,37 @@ def test_heatmap_sees_weight_on_a_later_key():
 
 def test_heatmap_draws_rows_that_sum_to_one(write_bank):
     for seed in range(5):
-        item = only_item(write_bank, "  - id: h\n    family: heatmap\n    params:\n"
-                                     "      T: 5\n      causal: true\n", seed=seed)
+        item = only_item(
+            write_bank,
+            "  - id: h\n    family: heatmap\n    params:\n      T: 5\n      causal: true\n",
+            seed=seed,
+        )
         a = item.given["A"]
         assert all(sum(row) == pytest.approx(1.0) for row in a)
-        assert all(x == 0 for i, row in enumerate(a) for x in row[i + 1:])
+        assert all(x == 0 for i, row in enumerate(a) for x in row[i + 1 :])
         assert item.given["token"] >= 2
 
 
-@pytest.mark.parametrize("params, expected", [
-    ("A: [[0.5, 0.4], [0, 1]]",
-     "questions[0].params.A: expected every row to sum to 1 (a softmax row), got row 1 "
-     "summing to 0.9"),
-    ("T: 4\n      token: 5", "questions[0].params.token: expected token from 1 to T = 4"),
-    ("A: [[0.5, 0.5], [0, 1]]\n      token: 1",
-     "expected a token whose row has one largest weight, got token 1, whose row ties"),
-    ("A: [[1, 0], [0, 1]]\n      causal: true",
-     "questions[0].params.causal: expected no causal with a pinned A (A itself gives it), "
-     "got true"),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        (
+            "A: [[0.5, 0.4], [0, 1]]",
+            "questions[0].params.A: expected every row to sum to 1 (a softmax row), got row 1 "
+            "summing to 0.9",
+        ),
+        ("T: 4\n      token: 5", "questions[0].params.token: expected token from 1 to T = 4"),
+        (
+            "A: [[0.5, 0.5], [0, 1]]\n      token: 1",
+            "expected a token whose row has one largest weight, got token 1, whose row ties",
+        ),
+        (
+            "A: [[1, 0], [0, 1]]\n      causal: true",
+            "questions[0].params.causal: expected no causal with a pinned A (A itself gives it), "
+            "got true",
+        ),
+    ],
+)
 def test_heatmap_rejects_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank, f"  - id: h\n    family: heatmap\n    params:\n      {params}\n")
     assert expected in msg
@@ -462,9 +589,12 @@ def test_heatmap_rejects_bad_parameters(write_bank, params, expected):
 
 # ---------------------------------------------------------------- concept
 
+
 def test_concept_asks_the_named_questions_with_model_answers(write_bank):
-    item = only_item(write_bank, "  - id: k\n    family: concept\n    params:\n"
-                                 "      ask: [mask-inf, mix-values]\n")
+    item = only_item(
+        write_bank,
+        "  - id: k\n    family: concept\n    params:\n      ask: [mask-inf, mix-values]\n",
+    )
     sol = item.solution
     assert [a.name for a in sol.answers] == ["mask_inf", "mix_values"]
     assert all(a.kind == "text" for a in sol.answers)
@@ -473,30 +603,42 @@ def test_concept_asks_the_named_questions_with_model_answers(write_bank):
 
 
 def test_concept_multiple_choice_keeps_the_right_option(write_bank):
-    item = only_item(write_bank, "  - id: k\n    family: concept\n    params:\n"
-                                 "      ask: {choices: [softmax-axis, positions, why-heads]}\n"
-                                 "      count: 2\n      multiple_choice: true\n", seed=3)
+    item = only_item(
+        write_bank,
+        "  - id: k\n    family: concept\n    params:\n"
+        "      ask: {choices: [softmax-axis, positions, why-heads]}\n"
+        "      count: 2\n      multiple_choice: true\n",
+        seed=3,
+    )
     sol = item.solution
     assert len(sol.answers) == 2 and len({a.name for a in sol.answers}) == 2
     for a in sol.answers:
         assert a.kind == "choice" and a.value in a.options
-    right = {"softmax_axis": "Over the keys: each row of A sums to 1",
-             "positions": "No: permuting the tokens only permutes the outputs, so order must "
-                          "be added",
-             "why_heads": "Different heads can attend to different things (syntax, a name, a "
-                          "comma) in parallel"}
+    right = {
+        "softmax_axis": "Over the keys: each row of A sums to 1",
+        "positions": "No: permuting the tokens only permutes the outputs, so order must be added",
+        "why_heads": "Different heads can attend to different things (syntax, a name, a "
+        "comma) in parallel",
+    }
     for a in sol.answers:
         assert a.value == right[a.name]
 
 
-@pytest.mark.parametrize("params, expected", [
-    ("ask: mask-infinity", 'got \'mask-infinity\' (did you mean "mask-inf"?)'),
-    ("ask: {choices: [mask-inf, positions]}\n      count: 3",
-     "questions[0].params.count: expected count of at most 2 (the number of choices), got 3"),
-    ("ask: [mask-inf]\n      count: 1",
-     "questions[0].params.count: expected no count when ask names the questions"),
-    ("ask: [mask-inf, mask-inf]", "expected each word once, got 'mask-inf' twice"),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ("ask: mask-infinity", "got 'mask-infinity' (did you mean \"mask-inf\"?)"),
+        (
+            "ask: {choices: [mask-inf, positions]}\n      count: 3",
+            "questions[0].params.count: expected count of at most 2 (the number of choices), got 3",
+        ),
+        (
+            "ask: [mask-inf]\n      count: 1",
+            "questions[0].params.count: expected no count when ask names the questions",
+        ),
+        ("ask: [mask-inf, mask-inf]", "expected each word once, got 'mask-inf' twice"),
+    ],
+)
 def test_concept_rejects_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank, f"  - id: k\n    family: concept\n    params:\n      {params}\n")
     assert expected in msg
@@ -504,9 +646,22 @@ def test_concept_rejects_bad_parameters(write_bank, params, expected):
 
 # ---------------------------------------------------------------- the note bank
 
-NOTE_FAMILIES = {"softmax", "causal", "lab3", "scaling", "heads", "projections", "cross",
-                 "identical-keys", "scale-effect", "multihead", "cost", "heatmap", "concept",
-                 "spot-the-bug"}
+NOTE_FAMILIES = {
+    "softmax",
+    "causal",
+    "lab3",
+    "scaling",
+    "heads",
+    "projections",
+    "cross",
+    "identical-keys",
+    "scale-effect",
+    "multihead",
+    "cost",
+    "heatmap",
+    "concept",
+    "spot-the-bug",
+}
 
 
 def test_note_bank_covers_every_note_family():
@@ -538,8 +693,7 @@ def test_heatmap_renders_as_tikz_in_latex_and_a_shaded_table_in_markdown(write_b
 
 @needs_tex
 def test_note_bank_builds_with_pdfs(tmp_path: Path):
-    res = build(BuildOptions(seed=7, banks=(str(ROOT / "banks" / "note.yaml"),),
-                             out=str(tmp_path)))
+    res = build(BuildOptions(seed=7, banks=(str(ROOT / "banks" / "note.yaml"),), out=str(tmp_path)))
     for name in ("sheet.pdf", "key.pdf", "key.json"):
         assert (res.folder / name).stat().st_size > 1000
     key = json.loads((res.folder / "key.json").read_text(encoding="utf-8"))
@@ -574,4 +728,4 @@ def test_worked_steps_read_as_sentences_and_each_starts_its_own_line_in_markdown
         lines = md.split("\n")
         for i, line in enumerate(lines):
             if re.match(r"\*\*\([a-z]\)\*\*", line):  # every part is its own paragraph
-                assert lines[i - 1] == "", lines[i - 2:i + 1]
+                assert lines[i - 1] == "", lines[i - 2 : i + 1]

@@ -20,8 +20,9 @@ from worksheetgen.resources import data_dir
 
 def _class_exact_texts(n: int) -> list[str]:
     banks = [data_dir("banks") / "default.yaml"]
-    build = make_build(load_banks(banks), 42,
-                       [(f"s{i}", f"S{i}", Student(f"S{i}", f"s{i}")) for i in range(n)])
+    build = make_build(
+        load_banks(banks), 42, [(f"s{i}", f"S{i}", Student(f"S{i}", f"s{i}")) for i in range(n)]
+    )
     out: list[str] = []
 
     def walk(v: object) -> None:
@@ -51,8 +52,14 @@ def test_key_printer_prints_what_sympy_sstr_prints_for_a_whole_class():
 
 def test_numeric_sums_are_ordered_by_value_like_sstr():
     e = [sp.exp(sp.sqrt(2) * k / 2) for k in range(4)]
-    for expr in (e[3] + e[1] + e[2], 1 + e[2], 3 - 2 * e[1], e[1] / (e[1] + e[2] + 1),
-                 -e[2] / 7 + sp.Rational(5, 3) * e[1] / (1 + e[3]), sp.exp(-3) + sp.exp(-2)):
+    for expr in (
+        e[3] + e[1] + e[2],
+        1 + e[2],
+        3 - 2 * e[1],
+        e[1] / (e[1] + e[2] + 1),
+        -e[2] / 7 + sp.Rational(5, 3) * e[1] / (1 + e[3]),
+        sp.exp(-3) + sp.exp(-2),
+    ):
         assert ex.exact_text(expr) == sp.sstr(expr)
 
 
@@ -61,9 +68,16 @@ def test_memoized_operations_equal_fresh_sympy_arithmetic():
     ea, eb = ex.exp(a), ex.exp(b)
     total = ex.add([ea, eb, ex.ONE])
     w = ex.div(ea, total)
-    again = ex.div(ex.exp(ex.div(ex.integer(3), ex.sqrt_int(2))),
-                   ex.add([ex.exp(ex.div(ex.integer(1), ex.sqrt_int(8))),
-                           ex.exp(ex.div(ex.integer(3), ex.sqrt_int(2))), ex.ONE]))
+    again = ex.div(
+        ex.exp(ex.div(ex.integer(3), ex.sqrt_int(2))),
+        ex.add(
+            [
+                ex.exp(ex.div(ex.integer(1), ex.sqrt_int(8))),
+                ex.exp(ex.div(ex.integer(3), ex.sqrt_int(2))),
+                ex.ONE,
+            ]
+        ),
+    )
     fresh = sp.exp(3 / sp.sqrt(2)) / (sp.exp(3 / sp.sqrt(2)) + sp.exp(1 / sp.sqrt(8)) + 1)
     assert w.expr == fresh and again.expr == fresh
     mp = mpmath.mp.clone()
@@ -83,8 +97,9 @@ def test_rounding_is_cached_per_number_of_decimals():
     third = ex.div(ex.ONE, ex.integer(3))
     assert [ex.rounded(third, d) for d in (0, 1, 2, 3)] == ["0", "0.3", "0.33", "0.333"]
     assert ex.rounded(third, 2) == "0.33"  # from the cache, the same answer
-    assert ex.rounded(ex.number("0.125"), 2) == "0.13" and ex.rounded(ex.number("0.125"), 1) \
-        == "0.1"
+    assert (
+        ex.rounded(ex.number("0.125"), 2) == "0.13" and ex.rounded(ex.number("0.125"), 1) == "0.1"
+    )
 
 
 # ---------------------------------------------------------------- lazy SymPy expressions
@@ -115,8 +130,16 @@ def test_slips_and_distinguishability_build_no_sympy_expression(monkeypatch):
     _fresh_memo(monkeypatch)
     built = _forbid_sympy(monkeypatch)
     for name, given in [
-        ("lab3", {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 2], [0, 1], [2, 0]],
-                  "V": [[1, 0], [0, 2], [3, 1]], "d_k": 2, "causal": True}),
+        (
+            "lab3",
+            {
+                "Q": [[1, 0], [0, 1], [1, 1]],
+                "K": [[1, 2], [0, 1], [2, 0]],
+                "V": [[1, 0], [0, 2], [3, 1]],
+                "d_k": 2,
+                "causal": True,
+            },
+        ),
         ("causal", {"S": [[2, 1, 0], [1, 3, 2], [0, 2, 1]], "d_k": 4, "causal": True}),
         ("softmax", {"S": [[3, 1], [0, 2]], "d_k": 9, "causal": False}),
     ]:
@@ -133,8 +156,10 @@ def test_slips_and_distinguishability_build_no_sympy_expression(monkeypatch):
 def test_rounding_and_whole_number_checks_build_no_sympy_expression(monkeypatch):
     _fresh_memo(monkeypatch)
     built = _forbid_sympy(monkeypatch)
-    w = ex.div(ex.exp(ex.div(ex.integer(3), ex.sqrt_int(2))),
-               ex.add([ex.exp(ex.div(ex.integer(1), ex.sqrt_int(2))), ex.integer(2)]))
+    w = ex.div(
+        ex.exp(ex.div(ex.integer(3), ex.sqrt_int(2))),
+        ex.add([ex.exp(ex.div(ex.integer(1), ex.sqrt_int(2))), ex.integer(2)]),
+    )
     # e^(3/√2) / (e^(1/√2) + 2) = 8.3421.../(2.0281... + 2) = 2.07098...
     assert ex.rounded(w, 3) == "2.071" and not ex.is_integer(w) and not ex.is_zero(w)
     third = ex.div(ex.integer(1), ex.integer(3))
@@ -176,16 +201,19 @@ def test_lazily_built_expressions_equal_eagerly_built_sympy():
         trace = attend(d_k=d_k, causal=True, S=S, V=V, recipe=recipe)
         div = sp.sqrt(d_k) if recipe.scale == "sqrt" else sp.Integer(d_k)
         fill = -sp.oo if recipe.mask_fill == "-inf" else sp.S.Zero
-        scaled = [[sp.Integer(x) / div if j <= i else fill for j, x in enumerate(row)]
-                  for i, row in enumerate(S)]
+        scaled = [
+            [sp.Integer(x) / div if j <= i else fill for j, x in enumerate(row)]
+            for i, row in enumerate(S)
+        ]
         exps = [[sp.exp(x) for x in row] for row in scaled]
         weights = [[e / sp.Add(*row) for e in row] for row in exps]
-        out = [[sp.Add(*[weights[i][k] * V[k][c] for k in range(3)]) for c in range(2)]
-               for i in range(3)]
+        out = [
+            [sp.Add(*[weights[i][k] * V[k][c] for k in range(3)]) for c in range(2)]
+            for i in range(3)
+        ]
         for i, c in itertools.product(range(3), range(2)):
             # a mix whose numerator is a multiple of the row sum is that number (canon.add)
-            ratio = sp.cancel(sp.Add(*[exps[i][k] * V[k][c] for k in range(3)])
-                              / sp.Add(*exps[i]))
+            ratio = sp.cancel(sp.Add(*[exps[i][k] * V[k][c] for k in range(3)]) / sp.Add(*exps[i]))
             if ratio.is_Rational:
                 out[i][c] = ratio
         assert out[0][0] == 1  # mask-with-zero: (e^sqrt(2) + 2·1)/(e^sqrt(2) + 1 + 1)
@@ -231,11 +259,19 @@ def test_the_stage_cache_stays_bounded(monkeypatch):
 _values = st.one_of(
     st.fractions(min_value=-1000, max_value=1000, max_denominator=64).map(ex.number),
     st.tuples(st.integers(-40, 40), st.integers(1, 12)).map(
-        lambda p: ex.exp(ex.div(ex.integer(p[0]), ex.sqrt_int(p[1])))),
+        lambda p: ex.exp(ex.div(ex.integer(p[0]), ex.sqrt_int(p[1])))
+    ),
     st.tuples(st.integers(-9, 9), st.integers(-9, 9), st.integers(1, 8)).map(
-        lambda p: ex.div(ex.exp(ex.number(Fraction(p[0], 4))),
-                         ex.add([ex.exp(ex.number(Fraction(p[0], 4))),
-                                 ex.mul(ex.integer(p[2]), ex.exp(ex.number(Fraction(p[1], 3))))]))),
+        lambda p: ex.div(
+            ex.exp(ex.number(Fraction(p[0], 4))),
+            ex.add(
+                [
+                    ex.exp(ex.number(Fraction(p[0], 4))),
+                    ex.mul(ex.integer(p[2]), ex.exp(ex.number(Fraction(p[1], 3)))),
+                ]
+            ),
+        )
+    ),
 )
 
 
@@ -295,8 +331,14 @@ def test_whole_number_matrix_products_are_the_same_values_as_term_by_term():
 def test_a_mix_of_a_constant_value_column_is_the_number_itself_in_the_key():
     from worksheetgen.families import get_family
 
-    given = {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 1], [0, 1], [1, 0]],
-             "V": [[3, 1], [3, 2], [3, 0]], "T": 3, "d_k": 2, "causal": False}
+    given = {
+        "Q": [[1, 0], [0, 1], [1, 1]],
+        "K": [[1, 1], [0, 1], [1, 0]],
+        "V": [[3, 1], [3, 2], [3, 0]],
+        "T": 3,
+        "d_k": 2,
+        "causal": False,
+    }
     output = get_family("lab3").solve(given, 2, "q").answer("output")
     assert [row[0] for row in output.exact] == ["3", "3", "3"]
     assert any("exp" in row[1] for row in output.exact)

@@ -26,8 +26,9 @@ def _gone(pid: int) -> bool:
 
 def test_results_come_in_index_order_whatever_the_workers():
     for workers in (1, 2, 3, 5):
-        assert list(ForkMap(lambda i: (i, i * i), 2, 17, workers)) == \
-            [(i, i * i) for i in range(2, 17)]
+        assert list(ForkMap(lambda i: (i, i * i), 2, 17, workers)) == [
+            (i, i * i) for i in range(2, 17)
+        ]
 
 
 def test_workers_freeze_what_they_inherit_and_collect_rarely():
@@ -85,12 +86,28 @@ def test_closing_early_stops_and_reaps_the_workers():
 
 def test_ctrl_c_during_a_class_build_stops_its_workers(tmp_path: Path):
     roster = tmp_path / "r.csv"
-    roster.write_text("name\n" + "".join(f"Student {i}\n" for i in range(2000)),
-                      encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "worksheetgen", "build", "--seed", "1",
-                             "--roster", str(roster), "--out", str(tmp_path / "out"),
-                             "--no-pdf", "--jobs", "2"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    roster.write_text("name\n" + "".join(f"Student {i}\n" for i in range(2000)), encoding="utf-8")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "worksheetgen",
+            "build",
+            "--seed",
+            "1",
+            "--roster",
+            str(roster),
+            "--out",
+            str(tmp_path / "out"),
+            "--no-pdf",
+            "--jobs",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     children: list[int] = []
     deadline = time.monotonic() + 60
     while len(children) < 2 and time.monotonic() < deadline:
@@ -106,6 +123,8 @@ def test_ctrl_c_during_a_class_build_stops_its_workers(tmp_path: Path):
     assert proc.returncode == 130, stderr
     assert stderr.strip() == "worksheetgen: interrupted"
     for pid in children:
-        assert not Path(f"/proc/{pid}").exists() or \
-            "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
+        assert (
+            not Path(f"/proc/{pid}").exists()
+            or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
+        )
     assert not any((tmp_path / "out").iterdir()) if (tmp_path / "out").exists() else True

@@ -29,25 +29,91 @@ from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.pipeline import build as pipeline
 
-BANKS = [ROOT / "banks" / "default.yaml", ROOT / "banks" / "practice.yaml",
-         FIXTURES / "small.yaml"]
+BANKS = [ROOT / "banks" / "default.yaml", ROOT / "banks" / "practice.yaml", FIXTURES / "small.yaml"]
 # WORKSHEETGEN_FUZZ_EXAMPLES=5000 fuzzes longer, with fresh random examples on every run
 LONG = os.environ.get("WORKSHEETGEN_FUZZ_EXAMPLES")
-FUZZ = settings(max_examples=int(LONG or 150), deadline=None, derandomize=LONG is None,
-                phases=[Phase.explicit, Phase.generate],
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=int(LONG or 150),
+    deadline=None,
+    derandomize=LONG is None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 ODD_VALUES = [
-    None, True, False, 0, -1, 1, 3, 4096, 10**12, -(10**30), 2.5, float("nan"), float("inf"),
-    "", "x", "softmax", "a" * 5000, [], {}, [[1, 2], [3]], [[1, 2], [3, 4]], [1, [2, [3]]],
-    {"min": 4, "max": 2}, {"choices": []}, {"choices": [2, 3]}, {"min": 2}, "{{ T }}",
-    "{{ nope }}", "{% for i in range(99999) %}{% endfor %}", "$\\input{/etc/passwd}$",
-    "{{ ''.__class__ }}", "\x00", "é\u202e", "1e400",
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    3,
+    4096,
+    10**12,
+    -(10**30),
+    2.5,
+    float("nan"),
+    float("inf"),
+    "",
+    "x",
+    "softmax",
+    "a" * 5000,
+    [],
+    {},
+    [[1, 2], [3]],
+    [[1, 2], [3, 4]],
+    [1, [2, [3]]],
+    {"min": 4, "max": 2},
+    {"choices": []},
+    {"choices": [2, 3]},
+    {"min": 2},
+    "{{ T }}",
+    "{{ nope }}",
+    "{% for i in range(99999) %}{% endfor %}",
+    "$\\input{/etc/passwd}$",
+    "{{ ''.__class__ }}",
+    "\x00",
+    "é\u202e",
+    "1e400",
 ]
-TEXT_PIECES = [":", ": ", "-", "- ", "  ", "\t", "\n", "{", "}", "[", "]", ",", "&a ", "*a",
-               "!!python/object/apply:os.system ['id'] ", "!x ", "<<: ", "\x00", "\x1b", "é",
-               "'", '"', "#", "|\n", ">\n", "---\n", "...\n", "? ", "%YAML 1.1\n", "\ufeff",
-               "{{", "}}", "{%", "$", "\\", "\r\n"]
+TEXT_PIECES = [
+    ":",
+    ": ",
+    "-",
+    "- ",
+    "  ",
+    "\t",
+    "\n",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "&a ",
+    "*a",
+    "!!python/object/apply:os.system ['id'] ",
+    "!x ",
+    "<<: ",
+    "\x00",
+    "\x1b",
+    "é",
+    "'",
+    '"',
+    "#",
+    "|\n",
+    ">\n",
+    "---\n",
+    "...\n",
+    "? ",
+    "%YAML 1.1\n",
+    "\ufeff",
+    "{{",
+    "}}",
+    "{%",
+    "$",
+    "\\",
+    "\r\n",
+]
 
 
 def paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -93,8 +159,9 @@ def mutated_data(draw: st.DrawFn, data: Any) -> Any:
 
 
 @st.composite
-def mutated_text(draw: st.DrawFn, text: str, pieces: list[str] | None = None,
-                 span: int = 40) -> str:
+def mutated_text(
+    draw: st.DrawFn, text: str, pieces: list[str] | None = None, span: int = 40
+) -> str:
     """``text`` after one to four edits: cut, repeat, insert odd pieces, truncate."""
     pieces = TEXT_PIECES if pieces is None else pieces
     for _ in range(draw(st.integers(1, 4))):
@@ -154,10 +221,31 @@ def test_textually_mutated_bank_builds_or_fails_cleanly(source, data, seed) -> N
         event(outcome(lambda: build_bank(path, seed), str(path)))
 
 
-ROSTER = ("name,id,email\nAda Lovelace,s01,ada@example.org\n\"O'Brien, Zoë\",s02,\n"
-          "王小明,,wang@example.org\nŁukasz Ź,s04,\n")
-ROSTER_PIECES = [",", ";", "\t", '"', "\n", "\r\n", "\x00", "\x07", "\ufeff", "name", "id",
-                 "s01", ",,", " ", "é", "=cmd|' /C calc'!A0", "\\input{x}", "$x$", "{{ T }}"]
+ROSTER = (
+    'name,id,email\nAda Lovelace,s01,ada@example.org\n"O\'Brien, Zoë",s02,\n'
+    "王小明,,wang@example.org\nŁukasz Ź,s04,\n"
+)
+ROSTER_PIECES = [
+    ",",
+    ";",
+    "\t",
+    '"',
+    "\n",
+    "\r\n",
+    "\x00",
+    "\x07",
+    "\ufeff",
+    "name",
+    "id",
+    "s01",
+    ",,",
+    " ",
+    "é",
+    "=cmd|' /C calc'!A0",
+    "\\input{x}",
+    "$x$",
+    "{{ T }}",
+]
 ROSTER_BANK = "questions:\n  - id: w\n    family: heads\n    params: {d: 8, h: 2}\n"
 
 
@@ -183,13 +271,15 @@ def test_mutated_roster_builds_a_class_or_fails_cleanly(content, seed) -> None:
         event(f"read: {result}")
         if result != "ok":
             return
-        options = pipeline.BuildOptions(seed=seed, banks=(str(bank),), out=str(root / "out"),
-                                        pdf=False, roster=str(roster))
+        options = pipeline.BuildOptions(
+            seed=seed, banks=(str(bank),), out=str(root / "out"), pdf=False, roster=str(roster)
+        )
         built = outcome(lambda: pipeline.build(options), shown)
         assert built == "ok"
         (folder,) = (root / "out").iterdir()
         assert {"sheets.tex", "keys.tex", "key.json", "manifest.json"} <= {
-            p.name for p in folder.iterdir()}
+            p.name for p in folder.iterdir()
+        }
 
 
 def parsed_outcome(text: str) -> Any:

@@ -32,8 +32,19 @@ def built(tmp_path_factory) -> Path:
     from click.testing import CliRunner
 
     out = tmp_path_factory.mktemp("build")
-    result = CliRunner().invoke(main, ["build", "--bank", str(ROOT / "banks" / "practice.yaml"),
-                                       "--seed", "1", "--no-pdf", "--out", str(out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--bank",
+            str(ROOT / "banks" / "practice.yaml"),
+            "--seed",
+            "1",
+            "--no-pdf",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     (key,) = out.glob("*/key.json")
     return key
@@ -64,32 +75,34 @@ def single(sid: str, qid: str, name: str, value: str) -> str:
 
 def all_right(sid: str) -> str:
     """Every answer of the practice sheet, from the note and by hand, to 2 decimals."""
-    return "".join([
-        cells(sid, "worked-example", "scaled", [[1.41, 0], [0, 1.41]]),
-        cells(sid, "worked-example", "A", [[0.80, 0.20], [0.20, 0.80]]),
-        cells(sid, "worked-example-unscaled", "A_unscaled", [0.88, 0.12]),
-        cells(sid, "worked-example-unscaled", "scaled", [1.41, 0]),
-        cells(sid, "worked-example-unscaled", "A", [0.80, 0.20]),
-        single(sid, "worked-example-unscaled", "peaked", "without the scale"),
-        single(sid, "worked-example-unscaled", "largest_change", "it lost probability"),
-        cells(sid, "worked-example-causal", "scaled", [[1.41, 0], [0, 1.41]]),
-        cells(sid, "worked-example-causal", "masked", [[1.41, "-inf"], [0, 1.41]]),
-        cells(sid, "worked-example-causal", "A", [[1, 0], [0.20, 0.80]]),
-        cells(sid, "practice-identity", "scores", [[1, 0], [0, 1]]),
-        cells(sid, "practice-identity", "scaled", [[0.71, 0], [0, 0.71]]),
-        cells(sid, "practice-identity", "A", [[0.67, 0.33], [0.33, 0.67]]),
-        cells(sid, "practice-identity", "output", [[0.67, 0.33], [0.33, 0.67]]),
-        cells(sid, "practice-scale-row", "A_unscaled", [0.12, 0.88]),
-        cells(sid, "practice-scale-row", "scaled", [0, 1.41]),
-        cells(sid, "practice-scale-row", "A", [0.20, 0.80]),
-        single(sid, "practice-scale-row", "peaked", "without the scale"),
-        single(sid, "practice-scale-row", "largest_change", "it lost probability"),
-        cells(sid, "practice-causal", "masked", [[1, "-inf"], [0, 1]]),
-        cells(sid, "practice-causal", "A", [[1, 0], [0.27, 0.73]]),
-        single(sid, "practice-heads", "d_k", "2"),
-        single(sid, "practice-heads", "concat_width", "4"),
-        single(sid, "practice-heads", "W_O_shape", "4x4"),
-    ])
+    return "".join(
+        [
+            cells(sid, "worked-example", "scaled", [[1.41, 0], [0, 1.41]]),
+            cells(sid, "worked-example", "A", [[0.80, 0.20], [0.20, 0.80]]),
+            cells(sid, "worked-example-unscaled", "A_unscaled", [0.88, 0.12]),
+            cells(sid, "worked-example-unscaled", "scaled", [1.41, 0]),
+            cells(sid, "worked-example-unscaled", "A", [0.80, 0.20]),
+            single(sid, "worked-example-unscaled", "peaked", "without the scale"),
+            single(sid, "worked-example-unscaled", "largest_change", "it lost probability"),
+            cells(sid, "worked-example-causal", "scaled", [[1.41, 0], [0, 1.41]]),
+            cells(sid, "worked-example-causal", "masked", [[1.41, "-inf"], [0, 1.41]]),
+            cells(sid, "worked-example-causal", "A", [[1, 0], [0.20, 0.80]]),
+            cells(sid, "practice-identity", "scores", [[1, 0], [0, 1]]),
+            cells(sid, "practice-identity", "scaled", [[0.71, 0], [0, 0.71]]),
+            cells(sid, "practice-identity", "A", [[0.67, 0.33], [0.33, 0.67]]),
+            cells(sid, "practice-identity", "output", [[0.67, 0.33], [0.33, 0.67]]),
+            cells(sid, "practice-scale-row", "A_unscaled", [0.12, 0.88]),
+            cells(sid, "practice-scale-row", "scaled", [0, 1.41]),
+            cells(sid, "practice-scale-row", "A", [0.20, 0.80]),
+            single(sid, "practice-scale-row", "peaked", "without the scale"),
+            single(sid, "practice-scale-row", "largest_change", "it lost probability"),
+            cells(sid, "practice-causal", "masked", [[1, "-inf"], [0, 1]]),
+            cells(sid, "practice-causal", "A", [[1, 0], [0.27, 0.73]]),
+            single(sid, "practice-heads", "d_k", "2"),
+            single(sid, "practice-heads", "concat_width", "4"),
+            single(sid, "practice-heads", "W_O_shape", "4x4"),
+        ]
+    )
 
 
 def replace_rows(text: str, qid: str, name: str, new: str) -> str:
@@ -134,22 +147,34 @@ def with_distractors(key: Path) -> dict:
     # row 1 is softmax([2, 0]) = e^2 / (1 + e^2).
     p88 = E**2 / (1 + E**2)
     qs["worked-example"]["distractors"] = [
-        {"misconception": "scale-by-dk", "description": "divides by d_k instead of sqrt(d_k)",
-         "answer": {"scaled": [[1.0, 0.0], [0.0, 1.0]], "A": [[P73, P27], [P27, P73]]},
-         "rounded": {}},
-        {"misconception": "no-scale", "description": "skips the scale",
-         "answer": {"scaled": [[2.0, 0.0], [0.0, 2.0]], "A": [[p88, 1 - p88], [1 - p88, p88]]},
-         "rounded": {}},
+        {
+            "misconception": "scale-by-dk",
+            "description": "divides by d_k instead of sqrt(d_k)",
+            "answer": {"scaled": [[1.0, 0.0], [0.0, 1.0]], "A": [[P73, P27], [P27, P73]]},
+            "rounded": {},
+        },
+        {
+            "misconception": "no-scale",
+            "description": "skips the scale",
+            "answer": {"scaled": [[2.0, 0.0], [0.0, 2.0]], "A": [[p88, 1 - p88], [1 - p88, p88]]},
+            "rounded": {},
+        },
     ]
     # scores [[1, 3], [0, 1]] under the mask: 0 instead of -inf gives softmax([1, 0]) in row 1;
     # softmax over columns of [[1, -inf], [0, 1]] gives columns [e, 1]/(1+e) and [0, 1].
     qs["practice-causal"]["distractors"] = [
-        {"misconception": "mask-with-zero", "description": "masks with 0 instead of -inf",
-         "answer": {"masked": [[1.0, 0.0], [0.0, 1.0]], "A": [[P73, P27], [P27, P73]]},
-         "rounded": {}},
-        {"misconception": "softmax-over-columns", "description": "normalizes columns",
-         "answer": {"masked": [[1.0, "-inf"], [0.0, 1.0]], "A": [[P73, 0.0], [P27, 1.0]]},
-         "rounded": {}},
+        {
+            "misconception": "mask-with-zero",
+            "description": "masks with 0 instead of -inf",
+            "answer": {"masked": [[1.0, 0.0], [0.0, 1.0]], "A": [[P73, P27], [P27, P73]]},
+            "rounded": {},
+        },
+        {
+            "misconception": "softmax-over-columns",
+            "description": "normalizes columns",
+            "answer": {"masked": [[1.0, "-inf"], [0.0, 1.0]], "A": [[P73, 0.0], [P27, 1.0]]},
+            "rounded": {},
+        },
     ]
     return data
 
@@ -175,8 +200,10 @@ def test_grade_quiet_prints_nothing_and_still_writes(runner, built, sheet_id, tm
     assert (result.exit_code, result.output) == (0, "") and blank.is_file()
     resp = tmp_path / "responses.csv"
     resp.write_text(HEADER + all_right(sheet_id), encoding="utf-8")
-    result = runner.invoke(main, ["grade", "--key", str(built), str(resp), "--quiet",
-                                  "--out", str(tmp_path / "graded")])
+    result = runner.invoke(
+        main,
+        ["grade", "--key", str(built), str(resp), "--quiet", "--out", str(tmp_path / "graded")],
+    )
     assert (result.exit_code, result.output) == (0, "")
     assert read_scores(tmp_path / "graded")[0]["total"] == "21"
 
@@ -191,15 +218,17 @@ def test_grade_accepts_every_spelling_of_a_masked_cell(built, sheet_id):
 
 def test_grade_counts_zero_for_a_masked_cell_as_wrong(built, sheet_id):
     text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]])
-    p = part(graded(json.loads(built.read_text(encoding="utf-8")), text),
-             "practice-causal", "masked")
+    p = part(
+        graded(json.loads(built.read_text(encoding="utf-8")), text), "practice-causal", "masked"
+    )
     assert (p.status, p.right, p.total) == ("partial", 3, 4)
 
 
 def test_grade_choice_ignores_case_and_spaces(built, sheet_id):
     text = HEADER + single(sheet_id, "practice-scale-row", "peaked", "  WITHOUT   the Scale ")
-    p = part(graded(json.loads(built.read_text(encoding="utf-8")), text),
-             "practice-scale-row", "peaked")
+    p = part(
+        graded(json.loads(built.read_text(encoding="utf-8")), text), "practice-scale-row", "peaked"
+    )
     assert p.status == "right"
 
 
@@ -218,9 +247,12 @@ def test_grade_accepts_values_within_tolerance_and_not_beyond(built, sheet_id):
 def test_grade_gives_partial_credit_per_matrix_entry(runner, built, sheet_id, tmp_path):
     # worked-example: 4 points, 2 parts (scaled, A) -> 2 points each; A with 3 of 4 entries
     # right earns 2 * 3/4 = 1.5, so the question scores 2 + 1.5 = 3.5
-    text = HEADER + replace_rows(all_right(sheet_id), "worked-example", "A",
-                                 cells(sheet_id, "worked-example", "A",
-                                       [[0.80, 0.20], [0.20, 0.55]]))
+    text = HEADER + replace_rows(
+        all_right(sheet_id),
+        "worked-example",
+        "A",
+        cells(sheet_id, "worked-example", "A", [[0.80, 0.20], [0.20, 0.55]]),
+    )
     result, out = run_grade(runner, built, text, tmp_path)
     assert result.exit_code == 0, result.output
     (row,) = read_scores(out)
@@ -233,8 +265,11 @@ def test_grade_gives_partial_credit_per_matrix_entry(runner, built, sheet_id, tm
 
 def test_grade_scores_a_shape_all_or_nothing_and_blank_as_zero(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
-    text = HEADER + single(sheet_id, "practice-heads", "W_O_shape", "4 by 2") \
+    text = (
+        HEADER
+        + single(sheet_id, "practice-heads", "W_O_shape", "4 by 2")
         + f"{sheet_id},practice-heads,d_k,,\n"
+    )
     result = graded(data, text)
     shape = part(result, "practice-heads", "W_O_shape")
     assert (shape.status, shape.earned) == ("wrong", 0)
@@ -249,11 +284,18 @@ def test_grade_carries_a_wrong_scaled_table_forward_into_a(runner, built, sheet_
     # softmax([1.5, 0]) = 1 / (1 + e^-1.5) = 0.8176 -> writes 0.82 / 0.18 (the key's 0.80 is
     # 0.0156 away from 0.82: outside its tolerance of 0.015)
     assert round(1 / (1 + math.exp(-1.5)), 2) == 0.82
-    text = replace_rows(all_right(sheet_id), "worked-example", "scaled",
-                        cells(sheet_id, "worked-example", "scaled", [[1.5, 0], [0, 1.5]]))
-    text = HEADER + replace_rows(text, "worked-example", "A",
-                                 cells(sheet_id, "worked-example", "A",
-                                       [[0.82, 0.18], [0.18, 0.82]]))
+    text = replace_rows(
+        all_right(sheet_id),
+        "worked-example",
+        "scaled",
+        cells(sheet_id, "worked-example", "scaled", [[1.5, 0], [0, 1.5]]),
+    )
+    text = HEADER + replace_rows(
+        text,
+        "worked-example",
+        "A",
+        cells(sheet_id, "worked-example", "A", [[0.82, 0.18], [0.18, 0.82]]),
+    )
     result, out = run_grade(runner, built, text, tmp_path)
     assert result.exit_code == 0, result.output
     (row,) = read_scores(out)
@@ -265,8 +307,11 @@ def test_grade_carries_a_wrong_scaled_table_forward_into_a(runner, built, sheet_
 
 def test_grade_gives_no_carried_credit_when_a_does_not_follow_from_scaled(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
-    text = HEADER + cells(sheet_id, "worked-example", "scaled", [[1.5, 0], [0, 1.5]]) \
+    text = (
+        HEADER
+        + cells(sheet_id, "worked-example", "scaled", [[1.5, 0], [0, 1.5]])
         + cells(sheet_id, "worked-example", "A", [[0.6, 0.4], [0.4, 0.6]])
+    )
     p = part(graded(data, text), "worked-example", "A")
     assert (p.status, p.carried, p.earned) == ("wrong", 0, 0)
 
@@ -275,12 +320,14 @@ def test_grade_carries_forward_through_mask_and_into_the_output(built, sheet_id)
     data = json.loads(built.read_text(encoding="utf-8"))
     # practice-identity: scores right, scaled wrong as [[1, 0], [0, 1]] (forgot the scale),
     # A = softmax rows = [[0.73, 0.27], [0.27, 0.73]], output = A V = A (V = I)
-    text = HEADER + "".join([
-        cells(sheet_id, "practice-identity", "scores", [[1, 0], [0, 1]]),
-        cells(sheet_id, "practice-identity", "scaled", [[1, 0], [0, 1]]),
-        cells(sheet_id, "practice-identity", "A", [[0.73, 0.27], [0.27, 0.73]]),
-        cells(sheet_id, "practice-identity", "output", [[0.73, 0.27], [0.27, 0.73]]),
-    ])
+    text = HEADER + "".join(
+        [
+            cells(sheet_id, "practice-identity", "scores", [[1, 0], [0, 1]]),
+            cells(sheet_id, "practice-identity", "scaled", [[1, 0], [0, 1]]),
+            cells(sheet_id, "practice-identity", "A", [[0.73, 0.27], [0.27, 0.73]]),
+            cells(sheet_id, "practice-identity", "output", [[0.73, 0.27], [0.27, 0.73]]),
+        ]
+    )
     result = graded(data, text)
     a = part(result, "practice-identity", "A")
     assert (a.status, a.carried_from) == ("carried", ("scaled",))
@@ -300,12 +347,14 @@ def test_grade_counts_an_output_worked_from_the_students_right_a_as_right(built,
     (q,) = [q for q in data["sheets"][0]["questions"] if q["id"] == "practice-identity"]
     q["tolerance"]["output"] = 0.005
     mine = [[0.66, 0.34], [0.34, 0.66]]
-    text = HEADER + "".join([
-        cells(sheet_id, "practice-identity", "scores", [[1, 0], [0, 1]]),
-        cells(sheet_id, "practice-identity", "scaled", [[0.71, 0], [0, 0.71]]),
-        cells(sheet_id, "practice-identity", "A", mine),
-        cells(sheet_id, "practice-identity", "output", mine),
-    ])
+    text = HEADER + "".join(
+        [
+            cells(sheet_id, "practice-identity", "scores", [[1, 0], [0, 1]]),
+            cells(sheet_id, "practice-identity", "scaled", [[0.71, 0], [0, 0.71]]),
+            cells(sheet_id, "practice-identity", "A", mine),
+            cells(sheet_id, "practice-identity", "output", mine),
+        ]
+    )
     out = part(graded(data, text), "practice-identity", "output")
     assert (out.status, out.right, out.carried, out.wrong) == ("right", 4, 0, ())
     # the same output without the A it follows from is 0.0098 off: wrong
@@ -316,9 +365,12 @@ def test_grade_counts_an_output_worked_from_the_students_right_a_as_right(built,
 def test_grade_carries_a_wrong_head_width_into_the_later_parts(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
     # d = 4, h = 2; a student who takes d_k = d = 4 gets concat 2 * 4 = 8 and W_O 8 x 4
-    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
-        + single(sheet_id, "practice-heads", "concat_width", "8") \
+    text = (
+        HEADER
+        + single(sheet_id, "practice-heads", "d_k", "4")
+        + single(sheet_id, "practice-heads", "concat_width", "8")
         + single(sheet_id, "practice-heads", "W_O_shape", "8 x 4")
+    )
     result = graded(data, text)
     assert part(result, "practice-heads", "d_k").status == "wrong"
     assert part(result, "practice-heads", "concat_width").status == "carried"
@@ -332,8 +384,11 @@ def test_grade_diagnoses_scale_by_dk(runner, built, sheet_id, tmp_path):
     key = tmp_path / "key.json"
     key.write_text(json.dumps(with_distractors(built)), encoding="utf-8")
     # S/d_k = [[1, 0], [0, 1]]; row 1 of A = softmax([1, 0]) = [0.73, 0.27]
-    text = HEADER + cells(sheet_id, "worked-example", "scaled", [[1, 0], [0, 1]]) \
+    text = (
+        HEADER
+        + cells(sheet_id, "worked-example", "scaled", [[1, 0], [0, 1]])
         + cells(sheet_id, "worked-example", "A", [[0.73, 0.27], [0.27, 0.73]])
+    )
     result, out = run_grade(runner, key, text, tmp_path)
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text(encoding="utf-8")
@@ -348,8 +403,11 @@ def test_grade_diagnoses_scale_by_dk(runner, built, sheet_id, tmp_path):
 def test_grade_diagnoses_mask_with_zero(built, sheet_id, tmp_path):
     data = with_distractors(built)
     # the practice scores [[1, 3], [0, 1]] masked with 0: row 1 = softmax([1, 0])
-    text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]]) \
+    text = (
+        HEADER
+        + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]])
         + cells(sheet_id, "practice-causal", "A", [[0.73, 0.27], [0.27, 0.73]])
+    )
     result = graded(data, text)
     masked = part(result, "practice-causal", "masked")
     a = part(result, "practice-causal", "A")
@@ -380,8 +438,7 @@ def test_grade_does_not_diagnose_a_right_answer(built, sheet_id):
 # --------------------------------------------------------------------------- formats
 
 
-def test_grade_template_lists_every_entry_and_is_refused_until_filled_in(runner, built,
-                                                                         tmp_path):
+def test_grade_template_lists_every_entry_and_is_refused_until_filled_in(runner, built, tmp_path):
     tpl = tmp_path / "blank.csv"
     result = runner.invoke(main, ["grade", "--key", str(built), "--template", str(tpl)])
     assert result.exit_code == 0, result.output
@@ -394,11 +451,14 @@ def test_grade_template_lists_every_entry_and_is_refused_until_filled_in(runner,
     # graded as it is, it gave everyone 0 (over any earlier scores)
     result = runner.invoke(main, ["grade", "--key", str(built), str(tpl)])
     assert result.exit_code == 1
-    assert "blank.csv:2: value: expected at least one answer in the value column, got 63 " \
+    assert (
+        "blank.csv:2: value: expected at least one answer in the value column, got 63 "
         "rows with none (is this the blank template?)" in result.output
+    )
     assert not (tmp_path / "scores.csv").exists()
-    text = tpl.read_text(encoding="utf-8").replace("practice-heads,d_k,,\n",
-                                                   "practice-heads,d_k,,2\n")
+    text = tpl.read_text(encoding="utf-8").replace(
+        "practice-heads,d_k,,\n", "practice-heads,d_k,,2\n"
+    )
     tpl.write_text(text, encoding="utf-8")
     result = runner.invoke(main, ["grade", "--key", str(built), str(tpl)])
     assert result.exit_code == 0, result.output
@@ -408,9 +468,11 @@ def test_grade_template_lists_every_entry_and_is_refused_until_filled_in(runner,
 
 def test_grade_sheet_column_lets_many_students_share_a_version(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
-    text = "Student,Sheet,Question,Answer,Entry,Value,comment\n" \
-        f"ann,{sheet_id},practice-heads,d_k,,2,fine\n" \
+    text = (
+        "Student,Sheet,Question,Answer,Entry,Value,comment\n"
+        f"ann,{sheet_id},practice-heads,d_k,,2,fine\n"
         f"bob,{sheet_id},practice-heads,d_k,,4,\n"
+    )
     result = graded(data, text)
     assert [s.student for s in result.students] == ["ann", "bob"]
     # 2 points over 3 parts: a right d_k earns 2/3
@@ -421,47 +483,86 @@ def test_grade_accepts_cell_spellings_for_a_spreadsheet(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
     text = HEADER + "".join(
         f"{sheet_id},practice-causal,A,{entry},{value}\n"
-        for entry, value in (("1;1", "1"), ("r1c2", "0"), ('"(2, 1)"', "0.27"), ("2:2", ".73")))
+        for entry, value in (("1;1", "1"), ("r1c2", "0"), ('"(2, 1)"', "0.27"), ("2:2", ".73"))
+    )
     assert part(graded(data, text), "practice-causal", "A").status == "right"
 
 
 # --------------------------------------------------------------------------- bad files
 
 BAD_FILES = [
-    ("unknown student", HEADER + "{sid},practice-heads,d_k,,2\nnobody,practice-heads,d_k,,2\n",
-     "responses.csv:3: student: expected a sheet id"),
-    ("unknown question", HEADER + "{sid},practice-hedas,d_k,,2\n",
-     "responses.csv:2: question: expected a question id"),
-    ("unknown answer", HEADER + "{sid},practice-heads,dk,,2\n",
-     "responses.csv:2: answer: expected an answer of question 'practice-heads'"),
-    ("not a number", HEADER + '{sid},practice-causal,A,"1,1",one\n',
-     "responses.csv:2: value: expected a number like 0.73, or -inf/masked for a masked cell, "
-     "got 'one'"),
-    ("decimal comma", HEADER + '{sid},practice-causal,A,"1,1","0,73"\n',
-     "(use a point for decimals)"),
-    ("missing columns", "student,question,value\n{sid},practice-heads,2\n",
-     "responses.csv:1: header: expected the columns student, question, answer, entry, value"),
-    ("duplicate row", HEADER + '{sid},practice-causal,A,"1,1",1\n{sid},practice-causal,A,1;1,1\n',
-     "responses.csv:3: entry: expected one row per student, question, answer and entry, got a "
-     "second row"),
-    ("cell outside the table", HEADER + '{sid},practice-causal,A,"3,1",1\n',
-     "responses.csv:2: entry: expected a cell \"row,col\" of the 2x2 table A"),
-    ("entry on a single answer", HEADER + "{sid},practice-heads,d_k,1,2\n",
-     "responses.csv:2: entry: expected an empty entry"),
-    ("unquoted cell", HEADER + "{sid},practice-causal,A,1,1,0.5\n",
-     "responses.csv:2: fields: expected at most 5 fields as in the header, got 6"),
-    ("unknown option", HEADER + "{sid},practice-scale-row,peaked,,the first one\n",
-     "responses.csv:2: value: expected one of 'without the scale'"),
+    (
+        "unknown student",
+        HEADER + "{sid},practice-heads,d_k,,2\nnobody,practice-heads,d_k,,2\n",
+        "responses.csv:3: student: expected a sheet id",
+    ),
+    (
+        "unknown question",
+        HEADER + "{sid},practice-hedas,d_k,,2\n",
+        "responses.csv:2: question: expected a question id",
+    ),
+    (
+        "unknown answer",
+        HEADER + "{sid},practice-heads,dk,,2\n",
+        "responses.csv:2: answer: expected an answer of question 'practice-heads'",
+    ),
+    (
+        "not a number",
+        HEADER + '{sid},practice-causal,A,"1,1",one\n',
+        "responses.csv:2: value: expected a number like 0.73, or -inf/masked for a masked cell, "
+        "got 'one'",
+    ),
+    (
+        "decimal comma",
+        HEADER + '{sid},practice-causal,A,"1,1","0,73"\n',
+        "(use a point for decimals)",
+    ),
+    (
+        "missing columns",
+        "student,question,value\n{sid},practice-heads,2\n",
+        "responses.csv:1: header: expected the columns student, question, answer, entry, value",
+    ),
+    (
+        "duplicate row",
+        HEADER + '{sid},practice-causal,A,"1,1",1\n{sid},practice-causal,A,1;1,1\n',
+        "responses.csv:3: entry: expected one row per student, question, answer and entry, got a "
+        "second row",
+    ),
+    (
+        "cell outside the table",
+        HEADER + '{sid},practice-causal,A,"3,1",1\n',
+        'responses.csv:2: entry: expected a cell "row,col" of the 2x2 table A',
+    ),
+    (
+        "entry on a single answer",
+        HEADER + "{sid},practice-heads,d_k,1,2\n",
+        "responses.csv:2: entry: expected an empty entry",
+    ),
+    (
+        "unquoted cell",
+        HEADER + "{sid},practice-causal,A,1,1,0.5\n",
+        "responses.csv:2: fields: expected at most 5 fields as in the header, got 6",
+    ),
+    (
+        "unknown option",
+        HEADER + "{sid},practice-scale-row,peaked,,the first one\n",
+        "responses.csv:2: value: expected one of 'without the scale'",
+    ),
     ("empty file", "", "responses.csv:1: header: expected a header row"),
     # graded, it replaced earlier scores.csv with zeros for everyone and exited 0
-    ("only a header", HEADER + "\n,,,,\n", "responses.csv:2: rows: expected a row per answer "
-     "entry after the header, got none (a blank file to fill in: grade --template)"),
+    (
+        "only a header",
+        HEADER + "\n,,,,\n",
+        "responses.csv:2: rows: expected a row per answer "
+        "entry after the header, got none (a blank file to fill in: grade --template)",
+    ),
 ]
 
 
 @pytest.mark.parametrize("case,text,message", BAD_FILES, ids=[c[0] for c in BAD_FILES])
-def test_grade_rejects_a_bad_response_file_and_writes_nothing(runner, built, sheet_id, tmp_path,
-                                                              case, text, message):
+def test_grade_rejects_a_bad_response_file_and_writes_nothing(
+    runner, built, sheet_id, tmp_path, case, text, message
+):
     result, out = run_grade(runner, built, text.format(sid=sheet_id), tmp_path)
     assert result.exit_code != 0
     assert message in result.output, result.output
@@ -470,8 +571,9 @@ def test_grade_rejects_a_bad_response_file_and_writes_nothing(runner, built, she
 
 
 def test_grade_rejects_undecodable_bytes_with_their_line(runner, built, sheet_id, tmp_path):
-    data = (HEADER + f"{sheet_id},practice-heads,d_k,,2\n").encode() \
-        + f"{sheet_id},practice-heads,concat_width,,4 caf\xe9\n".encode("latin-1")
+    data = (
+        HEADER + f"{sheet_id},practice-heads,d_k,,2\n"
+    ).encode() + f"{sheet_id},practice-heads,concat_width,,4 caf\xe9\n".encode("latin-1")
     result, out = run_grade(runner, built, data, tmp_path)
     assert result.exit_code != 0
     assert "responses.csv:3: expected UTF-8 text" in result.output
@@ -479,8 +581,7 @@ def test_grade_rejects_undecodable_bytes_with_their_line(runner, built, sheet_id
     assert not out.exists()
 
 
-def test_grade_leaves_earlier_outputs_alone_when_a_file_is_bad(runner, built, sheet_id,
-                                                               tmp_path):
+def test_grade_leaves_earlier_outputs_alone_when_a_file_is_bad(runner, built, sheet_id, tmp_path):
     result, out = run_grade(runner, built, HEADER + all_right(sheet_id), tmp_path)
     assert result.exit_code == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
@@ -502,11 +603,15 @@ def test_grade_rejects_a_key_that_is_not_json(tmp_path):
 def test_real_key_diagnoses_scale_by_dk_from_the_misconception_library(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
     # S = [[2, 0], [0, 2]], d_k = 2 divided by 2: [[1, 0], [0, 1]]; A row 1 = [0.73, 0.27]
-    text = HEADER + cells(sheet_id, "worked-example", "scaled", [[1, 0], [0, 1]]) \
+    text = (
+        HEADER
+        + cells(sheet_id, "worked-example", "scaled", [[1, 0], [0, 1]])
         + cells(sheet_id, "worked-example", "A", [[0.73, 0.27], [0.27, 0.73]])
+    )
     result = graded(data, text)
-    assert [s.misconception for s in part(result, "worked-example", "scaled").slips] \
-        == ["scale-by-dk"]
+    assert [s.misconception for s in part(result, "worked-example", "scaled").slips] == [
+        "scale-by-dk"
+    ]
     a = part(result, "worked-example", "A")
     assert [s.misconception for s in a.slips] == ["scale-by-dk"]
     assert a.status == "carried"
@@ -515,13 +620,18 @@ def test_real_key_diagnoses_scale_by_dk_from_the_misconception_library(built, sh
 def test_real_key_diagnoses_mask_with_zero_from_the_misconception_library(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
     # practice scores [[1, 3], [0, 1]] masked with 0: row 1 = softmax([1, 0]) = [0.73, 0.27]
-    text = HEADER + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]]) \
+    text = (
+        HEADER
+        + cells(sheet_id, "practice-causal", "masked", [[1, 0], [0, 1]])
         + cells(sheet_id, "practice-causal", "A", [[0.73, 0.27], [0.27, 0.73]])
+    )
     result = graded(data, text)
-    assert [s.misconception for s in part(result, "practice-causal", "masked").slips] \
-        == ["mask-with-zero"]
-    assert [s.misconception for s in part(result, "practice-causal", "A").slips] \
-        == ["mask-with-zero"]
+    assert [s.misconception for s in part(result, "practice-causal", "masked").slips] == [
+        "mask-with-zero"
+    ]
+    assert [s.misconception for s in part(result, "practice-causal", "A").slips] == [
+        "mask-with-zero"
+    ]
 
 
 def test_real_key_diagnoses_softmax_over_columns(built, sheet_id):
@@ -537,9 +647,12 @@ def test_real_key_diagnoses_softmax_over_columns(built, sheet_id):
 def test_real_key_diagnoses_dk_equals_d_and_carries_it_forward(built, sheet_id):
     data = json.loads(built.read_text(encoding="utf-8"))
     # d = 4, h = 2: a student who gives each head the full width writes 4, 2 * 4 = 8, 8 x 4
-    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
-        + single(sheet_id, "practice-heads", "concat_width", "8") \
+    text = (
+        HEADER
+        + single(sheet_id, "practice-heads", "d_k", "4")
+        + single(sheet_id, "practice-heads", "concat_width", "8")
         + f'{sheet_id},practice-heads,W_O_shape,,"(8, 4)"\n'
+    )
     result = graded(data, text)
     d_k = part(result, "practice-heads", "d_k")
     assert [s.misconception for s in d_k.slips] == ["dk-equals-d"]
@@ -548,7 +661,8 @@ def test_real_key_diagnoses_dk_equals_d_and_carries_it_forward(built, sheet_id):
 
 
 def test_multiple_choice_item_is_graded_by_label_and_names_the_chosen_slip(
-        runner, write_bank, tmp_path):
+    runner, write_bank, tmp_path
+):
     bank = write_bank("""
         sheet: {id: quiz, title: Quiz}
         questions:
@@ -558,8 +672,10 @@ def test_multiple_choice_item_is_graded_by_label_and_names_the_chosen_slip(
             format: choice
             params: {S: [[1, 3], [0, 1]], prescaled: true}
         """)
-    result = runner.invoke(main, ["build", "--bank", str(bank), "--seed", "5", "--no-pdf",
-                                  "--out", str(tmp_path / "b")])
+    result = runner.invoke(
+        main,
+        ["build", "--bank", str(bank), "--seed", "5", "--no-pdf", "--out", str(tmp_path / "b")],
+    )
     assert result.exit_code == 0, result.output
     (key,) = (tmp_path / "b").glob("*/key.json")
     data = json.loads(key.read_text(encoding="utf-8"))
@@ -591,8 +707,9 @@ def test_grade_reads_a_spreadsheet_export_with_bom_and_crlf(runner, built, sheet
 
 
 def test_grade_reports_a_missing_key_or_responses_file(runner, built, tmp_path):
-    result = runner.invoke(main, ["grade", "--key", str(tmp_path / "nokey.json"),
-                                  str(tmp_path / "r.csv")])
+    result = runner.invoke(
+        main, ["grade", "--key", str(tmp_path / "nokey.json"), str(tmp_path / "r.csv")]
+    )
     assert result.exit_code != 0 and "expected a key.json file, got no such file" in result.output
     result = runner.invoke(main, ["grade", "--key", str(built), str(tmp_path / "r.csv")])
     assert result.exit_code != 0
@@ -605,8 +722,9 @@ def test_grade_reports_an_output_folder_that_is_a_file(runner, built, sheet_id, 
     resp.write_text(HEADER + all_right(sheet_id), encoding="utf-8")
     blocker = tmp_path / "taken"
     blocker.write_text("a file", encoding="utf-8")
-    result = runner.invoke(main, ["grade", "--key", str(built), str(resp), "--out",
-                                  str(blocker / "grades")])
+    result = runner.invoke(
+        main, ["grade", "--key", str(built), str(resp), "--out", str(blocker / "grades")]
+    )
     assert result.exit_code != 0
     assert "--out: expected a folder to write into, got" in result.output
     assert "taken, a regular file" in result.output
@@ -619,8 +737,9 @@ def lab_versions(tmp_path_factory) -> dict:
     from click.testing import CliRunner
 
     out = tmp_path_factory.mktemp("versions")
-    result = CliRunner().invoke(main, ["build", "--seed", "7", "--versions", "12", "--no-pdf",
-                                       "--out", str(out), "-q"])
+    result = CliRunner().invoke(
+        main, ["build", "--seed", "7", "--versions", "12", "--no-pdf", "--out", str(out), "-q"]
+    )
     assert result.exit_code == 0, result.output
     (key_path,) = out.glob("*/key.json")
     return json.loads(key_path.read_text(encoding="utf-8"))
@@ -641,8 +760,7 @@ def slip_responses(data: dict, slip: str, output_shift: float = 0.0) -> str:
     return "\n".join(rows) + "\n"
 
 
-def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounded_it(
-        lab_versions):
+def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounded_it(lab_versions):
     """A student who makes a slip, works at full precision and writes each answer rounded
     (the slip's printed values in key.json) gets the output carried forward, although their
     written A times V is a few hundredths off what they wrote (V's entries carry A's rounding)."""
@@ -653,11 +771,19 @@ def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounde
         (slip,) = [d for d in q["distractors"] if d["misconception"] == "no-scale"]
         written_a = [[float(x) for x in row] for row in slip["rounded"]["A"]]
         v = q["given"]["V"]
-        redone = [[sum(a * v[k][j] for k, a in enumerate(row)) for j in range(len(v[0]))]
-                  for row in written_a]
+        redone = [
+            [sum(a * v[k][j] for k, a in enumerate(row)) for j in range(len(v[0]))]
+            for row in written_a
+        ]
         written = [[float(x) for x in row] for row in slip["rounded"]["output"]]
-        if max(abs(x - y) for r1, r2 in zip(redone, written, strict=True)
-               for x, y in zip(r1, r2, strict=True)) > q["tolerance"]["output"]:
+        if (
+            max(
+                abs(x - y)
+                for r1, r2 in zip(redone, written, strict=True)
+                for x, y in zip(r1, r2, strict=True)
+            )
+            > q["tolerance"]["output"]
+        ):
             worked += 1  # the case the old check refused
     assert worked >= 2, worked  # sheets where the old check took no account of the rounding
     res = graded(data, slip_responses(data, "no-scale"))
@@ -668,19 +794,34 @@ def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounde
         assert [s.misconception for s in out.slips] in ([], ["no-scale"])
 
 
-@pytest.mark.parametrize("written, status", [
-    ("no-scale", "right"),  # the name of the slip the option describes
-    ("Skips the scale", "right"),  # the start of one option
-    ("  SKIPS the   scale: takes the softmax of the raw scores QK^T. ", "right"),
-    ("c", "right"),  # its letter in the printed order (as Canvas asks)
-    ("scale-by-dk", "wrong"),
-    ("a", "wrong"),
-])
+@pytest.mark.parametrize(
+    "written, status",
+    [
+        ("no-scale", "right"),  # the name of the slip the option describes
+        ("Skips the scale", "right"),  # the start of one option
+        ("  SKIPS the   scale: takes the softmax of the raw scores QK^T. ", "right"),
+        ("c", "right"),  # its letter in the printed order (as Canvas asks)
+        ("scale-by-dk", "wrong"),
+        ("a", "wrong"),
+    ],
+)
 def test_grade_takes_a_spot_the_bug_slip_by_name_start_or_letter(written, status, tmp_path):
     from click.testing import CliRunner
 
-    result = CliRunner().invoke(main, ["build", "--bank", str(ROOT / "banks" / "slips.yaml"),
-                                       "--seed", "1", "--no-pdf", "--out", str(tmp_path), "-q"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--bank",
+            str(ROOT / "banks" / "slips.yaml"),
+            "--seed",
+            "1",
+            "--no-pdf",
+            "--out",
+            str(tmp_path),
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (key_path,) = tmp_path.glob("*/key.json")
     data = json.loads(key_path.read_text(encoding="utf-8"))
@@ -702,18 +843,31 @@ def test_grade_refuses_an_option_it_cannot_tell_apart(built, sheet_id):
 
 def test_grade_template_of_a_roster_names_each_student_and_still_grades(runner, tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("name,id\nZoë O'Brien,s1\nAda Lovelace,s2\n=SUM(A1),s3\n",
-                      encoding="utf-8")
-    result = runner.invoke(main, ["build", "--seed", "3", "--roster", str(roster), "--no-pdf",
-                                  "--out", str(tmp_path / "o"), "-q"])
+    roster.write_text("name,id\nZoë O'Brien,s1\nAda Lovelace,s2\n=SUM(A1),s3\n", encoding="utf-8")
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "3",
+            "--roster",
+            str(roster),
+            "--no-pdf",
+            "--out",
+            str(tmp_path / "o"),
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (key,) = (tmp_path / "o").glob("*/key.json")
     tpl = tmp_path / "blank.csv"
     assert runner.invoke(main, ["grade", "--key", str(key), "--template", str(tpl)]).exit_code == 0
     rows = list(csv.DictReader(tpl.open(encoding="utf-8")))
-    assert {(r["student"], r["name"]) for r in rows} == {("s1", "Zoë O'Brien"),
-                                                         ("s2", "Ada Lovelace"),
-                                                         ("s3", "'=SUM(A1)")}  # no formula
+    assert {(r["student"], r["name"]) for r in rows} == {
+        ("s1", "Zoë O'Brien"),
+        ("s2", "Ada Lovelace"),
+        ("s3", "'=SUM(A1)"),
+    }  # no formula
     text = tpl.read_text(encoding="utf-8")
     assert "s1,Zoë O'Brien,head-widths,d_k,,\n" in text  # the name beside the id
     text = text.replace("s1,Zoë O'Brien,head-widths,d_k,,\n", "s1,Zoë O'Brien,head-widths,d_k,,4\n")
@@ -722,7 +876,8 @@ def test_grade_template_of_a_roster_names_each_student_and_still_grades(runner, 
 
 
 def test_grade_does_not_carry_forward_an_output_that_does_not_follow_from_the_students_a(
-        lab_versions):
+    lab_versions,
+):
     """The same slip students, but every output entry 0.1 too high: more than any rounding of
     their A can carry through V (half a unit times V's column sums, at most 0.085 here)."""
     data = lab_versions
@@ -736,21 +891,28 @@ def test_grade_does_not_carry_forward_an_output_that_does_not_follow_from_the_st
         assert out.carried == 0, (student.sheet, out.carried)
 
 
-def test_grade_report_names_no_missing_slip_for_a_wrong_pick_one_answer(runner, built,
-                                                                         sheet_id, tmp_path):
-    text = HEADER + replace_rows(all_right(sheet_id), "practice-scale-row", "largest_change",
-                                 single(sheet_id, "practice-scale-row", "largest_change",
-                                        "no change"))
+def test_grade_report_names_no_missing_slip_for_a_wrong_pick_one_answer(
+    runner, built, sheet_id, tmp_path
+):
+    text = HEADER + replace_rows(
+        all_right(sheet_id),
+        "practice-scale-row",
+        "largest_change",
+        single(sheet_id, "practice-scale-row", "largest_change", "no change"),
+    )
     result, out = run_grade(runner, built, text, tmp_path)
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert ("- (e) `largest_change`: wrong (0/0.6). Not credited: wrote no change, key it "
-            "lost probability.") in report.splitlines()
+    assert (
+        "- (e) `largest_change`: wrong (0/0.6). Not credited: wrote no change, key it "
+        "lost probability."
+    ) in report.splitlines()
 
 
 @pytest.mark.parametrize("separator", [";", "\t"])
-def test_grade_reads_a_semicolon_or_tab_separated_file_as_rosters_are_read(built, sheet_id,
-                                                                           separator):
+def test_grade_reads_a_semicolon_or_tab_separated_file_as_rosters_are_read(
+    built, sheet_id, separator
+):
     # a comma-decimal locale's spreadsheet saves "CSV" with semicolons: it was refused
     rows = list(csv.reader(io.StringIO(HEADER + all_right(sheet_id))))
     buf = io.StringIO()
@@ -795,8 +957,9 @@ def carry_key(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("carry")
     bank = out / "carry.yaml"
     bank.write_text(CARRY_BANK, encoding="utf-8")
-    result = CliRunner().invoke(main, ["build", "--bank", str(bank), "--seed", "1", "--no-pdf",
-                                       "--out", str(out), "-q"])
+    result = CliRunner().invoke(
+        main, ["build", "--bank", str(bank), "--seed", "1", "--no-pdf", "--out", str(out), "-q"]
+    )
     assert result.exit_code == 0, result.output
     (key_path,) = out.glob("*/key.json")
     return json.loads(key_path.read_text(encoding="utf-8"))
@@ -819,16 +982,25 @@ def test_grade_credits_an_output_from_a_right_a_only_within_the_keys_tolerance(c
     a = softmax([1 / R2, 0])  # Q = K = I, d_k = 2: row 1 of A; V = 4 I
     mine = [[round(a[0], 2), round(a[1], 2)], [round(a[1], 2), round(a[0], 2)]]
     assert mine[0] == [0.67, 0.33] and abs(4 * a[0] - 2.70) > 0.015
-    base = HEADER + cells("carry", "big-v", "scores", [[1, 0], [0, 1]]) \
-        + cells("carry", "big-v", "scaled", [[0.71, 0], [0, 0.71]]) \
+    base = (
+        HEADER
+        + cells("carry", "big-v", "scores", [[1, 0], [0, 1]])
+        + cells("carry", "big-v", "scaled", [[0.71, 0], [0, 0.71]])
         + cells("carry", "big-v", "A", mine)
-    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
-                                              [[2.70, 1.32], [1.32, 2.68]])), "big-v", "output")
+    )
+    out = part(
+        graded(carry_key, base + cells("carry", "big-v", "output", [[2.70, 1.32], [1.32, 2.68]])),
+        "big-v",
+        "output",
+    )
     assert (out.right, out.carried, out.status) == (3, 0, "partial")
     assert [w.entry for w in out.wrong] == ["1,1"]
     # 2.69 is 0.01 from 4 x 0.67 = 2.68, the written A times V: within the tolerance
-    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
-                                              [[2.69, 1.32], [1.32, 2.68]])), "big-v", "output")
+    out = part(
+        graded(carry_key, base + cells("carry", "big-v", "output", [[2.69, 1.32], [1.32, 2.68]])),
+        "big-v",
+        "output",
+    )
     assert out.status == "right"
 
 
@@ -839,14 +1011,23 @@ def test_grade_carries_an_output_from_a_wrong_a_with_the_rounding_of_that_a(carr
     a = softmax([1, 0])
     mine = [[round(a[0], 2), round(a[1], 2)], [round(a[1], 2), round(a[0], 2)]]
     assert mine[0] == [0.73, 0.27]  # 4 x 0.73 = 2.92, 4 x 0.27 = 1.08
-    base = HEADER + cells("carry", "big-v", "scores", [[1, 0], [0, 1]]) \
-        + cells("carry", "big-v", "scaled", [[1, 0], [0, 1]]) \
+    base = (
+        HEADER
+        + cells("carry", "big-v", "scores", [[1, 0], [0, 1]])
+        + cells("carry", "big-v", "scaled", [[1, 0], [0, 1]])
         + cells("carry", "big-v", "A", mine)
-    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
-                                              [[2.94, 1.06], [1.08, 2.92]])), "big-v", "output")
+    )
+    out = part(
+        graded(carry_key, base + cells("carry", "big-v", "output", [[2.94, 1.06], [1.08, 2.92]])),
+        "big-v",
+        "output",
+    )
     assert (out.carried, out.status, out.carried_from) == (4, "carried", ("A",))
-    out = part(graded(carry_key, base + cells("carry", "big-v", "output",
-                                              [[2.95, 1.08], [1.08, 2.92]])), "big-v", "output")
+    out = part(
+        graded(carry_key, base + cells("carry", "big-v", "output", [[2.95, 1.08], [1.08, 2.92]])),
+        "big-v",
+        "output",
+    )
     assert (out.carried, [w.entry for w in out.wrong]) == (3, ["1,1"])
 
 
@@ -856,29 +1037,45 @@ def test_grade_credits_whole_number_scores_from_right_q_and_k_only_exactly(carry
     q_, k_ = [[1, 1], [0, 1]], [[1, 0], [1, 1]]  # X = I: Q = W_Q, K = W_K
     scores = [[sum(a * b for a, b in zip(qr, kr, strict=True)) for kr in k_] for qr in q_]
     assert scores == [[1, 2], [0, 1]]
-    text = HEADER + cells("carry", "proj", "Q", q_) + cells("carry", "proj", "K", k_) \
+    text = (
+        HEADER
+        + cells("carry", "proj", "Q", q_)
+        + cells("carry", "proj", "K", k_)
         + cells("carry", "proj", "scores", [[1.4, 2], [0, 1]])
+    )
     p = part(graded(carry_key, text), "proj", "scores")
     assert (p.right, p.carried, [w.entry for w in p.wrong]) == (3, 0, ["1,1"])
     # from a wrong Q (row 1 written [1, 2]: scores [1, 3]): carried exactly, not within 0.5
     wrong_q = [[1, 2], [0, 1]]
     text = HEADER + cells("carry", "proj", "Q", wrong_q) + cells("carry", "proj", "K", k_)
-    p = part(graded(carry_key, text + cells("carry", "proj", "scores", [[1, 3], [0, 1]])),
-             "proj", "scores")
+    p = part(
+        graded(carry_key, text + cells("carry", "proj", "scores", [[1, 3], [0, 1]])),
+        "proj",
+        "scores",
+    )
     assert (p.status, p.carried_from) == ("carried", ("Q", "K"))
-    p = part(graded(carry_key, text + cells("carry", "proj", "scores", [[1, 3.4], [0, 1]])),
-             "proj", "scores")
+    p = part(
+        graded(carry_key, text + cells("carry", "proj", "scores", [[1, 3.4], [0, 1]])),
+        "proj",
+        "scores",
+    )
     assert (p.right, p.carried) == (3, 0)
 
 
 def test_grade_credits_a_whole_concat_width_only_exactly(built, sheet_id):
     """heads: d = 4, h = 2. 4.4 for the concat width 4 was credited from the right d_k 2."""
     data = json.loads(built.read_text(encoding="utf-8"))
-    text = HEADER + single(sheet_id, "practice-heads", "d_k", "2") \
+    text = (
+        HEADER
+        + single(sheet_id, "practice-heads", "d_k", "2")
         + single(sheet_id, "practice-heads", "concat_width", "4.4")
+    )
     assert part(graded(data, text), "practice-heads", "concat_width").status == "wrong"
-    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
+    text = (
+        HEADER
+        + single(sheet_id, "practice-heads", "d_k", "4")
         + single(sheet_id, "practice-heads", "concat_width", "8.4")
+    )
     assert part(graded(data, text), "practice-heads", "concat_width").status == "wrong"
 
 
@@ -888,10 +1085,14 @@ def test_grade_carries_scale_effects_choices_from_the_students_own_softmaxes(car
     # row [2, 0], d_k = 4: scaled [1, 0], A = softmax([1, 0]) = [0.73, 0.27] (right); the
     # student's unscaled softmax is wrong, [0.50, 0.50], so key 1 gains with the scale
     assert [round(x, 2) for x in softmax([1, 0])] == [0.73, 0.27]
-    text = HEADER + cells("carry", "effect", "A_unscaled", [0.5, 0.5]) \
-        + cells("carry", "effect", "scaled", [1, 0]) + cells("carry", "effect", "A", [0.73, 0.27]) \
-        + single("carry", "effect", "peaked", "with the scale") \
+    text = (
+        HEADER
+        + cells("carry", "effect", "A_unscaled", [0.5, 0.5])
+        + cells("carry", "effect", "scaled", [1, 0])
+        + cells("carry", "effect", "A", [0.73, 0.27])
+        + single("carry", "effect", "peaked", "with the scale")
         + single("carry", "effect", "largest_change", "it gained probability")
+    )
     result = graded(carry_key, text)
     for name in ("peaked", "largest_change"):
         p = part(result, "effect", name)
@@ -922,8 +1123,12 @@ def test_grade_carries_projections_output_from_the_students_own_v(carry_key):
     assert mine_a[0] == [0.33, 0.67]
     wrong_v = [[2, 0], [0, 2]]  # the right V is [[2, 0], [0, 3]]
     out = [[round(mine_a[0][0] * 2, 2), round(mine_a[0][1] * 2, 2)]] * 2
-    text = HEADER + cells("carry", "proj", "V", wrong_v) + cells("carry", "proj", "A", mine_a) \
+    text = (
+        HEADER
+        + cells("carry", "proj", "V", wrong_v)
+        + cells("carry", "proj", "A", mine_a)
         + cells("carry", "proj", "output", out)
+    )
     p = part(graded(carry_key, text), "proj", "output")
     assert (p.status, p.carried_from) == ("carried", ("A", "V"))
 
@@ -931,9 +1136,12 @@ def test_grade_carries_projections_output_from_the_students_own_v(carry_key):
 def test_grade_multihead_with_its_own_d_v_carries_no_concat_width_from_d_k(carry_key):
     """d = 8, h = 2, d_v = 3: the concat width is h d_v = 6 whatever d_k is; W_O's shape
     still follows from the student's concat width."""
-    text = HEADER + single("carry", "widths", "d_k", "8") \
-        + single("carry", "widths", "concat_width", "16") \
+    text = (
+        HEADER
+        + single("carry", "widths", "d_k", "8")
+        + single("carry", "widths", "concat_width", "16")
         + single("carry", "widths", "W_O_shape", "16x8")
+    )
     result = graded(carry_key, text)
     assert part(result, "widths", "concat_width").status == "wrong"
     p = part(result, "widths", "W_O_shape")
@@ -943,8 +1151,11 @@ def test_grade_multihead_with_its_own_d_v_carries_no_concat_width_from_d_k(carry
 def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built, sheet_id):
     """The grader reads each question's "carries": a renamed family still carries; a key
     that states none carries nothing; a key from before the field gets its family's."""
-    text = HEADER + single(sheet_id, "practice-heads", "d_k", "4") \
+    text = (
+        HEADER
+        + single(sheet_id, "practice-heads", "d_k", "4")
         + single(sheet_id, "practice-heads", "concat_width", "8")
+    )
 
     def heads(change) -> str:
         data = json.loads(built.read_text(encoding="utf-8"))
@@ -956,8 +1167,13 @@ def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built,
     assert heads(lambda q: q.update(carries=[])) == "wrong"
     assert heads(lambda q: q.pop("carries")) == "carried"
     with pytest.raises(GradeError, match="sheets\\[0\\]"):
-        heads(lambda q: q.update(carries=[{"answer": "concat_width", "from": ["d_k"],
-                                           "steps": ["guess"], "args": {}}]))
+        heads(
+            lambda q: q.update(
+                carries=[
+                    {"answer": "concat_width", "from": ["d_k"], "steps": ["guess"], "args": {}}
+                ]
+            )
+        )
 
 
 def test_every_familys_carried_steps_are_steps_the_grader_knows():
@@ -974,8 +1190,10 @@ def test_grade_module_names_no_family():
     """Carried-forward credit is the families' data: grading/ tests no family by name."""
     from worksheetgen.families import FAMILIES
 
-    source = "\n".join(p.read_text(encoding="utf-8")
-                       for p in sorted((ROOT / "worksheetgen" / "grading").glob("*.py")))
+    source = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in sorted((ROOT / "worksheetgen" / "grading").glob("*.py"))
+    )
     steps = {"softmax"}  # a step of the vocabulary, and a family's name too
     for name in set(FAMILIES) - steps:
         assert f'"{name}"' not in source and f"'{name}'" not in source, name

@@ -24,29 +24,47 @@ questions:
 """
 
 # what YAML escapes decode to, though the file itself holds only ASCII
-ESCAPED = ['"\\x01"', '"\\e"', '"\\0"', '"\\x7f"', '"\\x85"', '"\\u0090"', '"\\ufffe"',
-           '"\\u202e"', '"\\u2066"', '"\\ufeff"', '"\\u2028"', '"\\U0010FFFF"', '"\\ufdd0"']
+ESCAPED = [
+    '"\\x01"',
+    '"\\e"',
+    '"\\0"',
+    '"\\x7f"',
+    '"\\x85"',
+    '"\\u0090"',
+    '"\\ufffe"',
+    '"\\u202e"',
+    '"\\u2066"',
+    '"\\ufeff"',
+    '"\\u2028"',
+    '"\\U0010FFFF"',
+    '"\\ufdd0"',
+]
 
 
 @pytest.mark.parametrize("escaped", ESCAPED)
 def test_a_yaml_escape_decoding_to_a_refused_character_is_one_bank_error_line(
-        escaped, tmp_path, runner) -> None:
+    escaped, tmp_path, runner
+) -> None:
     bank = tmp_path / "bank.yaml"
     bank.write_text(BANK.format(title='"x' + escaped[1:-1] + 'y"'), encoding="ascii")
     with pytest.raises(BankError) as err:
         load_banks([bank])
     assert err.value.line == 2 and err.value.field == "sheet.title"
     assert "expected printable text" in err.value.message
-    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "--no-pdf",
-                                  "--out", str(tmp_path / "out")])
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--bank", str(bank), "--no-pdf", "--out", str(tmp_path / "out")],
+    )
     assert result.exit_code == 1
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
 def test_the_rule_covers_prompts_ids_and_keys_of_a_bank_too(tmp_path) -> None:
-    for text in ('questions:\n  - id: q1\n    family: scaling\n    prompt: "a\\eb"\n',
-                 'questions:\n  - id: q1\n    family: scaling\n    title: "\\u202eab"\n',
-                 'questions:\n  - id: q1\n    family: scaling\n    params: {"\\x01": 1}\n'):
+    for text in (
+        'questions:\n  - id: q1\n    family: scaling\n    prompt: "a\\eb"\n',
+        'questions:\n  - id: q1\n    family: scaling\n    title: "\\u202eab"\n',
+        'questions:\n  - id: q1\n    family: scaling\n    params: {"\\x01": 1}\n',
+    ):
         bank = tmp_path / "bank.yaml"
         bank.write_text(text, encoding="ascii")
         with pytest.raises(BankError, match="expected printable text"):
@@ -61,18 +79,21 @@ def test_tabs_newlines_joiners_and_any_script_stay_allowed() -> None:
 
 def test_a_title_on_the_command_line_meets_the_same_rule(tmp_path, runner) -> None:
     for title in ("A\x1b[2JB", "A\u202eB", "A\ufffeB", "A\x85B"):
-        result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--title", title,
-                                      "--out", str(tmp_path / "out")])
+        result = runner.invoke(
+            main,
+            ["build", "--seed", "1", "--no-pdf", "--title", title, "--out", str(tmp_path / "out")],
+        )
         assert result.exit_code == 2, result.output
         assert "--title: expected printable text" in result.output
         assert "\x1b" not in result.output and "\u202e" not in result.output
         assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-def test_a_title_on_the_command_line_has_the_length_limit_of_a_bank_title(tmp_path,
-                                                                        runner) -> None:
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--title", "x" * 4001,
-                                  "--out", str(tmp_path / "out")])
+def test_a_title_on_the_command_line_has_the_length_limit_of_a_bank_title(tmp_path, runner) -> None:
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--no-pdf", "--title", "x" * 4001, "--out", str(tmp_path / "out")],
+    )
     assert result.exit_code == 2
     assert "--title: expected at most 4000 characters, got 4001" in result.output
 
@@ -80,7 +101,7 @@ def test_a_title_on_the_command_line_has_the_length_limit_of_a_bank_title(tmp_pa
 def test_the_roster_refuses_what_the_bank_refuses(tmp_path) -> None:
     from worksheetgen.bank.roster import parse_roster
 
-    for bad in ("\ufffe", "\u202e", "\x1b", "\U000E0001"):
+    for bad in ("\ufffe", "\u202e", "\x1b", "\U000e0001"):
         with pytest.raises(WorksheetgenError, match="printable characters only"):
             parse_roster(f"name,id\nAda,a{bad}b\n")
 
@@ -90,24 +111,36 @@ def test_error_lines_show_control_characters_escaped(tmp_path, runner) -> None:
     err = BankError("got 'a\x1bb'", file="x\x07.yaml", line=3, field="f\u202e")
     assert str(err) == "x\\x07.yaml:3: f\\u202e: got 'a\\x1bb'"
     missing = tmp_path / "no\x1b[2Jbank.yaml"
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--bank", str(missing),
-                                  "--out", str(tmp_path / "out")])
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "1",
+            "--no-pdf",
+            "--bank",
+            str(missing),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "no\\x1b[2Jbank.yaml" in result.output
 
 
 def _key(tmp_path, runner) -> dict:
-    result = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "-q",
-                                  "--out", str(tmp_path / "b")])
+    result = runner.invoke(
+        main, ["build", "--seed", "3", "--no-pdf", "-q", "--out", str(tmp_path / "b")]
+    )
     assert result.exit_code == 0, result.output
     (key,) = (tmp_path / "b").glob("*/key.json")
     return json.loads(key.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("fmt", ["moodle", "qti"])
-def test_an_xml_export_that_would_not_parse_is_refused_and_not_written(fmt, tmp_path,
-                                                                       runner,
-                                                                       monkeypatch) -> None:
+def test_an_xml_export_that_would_not_parse_is_refused_and_not_written(
+    fmt, tmp_path, runner, monkeypatch
+) -> None:
     from worksheetgen import inputs
     from worksheetgen.export import export_bytes, export_file
 
@@ -153,8 +186,9 @@ def _folder(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_link_out_of_a_bank_folder_is_refused_without_quoting_its_target(tmp_path,
-                                                                           runner) -> None:
+def test_a_link_out_of_a_bank_folder_is_refused_without_quoting_its_target(
+    tmp_path, runner
+) -> None:
     folder = _folder(tmp_path)
     secret = tmp_path / "secret.txt"
     secret.write_text("rootpw:x:0:0:rootpw:/bin/bash\ndaemon:x:1:1\n", encoding="utf-8")
@@ -162,8 +196,10 @@ def test_a_link_out_of_a_bank_folder_is_refused_without_quoting_its_target(tmp_p
     with pytest.raises(BankError, match="a link that leads out of it") as err:
         load_banks([folder])
     assert err.value.file.endswith("b.yaml")
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--bank", str(folder),
-                                  "--out", str(tmp_path / "out")])
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--no-pdf", "--bank", str(folder), "--out", str(tmp_path / "out")],
+    )
     assert result.exit_code == 1 and "rootpw" not in result.output
     assert len(result.output.strip().splitlines()) == 1
 
@@ -190,12 +226,15 @@ def test_a_fifo_in_a_bank_folder_is_an_error(tmp_path) -> None:
         load_banks([folder])
 
 
-@pytest.mark.parametrize("content", [
-    "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin\n",
-    "password: hunter2\nuser: root\n",
-    "- secret-token-123\n- other\n",
-    "12345678\n",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin\n",
+        "password: hunter2\nuser: root\n",
+        "- secret-token-123\n- other\n",
+        "12345678\n",
+    ],
+)
 def test_an_error_about_a_file_that_is_no_bank_never_quotes_it(content, tmp_path) -> None:
     target = tmp_path / "passwd"
     target.write_text(content, encoding="utf-8")
@@ -230,14 +269,17 @@ HEAVY = {
     "concatenation": "{{ (" + " ~ ".join(["('x'*10000)"] * 300) + ")|length }}",
     "plus-on-lists": "{{ (" + "+".join([LIST] * 30) + ")|length }}",
     "nested-loops": "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}"
-                    "{% endfor %}",
+    "{% endfor %}",
     "work-in-a-loop": "{% for i in range(1000) %}{{ " + LIST + "|sum }}{% endfor %}",
     "range-products": "{% for i in range(300) %}{% for j in range(300) %}{{ i*j }}"
-                      "{% endfor %}{% endfor %}",
+    "{% endfor %}{% endfor %}",
     "power-then-product": "{{ ((2**5000)*(2**5000)*(2**5000))|string|length }}",
     "printing-a-huge-list": "{{ [" + ",".join([LIST] * 10) + "] }}",
-    "comparing-huge-lists": "{{ [" + ",".join([LIST] * 30) + "] == [" + ",".join([LIST] * 30)
-                            + "] }}",
+    "comparing-huge-lists": "{{ ["
+    + ",".join([LIST] * 30)
+    + "] == ["
+    + ",".join([LIST] * 30)
+    + "] }}",
     "string-of-a-huge-list": "{{ [" + ",".join([LIST] * 10) + "]|string|length }}",
 }
 
@@ -259,11 +301,14 @@ def test_heavy_prompts_within_the_documented_limits_stop_at_once(template) -> No
 def test_ordinary_prompts_render_as_before() -> None:
     from worksheetgen.render.documents import render_prompt
 
-    text = ("{% for x in S %}{{ x|join(', ') }}; {% endfor %}{{ S|reverse|list }} "
-            "{{ (range(5)|list)|sum }} {{ 'ab' ~ 3 }} {{ [1, 2] + [3] }} {{ S[0]|max }} "
-            "{{ (2 ** 10) * 3 }} {{ 'x' * 3 }} {{ none }} {{ S|length }} {{ 1 in S[0] }}")
-    assert render_prompt(text, CONTEXT) == ("1, 2; 3, 4; [[3, 4], [1, 2]] 10 ab3 [1, 2, 3] 2 "
-                                            "3072 xxx None 2 True")
+    text = (
+        "{% for x in S %}{{ x|join(', ') }}; {% endfor %}{{ S|reverse|list }} "
+        "{{ (range(5)|list)|sum }} {{ 'ab' ~ 3 }} {{ [1, 2] + [3] }} {{ S[0]|max }} "
+        "{{ (2 ** 10) * 3 }} {{ 'x' * 3 }} {{ none }} {{ S|length }} {{ 1 in S[0] }}"
+    )
+    assert render_prompt(text, CONTEXT) == (
+        "1, 2; 3, 4; [[3, 4], [1, 2]] 10 ab3 [1, 2, 3] 2 3072 xxx None 2 True"
+    )
 
 
 def test_a_heavy_prompt_stays_interruptible(tmp_path) -> None:
@@ -275,17 +320,36 @@ def test_a_heavy_prompt_stays_interruptible(tmp_path) -> None:
     import time
 
     bank = tmp_path / "bank.yaml"
-    body = ("{% for i in range(100000) %}{% for j in range(100000) %}"
-            "{{ (range(1000)|list)|sum }}{% endfor %}{% endfor %}")
-    bank.write_text(f"questions:\n  - id: q1\n    family: scaling\n    prompt: '{body}'\n",
-                    encoding="utf-8")
+    body = (
+        "{% for i in range(100000) %}{% for j in range(100000) %}"
+        "{{ (range(1000)|list)|sum }}{% endfor %}{% endfor %}"
+    )
+    bank.write_text(
+        f"questions:\n  - id: q1\n    family: scaling\n    prompt: '{body}'\n", encoding="utf-8"
+    )
     started = time.monotonic()
-    lifted = ("import sys, worksheetgen.render.documents as r; r.MAX_WORK = r.MAX_LOOP_STEPS = "
-              "r.MAX_PROMPT_CHARS = 10**15; from worksheetgen.cli import main; "
-              "sys.argv[0] = 'worksheetgen'; main()")
-    proc = subprocess.Popen([sys.executable, "-c", lifted, "build", "--seed", "1",
-                             "--no-pdf", "--bank", str(bank), "--out", str(tmp_path / "o")],
-                            stderr=subprocess.PIPE, text=True)
+    lifted = (
+        "import sys, worksheetgen.render.documents as r; r.MAX_WORK = r.MAX_LOOP_STEPS = "
+        "r.MAX_PROMPT_CHARS = 10**15; from worksheetgen.cli import main; "
+        "sys.argv[0] = 'worksheetgen'; main()"
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            lifted,
+            "build",
+            "--seed",
+            "1",
+            "--no-pdf",
+            "--bank",
+            str(bank),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(1.5)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
@@ -294,47 +358,68 @@ def test_a_heavy_prompt_stays_interruptible(tmp_path) -> None:
     assert err.strip() == "worksheetgen: interrupted"
 
 
-@pytest.mark.parametrize("template", [
-    "{{ " + "(" * 300 + "1" + ")" * 300 + " }}",
-    "{{ " + "[" * 300 + "1" + "]" * 300 + " }}",
-    "{{ " + "-(" * 300 + "1" + ")" * 300 + " }}",
-    "{{ " + "- " * 500 + "1 }}",
-    "{{ " + "not " * 500 + "1 }}",
-    "{{ " + "+".join(["1"] * 1500) + " }}",
-    "{{ 1" + "|abs" * 800 + " }}",
-    "{{ S" + ".x" * 900 + " }}",
-    "$" + "{" * 300 + "x" + "}" * 300 + "$",
-], ids=["parens", "brackets", "negations", "signs", "nots", "sum-chain", "filter-chain",
-        "attribute-chain", "braces"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ " + "(" * 300 + "1" + ")" * 300 + " }}",
+        "{{ " + "[" * 300 + "1" + "]" * 300 + " }}",
+        "{{ " + "-(" * 300 + "1" + ")" * 300 + " }}",
+        "{{ " + "- " * 500 + "1 }}",
+        "{{ " + "not " * 500 + "1 }}",
+        "{{ " + "+".join(["1"] * 1500) + " }}",
+        "{{ 1" + "|abs" * 800 + " }}",
+        "{{ S" + ".x" * 900 + " }}",
+        "$" + "{" * 300 + "x" + "}" * 300 + "$",
+    ],
+    ids=[
+        "parens",
+        "brackets",
+        "negations",
+        "signs",
+        "nots",
+        "sum-chain",
+        "filter-chain",
+        "attribute-chain",
+        "braces",
+    ],
+)
 def test_deep_nesting_in_a_prompt_is_one_line_with_file_and_line(template, tmp_path) -> None:
     bank = tmp_path / "bank.yaml"
-    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    prompt: |\n      text\n"
-                    f"      {template}\n", encoding="utf-8")
+    bank.write_text(
+        "questions:\n  - id: q1\n    family: scaling\n    prompt: |\n      text\n"
+        f"      {template}\n",
+        encoding="utf-8",
+    )
     with pytest.raises(WorksheetgenError, match="nested") as err:
         load_banks([bank])
-    assert str(err.value).startswith(f"{bank}:6: questions[0].prompt: prompt line 2: ") \
-        or ":6: questions[0].prompt: prompt line 2: " in str(err.value)
+    assert str(err.value).startswith(
+        f"{bank}:6: questions[0].prompt: prompt line 2: "
+    ) or ":6: questions[0].prompt: prompt line 2: " in str(err.value)
 
 
-@pytest.mark.parametrize("template,words", [
-    ("{{ row.count }}", "a function or method"),
-    ("{{ row.index|string }}", "a function or method"),
-    ("{{ range }}", "a function or method"),
-    ("{{ range(3) }}", "a range"),
-    ("{% for x in row %}{{ loop }}{% endfor %}", "the loop object"),
-    ("{{ [row.count] }}", "a function or method"),
-    ("{{ row.count ~ '' }}", "a function or method"),
-    ("{{ loop.cycle }}", None),  # loop outside a loop is undefined
-    ("{{ row.count|join }}", "a function or method"),
-    ("{{ '\\x1b[2J' }}", "U+001B"),
-    ("{{ '\\u202e' ~ 'x' }}", "U+202E"),
-], ids=lambda x: str(x)[:20])
-def test_only_data_values_print_and_the_rest_is_refused_at_load(template, words,
-                                                               tmp_path) -> None:
+@pytest.mark.parametrize(
+    "template,words",
+    [
+        ("{{ row.count }}", "a function or method"),
+        ("{{ row.index|string }}", "a function or method"),
+        ("{{ range }}", "a function or method"),
+        ("{{ range(3) }}", "a range"),
+        ("{% for x in row %}{{ loop }}{% endfor %}", "the loop object"),
+        ("{{ [row.count] }}", "a function or method"),
+        ("{{ row.count ~ '' }}", "a function or method"),
+        ("{{ loop.cycle }}", None),  # loop outside a loop is undefined
+        ("{{ row.count|join }}", "a function or method"),
+        ("{{ '\\x1b[2J' }}", "U+001B"),
+        ("{{ '\\u202e' ~ 'x' }}", "U+202E"),
+    ],
+    ids=lambda x: str(x)[:20],
+)
+def test_only_data_values_print_and_the_rest_is_refused_at_load(template, words, tmp_path) -> None:
     bank = tmp_path / "bank.yaml"
     quoted = template.replace("'", "''")
-    bank.write_text(f"questions:\n  - id: q1\n    family: scaling\n    prompt: '{quoted}'\n",
-                    encoding="utf-8")
+    bank.write_text(
+        f"questions:\n  - id: q1\n    family: scaling\n    prompt: '{quoted}'\n", encoding="utf-8"
+    )
     with pytest.raises(WorksheetgenError) as err:
         load_banks([bank])
     assert ":4: questions[0].prompt: prompt line 1: " in str(err.value)
@@ -343,12 +428,15 @@ def test_only_data_values_print_and_the_rest_is_refused_at_load(template, words,
     assert "0x" not in str(err.value)
 
 
-@pytest.mark.parametrize("math", ["{ " * 300 + "x" + " }" * 300,
-                                  r"\left(" * 200 + "x" + r"\right)" * 200])
+@pytest.mark.parametrize(
+    "math", ["{ " * 300 + "x" + " }" * 300, r"\left(" * 200 + "x" + r"\right)" * 200]
+)
 def test_math_nested_hundreds_deep_is_refused_at_load(math, tmp_path) -> None:
     bank = tmp_path / "bank.yaml"
-    bank.write_text("questions:\n  - id: q1\n    family: scaling\n"
-                    f"    prompt: 'See ${math}$.'\n", encoding="utf-8")
+    bank.write_text(
+        f"questions:\n  - id: q1\n    family: scaling\n    prompt: 'See ${math}$.'\n",
+        encoding="utf-8",
+    )
     with pytest.raises(WorksheetgenError, match="nested more than 50 levels deep") as err:
         load_banks([bank])
     assert ":4: questions[0].prompt: " in str(err.value)
@@ -357,11 +445,26 @@ def test_math_nested_hundreds_deep_is_refused_at_load(math, tmp_path) -> None:
 # ---------------------------------------------------------------- YAML 1.2 numbers
 
 
-@pytest.mark.parametrize("written,value", [
-    ("1e3", 1000.0), ("1.5e-1", 0.15), (".5", 0.5), ("0x1F", 31), ("0o17", 15), ("+3", 3),
-    ("0", 0), ("1:30", "1:30"), ("1_000", "1_000"), ("0b11", "0b11"), ("yes", "yes"),
-    ("off", "off"), ("True", True), ("false", False), ("-.inf", float("-inf")),
-])
+@pytest.mark.parametrize(
+    "written,value",
+    [
+        ("1e3", 1000.0),
+        ("1.5e-1", 0.15),
+        (".5", 0.5),
+        ("0x1F", 31),
+        ("0o17", 15),
+        ("+3", 3),
+        ("0", 0),
+        ("1:30", "1:30"),
+        ("1_000", "1_000"),
+        ("0b11", "0b11"),
+        ("yes", "yes"),
+        ("off", "off"),
+        ("True", True),
+        ("false", False),
+        ("-.inf", float("-inf")),
+    ],
+)
 def test_banks_read_numbers_and_booleans_the_yaml_1_2_way(written, value) -> None:
     from worksheetgen.bank.load import parse_yaml
 
@@ -370,10 +473,14 @@ def test_banks_read_numbers_and_booleans_the_yaml_1_2_way(written, value) -> Non
     assert got["b"] == written  # quoted: always text
 
 
-@pytest.mark.parametrize("written,words", [
-    ("010", "octal 8, YAML 1.2 as 10): write 10"), ("09", "text, YAML 1.2 as 9"),
-    ("-007", "octal 7"),
-])
+@pytest.mark.parametrize(
+    "written,words",
+    [
+        ("010", "octal 8, YAML 1.2 as 10): write 10"),
+        ("09", "text, YAML 1.2 as 9"),
+        ("-007", "octal 7"),
+    ],
+)
 def test_a_number_with_a_leading_zero_is_refused_saying_why(written, words) -> None:
     from worksheetgen.bank.load import parse_yaml
 
@@ -384,13 +491,18 @@ def test_a_number_with_a_leading_zero_is_refused_saying_why(written, words) -> N
 
 def test_sexagesimal_points_and_octal_d_k_are_no_longer_read_as_numbers(tmp_path) -> None:
     bank = tmp_path / "bank.yaml"
-    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    points: 1:30\n",
-                    encoding="utf-8")
-    with pytest.raises(BankError, match=r"points: expected a number of points above 0, got "
-                                        r"'1:30'"):
+    bank.write_text(
+        "questions:\n  - id: q1\n    family: scaling\n    points: 1:30\n", encoding="utf-8"
+    )
+    with pytest.raises(
+        BankError,
+        match=r"points: expected a number of points above 0, got "
+        r"'1:30'",
+    ):
         load_banks([bank])
-    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    points: 1e1\n",
-                    encoding="utf-8")
+    bank.write_text(
+        "questions:\n  - id: q1\n    family: scaling\n    points: 1e1\n", encoding="utf-8"
+    )
     assert load_banks([bank]).questions[0].points == 10.0
 
 
@@ -403,20 +515,27 @@ def _pdf_words(pdf: Path) -> tuple[float, list[tuple[float, str]]]:
     import re
     import subprocess
 
-    out = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
     width = float(re.search(r'<page width="([0-9.]+)"', out).group(1))
-    words = [(float(x), html.unescape(w)) for x, w in
-             re.findall(r'<word xMin="[0-9.]+" yMin="[0-9.]+" xMax="([0-9.]+)" '
-                        r'yMax="[0-9.]+">([^<]*)</word>', out)]
+    words = [
+        (float(x), html.unescape(w))
+        for x, w in re.findall(
+            r'<word xMin="[0-9.]+" yMin="[0-9.]+" xMax="([0-9.]+)" '
+            r'yMax="[0-9.]+">([^<]*)</word>',
+            out,
+        )
+    ]
     return width, words
 
 
 def _pdf_text(pdf: Path) -> str:
     import subprocess
 
-    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
-                          text=True, check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 @needs_tex
@@ -425,27 +544,43 @@ def test_names_print_exactly_as_written_without_ligatures(extra, tmp_path, runne
     name = extra + "Jean--Luc O,,Hara---X <<a>> !`b ?`c ''d ``e"
     roster = tmp_path / "roster.csv"
     roster.write_text('name,id\n"' + name.replace('"', '""') + '",s1\n', encoding="utf-8")
-    result = runner.invoke(main, ["build", "--seed", "1", "--roster", str(roster), "-q",
-                                  "--out", str(tmp_path / "out")])
+    result = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--roster", str(roster), "-q", "--out", str(tmp_path / "out")],
+    )
     assert result.exit_code == 0, result.output
     (pdf,) = (tmp_path / "out").glob("*/students/s1-sheet.pdf")
     assert name in _pdf_text(pdf)
 
 
 @needs_tex
-def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
-                                                                      runner) -> None:
+def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path, runner) -> None:
     name = "Zz" + "abcdefghij" * 19 + "ENDNAME"  # 199 characters, no space
     word = "W" + "x" * 1990 + "ENDWORD"
     math = "y" * 1500 + "ENDMATH"
     roster = tmp_path / "roster.csv"
     roster.write_text(f"name,id\n{name},s1\n", encoding="utf-8")
     bank = tmp_path / "bank.yaml"
-    bank.write_text(f"sheet:\n  title: {'T' * 150}ENDTITLE\nquestions:\n  - id: q1\n"
-                    f"    family: scaling\n    prompt: 'Look: {word} now ${math}$.'\n",
-                    encoding="utf-8")
-    result = runner.invoke(main, ["build", "--seed", "1", "--roster", str(roster), "-q",
-                                  "--bank", str(bank), "--out", str(tmp_path / "out")])
+    bank.write_text(
+        f"sheet:\n  title: {'T' * 150}ENDTITLE\nquestions:\n  - id: q1\n"
+        f"    family: scaling\n    prompt: 'Look: {word} now ${math}$.'\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "1",
+            "--roster",
+            str(roster),
+            "-q",
+            "--bank",
+            str(bank),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     (pdf,) = (tmp_path / "out").glob("*/students/s1-sheet.pdf")
     width, words = _pdf_words(pdf)
@@ -456,30 +591,55 @@ def test_long_unspaced_names_titles_and_words_wrap_and_are_never_cut(tmp_path,
     assert word in text and math in text and "T" * 150 + "ENDTITLE" in text
 
 
-@pytest.mark.parametrize("math,words", [
-    ("x^", "a ^ with nothing after it"), ("x_", "a _ with nothing after it"),
-    ("a^b^c", "a double superscript"), ("{}^{}^{}", "a double superscript"),
-    ("x_1_2", "a double subscript"), ("x^{a}^{b}", "a double superscript"),
-    (r"\text{a_b}", r"_ inside \text{…}"), (r"\textbf{a^b}", r"^ inside \text{…}"),
-    (r"\begin{matrix}a \\[1000000pt] b\end{matrix}", "a row space beyond 2cm"),
-    (r"\begin{matrix}a \\[abc] b\end{matrix}", "which is no length"),
-])
-def test_math_tex_cannot_set_is_refused_at_load_with_file_line_and_field(math, words,
-                                                                         tmp_path) -> None:
+@pytest.mark.parametrize(
+    "math,words",
+    [
+        ("x^", "a ^ with nothing after it"),
+        ("x_", "a _ with nothing after it"),
+        ("a^b^c", "a double superscript"),
+        ("{}^{}^{}", "a double superscript"),
+        ("x_1_2", "a double subscript"),
+        ("x^{a}^{b}", "a double superscript"),
+        (r"\text{a_b}", r"_ inside \text{…}"),
+        (r"\textbf{a^b}", r"^ inside \text{…}"),
+        (r"\begin{matrix}a \\[1000000pt] b\end{matrix}", "a row space beyond 2cm"),
+        (r"\begin{matrix}a \\[abc] b\end{matrix}", "which is no length"),
+    ],
+)
+def test_math_tex_cannot_set_is_refused_at_load_with_file_line_and_field(
+    math, words, tmp_path
+) -> None:
     bank = tmp_path / "bank.yaml"
-    bank.write_text("questions:\n  - id: q1\n    family: scaling\n    prompt: |\n      See\n"
-                    f"      ${math}$ here.\n", encoding="utf-8")
+    bank.write_text(
+        "questions:\n  - id: q1\n    family: scaling\n    prompt: |\n      See\n"
+        f"      ${math}$ here.\n",
+        encoding="utf-8",
+    )
     with pytest.raises(WorksheetgenError) as err:
         load_banks([bank])
     assert f"{bank}:5: questions[0].prompt: expected math TeX can set, got " in str(err.value)
     assert words in str(err.value)
 
 
-@pytest.mark.parametrize("math", [
-    "x^2_i", "x_i^2", r"\sum\limits_{i=1}^{n} x_i^2", r"A^\top", r"A^\mathrm{T}_1", "e^{x^2}",
-    r"\text{row } i", r"\left(x\right)^2", r"\frac{1}{2}^2", r"S_{1,2}^{(h)}", r"q_i^\top k_j",
-    r"\begin{bmatrix} 1 \\[4pt] 2 \end{bmatrix}", r"\text{a\_b}", r"\hat{x}^2",
-])
+@pytest.mark.parametrize(
+    "math",
+    [
+        "x^2_i",
+        "x_i^2",
+        r"\sum\limits_{i=1}^{n} x_i^2",
+        r"A^\top",
+        r"A^\mathrm{T}_1",
+        "e^{x^2}",
+        r"\text{row } i",
+        r"\left(x\right)^2",
+        r"\frac{1}{2}^2",
+        r"S_{1,2}^{(h)}",
+        r"q_i^\top k_j",
+        r"\begin{bmatrix} 1 \\[4pt] 2 \end{bmatrix}",
+        r"\text{a\_b}",
+        r"\hat{x}^2",
+    ],
+)
 def test_math_tex_can_set_still_loads(math) -> None:
     from worksheetgen.render.documents import math_problems
 
@@ -487,35 +647,56 @@ def test_math_tex_can_set_still_loads(math) -> None:
 
 
 @needs_tex
-@pytest.mark.parametrize("prompt", ["'" + "\\" * 3000 + "'", "'$" + "\\" * 3000 + "$'",
-                                    "'$x " + "\\\\ " * 1000 + "$'"],
-                         ids=["text", "math", "math-rows"])
+@pytest.mark.parametrize(
+    "prompt",
+    ["'" + "\\" * 3000 + "'", "'$" + "\\" * 3000 + "$'", "'$x " + "\\\\ " * 1000 + "$'"],
+    ids=["text", "math", "math-rows"],
+)
 def test_a_prompt_of_thousands_of_backslashes_builds(prompt, tmp_path, runner) -> None:
     bank = tmp_path / "bank.yaml"
-    bank.write_text(f"questions:\n  - id: q1\n    family: scaling\n    prompt: {prompt}\n",
-                    encoding="utf-8")
-    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "-q",
-                                  "--out", str(tmp_path / "out")])
+    bank.write_text(
+        f"questions:\n  - id: q1\n    family: scaling\n    prompt: {prompt}\n", encoding="utf-8"
+    )
+    result = runner.invoke(
+        main, ["build", "--seed", "1", "--bank", str(bank), "-q", "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 0, result.output
 
 
 @needs_tex
-def test_a_tex_error_inside_a_question_names_the_question_and_sheet(tmp_path, runner,
-                                                                     monkeypatch) -> None:
+def test_a_tex_error_inside_a_question_names_the_question_and_sheet(
+    tmp_path, runner, monkeypatch
+) -> None:
     """The last line of defence behind the load-time math checks: TeX's error line is
     translated to the question (and sheet) it is in."""
     import worksheetgen.render.documents as render
 
     monkeypatch.setattr(render, "_tex_problems", lambda math: [])
     bank = tmp_path / "bank.yaml"
-    bank.write_text("questions:\n  - id: q1\n    family: scaling\n  - id: q2\n"
-                    "    family: scaling\n    prompt: 'See $a^b^c$.'\n", encoding="utf-8")
+    bank.write_text(
+        "questions:\n  - id: q1\n    family: scaling\n  - id: q2\n"
+        "    family: scaling\n    prompt: 'See $a^b^c$.'\n",
+        encoding="utf-8",
+    )
     roster = tmp_path / "roster.csv"
     roster.write_text("name,id\nAda Lovelace,s1\n", encoding="utf-8")
-    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "-q",
-                                  "--roster", str(roster), "--out", str(tmp_path / "out")])
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "1",
+            "--bank",
+            str(bank),
+            "-q",
+            "--roster",
+            str(roster),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
     assert result.exit_code == 1
-    assert ": Double superscript (question 2 of \"Ada Lovelace" in result.output
+    assert ': Double superscript (question 2 of "Ada Lovelace' in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 
@@ -524,7 +705,7 @@ def test_long_runs_break_between_letters_but_never_inside_shaped_scripts() -> No
 
     assert escape_tex("ab" * 15).count(r"\allowbreak{}") == 29
     assert escape_tex("short words stay as written") == "short words stay as written"
-    for word in ("नमस्ते" * 6, "مرحبا" * 7, "\U0001F1E9\U0001F1EA" * 20):
+    for word in ("नमस्ते" * 6, "مرحبا" * 7, "\U0001f1e9\U0001f1ea" * 20):
         assert r"\allowbreak" not in escape_tex(word)
     accented = escape_tex("e\u0301" * 20)  # a break between letters, not before an accent
     assert accented.count(r"\allowbreak{}") == 19 and "{}\u0301" not in accented
@@ -537,8 +718,11 @@ def test_both_yaml_parsers_read_numbers_the_same_yaml_1_2_way() -> None:
     text = "a: 1e3\nb: yes\nc: 0x10\nd: 1:30\n"
     fast = parse_yaml(text, "bank.yaml").data
     slow = parse_yaml(text + 'e: "a\tb"\n', "bank.yaml").data
-    assert fast == {k: v for k, v in slow.items() if k != "e"} == \
-        {"a": 1000.0, "b": "yes", "c": 16, "d": "1:30"}
+    assert (
+        fast
+        == {k: v for k, v in slow.items() if k != "e"}
+        == {"a": 1000.0, "b": "yes", "c": 16, "d": "1:30"}
+    )
 
 
 def test_markdown_paragraphs_after_unicode_spaces_cannot_start_a_list_or_heading() -> None:
@@ -550,8 +734,10 @@ def test_markdown_paragraphs_after_unicode_spaces_cannot_start_a_list_or_heading
 
 def test_a_bank_saved_with_windows_line_ends_still_loads(tmp_path) -> None:
     bank = tmp_path / "bank.yaml"
-    bank.write_bytes(b"sheet:\r\n  title: Week 3\r\nquestions:\r\n  - id: q1\r\n"
-                     b"    family: scaling\r\n    prompt: |\r\n      Two\r\n      lines.\r\n")
+    bank.write_bytes(
+        b"sheet:\r\n  title: Week 3\r\nquestions:\r\n  - id: q1\r\n"
+        b"    family: scaling\r\n    prompt: |\r\n      Two\r\n      lines.\r\n"
+    )
     loaded = load_banks([bank])
     assert loaded.info.title == "Week 3" and loaded.questions[0].prompt == "Two\nlines.\n"
 
@@ -562,8 +748,7 @@ def test_the_math_sanitizer_prints_braces_beyond_the_nesting_limit() -> None:
     from worksheetgen.render.documents import MAX_MATH_NESTING, sanitize_math
 
     out = sanitize_math("{" * 300 + "x" + "}" * 300)
-    assert out == "{" * MAX_MATH_NESTING + r"\{" * 250 + "x" + r"\}" * 250 \
-        + "}" * MAX_MATH_NESTING
+    assert out == "{" * MAX_MATH_NESTING + r"\{" * 250 + "x" + r"\}" * 250 + "}" * MAX_MATH_NESTING
     assert sanitize_math("{a}{{b}") == "{a}{{b}}"
 
 
@@ -573,12 +758,15 @@ def test_a_bank_id_ending_in_a_line_break_is_refused(where, end, tmp_path) -> No
     qid = f'"q1{end}"' if where == "question" else "q1"
     sid = f'"s1{end}"' if where == "sheet" else "s1"
     bank = tmp_path / "bank.yaml"
-    bank.write_text(f"sheet:\n  id: {sid}\nquestions:\n  - id: {qid}\n    family: heads\n",
-                    encoding="utf-8")
+    bank.write_text(
+        f"sheet:\n  id: {sid}\nquestions:\n  - id: {qid}\n    family: heads\n", encoding="utf-8"
+    )
     with pytest.raises(BankError) as err:
         load_banks([bank])
     assert err.value.field == ("questions[0].id" if where == "question" else "sheet.id")
     # \r is refused by the text rule already, \n (which that rule allows in text that may
     # span lines) by the id rule itself
-    assert ("letters, digits" in err.value.message
-            or "got U+000D, a control character" in err.value.message)
+    assert (
+        "letters, digits" in err.value.message
+        or "got U+000D, a control character" in err.value.message
+    )

@@ -38,8 +38,7 @@ def items(write_bank) -> dict[str, Item]:
 
 
 def with_answer(item: Item, name: str, **changes) -> Item:
-    answers = tuple(replace(a, **changes) if a.name == name else a
-                    for a in item.solution.answers)
+    answers = tuple(replace(a, **changes) if a.name == name else a for a in item.solution.answers)
     return replace(item, solution=replace(item.solution, answers=answers))
 
 
@@ -76,8 +75,10 @@ def test_sums_to_one_never_calls_simplify_and_accepts_every_softmax_row():
     for s, causal in (([[2, 0], [0, 2]], False), ([[1, 3, 0], [2, 2, 2], [0, -1, 5]], True)):
         assert all(sums_to_one(r) for r in attend(S=s, d_k=2, causal=causal).A)
     e = sp.exp(sp.Integer(1))
-    close = [ex.Ex(e / (e + 1), ex._MP.e / (ex._MP.e + 1)),
-             ex.Ex(sp.Integer(1) / (e + 2), 1 / (ex._MP.e + 2))]
+    close = [
+        ex.Ex(e / (e + 1), ex._MP.e / (ex._MP.e + 1)),
+        ex.Ex(sp.Integer(1) / (e + 2), 1 / (ex._MP.e + 2)),
+    ]
     assert not sums_to_one(close)
 
 
@@ -110,8 +111,7 @@ def test_each_output_row_lies_within_the_column_range_of_v(items):
 def test_h_times_d_k_must_equal_d(items):
     item = items["heads"]
     assert item.solution.answer("d_k").value == 4
-    fails(with_answer(item, "d_k", value=5, rounded="5", exact="5"), "h * d_k = d",
-          {"d_k": 5})
+    fails(with_answer(item, "d_k", value=5, rounded="5", exact="5"), "h * d_k = d", {"d_k": 5})
 
 
 def test_printed_answers_must_be_the_exact_values_rounded(items):
@@ -150,15 +150,20 @@ def test_invariants_run_before_anything_is_written(tmp_path, write_bank, monkeyp
 
     def break_a(spec, solution: Solution, variant, label):
         sol = original(spec, solution, variant, label)
-        answers = tuple(replace(a, rounded=[["9.99"] * len(r) for r in a.rounded])
-                        if a.name == "A" else a for a in sol.answers)
+        answers = tuple(
+            replace(a, rounded=[["9.99"] * len(r) for r in a.rounded]) if a.name == "A" else a
+            for a in sol.answers
+        )
         return replace(sol, answers=answers)
 
     monkeypatch.setattr(solve, "with_misconceptions", break_a)
     out = tmp_path / "out"
     with pytest.raises(InvariantError):
-        build(BuildOptions(seed=1, banks=(str(ROOT / "banks" / "default.yaml"),),
-                           out=str(out), pdf=False))
+        build(
+            BuildOptions(
+                seed=1, banks=(str(ROOT / "banks" / "default.yaml"),), out=str(out), pdf=False
+            )
+        )
     assert not out.exists() or not any(out.iterdir())
 
 

@@ -13,8 +13,14 @@ from worksheetgen.solve.item import solve_item
 
 ROOT = Path(__file__).resolve().parent.parent
 
-LAB3 = {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 1], [0, 1], [1, 0]],
-        "V": [[3, 1], [3, 2], [3, 0]], "T": 3, "d_k": 2, "causal": True}
+LAB3 = {
+    "Q": [[1, 0], [0, 1], [1, 1]],
+    "K": [[1, 1], [0, 1], [1, 0]],
+    "V": [[3, 1], [3, 2], [3, 0]],
+    "T": 3,
+    "d_k": 2,
+    "causal": True,
+}
 
 
 def test_whole_number_tables_have_tolerance_zero_like_every_whole_answer():
@@ -23,14 +29,18 @@ def test_whole_number_tables_have_tolerance_zero_like_every_whole_answer():
     assert scores.rounded == [["1", "0", "1"], ["1", "1", "0"], ["2", "1", "1"]]
     assert scores.tolerance == 0.0
     assert solution.answer("scaled").tolerance == 0.005  # decimals: half a unit
-    masked = get_family("causal").solve({"T": 2, "S": [[2, 0], [4, 2]], "d_k": 4,
-                                         "causal": True}, 2, "q").answer("masked")
+    masked = (
+        get_family("causal")
+        .solve({"T": 2, "S": [[2, 0], [4, 2]], "d_k": 4, "causal": True}, 2, "q")
+        .answer("masked")
+    )
     assert masked.rounded == [["1", "-inf"], ["2", "1"]] and masked.tolerance == 0.0
 
 
 def test_a_whole_scaled_row_prints_and_grades_like_a_whole_table():
-    scaled = get_family("scaling").solve({"row": [4, 0, 2], "d_k": 4, "n": 3}, 2,
-                                         "q").answer("scaled")
+    scaled = (
+        get_family("scaling").solve({"row": [4, 0, 2], "d_k": 4, "n": 3}, 2, "q").answer("scaled")
+    )
     assert scaled.rounded == ["2", "0", "1"] and scaled.tolerance == 0.0
 
 
@@ -42,8 +52,9 @@ def rounded_slips(family: str, given: dict, name: str) -> dict[str, object]:
 
 
 def test_a_slip_prints_in_its_answer_style_in_tables_and_rows_alike():
-    table = rounded_slips("softmax", {"T": 2, "S": [[3, 0], [1, 2]], "d_k": 2,
-                                      "causal": False}, "scaled")
+    table = rounded_slips(
+        "softmax", {"T": 2, "S": [[3, 0], [1, 2]], "d_k": 2, "causal": False}, "scaled"
+    )
     row = rounded_slips("scaling", {"row": [3, 0, 2], "d_k": 4, "n": 3}, "scaled")
     assert table["no-scale"] == [["3.00", "0.00"], ["1.00", "2.00"]]
     assert row["no-scale"] == ["3.00", "0.00", "2.00"]
@@ -60,8 +71,11 @@ def test_key_json_distractors_print_like_their_answer():
         for d in item.solution.distractors:
             for name, printed in d.rounded.items():
                 mine = {("." in c) for row in printed for c in row if c != "-inf"}
-                right = item.solution.answer(name).rounded if name in {
-                    a.name for a in item.solution.answers} else None
+                right = (
+                    item.solution.answer(name).rounded
+                    if name in {a.name for a in item.solution.answers}
+                    else None
+                )
                 if right is not None and any("." in c for row in right for c in row):
                     assert mine <= {True}, (name, printed, right)
 
@@ -88,8 +102,7 @@ def test_one_head_or_one_layer_is_worded_in_the_singular():
 
     text = " ".join(p.prompt for p in get_family("cost").solve(given, 2, "q").parts)
     for family in ("cost", "multihead"):
-        text += jinja2.Template(get_family(family).prompt).render(d=8, d_v_given=False,
-                                                                  **given)
+        text += jinja2.Template(get_family(family).prompt).render(d=8, d_v_given=False, **given)
     assert "1 heads" not in text and "1$ heads" not in text and "1$ layers" not in text
     assert "$h = 1$ head each" in text
 
@@ -100,9 +113,11 @@ def test_projections_draw_error_names_the_limit_only_for_what_is_asked(write_ban
     from worksheetgen.errors import DrawError
 
     def error(flags: str) -> str:
-        path = write_bank("sheet: {id: t, title: T}\nquestions:\n  - id: p\n"
-                          "    family: projections\n    params: {x_low: 0, x_high: 0, "
-                          f"w_low: 0, w_high: 0{flags}}}\n")
+        path = write_bank(
+            "sheet: {id: t, title: T}\nquestions:\n  - id: p\n"
+            "    family: projections\n    params: {x_low: 0, x_high: 0, "
+            f"w_low: 0, w_high: 0{flags}}}\n"
+        )
         spec = load_banks([path]).questions[0]
         with pytest.raises(DrawError) as exc:
             draw_variant(spec, 0, "s")
@@ -115,9 +130,11 @@ def test_projections_draw_error_names_the_limit_only_for_what_is_asked(write_ban
 
 def test_at_zero_decimals_a_rounded_table_keeps_its_margin():
     # [0.80, 0.20] prints as [1, 0] at 0 decimals: rounded, not whole, so not exact
-    a = get_family("softmax").solve({"T": 2, "S": [[2, 0], [0, 2]], "d_k": 2,
-                                     "causal": False}, 0, "q").answer("A")
+    a = (
+        get_family("softmax")
+        .solve({"T": 2, "S": [[2, 0], [0, 2]], "d_k": 2, "causal": False}, 0, "q")
+        .answer("A")
+    )
     assert a.rounded == [["1", "0"], ["0", "1"]] and a.tolerance == 1.0
-    row = get_family("scaling").solve({"row": [3, 0, 2], "d_k": 4, "n": 3}, 0,
-                                      "q").answer("scaled")
+    row = get_family("scaling").solve({"row": [3, 0, 2], "d_k": 4, "n": 3}, 0, "q").answer("scaled")
     assert row.rounded == ["2", "0", "1"] and row.tolerance == 0.5

@@ -52,8 +52,11 @@ def test_registry_has_exactly_the_issue_names_each_with_one_switch_flipped():
     assert mc.NAMES == tuple(expected)
     for name, (switch, value) in expected.items():
         m = mc.get(name)
-        changed = {f.name: getattr(m.recipe, f.name) for f in fields(Recipe)
-                   if getattr(m.recipe, f.name) != getattr(CORRECT, f.name)}
+        changed = {
+            f.name: getattr(m.recipe, f.name)
+            for f in fields(Recipe)
+            if getattr(m.recipe, f.name) != getattr(CORRECT, f.name)
+        }
         assert changed == {switch: value}, name
         assert m.description.endswith(".") and len(m.description) > 20
 
@@ -84,8 +87,10 @@ def test_softmax_over_columns_normalizes_each_column_over_queries():
     given = {"scaled": [[1, 0], [3, 1]], "causal": False, "T": 2}
     got = floats(slip("softmax-over-columns", "softmax", given)["A"])
     col0, col1 = softmax([1, 3]), softmax([0, 1])
-    assert got == [pytest.approx([col0[0], col1[0]], abs=1e-15),
-                   pytest.approx([col0[1], col1[1]], abs=1e-15)]
+    assert got == [
+        pytest.approx([col0[0], col1[0]], abs=1e-15),
+        pytest.approx([col0[1], col1[1]], abs=1e-15),
+    ]
     assert [sum(c) for c in zip(*got, strict=True)] == pytest.approx([1.0, 1.0], abs=1e-15)
 
 
@@ -95,8 +100,14 @@ def test_softmax_over_columns_under_a_causal_mask_uses_the_masked_table():
     assert mc.value_rounded(got["A"], 2) == [["0.73", "0.00"], ["0.27", "1.00"]]
 
 
-LAB = {"Q": [[1, 0], [0, 1]], "K": [[1, 0], [1, 1]], "V": [[2, 0], [0, 4]], "T": 2, "d_k": 2,
-       "causal": False}
+LAB = {
+    "Q": [[1, 0], [0, 1]],
+    "K": [[1, 0], [1, 1]],
+    "V": [[2, 0], [0, 4]],
+    "T": 2,
+    "d_k": 2,
+    "causal": False,
+}
 
 
 def _weights(scores: list[list[float]], d_k: int) -> list[list[float]]:
@@ -104,8 +115,10 @@ def _weights(scores: list[list[float]], d_k: int) -> list[list[float]]:
 
 
 def _matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    return [[sum(x * y for x, y in zip(row, col, strict=True)) for col in zip(*b, strict=True)]
-            for row in a]
+    return [
+        [sum(x * y for x, y in zip(row, col, strict=True)) for col in zip(*b, strict=True)]
+        for row in a
+    ]
 
 
 def test_mixed_keys_multiplies_the_weights_by_k_instead_of_v():
@@ -155,16 +168,35 @@ def test_wo_transposed_swaps_the_shape_and_applies_only_where_w_o_is_not_square(
     assert mc.collisions(fp, 2) == []
 
 
-@pytest.mark.parametrize(("family", "given", "expected"), [
-    ("lab3", dict(LAB), ["no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns",
-                         "mixed-keys"]),
-    # K is 4 x 2: Q·K is undefined; V is 3 wide: A·K has another width than A·V
-    ("lab3", {"Q": [[1, 0]] * 4, "K": [[0, 1]] * 4, "V": [[1, 2, 3]] * 4, "T": 4, "d_k": 2,
-              "causal": True},
-     ["scale-by-dk", "no-scale", "mask-with-zero", "softmax-over-columns"]),
-    ("softmax", {"scaled": [[1, 0], [0, 1]], "causal": False, "T": 2}, ["softmax-over-columns"]),
-    ("causal", dict(PRACTICE_CAUSAL), ["mask-with-zero", "softmax-over-columns"]),
-])
+@pytest.mark.parametrize(
+    ("family", "given", "expected"),
+    [
+        (
+            "lab3",
+            dict(LAB),
+            ["no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns", "mixed-keys"],
+        ),
+        # K is 4 x 2: Q·K is undefined; V is 3 wide: A·K has another width than A·V
+        (
+            "lab3",
+            {
+                "Q": [[1, 0]] * 4,
+                "K": [[0, 1]] * 4,
+                "V": [[1, 2, 3]] * 4,
+                "T": 4,
+                "d_k": 2,
+                "causal": True,
+            },
+            ["scale-by-dk", "no-scale", "mask-with-zero", "softmax-over-columns"],
+        ),
+        (
+            "softmax",
+            {"scaled": [[1, 0], [0, 1]], "causal": False, "T": 2},
+            ["softmax-over-columns"],
+        ),
+        ("causal", dict(PRACTICE_CAUSAL), ["mask-with-zero", "softmax-over-columns"]),
+    ],
+)
 def test_a_slip_applies_only_where_it_makes_sense_for_the_drawn_values(family, given, expected):
     fp = mc.fingerprints(get_family(family), given)
     assert [s.name for s in fp.slips] == expected
@@ -181,19 +213,23 @@ def test_d_k_of_one_makes_both_scale_slips_equal_the_correct_answer():
 def test_a_symmetric_score_table_hides_softmax_over_columns():
     fp = mc.fingerprints(get_family("softmax"), NOTE_EXAMPLE)
     assert [(c.slip, c.same_as) for c in mc.collisions(fp, 2)] == [
-        ("softmax-over-columns", "correct")]
+        ("softmax-over-columns", "correct")
+    ]
 
 
 def _ex(text: str) -> ex.Ex:
     return ex.number(Fraction(text))
 
 
-@pytest.mark.parametrize(("a", "b", "told_apart"), [
-    ("0.26", "0.27", True),
-    ("0.2649", "0.2651", False),  # printed 0.26 and 0.27, but only 0.0002 apart
-    ("0.261", "0.2649", False),  # both print 0.26
-    ("0.2649", "0.2701", True),  # printed differently and 0.0052 apart
-])
+@pytest.mark.parametrize(
+    ("a", "b", "told_apart"),
+    [
+        ("0.26", "0.27", True),
+        ("0.2649", "0.2651", False),  # printed 0.26 and 0.27, but only 0.0002 apart
+        ("0.261", "0.2649", False),  # both print 0.26
+        ("0.2649", "0.2701", True),  # printed differently and 0.0052 apart
+    ],
+)
 def test_distinguishable_needs_different_prints_and_half_a_unit_of_distance(a, b, told_apart):
     assert mc.distinguishable([_ex(a)], [_ex(b)], 2) is told_apart
     assert mc.distinguishable([_ex(a)], [_ex(b)], 4) is True
@@ -211,9 +247,15 @@ def test_a_slip_that_matches_an_earlier_slip_collides_with_it_and_the_first_stay
     def result(name: str, value: str) -> mc.SlipResult:
         return mc.SlipResult(mc.get(name), {"A": [_ex(value)]})
 
-    fp = mc.Fingerprints("A", {"A": [_ex("0.5")]},
-                         (result("no-scale", "0.7"), result("scale-by-dk", "0.3"),
-                          result("softmax-over-columns", "0.7001")))
+    fp = mc.Fingerprints(
+        "A",
+        {"A": [_ex("0.5")]},
+        (
+            result("no-scale", "0.7"),
+            result("scale-by-dk", "0.3"),
+            result("softmax-over-columns", "0.7001"),
+        ),
+    )
     found = mc.collisions(fp, 2)
     assert [(c.slip, c.same_as) for c in found] == [("softmax-over-columns", "no-scale")]
     assert [s.name for s in mc.kept_after(fp, found)] == ["no-scale", "scale-by-dk"]

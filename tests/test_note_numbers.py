@@ -16,8 +16,19 @@ def questions(tmp_path_factory) -> dict[str, dict]:
     from click.testing import CliRunner
 
     out = tmp_path_factory.mktemp("practice")
-    result = CliRunner().invoke(main, ["build", "--bank", str(ROOT / "banks" / "practice.yaml"),
-                                       "--seed", "1", "--no-pdf", "--out", str(out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--bank",
+            str(ROOT / "banks" / "practice.yaml"),
+            "--seed",
+            "1",
+            "--no-pdf",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     (folder,) = Path(out).iterdir()
     key = json.loads((folder / "key.json").read_text())
@@ -74,8 +85,19 @@ def test_practice_bank_is_the_same_for_every_seed(tmp_path: Path):
 
     keys = []
     for seed in ("1", "99"):
-        CliRunner().invoke(main, ["build", "--bank", str(ROOT / "banks" / "practice.yaml"),
-                                  "--seed", seed, "--no-pdf", "--out", str(tmp_path / seed)])
+        CliRunner().invoke(
+            main,
+            [
+                "build",
+                "--bank",
+                str(ROOT / "banks" / "practice.yaml"),
+                "--seed",
+                seed,
+                "--no-pdf",
+                "--out",
+                str(tmp_path / seed),
+            ],
+        )
         (folder,) = (tmp_path / seed).iterdir()
         key = json.loads((folder / "key.json").read_text())
         keys.append([q["rounded"] for q in key["sheets"][0]["questions"]])

@@ -26,15 +26,18 @@ from worksheetgen.pipeline import sheet as pipeline
 from worksheetgen.tex import run as tex
 
 HANGING_TEX = "\\documentclass{article}\n\\begin{document}\n\\def\\x{\\x}\\x\n\\end{document}\n"
-BROKEN_TEX = ("\\documentclass{article}\n\\begin{document}\nfine\n\n"
-              "\\undefinedcommand{here}\n\\end{document}\n")
+BROKEN_TEX = (
+    "\\documentclass{article}\n\\begin{document}\nfine\n\n"
+    "\\undefinedcommand{here}\n\\end{document}\n"
+)
 SMALL = "questions:\n  - id: w\n    family: heads\n    params: {d: 8, h: 2}\n"
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (relative name -> bytes)."""
-    return {str(p.relative_to(folder)): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def leftovers(out: Path) -> list[str]:
@@ -108,7 +111,8 @@ def test_rebuild_with_other_settings_leaves_no_old_files(runner, tmp_path, write
 
 @needs_tex
 def test_failed_tex_keeps_earlier_output_and_names_document_error_line(
-        runner, tmp_path, write_bank, private_tmp) -> None:
+    runner, tmp_path, write_bank, private_tmp
+) -> None:
     out = tmp_path / "out"
     bank = write_bank(SMALL)
     assert build(runner, out, "--bank", str(bank)).exit_code == 0
@@ -121,8 +125,9 @@ def test_failed_tex_keeps_earlier_output_and_names_document_error_line(
     lines = result.stderr.splitlines()
     assert len(lines) == 1
     # which document, the first LaTeX error with the line of the .tex it is on, where it is kept
-    assert lines[0].startswith("worksheetgen: error: sheet.tex: line 5: Undefined control "
-                               "sequence"), lines[0]
+    assert lines[0].startswith(
+        "worksheetgen: error: sheet.tex: line 5: Undefined control sequence"
+    ), lines[0]
     kept_tex = Path(lines[0].split("kept ")[1].split(" and its .log")[0])
     assert kept_tex.read_text("utf-8").splitlines()[4] == "\\undefinedcommand{here}"
     assert kept_tex.with_suffix(".log").exists()
@@ -147,8 +152,9 @@ def test_tex_time_limit_stops_a_runaway_document(tmp_path, private_tmp, monkeypa
 def test_one_failing_document_stops_the_others(tmp_path, private_tmp) -> None:
     started = time.monotonic()
     with pytest.raises(CompileError) as err:
-        tex.compile_all([tex.TexJob("sheet", HANGING_TEX), tex.TexJob("key", BROKEN_TEX)],
-                        tmp_path / "kept")
+        tex.compile_all(
+            [tex.TexJob("sheet", HANGING_TEX), tex.TexJob("key", BROKEN_TEX)], tmp_path / "kept"
+        )
     # the hanging sheet would run for TEX_TIMEOUT_SECONDS (120 s); the key's error stops it
     assert time.monotonic() - started < 60
     assert str(err.value).startswith("key.tex: line 5: Undefined control sequence; kept ")
@@ -158,8 +164,7 @@ def test_one_failing_document_stops_the_others(tmp_path, private_tmp) -> None:
 
 
 @needs_tex
-def test_interrupt_during_tex_kills_it_and_removes_temporary_folders(tmp_path,
-                                                                      private_tmp) -> None:
+def test_interrupt_during_tex_kills_it_and_removes_temporary_folders(tmp_path, private_tmp) -> None:
     def ctrl_c_once_tex_runs() -> None:
         deadline = time.monotonic() + 60
         while not tex_processes_in(private_tmp) and time.monotonic() < deadline:
@@ -184,18 +189,50 @@ def test_ctrl_c_in_a_real_build_leaves_nothing_behind(signum, tmp_path) -> None:
     out = tmp_path / "out"
     bank = tmp_path / "bank.yaml"
     bank.write_text(SMALL, encoding="utf-8")
-    assert subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed", "5", "--out",
-                           str(out), "--bank", str(bank)], capture_output=True,
-                          timeout=300).returncode == 0
+    assert (
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "worksheetgen",
+                "build",
+                "--seed",
+                "5",
+                "--out",
+                str(out),
+                "--bank",
+                str(bank),
+            ],
+            capture_output=True,
+            timeout=300,
+        ).returncode
+        == 0
+    )
     (folder,) = out.iterdir()
     before = snapshot(folder)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     tpl = templates(tmp_path, HANGING_TEX)
-    proc = subprocess.Popen([sys.executable, "-m", "worksheetgen", "build", "--seed", "5",
-                             "--out", str(out), "--bank", str(bank), "--templates", str(tpl)],
-                            env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "worksheetgen",
+            "build",
+            "--seed",
+            "5",
+            "--out",
+            str(out),
+            "--bank",
+            str(bank),
+            "--templates",
+            str(tpl),
+        ],
+        env={**os.environ, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while not tex_processes_in(tmp) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -212,8 +249,9 @@ def test_ctrl_c_in_a_real_build_leaves_nothing_behind(signum, tmp_path) -> None:
     assert sorted(p.name for p in out.iterdir()) == [folder.name]
 
 
-def test_ctrl_c_while_writing_keeps_the_earlier_output(runner, tmp_path, write_bank,
-                                                       monkeypatch) -> None:
+def test_ctrl_c_while_writing_keeps_the_earlier_output(
+    runner, tmp_path, write_bank, monkeypatch
+) -> None:
     out = tmp_path / "out"
     bank = write_bank(SMALL)
     assert build(runner, out, "--no-pdf", "--bank", str(bank)).exit_code == 0
@@ -237,8 +275,7 @@ def test_ctrl_c_while_writing_keeps_the_earlier_output(runner, tmp_path, write_b
     assert leftovers(out) == []
 
 
-def test_interrupt_between_the_two_renames_restores_the_old_folder(tmp_path,
-                                                                   monkeypatch) -> None:
+def test_interrupt_between_the_two_renames_restores_the_old_folder(tmp_path, monkeypatch) -> None:
     target = tmp_path / "out" / "sheet-seed1"
     target.mkdir(parents=True)
     (target / "old.txt").write_text("old", encoding="utf-8")

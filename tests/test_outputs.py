@@ -23,10 +23,12 @@ from worksheetgen import files as outfiles
 from worksheetgen.cli import main
 from worksheetgen.errors import OutputError
 
-needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
-                                reason="mknod needs root")
-needs_lua = pytest.mark.skipif(__import__("shutil").which("lualatex") is None,
-                               reason="LuaLaTeX is not installed")
+needs_root = pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mknod needs root"
+)
+needs_lua = pytest.mark.skipif(
+    __import__("shutil").which("lualatex") is None, reason="LuaLaTeX is not installed"
+)
 
 
 def _tree(folder: Path) -> list[str]:
@@ -57,8 +59,12 @@ def _answered(runner, key_json: Path, folder: Path) -> Path:
     import csv
 
     responses = folder / "responses.csv"
-    assert runner.invoke(main, ["grade", "--key", str(key_json), "--template",
-                                str(responses)]).exit_code == 0
+    assert (
+        runner.invoke(
+            main, ["grade", "--key", str(key_json), "--template", str(responses)]
+        ).exit_code
+        == 0
+    )
     rows = list(csv.reader(responses.read_text(encoding="utf-8").splitlines()))
     with open(responses, "w", encoding="utf-8", newline="") as fh:
         csv.writer(fh).writerows([rows[0], [*rows[1][:-1], "1"], *rows[2:]])
@@ -66,6 +72,7 @@ def _answered(runner, key_json: Path, folder: Path) -> Path:
 
 
 # --------------------------------------------------------------- what may not be replaced
+
 
 def _fifo(path: Path) -> None:
     os.mkfifo(path)
@@ -104,12 +111,25 @@ def _kind(path: Path) -> int:
 
 
 COMMANDS = {  # how each writer is run with an output path
-    "export-gift": lambda key, out: ["export", "--to", "gift", "--key", str(key), "--out",
-                                     str(out)],
-    "export-moodle": lambda key, out: ["export", "--to", "moodle", "--key", str(key), "--out",
-                                       str(out)],
-    "export-qti": lambda key, out: ["export", "--to", "qti", "--key", str(key), "--out",
-                                    str(out)],
+    "export-gift": lambda key, out: [
+        "export",
+        "--to",
+        "gift",
+        "--key",
+        str(key),
+        "--out",
+        str(out),
+    ],
+    "export-moodle": lambda key, out: [
+        "export",
+        "--to",
+        "moodle",
+        "--key",
+        str(key),
+        "--out",
+        str(out),
+    ],
+    "export-qti": lambda key, out: ["export", "--to", "qti", "--key", str(key), "--out", str(out)],
     "grade-template": lambda key, out: ["grade", "--key", str(key), "--template", str(out)],
 }
 
@@ -117,7 +137,8 @@ COMMANDS = {  # how each writer is run with an output path
 @pytest.mark.parametrize("make,said", NODES)
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_an_output_that_is_not_a_regular_file_is_refused_and_left_alone(
-        runner, tmp_path, key_json, command, make, said):
+    runner, tmp_path, key_json, command, make, said
+):
     target = tmp_path / "out-file"
     make(target)
     before = _kind(target)
@@ -132,14 +153,16 @@ def test_an_output_that_is_not_a_regular_file_is_refused_and_left_alone(
 
 @pytest.mark.parametrize("make,said", NODES)
 def test_grade_outputs_that_are_not_regular_files_are_refused_before_grading(
-        runner, tmp_path, key_json, make, said):
+    runner, tmp_path, key_json, make, said
+):
     responses = _answered(runner, key_json, tmp_path)
     out = tmp_path / "grades"
     out.mkdir()
     make(out / "report.md")
     before = _kind(out / "report.md")
-    result = runner.invoke(main, ["grade", "--key", str(key_json), str(responses), "--out",
-                                  str(out)])
+    result = runner.invoke(
+        main, ["grade", "--key", str(key_json), str(responses), "--out", str(out)]
+    )
     assert result.exit_code == 1
     assert len(result.stderr.strip().splitlines()) == 1 and said in result.stderr
     assert _kind(out / "report.md") == before
@@ -150,7 +173,8 @@ def test_grade_outputs_that_are_not_regular_files_are_refused_before_grading(
 @pytest.mark.parametrize("make,said", NODES)
 @pytest.mark.parametrize("cls", [False, True], ids=["sheet", "class"])
 def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
-        runner, tmp_path, monkeypatch, make, said, cls):
+    runner, tmp_path, monkeypatch, make, said, cls
+):
     from worksheetgen.pipeline import class_build as classbuild
     from worksheetgen.pipeline import sheet as pipeline
 
@@ -173,7 +197,8 @@ def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
 
 @pytest.mark.parametrize("where", ["out", "parent"])
 def test_an_out_folder_through_a_symlink_to_nothing_is_refused_before_any_work(
-        runner, tmp_path, monkeypatch, where):
+    runner, tmp_path, monkeypatch, where
+):
     from worksheetgen.pipeline import sheet as pipeline
 
     monkeypatch.setattr(pipeline, "make_build", lambda *a, **k: pytest.fail("drawing started"))
@@ -187,21 +212,22 @@ def test_an_out_folder_through_a_symlink_to_nothing_is_refused_before_any_work(
     assert not (tmp_path / "nowhere").exists()
 
 
-def test_a_symlink_to_a_regular_file_is_replaced_not_written_through(runner, tmp_path,
-                                                                     key_json):
+def test_a_symlink_to_a_regular_file_is_replaced_not_written_through(runner, tmp_path, key_json):
     precious = tmp_path / "precious.txt"
     precious.write_text("keep me", encoding="utf-8")
     link = tmp_path / "gift.txt"
     link.symlink_to(precious)
-    result = runner.invoke(main, ["export", "--to", "gift", "--key", str(key_json), "--out",
-                                  str(link)])
+    result = runner.invoke(
+        main, ["export", "--to", "gift", "--key", str(key_json), "--out", str(link)]
+    )
     assert result.exit_code == 0, result.output
     assert precious.read_text(encoding="utf-8") == "keep me"
     assert not link.is_symlink() and link.read_text(encoding="utf-8").startswith("//")
 
 
-def test_the_template_never_replaces_an_existing_file_even_through_a_symlink(runner, tmp_path,
-                                                                            key_json):
+def test_the_template_never_replaces_an_existing_file_even_through_a_symlink(
+    runner, tmp_path, key_json
+):
     precious = tmp_path / "precious.csv"
     precious.write_text("keep me", encoding="utf-8")
     link = tmp_path / "responses.csv"
@@ -211,24 +237,31 @@ def test_the_template_never_replaces_an_existing_file_even_through_a_symlink(run
     assert precious.read_text(encoding="utf-8") == "keep me" and link.is_symlink()
 
 
-@pytest.mark.parametrize("fmt,name", [("gift", "gift.txt"), ("moodle", "moodle.xml"),
-                                      ("qti", "canvas-qti.zip")])
-def test_export_out_dash_writes_the_same_bytes_to_standard_output(runner, tmp_path, key_json,
-                                                                 fmt, name):
+@pytest.mark.parametrize(
+    "fmt,name", [("gift", "gift.txt"), ("moodle", "moodle.xml"), ("qti", "canvas-qti.zip")]
+)
+def test_export_out_dash_writes_the_same_bytes_to_standard_output(
+    runner, tmp_path, key_json, fmt, name
+):
     out = tmp_path / name
-    assert runner.invoke(main, ["export", "--to", fmt, "--key", str(key_json), "--out",
-                                str(out)]).exit_code == 0
+    assert (
+        runner.invoke(
+            main, ["export", "--to", fmt, "--key", str(key_json), "--out", str(out)]
+        ).exit_code
+        == 0
+    )
     result = runner.invoke(main, ["export", "--to", fmt, "--key", str(key_json), "--out", "-"])
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout_bytes == out.read_bytes()
     assert not (Path.cwd() / "-").exists()
 
 
-def test_grade_template_dash_writes_the_same_text_to_standard_output(runner, tmp_path,
-                                                                     key_json):
+def test_grade_template_dash_writes_the_same_text_to_standard_output(runner, tmp_path, key_json):
     out = tmp_path / "responses.csv"
-    assert runner.invoke(main, ["grade", "--key", str(key_json), "--template",
-                                str(out)]).exit_code == 0
+    assert (
+        runner.invoke(main, ["grade", "--key", str(key_json), "--template", str(out)]).exit_code
+        == 0
+    )
     result = runner.invoke(main, ["grade", "--key", str(key_json), "--template", "-"])
     assert result.exit_code == 0
     assert result.stdout_bytes == out.read_bytes()
@@ -252,6 +285,7 @@ def test_check_replaceable_allows_regular_files_folders_and_nothing(tmp_path):
 
 
 # --------------------------------------------------------------- a full disk
+
 
 class _Full:
     """Every file opened for writing under ``root`` fails with ``code`` once ``budget``
@@ -278,11 +312,22 @@ def full_disk(monkeypatch):
                 return ""
         return os.path.abspath(os.fsdecode(file))
 
-    def faulty_open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
-                    closefd=True, opener=None):
+    def faulty_open(
+        file,
+        mode="r",
+        buffering=-1,
+        encoding=None,
+        errors=None,
+        newline=None,
+        closefd=True,
+        opener=None,
+    ):
         full = state.get("full")
-        if full is None or not any(c in mode for c in "wax+") \
-                or not where(file).startswith(full.root):
+        if (
+            full is None
+            or not any(c in mode for c in "wax+")
+            or not where(file).startswith(full.root)
+        ):
             return real_open(file, mode, buffering, encoding, errors, newline, closefd, opener)
         name = where(file)
 
@@ -296,8 +341,9 @@ def full_disk(monkeypatch):
                 self.written += len(b)
                 return super().write(b)
 
-        raw = FullFileIO(file, mode.replace("b", "").replace("t", ""), closefd=closefd,
-                         opener=opener)
+        raw = FullFileIO(
+            file, mode.replace("b", "").replace("t", ""), closefd=closefd, opener=opener
+        )
         buffered = io.BufferedWriter(raw) if buffering != 0 else raw
         if "b" in mode:
             return buffered
@@ -333,11 +379,12 @@ def _one_line_about_the_disk(result, code_name: str = "ENOSPC") -> str:
 
 
 @pytest.mark.parametrize("budget", [0, 3000], ids=["at-once", "part-way"])
-@pytest.mark.parametrize("code,code_name", [(errno.ENOSPC, "ENOSPC"),
-                                            (errno.EDQUOT, "EDQUOT"),
-                                            (errno.EROFS, "EROFS")])
+@pytest.mark.parametrize(
+    "code,code_name", [(errno.ENOSPC, "ENOSPC"), (errno.EDQUOT, "EDQUOT"), (errno.EROFS, "EROFS")]
+)
 def test_a_full_disk_during_a_build_is_one_line_and_leaves_nothing(
-        runner, tmp_path, full_disk, own_tmpdir, budget, code, code_name):
+    runner, tmp_path, full_disk, own_tmpdir, budget, code, code_name
+):
     out = tmp_path / "out"
     out.mkdir()
     full = full_disk(out, code, budget)
@@ -350,12 +397,28 @@ def test_a_full_disk_during_a_build_is_one_line_and_leaves_nothing(
 
 @pytest.mark.parametrize("budget", [0, 20_000], ids=["at-once", "part-way"])
 def test_a_full_disk_during_a_class_build_is_one_line_and_leaves_nothing(
-        runner, tmp_path, full_disk, own_tmpdir, budget):
+    runner, tmp_path, full_disk, own_tmpdir, budget
+):
     out = tmp_path / "out"
     out.mkdir()
     full_disk(out, budget=budget)
-    result = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--versions", "3",
-                                  "--export", "qti", "--out", str(out), "-j", "1"])
+    result = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "3",
+            "--no-pdf",
+            "--versions",
+            "3",
+            "--export",
+            "qti",
+            "--out",
+            str(out),
+            "-j",
+            "1",
+        ],
+    )
     line = _one_line_about_the_disk(result)
     assert "self-attention-seed3-versions3" in line
     assert _tree(out) == []
@@ -365,7 +428,8 @@ def test_a_full_disk_during_a_class_build_is_one_line_and_leaves_nothing(
 @pytest.mark.parametrize("cls", [False, True], ids=["sheet", "class"])
 @pytest.mark.parametrize("where", ["out", "tmpdir"])
 def test_a_full_disk_during_a_build_with_pdfs_is_one_line_and_leaves_nothing(
-        runner, tmp_path, full_disk, own_tmpdir, cls, where):
+    runner, tmp_path, full_disk, own_tmpdir, cls, where
+):
     out = tmp_path / "out"
     out.mkdir()
     full_disk(out if where == "out" else own_tmpdir, budget=5000)
@@ -382,38 +446,43 @@ def test_a_full_disk_during_a_build_with_pdfs_is_one_line_and_leaves_nothing(
 
 @pytest.mark.parametrize("fmt", ["gift", "moodle", "qti"])
 def test_a_full_disk_during_an_export_is_one_line_and_leaves_nothing(
-        runner, tmp_path, key_json, full_disk, fmt):
+    runner, tmp_path, key_json, full_disk, fmt
+):
     out = tmp_path / "exports"
     out.mkdir()
     full_disk(out, budget=100)
-    result = runner.invoke(main, ["export", "--to", fmt, "--key", str(key_json), "--out",
-                                  str(out / "x")])
+    result = runner.invoke(
+        main, ["export", "--to", fmt, "--key", str(key_json), "--out", str(out / "x")]
+    )
     line = _one_line_about_the_disk(result)
     assert str(out / "x") in line
     assert _tree(out) == []
 
 
-@pytest.mark.parametrize("code,code_name", [(errno.ENOSPC, "ENOSPC"),
-                                            (errno.EACCES, "EACCES")])
+@pytest.mark.parametrize("code,code_name", [(errno.ENOSPC, "ENOSPC"), (errno.EACCES, "EACCES")])
 def test_a_full_disk_during_grading_is_one_line_and_leaves_nothing(
-        runner, tmp_path, key_json, full_disk, code, code_name):
+    runner, tmp_path, key_json, full_disk, code, code_name
+):
     responses = _answered(runner, key_json, tmp_path)
     out = tmp_path / "grades"
     out.mkdir()
     full_disk(out, code, budget=10)
-    result = runner.invoke(main, ["grade", "--key", str(key_json), str(responses), "--out",
-                                  str(out)])
+    result = runner.invoke(
+        main, ["grade", "--key", str(key_json), str(responses), "--out", str(out)]
+    )
     _one_line_about_the_disk(result, code_name)
     assert _tree(out) == []
 
 
 def test_a_full_disk_while_writing_the_template_is_one_line_and_leaves_nothing(
-        runner, tmp_path, key_json, full_disk):
+    runner, tmp_path, key_json, full_disk
+):
     folder = tmp_path / "blank"
     folder.mkdir()
     full_disk(folder, budget=10)
-    result = runner.invoke(main, ["grade", "--key", str(key_json), "--template",
-                                  str(folder / "responses.csv")])
+    result = runner.invoke(
+        main, ["grade", "--key", str(key_json), "--template", str(folder / "responses.csv")]
+    )
     assert str(folder / "responses.csv") in _one_line_about_the_disk(result)
     assert _tree(folder) == []  # its temporary file is gone too
 
@@ -425,6 +494,7 @@ def test_other_os_errors_are_not_turned_into_disk_errors():
 
 
 # --------------------------------------------------------------- what a killed build left
+
 
 def _dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -445,10 +515,12 @@ def test_a_build_removes_what_killed_builds_left_and_only_that(runner, tmp_path)
     stale_file.write_text("half", encoding="utf-8")
     alive = out / f".self-attention-seed9.tmp-{os.getpid()}-abcdefgh"  # a running build's
     alive.mkdir()
-    unknown = [out / ".self-attention-seed9.tmp-abcdefgh",  # no pid: not known to be ours
-               out / f"self-attention-seed9.tmp-{dead}-abcdefgh",  # not hidden
-               out / ".failed-self-attention-seed9",  # kept on purpose
-               out / "notes"]
+    unknown = [
+        out / ".self-attention-seed9.tmp-abcdefgh",  # no pid: not known to be ours
+        out / f"self-attention-seed9.tmp-{dead}-abcdefgh",  # not hidden
+        out / ".failed-self-attention-seed9",  # kept on purpose
+        out / "notes",
+    ]
     for p in unknown:
         p.mkdir()
     result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", str(out)])
@@ -468,10 +540,16 @@ def test_a_leftover_whose_lock_is_held_is_kept(tmp_path):
     held = tmp_path / f".x-seed1.tmp-{dead}-lockedab"
     held.mkdir()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import fcntl, os, sys, time\n"
-         f"fd = os.open({str(held)!r}, os.O_RDONLY)\n"
-         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)\n"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(held)!r}, os.O_RDONLY)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert outfiles.sweep_stale(tmp_path) == []
@@ -506,18 +584,29 @@ def test_temporary_folders_carry_the_pid_and_are_locked_while_used(tmp_path):
 
 
 @needs_tex
-def test_kill_9_of_a_class_build_with_pdfs_is_cleaned_up_by_the_next_build(tmp_path,
-                                                                            own_tmpdir):
+def test_kill_9_of_a_class_build_with_pdfs_is_cleaned_up_by_the_next_build(tmp_path, own_tmpdir):
     out = tmp_path / "out"
     env = {**os.environ, "TMPDIR": str(own_tmpdir)}
-    cmd = [sys.executable, "-m", "worksheetgen", "build", "--seed", "4", "--versions", "40",
-           "--out", str(out), "-q"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "worksheetgen",
+        "build",
+        "--seed",
+        "4",
+        "--versions",
+        "40",
+        "--out",
+        str(out),
+        "-q",
+    ]
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not any(
-                (out / p).is_dir() and (out / p / "sheets.tex").exists()
-                for p in (os.listdir(out) if out.exists() else [])):
+            (out / p).is_dir() and (out / p / "sheets.tex").exists()
+            for p in (os.listdir(out) if out.exists() else [])
+        ):
             time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read()
         proc.kill()  # SIGKILL: nothing of ours runs
@@ -534,6 +623,7 @@ def test_kill_9_of_a_class_build_with_pdfs_is_cleaned_up_by_the_next_build(tmp_p
 
 
 # --------------------------------------------------------------- same bytes every time
+
 
 def _no_dates(pdf: bytes) -> bool:
     return b"/CreationDate" not in pdf and b"/ModDate" not in pdf and b"/ID" not in pdf
@@ -552,10 +642,14 @@ def test_pdfs_of_the_same_seed_are_byte_identical_across_rebuilds(tmp_path):
 
 
 @needs_tex
-@pytest.mark.parametrize("roster", [
-    "name,id\nAnn,a1\nBob,b2\n",
-    pytest.param("name,id\nΑλέξης,a1\nBob,b2\n", marks=needs_lua, id="lualatex"),
-], ids=["pdflatex", "lualatex"])
+@pytest.mark.parametrize(
+    "roster",
+    [
+        "name,id\nAnn,a1\nBob,b2\n",
+        pytest.param("name,id\nΑλέξης,a1\nBob,b2\n", marks=needs_lua, id="lualatex"),
+    ],
+    ids=["pdflatex", "lualatex"],
+)
 def test_class_pdfs_and_the_cut_ones_are_byte_identical_across_rebuilds(tmp_path, roster):
     from worksheetgen.pipeline.build import BuildOptions, build
 
@@ -579,8 +673,20 @@ RESERVED = re.compile(r"(?i)^(CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(\.|$)")
 def test_per_student_file_names_are_never_windows_device_names():
     from worksheetgen.bank.roster import file_stems
 
-    ids = ["COM1.txt", "CON.x", "nul.b", "aux", "LPT9", "prn", "com0", "Con", "COM1_.txt",
-           "console", "com10", "s1"]
+    ids = [
+        "COM1.txt",
+        "CON.x",
+        "nul.b",
+        "aux",
+        "LPT9",
+        "prn",
+        "com0",
+        "Con",
+        "COM1_.txt",
+        "console",
+        "com10",
+        "s1",
+    ]
     stems = file_stems(ids)
     assert stems == file_stems(ids)  # the same every time
     assert len({s.lower() for s in stems}) == len(stems)
@@ -595,6 +701,7 @@ def test_per_student_file_names_are_never_windows_device_names():
 
 # --------------------------------------------------------------- the cached TeX format
 
+
 @needs_tex
 def test_a_truncated_cached_format_is_dumped_again_before_use(tmp_path, monkeypatch, runner):
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path / "cache"))
@@ -602,7 +709,7 @@ def test_a_truncated_cached_format_is_dumped_again_before_use(tmp_path, monkeypa
     assert runner.invoke(main, ["build", "--seed", "2", "--out", out, "-q"]).exit_code == 0
     (fmt,) = (tmp_path / "cache").glob("tex-formats-*/ws-*.fmt")
     whole = fmt.read_bytes()
-    fmt.write_bytes(whole[:len(whole) // 3])  # as after a power cut
+    fmt.write_bytes(whole[: len(whole) // 3])  # as after a power cut
     for args in (["--seed", "2"], ["--seed", "2", "--versions", "2"]):
         result = runner.invoke(main, ["build", *args, "--out", out, "-q"])
         assert result.exit_code == 0, result.output
@@ -611,20 +718,20 @@ def test_a_truncated_cached_format_is_dumped_again_before_use(tmp_path, monkeypa
 
 
 @needs_tex
-def test_a_format_tex_cannot_undump_is_dumped_again_and_the_document_compiles(tmp_path,
-                                                                             monkeypatch):
+def test_a_format_tex_cannot_undump_is_dumped_again_and_the_document_compiles(
+    tmp_path, monkeypatch
+):
     from worksheetgen.tex import run as tex
 
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path / "cache"))
-    doc = ("\\documentclass{article}\n\\begin{document}\nHi\n\\end{document}\n")
+    doc = "\\documentclass{article}\n\\begin{document}\nHi\n\\end{document}\n"
     tex.compile_job(tex.TexJob("doc", doc, formats=True), tmp_path / "keep")
     (fmt,) = (tmp_path / "cache").glob("tex-formats-*/ws-*.fmt")
     whole = fmt.read_bytes()
-    fmt.write_bytes(whole[:len(whole) // 2] + tex._FORMAT_END)  # passes the quick look
+    fmt.write_bytes(whole[: len(whole) // 2] + tex._FORMAT_END)  # passes the quick look
     runs = []
     real = tex.run_tex
-    monkeypatch.setattr(tex, "run_tex", lambda cmd, *a, **k: runs.append(cmd) or real(cmd, *a,
-                                                                                      **k))
+    monkeypatch.setattr(tex, "run_tex", lambda cmd, *a, **k: runs.append(cmd) or real(cmd, *a, **k))
     out = tex.compile_job(tex.TexJob("doc", doc, formats=True), tmp_path / "keep")
     assert out.pdf is not None and out.pdf.startswith(b"%PDF")
     assert fmt.read_bytes() == whole  # dumped again, once
@@ -669,27 +776,36 @@ def test_a_kept_tex_is_never_written_through_a_symlink_or_into_a_fifo(tmp_path, 
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
-@pytest.mark.parametrize("args", [["export", "--to", "gift", "--out", "-"],
-                                  ["grade", "--template", "-"]], ids=["export", "template"])
+@pytest.mark.parametrize(
+    "args",
+    [["export", "--to", "gift", "--out", "-"], ["grade", "--template", "-"]],
+    ids=["export", "template"],
+)
 def test_standard_output_on_a_full_disk_is_one_line(key_json, args):
     with open("/dev/full", "wb") as full:
-        run = subprocess.run([sys.executable, "-m", "worksheetgen", *args[:1], "--key",
-                              str(key_json), *args[1:]], stdout=full, stderr=subprocess.PIPE,
-                             text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-m", "worksheetgen", *args[:1], "--key", str(key_json), *args[1:]],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert run.returncode == 1
-    assert run.stderr.strip() == ("worksheetgen: error: standard output: cannot write here: "
-                                  "No space left on device (ENOSPC)")
+    assert run.stderr.strip() == (
+        "worksheetgen: error: standard output: cannot write here: No space left on device (ENOSPC)"
+    )
 
 
-def test_an_export_removes_the_temporary_file_a_killed_export_left(runner, tmp_path,
-                                                                    key_json):
+def test_an_export_removes_the_temporary_file_a_killed_export_left(runner, tmp_path, key_json):
     dead = _dead_pid()
     left = tmp_path / f".gift.txt.tmp-{dead}-abcdefgh"
     left.write_text("half", encoding="utf-8")
     other = tmp_path / f".moodle.xml.tmp-{dead}-abcdefgh"  # another file's: not this one's
     other.write_text("half", encoding="utf-8")
-    result = runner.invoke(main, ["export", "--to", "gift", "--key", str(key_json), "--out",
-                                  str(tmp_path / "gift.txt")])
+    result = runner.invoke(
+        main,
+        ["export", "--to", "gift", "--key", str(key_json), "--out", str(tmp_path / "gift.txt")],
+    )
     assert result.exit_code == 0
     assert not left.exists() and other.exists()
 
@@ -710,12 +826,20 @@ def test_a_build_killed_between_its_two_renames_gets_the_earlier_build_back(tmp_
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
-@pytest.mark.parametrize("args", [["families"], ["build", "--seed", "1", "--no-pdf"]],
-                         ids=["families", "build"])
+@pytest.mark.parametrize(
+    "args", [["families"], ["build", "--seed", "1", "--no-pdf"]], ids=["families", "build"]
+)
 def test_printing_to_a_full_standard_output_is_one_line_not_a_traceback(tmp_path, args):
     with open("/dev/full", "wb") as full:
-        run = subprocess.run([sys.executable, "-m", "worksheetgen", *args], cwd=tmp_path,
-                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-m", "worksheetgen", *args],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert run.returncode == 1
-    assert run.stderr.strip() == ("worksheetgen: error: standard output: cannot write here: "
-                                  "No space left on device (ENOSPC)")
+    assert run.stderr.strip() == (
+        "worksheetgen: error: standard output: cannot write here: No space left on device (ENOSPC)"
+    )

@@ -11,8 +11,11 @@ from tests.conftest import ROOT
 
 
 def test_wheel_contains_templates_and_banks(tmp_path: Path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
-                    "-w", str(tmp_path)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = tmp_path.glob("worksheetgen-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in ("base", "sheet", "key", "macros"):

@@ -37,9 +37,13 @@ from worksheetgen.pipeline.sheet import make_build, render_all
 # reported as drawn), the same examples on every run
 # WORKSHEETGEN_PROPERTY_EXAMPLES=200 runs longer, with fresh random examples on every run
 LONG = os.environ.get("WORKSHEETGEN_PROPERTY_EXAMPLES")
-SETTINGS = settings(max_examples=int(LONG or 12), deadline=None, derandomize=LONG is None,
-                    phases=[Phase.explicit, Phase.generate],
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=int(LONG or 12),
+    deadline=None,
+    derandomize=LONG is None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @st.composite
@@ -74,12 +78,15 @@ def question(draw: st.DrawFn, family: str) -> dict[str, Any]:
         if isinstance(p, IntParam):
             params[p.name] = draw(int_value(p))
         elif isinstance(p, BoolParam):
-            params[p.name] = draw(st.one_of(st.booleans(),
-                                            st.just({"choices": [True, False]})))
+            params[p.name] = draw(st.one_of(st.booleans(), st.just({"choices": [True, False]})))
         elif isinstance(p, MatrixParam) and draw(st.integers(0, 3)) == 0:
             params[p.name] = draw(matrix_value(p))
-    q: dict[str, Any] = {"id": "q1", "family": family, "params": params,
-                         "decimals": draw(st.integers(0, 4))}
+    q: dict[str, Any] = {
+        "id": "q1",
+        "family": family,
+        "params": params,
+        "decimals": draw(st.integers(0, 4)),
+    }
     if fam.supports_choice and draw(st.integers(0, 3)) == 0:
         q["format"] = "choice"
     return q
@@ -218,27 +225,50 @@ def test_every_family_builds_with_its_defaults_for_many_seeds(family) -> None:
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 @settings(max_examples=3, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 2**63 - 1), hashseeds=st.tuples(st.integers(0, 2**32 - 1),
-                                                         st.integers(0, 2**32 - 1)))
+@given(
+    seed=st.integers(0, 2**63 - 1),
+    hashseeds=st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)),
+)
 def test_same_inputs_same_bytes_under_any_pythonhashseed(seed, hashseeds) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         bank = root / "bank.yaml"
-        bank.write_text(yaml.safe_dump({"questions": [
-            {"id": f"q-{name}", "family": name} for name in sorted(FAMILIES)]}), "utf-8")
+        bank.write_text(
+            yaml.safe_dump(
+                {"questions": [{"id": f"q-{name}", "family": name} for name in sorted(FAMILIES)]}
+            ),
+            "utf-8",
+        )
         outputs = []
         for i, hashseed in enumerate(hashseeds):
             out = root / f"out{i}"
             env = {**os.environ, "PYTHONHASHSEED": str(hashseed)}
-            proc = subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed",
-                                   str(seed), "--no-pdf", "--bank", "bank.yaml", "--out",
-                                   out.name], cwd=root, env=env, capture_output=True,
-                                  text=True, timeout=300)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "worksheetgen",
+                    "build",
+                    "--seed",
+                    str(seed),
+                    "--no-pdf",
+                    "--bank",
+                    "bank.yaml",
+                    "--out",
+                    out.name,
+                ],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             assert proc.returncode == 0, proc.stderr
             (folder,) = out.iterdir()
             outputs.append(snapshot(folder))

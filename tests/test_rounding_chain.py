@@ -22,26 +22,34 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # default bank, --seed 11 --versions 25, sheet S, lab3 before the fix: with no-scale, row 3 of
 # A printed 0.12/0.87/0.02 gives AV (4.04, 1.05) against the key's (4.00, 1.09) +- 0.045
-LAB3_S = {"Q": [[1, 1], [1, 2], [2, 2], [0, 0]], "K": [[1, 0], [0, 2], [0, 0], [1, 2]],
-          "V": [[4, 1], [4, 1], [4, 3], [2, 0]], "T": 4, "d_k": 2, "causal": True}
+LAB3_S = {
+    "Q": [[1, 1], [1, 2], [2, 2], [0, 0]],
+    "K": [[1, 0], [0, 2], [0, 0], [1, 2]],
+    "V": [[4, 1], [4, 1], [4, 3], [2, 0]],
+    "T": 4,
+    "d_k": 2,
+    "causal": True,
+}
 
 
-def margin_names(family_name: str, given: dict, decimals: int, chains: bool = True,
-                 answer: str | None = None) -> set[str]:
+def margin_names(
+    family_name: str, given: dict, decimals: int, chains: bool = True, answer: str | None = None
+) -> set[str]:
     family = get_family(family_name)
     fp = mc.fingerprints(family, given)
     assert fp is not None
     solution = family.solve(given, decimals, "q")
-    worked = (lambda s: family.rounded(given, s.misconception.recipe, decimals)) \
-        if chains else None
-    found = mc.within_margin(fp, solution.answer(answer or fp.target), decimals,
-                             chains=worked)
+    worked = (lambda s: family.rounded(given, s.misconception.recipe, decimals)) if chains else None
+    found = mc.within_margin(fp, solution.answer(answer or fp.target), decimals, chains=worked)
     return {c.slip for c in found}
 
 
 def test_rounded_chain_of_no_scale_lands_inside_lab3_output_margin():
-    chain = attend_rounded(decimals=2, recipe=flipped(scale="none"), **{
-        k: LAB3_S[k] for k in ("Q", "K", "V", "d_k", "causal")})
+    chain = attend_rounded(
+        decimals=2,
+        recipe=flipped(scale="none"),
+        **{k: LAB3_S[k] for k in ("Q", "K", "V", "d_k", "causal")},
+    )
     assert chain["A"][2].tolist()[:3] == [0.12, 0.87, 0.02]
     assert [round(x, 2) for x in chain["output"][2]] == [4.04, 1.05]
     assert "no-scale" not in margin_names("lab3", LAB3_S, 2, chains=False)
@@ -87,10 +95,15 @@ def test_check_names_a_kept_slip_that_passes_for_right():
 def test_spot_the_bug_output_margin_allows_for_the_rounded_scaled_table():
     family = get_family("spot-the-bug")
     # extreme but legal values at 1 decimal: the rounded scaled table moves AV by 0.77
-    given = {"Q": [[0, 0, 2], [3, -3, -2], [2, 3, -2]], "K": [[-1, 3, -1], [-2, 2, -2],
-                                                            [-1, 1, 0]],
-             "V": [[-8, -9, 7], [5, 6, 1], [6, -3, -1]], "T": 3, "d_k": 3, "causal": False,
-             "slip": "no-scale"}
+    given = {
+        "Q": [[0, 0, 2], [3, -3, -2], [2, 3, -2]],
+        "K": [[-1, 3, -1], [-2, 2, -2], [-1, 1, 0]],
+        "V": [[-8, -9, 7], [5, 6, 1], [6, -3, -1]],
+        "T": 3,
+        "d_k": 3,
+        "causal": False,
+        "slip": "no-scale",
+    }
     right = family.trace(given)
     tol = family.solve(given, 1, "q").answer("output").tolerance
     assert tol == mixed_tolerance(right.A, given["V"], 1, before=right.scaled)
@@ -116,8 +129,14 @@ def test_sweep_fails_when_a_kept_slip_passes_for_right():
 
 def test_check_stress_alone_sweeps_and_exits_zero(tmp_path):
     bank = tmp_path / "b.yaml"
-    bank.write_text(json.dumps({"sheet": {"id": "t", "title": "T"}, "questions": [
-        {"id": "lab", "family": "lab3", "params": {"T": 3}}]}))
+    bank.write_text(
+        json.dumps(
+            {
+                "sheet": {"id": "t", "title": "T"},
+                "questions": [{"id": "lab", "family": "lab3", "params": {"T": 3}}],
+            }
+        )
+    )
     res = CliRunner().invoke(main, ["check", "--stress", "--bank", str(bank), "--decimals", "2"])
     assert res.exit_code == 0, res.output
     assert "at 2 decimals: 1 questions x 50 seeds" in res.output
@@ -144,8 +163,9 @@ def test_a_rounding_chain_stays_within_the_familys_reach_of_the_exact_slip():
                                 if name not in chain or name not in s.values:
                                     continue
                                 reach = family.chain_reach(given, name, decimals)
-                                for x, y in zip(mc.cells(chain[name]),
-                                                mc.cells(s.values[name]), strict=True):
+                                for x, y in zip(
+                                    mc.cells(chain[name]), mc.cells(s.values[name]), strict=True
+                                ):
                                     if y.is_neg_inf:
                                         continue
                                     assert abs(x - float(y)) <= reach + 1e-9, (spec.id, name)

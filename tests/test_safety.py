@@ -51,8 +51,7 @@ ESCAPES = [
     ("{{ S['__class__'] }}", "item without '_' in front, got '__class__'"),
     ("{{ S|attr('__class__') }}", "got 'attr'"),
     ("{{ range.__globals__ }}", "attribute without '_' in front, got '__globals__'"),
-    ("{{ T.__init__.__globals__['__builtins__']['open']('/etc/passwd').read() }}",
-     "not allowed"),
+    ("{{ T.__init__.__globals__['__builtins__']['open']('/etc/passwd').read() }}", "not allowed"),
     ("{{ config }}", "'config' is undefined"),
     ("{{ request.environ }}", "'request' is undefined"),
     ("{% include '/etc/passwd' %}", "got {% include %}"),
@@ -73,8 +72,10 @@ ESCAPES = [
     ("{{ 'x'|center(999999999) }}", "got 'center'"),
     ("{{ 'x'|indent(999999999) }}", "got 'indent'"),
     ("{{ 'x'|format }}", "got 'format'"),
-    ("{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
-     "at most 100000 loop steps"),
+    (
+        "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
+        "at most 100000 loop steps",
+    ),
     ("{% for i in range(99999) %}{{ S }}{% endfor %}", "at most 20000 characters"),
     ("{{ 1 / 0 }}", "ZeroDivisionError"),
 ]
@@ -96,50 +97,68 @@ def test_sandbox_escape_in_a_bank_is_refused_at_load(runner, tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bank.yaml").write_text(
         "questions:\n  - id: a\n    family: softmax\n    prompt: |\n      Scores:\n"
-        "      {{ cycler.__init__.__globals__.os }}\n", encoding="utf-8")
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", "out",
-                                  "--bank", "bank.yaml"])
+        "      {{ cycler.__init__.__globals__.os }}\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(
+        main, ["build", "--seed", "1", "--no-pdf", "--out", "out", "--bank", "bank.yaml"]
+    )
     assert result.exit_code == 1
-    assert result.stderr == ("worksheetgen: error: bank.yaml:6: questions[0].prompt: prompt line "
-                             "2: template not allowed: expected an attribute without '_' in "
-                             "front, got '__globals__'\n")
+    assert result.stderr == (
+        "worksheetgen: error: bank.yaml:6: questions[0].prompt: prompt line "
+        "2: template not allowed: expected an attribute without '_' in "
+        "front, got '__globals__'\n"
+    )
     assert not (tmp_path / "pwned").exists()
     assert not (tmp_path / "out").exists()
 
 
 def test_plain_prompts_still_render_with_loops_filters_and_tests() -> None:
-    text = ("{{ T }} tokens{% if d_k is defined %}, d_k = {{ d_k }}{% endif %}: "
-            "{% for row in S %}[{{ row|join(', ') }}]{% if not loop.last %} {% endif %}"
-            "{% endfor %}; max {{ S|map('max')|list|max if false else S[0]|max }}, "
-            "{{ (2 ** 10) }} {{ 'ab' * 2 }} {{ (d_k / 3)|round(2) }}")
+    text = (
+        "{{ T }} tokens{% if d_k is defined %}, d_k = {{ d_k }}{% endif %}: "
+        "{% for row in S %}[{{ row|join(', ') }}]{% if not loop.last %} {% endif %}"
+        "{% endfor %}; max {{ S|map('max')|list|max if false else S[0]|max }}, "
+        "{{ (2 ** 10) }} {{ 'ab' * 2 }} {{ (d_k / 3)|round(2) }}"
+    )
     # map is not among the filters a prompt may use
     with pytest.raises(TemplateError):
         render_prompt(text, CONTEXT)
     text = text.replace("S|map('max')|list|max if false else ", "")
-    assert render_prompt(text, CONTEXT) == ("3 tokens, d_k = 4: [1, 2, 0] [0, 1, 3] [2, 2, 1]; "
-                                            "max 2, 1024 abab 1.33")
+    assert render_prompt(text, CONTEXT) == (
+        "3 tokens, d_k = 4: [1, 2, 0] [0, 1, 3] [2, 2, 1]; max 2, 1024 abab 1.33"
+    )
 
 
 def test_a_bank_prompt_may_use_its_loop_variables(tmp_path) -> None:
     # the loop's own names are not the bank's variables: they were refused as unknown
     bank = tmp_path / "loops.yaml"
-    bank.write_text("questions:\n  - id: t\n    family: softmax\n    prompt: \"Tokens "
-                    "{% for i in range(T) %}{{ i + 1 }} {% endfor %}of {% for a, b in "
-                    "[(1, 2)] %}{{ a + b }}{% endfor %} with d_k = {{ d_k }}.\"\n",
-                    encoding="utf-8")
+    bank.write_text(
+        'questions:\n  - id: t\n    family: softmax\n    prompt: "Tokens '
+        "{% for i in range(T) %}{{ i + 1 }} {% endfor %}of {% for a, b in "
+        '[(1, 2)] %}{{ a + b }}{% endfor %} with d_k = {{ d_k }}."\n',
+        encoding="utf-8",
+    )
     from worksheetgen.pipeline.build import BuildOptions, build
 
-    result = build(BuildOptions(seed=1, banks=(str(bank),), out=str(tmp_path / "out"),
-                                pdf=False))
+    result = build(BuildOptions(seed=1, banks=(str(bank),), out=str(tmp_path / "out"), pdf=False))
     sheet = (result.folder / "sheet.md").read_text("utf-8")
     assert "Tokens 1 2 " in sheet and " of 3 with d" in sheet
 
 
 # ---------------------------------------------------------------- escaping
 
-TEX_OUTPUT_COMMANDS = {"textbackslash", "textasciitilde", "textasciicircum", "textless",
-                       "textgreater", "textbar", "textquotedbl", "textquotesingle",
-                       "textasciigrave", "par"}
+TEX_OUTPUT_COMMANDS = {
+    "textbackslash",
+    "textasciitilde",
+    "textasciicircum",
+    "textless",
+    "textgreater",
+    "textbar",
+    "textquotedbl",
+    "textquotesingle",
+    "textasciigrave",
+    "par",
+}
 
 
 def assert_inert_tex(out: str) -> None:
@@ -155,12 +174,31 @@ def assert_inert_tex(out: str) -> None:
 
 
 HOSTILE = [
-    r"\input{/etc/passwd}", r"\write18{touch pwned}", r"\immediate\write18{id}",
-    r"\catcode`\^=7", "^^5cinput{/etc/passwd}", "^^5c^^5c", "100% sure # 1 & 2 $x$ _y_ ~z~",
-    "{unbalanced", "}closing", r"\def\x{\x}\x", r"\csname input\endcsname", "a\x00b\x0cc\x1bd",
-    "line\rbreak", "par\n\nagain", "Zoë O'Brien-Łukasz 王 Ωmega", "<script>alert(1)</script>",
-    "[link](javascript:alert(1))", "*bold* `code` | table |", "- list item", "1. item",
-    "&lt;b&gt;", "\\", "\\\\", "$$", "a\\$b",
+    r"\input{/etc/passwd}",
+    r"\write18{touch pwned}",
+    r"\immediate\write18{id}",
+    r"\catcode`\^=7",
+    "^^5cinput{/etc/passwd}",
+    "^^5c^^5c",
+    "100% sure # 1 & 2 $x$ _y_ ~z~",
+    "{unbalanced",
+    "}closing",
+    r"\def\x{\x}\x",
+    r"\csname input\endcsname",
+    "a\x00b\x0cc\x1bd",
+    "line\rbreak",
+    "par\n\nagain",
+    "Zoë O'Brien-Łukasz 王 Ωmega",
+    "<script>alert(1)</script>",
+    "[link](javascript:alert(1))",
+    "*bold* `code` | table |",
+    "- list item",
+    "1. item",
+    "&lt;b&gt;",
+    "\\",
+    "\\\\",
+    "$$",
+    "a\\$b",
 ]
 
 
@@ -244,15 +282,45 @@ def assert_safe_math(out: str) -> None:
 
 
 MATH_ATTACKS = [
-    r"\input{/etc/passwd}", r"\include{x}", r"\write18{rm -rf ~}", r"\immediate\write18{id}",
-    r"\openin5=/etc/passwd", r"\read5 to\x", r"\catcode`\^=7", r"\csname input\endcsname",
-    r"\def\x{1}", r"\let\a\input", r"\expandafter\input", "^^5cinput{/etc/passwd}",
-    "^^^^005c", r"\^^5c", "x % the rest is a comment $", "a # b", "} \\input{x} {",
-    "{{{", "}}}", r"\begin{verbatim}\end{verbatim}", r"\begin {filecontents}{x}",
-    r"\begin{bmatrix}1 & 2", r"\end{bmatrix}", r"{\begin{pmatrix}a}\end{pmatrix}",
-    r"\left( x", r"x \right)", "a & b", r"a \\ b", "\x00\x0c\r\n\x1b", r"\(x\)", r"\[x\]",
-    r"\href{javascript:alert(1)}{x}", r"\url{x}", r"\class{x}{y}", r"\unicode{x}",
-    r"\require{x}", r"\sqrt{2} \cdot \frac{1}{2}", "\\", r"\text{\input{x}}",
+    r"\input{/etc/passwd}",
+    r"\include{x}",
+    r"\write18{rm -rf ~}",
+    r"\immediate\write18{id}",
+    r"\openin5=/etc/passwd",
+    r"\read5 to\x",
+    r"\catcode`\^=7",
+    r"\csname input\endcsname",
+    r"\def\x{1}",
+    r"\let\a\input",
+    r"\expandafter\input",
+    "^^5cinput{/etc/passwd}",
+    "^^^^005c",
+    r"\^^5c",
+    "x % the rest is a comment $",
+    "a # b",
+    "} \\input{x} {",
+    "{{{",
+    "}}}",
+    r"\begin{verbatim}\end{verbatim}",
+    r"\begin {filecontents}{x}",
+    r"\begin{bmatrix}1 & 2",
+    r"\end{bmatrix}",
+    r"{\begin{pmatrix}a}\end{pmatrix}",
+    r"\left( x",
+    r"x \right)",
+    "a & b",
+    r"a \\ b",
+    "\x00\x0c\r\n\x1b",
+    r"\(x\)",
+    r"\[x\]",
+    r"\href{javascript:alert(1)}{x}",
+    r"\url{x}",
+    r"\class{x}{y}",
+    r"\unicode{x}",
+    r"\require{x}",
+    r"\sqrt{2} \cdot \frac{1}{2}",
+    "\\",
+    r"\text{\input{x}}",
 ]
 
 
@@ -261,20 +329,65 @@ def test_sanitize_math_keeps_only_safe_commands(math) -> None:
     assert_safe_math(sanitize_math(math))
 
 
-@given(st.lists(st.sampled_from([
-    "\\", "{", "}", "^", "^^", "5c", "%", "#", "&", "$", "\n", "\r", "\x00", " ", "x", "2",
-    r"\input", r"\sqrt", r"\frac", r"\begin", r"\end", "{bmatrix}", "{verbatim}", r"\left",
-    r"\right", "(", ")", r"\\", r"\text", r"\catcode", "`", "=", "~", "<", "_",
-]), max_size=25).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "\\",
+                "{",
+                "}",
+                "^",
+                "^^",
+                "5c",
+                "%",
+                "#",
+                "&",
+                "$",
+                "\n",
+                "\r",
+                "\x00",
+                " ",
+                "x",
+                "2",
+                r"\input",
+                r"\sqrt",
+                r"\frac",
+                r"\begin",
+                r"\end",
+                "{bmatrix}",
+                "{verbatim}",
+                r"\left",
+                r"\right",
+                "(",
+                ")",
+                r"\\",
+                r"\text",
+                r"\catcode",
+                "`",
+                "=",
+                "~",
+                "<",
+                "_",
+            ]
+        ),
+        max_size=25,
+    ).map("".join)
+)
 @settings(max_examples=400, deadline=None)
 def test_sanitize_math_is_safe_for_any_mix_of_dangerous_pieces(math) -> None:
     assert_safe_math(sanitize_math(math))
 
 
 def test_safe_math_is_left_as_written() -> None:
-    for math in (r"\frac{QK^\top}{\sqrt{d_k}}", r"A = \mathrm{softmax}(S)",
-                 r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}", r"e^{-\infty} = 0",
-                 r"\left( x_1, \ldots, x_T \right)", r"50\%", r"a \le b, \; c \neq d"):
+    for math in (
+        r"\frac{QK^\top}{\sqrt{d_k}}",
+        r"A = \mathrm{softmax}(S)",
+        r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}",
+        r"e^{-\infty} = 0",
+        r"\left( x_1, \ldots, x_T \right)",
+        r"50\%",
+        r"a \le b, \; c \neq d",
+    ):
         assert sanitize_math(math) == math
         assert math_problems(math) == []
 
@@ -287,9 +400,11 @@ def test_markup_md_math_cannot_open_html() -> None:
 
 def test_markup_tex_escapes_text_and_sanitizes_math() -> None:
     out = markup_tex(r"Run \input{x} 100% now: $\input{/etc/passwd} % x$ ^^5c")
-    assert out == (r"Run \textbackslash{}input\{x\} 100\% now: "
-                   r"$\backslash\mathrm{input}{/etc/passwd} \% x$ "
-                   r"\textasciicircum{}\textasciicircum{}5c")
+    assert out == (
+        r"Run \textbackslash{}input\{x\} 100\% now: "
+        r"$\backslash\mathrm{input}{/etc/passwd} \% x$ "
+        r"\textasciicircum{}\textasciicircum{}5c"
+    )
 
 
 # ---------------------------------------------------------------- YAML
@@ -297,15 +412,17 @@ def test_markup_tex_escapes_text_and_sanitizes_math() -> None:
 
 def test_python_tags_are_refused_and_never_run(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    for n, text in enumerate([
-        "questions: !!python/object/apply:os.system ['touch pwned']\n",
-        "questions:\n  - !!python/object/apply:os.system ['touch pwned']\n",
-        "questions:\n  - id: !!python/name:os.system a\n    family: heads\n",
-        "questions:\n  - id: a\n    family: !!python/object/new:os.system ['touch pwned']\n",
-        "sheet: !!python/object:builtins.dict {}\nquestions: []\n",
-        "questions: !custom\n  - id: a\n    family: heads\n",
-        "questions: !!set {a: null}\n",
-    ]):
+    for n, text in enumerate(
+        [
+            "questions: !!python/object/apply:os.system ['touch pwned']\n",
+            "questions:\n  - !!python/object/apply:os.system ['touch pwned']\n",
+            "questions:\n  - id: !!python/name:os.system a\n    family: heads\n",
+            "questions:\n  - id: a\n    family: !!python/object/new:os.system ['touch pwned']\n",
+            "sheet: !!python/object:builtins.dict {}\nquestions: []\n",
+            "questions: !custom\n  - id: a\n    family: heads\n",
+            "questions: !!set {a: null}\n",
+        ]
+    ):
         path = tmp_path / f"b{n}.yaml"
         path.write_text(text, encoding="utf-8")
         with pytest.raises(BankError) as err:
@@ -321,8 +438,10 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path) -> None:
     bomb.write_text("\n".join(lines) + "\nquestions: *a8\n", encoding="utf-8")
     deep = tmp_path / "deep.yaml"
     deep.write_text("questions: " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
-    for path, words in ((bomb, "expected at most 100000 YAML values"),
-                        (deep, "nested at most 40 levels deep")):
+    for path, words in (
+        (bomb, "expected at most 100000 YAML values"),
+        (deep, "nested at most 40 levels deep"),
+    ):
         started = time.monotonic()
         with pytest.raises(BankError) as err:
             load_banks([path])
@@ -330,27 +449,35 @@ def test_alias_bomb_and_deep_nesting_are_refused_quickly(tmp_path) -> None:
         assert time.monotonic() - started < 10
 
 
-@pytest.mark.parametrize("text", [
-    "questions: " + "[" * 900_000 + "]" * 900_000 + "\n",
-    "questions: " + "{a: " * 300_000 + "1" + "}" * 300_000 + "\n",
-    "questions:\n" + "".join(" " * i + "- \n" for i in range(0, 40_000, 2)),
-    "questions:\n" + "- " * 400_000 + "x\n",
-], ids=["flow-lists", "flow-mappings", "block-indented", "block-one-line"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "questions: " + "[" * 900_000 + "]" * 900_000 + "\n",
+        "questions: " + "{a: " * 300_000 + "1" + "}" * 300_000 + "\n",
+        "questions:\n" + "".join(" " * i + "- \n" for i in range(0, 40_000, 2)),
+        "questions:\n" + "- " * 400_000 + "x\n",
+    ],
+    ids=["flow-lists", "flow-mappings", "block-indented", "block-one-line"],
+)
 def test_nesting_hundreds_of_thousands_of_levels_deep_is_one_error_line_not_a_crash(
-        tmp_path, text) -> None:
+    tmp_path, text
+) -> None:
     # libyaml's composer recurses in C and would crash the process; such files are read by
     # PyYAML, which stops with an error (run apart: a crash must fail, not end, the tests)
     deep = tmp_path / "deep.yaml"
     deep.write_text(text, encoding="utf-8")
-    code = ("import sys\n"
-            "from worksheetgen.bank.load import load_banks\n"
-            "from worksheetgen.errors import BankError\n"
-            "try:\n"
-            f"    load_banks([{str(deep)!r}])\n"
-            "except BankError as exc:\n"
-            "    print(exc)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False)
+    code = (
+        "import sys\n"
+        "from worksheetgen.bank.load import load_banks\n"
+        "from worksheetgen.errors import BankError\n"
+        "try:\n"
+        f"    load_banks([{str(deep)!r}])\n"
+        "except BankError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith(str(deep)) and done.stdout.count("\n") == 1
 
@@ -361,8 +488,9 @@ def test_nesting_hundreds_of_thousands_of_levels_deep_is_one_error_line_not_a_cr
 def pdf_text(pdf: bytes, tmp_path: Path) -> str:
     path = tmp_path / "x.pdf"
     path.write_bytes(pdf)
-    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
-                          text=True, check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 @needs_tex
@@ -370,12 +498,12 @@ def test_tex_cannot_run_commands_or_touch_files_outside_its_folder(tmp_path) -> 
     marker = tmp_path / "pwned"
     docs = {
         "shell": "\\documentclass{article}\\begin{document}\\immediate\\write18{touch "
-                 f"{marker}}}ran\\end{{document}}",
+        f"{marker}}}ran\\end{{document}}",
         "read": "\\documentclass{article}\\begin{document}\\input{/etc/passwd}\\end{document}",
         "parent": "\\documentclass{article}\\begin{document}\\input{../../../etc/hostname}"
-                  "\\end{document}",
+        "\\end{document}",
         "write": "\\documentclass{article}\\newwrite\\w\\begin{document}\\immediate\\openout\\w="
-                 f"{tmp_path}/written.txt \\immediate\\write\\w{{x}}x\\end{{document}}",
+        f"{tmp_path}/written.txt \\immediate\\write\\w{{x}}x\\end{{document}}",
     }
     outcomes = {}
     for name, source in docs.items():
@@ -397,7 +525,8 @@ def test_tex_cannot_run_commands_or_touch_files_outside_its_folder(tmp_path) -> 
 @needs_tex
 def test_hostile_bank_text_prints_literally_in_the_pdf(runner, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "bank.yaml").write_text(r"""
+    (tmp_path / "bank.yaml").write_text(
+        r"""
 sheet:
   title: 'Quiz \input{/etc/passwd} 100% #1'
   course: '\write18{touch pwned} ^^5c {course}'
@@ -408,7 +537,9 @@ questions:
     title: '\immediate\write18{touch pwned2}'
     params: {d: 8, h: 2}
     prompt: 'Widths d = {{ d }}: \input{/etc/hosts} costs 5% of $d/h = {{ d }}/{{ h }}$.'
-""".lstrip(), encoding="utf-8")
+""".lstrip(),
+        encoding="utf-8",
+    )
     result = runner.invoke(main, ["build", "--seed", "1", "--out", "out", "--bank", "bank.yaml"])
     assert result.exit_code == 0, result.stderr
     (folder,) = (tmp_path / "out").iterdir()
@@ -438,23 +569,38 @@ def test_shared_templates_run_in_the_sandbox(body, words, runner, tmp_path, monk
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tpl" / "latex").mkdir(parents=True)
     (tmp_path / "tpl" / "latex" / "sheet.tex.j2").write_text(
-        '((* extends "base.tex.j2" *))\n((* block sheet_body *))\nHello\n' + body
-        + "\n((* endblock *))\n", encoding="utf-8")
-    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", "out",
-                                  "--templates", "tpl"])
+        '((* extends "base.tex.j2" *))\n((* block sheet_body *))\nHello\n'
+        + body
+        + "\n((* endblock *))\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(
+        main, ["build", "--seed", "1", "--no-pdf", "--out", "out", "--templates", "tpl"]
+    )
     assert result.exit_code == 1
-    assert result.stderr.startswith("worksheetgen: error: tpl/latex/sheet.tex.j2:4: template "
-                                    "error: "), result.stderr
+    assert result.stderr.startswith(
+        "worksheetgen: error: tpl/latex/sheet.tex.j2:4: template error: "
+    ), result.stderr
     assert words in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
 
 
 def test_a_copy_of_the_bundled_templates_builds_in_the_sandbox(runner, tmp_path) -> None:
     shutil.copytree(ROOT / "templates", tmp_path / "tpl")
-    plain = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out",
-                                 str(tmp_path / "a")])
-    shared = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out",
-                                  str(tmp_path / "b"), "--templates", str(tmp_path / "tpl")])
+    plain = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out", str(tmp_path / "a")])
+    shared = runner.invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "3",
+            "--no-pdf",
+            "--out",
+            str(tmp_path / "b"),
+            "--templates",
+            str(tmp_path / "tpl"),
+        ],
+    )
     assert plain.exit_code == shared.exit_code == 0, shared.stderr
     (a,) = (tmp_path / "a").iterdir()
     (b,) = (tmp_path / "b").iterdir()

@@ -50,11 +50,26 @@ def test_stable_hash_is_fixed_across_runs():
 
 def _build_bytes(out: Path, hashseed: str) -> dict[str, bytes]:
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed", "42", "--no-pdf",
-                    "--out", str(out)], check=True, env=env, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "worksheetgen",
+            "build",
+            "--seed",
+            "42",
+            "--no-pdf",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
     (folder,) = out.iterdir()
-    return {p.name: p.read_bytes() for p in folder.iterdir()
-            if p.suffix in (".tex", ".md", ".json")}
+    return {
+        p.name: p.read_bytes() for p in folder.iterdir() if p.suffix in (".tex", ".md", ".json")
+    }
 
 
 def test_same_seed_gives_byte_identical_files_under_any_hash_seed(tmp_path: Path):

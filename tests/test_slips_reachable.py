@@ -47,8 +47,12 @@ def test_every_family_is_asked_by_a_bundled_bank_in_its_numeric_form():
     for name in FAMILIES:
         needs = get_family(name).choice_needs  # the switches that turn the numbers on
         if needs:
-            assert any(True in param_values(params[flag]) for params in asked[name]
-                       for flag in needs if flag in params), name
+            assert any(
+                True in param_values(params[flag])
+                for params in asked[name]
+                for flag in needs
+                if flag in params
+            ), name
     # projections' deepest numeric form asks AV, where mixed-keys can show
     assert any(True in param_values(p["output"]) for p in asked["projections"])
 
@@ -58,6 +62,7 @@ def test_every_slip_a_family_declares_is_drawn_by_a_bundled_question_of_that_fam
     for slug, spec in bundled_questions():
         for seed in SEEDS:
             drawn[spec.family].update(s.name for s in draw_variant(spec, seed, slug).slips)
-    missing = {name: [s for s in get_family(name).slips if s not in drawn[name]]
-               for name in FAMILIES}
+    missing = {
+        name: [s for s in get_family(name).slips if s not in drawn[name]] for name in FAMILIES
+    }
     assert not {k: v for k, v in missing.items() if v}

@@ -25,8 +25,7 @@ def head(g: dict, slip: str | None) -> tuple[list[list[float]], list[list[float]
     """One attention head in plain floats with the slip (or none) applied: (A, output)."""
     q, k, v, d_k, t = g["Q"], g["K"], g["V"], g["d_k"], g["T"]
     kk = k if slip == "no-transpose" else [list(c) for c in zip(*k, strict=True)]
-    s = [[sum(q[i][m] * kk[m][j] for m in range(d_k)) for j in range(len(kk[0]))]
-         for i in range(t)]
+    s = [[sum(q[i][m] * kk[m][j] for m in range(d_k)) for j in range(len(kk[0]))] for i in range(t)]
     div = {"scale-by-dk": d_k, "no-scale": 1}.get(slip or "", math.sqrt(d_k))
     s = [[x / div for x in row] for row in s]
     if g["causal"]:
@@ -39,8 +38,9 @@ def head(g: dict, slip: str | None) -> tuple[list[list[float]], list[list[float]
     else:
         a = [soft(row) for row in s]
     mix = k if slip == "mixed-keys" else v
-    out = [[sum(a[i][j] * mix[j][c] for j in range(t)) for c in range(len(mix[0]))]
-           for i in range(t)]
+    out = [
+        [sum(a[i][j] * mix[j][c] for j in range(t)) for c in range(len(mix[0]))] for i in range(t)
+    ]
     return a, out
 
 

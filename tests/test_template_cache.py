@@ -14,14 +14,31 @@ from worksheetgen.errors import TemplateError
 
 def _build(out: Path, cache: str, *extra: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "WORKSHEETGEN_CACHE_DIR": cache}
-    return subprocess.run([sys.executable, "-m", "worksheetgen", "build", "--seed", "7",
-                           "--no-pdf", "--out", str(out), *extra], env=env, cwd=ROOT,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "worksheetgen",
+            "build",
+            "--seed",
+            "7",
+            "--no-pdf",
+            "--out",
+            str(out),
+            *extra,
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def _texts(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.glob("*/*"))
-            if p.suffix in (".tex", ".md")}
+    return {
+        p.name: p.read_bytes() for p in sorted(folder.glob("*/*")) if p.suffix in (".tex", ".md")
+    }
 
 
 def test_a_second_run_uses_the_cache_and_renders_the_same_bytes(tmp_path):
@@ -72,17 +89,23 @@ def test_a_cache_folder_others_may_write_is_not_used():
 
 
 def test_the_same_template_folder_name_in_two_working_directories_is_two_folders(
-        runner, tmp_path, monkeypatch):
+    runner, tmp_path, monkeypatch
+):
     # one process, two projects, each with its own "tpl" folder: each gets its own template
     for project, word in (("one", "Alpha"), ("two", "Bravo")):
         root = tmp_path / project
         (root / "tpl" / "latex").mkdir(parents=True)
         (root / "tpl" / "latex" / "sheet.tex.j2").write_text(
-            '((* extends "base.tex.j2" *))\n((* block sheet_body *))\n' + word
-            + "\n((* endblock *))\n", encoding="utf-8")
+            '((* extends "base.tex.j2" *))\n((* block sheet_body *))\n'
+            + word
+            + "\n((* endblock *))\n",
+            encoding="utf-8",
+        )
         monkeypatch.chdir(root)
-        result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", "out",
-                                      "--templates", "tpl", "--quiet"])
+        result = runner.invoke(
+            main,
+            ["build", "--seed", "1", "--no-pdf", "--out", "out", "--templates", "tpl", "--quiet"],
+        )
         assert result.exit_code == 0, result.output
         (sheet,) = (root / "out").glob("*/sheet.tex")
         text = sheet.read_text(encoding="utf-8")

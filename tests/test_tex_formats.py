@@ -13,16 +13,19 @@ from worksheetgen.errors import CompileError
 from worksheetgen.tex import run as tex
 
 OURS = {"formats": True}  # as the bundled templates' documents are compiled
-PREAMBLE = ("\\documentclass{article}\n\\usepackage{amsmath}\n"
-            "\\newcommand{\\wsgreeting}{Hello from the preamble}\n")
+PREAMBLE = (
+    "\\documentclass{article}\n\\usepackage{amsmath}\n"
+    "\\newcommand{\\wsgreeting}{Hello from the preamble}\n"
+)
 BODY = "\\begin{document}\n\\wsgreeting: $\\sqrt{2}$\n\\end{document}\n"
 
 
 def _text(pdf: bytes, tmp_path: Path) -> str:
     path = tmp_path / "out.pdf"
     path.write_bytes(pdf)
-    return subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 @pytest.fixture
@@ -42,7 +45,7 @@ def test_blanking_the_preamble_keeps_every_line_number():
     text = PREAMBLE + BODY
     blanked = tex.blank_preamble(text)
     assert blanked.count("\n") == text.count("\n")
-    assert blanked.splitlines()[PREAMBLE.count("\n"):] == BODY.splitlines()
+    assert blanked.splitlines()[PREAMBLE.count("\n") :] == BODY.splitlines()
     assert tex.blank_preamble("no document here") == "no document here"
 
 
@@ -134,7 +137,8 @@ def test_only_the_most_recently_used_formats_are_kept(tmp_path, cache):
 
 @needs_tex
 def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_one(
-        tmp_path, cache, commands):
+    tmp_path, cache, commands
+):
     from worksheetgen.pipeline.build import BuildOptions, build
 
     def class_build(out: str):
@@ -147,10 +151,11 @@ def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_on
     runs = [cmd for cmd in commands if "-ini" not in cmd]
     assert len(runs) == 2 and all(f"-fmt={fmt.with_suffix('')}" in cmd for cmd in runs)
     for name in ("sheets.pdf", "keys.pdf", "versions/A-key.pdf"):
-        assert _text((first.folder / name).read_bytes(), tmp_path) == \
-            _text((second.folder / name).read_bytes(), tmp_path)
+        assert _text((first.folder / name).read_bytes(), tmp_path) == _text(
+            (second.folder / name).read_bytes(), tmp_path
+        )
     whole = fmt.read_bytes()
-    fmt.write_bytes(whole[:len(whole) // 2])  # cut short, as by a power cut: seen, made again
+    fmt.write_bytes(whole[: len(whole) // 2])  # cut short, as by a power cut: seen, made again
     assert (class_build("c").folder / "keys.pdf").exists()
     assert fmt.read_bytes() == whole
     # one that looks whole but TeX cannot load: the streamed class says so and drops it
@@ -172,15 +177,17 @@ def test_a_preamble_from_ones_own_templates_is_read_every_time(tmp_path, cache, 
 
 
 @needs_tex
-def test_builds_with_ones_own_templates_read_their_preamble_every_time(tmp_path, cache,
-                                                                        commands):
+def test_builds_with_ones_own_templates_read_their_preamble_every_time(tmp_path, cache, commands):
     from worksheetgen.pipeline.build import BuildOptions, build
 
     own = tmp_path / "templates"
     (own / "latex").mkdir(parents=True)  # empty: every template falls back to the bundled one
     build(BuildOptions(seed=1, out=str(tmp_path / "one"), pdf=True, template_dir=str(own)))
-    build(BuildOptions(seed=1, out=str(tmp_path / "class"), pdf=True, versions=2,
-                       template_dir=str(own)))
+    build(
+        BuildOptions(
+            seed=1, out=str(tmp_path / "class"), pdf=True, versions=2, template_dir=str(own)
+        )
+    )
     assert len(commands) == 4
     assert not any("-ini" in cmd or any(a.startswith("-fmt=") for a in cmd) for cmd in commands)
     build(BuildOptions(seed=1, out=str(tmp_path / "bundled"), pdf=True))

@@ -54,24 +54,30 @@ def preamble(tmp_path_factory) -> str:
 def _pages(pdf: bytes, folder: Path) -> list[bytes]:
     folder.mkdir()
     (folder / "doc.pdf").write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-r", "100", "-png", "doc.pdf", "page"], cwd=folder,
-                   check=True)
+    subprocess.run(["pdftoppm", "-r", "100", "-png", "doc.pdf", "page"], cwd=folder, check=True)
     return [p.read_bytes() for p in sorted(folder.glob("page*.png"))]
 
 
 @needs_tex
 def test_tables_set_from_reused_templates_look_exactly_as_the_array_package_sets_them(
-        preamble, tmp_path):
+    preamble, tmp_path
+):
     switched_off = preamble.replace(
-        "\\expandafter\\ifx\\csname ver@array.sty\\endcsname\\ws@arraychecked", "\\iffalse")
+        "\\expandafter\\ifx\\csname ver@array.sty\\endcsname\\ws@arraychecked", "\\iffalse"
+    )
     assert switched_off != preamble
     runs = {}
     for name, head in (("cached", preamble), ("plain", switched_off)):
         pdf = tex.compile_job(tex.TexJob("doc", head + BODY), tmp_path / name).pdf
         pages = _pages(pdf, tmp_path / f"{name}-pages")
         (tmp_path / f"{name}.pdf").write_bytes(pdf)
-        said = subprocess.run(["pdftotext", "-f", str(len(pages)), f"{name}.pdf", "-"],
-                              cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+        said = subprocess.run(
+            ["pdftotext", "-f", str(len(pages)), f"{name}.pdf", "-"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         runs[name] = (pages[:-1], re.search(r"ws-array:(.*):(\w+):", said))
     assert len(runs["cached"][0]) == 1 and runs["cached"][0] == runs["plain"][0]
     cached, plain = runs["cached"][1], runs["plain"][1]
@@ -107,11 +113,11 @@ followed by text.
 @needs_tex
 @pytest.mark.parametrize("body", ["edges", "key"])
 def test_the_lean_matrices_displays_and_environments_set_the_very_same_pages(
-        preamble, body, tmp_path):
-    switched_off = (preamble
-                    .replace("\\ifx\\fmtversion\\ws@latexchecked", "\\iffalse")
-                    .replace("\\expandafter\\ifx\\csname ver@amsmath.sty\\endcsname"
-                             "\\ws@amsmathchecked", "\\iffalse"))
+    preamble, body, tmp_path
+):
+    switched_off = preamble.replace("\\ifx\\fmtversion\\ws@latexchecked", "\\iffalse").replace(
+        "\\expandafter\\ifx\\csname ver@amsmath.sty\\endcsname\\ws@amsmathchecked", "\\iffalse"
+    )
     assert switched_off.count("\\iffalse") >= preamble.count("\\iffalse") + 2
     if body == "edges":
         text = EDGES

@@ -21,8 +21,11 @@ VARIANTS = 80
 
 def half_up(m: np.ndarray, decimals: int) -> np.ndarray:
     q = Decimal(1).scaleb(-decimals)
-    return np.vectorize(lambda x: x if not np.isfinite(x) else
-                        float(Decimal(repr(float(x))).quantize(q, ROUND_HALF_UP)))(m)
+    return np.vectorize(
+        lambda x: (
+            x if not np.isfinite(x) else float(Decimal(repr(float(x))).quantize(q, ROUND_HALF_UP))
+        )
+    )(m)
 
 
 def grid(printed) -> np.ndarray:
@@ -51,8 +54,7 @@ def test_an_output_worked_from_rounded_steps_is_within_the_keys_tolerance(bank):
     for item, answers in output_items(bank):
         decimals = item.spec.decimals
         # V is given, or (projections) an answer the student computed exactly: V = XW_V
-        V = np.array(item.given["V"] if "V" in item.given else answers["V"].value,
-                     dtype=float)
+        V = np.array(item.given["V"] if "V" in item.given else answers["V"].value, dtype=float)
         exact = np.array(answers["output"].value, dtype=float)
         tol = answers["output"].tolerance
         a_tables = [grid(answers["A"].rounded)]  # A as the key prints it

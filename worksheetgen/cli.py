@@ -88,8 +88,14 @@ def _terminated(signum: int, frame: Any) -> None:
 class OneLineErrors(click.Group):
     """A command group whose usage errors and Ctrl-C are one line on stderr, like every error."""
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         tune_process()  # our own process: see worksheetgen.speed.process
@@ -99,16 +105,24 @@ class OneLineErrors(click.Group):
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
         except click.BadParameter as exc:
-            where = "/".join(exc.param.opts) if exc.param is not None and exc.param.opts \
+            where = (
+                "/".join(exc.param.opts)
+                if exc.param is not None and exc.param.opts
                 else (exc.param_hint or "value")
-            message = "expected a value (required), got nothing" \
-                if isinstance(exc, click.MissingParameter) else exc.message
+            )
+            message = (
+                "expected a value (required), got nothing"
+                if isinstance(exc, click.MissingParameter)
+                else exc.message
+            )
             click.echo(f"worksheetgen: error: {where}: {shown(message)}", err=True)
             sys.exit(exc.exit_code)
         except click.UsageError as exc:
             command = exc.ctx.command_path if exc.ctx is not None else "worksheetgen"
-            click.echo(f"worksheetgen: error: {shown(exc.format_message())} (see {command} "
-                       "--help)", err=True)
+            click.echo(
+                f"worksheetgen: error: {shown(exc.format_message())} (see {command} --help)",
+                err=True,
+            )
             sys.exit(exc.exit_code)
         except click.Abort:  # Ctrl-C (Click turns KeyboardInterrupt into Abort)
             click.echo("worksheetgen: interrupted", err=True)
@@ -145,36 +159,77 @@ def main() -> None:
 
 @main.command()
 @click.option("--seed", type=SeedType(), required=True, help="Seed for every random draw.")
-@click.option("--bank", "banks", multiple=True, type=click.Path(),
-              help="A bank file or folder (repeatable). Default: the bundled default bank.")
-@click.option("--out", default="output", show_default=True, type=click.Path(),
-              help="Folder that receives one sub-folder per build.")
+@click.option(
+    "--bank",
+    "banks",
+    multiple=True,
+    type=click.Path(),
+    help="A bank file or folder (repeatable). Default: the bundled default bank.",
+)
+@click.option(
+    "--out",
+    default="output",
+    show_default=True,
+    type=click.Path(),
+    help="Folder that receives one sub-folder per build.",
+)
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (no TeX needed).")
 @click.option("--title", help="Title printed on the sheet and key.")
 @click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
-@click.option("--templates", "template_dir", type=click.Path(exists=True, file_okay=False),
-              help="A folder with latex/ and markdown/ templates that override the bundled ones.")
-@click.option("--export", "exports", multiple=True,
-              type=click.Choice(["moodle", "gift", "qti"]),
-              help="Also write an LMS export of the key (repeatable): moodle.xml, gift.txt, "
-                   "canvas-qti.zip.")
-@click.option("--roster", type=click.Path(dir_okay=False),
-              help="A class roster CSV (header; 'name' required, 'id' optional): one sheet per "
-                   "student, a combined PDF to print and per-student PDFs.")
-@click.option("--versions", type=click.IntRange(1, 702), metavar="N",
-              help="N anonymous versions A, B, C, ... instead of a roster.")
-@click.option("--jobs", "-j", type=click.IntRange(0, 64), default=None,
-              help="Processes that draw and render a class's sheets (0: one per core). "
-                   "Default: one per core on Linux without PDFs; with PDFs one, while TeX "
-                   "typesets on the other cores. The files are the same for any number.")
+@click.option(
+    "--templates",
+    "template_dir",
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder with latex/ and markdown/ templates that override the bundled ones.",
+)
+@click.option(
+    "--export",
+    "exports",
+    multiple=True,
+    type=click.Choice(["moodle", "gift", "qti"]),
+    help="Also write an LMS export of the key (repeatable): moodle.xml, gift.txt, canvas-qti.zip.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(dir_okay=False),
+    help="A class roster CSV (header; 'name' required, 'id' optional): one sheet per "
+    "student, a combined PDF to print and per-student PDFs.",
+)
+@click.option(
+    "--versions",
+    type=click.IntRange(1, 702),
+    metavar="N",
+    help="N anonymous versions A, B, C, ... instead of a roster.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(0, 64),
+    default=None,
+    help="Processes that draw and render a class's sheets (0: one per core). "
+    "Default: one per core on Linux without PDFs; with PDFs one, while TeX "
+    "typesets on the other cores. The files are the same for any number.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-@click.option("--verbose", "-v", is_flag=True,
-              help="Print each stage with its time, and every file written.")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
+)
 @reports_errors
-def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str | None,
-          decimals: int | None, template_dir: str | None, exports: tuple[str, ...],
-          roster: str | None, versions: int | None, jobs: int | None, quiet: bool,
-          verbose: bool) -> None:
+def build(
+    seed: int,
+    banks: tuple[str, ...],
+    out: str,
+    no_pdf: bool,
+    title: str | None,
+    decimals: int | None,
+    template_dir: str | None,
+    exports: tuple[str, ...],
+    roster: str | None,
+    versions: int | None,
+    jobs: int | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
     """Draw a worksheet and write the student sheet, the answer key and key.json.
 
     With --roster (or --versions) it builds a whole class into one folder.
@@ -187,28 +242,46 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
-        result = run_build(BuildOptions(seed=seed, banks=banks, out=out, pdf=not no_pdf,
-                                        title=title, decimals=decimals,
-                                        template_dir=template_dir, exports=exports,
-                                        roster=roster, versions=versions, jobs=jobs),
-                           reporter)
+        result = run_build(
+            BuildOptions(
+                seed=seed,
+                banks=banks,
+                out=out,
+                pdf=not no_pdf,
+                title=title,
+                decimals=decimals,
+                template_dir=template_dir,
+                exports=exports,
+                roster=roster,
+                versions=versions,
+                jobs=jobs,
+            ),
+            reporter,
+        )
     finally:
         reporter.close()
     if quiet:
         return
     if result.swept:
-        click.echo(f"worksheetgen: removed {len(result.swept)} temporary folder(s) an "
-                   f"interrupted build left: {', '.join(str(p) for p in result.swept)}",
-                   err=True)
-    n_items = result.item_count if result.item_count is not None \
+        click.echo(
+            f"worksheetgen: removed {len(result.swept)} temporary folder(s) an "
+            f"interrupted build left: {', '.join(str(p) for p in result.swept)}",
+            err=True,
+        )
+    n_items = (
+        result.item_count
+        if result.item_count is not None
         else sum(len(s.items) for s in result.build.sheets)
+    )
     who = ""
     if roster is not None or versions is not None:
         noun = "student" if roster is not None else "version"
         who = f" for {result.sheet_count} {noun}{'' if result.sheet_count == 1 else 's'}"
-    click.echo(f"Built {result.build.info.title!r}{who} (seed {seed}, {n_items} "
-               f"question{'' if n_items == 1 else 's'}) "
-               f"into {result.folder}/")
+    click.echo(
+        f"Built {result.build.info.title!r}{who} (seed {seed}, {n_items} "
+        f"question{'' if n_items == 1 else 's'}) "
+        f"into {result.folder}/"
+    )
     nested: dict[str, int] = {}
     for name in result.files:
         folder, sep, _ = name.partition("/")
@@ -218,15 +291,21 @@ def build(seed: int, banks: tuple[str, ...], out: str, no_pdf: bool, title: str 
             click.echo(f"  {result.folder / name}")
     for folder, count in nested.items():
         kinds = sorted({n.rsplit(".", 1)[-1] for n in result.files if n.startswith(folder + "/")})
-        click.echo(f"  {result.folder / folder}/  ({count} files: each sheet's and key's "
-                   + ", ".join("." + k for k in kinds) + "; --verbose lists them)")
+        click.echo(
+            f"  {result.folder / folder}/  ({count} files: each sheet's and key's "
+            + ", ".join("." + k for k in kinds)
+            + "; --verbose lists them)"
+        )
 
 
 class _BuildProgress:
     """Progress of a long build: a bar per stage on a terminal, stage times with --verbose."""
 
-    LABELS = {"sheets": "Drawing and rendering sheets", "pdf": "Compiling PDFs (one TeX run "
-              "per document) and cutting per-sheet PDFs", "write": "Writing"}
+    LABELS = {
+        "sheets": "Drawing and rendering sheets",
+        "pdf": "Compiling PDFs (one TeX run per document) and cutting per-sheet PDFs",
+        "write": "Writing",
+    }
 
     def __init__(self, bar: bool, verbose: bool) -> None:
 
@@ -242,8 +321,12 @@ class _BuildProgress:
             self.close()
             self.stage, self.done, self.started = stage, 0, self.clock()
             if self.bar_on and total > 1:
-                self.bar = click.progressbar(length=total, label=self.LABELS.get(stage, stage),
-                                             file=sys.stderr, show_pos=True)
+                self.bar = click.progressbar(
+                    length=total,
+                    label=self.LABELS.get(stage, stage),
+                    file=sys.stderr,
+                    show_pos=True,
+                )
                 self.bar.__enter__()
             elif self.bar_on and done < total:
                 click.echo(f"{self.LABELS.get(stage, stage)} ...", err=True)
@@ -259,8 +342,10 @@ class _BuildProgress:
             self.bar.__exit__(None, None, None)
             self.bar = None
         if self.stage is not None and self.verbose:
-            click.echo(f"  {self.LABELS.get(self.stage, self.stage)}: "
-                       f"{self.clock() - self.started:.2f} s", err=True)
+            click.echo(
+                f"  {self.LABELS.get(self.stage, self.stage)}: {self.clock() - self.started:.2f} s",
+                err=True,
+            )
         self.stage = None
 
 
@@ -270,22 +355,39 @@ class _Stress(click.ParamType):
     name = "stress"
     SWEEP = "sweep"
 
-    def convert(self, value: object, param: click.Parameter | None,
-                ctx: click.Context | None) -> int | str:
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int | str:
         if value == self.SWEEP or isinstance(value, int):
             return value  # type: ignore[return-value]
         return click.IntRange(1, 100_000).convert(value, param, ctx)  # type: ignore[no-any-return]
 
 
 @main.command()
-@click.option("--bank", "banks", multiple=True, type=click.Path(),
-              help="A bank file or folder (repeatable). Default: the bundled default bank.")
-@click.option("--stress", type=_Stress(), default=200, show_default=True, is_flag=False,
-              flag_value=_Stress.SWEEP, metavar="[N]",
-              help="Seeds drawn per question. Alone: every bundled bank (or each --bank), "
-              "50 seeds, at decimals 0 to 4 (or --decimals): no kept slip may pass for right.")
-@click.option("--decimals", type=click.IntRange(0, 6), default=None,
-              help="Check at these decimals, as build --decimals would print them.")
+@click.option(
+    "--bank",
+    "banks",
+    multiple=True,
+    type=click.Path(),
+    help="A bank file or folder (repeatable). Default: the bundled default bank.",
+)
+@click.option(
+    "--stress",
+    type=_Stress(),
+    default=200,
+    show_default=True,
+    is_flag=False,
+    flag_value=_Stress.SWEEP,
+    metavar="[N]",
+    help="Seeds drawn per question. Alone: every bundled bank (or each --bank), "
+    "50 seeds, at decimals 0 to 4 (or --decimals): no kept slip may pass for right.",
+)
+@click.option(
+    "--decimals",
+    type=click.IntRange(0, 6),
+    default=None,
+    help="Check at these decimals, as build --decimals would print them.",
+)
 @reports_errors
 def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> None:
     """Validate banks and draw every question N times: failures, redraws, spread, timing."""
@@ -305,8 +407,9 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
             for line in sweep_lines(d, report):  # type: ignore[arg-type]
                 click.echo(line)
 
-        swept = sweep_banks(banks, decimals=SWEEP_DECIMALS if decimals is None
-                            else (decimals,), progress=shown)
+        swept = sweep_banks(
+            banks, decimals=SWEEP_DECIMALS if decimals is None else (decimals,), progress=shown
+        )
         click.echo(sweep_summary(swept))
         if not swept.ok:
             sys.exit(1)
@@ -341,15 +444,26 @@ def families() -> None:
 
 
 @main.command()
-@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
-              help="The key.json of the build the students answered.")
+@click.option(
+    "--key",
+    "key_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The key.json of the build the students answered.",
+)
 @click.argument("responses", type=click.Path(dir_okay=False))
-@click.option("--out", type=click.Path(file_okay=False),
-              help="Folder for scores.csv and report.md. Default: the responses file's folder.")
-@click.option("--template", is_flag=True,
-              help="Write a blank RESPONSES file for this key (one row per student, question, "
-                   "answer and entry) to fill in, instead of grading ('-': to standard "
-                   "output).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Folder for scores.csv and report.md. Default: the responses file's folder.",
+)
+@click.option(
+    "--template",
+    is_flag=True,
+    help="Write a blank RESPONSES file for this key (one row per student, question, "
+    "answer and entry) to fill in, instead of grading ('-': to standard "
+    "output).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @reports_errors
 def grade(key_path: str, responses: str, out: str | None, template: bool, quiet: bool) -> None:
@@ -358,8 +472,7 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
     from worksheetgen.grading import score as grading
 
     if template:
-        path = grading.write_template(key_path, responses,
-                                      stdout=_binary_stdout())
+        path = grading.write_template(key_path, responses, stdout=_binary_stdout())
         if path is not None and not quiet:
             click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
         return
@@ -373,13 +486,26 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
 
 
 @main.command(name="export")
-@click.option("--to", "fmt", required=True, type=click.Choice(["moodle", "gift", "qti"]),
-              help="moodle: Moodle XML; gift: GIFT text; qti: a Canvas QTI 1.2 zip.")
-@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
-              help="The key.json of a build (output/<sheet>-seed<N>/key.json).")
-@click.option("--out", type=click.Path(),
-              help="File (or folder) to write; '-': standard output. Default: moodle.xml, "
-                   "gift.txt or canvas-qti.zip beside the key.")
+@click.option(
+    "--to",
+    "fmt",
+    required=True,
+    type=click.Choice(["moodle", "gift", "qti"]),
+    help="moodle: Moodle XML; gift: GIFT text; qti: a Canvas QTI 1.2 zip.",
+)
+@click.option(
+    "--key",
+    "key_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The key.json of a build (output/<sheet>-seed<N>/key.json).",
+)
+@click.option(
+    "--out",
+    type=click.Path(),
+    help="File (or folder) to write; '-': standard output. Default: moodle.xml, "
+    "gift.txt or canvas-qti.zip beside the key.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @reports_errors
 def export_cmd(fmt: str, key_path: str, out: str | None, quiet: bool) -> None:

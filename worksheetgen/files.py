@@ -38,10 +38,24 @@ STDOUT = "-"
 
 #: errors of the place being written to (not of the program): one line, never a traceback
 WRITE_ERRNOS = frozenset(
-    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS", "EFBIG", "EACCES", "EPERM",
-                                      "EIO", "ENAMETOOLONG", "EMLINK", "ENOTDIR", "EISDIR",
-                                      "EEXIST", "ELOOP")
-    if hasattr(errno, name))
+    getattr(errno, name)
+    for name in (
+        "ENOSPC",
+        "EDQUOT",
+        "EROFS",
+        "EFBIG",
+        "EACCES",
+        "EPERM",
+        "EIO",
+        "ENAMETOOLONG",
+        "EMLINK",
+        "ENOTDIR",
+        "EISDIR",
+        "EEXIST",
+        "ELOOP",
+    )
+    if hasattr(errno, name)
+)
 
 # .<name>.tmp-<pid>-<8 random> (mkdtemp/mkstemp's suffix) and the TeX folders in TMPDIR
 _STALE_IN_OUT = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(\d+)-[A-Za-z0-9_]{8}$")
@@ -65,6 +79,7 @@ def as_new(path: str | Path) -> None:
 
 # ------------------------------------------------------------------ may this be replaced?
 
+
 def _kind(mode: int) -> str:
     """What a file of ``mode`` is, in words."""
     if stat.S_ISCHR(mode):
@@ -82,60 +97,78 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
-def check_replaceable(path: str | Path, *, folder: bool = False, field: str | None = "--out",
-                      what: str | None = None) -> None:
+def check_replaceable(
+    path: str | Path, *, folder: bool = False, field: str | None = "--out", what: str | None = None
+) -> None:
     """Refuse (OutputError) an output ``path`` that is not ours to replace: anything but a
     regular file (``folder``: a folder), a symlink to one, or nothing; also a path whose
     parent is a symlink to nothing or a file. Nothing has been written when it says so."""
     p = Path(path)
-    want = what or ("a build folder it may replace" if folder
-                    else "a regular file it may replace")
+    want = what or ("a build folder it may replace" if folder else "a regular file it may replace")
     for parent in p.parents:  # the nearest parent that is there must be a folder
         try:
             info = os.lstat(parent)
         except (FileNotFoundError, NotADirectoryError):  # a file further up is said there
             continue
         except OSError as exc:
-            raise OutputError(f"expected a folder to write into, got {parent} "
-                              f"({exc.strerror or exc})", file=str(p), field=field) from None
+            raise OutputError(
+                f"expected a folder to write into, got {parent} ({exc.strerror or exc})",
+                file=str(p),
+                field=field,
+            ) from None
         if stat.S_ISLNK(info.st_mode):
             try:
                 info = os.stat(parent)
             except OSError:
-                raise OutputError(f"expected a folder to write into, got {parent}, a symbolic "
-                                  f"link to nothing ({os.readlink(parent)}); nothing written",
-                                  file=str(p), field=field) from None
+                raise OutputError(
+                    f"expected a folder to write into, got {parent}, a symbolic "
+                    f"link to nothing ({os.readlink(parent)}); nothing written",
+                    file=str(p),
+                    field=field,
+                ) from None
         if not stat.S_ISDIR(info.st_mode):
-            raise OutputError(f"expected a folder to write into, got {parent}, "
-                              f"{_kind(info.st_mode)}; nothing written", file=str(p),
-                              field=field)
+            raise OutputError(
+                f"expected a folder to write into, got {parent}, "
+                f"{_kind(info.st_mode)}; nothing written",
+                file=str(p),
+                field=field,
+            )
         break
     try:
         info = os.lstat(p)
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise OutputError(f"expected {want}, got {exc.strerror or exc}",
-                          file=str(p), field=field) from None
+        raise OutputError(
+            f"expected {want}, got {exc.strerror or exc}", file=str(p), field=field
+        ) from None
     link = ""
     if stat.S_ISLNK(info.st_mode):
         link = f"a symbolic link to {os.readlink(p)}, "
         try:
             info = os.stat(p)
         except OSError:
-            raise OutputError(f"expected {want}, got a symbolic link to nothing "
-                              f"({os.readlink(p)}); nothing written", file=str(p),
-                              field=field) from None
+            raise OutputError(
+                f"expected {want}, got a symbolic link to nothing "
+                f"({os.readlink(p)}); nothing written",
+                file=str(p),
+                field=field,
+            ) from None
     ok = stat.S_ISDIR(info.st_mode) if folder else stat.S_ISREG(info.st_mode)
     if not ok:
-        raise OutputError(f"expected {want}, got {link}{_kind(info.st_mode)}; nothing written",
-                          file=str(p), field=field)
+        raise OutputError(
+            f"expected {want}, got {link}{_kind(info.st_mode)}; nothing written",
+            file=str(p),
+            field=field,
+        )
 
 
 # ------------------------------------------------------------------ writing
 
-def write_failure(exc: OSError, path: str | Path | None = None,
-                  rename: tuple[Path, Path] | None = None) -> OutputError | None:
+
+def write_failure(
+    exc: OSError, path: str | Path | None = None, rename: tuple[Path, Path] | None = None
+) -> OutputError | None:
     """The one-line error for an OSError of the place written to (full disk, quota, read-only,
     permission, ...), naming the file (``exc.filename`` or ``path``; a name inside the
     temporary folder ``rename[0]`` is shown inside its target ``rename[1]``); None for any
@@ -150,14 +183,18 @@ def write_failure(exc: OSError, path: str | Path | None = None,
             pass
     reason = exc.strerror or os.strerror(exc.errno or 0)
     code = errno.errorcode.get(exc.errno or 0, "")
-    return OutputError(f"cannot write here: {reason}" + (f" ({code})" if code else "")
-                       + "; nothing was written and the temporary files were removed",
-                       file=os.fsdecode(name) if name is not None else None)
+    return OutputError(
+        f"cannot write here: {reason}"
+        + (f" ({code})" if code else "")
+        + "; nothing was written and the temporary files were removed",
+        file=os.fsdecode(name) if name is not None else None,
+    )
 
 
 @contextmanager
-def failures_as_errors(path: str | Path | None = None,
-                       rename: tuple[Path, Path] | None = None) -> Iterator[None]:
+def failures_as_errors(
+    path: str | Path | None = None, rename: tuple[Path, Path] | None = None
+) -> Iterator[None]:
     """Turn a write failure inside the block into its one-line OutputError (see
     :func:`write_failure`); other exceptions pass unchanged."""
     try:
@@ -227,8 +264,9 @@ def tex_folder(kind: str) -> Iterator[Path]:
         release(path)
 
 
-def write_file(path: str | Path, data: bytes | Callable[[BinaryIO], None],
-               mode: int | None = None) -> Path:
+def write_file(
+    path: str | Path, data: bytes | Callable[[BinaryIO], None], mode: int | None = None
+) -> Path:
     """Write ``path`` whole or not at all: into a temporary sibling (locked, removed on any
     failure, Ctrl-C included) renamed into place; ``data`` is the bytes or a function that
     writes them. Refuses a path that is not ours to replace (:func:`check_replaceable`);
@@ -268,8 +306,9 @@ def write_stream(stream: BinaryIO, data: bytes, name: str = "standard output") -
         stream.flush()
     except OSError as exc:
         if exc.errno == errno.EPIPE:
-            raise OutputError("closed before everything was written (broken pipe)",
-                              file=name) from None
+            raise OutputError(
+                "closed before everything was written (broken pipe)", file=name
+            ) from None
         error = write_failure(exc, name)
         if error is None:
             raise
@@ -277,6 +316,7 @@ def write_stream(stream: BinaryIO, data: bytes, name: str = "standard output") -
 
 
 # ------------------------------------------------------------------ what a killed run left
+
 
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
@@ -318,8 +358,11 @@ def sweep_stale(folder: str | Path, tmpdir: bool = False, of: str | None = None)
     uid = os.getuid() if hasattr(os, "getuid") else None
     for name in names:
         m = pattern.match(name)
-        if m is None or (of is not None and not name.startswith(f".{of}.tmp-")) \
-                or _alive(int(m.group(3 if m.re is _STALE_IN_OUT else 2))):
+        if (
+            m is None
+            or (of is not None and not name.startswith(f".{of}.tmp-"))
+            or _alive(int(m.group(3 if m.re is _STALE_IN_OUT else 2)))
+        ):
             continue
         path = Path(folder) / name
         try:

@@ -85,8 +85,16 @@ def normalised_manifest(data: bytes) -> bytes:
 
 def run_build(case: Case, out: Path, pdf: bool) -> Path:
     """Build ``case`` into ``out`` with the installed package; the build folder it made."""
-    command = [sys.executable, "-m", "worksheetgen", "build", *case.arguments(),
-               "--out", str(out), "-q"]
+    command = [
+        sys.executable,
+        "-m",
+        "worksheetgen",
+        "build",
+        *case.arguments(),
+        "--out",
+        str(out),
+        "-q",
+    ]
     if not pdf:
         command.append("--no-pdf")
     env = dict(os.environ, PYTHONHASHSEED="0")
@@ -117,18 +125,23 @@ def page_digests(pdf: Path) -> list[str]:
 
 def pdf_digests(folder: Path) -> dict[str, list[str]]:
     """Relative path -> page-image digests of every PDF of one build folder."""
-    return {str(p.relative_to(folder)): page_digests(p)
-            for p in sorted(folder.rglob("*.pdf"))}
+    return {str(p.relative_to(folder)): page_digests(p) for p in sorted(folder.rglob("*.pdf"))}
 
 
 def toolchain() -> str:
     """The TeX and Poppler versions that set the recorded pixels."""
+
     def first_line(*command: str) -> str:
         done = subprocess.run(command, capture_output=True, text=True)
         return (done.stdout or done.stderr).splitlines()[0].strip()
 
-    return " | ".join((first_line("pdflatex", "--version"), first_line("lualatex", "--version"),
-                       first_line("pdftoppm", "-v")))
+    return " | ".join(
+        (
+            first_line("pdflatex", "--version"),
+            first_line("lualatex", "--version"),
+            first_line("pdftoppm", "-v"),
+        )
+    )
 
 
 def digests_of(case: Case, pdf: bool) -> tuple[dict[str, str], dict[str, list[str]]]:

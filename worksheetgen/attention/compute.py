@@ -101,8 +101,9 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
     live = [f for f in forms if f != 0]
     if all(isinstance(f, Fraction) for f in live):
         return sum(live, Fraction(0)) == 1
-    if not all(isinstance(f, canon.Sum) and f.den is not None for f in live) \
-            or not canon.same_den(live):
+    if not all(isinstance(f, canon.Sum) and f.den is not None for f in live) or not canon.same_den(
+        live
+    ):
         return False
     total = canon.add(live)  # the numerators add up to the row sum: the number 1
     return total == 1
@@ -138,19 +139,28 @@ def attend(
         if Q is None or K is None:
             raise ValueError("attend needs S, or Q and K")
         q, k = _exact(Q), _exact(K)
-        scores = _stages.get((q, k), ("scores", recipe.transpose_k),
-                             lambda: ex.matmul(q, ex.transpose(k) if recipe.transpose_k else k))
+        scores = _stages.get(
+            (q, k),
+            ("scores", recipe.transpose_k),
+            lambda: ex.matmul(q, ex.transpose(k) if recipe.transpose_k else k),
+        )
         raw = scores
     else:
         raw = _exact(S)
-    scaled = raw if d_k is None else _stages.get(
-        (raw,), ("scaled", d_k, recipe.scale), lambda: scale_matrix(raw, d_k, recipe.scale))
+    scaled = (
+        raw
+        if d_k is None
+        else _stages.get(
+            (raw,), ("scaled", d_k, recipe.scale), lambda: scale_matrix(raw, d_k, recipe.scale)
+        )
+    )
     masked = None
     pre = scaled
     if causal:
         fill = ex.NEG_INF if recipe.mask_fill == "-inf" else ex.ZERO
-        masked = _stages.get((scaled,), ("masked", recipe.mask_fill),
-                             lambda: causal_mask(scaled, fill))
+        masked = _stages.get(
+            (scaled,), ("masked", recipe.mask_fill), lambda: causal_mask(scaled, fill)
+        )
         pre = masked
 
     def softmax() -> tuple[Matrix, list[Ex], Matrix]:
@@ -269,6 +279,5 @@ def rounding_chains(decimals: int, **args: object) -> tuple[dict[str, np.ndarray
     (the scaled one too), and keeping the scaled table exact but rounding A."""
     chains = [attend_rounded(decimals=decimals, **args)]  # type: ignore[arg-type]
     if args.get("d_k") is not None and getattr(args.get("recipe"), "scale", "sqrt") != "none":
-        chains.append(attend_rounded(decimals=decimals, round_scaled=False,
-                                     **args))  # type: ignore[arg-type]
+        chains.append(attend_rounded(decimals=decimals, round_scaled=False, **args))  # type: ignore[arg-type]
     return tuple(chains)

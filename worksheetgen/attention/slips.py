@@ -98,44 +98,72 @@ def _keys_as_wide_as_values(given: dict[str, Any], correct: dict[str, Any]) -> b
 
 
 def _wo_not_square(given: dict[str, Any], correct: dict[str, Any]) -> bool:
-    shapes = [v for v in correct.values() if isinstance(v, tuple) and len(v) == 2
-              and all(isinstance(d, int) for d in v)]
+    shapes = [
+        v
+        for v in correct.values()
+        if isinstance(v, tuple) and len(v) == 2 and all(isinstance(d, int) for d in v)
+    ]
     return any(a != b for a, b in shapes)
 
 
 MISCONCEPTIONS: dict[str, Misconception] = {
     m.name: m
     for m in (
-        Misconception("scale-by-dk",
-                      "Divides the scores by d_k instead of by the square root of d_k.",
-                      flipped(scale="dk"), _has_scale),
-        Misconception("no-scale",
-                      "Skips the scale: takes the softmax of the raw scores QK^T.",
-                      flipped(scale="none"), _has_scale),
-        Misconception("mask-with-zero",
-                      "Masks future keys with 0 instead of -inf, so they still get weight.",
-                      flipped(mask_fill="zero"), _is_causal),
-        Misconception("softmax-over-columns",
-                      "Normalizes each column (over queries) instead of each row (over keys).",
-                      flipped(axis="queries"), _always),
-        Misconception("mixed-keys",
-                      "Mixes the keys instead of the values: computes A·K instead of A·V.",
-                      flipped(mix="K"), _keys_as_wide_as_values),
-        Misconception("no-transpose",
-                      "Forgets to transpose the keys: computes Q·K instead of Q·K^T.",
-                      flipped(transpose_k=False), _qk_defined),
-        Misconception("dk-equals-d",
-                      "Forgets that each head gets d_k = d/h and gives every head the full "
-                      "width d.",
-                      flipped(head_width="d"), _always),
-        Misconception("reads-column",
-                      "Reads the token's column of the weights (what every query gives it) "
-                      "instead of its row (what it gives every key).",
-                      flipped(read="column"), _always),
-        Misconception("wo-transposed",
-                      "Writes the shape of W_O the wrong way round (d x concat instead of "
-                      "concat x d).",
-                      flipped(wo_transposed=True), _wo_not_square),
+        Misconception(
+            "scale-by-dk",
+            "Divides the scores by d_k instead of by the square root of d_k.",
+            flipped(scale="dk"),
+            _has_scale,
+        ),
+        Misconception(
+            "no-scale",
+            "Skips the scale: takes the softmax of the raw scores QK^T.",
+            flipped(scale="none"),
+            _has_scale,
+        ),
+        Misconception(
+            "mask-with-zero",
+            "Masks future keys with 0 instead of -inf, so they still get weight.",
+            flipped(mask_fill="zero"),
+            _is_causal,
+        ),
+        Misconception(
+            "softmax-over-columns",
+            "Normalizes each column (over queries) instead of each row (over keys).",
+            flipped(axis="queries"),
+            _always,
+        ),
+        Misconception(
+            "mixed-keys",
+            "Mixes the keys instead of the values: computes A·K instead of A·V.",
+            flipped(mix="K"),
+            _keys_as_wide_as_values,
+        ),
+        Misconception(
+            "no-transpose",
+            "Forgets to transpose the keys: computes Q·K instead of Q·K^T.",
+            flipped(transpose_k=False),
+            _qk_defined,
+        ),
+        Misconception(
+            "dk-equals-d",
+            "Forgets that each head gets d_k = d/h and gives every head the full width d.",
+            flipped(head_width="d"),
+            _always,
+        ),
+        Misconception(
+            "reads-column",
+            "Reads the token's column of the weights (what every query gives it) "
+            "instead of its row (what it gives every key).",
+            flipped(read="column"),
+            _always,
+        ),
+        Misconception(
+            "wo-transposed",
+            "Writes the shape of W_O the wrong way round (d x concat instead of concat x d).",
+            flipped(wo_transposed=True),
+            _wo_not_square,
+        ),
     )
 }
 
@@ -165,8 +193,10 @@ def declared(family: Any, given: dict[str, Any]) -> tuple[str, ...]:
     names = tuple(hook(given)) if callable(hook) else tuple(getattr(family, "slips", ()) or ())
     unknown = [n for n in names if n not in MISCONCEPTIONS]
     if unknown:
-        raise ValueError(f"family {getattr(family, 'name', family)!r} declares unknown slips "
-                         + ", ".join(unknown))
+        raise ValueError(
+            f"family {getattr(family, 'name', family)!r} declares unknown slips "
+            + ", ".join(unknown)
+        )
     return names
 
 
@@ -239,8 +269,12 @@ def fingerprints(family: Any, given: dict[str, Any]) -> Fingerprints | None:
 
 def cells(value: Any) -> list[Any]:
     """The entries of an answer value in reading order (matrix rows, vector, scalar, shape)."""
-    if isinstance(value, list) and value and isinstance(value[0], list) \
-            and not any(isinstance(x, list | tuple) for row in value for x in row):
+    if (
+        isinstance(value, list)
+        and value
+        and isinstance(value[0], list)
+        and not any(isinstance(x, list | tuple) for row in value for x in row)
+    ):
         return [x for row in value for x in row]
     if isinstance(value, list | tuple):
         out: list[Any] = []
@@ -307,8 +341,10 @@ class Collision:
     def text(self) -> str:
         """How the collision is reported."""
         if self.margin is not None:
-            return (f"{self.slip} gives an answer within the key's margin (±{self.margin:g}) "
-                    f"of the correct one")
+            return (
+                f"{self.slip} gives an answer within the key's margin (±{self.margin:g}) "
+                f"of the correct one"
+            )
         if self.same_as == "correct":
             return f"{self.slip} gives the correct answer"
         return f"{self.slip} gives the same answer as {self.same_as}"
@@ -336,9 +372,14 @@ def collisions(fp: Fingerprints, decimals: int) -> list[Collision]:
 Chains = Callable[["SlipResult"], Sequence[dict[str, Any]]]
 
 
-def within_margin(fp: Fingerprints, answer: Any, decimals: int,
-                  only: Sequence[str] | None = None,
-                  chains: Chains | None = None, reach: float = math.inf) -> list[Collision]:
+def within_margin(
+    fp: Fingerprints,
+    answer: Any,
+    decimals: int,
+    only: Sequence[str] | None = None,
+    chains: Chains | None = None,
+    reach: float = math.inf,
+) -> list[Collision]:
     """Every slip whose answer, however the student rounds, the key would accept as right.
 
     ``answer`` is the solved target (an ``Answer``), or another answer the slip must not
@@ -366,17 +407,25 @@ def within_margin(fp: Fingerprints, answer: Any, decimals: int,
         if mine is None or _shape(mine) != _shape(answer.value):
             continue
         exact = cells(mine)
-        if only is not None and [float(x) if x != "-inf" else x for x in cells(
-                value_rounded(mine, decimals))] == [float(x) if x != "-inf" else x
-                                                    for x in cells(answer.rounded)]:
+        if only is not None and [
+            float(x) if x != "-inf" else x for x in cells(value_rounded(mine, decimals))
+        ] == [float(x) if x != "-inf" else x for x in cells(answer.rounded)]:
             continue
         if _passes(s, exact, right, tol, decimals, chains, answer.name, reach):
             out.append(Collision(s.name, "correct", margin=tol))
     return out
 
 
-def _passes(s: SlipResult, exact: list[Any], right: list[Any], tol: float, decimals: int,
-            chains: Chains | None, name: str, reach: float = math.inf) -> bool:
+def _passes(
+    s: SlipResult,
+    exact: list[Any],
+    right: list[Any],
+    tol: float,
+    decimals: int,
+    chains: Chains | None,
+    name: str,
+    reach: float = math.inf,
+) -> bool:
     """Does any way of writing slip ``s``'s answer fall within ``tol`` of ``right``?"""
     if len(exact) != len(right):
         return False
@@ -394,8 +443,9 @@ def _passes(s: SlipResult, exact: list[Any], right: list[Any], tol: float, decim
         if worked is None:
             continue
         got = cells(worked)
-        if len(got) == len(right) and all(_accepted(v, _written(x), tol)
-                                          for v, x in zip(right, got, strict=True)):
+        if len(got) == len(right) and all(
+            _accepted(v, _written(x), tol) for v, x in zip(right, got, strict=True)
+        ):
             return True
     return False
 
@@ -409,14 +459,17 @@ def _written(x: Any) -> float | str:
     return float(x)
 
 
-def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float,
-                     decimals: int) -> bool:
+def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float, decimals: int) -> bool:
     """True when some entry is so far from the right one that even printed (at most half a
     unit nearer) it lies outside the tolerance; False when that needs the printed value."""
     reach = tolerance + 0.5 * 10.0 ** (-decimals) + 1e-9
     for x, v in zip(mine, right, strict=True):
-        if isinstance(x, Ex) and not x.is_neg_inf and v != "-inf" \
-                and abs(ex.to_float(x) - v) > reach * (1 + 1e-9):
+        if (
+            isinstance(x, Ex)
+            and not x.is_neg_inf
+            and v != "-inf"
+            and abs(ex.to_float(x) - v) > reach * (1 + 1e-9)
+        ):
             return True
     return False
 
@@ -446,8 +499,12 @@ def value_json(value: Any) -> Any:
     """An exact fingerprint value as JSON: floats (``"-inf"`` for masked cells), ints, lists."""
     if isinstance(value, Ex):
         return ex.to_float(value)
-    if isinstance(value, list) and value and isinstance(value[0], list) \
-            and all(isinstance(x, Ex) for row in value for x in row):
+    if (
+        isinstance(value, list)
+        and value
+        and isinstance(value[0], list)
+        and all(isinstance(x, Ex) for row in value for x in row)
+    ):
         return _converted.get((value,), ("json",), lambda: ex.matrix_floats(value))
     if isinstance(value, tuple | list):
         return [value_json(v) for v in value]
@@ -474,8 +531,9 @@ def value_rounded(value: Any, decimals: int, whole: bool | None = None) -> Any:
     """
 
     if isinstance(value, list) and value and isinstance(value[0], list):
-        return _converted.get((value,), (decimals, whole),
-                              lambda: table(value, decimals, whole=whole is not False))
+        return _converted.get(
+            (value,), (decimals, whole), lambda: table(value, decimals, whole=whole is not False)
+        )
     if isinstance(value, list) and value and all(isinstance(x, Ex) for x in value):
         return table([value], decimals, whole=whole is not False)[0]
     if isinstance(value, Ex):

@@ -30,8 +30,9 @@ MAX_QUESTIONS = 200
 MAX_YAML_VALUES = 100_000
 MAX_YAML_DEPTH = 40
 _CORE = "tag:yaml.org,2002:"
-SAFE_TAGS = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
-                                          "timestamp"))
+SAFE_TAGS = frozenset(
+    _CORE + t for t in ("null", "bool", "int", "float", "str", "seq", "map", "timestamp")
+)
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: no newline after it
 
 QUESTION_FIELDS = ("id", "family", "points", "decimals", "params", "prompt", "format", "title")
@@ -78,24 +79,29 @@ def path_text(path: Iterable[Any]) -> str | None:
 
 
 _YAML_TOKENS = {
-    "'<stream end>'": "the end of the file", "<block end>": "the end of the block",
+    "'<stream end>'": "the end of the file",
+    "<block end>": "the end of the block",
     "'<block mapping start>'": "a field indented differently",
-    "'<block sequence start>'": "a list item indented differently", "'<scalar>'": "a value",
+    "'<block sequence start>'": "a list item indented differently",
+    "'<scalar>'": "a value",
     "'<document start>'": "'---'",
 }
 
 
 # what YAML's reader refuses: C0 controls but tab and line ends, DEL, C1 controls but NEL,
 # surrogates and the two non-characters U+FFFE/U+FFFF
-_UNPRINTABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
-                             "\ud800-\udfff\ufffe\uffff]")
+_UNPRINTABLE_RE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
+)
 
 
 # YAML 1.2 (core schema) numbers and booleans, in place of PyYAML's YAML 1.1 rules, which
 # read `010` as 8, `1:30` as 90, `1_000` as 1000, `yes`/`on` as true and `1e3` as text
 _INT12 = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
-_FLOAT12 = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-                      r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_FLOAT12 = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
 _BOOL12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _RESOLVED_ELSEWHERE = {_CORE + t for t in ("bool", "int", "float")}
 
@@ -107,9 +113,11 @@ def _yaml12_resolvers() -> dict[str | None, list[tuple[str, re.Pattern[str]]]]:
         kept = [(tag, rx) for tag, rx in rules if tag not in _RESOLVED_ELSEWHERE]
         if kept:
             table[first] = kept
-    for tag, rx, firsts in ((_CORE + "bool", _BOOL12, "tTfF"),
-                            (_CORE + "int", _INT12, "-+0123456789"),
-                            (_CORE + "float", _FLOAT12, "-+.0123456789")):
+    for tag, rx, firsts in (
+        (_CORE + "bool", _BOOL12, "tTfF"),
+        (_CORE + "int", _INT12, "-+0123456789"),
+        (_CORE + "float", _FLOAT12, "-+.0123456789"),
+    ):
         for first in firsts:
             table.setdefault(first, []).append((tag, rx))
     return table
@@ -122,9 +130,11 @@ def _construct_int12(loader: Any, node: yaml.ScalarNode) -> int:
     digits = value.lstrip("+-")
     if len(digits) > 1 and digits.startswith("0"):
         octal = f"octal {int(digits, 8)}, " if not set(digits) & set("89") else ""
-        raise ValueError(f"expected a number without a leading 0, got {value} (YAML 1.1 "
-                         f"reads it as {octal or 'text, '}YAML 1.2 as {int(value)}): write "
-                         f"{int(value)}, 0o… for an octal number, or quote it for text")
+        raise ValueError(
+            f"expected a number without a leading 0, got {value} (YAML 1.1 "
+            f"reads it as {octal or 'text, '}YAML 1.2 as {int(value)}): write "
+            f"{int(value)}, 0o… for an octal number, or quote it for text"
+        )
     return int(value)
 
 
@@ -151,7 +161,7 @@ _CSafeLoader12 = _yaml12(yaml.CSafeLoader) if hasattr(yaml, "CSafeLoader") else 
 
 
 def _tag_text(tag: str) -> str:
-    return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
+    return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
 
 
 class _Reader:
@@ -182,11 +192,18 @@ class _Reader:
         """Count the value and refuse tags that are not plain YAML."""
         self.count += 1
         if self.count > MAX_YAML_VALUES:
-            raise self.fail(node, path, f"expected at most {MAX_YAML_VALUES} YAML values, got "
-                            "more (do aliases expand too far?)")
+            raise self.fail(
+                node,
+                path,
+                f"expected at most {MAX_YAML_VALUES} YAML values, got "
+                "more (do aliases expand too far?)",
+            )
         if node.tag not in SAFE_TAGS:
-            what = "a merge key '<<'" if node.tag == _CORE + "merge" \
+            what = (
+                "a merge key '<<'"
+                if node.tag == _CORE + "merge"
                 else f"the tag {_tag_text(node.tag)!r}"
+            )
             raise self.fail(node, path, f"expected plain YAML values (no tags), got {what}")
 
     def scalar(self, node: yaml.Node, path: tuple[Any, ...]) -> Any:
@@ -195,8 +212,9 @@ class _Reader:
         except (ValueError, OverflowError) as exc:
             if str(exc).startswith("expected "):
                 raise self.fail(node, path, str(exc)) from None
-            raise self.fail(node, path, f"expected a valid value, got {describe(node.value)} "
-                            f"({exc})") from None
+            raise self.fail(
+                node, path, f"expected a valid value, got {describe(node.value)} ({exc})"
+            ) from None
         if isinstance(value, str):
             # escapes such as "\e", "\x01" or "\u202e" decode to what the file itself may
             # not hold: every text, once decoded, meets the one rule for user text
@@ -209,16 +227,20 @@ class _Reader:
         """Plain data for ``node``, recording the line of ``path``."""
         self.check(node, path)
         if depth > MAX_YAML_DEPTH:
-            raise self.fail(node, path, f"expected values nested at most {MAX_YAML_DEPTH} "
-                            "levels deep, got deeper")
+            raise self.fail(
+                node,
+                path,
+                f"expected values nested at most {MAX_YAML_DEPTH} levels deep, got deeper",
+            )
         self.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
             out: dict[Any, Any] = {}
             for key_node, value_node in node.value:
                 key = self.key(key_node, path)
                 if key in out:
-                    raise self.fail(key_node, path + (key,), f"expected each key once, got "
-                                    f"{key!r} again")
+                    raise self.fail(
+                        key_node, path + (key,), f"expected each key once, got {key!r} again"
+                    )
                 self.lines[path + (key,)] = key_node.start_mark.line + 1
                 out[key] = self.read(value_node, path + (key,), depth + 1)
             return out
@@ -268,8 +290,9 @@ def parse_yaml(text: str, file: str) -> Doc:
     bad = _UNPRINTABLE_RE.search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
-        raise BankError(text_problem(bad.group()) or "expected printable text", file=file,
-                        line=line)
+        raise BankError(
+            text_problem(bad.group()) or "expected printable text", file=file, line=line
+        )
     fast = _compose_fast(text)
     if fast is not None:
         loader: Any = fast[0]
@@ -282,8 +305,9 @@ def parse_yaml(text: str, file: str) -> Doc:
     try:
         node = fast[1] if fast is not None else loader.get_single_node()
         if node is None:
-            raise BankError("expected a mapping with a 'questions' list, got an empty file",
-                            file=file)
+            raise BankError(
+                "expected a mapping with a 'questions' list, got an empty file", file=file
+            )
         data = reader.read(node, ())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -297,8 +321,9 @@ def parse_yaml(text: str, file: str) -> Doc:
     except yaml.YAMLError as exc:
         raise BankError(f"YAML error: {exc}", file=file) from None
     except RecursionError:
-        raise BankError(f"expected values nested at most {MAX_YAML_DEPTH} levels deep, got "
-                        "deeper", file=file) from None
+        raise BankError(
+            f"expected values nested at most {MAX_YAML_DEPTH} levels deep, got deeper", file=file
+        ) from None
     except BankError as exc:
         exc.file = file
         raise
@@ -310,8 +335,7 @@ def parse_yaml(text: str, file: str) -> Doc:
 def read_bank_bytes(path: Path, shown: str) -> bytes:
     """A bank file's bytes: a regular file of at most MAX_BANK_BYTES, never read past that
     (``--bank /dev/zero`` is refused from what it is, not read until memory runs out)."""
-    return read_limited(path, MAX_BANK_BYTES, what="a bank", error=BankError,
-                        shown=shown)
+    return read_limited(path, MAX_BANK_BYTES, what="a bank", error=BankError, shown=shown)
 
 
 def read_text(path: Path, shown: str) -> str:
@@ -322,9 +346,12 @@ def read_text(path: Path, shown: str) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise BankError(f"expected UTF-8 text (save the file as UTF-8), got the byte "
-                        f"0x{raw[exc.start]:02x}", file=shown, line=line) from None
+        line = raw[: exc.start].count(b"\n") + 1
+        raise BankError(
+            f"expected UTF-8 text (save the file as UTF-8), got the byte 0x{raw[exc.start]:02x}",
+            file=shown,
+            line=line,
+        ) from None
 
 
 def _folder_banks(folder: Path, shown: str) -> list[Path]:
@@ -340,17 +367,19 @@ def _folder_banks(folder: Path, shown: str) -> list[Path]:
         if x.is_symlink():
             target = x.resolve()
             if not target.exists():
-                raise BankError("expected a bank, got a link to nothing (a dangling symlink)",
-                                file=str(x))
+                raise BankError(
+                    "expected a bank, got a link to nothing (a dangling symlink)", file=str(x)
+                )
             if not target.is_relative_to(inside):
-                raise BankError("expected a bank inside the folder, got a link that leads out "
-                                "of it (give that file as --bank itself if it is meant)",
-                                file=str(x))
+                raise BankError(
+                    "expected a bank inside the folder, got a link that leads out "
+                    "of it (give that file as --bank itself if it is meant)",
+                    file=str(x),
+                )
         if x.is_dir():
             continue  # a folder named like a bank is not one (folders are not searched)
         if not x.is_file():
-            raise BankError("expected a bank, got a special file (not a regular file)",
-                            file=str(x))
+            raise BankError("expected a bank, got a special file (not a regular file)", file=str(x))
         found.append(x)
     return found
 
@@ -368,16 +397,20 @@ def bank_files(paths: Iterable[str | Path]) -> list[Path]:
         elif p.is_file():
             found = [p]
         elif p.exists():
-            raise BankError("expected a YAML file or a folder of banks, got a special file",
-                            file=str(raw))
+            raise BankError(
+                "expected a YAML file or a folder of banks, got a special file", file=str(raw)
+            )
         else:
-            raise BankError("expected a YAML file or a folder of banks, got no such file or "
-                            "folder", file=str(raw))
+            raise BankError(
+                "expected a YAML file or a folder of banks, got no such file or folder",
+                file=str(raw),
+            )
         for f in found:
             key = f.resolve()
             if key in seen:
-                raise BankError(f"expected each bank once, got it again (first as {seen[key]})",
-                                file=str(f))
+                raise BankError(
+                    f"expected each bank once, got it again (first as {seen[key]})", file=str(f)
+                )
             seen[key] = str(f)
             out.append(f)
     return out
@@ -427,7 +460,6 @@ def _sheet_info(doc: Doc) -> dict[str, Any]:
         if key in sheet:
             info[key] = _text_field(doc, sheet[key], ("sheet", key))
     if "{" in info.get("instructions", ""):
-
         text = info["instructions"]
         line = doc.text_line(("sheet", "instructions"))
         for decimals in range(7):  # any --decimals renders, so the build cannot fail on it
@@ -436,8 +468,9 @@ def _sheet_info(doc: Doc) -> dict[str, Any]:
     if "id" in sheet:
         sid = _text_field(doc, sheet["id"], ("sheet", "id"), 60)
         if not ID_RE.match(sid):
-            raise doc.error(("sheet", "id"), f"expected letters, digits, '-', '_' or '.', "
-                            f"got {describe(sid)}")
+            raise doc.error(
+                ("sheet", "id"), f"expected letters, digits, '-', '_' or '.', got {describe(sid)}"
+            )
         info["slug"] = sid
     if "decimals" in sheet:
         info["decimals"] = _int_field(doc, sheet["decimals"], ("sheet", "decimals"), 0, 6)
@@ -455,19 +488,28 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
             raise doc.error(path + (required,), f"expected {what} (required), got nothing")
     qid = raw["id"]
     if not isinstance(qid, str | int) or isinstance(qid, bool) or not ID_RE.match(str(qid)):
-        raise doc.error(path + ("id",), "expected an id of letters, digits, '-', '_' or '.' "
-                        f"(at most 64), got {describe(qid)}")
+        raise doc.error(
+            path + ("id",),
+            f"expected an id of letters, digits, '-', '_' or '.' (at most 64), got {describe(qid)}",
+        )
     fam_name = raw["family"]
     if not isinstance(fam_name, str) or fam_name not in FAMILIES:
         hint = did_you_mean(str(fam_name), FAMILIES) if isinstance(fam_name, str) else ""
-        raise doc.error(path + ("family",), f"unknown family {describe(fam_name)}{hint}; "
-                        "expected one of: " + ", ".join(sorted(FAMILIES)))
+        raise doc.error(
+            path + ("family",),
+            f"unknown family {describe(fam_name)}{hint}; "
+            "expected one of: " + ", ".join(sorted(FAMILIES)),
+        )
     family = get_family(fam_name)
     points_raw = raw.get("points", 1)
-    if (isinstance(points_raw, bool) or not isinstance(points_raw, int | float)
-            or not 0 < points_raw <= 1000):
-        raise doc.error(path + ("points",),
-                        f"expected a number of points above 0, got {describe(points_raw)}")
+    if (
+        isinstance(points_raw, bool)
+        or not isinstance(points_raw, int | float)
+        or not 0 < points_raw <= 1000
+    ):
+        raise doc.error(
+            path + ("points",), f"expected a number of points above 0, got {describe(points_raw)}"
+        )
     decimals = sheet_decimals
     if "decimals" in raw:
         decimals = _int_field(doc, raw["decimals"], path + ("decimals",), 0, 6)
@@ -479,8 +521,9 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
     if fmt not in ("open", "choice"):
         raise doc.error(path + ("format",), f"expected 'open' or 'choice', got {describe(fmt)}")
     if fmt == "choice" and not family.supports_choice:
-        raise doc.error(path + ("format",),
-                        f"family '{fam_name}' has no multiple-choice form; expected 'open'")
+        raise doc.error(
+            path + ("format",), f"family '{fam_name}' has no multiple-choice form; expected 'open'"
+        )
     params_raw = raw.get("params", {})
     if params_raw is None:
         params_raw = {}
@@ -489,21 +532,21 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
     params = family.validate(params_raw, doc, path + ("params",))
     needs = family.choice_needs
     if fmt == "choice" and needs:
-
         # one of them always true: a draw without it would have no distractors
         if not any(param_values(params[n]) == [True] for n in needs):
             written = [n for n in needs if n in params_raw]
             wanted = " or ".join(f"{n}: true" for n in needs)
-            got = ", ".join(f"{n}: " + " or ".join(str(v).lower() for v in param_values(
-                params[n])) for n in needs)
-            raise doc.error(path + ("params", written[0]) if written else path + ("format",),
-                            f"expected {wanted} for multiple choice (only then do the slips "
-                            f"that make its distractors show), got {got}"
-                            + ("" if written else " (the default)" if len(needs) == 1
-                               else " (the defaults)"))
-    param_lines = {
-        str(k): doc.line(path + ("params", k)) or 0 for k in params_raw
-    }
+            got = ", ".join(
+                f"{n}: " + " or ".join(str(v).lower() for v in param_values(params[n]))
+                for n in needs
+            )
+            raise doc.error(
+                path + ("params", written[0]) if written else path + ("format",),
+                f"expected {wanted} for multiple choice (only then do the slips "
+                f"that make its distractors show), got {got}"
+                + ("" if written else " (the default)" if len(needs) == 1 else " (the defaults)"),
+            )
+    param_lines = {str(k): doc.line(path + ("params", k)) or 0 for k in params_raw}
     spec = QuestionSpec(
         id=str(qid),
         family=fam_name,
@@ -518,10 +561,14 @@ def _question(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSp
         prompt_line=doc.text_line(path + ("prompt",)) if prompt is not None else None,
     )
     if prompt is not None:
-
-        check_prompt_template(prompt, doc.file, doc.text_line(path + ("prompt",)),
-                              path_text(path + ("prompt",)) or "prompt", family,
-                              sample_contexts(family, params, str(qid)))
+        check_prompt_template(
+            prompt,
+            doc.file,
+            doc.text_line(path + ("prompt",)),
+            path_text(path + ("prompt",)) or "prompt",
+            family,
+            sample_contexts(family, params, str(qid)),
+        )
     return spec
 
 
@@ -531,11 +578,13 @@ def load_doc(path: Path, shown: str) -> Doc:
     # a file that is not a bank at all (a mistyped path, a link to a system file) is named,
     # never quoted: its content may be anything
     if not isinstance(doc.data, dict):
-        raise doc.error((), "expected a mapping with a 'questions' list, got "
-                        + _not_a_bank(doc.data))
+        raise doc.error(
+            (), "expected a mapping with a 'questions' list, got " + _not_a_bank(doc.data)
+        )
     if not any(k in TOP_FIELDS or did_you_mean(str(k), TOP_FIELDS) for k in doc.data):
-        raise doc.error((), "expected a mapping with a 'questions' list, got "
-                        + _not_a_bank(doc.data))
+        raise doc.error(
+            (), "expected a mapping with a 'questions' list, got " + _not_a_bank(doc.data)
+        )
     _check_fields(doc, doc.data, (), TOP_FIELDS)
     if "questions" not in doc.data:
         raise doc.error(("questions",), "expected a list of questions (required), got nothing")
@@ -543,8 +592,9 @@ def load_doc(path: Path, shown: str) -> Doc:
     if not isinstance(qs, list) or not qs:
         raise doc.error(("questions",), f"expected a non-empty list, got {describe(qs)}")
     if len(qs) > MAX_QUESTIONS:
-        raise doc.error(("questions",),
-                        f"expected at most {MAX_QUESTIONS} questions, got {len(qs)}")
+        raise doc.error(
+            ("questions",), f"expected at most {MAX_QUESTIONS} questions, got {len(qs)}"
+        )
     return doc
 
 
@@ -578,14 +628,19 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
             spec = _question(doc, raw, i, decimals)
             if spec.id in seen:
                 first = seen[spec.id]
-                raise doc.error(("questions", i, "id"),
-                                f"expected a unique id, got {spec.id!r} again "
-                                f"(first at {first.file}:{first.line})")
+                raise doc.error(
+                    ("questions", i, "id"),
+                    f"expected a unique id, got {spec.id!r} again "
+                    f"(first at {first.file}:{first.line})",
+                )
             seen[spec.id] = spec.location
             specs.append(spec)
     if len(specs) > MAX_QUESTIONS:
-        raise BankError(f"expected at most {MAX_QUESTIONS} questions in one sheet (all banks "
-                        f"together), got {len(specs)}", file=display_path(files[-1]))
+        raise BankError(
+            f"expected at most {MAX_QUESTIONS} questions in one sheet (all banks "
+            f"together), got {len(specs)}",
+            file=display_path(files[-1]),
+        )
     title = info.get("title", "Self-Attention Worksheet")
     sheet = SheetInfo(
         slug=info.get("slug", slugify(title)),
@@ -606,7 +661,6 @@ def with_decimals(info: SheetInfo, decimals: int) -> SheetInfo:
 
     instructions = info.instructions
     if info.instructions_template:
-
         instructions = sheet_instructions(info.instructions_template, decimals)
     return replace(info, decimals=decimals, instructions=instructions)
 

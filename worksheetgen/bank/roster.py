@@ -32,7 +32,7 @@ _STEM_CHARS = 48
 
 def _short(text: str, limit: int = 40) -> str:
     shown = repr(text)
-    return shown if len(shown) <= limit else shown[:limit - 4] + "...'"
+    return shown if len(shown) <= limit else shown[: limit - 4] + "...'"
 
 
 def _hash_hex(text: str, chars: int = 8) -> str:
@@ -40,9 +40,26 @@ def _hash_hex(text: str, chars: int = 8) -> str:
 
 
 # Latin letters that have no decomposition into an ASCII letter and an accent
-_LATIN = str.maketrans({"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "ß": "ss",
-                        "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "Þ": "Th", "þ": "th",
-                        "ı": "i", "Ħ": "H", "ħ": "h"})
+_LATIN = str.maketrans(
+    {
+        "Ł": "L",
+        "ł": "l",
+        "Ø": "O",
+        "ø": "o",
+        "Đ": "D",
+        "đ": "d",
+        "ß": "ss",
+        "Æ": "AE",
+        "æ": "ae",
+        "Œ": "OE",
+        "œ": "oe",
+        "Þ": "Th",
+        "þ": "th",
+        "ı": "i",
+        "Ħ": "H",
+        "ħ": "h",
+    }
+)
 
 
 def _fold(text: str) -> str:
@@ -75,10 +92,14 @@ def _decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        bad = data[exc.start:exc.start + 1].hex()
-        raise RosterError(f"expected UTF-8 text (save the file as 'CSV UTF-8'), got byte 0x{bad}",
-                          file=shown, line=line, field="encoding") from None
+        line = data[: exc.start].count(b"\n") + 1
+        bad = data[exc.start : exc.start + 1].hex()
+        raise RosterError(
+            f"expected UTF-8 text (save the file as 'CSV UTF-8'), got byte 0x{bad}",
+            file=shown,
+            line=line,
+            field="encoding",
+        ) from None
 
 
 def delimiter(header_line: str) -> str:
@@ -97,13 +118,21 @@ def _header(row: list[str], shown: str) -> dict[str, int]:
     for i, cell in enumerate(row):
         key = _clean(cell).lower()
         if key in ("name", "id") and key in columns:
-            raise RosterError(f"expected one '{key}' column, got two (columns {columns[key] + 1} "
-                              f"and {i + 1})", file=shown, line=1, field="header")
+            raise RosterError(
+                f"expected one '{key}' column, got two (columns {columns[key] + 1} and {i + 1})",
+                file=shown,
+                line=1,
+                field="header",
+            )
         columns.setdefault(key, i)
     if "name" not in columns:
         got = ", ".join(_short(_clean(c), 20) for c in row) or "nothing"
-        raise RosterError(f"expected a header row with a 'name' column, got {got}",
-                          file=shown, line=1, field="header")
+        raise RosterError(
+            f"expected a header row with a 'name' column, got {got}",
+            file=shown,
+            line=1,
+            field="header",
+        )
     return columns
 
 
@@ -111,24 +140,41 @@ def _check_text(value: str, what: str, limit: int, shown: str, line: int) -> Non
     article = "an" if what[0] in "aeiou" else "a"
     bad = char_problem(value)
     if bad is not None:
-        raise RosterError(f"expected {article} {what} of printable characters only, got "
-                          f"{_short(value)} ({bad})", file=shown, line=line, field=what)
+        raise RosterError(
+            f"expected {article} {what} of printable characters only, got {_short(value)} ({bad})",
+            file=shown,
+            line=line,
+            field=what,
+        )
     if len(value) > limit:
-        raise RosterError(f"expected {article} {what} of at most {limit} characters, got "
-                          f"{len(value)}", file=shown, line=line, field=what)
+        raise RosterError(
+            f"expected {article} {what} of at most {limit} characters, got {len(value)}",
+            file=shown,
+            line=line,
+            field=what,
+        )
 
 
-def parse_roster(text: str, shown: str = "roster.csv",
-                 max_students: int = MAX_STUDENTS) -> tuple[Student, ...]:
+def parse_roster(
+    text: str, shown: str = "roster.csv", max_students: int = MAX_STUDENTS
+) -> tuple[Student, ...]:
     """Students from CSV text, in roster order; ``shown`` names the file in errors."""
     if "\x00" in text:
-        line = text[:text.index("\x00")].count("\n") + 1
-        raise RosterError("expected text, got a NUL byte (is this a spreadsheet file, not CSV?)",
-                          file=shown, line=line, field="encoding")
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise RosterError(
+            "expected text, got a NUL byte (is this a spreadsheet file, not CSV?)",
+            file=shown,
+            line=line,
+            field="encoding",
+        )
     lines = text.splitlines(keepends=True)
     if not lines or not text.strip():
-        raise RosterError("expected a header row with a 'name' column, got an empty file",
-                          file=shown, line=1, field="header")
+        raise RosterError(
+            "expected a header row with a 'name' column, got an empty file",
+            file=shown,
+            line=1,
+            field="header",
+        )
     reader = csv.reader(lines, delimiter=delimiter(lines[0]), strict=True)
     students: list[Student] = []
     seen: dict[str, int] = {}
@@ -144,25 +190,45 @@ def parse_roster(text: str, shown: str = "roster.csv",
             if not any(cell.strip() for cell in row):
                 continue  # a blank line
             if len(row) != width:
-                hint = ("quote a name that contains the separator" if len(row) > width else
-                        "leave a column empty with an empty field, as in 'Ada Lovelace,,'")
-                raise RosterError(f"expected {width} fields like the header, got {len(row)} "
-                                  f"({hint})", file=shown, line=line, field="row")
+                hint = (
+                    "quote a name that contains the separator"
+                    if len(row) > width
+                    else "leave a column empty with an empty field, as in 'Ada Lovelace,,'"
+                )
+                raise RosterError(
+                    f"expected {width} fields like the header, got {len(row)} ({hint})",
+                    file=shown,
+                    line=line,
+                    field="row",
+                )
             if len(students) >= max_students:
-                raise RosterError(f"expected at most {max_students} students, got more",
-                                  file=shown, line=line, field="row")
+                raise RosterError(
+                    f"expected at most {max_students} students, got more",
+                    file=shown,
+                    line=line,
+                    field="row",
+                )
             students.append(_student(row, columns, seen, shown, line))
     except csv.Error as exc:
-        raise RosterError(f"expected well-formed CSV, got {exc}", file=shown,
-                          line=reader.line_num or start, field="row") from None
+        raise RosterError(
+            f"expected well-formed CSV, got {exc}",
+            file=shown,
+            line=reader.line_num or start,
+            field="row",
+        ) from None
     if not students:
-        raise RosterError("expected at least one student below the header, got none",
-                          file=shown, line=1, field="row")
+        raise RosterError(
+            "expected at least one student below the header, got none",
+            file=shown,
+            line=1,
+            field="row",
+        )
     return tuple(students)
 
 
-def _student(row: list[str], columns: dict[str, int], seen: dict[str, int], shown: str,
-             line: int) -> Student:
+def _student(
+    row: list[str], columns: dict[str, int], seen: dict[str, int], shown: str, line: int
+) -> Student:
     name = _clean(row[columns["name"]])
     if not name:
         raise RosterError("expected a name, got nothing", file=shown, line=line, field="name")
@@ -175,10 +241,19 @@ def _student(row: list[str], columns: dict[str, int], seen: dict[str, int], show
         sid = derive_id(name)
     if sid in seen:
         if raw_id:
-            raise RosterError(f"expected a unique id, got {_short(sid)} (also on line "
-                              f"{seen[sid]})", file=shown, line=line, field="id")
-        raise RosterError(f"expected a unique name or an id column, got {_short(name)} again "
-                          f"(also on line {seen[sid]})", file=shown, line=line, field="name")
+            raise RosterError(
+                f"expected a unique id, got {_short(sid)} (also on line {seen[sid]})",
+                file=shown,
+                line=line,
+                field="id",
+            )
+        raise RosterError(
+            f"expected a unique name or an id column, got {_short(name)} again "
+            f"(also on line {seen[sid]})",
+            file=shown,
+            line=line,
+            field="name",
+        )
     seen[sid] = line
     return Student(name=name, id=sid)
 
@@ -186,8 +261,9 @@ def _student(row: list[str], columns: dict[str, int], seen: dict[str, int], show
 def read_roster(path: str | Path, max_students: int = MAX_STUDENTS) -> tuple[Student, ...]:
     """The students of a roster file."""
     shown = str(path)
-    data = read_limited(path, MAX_ROSTER_BYTES, what="a CSV file", error=RosterError,
-                        field="roster")
+    data = read_limited(
+        path, MAX_ROSTER_BYTES, what="a CSV file", error=RosterError, field="roster"
+    )
     return parse_roster(_decode(data, shown), shown, max_students)
 
 
@@ -217,7 +293,7 @@ def safe_stem(text: str) -> str:
     stem = _STEM_BAD.sub("-", _fold(text)).strip("-.")
     stem = re.sub(r"[-.]{2,}", "-", stem)[:_STEM_CHARS].rstrip("-.") or "sheet"
     m = _WINDOWS_DEVICES.match(stem)
-    return stem if m is None else stem[:m.end()] + "_" + stem[m.end():]
+    return stem if m is None else stem[: m.end()] + "_" + stem[m.end() :]
 
 
 def file_stems(ids: Sequence[str]) -> list[str]:
@@ -231,10 +307,10 @@ def file_stems(ids: Sequence[str]) -> list[str]:
     folded: dict[str, int] = {}
     for s in stems:
         folded[s.lower()] = folded.get(s.lower(), 0) + 1
-    out = [s if folded[s.lower()] == 1 else f"{s}-{_hash_hex(i, 8)}"
-           for s, i in zip(stems, ids, strict=True)]
+    out = [
+        s if folded[s.lower()] == 1 else f"{s}-{_hash_hex(i, 8)}"
+        for s, i in zip(stems, ids, strict=True)
+    ]
     if len({s.lower() for s in out}) != len(out):  # two ids whose hashes collide: never seen
-        raise RosterError("expected ids that give distinct file names, got a clash",
-                          field="id")
+        raise RosterError("expected ids that give distinct file names, got a clash", field="id")
     return out
-

@@ -59,8 +59,15 @@ def relation(m: Matrix, shown: list[list[str]]) -> str:
     return "="
 
 
-def matrix_answer(name: str, label: str, m: Matrix, decimals: int, *, widen: int = 1,
-                  tolerance: float | None = None) -> Answer:
+def matrix_answer(
+    name: str,
+    label: str,
+    m: Matrix,
+    decimals: int,
+    *,
+    widen: int = 1,
+    tolerance: float | None = None,
+) -> Answer:
     """A matrix answer; ``widen`` counts rounded steps the student's value passes through
     (``tolerance``, when given, replaces that count's half-units).
 
@@ -97,8 +104,9 @@ def _softmax_printed(table_: list[list[str]], decimals: int) -> list[list[float]
     return out
 
 
-def mixed_tolerance(A: Matrix, V: Sequence[Sequence[int]], decimals: int,
-                    before: Matrix | None = None) -> float:
+def mixed_tolerance(
+    A: Matrix, V: Sequence[Sequence[int]], decimals: int, before: Matrix | None = None
+) -> float:
     """The tolerance of the output AV: it also accepts AV worked from a rounded A.
 
     Students round A to the printed digits and multiply that table by V, which carries the
@@ -124,12 +132,18 @@ def mixed_tolerance(A: Matrix, V: Sequence[Sequence[int]], decimals: int,
     return round(max(3 * half, math.ceil((half + carried) / tenth - 1e-6) * tenth), 12)
 
 
-def output_answer(A: Matrix, V: Sequence[Sequence[int]], output: Matrix, decimals: int,
-                  before: Matrix | None = None) -> Answer:
+def output_answer(
+    A: Matrix,
+    V: Sequence[Sequence[int]],
+    output: Matrix,
+    decimals: int,
+    before: Matrix | None = None,
+) -> Answer:
     """The output AV, with a tolerance that accepts it worked from a rounded A (``before``: the
     table whose softmax is A, when the sheet asks for it)."""
-    return matrix_answer("output", "AV", output, decimals,
-                         tolerance=mixed_tolerance(A, V, decimals, before))
+    return matrix_answer(
+        "output", "AV", output, decimals, tolerance=mixed_tolerance(A, V, decimals, before)
+    )
 
 
 def vector_answer(name: str, label: str, v: list[Ex], decimals: int, *, widen: int = 1) -> Answer:
@@ -150,28 +164,50 @@ def vector_answer(name: str, label: str, v: list[Ex], decimals: int, *, widen: i
 
 def integer_answer(name: str, label: str, n: int) -> Answer:
     """A whole-number answer (exact, tolerance 0)."""
-    return Answer(name=name, label=label, kind="scalar", value=n, rounded=str(n), exact=str(n),
-                  tolerance=0.0)
+    return Answer(
+        name=name, label=label, kind="scalar", value=n, rounded=str(n), exact=str(n), tolerance=0.0
+    )
 
 
 def scalar_answer(name: str, label: str, x: Ex, decimals: int, *, widen: int = 1) -> Answer:
     """A real-number answer."""
-    return Answer(name=name, label=label, kind="scalar", value=ex.to_float(x),
-                  rounded=ex.rounded(x, decimals), exact=ex.text(x),
-                  tolerance=round(half_unit(decimals) * widen, 12))
+    return Answer(
+        name=name,
+        label=label,
+        kind="scalar",
+        value=ex.to_float(x),
+        rounded=ex.rounded(x, decimals),
+        exact=ex.text(x),
+        tolerance=round(half_unit(decimals) * widen, 12),
+    )
 
 
 def shape_answer(name: str, label: str, dims: tuple[int, ...]) -> Answer:
     """A matrix shape such as (4, 4)."""
-    return Answer(name=name, label=label, kind="shape", value=list(dims),
-                  rounded=[str(d) for d in dims], exact=[str(d) for d in dims], tolerance=0.0)
+    return Answer(
+        name=name,
+        label=label,
+        kind="shape",
+        value=list(dims),
+        rounded=[str(d) for d in dims],
+        exact=[str(d) for d in dims],
+        tolerance=0.0,
+    )
 
 
-def choice_answer(name: str, label: str, correct: str, options: tuple[str, ...],
-                  explanation: str = "") -> Answer:
+def choice_answer(
+    name: str, label: str, correct: str, options: tuple[str, ...], explanation: str = ""
+) -> Answer:
     """A pick-one answer (the options are plain text)."""
-    return Answer(name=name, label=label, kind="choice", value=correct, rounded=correct,
-                  options=options, explanation=explanation)
+    return Answer(
+        name=name,
+        label=label,
+        kind="choice",
+        value=correct,
+        rounded=correct,
+        options=options,
+        explanation=explanation,
+    )
 
 
 def text_answer(name: str, label: str, model: str) -> Answer:
@@ -186,6 +222,12 @@ def int_matrix_answer(name: str, label: str, m: Matrix) -> Answer:
         for x in row:
             if not ex.is_integer(x):
                 raise ValueError(f"{name}: {x.expr} is not a whole number")
-    return Answer(name=name, label=label, kind="matrix",
-                  value=[[ex.as_int(x) for x in row] for row in m], rounded=texts, exact=texts,
-                  tolerance=0.0)
+    return Answer(
+        name=name,
+        label=label,
+        kind="matrix",
+        value=[[ex.as_int(x) for x in row] for row in m],
+        rounded=texts,
+        exact=texts,
+        tolerance=0.0,
+    )

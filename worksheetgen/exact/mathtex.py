@@ -46,9 +46,11 @@ def value_math(printed: Any, kind: str, small: bool = False) -> str:
     ``smallmatrix``, for a line of a table), vectors, shapes, or the value itself."""
     if kind == "matrix":
         if small:
-            return (r"\left[\begin{smallmatrix} " + r" \\ ".join(_joined(" & ", row)
-                                                                  for row in printed)
-                    + r" \end{smallmatrix}\right]")
+            return (
+                r"\left[\begin{smallmatrix} "
+                + r" \\ ".join(_joined(" & ", row) for row in printed)
+                + r" \end{smallmatrix}\right]"
+            )
         return bmatrix(printed)
     if kind == "vector":
         return vector(printed)
@@ -86,5 +88,11 @@ def decimals_in(printed: Any) -> int:
     """The most digits after the point in a printed answer: one number, a vector or a
     matrix of printed entries ("-inf" has none)."""
     rows = printed if isinstance(printed, list | tuple) else [printed]
-    return max((decimals_of(str(c)) for row in rows
-                for c in (row if isinstance(row, list | tuple) else [row])), default=0)
+    return max(
+        (
+            decimals_of(str(c))
+            for row in rows
+            for c in (row if isinstance(row, list | tuple) else [row])
+        ),
+        default=0,
+    )

@@ -43,8 +43,18 @@ class Ex:
     SymPy expression SymPy would have given if it had been built eagerly, cached on the object.
     """
 
-    __slots__ = ("_expr", "_op", "_args", "val", "frac", "key", "_float", "_rounded",
-                 "_neg_inf", "_form")
+    __slots__ = (
+        "_expr",
+        "_op",
+        "_args",
+        "val",
+        "frac",
+        "key",
+        "_float",
+        "_rounded",
+        "_neg_inf",
+        "_form",
+    )
 
     def __init__(self, expr: sp.Expr, val: mpmath.mpf) -> None:
         """A value from a SymPy expression (its form is known only when it is rational)."""
@@ -296,8 +306,10 @@ def matmul(a: Matrix, b: Matrix) -> Matrix:
     cols = list(zip(*b, strict=True)) if b else []
     whole_a, whole_b = _whole_rows(a), _whole_rows(cols)
     if whole_a is not None and whole_b is not None:
-        return [[_whole(sum(x * y for x, y in zip(row, col, strict=True))) for col in whole_b]
-                for row in whole_a]
+        return [
+            [_whole(sum(x * y for x, y in zip(row, col, strict=True))) for col in whole_b]
+            for row in whole_a
+        ]
     return [[add([mul(x, y) for x, y in zip(row, col, strict=True)]) for col in cols] for row in a]
 
 
@@ -410,8 +422,14 @@ def is_integer(x: Ex) -> bool:
     if x.form is not None:
         fr = _form_fraction(x)
         return fr is not None and fr.denominator == 1
-    return _cached(x, "int", lambda: "1" if _near_grid(_decimal_of(x), 0, Decimal(0))
-                   and x.expr.is_Integer else "") == "1"
+    return (
+        _cached(
+            x,
+            "int",
+            lambda: "1" if _near_grid(_decimal_of(x), 0, Decimal(0)) and x.expr.is_Integer else "",
+        )
+        == "1"
+    )
 
 
 def is_zero(x: Ex) -> bool:

@@ -53,14 +53,19 @@ class _Printer(StrPrinter):
 
     def _as_ordered_terms(self, expr: sp.Expr, order: str | None = None) -> list[sp.Expr]:
         if order is None and self.order is None and expr.is_Add and expr.is_number:
+
             def numeric(x: sp.Expr) -> bool:
                 return not isinstance(x, Number | NumberSymbol)
 
             args = sorted(expr.args, key=numeric)
             if len(args) == 2 and not numeric(args[0]) and isinstance(args[1], sp.Mul):
                 factors = sorted(sp.Mul.make_args(args[1]), key=numeric)
-                if (len(factors) == 2 and isinstance(factors[0], Number)
-                        and args[0].is_positive and factors[0].is_negative):
+                if (
+                    len(factors) == 2
+                    and isinstance(factors[0], Number)
+                    and args[0].is_positive
+                    and factors[0].is_negative
+                ):
                     return args
             try:
                 return sorted(expr.args, key=_term_value)
@@ -116,4 +121,3 @@ def sums_to_one(row: Sequence[sp.Expr]) -> bool:
         return False
     (den,) = dens
     return bool(sp.Add(*[n for n, d in parts if d is not None]) == den)
-

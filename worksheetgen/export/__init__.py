@@ -86,8 +86,9 @@ def write_atomically(path: Path, data: bytes | Callable[[BinaryIO], None]) -> No
     write_file(path, data)
 
 
-def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None,
-                stdout: BinaryIO | None = None) -> Path | None:
+def export_file(
+    key_path: str | Path, fmt: str, out: str | Path | None = None, stdout: BinaryIO | None = None
+) -> Path | None:
     """Read a key.json, export it to ``fmt`` and write the file; returns where. ``out``
     ``-`` writes to ``stdout`` instead (the whole export is made first, so a failure writes
     nothing) and returns None."""
@@ -112,11 +113,11 @@ def export_file(key_path: str | Path, fmt: str, out: str | Path | None = None,
     return target
 
 
-def _exports(key_json: bytes | str, formats: tuple[str, ...] | list[str]
-             ) -> Iterator[tuple[str, Callable[[BinaryIO], None]]]:
+def _exports(
+    key_json: bytes | str, formats: tuple[str, ...] | list[str]
+) -> Iterator[tuple[str, Callable[[BinaryIO], None]]]:
     """Each format's default file name and its writer, for a build's key.json text (parsed
     and checked once)."""
-
 
     # the key.json this build has just written (no limit or tree walk to guard against;
     # the contract is still checked, as for any key)
@@ -141,8 +142,9 @@ def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) ->
     return files
 
 
-def export_into(key_json: bytes | str, formats: tuple[str, ...] | list[str],
-                folder: Path) -> list[str]:
+def export_into(
+    key_json: bytes | str, formats: tuple[str, ...] | list[str], folder: Path
+) -> list[str]:
     """Write a build's exports into ``folder`` (a class build's temporary folder), each
     streamed to its file; returns the file names."""
     names = []

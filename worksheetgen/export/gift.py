@@ -89,8 +89,12 @@ def options_answer(part: KeyPart) -> str:
     a = part.answer
     assert a is not None
     fb = _fb(html.markup_text(a.explanation)) if a.explanation else ""
-    alts = [("=" if o == a.value else "~") + gift_escape(html.inline_html(o))
-            + (fb if o == a.value else "") for o in a.options]
+    alts = [
+        ("=" if o == a.value else "~")
+        + gift_escape(html.inline_html(o))
+        + (fb if o == a.value else "")
+        for o in a.options
+    ]
     return "{" + " ".join(alts) + "}"
 
 
@@ -192,10 +196,12 @@ def _blocks(doc: KeyDoc, q: KeyQuestion) -> Iterator[str]:
         yield _category(base)
         yield from (text for _, text in whole if text is not None)
     elif has_graded:
-        yield (f"// Question {q.number} ({q.qid}) has matrix, vector or shape answers "
-               "or several parts; GIFT has no cloze question, so each entry is its own "
-               "question, in one category per variant. Moodle XML keeps it as one "
-               "cloze question per variant.")
+        yield (
+            f"// Question {q.number} ({q.qid}) has matrix, vector or shape answers "
+            "or several parts; GIFT has no cloze question, so each entry is its own "
+            "question, in one category per variant. Moodle XML keeps it as one "
+            "cloze question per variant."
+        )
         for v, parts in graded:
             if parts:
                 yield _category([*base, v.sheet_id])
@@ -209,9 +215,11 @@ def _blocks(doc: KeyDoc, q: KeyQuestion) -> Iterator[str]:
 def write_gift(doc: KeyDoc, text: Any) -> None:
     """Write the GIFT file of a checked key to a text stream, a question at a time."""
     title = " ".join(doc.title.split())
-    text.write(f"// worksheetgen export of {title}, seed {doc.seed} (GIFT).\n"
-               "// Numbers are accepted within the tolerance of their printed digits; "
-               "0 % answers name the slip that gives them.")
+    text.write(
+        f"// worksheetgen export of {title}, seed {doc.seed} (GIFT).\n"
+        "// Numbers are accepted within the tolerance of their printed digits; "
+        "0 % answers name the slip that gives them."
+    )
     for q in doc.questions:
         for block in _blocks(doc, q):
             text.write("\n\n" + block)

@@ -29,7 +29,7 @@ from worksheetgen.render.documents import sanitize_math, split_markup
 
 CellContent = Callable[[Cell], str]
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
-MASKED_HINT = ("Write a masked entry (−∞) as -inf; −∞ and masked are accepted too.")
+MASKED_HINT = "Write a masked entry (−∞) as -inf; −∞ and masked are accepted too."
 
 
 @lru_cache(maxsize=8192)
@@ -109,10 +109,12 @@ class WellFormed:
         try:
             self._parser.Parse(chunk.encode("utf-8", "surrogatepass"), final)
         except xml.parsers.expat.ExpatError as exc:
-            raise ExportError(f"expected {self.what} that parses back as XML, got "
-                              f"{xml.parsers.expat.errors.messages[exc.code]} at its line "
-                              f"{exc.lineno}, column {exc.offset} (a text in the key holds a "
-                              "character XML cannot carry); nothing written") from None
+            raise ExportError(
+                f"expected {self.what} that parses back as XML, got "
+                f"{xml.parsers.expat.errors.messages[exc.code]} at its line "
+                f"{exc.lineno}, column {exc.offset} (a text in the key holds a "
+                "character XML cannot carry); nothing written"
+            ) from None
 
     def done(self) -> None:
         """The document is complete: it must have ended well-formed."""
@@ -219,9 +221,15 @@ def _is_heatmap(s: Shown) -> bool:
     if s.kind != "heatmap" or not isinstance(value, dict):
         return False
     rows, weights = value.get("rows"), value.get("weights")
-    return (isinstance(rows, list) and isinstance(weights, list) and len(rows) == len(weights)
-            and all(isinstance(r, list) and isinstance(w, list) and len(r) == len(w)
-                    for r, w in zip(rows, weights, strict=True)))
+    return (
+        isinstance(rows, list)
+        and isinstance(weights, list)
+        and len(rows) == len(weights)
+        and all(
+            isinstance(r, list) and isinstance(w, list) and len(r) == len(w)
+            for r, w in zip(rows, weights, strict=True)
+        )
+    )
 
 
 def add_heatmap(root: ET.Element, s: Shown) -> None:
@@ -229,8 +237,9 @@ def add_heatmap(root: ET.Element, s: Shown) -> None:
     value = s.value
     row_label = str(value.get("row_label") or "row")
     col_label = str(value.get("col_label") or "column")
-    table = add(root, "table", **{"class": "worksheetgen-heatmap", "border": "1",
-                                  "cellpadding": "6"})
+    table = add(
+        root, "table", **{"class": "worksheetgen-heatmap", "border": "1", "cellpadding": "6"}
+    )
     head = add(table, "tr")
     add(head, "th", math(s.label))
     for j in range(len(value["rows"][0]) if value["rows"] else 0):
@@ -242,11 +251,19 @@ def add_heatmap(root: ET.Element, s: Shown) -> None:
             w = min(max(float(w), 0.0), 1.0) if isinstance(w, int | float) else 0.0
             grey = round(255 - 200 * w)
             ink = "#ffffff" if w >= 0.5 else "#000000"
-            add(tr, "td", str(text),
+            add(
+                tr,
+                "td",
+                str(text),
                 style=f"background-color: rgb({grey}, {grey}, {grey}); color: {ink}; "
-                      "text-align: center")
-    add(root, "p", f"Attention weights {math(s.label)}: row = {row_label}, column = "
-        f"{col_label}; darker cells carry more weight.")
+                "text-align: center",
+            )
+    add(
+        root,
+        "p",
+        f"Attention weights {math(s.label)}: row = {row_label}, column = "
+        f"{col_label}; darker cells carry more weight.",
+    )
 
 
 def add_intro(root: ET.Element, v: Variant) -> None:
@@ -263,8 +280,11 @@ def add_intro(root: ET.Element, v: Variant) -> None:
         add(add(root, "p"), "b", "The worked solution to check:")
         steps = add(root, "ol")
         for step in v.shown_steps:
-            li = add(steps, "li", " ".join(t for t in (markup_text(step.title),
-                                                       markup_text(step.text)) if t))
+            li = add(
+                steps,
+                "li",
+                " ".join(t for t in (markup_text(step.title), markup_text(step.text)) if t),
+            )
             if step.math:
                 add(li, "div", r"\(\displaystyle " + sanitize_math(step.math).strip() + r"\)")
 
@@ -300,8 +320,7 @@ def add_answer_area(root: ET.Element, part: KeyPart, content: CellContent) -> No
             s = add(p, "span", content(cell))
             s.tail = " × " if k + 1 < len(cells) else " (rows × columns)"
         return
-    table = add(root, "table", **{"class": "worksheetgen-grid", "border": "1",
-                                  "cellpadding": "4"})
+    table = add(root, "table", **{"class": "worksheetgen-grid", "border": "1", "cellpadding": "4"})
     head = add(table, "tr")
     add(head, "th", "")
     width = len(a.rows[0])
@@ -356,7 +375,8 @@ def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
             if tiny:
                 note = add(root, "p")
                 note.text = "Entries printed as 0 that are not exactly 0: " + "; ".join(
-                    f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny)
+                    f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny
+                )
         elif a.kind == "choice":
             p.text = f"{prefix}Answer: {a.value}"
             if a.explanation:

@@ -67,8 +67,16 @@ def _category(quiz: ET.Element, path: str, info: str) -> None:
     _text(q, "info", info)
 
 
-def _head(quiz: ET.Element, qtype: str, v: Variant, name: str, text: str, feedback: str,
-          grade: float, idnumber: str) -> ET.Element:
+def _head(
+    quiz: ET.Element,
+    qtype: str,
+    v: Variant,
+    name: str,
+    text: str,
+    feedback: str,
+    grade: float,
+    idnumber: str,
+) -> ET.Element:
     q = ET.SubElement(quiz, "question", {"type": qtype})
     ET.SubElement(ET.SubElement(q, "name"), "text").text = name
     _text(q, "questiontext", text)
@@ -142,8 +150,9 @@ def _intro(v: Variant) -> ET.Element:
     return root
 
 
-def _cloze(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str,
-           idnumber: str) -> None:
+def _cloze(
+    quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str, idnumber: str
+) -> None:
     root = _intro(v)
     single = len(parts) == 1
     gaps: list[str] = []
@@ -181,13 +190,22 @@ def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber:
     assert a is not None
     cell = a.rows[0][0]
     assert cell.value is not None
-    q = _head(quiz, "numerical", v, name, html.serialize(root), html.key_html(v, [part]),
-              v.points, idnumber)
+    q = _head(
+        quiz,
+        "numerical",
+        v,
+        name,
+        html.serialize(root),
+        html.key_html(v, [part]),
+        v.points,
+        idnumber,
+    )
     answers = [(100, cell.value, "Correct.")]
     answers += [(0, s.value, _slip_text(s)) for s in cell.slips if s.value is not None]
     for fraction, value, feedback in answers:
-        ans = ET.SubElement(q, "answer", {"fraction": str(fraction),
-                                          "format": "moodle_auto_format"})
+        ans = ET.SubElement(
+            q, "answer", {"fraction": str(fraction), "format": "moodle_auto_format"}
+        )
         ET.SubElement(ans, "text").text = number_text(value)
         _text(ans, "feedback", feedback)
         _el(ans, "tolerance", number_text(cell.tolerance))
@@ -200,8 +218,16 @@ def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber:
 def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str) -> None:
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
-    q = _head(quiz, "multichoice", v, name, html.serialize(root), html.key_html(v, [part]),
-              v.points, idnumber)
+    q = _head(
+        quiz,
+        "multichoice",
+        v,
+        name,
+        html.serialize(root),
+        html.key_html(v, [part]),
+        v.points,
+        idnumber,
+    )
     _el(q, "single", "true")
     _el(q, "shuffleanswers", "false")  # keep the printed order (the item's own shuffle)
     _el(q, "answernumbering", "ABCD")
@@ -216,14 +242,14 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
         assert a is not None
         options = [(o == a.value, o, "Correct." if o == a.value else "") for o in a.options]
     for correct, text, feedback in options:
-        ans = ET.SubElement(q, "answer", {"fraction": "100" if correct else "0",
-                                          "format": "html"})
+        ans = ET.SubElement(q, "answer", {"fraction": "100" if correct else "0", "format": "html"})
         ET.SubElement(ans, "text").text = html.inline_html(text)
         _text(ans, "feedback", feedback)
 
 
-def _essay(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str,
-           idnumber: str, grade: float) -> None:
+def _essay(
+    quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str, idnumber: str, grade: float
+) -> None:
     root = _intro(v)
     single = len(parts) == 1
     for i, part in enumerate(parts):
@@ -257,24 +283,35 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
     written = [(v, written_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
     if has_graded:
-        _category(quiz, category_path(category_name(doc, q)),
-                  f"{len(q.variants)} variant(s) of question {q.number} ({q.qid}), "
-                  f"{q.variants[0].points:g} point(s) on the sheet; add a random question "
-                  "from this category to give each student one.")
+        _category(
+            quiz,
+            category_path(category_name(doc, q)),
+            f"{len(q.variants)} variant(s) of question {q.number} ({q.qid}), "
+            f"{q.variants[0].points:g} point(s) on the sheet; add a random question "
+            "from this category to give each student one.",
+        )
         for v, parts in graded:
             if parts:
                 _graded(quiz, v, parts)
                 flush()
     if any(p for _, p in written):
-        _category(quiz, category_path(category_name(doc, q, written=has_graded)),
-                  f"The written part of question {q.number} ({q.qid}), graded by hand.")
+        _category(
+            quiz,
+            category_path(category_name(doc, q, written=has_graded)),
+            f"The written part of question {q.number} ({q.qid}), graded by hand.",
+        )
         for v, parts in written:
             if parts:
                 suffix = " (written)" if has_graded else ""
                 # a mixed question's written part has no points of its own in the key: 1
-                _essay(quiz, v, parts, variant_name(v) + suffix,
-                       f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""),
-                       1.0 if has_graded else v.points)
+                _essay(
+                    quiz,
+                    v,
+                    parts,
+                    variant_name(v) + suffix,
+                    f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""),
+                    1.0 if has_graded else v.points,
+                )
                 flush()
 
 
@@ -283,8 +320,10 @@ def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     time."""
     out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
-    about = f"worksheetgen export of {doc.title!r}, seed {doc.seed}: " \
-            f"{len(doc.questions)} question(s), one category each"
+    about = (
+        f"worksheetgen export of {doc.title!r}, seed {doc.seed}: "
+        f"{len(doc.questions)} question(s), one category each"
+    )
     quiz.append(ET.Comment(" " + about.replace("--", "- -") + " "))
     out.open(quiz)
     for q in doc.questions:

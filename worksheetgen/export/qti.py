@@ -89,17 +89,35 @@ def _general_feedback(res: ET.Element) -> None:
 
 def _outcomes(item: ET.Element) -> ET.Element:
     res = _el(item, "resprocessing")
-    _el(_el(res, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE",
-        vartype="Decimal")
+    _el(
+        _el(res, "outcomes"),
+        "decvar",
+        maxvalue="100",
+        minvalue="0",
+        varname="SCORE",
+        vartype="Decimal",
+    )
     return res
 
 
-def _item(section: ET.Element, iid: str, title: str, qtype: str, points: float,
-          answer_ids: Sequence[str] = ()) -> ET.Element:
+def _item(
+    section: ET.Element,
+    iid: str,
+    title: str,
+    qtype: str,
+    points: float,
+    answer_ids: Sequence[str] = (),
+) -> ET.Element:
     item = _el(section, "item", ident=iid, title=title)
-    _meta(item, [("question_type", qtype), ("points_possible", f"{points:g}"),
-                 ("original_answer_ids", ",".join(answer_ids)),
-                 ("assessment_question_identifierref", ident("ref", iid))])
+    _meta(
+        item,
+        [
+            ("question_type", qtype),
+            ("points_possible", f"{points:g}"),
+            ("original_answer_ids", ",".join(answer_ids)),
+            ("assessment_question_identifierref", ident("ref", iid)),
+        ],
+    )
     return item
 
 
@@ -143,8 +161,10 @@ def accepted_texts(cell: Cell) -> list[str]:
     printed_k = (Decimal(cell.printed) * scale).to_integral_value()
     lo, hi = min(lo, printed_k), max(hi, printed_k)  # the key's own value is always accepted
     if hi - lo + 1 > MAX_ACCEPTED:
-        raise ExportError(f"expected a tolerance of a few printed digits for a Canvas blank, "
-                          f"got ±{number_text(cell.tolerance)} at {d} decimals")
+        raise ExportError(
+            f"expected a tolerance of a few printed digits for a Canvas blank, "
+            f"got ±{number_text(cell.tolerance)} at {d} decimals"
+        )
     out: list[str] = []
     for k in range(int(lo), int(hi) + 1):
         out += _spellings(k, d)
@@ -188,8 +208,7 @@ def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None
 
 def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None:
     if part.choices:
-        options = [(c.correct, html.choice_text(c), choice_feedback(c))
-                   for c in part.choices]
+        options = [(c.correct, html.choice_text(c), choice_feedback(c)) for c in part.choices]
     else:
         a = part.answer
         assert a is not None
@@ -200,8 +219,9 @@ def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
     _material(pres, html.serialize(root))
-    choice = _el(_el(pres, "response_lid", ident="response1", rcardinality="Single"),
-                 "render_choice")
+    choice = _el(
+        _el(pres, "response_lid", ident="response1", rcardinality="Single"), "render_choice"
+    )
     for cid, (_, text, _fb) in zip(ids, options, strict=True):
         _material(_el(choice, "response_label", ident=cid), html.inline_html(text))
     res = _outcomes(item)
@@ -262,16 +282,21 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
             html.add_answer_area(root, part, cell_blank)
     note = []
     if digits and max(digits) > 0:
-        note.append("Give each number to " + " or ".join(str(d) for d in sorted(digits))
-                    + " decimal places, as in the printed key.")
+        note.append(
+            "Give each number to "
+            + " or ".join(str(d) for d in sorted(digits))
+            + " decimal places, as in the printed key."
+        )
     if html.any_masked(parts):
         note.append(html.MASKED_HINT)
     if note:
         html.add(root, "p", " ".join(note))
-    answer_ids = [ident("blank", iid, bid, str(k)) for bid, texts in blanks
-                  for k in range(len(texts))]
-    item = _item(section, iid, variant_name(v), "fill_in_multiple_blanks_question", v.points,
-                 answer_ids)
+    answer_ids = [
+        ident("blank", iid, bid, str(k)) for bid, texts in blanks for k in range(len(texts))
+    ]
+    item = _item(
+        section, iid, variant_name(v), "fill_in_multiple_blanks_question", v.points, answer_ids
+    )
     pres = _el(item, "presentation")
     _material(pres, html.serialize(root))
     for bid, texts in blanks:
@@ -293,8 +318,7 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
     _feedback(item, "general_fb", html.key_html(v, parts))
 
 
-def _essay(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart],
-           title: str) -> None:
+def _essay(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart], title: str) -> None:
     item = _item(section, iid, title, "essay_question", v.points)
     pres = _el(item, "presentation")
     root = _intro(v)
@@ -356,8 +380,7 @@ def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
         for v, parts in written:
             if parts:
                 name = variant_name(v) + (" (written)" if has_graded else "")
-                _essay(section, ident(aid, "item", q.qid, v.sheet_id, "written"), v, parts,
-                       name)
+                _essay(section, ident(aid, "item", q.qid, v.sheet_id, "written"), v, parts, name)
                 out.flush()
         out.close()
         total += points
@@ -412,9 +435,13 @@ def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
     r = _el(res, "resource", identifier=aid, type="imsqti_xmlv1p2")
     _el(r, "file", href=f"{aid}/{aid}.xml")
     _el(r, "dependency", identifierref=meta_id)
-    m = _el(res, "resource", identifier=meta_id,
-            type="associatedcontent/imscc_xmlv1p1/learning-application-resource",
-            href=f"{aid}/assessment_meta.xml")
+    m = _el(
+        res,
+        "resource",
+        identifier=meta_id,
+        type="associatedcontent/imscc_xmlv1p1/learning-application-resource",
+        href=f"{aid}/assessment_meta.xml",
+    )
     _el(m, "file", href=f"{aid}/assessment_meta.xml")
     ET.indent(root, space="  ")
     return html.xml_bytes(root)
@@ -423,8 +450,13 @@ def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
 def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
     """Write the Canvas QTI 1.2 package of a checked key to a seekable binary stream (same
     key, same bytes); the assessment is streamed into the zip, never held whole."""
-    aid = ident("assessment", doc.title, str(doc.seed), doc.slug,
-                *(f"{q.qid}/{v.sheet_id}" for q in doc.questions for v in q.variants))
+    aid = ident(
+        "assessment",
+        doc.title,
+        str(doc.seed),
+        doc.slug,
+        *(f"{q.qid}/{v.sheet_id}" for q in doc.questions for v in q.variants),
+    )
 
     def entry(name: str) -> zipfile.ZipInfo:
         info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
@@ -434,8 +466,10 @@ def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
 
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(entry("imsmanifest.xml"), manifest_xml(doc, aid))
-        with zf.open(entry(f"{aid}/{aid}.xml"), "w") as raw, \
-                io.TextIOWrapper(raw, encoding="utf-8", newline="") as text:
+        with (
+            zf.open(entry(f"{aid}/{aid}.xml"), "w") as raw,
+            io.TextIOWrapper(raw, encoding="utf-8", newline="") as text,
+        ):
             points = write_assessment(doc, aid, text)
         if not math.isfinite(points):  # pragma: no cover - points are checked finite on load
             raise ExportError(f"expected finite points, got {points}")

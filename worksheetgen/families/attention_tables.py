@@ -34,8 +34,10 @@ SCALED_FROM_SCORES = Carry("scaled", ("scores",), ("scale",), args=(("d_k", "d_k
 MASKED_FROM_SCALED = Carry("masked", ("scaled",), ("mask",))
 #: A from the student's masked table, or from the scaled one (masked first under a mask)
 A_FROM_MASKED = Carry("A", ("masked",), ("softmax",))
-A_FROM_SCALED = (Carry("A", ("scaled",), ("mask", "softmax"), when="causal"),
-                 Carry("A", ("scaled",), ("softmax",), unless="causal"))
+A_FROM_SCALED = (
+    Carry("A", ("scaled",), ("mask", "softmax"), when="causal"),
+    Carry("A", ("scaled",), ("softmax",), unless="causal"),
+)
 #: A = softmax(S/√d_k) straight from the student's S (a sheet without a scale part)
 A_FROM_SCORES = Carry("A", ("scores",), ("scale", "softmax"), args=(("d_k", "d_k"),))
 #: AV from the student's A, times the given V (or the student's own V where it is an answer)
@@ -48,6 +50,7 @@ def _d_k_label(d_k: int | None) -> str:
 
 def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[Step]:
     """The worked steps of the note's procedure for one trace, rounded for display."""
+
     def r(m: Any) -> str:  # a table as printed, after '=' or '≈' as its entries print
         shown = table(m, decimals)
         return f"{relation(m, shown)} {bmatrix(shown)}"
@@ -55,24 +58,44 @@ def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[
     steps: list[Step] = []
     d_k = given.get("d_k")
     if trace.scores is not None:
-        steps.append(Step("Scores: multiply queries by transposed keys",
-                          r"S = QK^\top " + r(trace.scores)))
+        steps.append(
+            Step("Scores: multiply queries by transposed keys", r"S = QK^\top " + r(trace.scores))
+        )
     if d_k is not None:
         scale_text = f"Scale: divide every score by $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$"
         steps.append(Step(scale_text, rf"\frac{{S}}{{{sqrt_of(d_k)}}} " + r(trace.scaled)))
     if trace.masked is not None:
-        steps.append(Step("Mask: every future key (above the diagonal) gets $-\\infty$",
-                          r"\tilde S " + r(trace.masked)))
-    steps.append(Step("Exponentiate each entry ($e^{-\\infty} = 0$)" if trace.masked is not None
-                      else "Exponentiate each entry", r"e^{\tilde S} " + r(trace.exps)))
+        steps.append(
+            Step(
+                "Mask: every future key (above the diagonal) gets $-\\infty$",
+                r"\tilde S " + r(trace.masked),
+            )
+        )
+    steps.append(
+        Step(
+            "Exponentiate each entry ($e^{-\\infty} = 0$)"
+            if trace.masked is not None
+            else "Exponentiate each entry",
+            r"e^{\tilde S} " + r(trace.exps),
+        )
+    )
     sums = [ex.rounded(s, decimals) for s in trace.sums]
-    steps.append(Step("Row sums (each query sums over its keys)",
-                      r"\left(" + ",\\ ".join(sums) + r"\right)"))
-    steps.append(Step("Divide each row by its sum: the rows of $A$ are distributions over keys",
-                      "A " + r(trace.A)))
+    steps.append(
+        Step("Row sums (each query sums over its keys)", r"\left(" + ",\\ ".join(sums) + r"\right)")
+    )
+    steps.append(
+        Step(
+            "Divide each row by its sum: the rows of $A$ are distributions over keys",
+            "A " + r(trace.A),
+        )
+    )
     if trace.output is not None:
-        steps.append(Step("Mix values: each output row is a weighted sum of the rows of $V$",
-                          "AV " + r(trace.output)))
+        steps.append(
+            Step(
+                "Mix values: each output row is a weighted sum of the rows of $V$",
+                "AV " + r(trace.output),
+            )
+        )
     return steps
 
 
@@ -124,8 +147,11 @@ class ScoreTable(Family):
 
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
         """The arguments of ``attend`` for this variant."""
-        return {"S": given.get("S", given.get("scaled")), "d_k": given.get("d_k"),
-                "causal": given["causal"]}
+        return {
+            "S": given.get("S", given.get("scaled")),
+            "d_k": given.get("d_k"),
+            "causal": given["causal"],
+        }
 
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of this variant under ``recipe``."""
@@ -148,8 +174,13 @@ class ScoreTable(Family):
         floats = attend_float(S=s, d_k=d_k, causal=causal)
         for name in ("scaled", "A") + (("masked",) if causal else ()):
             cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
-        shown = [Shown("S = QK^\\top" if d_k is not None else "\\tilde S = QK^\\top/\\sqrt{d_k}",
-                       "matrix", ints(s))]
+        shown = [
+            Shown(
+                "S = QK^\\top" if d_k is not None else "\\tilde S = QK^\\top/\\sqrt{d_k}",
+                "matrix",
+                ints(s),
+            )
+        ]
         answers = []
         parts = []
         widen = 1
@@ -159,16 +190,24 @@ class ScoreTable(Family):
             parts.append(Part(f"Scale the scores: write $S/\\sqrt{{{d_k}}}$.", "scaled"))
             widen = 2
         if causal:
-            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked,
-                                         decimals))
-            parts.append(Part("Apply the causal mask: write the masked score table "
-                              "(a future key gets $-\\infty$).", "masked"))
+            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked, decimals))
+            parts.append(
+                Part(
+                    "Apply the causal mask: write the masked score table "
+                    "(a future key gets $-\\infty$).",
+                    "masked",
+                )
+            )
         # A from a rounded scaled table stays within a unit: a softmax moves by at most half
         # of what its inputs move (here half a unit), plus A's own rounding
         answers.append(matrix_answer("A", "A", trace.A, decimals, widen=widen))
         parts.append(Part("Apply the softmax over keys (row by row): write $A$.", "A"))
-        return Solution(shown=tuple(shown), parts=tuple(parts), answers=tuple(answers),
-                        steps=tuple(attention_steps(trace, given, decimals)))
+        return Solution(
+            shown=tuple(shown),
+            parts=tuple(parts),
+            answers=tuple(answers),
+            steps=tuple(attention_steps(trace, given, decimals)),
+        )
 
 
 @register
@@ -179,9 +218,11 @@ class Softmax(ScoreTable):
     supports_choice = True
     slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
     carries = A_FROM_SCALED
-    prompt = ("The raw attention scores $S = QK^\\top$ for {{ T }} tokens are below"
-              "{% if d_k is defined %}, with key width $d_k = {{ d_k }}${% endif %}. "
-              "Row $i$ is query $i$; column $j$ is key $j$.")
+    prompt = (
+        "The raw attention scores $S = QK^\\top$ for {{ T }} tokens are below"
+        "{% if d_k is defined %}, with key width $d_k = {{ d_k }}${% endif %}. "
+        "Row $i$ is query $i$; column $j$ is key $j$."
+    )
 
 
 @register
@@ -196,10 +237,12 @@ class Causal(ScoreTable):
     params = ScoreTable.params + (
         BoolParam("causal", Pinned(True), "mask the future (set false for an unmasked drill)"),
     )
-    prompt = ("A decoder predicts the next token, so token $i$ may only attend to keys "
-              "$j \\le i$. The raw scores $S = QK^\\top$ for {{ T }} tokens are below"
-              "{% if d_k is defined %}, with $d_k = {{ d_k }}${% else %} (already scaled)"
-              "{% endif %}.")
+    prompt = (
+        "A decoder predicts the next token, so token $i$ may only attend to keys "
+        "$j \\le i$. The raw scores $S = QK^\\top$ for {{ T }} tokens are below"
+        "{% if d_k is defined %}, with $d_k = {{ d_k }}${% else %} (already scaled)"
+        "{% endif %}."
+    )
 
     def causal(self, params: dict[str, ParamValue], rng: np.random.Generator) -> bool:
         return bool(pick(params["causal"], rng))
@@ -212,8 +255,13 @@ class QKVHead:
 
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
         """The arguments of ``attend`` for this variant."""
-        return {"Q": given["Q"], "K": given["K"], "V": given["V"], "d_k": given["d_k"],
-                "causal": given["causal"]}
+        return {
+            "Q": given["Q"],
+            "K": given["K"],
+            "V": given["V"],
+            "d_k": given["d_k"],
+            "causal": given["causal"],
+        }
 
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of this variant under ``recipe``."""
@@ -222,8 +270,7 @@ class QKVHead:
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         """Scores, scaled, masked (when causal), A and AV under ``recipe``."""
         t = self.trace(given, recipe)
-        out: dict[str, Any] = {"scores": t.scores, "scaled": t.scaled, "A": t.A,
-                               "output": t.output}
+        out: dict[str, Any] = {"scores": t.scores, "scaled": t.scaled, "A": t.A, "output": t.output}
         if t.masked is not None:
             out["masked"] = t.masked
         return out
@@ -237,10 +284,15 @@ class Lab3(QKVHead, Family):
     title = "Lab 3: one attention head by hand"
     summary = "Q, K, V given: scores, scale, causal mask, A and the output A·V."
     supports_choice = True
-    slips = ("no-transpose", "scale-by-dk", "no-scale", "mask-with-zero", "softmax-over-columns",
-             "mixed-keys")
-    carries = (SCALED_FROM_SCORES, MASKED_FROM_SCALED, A_FROM_MASKED, *A_FROM_SCALED,
-               OUTPUT_FROM_A)
+    slips = (
+        "no-transpose",
+        "scale-by-dk",
+        "no-scale",
+        "mask-with-zero",
+        "softmax-over-columns",
+        "mixed-keys",
+    )
+    carries = (SCALED_FROM_SCORES, MASKED_FROM_SCALED, A_FROM_MASKED, *A_FROM_SCALED, OUTPUT_FROM_A)
     layout = (("Q", "T", "d_k"), ("K", "T", "d_k"), ("V", "T", "d_v"))
     params = (
         IntParam("T", 2, 4, Pinned(4), "number of tokens"),
@@ -255,16 +307,19 @@ class Lab3(QKVHead, Family):
         MatrixParam("K", 1, 4, help="pin K"),
         MatrixParam("V", 1, 4, help="pin V"),
     )
-    prompt = ("One attention head over $T = {{ T }}$ tokens with $d_k = {{ d_k }}$"
-              "{% if causal %}, in a decoder (causal mask){% endif %}. "
-              "The queries, keys and values are the rows of $Q$, $K$ and $V$.")
+    prompt = (
+        "One attention head over $T = {{ T }}$ tokens with $d_k = {{ d_k }}$"
+        "{% if causal %}, in a decoder (causal mask){% endif %}. "
+        "The queries, keys and values are the rows of $Q$, $K$ and $V$."
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         pinned = {k: params[k].value for k in ("Q", "K", "V") if isinstance(params.get(k), Pinned)}
         if pinned and len(pinned) != 3:
             missing = [k for k in ("Q", "K", "V") if k not in pinned]
-            return [(missing[0], "expected Q, K and V pinned together, got only "
-                     + ", ".join(pinned))]
+            return [
+                (missing[0], "expected Q, K and V pinned together, got only " + ", ".join(pinned))
+            ]
         if pinned:
             q, k, v = pinned["Q"], pinned["K"], pinned["V"]
             if len(q[0]) != len(k[0]):
@@ -272,8 +327,9 @@ class Lab3(QKVHead, Family):
             if len(k) != len(v):
                 return [("V", f"expected V with {len(k)} rows like K, got {len(v)}")]
             if len(q) != len(k):
-                return [("Q", f"expected Q with {len(k)} rows like K (self-attention), "
-                         f"got {len(q)}")]
+                return [
+                    ("Q", f"expected Q with {len(k)} rows like K (self-attention), got {len(q)}")
+                ]
         return []
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -296,21 +352,35 @@ class Lab3(QKVHead, Family):
         names = ["scores", "scaled", "A", "output"] + (["masked"] if causal else [])
         for name in names:
             cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
-        shown = (Shown("Q", "matrix", ints(q)), Shown("K", "matrix", ints(k)),
-                 Shown("V", "matrix", ints(v)))
-        answers = [matrix_answer("scores", r"QK^\top", trace.scores, decimals),
-                   matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals,
-                                 widen=1)]
-        parts = [Part("Compute the scores $S = QK^\\top$.", "scores"),
-                 Part(f"Scale: write $S/\\sqrt{{{d_k}}}$.", "scaled")]
+        shown = (
+            Shown("Q", "matrix", ints(q)),
+            Shown("K", "matrix", ints(k)),
+            Shown("V", "matrix", ints(v)),
+        )
+        answers = [
+            matrix_answer("scores", r"QK^\top", trace.scores, decimals),
+            matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals, widen=1),
+        ]
+        parts = [
+            Part("Compute the scores $S = QK^\\top$.", "scores"),
+            Part(f"Scale: write $S/\\sqrt{{{d_k}}}$.", "scaled"),
+        ]
         if causal:
-            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked,
-                                         decimals))
+            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked, decimals))
             parts.append(Part("Apply the causal mask ($-\\infty$ above the diagonal).", "masked"))
         answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
-        answers.append(output_answer(trace.A, v, trace.output, decimals,
-                                     before=trace.masked if causal else trace.scaled))
-        parts += [Part("Softmax each row over keys: write $A$.", "A"),
-                  Part("Mix the values: write the output $AV$.", "output", col_label="dim")]
-        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
-                        steps=tuple(attention_steps(trace, given, decimals)))
+        answers.append(
+            output_answer(
+                trace.A, v, trace.output, decimals, before=trace.masked if causal else trace.scaled
+            )
+        )
+        parts += [
+            Part("Softmax each row over keys: write $A$.", "A"),
+            Part("Mix the values: write the output $AV$.", "output", col_label="dim"),
+        ]
+        return Solution(
+            shown=shown,
+            parts=tuple(parts),
+            answers=tuple(answers),
+            steps=tuple(attention_steps(trace, given, decimals)),
+        )

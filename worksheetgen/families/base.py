@@ -59,12 +59,17 @@ class IntParam:
             if keys == {"choices"}:
                 opts = value["choices"]
                 if not isinstance(opts, list) or not opts:
-                    raise doc.error(path + ("choices",),
-                                    f"expected a non-empty list, got {_describe(opts)}")
-                return Choices(tuple(self._int(doc, v, path + ("choices", i))
-                                     for i, v in enumerate(opts)))
-            raise doc.error(path, "expected an integer, {min: a, max: b} or {choices: [...]}, "
-                            f"got a mapping with keys {', '.join(sorted(map(str, keys)))}")
+                    raise doc.error(
+                        path + ("choices",), f"expected a non-empty list, got {_describe(opts)}"
+                    )
+                return Choices(
+                    tuple(self._int(doc, v, path + ("choices", i)) for i, v in enumerate(opts))
+                )
+            raise doc.error(
+                path,
+                "expected an integer, {min: a, max: b} or {choices: [...]}, "
+                f"got a mapping with keys {', '.join(sorted(map(str, keys)))}",
+            )
         return Pinned(self._int(doc, value, path))
 
 
@@ -106,19 +111,31 @@ class MatrixParam:
         width = len(value[0])
         for i, row in enumerate(value):
             if len(row) != width:
-                raise doc.error(path + (i,), f"expected a row of {width} numbers (like row 0), "
-                                f"got {len(row)}")
+                raise doc.error(
+                    path + (i,), f"expected a row of {width} numbers (like row 0), got {len(row)}"
+                )
             for j, x in enumerate(row):
-                if isinstance(x, bool) or not isinstance(x, int | float) or x != x \
-                        or abs(x) > self.max_abs:
-                    raise doc.error(path + (i, j), f"expected a number of at most {self.max_abs:g}"
-                                    f" in size, got {_describe(x)}")
+                if (
+                    isinstance(x, bool)
+                    or not isinstance(x, int | float)
+                    or x != x
+                    or abs(x) > self.max_abs
+                ):
+                    raise doc.error(
+                        path + (i, j),
+                        f"expected a number of at most {self.max_abs:g}"
+                        f" in size, got {_describe(x)}",
+                    )
                 if self.integers and not float(x).is_integer():
                     raise doc.error(path + (i, j), f"expected a whole number, got {_describe(x)}")
-        if not (self.min_dim <= len(value) <= self.max_dim and
-                self.min_dim <= width <= self.max_dim):
-            raise doc.error(path, f"expected between {self.min_dim} and {self.max_dim} rows and "
-                            f"columns, got {len(value)}x{width}")
+        if not (
+            self.min_dim <= len(value) <= self.max_dim and self.min_dim <= width <= self.max_dim
+        ):
+            raise doc.error(
+                path,
+                f"expected between {self.min_dim} and {self.max_dim} rows and "
+                f"columns, got {len(value)}x{width}",
+            )
         return Pinned(tuple(tuple(r) for r in value))
 
 
@@ -159,14 +176,17 @@ class OptionParam:
         """Check a bank value and turn it into a ParamValue."""
         if isinstance(value, dict):
             if set(value) != {"choices"}:
-                raise doc.error(path, "expected a word, a list of words or {choices: [...]}, "
-                                "got a mapping with keys "
-                                + ", ".join(sorted(map(str, value))))
+                raise doc.error(
+                    path,
+                    "expected a word, a list of words or {choices: [...]}, "
+                    "got a mapping with keys " + ", ".join(sorted(map(str, value))),
+                )
             return Choices(self._words(doc, value["choices"], path + ("choices",)))
         if isinstance(value, list):
             if not self.many:
-                raise doc.error(path, f"expected one word ({self.expected()}) or "
-                                "{choices: [...]}, got a list")
+                raise doc.error(
+                    path, f"expected one word ({self.expected()}) or {{choices: [...]}}, got a list"
+                )
             return Pinned(self._words(doc, value, path))
         word = self._word(doc, value, path)
         return Pinned((word,) if self.many else word)
@@ -209,8 +229,12 @@ class Carry:
             return None
         args = {k: given[g] for k, g in self.args}
         args.update((k, list(v) if isinstance(v, tuple) else v) for k, v in self.fixed)
-        return {"answer": self.answer, "from": list(self.inputs), "steps": list(self.steps),
-                "args": args}
+        return {
+            "answer": self.answer,
+            "from": list(self.inputs),
+            "steps": list(self.steps),
+            "args": args,
+        }
 
 
 def param_text(value: ParamValue | None) -> str:
@@ -222,8 +246,14 @@ def param_text(value: ParamValue | None) -> str:
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, tuple):
-            return "[" + ", ".join("[" + ", ".join(map(str, r)) + "]" if isinstance(r, tuple)
-                                   else str(r) for r in v) + "]"
+            return (
+                "["
+                + ", ".join(
+                    "[" + ", ".join(map(str, r)) + "]" if isinstance(r, tuple) else str(r)
+                    for r in v
+                )
+                + "]"
+            )
         return str(v)
     if isinstance(value, IntRange):
         return f"{{min: {value.lo}, max: {value.hi}}}"
@@ -237,8 +267,9 @@ def param_kind(p: Param) -> str:
     if isinstance(p, BoolParam):
         return "true/false"
     if isinstance(p, OptionParam):
-        return ("a word or a list of words" if p.many else "a word") + " from: " \
-            + ", ".join(p.options)
+        return (
+            ("a word or a list of words" if p.many else "a word") + " from: " + ", ".join(p.options)
+        )
     return f"matrix ({p.min_dim}..{p.max_dim} rows and columns)"
 
 
@@ -266,8 +297,9 @@ def cross_check(item: str, name: str, exact_vals: Any, floats: Any, tol: float =
     a = np.asarray(exact_vals, dtype=object)
     b = np.asarray(floats, dtype=float)
     if a.shape != b.shape:
-        raise SolveError(f"exact and float {name} differ in shape {a.shape} != {b.shape}",
-                         field=item)
+        raise SolveError(
+            f"exact and float {name} differ in shape {a.shape} != {b.shape}", field=item
+        )
     for k, (x, y) in enumerate(zip(a.ravel().tolist(), b.ravel().tolist(), strict=True)):
         xf = float("-inf") if x == "-inf" else float(x)
         if xf == y:
@@ -301,9 +333,11 @@ class Family:
         out: dict[str, ParamValue] = {}
         for key, value in raw.items():
             if key not in known:
-                raise doc.error(path + (key,), f"unknown parameter{did_you_mean(str(key), known)}"
-                                f" for family '{self.name}'; expected one of: "
-                                + ", ".join(known))
+                raise doc.error(
+                    path + (key,),
+                    f"unknown parameter{did_you_mean(str(key), known)}"
+                    f" for family '{self.name}'; expected one of: " + ", ".join(known),
+                )
             out[key] = known[key].validate(doc, value, path + (key,))
         for p in self.params:
             if p.name not in out and p.default is not None:
@@ -314,7 +348,6 @@ class Family:
             # the value at fault is a default the bank never wrote: say so
             raise doc.error(path, f"{message} ({field} is the default, not set here)")
         if self.layout:
-
             dims, _ = shape_dims(out, self.layout)
             for field, message in explicit_dim_problems(map(str, raw), out, dims):
                 raise doc.error(path + (field,), message)
@@ -367,8 +400,9 @@ class Family:
         d_k, causal), or None when it has no attention tables to round step by step."""
         return None
 
-    def rounded(self, given: dict[str, Any], recipe: Recipe,
-                decimals: int) -> tuple[dict[str, Any], ...]:
+    def rounded(
+        self, given: dict[str, Any], recipe: Recipe, decimals: int
+    ) -> tuple[dict[str, Any], ...]:
         """The fingerprinted tables as a student who makes ``recipe``'s slip and rounds
         every step to ``decimals`` would write them (floats; see
         ``attention.rounding_chains``). None of them may pass for the right answer."""
@@ -376,8 +410,10 @@ class Family:
         if args is None:
             return ()
 
-        return tuple({k: v.tolist() for k, v in chain.items()}
-                     for chain in rounding_chains(decimals, recipe=recipe, **args))
+        return tuple(
+            {k: v.tolist() for k, v in chain.items()}
+            for chain in rounding_chains(decimals, recipe=recipe, **args)
+        )
 
     def chain_reach(self, given: dict[str, Any], name: str, decimals: int) -> float:
         """How far (at most, in any entry) a table of ``rounded`` lies from the same slip's
@@ -397,8 +433,12 @@ class Family:
         if name == "A":
             return weights
         if name == "output":
-            sums = [sum(abs(x) for x in col) for m in (args.get("V"), args.get("K"))
-                    if m is not None for col in zip(*m, strict=True)]
+            sums = [
+                sum(abs(x) for x in col)
+                for m in (args.get("V"), args.get("K"))
+                if m is not None
+                for col in zip(*m, strict=True)
+            ]
             return weights * max(sums, default=0.0) + h
         return h
 

@@ -27,8 +27,9 @@ def pinned(params: dict[str, ParamValue], name: str) -> Any | None:
     return p.value if isinstance(p, Pinned) else None
 
 
-def order_problems(params: dict[str, ParamValue],
-                   pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+def order_problems(
+    params: dict[str, ParamValue], pairs: Iterable[tuple[str, str]]
+) -> list[tuple[str, str]]:
     """(field, message) for every pinned low/high pair given the wrong way round."""
     out = []
     for low, high in pairs:
@@ -71,9 +72,9 @@ def transpose_rows(m: Sequence[Sequence[Any]]) -> list[list[Any]]:
     return [list(c) for c in zip(*m, strict=True)]
 
 
-def shape_dims(params: dict[str, ParamValue],
-               layout: Sequence[tuple[str, str, str]]) -> tuple[dict[str, tuple[int, str]],
-                                                              list[tuple[str, str]]]:
+def shape_dims(
+    params: dict[str, ParamValue], layout: Sequence[tuple[str, str, str]]
+) -> tuple[dict[str, tuple[int, str]], list[tuple[str, str]]]:
     """The dimensions that pinned matrices fix, and the conflicts among them.
 
     ``layout`` lists (matrix, dim of its rows, dim of its columns), e.g. ("X", "T", "d").
@@ -88,21 +89,32 @@ def shape_dims(params: dict[str, ParamValue],
         for dim, size, what in ((row_dim, len(m), "rows"), (col_dim, len(m[0]), "columns")):
             if dim in dims and dims[dim][0] != size:
                 want, src = dims[dim]
-                problems.append((name, f"expected {name} with {want} {what} ({dim} = {want} "
-                                 f"from {src}), got {size}"))
+                problems.append(
+                    (
+                        name,
+                        f"expected {name} with {want} {what} ({dim} = {want} "
+                        f"from {src}), got {size}",
+                    )
+                )
             else:
                 dims.setdefault(dim, (size, name))
     return dims, problems
 
 
-def explicit_dim_problems(raw_keys: Iterable[str], params: dict[str, ParamValue],
-                          dims: dict[str, tuple[int, str]]) -> list[tuple[str, str]]:
+def explicit_dim_problems(
+    raw_keys: Iterable[str], params: dict[str, ParamValue], dims: dict[str, tuple[int, str]]
+) -> list[tuple[str, str]]:
     """A dimension set in the bank must agree with the pinned matrix that also fixes it."""
     out = []
     for dim in raw_keys:
         if dim in dims and dim in params:
             size, src = dims[dim]
             if param_values(params[dim]) != [size]:
-                out.append((dim, f"expected {dim} = {size} (the shape of the pinned {src}) "
-                            f"or no {dim}, got {', '.join(map(str, param_values(params[dim])))}"))
+                out.append(
+                    (
+                        dim,
+                        f"expected {dim} = {size} (the shape of the pinned {src}) "
+                        f"or no {dim}, got {', '.join(map(str, param_values(params[dim])))}",
+                    )
+                )
     return out

@@ -47,10 +47,13 @@ CONCEPTS: tuple[Concept, ...] = (
         "definition of the softmax, not a tie-break bug.",
         "Equal scores in, equal weights out.",
         "section 4, How it works",
-        ("It gives them equal weight, for every query",
-         "It gives all the weight to the earlier token (a tie-break)",
-         "It gives both of them zero weight",
-         "It depends on their values V")),
+        (
+            "It gives them equal weight, for every query",
+            "It gives all the weight to the earlier token (a tie-break)",
+            "It gives both of them zero weight",
+            "It depends on their values V",
+        ),
+    ),
     Concept(
         "why-sqrt-dk",
         "Why are the scores divided by $\\sqrt{d_k}$?",
@@ -61,11 +64,14 @@ CONCEPTS: tuple[Concept, ...] = (
         "or flattens the softmax for the wrong reason.",
         "The scale keeps the variance of the scores at 1 whatever $d_k$ is.",
         "section 2, Why we use it",
-        ("To keep the variance of the scores near 1, so the softmax does not saturate as "
-         "d_k grows",
-         "To make every row of A sum to 1",
-         "To normalize over the keys instead of the queries",
-         "Because the values V have width d_k")),
+        (
+            "To keep the variance of the scores near 1, so the softmax does not saturate as "
+            "d_k grows",
+            "To make every row of A sum to 1",
+            "To normalize over the keys instead of the queries",
+            "Because the values V have width d_k",
+        ),
+    ),
     Concept(
         "self-vs-cross",
         "Self-attention versus cross-attention: which matrices come from which sequence?",
@@ -75,12 +81,15 @@ CONCEPTS: tuple[Concept, ...] = (
         "formula $\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V$ is the same.",
         "Only which sequence supplies $Q$ versus $K, V$ changes.",
         "section 1, What self-attention is",
-        ("Self: Q, K, V all from one sequence; cross: Q from one sequence, K and V from the "
-         "other",
-         "Self: Q, K, V all from one sequence; cross: Q and K from one sequence, V from the "
-         "other",
-         "Self: Q from the input and K, V from the output; cross: all three from both "
-         "sequences concatenated")),
+        (
+            "Self: Q, K, V all from one sequence; cross: Q from one sequence, K and V from the "
+            "other",
+            "Self: Q, K, V all from one sequence; cross: Q and K from one sequence, V from the "
+            "other",
+            "Self: Q from the input and K, V from the output; cross: all three from both "
+            "sequences concatenated",
+        ),
+    ),
     Concept(
         "mask-inf",
         "A causal mask sets future scores to $-\\infty$ before the softmax. Why not to 0?",
@@ -89,11 +98,14 @@ CONCEPTS: tuple[Concept, ...] = (
         "$-\\infty$ becomes $e^{-\\infty} = 0$, so the future key gets probability exactly 0.",
         "Only $-\\infty$ becomes probability 0 after the softmax.",
         "section 3, Architecture",
-        ("Minus infinity becomes weight exactly 0 after the softmax; a score of 0 still gets "
-         "weight",
-         "A 0 would make the row sum to more than 1",
-         "There is no difference: both give the future key zero weight",
-         "Minus infinity keeps the score matrix symmetric")),
+        (
+            "Minus infinity becomes weight exactly 0 after the softmax; a score of 0 still gets "
+            "weight",
+            "A 0 would make the row sum to more than 1",
+            "There is no difference: both give the future key zero weight",
+            "Minus infinity keeps the score matrix symmetric",
+        ),
+    ),
     Concept(
         "bert-vs-causal",
         "BERT also uses a mask. How is BERT's mask different from the causal mask of a "
@@ -106,11 +118,14 @@ CONCEPTS: tuple[Concept, ...] = (
         "causal mask.",
         "Causal: hide later keys in the scores. BERT: hide random input tokens.",
         "sections 3 and 6",
-        ("The causal mask hides later keys in the scores; BERT hides random input tokens and "
-         "reconstructs them, attending both ways",
-         "They are the same triangular mask on the scores",
-         "BERT masks the past instead of the future",
-         "BERT's mask sets the scores of the masked tokens to 0")),
+        (
+            "The causal mask hides later keys in the scores; BERT hides random input tokens and "
+            "reconstructs them, attending both ways",
+            "They are the same triangular mask on the scores",
+            "BERT masks the past instead of the future",
+            "BERT's mask sets the scores of the masked tokens to 0",
+        ),
+    ),
     Concept(
         "concat-not-residual",
         "The outputs of the $h$ heads are concatenated. Is that a residual connection? Where "
@@ -122,10 +137,13 @@ CONCEPTS: tuple[Concept, ...] = (
         "$, is a separate addition around the layer.",
         "Concat stacks the heads; $W_O$ projects them; the residual is a separate sum.",
         "section 3, Architecture",
-        ("No: the concat stacks the heads side by side, W_O projects the result, and the "
-         "residual is a separate addition",
-         "Yes: concatenating adds the heads' outputs to the input",
-         "No, and W_O is not part of attention's parameters")),
+        (
+            "No: the concat stacks the heads side by side, W_O projects the result, and the "
+            "residual is a separate addition",
+            "Yes: concatenating adds the heads' outputs to the input",
+            "No, and W_O is not part of attention's parameters",
+        ),
+    ),
     Concept(
         "mix-values",
         "After the softmax, what does $A$ multiply: the keys or the values? What goes wrong "
@@ -136,10 +154,13 @@ CONCEPTS: tuple[Concept, ...] = (
         "what tokens look like to be found instead of what they contribute.",
         "Weights from queries and keys; the mix is of values.",
         "section 1, What self-attention is",
-        ("The values V: output row t is a weighted sum of the rows of V",
-         "The keys K, since the weights were computed from the keys",
-         "The queries Q",
-         "The scores QK^T again")),
+        (
+            "The values V: output row t is a weighted sum of the rows of V",
+            "The keys K, since the weights were computed from the keys",
+            "The queries Q",
+            "The scores QK^T again",
+        ),
+    ),
     Concept(
         "softmax-axis",
         "Over which axis is the softmax of $QK^\\top/\\sqrt{d_k}$ taken, and why?",
@@ -148,9 +169,12 @@ CONCEPTS: tuple[Concept, ...] = (
         "column (over the queries) instead silently produces a different mix.",
         "Each row of $A$ sums to 1.",
         "section 4, How it works",
-        ("Over the keys: each row of A sums to 1",
-         "Over the queries: each column of A sums to 1",
-         "Over the whole matrix: all entries of A sum to 1")),
+        (
+            "Over the keys: each row of A sums to 1",
+            "Over the queries: each column of A sums to 1",
+            "Over the whole matrix: all entries of A sum to 1",
+        ),
+    ),
     Concept(
         "when-causal",
         "When must self-attention use a causal mask?",
@@ -160,10 +184,13 @@ CONCEPTS: tuple[Concept, ...] = (
         "both directions is fine.",
         "Next-token prediction: bidirectional attention would be cheating.",
         "section 6, When not to",
-        ("When it predicts the next token, so that no token can read the future",
-         "Always, in every attention layer",
-         "Only in cross-attention",
-         "Only when T is larger than d")),
+        (
+            "When it predicts the next token, so that no token can read the future",
+            "Always, in every attention layer",
+            "Only in cross-attention",
+            "Only when T is larger than d",
+        ),
+    ),
     Concept(
         "positions",
         "Without positional information, does self-attention know the order of the tokens?",
@@ -173,9 +200,12 @@ CONCEPTS: tuple[Concept, ...] = (
         "(note 3.3).",
         "Attention is a set operation until positions are added.",
         "section 6, Negative points",
-        ("No: permuting the tokens only permutes the outputs, so order must be added",
-         "Yes: the rows of Q are in order",
-         "Yes: the softmax runs from left to right")),
+        (
+            "No: permuting the tokens only permutes the outputs, so order must be added",
+            "Yes: the rows of Q are in order",
+            "Yes: the softmax runs from left to right",
+        ),
+    ),
     Concept(
         "why-heads",
         "Why does a layer use several heads instead of one?",
@@ -186,11 +216,13 @@ CONCEPTS: tuple[Concept, ...] = (
         "cost.",
         "Several heads, several different mixes in parallel.",
         "section 2, Why we use it",
-        ("Different heads can attend to different things (syntax, a name, a comma) in "
-         "parallel",
-         "To make the softmax more peaked",
-         "To remove the need for the square-root scale",
-         "To reduce the number of attention scores")),
+        (
+            "Different heads can attend to different things (syntax, a name, a comma) in parallel",
+            "To make the softmax more peaked",
+            "To remove the need for the square-root scale",
+            "To reduce the number of attention scores",
+        ),
+    ),
     Concept(
         "parallel",
         "Why can self-attention process all tokens in parallel, unlike an RNN?",
@@ -200,9 +232,12 @@ CONCEPTS: tuple[Concept, ...] = (
         "computed at the same time.",
         "Any pair of tokens interacts in one layer: path length 1.",
         "section 2, Why we use it",
-        ("All scores come from matrix products at once: no step waits for the previous one",
-         "Because the causal mask removes the dependence between tokens",
-         "Because each head processes a different token")),
+        (
+            "All scores come from matrix products at once: no step waits for the previous one",
+            "Because the causal mask removes the dependence between tokens",
+            "Because each head processes a different token",
+        ),
+    ),
 )
 BY_ID = {c.id: c for c in CONCEPTS}
 IDS = tuple(BY_ID)
@@ -219,28 +254,47 @@ class ConceptQuestions(Family):
 
     name = "concept"
     title = "Concepts"
-    summary = ("The note's questions without a numeric answer, free text (model answers in "
-               "the key) or multiple choice; pick them by id.")
-    params = (
-        OptionParam("ask", IDS, Choices(IDS),
-                    "which question(s): an id, a list of ids (all asked, in order), or "
-                    "{choices: [...]} to draw count of them", many=True),
-        IntParam("count", 1, len(IDS), Pinned(1),
-                 "how many different questions to draw when ask is {choices: [...]}"),
-        BoolParam("multiple_choice", Pinned(False),
-                  "ask as pick-one questions (options shuffled per variant) instead of free "
-                  "text"),
+    summary = (
+        "The note's questions without a numeric answer, free text (model answers in "
+        "the key) or multiple choice; pick them by id."
     )
-    prompt = ("{% if multiple_choice %}Choose the best answer{% if ask|length > 1 %} to each "
-              "question{% endif %}.{% else %}Answer in two or three sentences{% if ask|length "
-              "> 1 %} each{% endif %}.{% endif %}")
+    params = (
+        OptionParam(
+            "ask",
+            IDS,
+            Choices(IDS),
+            "which question(s): an id, a list of ids (all asked, in order), or "
+            "{choices: [...]} to draw count of them",
+            many=True,
+        ),
+        IntParam(
+            "count",
+            1,
+            len(IDS),
+            Pinned(1),
+            "how many different questions to draw when ask is {choices: [...]}",
+        ),
+        BoolParam(
+            "multiple_choice",
+            Pinned(False),
+            "ask as pick-one questions (options shuffled per variant) instead of free text",
+        ),
+    )
+    prompt = (
+        "{% if multiple_choice %}Choose the best answer{% if ask|length > 1 %} to each "
+        "question{% endif %}.{% else %}Answer in two or three sentences{% if ask|length "
+        "> 1 %} each{% endif %}.{% endif %}"
+    )
 
     def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
         out = super().validate(raw, doc, path)
         if "count" in raw and isinstance(out["ask"], Pinned):
-            raise doc.error(path + ("count",), "expected no count when ask names the "
-                            "questions (all named ones are asked), got "
-                            f"{raw['count']!r}")
+            raise doc.error(
+                path + ("count",),
+                "expected no count when ask names the "
+                "questions (all named ones are asked), got "
+                f"{raw['count']!r}",
+            )
         return out
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
@@ -248,8 +302,13 @@ class ConceptQuestions(Family):
         if isinstance(ask, Choices):
             most = max(param_values(params["count"]))
             if most > len(ask.values):
-                return [("count", f"expected count of at most {len(ask.values)} (the number "
-                         f"of choices), got {most}")]
+                return [
+                    (
+                        "count",
+                        f"expected count of at most {len(ask.values)} (the number "
+                        f"of choices), got {most}",
+                    )
+                ]
         return []
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -261,8 +320,9 @@ class ConceptQuestions(Family):
             picks = rng.choice(len(ask.values), size=count, replace=False)
             ids = [ask.values[int(i)] for i in picks]
         choice = bool(pick(params["multiple_choice"], rng))
-        orders = [[int(i) for i in rng.permutation(len(BY_ID[c].options))] if choice else []
-                  for c in ids]
+        orders = [
+            [int(i) for i in rng.permutation(len(BY_ID[c].options))] if choice else [] for c in ids
+        ]
         return {"ask": ids, "multiple_choice": choice, "orders": orders}
 
     fingerprint: tuple[str, ...] = ()
@@ -279,11 +339,11 @@ class ConceptQuestions(Family):
             name = answer_name(cid)
             if given["multiple_choice"]:
                 options = tuple(c.options[i] for i in order)
-                answers.append(choice_answer(name, r"\text{answer}", c.options[0], options,
-                                             c.model))
+                answers.append(
+                    choice_answer(name, r"\text{answer}", c.options[0], options, c.model)
+                )
             else:
                 answers.append(text_answer(name, r"\text{model answer}", c.model))
             parts.append(Part(c.question, name))
             steps.append(Step(f"{c.idea} (Note 3.2, {c.section}.)"))
-        return Solution(shown=(), parts=tuple(parts), answers=tuple(answers),
-                        steps=tuple(steps))
+        return Solution(shown=(), parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))

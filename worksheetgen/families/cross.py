@@ -33,8 +33,11 @@ ENCODER = "the encoder's source tokens"
 BOTH = "both sequences, concatenated"
 SOURCE_OPTIONS = (DECODER, ENCODER, BOTH)
 SELF_RIGHT = "all three from the decoder's target tokens"
-SELF_OPTIONS = (SELF_RIGHT, "all three from the encoder's source tokens",
-                "Q from the decoder, K and V from the encoder")
+SELF_OPTIONS = (
+    SELF_RIGHT,
+    "all three from the encoder's source tokens",
+    "Q from the decoder, K and V from the encoder",
+)
 NUMERIC_DIMS = ("T_q", "T_k", "d_k", "d_v")
 
 
@@ -44,8 +47,10 @@ class Cross(Family):
 
     name = "cross"
     title = "Self versus cross attention"
-    summary = ("Cross-attention between a decoder (T_q tokens) and an encoder (T_k tokens): "
-               "which sequence gives Q, K, V; the shapes of A and AV; optionally A by hand.")
+    summary = (
+        "Cross-attention between a decoder (T_q tokens) and an encoder (T_k tokens): "
+        "which sequence gives Q, K, V; the shapes of A and AV; optionally A by hand."
+    )
     supports_choice = True
     choice_needs = ("numeric",)
     slips = ("mixed-keys", "no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns")
@@ -53,13 +58,20 @@ class Cross(Family):
     layout = (("Q", "T_q", "d_k"), ("K", "T_k", "d_k"), ("V", "T_k", "d_v"))
     params = (
         IntParam("T_q", 1, 512, IntRange(2, 3), "tokens in the query (decoder) sequence"),
-        IntParam("T_k", 1, 512, IntRange(2, 4),
-                 "tokens in the key/value (encoder) sequence; never equal to T_q; 2 to 4 "
-                 "when numeric"),
+        IntParam(
+            "T_k",
+            1,
+            512,
+            IntRange(2, 4),
+            "tokens in the key/value (encoder) sequence; never equal to T_q; 2 to 4 when numeric",
+        ),
         IntParam("d_k", 1, 1024, Pinned(2), "width of queries and keys"),
         IntParam("d_v", 1, 1024, Pinned(3), "width of values"),
-        BoolParam("numeric", Pinned(False),
-                  "also give Q, K, V and ask S/sqrt(d_k), A and AV (all sizes at most 4)"),
+        BoolParam(
+            "numeric",
+            Pinned(False),
+            "also give Q, K, V and ask S/sqrt(d_k), A and AV (all sizes at most 4)",
+        ),
         IntParam("low", -3, 3, Pinned(0), "smallest entry of Q and K (numeric)"),
         IntParam("high", -3, 3, Pinned(2), "largest entry of Q and K (numeric)"),
         IntParam("v_low", -9, 9, Pinned(0), "smallest entry of V (numeric)"),
@@ -68,54 +80,84 @@ class Cross(Family):
         MatrixParam("K", 1, 4, max_abs=9, help="pin K (T_k x d_k)"),
         MatrixParam("V", 1, 4, max_abs=9, help="pin V (T_k x d_v)"),
     )
-    prompt = ("An encoder-decoder translator: the encoder has read a source sentence of "
-              "$T_k = {{ T_k }}$ tokens, and the decoder has written $T_q = {{ T_q }}$ target "
-              "tokens so far. In the decoder's cross-attention layer, queries and keys have "
-              "width $d_k = {{ d_k }}$ and values have width $d_v = {{ d_v }}$."
-              "{% if numeric %} The projected queries, keys and values are below.{% endif %}")
+    prompt = (
+        "An encoder-decoder translator: the encoder has read a source sentence of "
+        "$T_k = {{ T_k }}$ tokens, and the decoder has written $T_q = {{ T_q }}$ target "
+        "tokens so far. In the decoder's cross-attention layer, queries and keys have "
+        "width $d_k = {{ d_k }}$ and values have width $d_v = {{ d_v }}$."
+        "{% if numeric %} The projected queries, keys and values are below.{% endif %}"
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         mats = {n: pinned(params, n) for n in ("Q", "K", "V")}
         given = [n for n, m in mats.items() if m is not None]
         if given and len(given) != 3:
             missing = [n for n in ("Q", "K", "V") if mats[n] is None]
-            return [(missing[0], "expected Q, K and V pinned together, got only "
-                     + ", ".join(given))]
+            return [
+                (missing[0], "expected Q, K and V pinned together, got only " + ", ".join(given))
+            ]
         if given:
             q, k, v = mats["Q"], mats["K"], mats["V"]
             if len(k[0]) != len(q[0]):
-                return [("K", f"expected K with {len(q[0])} columns like Q (d_k), "
-                         f"got {len(k[0])}")]
+                return [("K", f"expected K with {len(q[0])} columns like Q (d_k), got {len(k[0])}")]
             if len(v) != len(k):
                 return [("V", f"expected V with {len(k)} rows like K (T_k), got {len(v)}")]
             if len(q) == len(k):
-                return [("K", "expected K with a number of rows (T_k) different from Q's "
-                         f"(T_q = {len(q)}): cross-attention reads another sequence, got "
-                         f"{len(k)}")]
+                return [
+                    (
+                        "K",
+                        "expected K with a number of rows (T_k) different from Q's "
+                        f"(T_q = {len(q)}): cross-attention reads another sequence, got "
+                        f"{len(k)}",
+                    )
+                ]
             return []
         qs, ks = param_values(params["T_q"]), param_values(params["T_k"])
         if not any(a != b for a in qs for b in ks):
-            return [("T_k", f"expected T_k different from T_q = {qs[0]} (the two sequences "
-                     f"have different lengths), got {ks[0]}")]
+            return [
+                (
+                    "T_k",
+                    f"expected T_k different from T_q = {qs[0]} (the two sequences "
+                    f"have different lengths), got {ks[0]}",
+                )
+            ]
         if True in param_values(params["numeric"]):
             for n in NUMERIC_DIMS:
                 # one key (T_k = 1) makes every weight 1: no draw has scores that differ
                 # within a row, so the numbers start at two source tokens
                 low = 2 if n == "T_k" else 1
                 if max_of(params[n]) > HAND_MAX:
-                    return [(n, f"expected {n} from {low} to {HAND_MAX} when numeric is true "
-                             f"(hand work), got up to {max_of(params[n])}")]
+                    return [
+                        (
+                            n,
+                            f"expected {n} from {low} to {HAND_MAX} when numeric is true "
+                            f"(hand work), got up to {max_of(params[n])}",
+                        )
+                    ]
                 if min(param_values(params[n])) < low:
-                    return [(n, f"expected {n} from {low} to {HAND_MAX} when numeric is true "
-                             "(with one source token every weight is 1), got "
-                             f"{min(param_values(params[n]))}")]
+                    return [
+                        (
+                            n,
+                            f"expected {n} from {low} to {HAND_MAX} when numeric is true "
+                            "(with one source token every weight is 1), got "
+                            f"{min(param_values(params[n]))}",
+                        )
+                    ]
         return order_problems(params, (("low", "high"), ("v_low", "v_high")))
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         if pinned(params, "Q") is not None:
             q, k, v = (as_rows(params[n].value) for n in ("Q", "K", "V"))
-            return {"T_q": len(q), "T_k": len(k), "d_k": len(q[0]), "d_v": len(v[0]),
-                    "numeric": True, "Q": q, "K": k, "V": v}
+            return {
+                "T_q": len(q),
+                "T_k": len(k),
+                "d_k": len(q[0]),
+                "d_v": len(v[0]),
+                "numeric": True,
+                "Q": q,
+                "K": k,
+                "V": v,
+            }
         numeric = bool(pick(params["numeric"], rng))
         for _ in range(MAX_REDRAWS):
             t_q, t_k = pick(params["T_q"], rng), pick(params["T_k"], rng)
@@ -124,8 +166,7 @@ class Cross(Family):
         else:
             raise DrawError(f"could not draw T_q different from T_k in {MAX_REDRAWS} tries")
         d_k, d_v = pick(params["d_k"], rng), pick(params["d_v"], rng)
-        given: dict[str, Any] = {"T_q": t_q, "T_k": t_k, "d_k": d_k, "d_v": d_v,
-                                 "numeric": numeric}
+        given: dict[str, Any] = {"T_q": t_q, "T_k": t_k, "d_k": d_k, "d_v": d_v, "numeric": numeric}
         if numeric:
             if max(t_q, t_k, d_k, d_v) > HAND_MAX:
                 raise DrawError(f"numeric cross-attention needs sizes of at most {HAND_MAX}")
@@ -137,17 +178,22 @@ class Cross(Family):
                 if np.all(s.max(axis=1) != s.min(axis=1)):
                     break
             else:
-                raise DrawError("could not draw Q and K whose scores differ within every row; "
-                                "widen low..high")
+                raise DrawError(
+                    "could not draw Q and K whose scores differ within every row; widen low..high"
+                )
             given.update(Q=q, K=k, V=int_matrix(rng, t_k, d_v, vlo, vhi))
         return given
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         if not given["numeric"]:
             return ()
-        on = {"mixed-keys": given["d_k"] == given["d_v"],
-              "no-transpose": given["d_k"] == given["T_k"],
-              "scale-by-dk": True, "no-scale": True, "softmax-over-columns": True}
+        on = {
+            "mixed-keys": given["d_k"] == given["d_v"],
+            "no-transpose": given["d_k"] == given["T_k"],
+            "scale-by-dk": True,
+            "no-scale": True,
+            "softmax-over-columns": True,
+        }
         return tuple(s for s in self.slips if on[s])
 
     fingerprint = ("scaled", "A", "output")
@@ -157,8 +203,13 @@ class Cross(Family):
         """The arguments of ``attend`` (numeric variants only)."""
         if not given["numeric"]:
             return None
-        return {"Q": given["Q"], "K": given["K"], "V": given["V"], "d_k": given["d_k"],
-                "causal": False}
+        return {
+            "Q": given["Q"],
+            "K": given["K"],
+            "V": given["V"],
+            "d_k": given["d_k"],
+            "causal": False,
+        }
 
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The numeric attention trace (numeric variants only)."""
@@ -175,43 +226,76 @@ class Cross(Family):
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         t_q, t_k, d_k, d_v = (given[n] for n in NUMERIC_DIMS)
         answers = [
-            choice_answer("Q_source", "Q", DECODER, SOURCE_OPTIONS,
-                          "Queries belong to the tokens that are looking: the decoder's."),
-            choice_answer("K_source", "K", ENCODER, SOURCE_OPTIONS,
-                          "Keys describe the tokens being looked at: the encoder's."),
-            choice_answer("V_source", "V", ENCODER, SOURCE_OPTIONS,
-                          "Values are what gets mixed in, so they come with the keys."),
+            choice_answer(
+                "Q_source",
+                "Q",
+                DECODER,
+                SOURCE_OPTIONS,
+                "Queries belong to the tokens that are looking: the decoder's.",
+            ),
+            choice_answer(
+                "K_source",
+                "K",
+                ENCODER,
+                SOURCE_OPTIONS,
+                "Keys describe the tokens being looked at: the encoder's.",
+            ),
+            choice_answer(
+                "V_source",
+                "V",
+                ENCODER,
+                SOURCE_OPTIONS,
+                "Values are what gets mixed in, so they come with the keys.",
+            ),
             shape_answer("A_shape", "A", (t_q, t_k)),
             shape_answer("output_shape", "AV", (t_q, d_v)),
-            choice_answer("self_source", r"\text{self-attention}", SELF_RIGHT, SELF_OPTIONS,
-                          "Self-attention takes Q, K and V from one sequence; only cross-"
-                          "attention splits them. The formula is the same."),
+            choice_answer(
+                "self_source",
+                r"\text{self-attention}",
+                SELF_RIGHT,
+                SELF_OPTIONS,
+                "Self-attention takes Q, K and V from one sequence; only cross-"
+                "attention splits them. The formula is the same.",
+            ),
         ]
         parts = [
             Part("Which sequence supplies the queries $Q$?", "Q_source"),
             Part("Which sequence supplies the keys $K$?", "K_source"),
             Part("Which sequence supplies the values $V$?", "V_source"),
-            Part("What is the shape of the attention weights $A$ (rows $\\times$ columns)?",
-                 "A_shape"),
+            Part(
+                "What is the shape of the attention weights $A$ (rows $\\times$ columns)?",
+                "A_shape",
+            ),
             Part("What is the shape of the output $AV$?", "output_shape"),
-            Part("The decoder also has its own masked self-attention layer. Where do its "
-                 "$Q$, $K$ and $V$ come from?", "self_source"),
+            Part(
+                "The decoder also has its own masked self-attention layer. Where do its "
+                "$Q$, $K$ and $V$ come from?",
+                "self_source",
+            ),
         ]
         steps = [
-            Step("Queries come from the sequence that is looking (the decoder), keys and "
-                 "values from the sequence being read (the encoder)",
-                 r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{enc}} W_K,\quad "
-                 r"V = X_{\mathrm{enc}} W_V"),
-            Step("Self-attention uses one sequence for all three (the decoder's own layer "
-                 "also masks the future); the formula is the same",
-                 r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{dec}} W_K,\quad "
-                 r"V = X_{\mathrm{dec}} W_V"),
-            Step("One row of $A$ per query, one column per key",
-                 rf"QK^\top:\ ({shape((t_q, d_k))})({shape((d_k, t_k))}) \to "
-                 rf"A \in \mathbb{{R}}^{{{shape((t_q, t_k))}}}"),
-            Step("Each output row mixes the value rows: one output per target token",
-                 rf"AV:\ ({shape((t_q, t_k))})({shape((t_k, d_v))}) \to "
-                 rf"\mathbb{{R}}^{{{shape((t_q, d_v))}}}"),
+            Step(
+                "Queries come from the sequence that is looking (the decoder), keys and "
+                "values from the sequence being read (the encoder)",
+                r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{enc}} W_K,\quad "
+                r"V = X_{\mathrm{enc}} W_V",
+            ),
+            Step(
+                "Self-attention uses one sequence for all three (the decoder's own layer "
+                "also masks the future); the formula is the same",
+                r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{dec}} W_K,\quad "
+                r"V = X_{\mathrm{dec}} W_V",
+            ),
+            Step(
+                "One row of $A$ per query, one column per key",
+                rf"QK^\top:\ ({shape((t_q, d_k))})({shape((d_k, t_k))}) \to "
+                rf"A \in \mathbb{{R}}^{{{shape((t_q, t_k))}}}",
+            ),
+            Step(
+                "Each output row mixes the value rows: one output per target token",
+                rf"AV:\ ({shape((t_q, t_k))})({shape((t_k, d_v))}) \to "
+                rf"\mathbb{{R}}^{{{shape((t_q, d_v))}}}",
+            ),
         ]
         shown: tuple[Shown, ...] = ()
         if given["numeric"]:
@@ -220,19 +304,24 @@ class Cross(Family):
             floats = attend_float(Q=q, K=k, V=v, d_k=d_k, causal=False)
             for name in ("scores", "scaled", "A", "output"):
                 cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
-            shown = (Shown("Q", "matrix", ints(q)), Shown("K", "matrix", ints(k)),
-                     Shown("V", "matrix", ints(v)))
+            shown = (
+                Shown("Q", "matrix", ints(q)),
+                Shown("K", "matrix", ints(k)),
+                Shown("V", "matrix", ints(v)),
+            )
             answers += [
                 matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
                 output_answer(trace.A, v, trace.output, decimals, before=trace.scaled),
             ]
             parts += [
-                Part(f"Compute the scaled scores $QK^\\top/\\sqrt{{{d_k}}}$ (no mask: a "
-                     "target token may read every source token).", "scaled"),
+                Part(
+                    f"Compute the scaled scores $QK^\\top/\\sqrt{{{d_k}}}$ (no mask: a "
+                    "target token may read every source token).",
+                    "scaled",
+                ),
                 Part("Softmax each row over the keys: write $A$.", "A"),
                 Part("Mix the values: write the output $AV$.", "output", col_label="dim"),
             ]
             steps += attention_steps(trace, {"d_k": d_k}, decimals)
-        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
-                        steps=tuple(steps))
+        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))

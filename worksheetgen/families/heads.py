@@ -34,22 +34,25 @@ class Heads(Family):
     # its transpose has the same shape (multihead with a value width of its own has it)
     slips = ("dk-equals-d",)
     # the concat width is h times the student's d_k; W_O is (their concat width) x d
-    carries = (Carry("concat_width", ("d_k",), ("times",), args=(("factor", "h"),)),
-               Carry("W_O_shape", ("concat_width",), ("shape",), args=(("cols", "d"),)))
+    carries = (
+        Carry("concat_width", ("d_k",), ("times",), args=(("factor", "h"),)),
+        Carry("W_O_shape", ("concat_width",), ("shape",), args=(("cols", "d"),)),
+    )
     params = (
         IntParam("d", 2, 4096, Choices((4, 8, 12, 16, 24, 512, 768)), "model width"),
         IntParam("h", 1, 64, Choices((2, 3, 4, 8, 12)), "number of heads (must divide d)"),
     )
-    prompt = ("A multi-head attention layer has model width $d = {{ d }}$ and $h = {{ h }}$ "
-              "heads. Each head attends in its own slice of the channels.")
+    prompt = (
+        "A multi-head attention layer has model width $d = {{ d }}$ and $h = {{ h }}$ "
+        "heads. Each head attends in its own slice of the channels."
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         ds, hs = _values(params["d"]), _values(params["h"])
         if not any(d % h == 0 for d in ds for h in hs):
             if len(ds) == 1 and len(hs) == 1:
                 return [("h", f"expected h to divide d = {ds[0]}, got h = {hs[0]}")]
-            return [("h", "expected at least one choice of h that divides a choice of d, "
-                     "got none")]
+            return [("h", "expected at least one choice of h that divides a choice of d, got none")]
         return []
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -80,15 +83,25 @@ class Heads(Family):
         parts = (
             Part("What is the width $d_k$ of each head?", "d_k"),
             Part("What is the width of the concatenated head outputs?", "concat_width"),
-            Part("What is the shape of $W_O$ (rows $\\times$ columns, acting on a row vector)?",
-                 "W_O_shape"),
+            Part(
+                "What is the shape of $W_O$ (rows $\\times$ columns, acting on a row vector)?",
+                "W_O_shape",
+            ),
         )
         steps = (
             Step("Each head gets an equal slice of the channels", rf"d_k = d/h = {d}/{h} = {d_k}"),
-            Step("Concatenate the heads (this is not a residual)",
-                 rf"h \cdot d_k = {h} \cdot {d_k} = {concat}"),
-            Step("$W_O$ maps the concatenation back to the model width",
-                 rf"W_O \in \mathbb{{R}}^{{{shape((concat, d))}}}"),
+            Step(
+                "Concatenate the heads (this is not a residual)",
+                rf"h \cdot d_k = {h} \cdot {d_k} = {concat}",
+            ),
+            Step(
+                "$W_O$ maps the concatenation back to the model width",
+                rf"W_O \in \mathbb{{R}}^{{{shape((concat, d))}}}",
+            ),
         )
-        return Solution(shown=(Shown("d", "scalar", str(d)), Shown("h", "scalar", str(h))),
-                        parts=parts, answers=answers, steps=steps)
+        return Solution(
+            shown=(Shown("d", "scalar", str(d)), Shown("h", "scalar", str(h))),
+            parts=parts,
+            answers=answers,
+            steps=steps,
+        )

@@ -48,7 +48,7 @@ def top(values: list[Fraction]) -> int | None:
 
 def is_causal(w: list[list[Fraction]]) -> bool:
     """No weight above the diagonal."""
-    return all(x == 0 for i, row in enumerate(w) for x in row[i + 1:])
+    return all(x == 0 for i, row in enumerate(w) for x in row[i + 1 :])
 
 
 def askable(w: list[list[Fraction]], causal: bool) -> list[int]:
@@ -62,31 +62,45 @@ class Heatmap(Family):
 
     name = "heatmap"
     title = "Reading an attention heatmap"
-    summary = ("An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "
-               "key does token t attend to most, and is the weight matrix causal?")
+    summary = (
+        "An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "
+        "key does token t attend to most, and is the weight matrix causal?"
+    )
     # one slip only (reading a column instead of a row): too few distractors for format: choice
     slips = ("reads-column",)
     params = (
         IntParam("T", 2, 6, Pinned(4), "number of tokens (rows and columns of A)"),
-        BoolParam("causal", Choices((True, False)),
-                  "draw a causal A (zeros above the diagonal); {choices: [true, false]} draws"),
+        BoolParam(
+            "causal",
+            Choices((True, False)),
+            "draw a causal A (zeros above the diagonal); {choices: [true, false]} draws",
+        ),
         IntParam("token", 0, 6, Pinned(0), "the query token asked about (1..T); 0 draws one"),
-        MatrixParam("A", 2, 6, max_abs=1,
-                    help="pin the weights (square, entries from 0 to 1, rows summing to 1)"),
+        MatrixParam(
+            "A",
+            2,
+            6,
+            max_abs=1,
+            help="pin the weights (square, entries from 0 to 1, rows summing to 1)",
+        ),
     )
-    prompt = ("The heatmap shows the attention weights $A$ of one head over $T = {{ T }}$ "
-              "tokens: row $i$ is query $i$, column $j$ is key $j$, and darker cells carry "
-              "more weight.")
+    prompt = (
+        "The heatmap shows the attention weights $A$ of one head over $T = {{ T }}$ "
+        "tokens: row $i$ is query $i$, column $j$ is key $j$, and darker cells carry "
+        "more weight."
+    )
 
     def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
         out = super().validate(raw, doc, path)
         a = pinned(out, "A")
         if a is not None:
-
             for name in ("T", "causal"):
                 if name in raw and not (name == "T" and raw[name] == len(a)):
-                    raise doc.error(path + (name,), f"expected no {name} with a pinned A (A "
-                                    f"itself gives it), got {describe(raw[name])}")
+                    raise doc.error(
+                        path + (name,),
+                        f"expected no {name} with a pinned A (A "
+                        f"itself gives it), got {describe(raw[name])}",
+                    )
         return out
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
@@ -103,15 +117,26 @@ class Heatmap(Family):
             if any(x < 0 for x in row):
                 return [("A", f"expected weights from 0 to 1, got a negative one in row {i + 1}")]
             if sum(row) != 1:
-                return [("A", f"expected every row to sum to 1 (a softmax row), got row {i + 1} "
-                         f"summing to {float(sum(row)):g}")]
+                return [
+                    (
+                        "A",
+                        f"expected every row to sum to 1 (a softmax row), got row {i + 1} "
+                        f"summing to {float(sum(row)):g}",
+                    )
+                ]
         if token:
             if top(w[token - 1]) is None:
-                return [("token", f"expected a token whose row has one largest weight, got "
-                         f"token {token}, whose row ties")]
+                return [
+                    (
+                        "token",
+                        f"expected a token whose row has one largest weight, got "
+                        f"token {token}, whose row ties",
+                    )
+                ]
         elif not askable(w, is_causal(w)):
-            return [("A", "expected at least one row with one largest weight, got ties in "
-                     "every row")]
+            return [
+                ("A", "expected at least one row with one largest weight, got ties in every row")
+            ]
         return []
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -137,8 +162,10 @@ class Heatmap(Family):
             rows = askable(w, causal)
             if rows:
                 return self._given(w, rows[int(rng.integers(len(rows)))])
-        raise DrawError(f"could not draw a {t} x {t} heatmap with a row that has one largest "
-                        f"weight in {MAX_REDRAWS} tries")
+        raise DrawError(
+            f"could not draw a {t} x {t} heatmap with a row that has one largest "
+            f"weight in {MAX_REDRAWS} tries"
+        )
 
     @staticmethod
     def _row(rng: np.random.Generator, n: int) -> list[Fraction]:
@@ -173,38 +200,61 @@ class Heatmap(Family):
         if not np.allclose(floats.sum(axis=1), 1.0) or int(np.argmax(floats[t - 1])) != k:
             raise SolveError("the float heatmap disagrees with the exact one", field=item)
         causal = is_causal(w)
-        above = [(i + 1, j + 1) for i, row in enumerate(w) for j, x in enumerate(row)
-                 if j > i and x > 0]
+        above = [
+            (i + 1, j + 1) for i, row in enumerate(w) for j, x in enumerate(row) if j > i and x > 0
+        ]
         answers = (
             integer_answer("top_key", r"\text{key}", k + 1),
-            choice_answer("is_causal", r"\text{causal?}", CAUSAL if causal else NOT_CAUSAL,
-                          CAUSAL_OPTIONS,
-                          "Every entry above the diagonal is 0." if causal else
-                          f"For example, query {above[0][0]} puts weight "
-                          f"{texts[above[0][0] - 1][above[0][1] - 1]} on the later key "
-                          f"{above[0][1]}."),
+            choice_answer(
+                "is_causal",
+                r"\text{causal?}",
+                CAUSAL if causal else NOT_CAUSAL,
+                CAUSAL_OPTIONS,
+                "Every entry above the diagonal is 0."
+                if causal
+                else f"For example, query {above[0][0]} puts weight "
+                f"{texts[above[0][0] - 1][above[0][1] - 1]} on the later key "
+                f"{above[0][1]}.",
+            ),
         )
         parts = (
             Part(f"Which key does token {t} attend to most? Write its number.", "top_key"),
-            Part("Is this weight matrix causal (could it come from a decoder with a causal "
-                 "mask)?", "is_causal"),
+            Part(
+                "Is this weight matrix causal (could it come from a decoder with a causal mask)?",
+                "is_causal",
+            ),
         )
         steps = [
-            Step(f"Read across row {t} (query {t}): the largest weight is in column {k + 1}.",
-                 rf"A_{{{t},\cdot}} = " + vector(texts[t - 1])
-                 + rf"\ \Rightarrow\ \text{{key }} {k + 1}\ ({texts[t - 1][k]})",
-                 "Rows are queries: read across, not down."),
+            Step(
+                f"Read across row {t} (query {t}): the largest weight is in column {k + 1}.",
+                rf"A_{{{t},\cdot}} = "
+                + vector(texts[t - 1])
+                + rf"\ \Rightarrow\ \text{{key }} {k + 1}\ ({texts[t - 1][k]})",
+                "Rows are queries: read across, not down.",
+            ),
         ]
         if causal:
-            steps.append(Step("Causal means no query looks at a later key: every entry above "
-                              "the diagonal is 0, and it is",
-                              r"A_{ij} = 0 \text{ for all } j > i"))
+            steps.append(
+                Step(
+                    "Causal means no query looks at a later key: every entry above "
+                    "the diagonal is 0, and it is",
+                    r"A_{ij} = 0 \text{ for all } j > i",
+                )
+            )
         else:
             i, j = above[0]
-            steps.append(Step("Causal means every entry above the diagonal is 0; this one is "
-                              "not",
-                              rf"A_{{{i}{j}}} = {texts[i - 1][j - 1]} > 0 \quad (j = {j} > "
-                              rf"i = {i})"))
-        shown = (Shown("A", "heatmap", {"rows": texts, "weights": given["A"],
-                                        "row_label": "query", "col_label": "key"}),)
+            steps.append(
+                Step(
+                    "Causal means every entry above the diagonal is 0; this one is not",
+                    rf"A_{{{i}{j}}} = {texts[i - 1][j - 1]} > 0 \quad (j = {j} > "
+                    rf"i = {i})",
+                )
+            )
+        shown = (
+            Shown(
+                "A",
+                "heatmap",
+                {"rows": texts, "weights": given["A"], "row_label": "query", "col_label": "key"},
+            ),
+        )
         return Solution(shown=shown, parts=parts, answers=answers, steps=tuple(steps))

@@ -35,8 +35,11 @@ from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 MAX_REDRAWS = 200
 NO_PAIR = "no two keys get equal weight from every query"
 EQUAL_ALWAYS = "equal for every query"
-WEIGHT_OPTIONS = (EQUAL_ALWAYS, "equal only for the queries of those two tokens",
-                  "unequal: the softmax breaks the tie in favour of the earlier token")
+WEIGHT_OPTIONS = (
+    EQUAL_ALWAYS,
+    "equal only for the queries of those two tokens",
+    "unequal: the softmax breaks the tie in favour of the earlier token",
+)
 
 
 def pair_text(a: int, b: int) -> str:
@@ -51,13 +54,15 @@ def equal_pairs(rows: list[list[Any]]) -> list[tuple[int, int]]:
 
 def model_answer(a: int, b: int) -> str:
     """The key's model answer to 'explain why' (markup)."""
-    return (f"Keys {a} and {b} are the same vector, so every query $q$ scores them the same: "
-            f"$q \\cdot k_{a} = q \\cdot k_{b}$, and they stay equal after dividing by "
-            "$\\sqrt{d_k}$. The softmax turns equal scores into equal weights "
-            "($e^{s}/\\sum_j e^{s_j}$ depends only on the score), so columns "
-            f"{a} and {b} of $A$ are equal in every row: the mass is split evenly between the "
-            "two tokens. That is the definition of the softmax, not a tie-break bug; the two "
-            "tokens can still contribute different values.")
+    return (
+        f"Keys {a} and {b} are the same vector, so every query $q$ scores them the same: "
+        f"$q \\cdot k_{a} = q \\cdot k_{b}$, and they stay equal after dividing by "
+        "$\\sqrt{d_k}$. The softmax turns equal scores into equal weights "
+        "($e^{s}/\\sum_j e^{s_j}$ depends only on the score), so columns "
+        f"{a} and {b} of $A$ are equal in every row: the mass is split evenly between the "
+        "two tokens. That is the definition of the softmax, not a tie-break bug; the two "
+        "tokens can still contribute different values."
+    )
 
 
 @register
@@ -66,8 +71,10 @@ class IdenticalKeys(Family):
 
     name = "identical-keys"
     title = "Identical keys"
-    summary = ("Two equal keys get equal weight for every query: compute A and spot the equal "
-               "columns, and/or explain why.")
+    summary = (
+        "Two equal keys get equal weight for every query: compute A and spot the equal "
+        "columns, and/or explain why."
+    )
     supports_choice = True
     choice_needs = ("numeric",)
     slips = ("no-transpose", "scale-by-dk", "no-scale", "softmax-over-columns")
@@ -82,33 +89,46 @@ class IdenticalKeys(Family):
         BoolParam("numeric", Pinned(True), "give Q and K: ask the scores, A and which keys tie"),
         BoolParam("explain", Pinned(True), "ask the student to explain why (model answer)"),
         MatrixParam("Q", 2, 4, max_abs=9, help="pin Q (T x d_k); pin Q and K together"),
-        MatrixParam("K", 2, 4, max_abs=9,
-                    help="pin K (T x d_k) with exactly two equal rows"),
+        MatrixParam("K", 2, 4, max_abs=9, help="pin K (T x d_k) with exactly two equal rows"),
     )
-    prompt = ("{% if numeric %}The queries and keys of $T = {{ T }}$ tokens ($d_k = {{ d_k }}$) "
-              "are the rows of $Q$ and $K$.{% else %}In a sequence of $T = {{ T }}$ tokens, "
-              "tokens {{ pair[0] }} and {{ pair[1] }} have identical keys, "
-              "$k_{{ pair[0] }} = k_{{ pair[1] }}$; their queries and values may differ."
-              "{% endif %}")
+    prompt = (
+        "{% if numeric %}The queries and keys of $T = {{ T }}$ tokens ($d_k = {{ d_k }}$) "
+        "are the rows of $Q$ and $K$.{% else %}In a sequence of $T = {{ T }}$ tokens, "
+        "tokens {{ pair[0] }} and {{ pair[1] }} have identical keys, "
+        "$k_{{ pair[0] }} = k_{{ pair[1] }}$; their queries and values may differ."
+        "{% endif %}"
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         if not (pinned(params, "numeric") is not False or pinned(params, "explain") is not False):
-            return [("explain", "expected numeric or explain (or both) to be true, got both "
-                     "false")]
+            return [("explain", "expected numeric or explain (or both) to be true, got both false")]
         q, k = pinned(params, "Q"), pinned(params, "K")
         if (q is None) != (k is None):
-            return [("K" if k is None else "Q", "expected Q and K pinned together, got only "
-                     + ("Q" if k is None else "K"))]
+            return [
+                (
+                    "K" if k is None else "Q",
+                    "expected Q and K pinned together, got only " + ("Q" if k is None else "K"),
+                )
+            ]
         if q is not None:
             if len(q) != len(k) or len(q[0]) != len(k[0]):
-                return [("K", f"expected K with the shape of Q ({len(q)}x{len(q[0])}), got "
-                         f"{len(k)}x{len(k[0])}")]
+                return [
+                    (
+                        "K",
+                        f"expected K with the shape of Q ({len(q)}x{len(q[0])}), got "
+                        f"{len(k)}x{len(k[0])}",
+                    )
+                ]
             pairs = equal_pairs([list(r) for r in k])
             if len(pairs) != 1:
-                got = "no equal rows" if not pairs else \
-                    "; ".join(f"rows {a + 1} and {b + 1}" for a, b in pairs)
-                return [("K", f"expected exactly two equal rows in K (the identical keys), "
-                         f"got {got}")]
+                got = (
+                    "no equal rows"
+                    if not pairs
+                    else "; ".join(f"rows {a + 1} and {b + 1}" for a, b in pairs)
+                )
+                return [
+                    ("K", f"expected exactly two equal rows in K (the identical keys), got {got}")
+                ]
         return order_problems(params, (("low", "high"),))
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -116,15 +136,27 @@ class IdenticalKeys(Family):
         explain = bool(pick(params["explain"], rng))
         if pinned(params, "Q") is not None:
             q, k = as_rows(params["Q"].value), as_rows(params["K"].value)
-            (a, b), = equal_pairs(k)
-            return {"T": len(q), "d_k": len(q[0]), "pair": [a + 1, b + 1], "numeric": True,
-                    "explain": explain, "Q": q, "K": k}
+            ((a, b),) = equal_pairs(k)
+            return {
+                "T": len(q),
+                "d_k": len(q[0]),
+                "pair": [a + 1, b + 1],
+                "numeric": True,
+                "explain": explain,
+                "Q": q,
+                "K": k,
+            }
         t, d_k = pick(params["T"], rng), pick(params["d_k"], rng)
         lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
         pairs = list(combinations(range(t), 2))
         a, b = pairs[int(rng.integers(len(pairs)))]
-        given: dict[str, Any] = {"T": t, "d_k": d_k, "pair": [a + 1, b + 1],
-                                 "numeric": numeric, "explain": explain}
+        given: dict[str, Any] = {
+            "T": t,
+            "d_k": d_k,
+            "pair": [a + 1, b + 1],
+            "numeric": numeric,
+            "explain": explain,
+        }
         if not numeric:
             return given
         for _ in range(MAX_REDRAWS):
@@ -134,8 +166,10 @@ class IdenticalKeys(Family):
             if self._clear(q, k, a):
                 given.update(Q=q, K=k)
                 return given
-        raise DrawError(f"could not draw {t} keys of width {d_k} from {lo}..{hi} with exactly "
-                        "one equal pair and distinct score columns; widen low..high or d_k")
+        raise DrawError(
+            f"could not draw {t} keys of width {d_k} from {lo}..{hi} with exactly "
+            "one equal pair and distinct score columns; widen low..high or d_k"
+        )
 
     @staticmethod
     def _clear(q: list[list[int]], k: list[list[int]], a: int) -> bool:
@@ -150,8 +184,7 @@ class IdenticalKeys(Family):
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         if not given["numeric"]:
             return ()
-        return tuple(s for s in self.slips
-                     if s != "no-transpose" or given["d_k"] == given["T"])
+        return tuple(s for s in self.slips if s != "no-transpose" or given["d_k"] == given["T"])
 
     fingerprint = ("scores", "A")
     target = "A"
@@ -187,41 +220,75 @@ class IdenticalKeys(Family):
             for name in ("scores", "scaled", "A"):
                 cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
             shown = (Shown("Q", "matrix", ints(q)), Shown("K", "matrix", ints(k)))
-            options = tuple(pair_text(x + 1, y + 1)
-                            for x, y in combinations(range(given["T"]), 2)) + (NO_PAIR,)
+            options = tuple(
+                pair_text(x + 1, y + 1) for x, y in combinations(range(given["T"]), 2)
+            ) + (NO_PAIR,)
             answers += [
                 int_matrix_answer("scores", r"S = QK^\top", trace.scores),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
-                choice_answer("equal_pair", r"\text{equal columns}", pair_text(a, b), options,
-                              f"Columns {a} and {b} of $A$ agree in every row."),
+                choice_answer(
+                    "equal_pair",
+                    r"\text{equal columns}",
+                    pair_text(a, b),
+                    options,
+                    f"Columns {a} and {b} of $A$ agree in every row.",
+                ),
             ]
             parts += [
                 Part("Compute the scores $S = QK^\\top$.", "scores"),
-                Part(f"Write $A = \\mathrm{{softmax}}(S/\\sqrt{{{d_k}}})$, row by row over "
-                     "keys.", "A"),
+                Part(
+                    f"Write $A = \\mathrm{{softmax}}(S/\\sqrt{{{d_k}}})$, row by row over keys.",
+                    "A",
+                ),
                 Part("Which two keys get equal weight from every query?", "equal_pair"),
             ]
-            steps.append(Step(f"Keys {a} and {b} are the same row of $K$",
-                              rf"k_{a} = k_{b} = " + vector([str(x) for x in k[a - 1]])))
+            steps.append(
+                Step(
+                    f"Keys {a} and {b} are the same row of $K$",
+                    rf"k_{a} = k_{b} = " + vector([str(x) for x in k[a - 1]]),
+                )
+            )
             steps += attention_steps(trace, {"d_k": d_k}, decimals)
-            steps.append(Step(f"Columns {a} and {b} of $A$ are equal in every row.",
-                              text=f"Each query scores keys {a} and {b} the same, so the "
-                              "softmax gives them the same weight."))
+            steps.append(
+                Step(
+                    f"Columns {a} and {b} of $A$ are equal in every row.",
+                    text=f"Each query scores keys {a} and {b} the same, so the "
+                    "softmax gives them the same weight.",
+                )
+            )
         else:
-            answers.append(choice_answer(
-                "equal_weights", r"\text{their weights}", EQUAL_ALWAYS, WEIGHT_OPTIONS,
-                "Equal keys mean equal scores for every query, and equal scores get equal "
-                "weights."))
-            parts.append(Part(f"For a query $q$, how do the softmax weights of keys {a} and "
-                              f"{b} compare?", "equal_weights"))
-            steps.append(Step("Equal keys give equal scores for every query",
-                              rf"q \cdot k_{a} = q \cdot k_{b}\ \Rightarrow\ "
-                              rf"A_{{t{a}}} = A_{{t{b}}}\ \text{{for every query }} t"))
+            answers.append(
+                choice_answer(
+                    "equal_weights",
+                    r"\text{their weights}",
+                    EQUAL_ALWAYS,
+                    WEIGHT_OPTIONS,
+                    "Equal keys mean equal scores for every query, and equal scores get equal "
+                    "weights.",
+                )
+            )
+            parts.append(
+                Part(
+                    f"For a query $q$, how do the softmax weights of keys {a} and {b} compare?",
+                    "equal_weights",
+                )
+            )
+            steps.append(
+                Step(
+                    "Equal keys give equal scores for every query",
+                    rf"q \cdot k_{a} = q \cdot k_{b}\ \Rightarrow\ "
+                    rf"A_{{t{a}}} = A_{{t{b}}}\ \text{{for every query }} t",
+                )
+            )
         if given["explain"]:
             answers.append(text_answer("explain", r"\text{why}", model_answer(a, b)))
             # with numbers, the pair is the previous part's answer: not named here
             which = "those two keys" if given["numeric"] else f"keys {a} and {b}"
-            parts.append(Part(f"Explain why {which} get the same weight from every query. Is "
-                              "that a tie-break bug?", "explain"))
-        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
-                        steps=tuple(steps))
+            parts.append(
+                Part(
+                    f"Explain why {which} get the same weight from every query. Is "
+                    "that a tie-break bug?",
+                    "explain",
+                )
+            )
+        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))

@@ -55,8 +55,10 @@ class Projections(Family):
     name = "projections"
     layout = LAYOUT
     title = "Queries, keys and values from X"
-    summary = ("X and W_Q, W_K, W_V: compute Q, K, V and the scores QK^T "
-               "(optionally S/sqrt(d_k), A and AV).")
+    summary = (
+        "X and W_Q, W_K, W_V: compute Q, K, V and the scores QK^T "
+        "(optionally S/sqrt(d_k), A and AV)."
+    )
     supports_choice = True
     choice_needs = ("scale", "softmax", "output")
     # no-transpose and mixed-keys act on Q, K and V, which are answers here: ``operands``
@@ -82,10 +84,12 @@ class Projections(Family):
         MatrixParam("W_K", 1, 4, max_abs=9, help="pin W_K (d x d_k)", integers=True),
         MatrixParam("W_V", 1, 4, max_abs=9, help="pin W_V (d x d_v)", integers=True),
     )
-    prompt = ("A sequence of $T = {{ T }}$ tokens of width $d = {{ d }}$ is the matrix $X$, one "
-              "token per row. The projections are $W_Q$ and $W_K$ ($d \\times d_k$, "
-              "$d_k = {{ d_k }}$) and $W_V$ ($d \\times d_v$, $d_v = {{ d_v }}$), so that "
-              "$Q = XW_Q$, $K = XW_K$ and $V = XW_V$.")
+    prompt = (
+        "A sequence of $T = {{ T }}$ tokens of width $d = {{ d }}$ is the matrix $X$, one "
+        "token per row. The projections are $W_Q$ and $W_K$ ($d \\times d_k$, "
+        "$d_k = {{ d_k }}$) and $W_V$ ($d \\times d_v$, $d_v = {{ d_v }}$), so that "
+        "$Q = XW_Q$, $K = XW_K$ and $V = XW_V$."
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         problems = order_problems(params, (("x_low", "x_high"), ("w_low", "w_high")))
@@ -96,12 +100,20 @@ class Projections(Family):
         mats = {n: pinned(params, n) for n in ("X",) + WEIGHTS}
         exps = any(True in param_values(params[n]) for n in ("scale", "softmax", "output"))
         if not problems and exps and all(m is not None for m in mats.values()):
-            s = np.asarray(mats["X"]) @ np.asarray(mats["W_Q"]) \
+            s = (
+                np.asarray(mats["X"])
+                @ np.asarray(mats["W_Q"])
                 @ (np.asarray(mats["X"]) @ np.asarray(mats["W_K"])).T
+            )
             if np.abs(s).max() > MAX_SCORE:
-                problems.append(("X", f"expected scores QK^T of at most {MAX_SCORE} in size "
-                                 "when the scale, softmax or output is asked (e^x by hand), "
-                                 f"got {int(np.abs(s).max())}"))
+                problems.append(
+                    (
+                        "X",
+                        f"expected scores QK^T of at most {MAX_SCORE} in size "
+                        "when the scale, softmax or output is asked (e^x by hand), "
+                        f"got {int(np.abs(s).max())}",
+                    )
+                )
         return problems
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -111,8 +123,9 @@ class Projections(Family):
                 dims[name] = pick(params[name], rng)
         xlo, xhi = sorted((pick(params["x_low"], rng), pick(params["x_high"], rng)))
         wlo, whi = sorted((pick(params["w_low"], rng), pick(params["w_high"], rng)))
-        scale, softmax, output = (bool(pick(params[n], rng)) for n in ("scale", "softmax",
-                                                                     "output"))
+        scale, softmax, output = (
+            bool(pick(params[n], rng)) for n in ("scale", "softmax", "output")
+        )
         softmax = softmax or output
         scale = scale or softmax
         shapes = {"X": ("T", "d"), "W_Q": ("d", "d_k"), "W_K": ("d", "d_k"), "W_V": ("d", "d_v")}
@@ -129,11 +142,19 @@ class Projections(Family):
             if all_pinned or self._lively(mats, scale, output):
                 break
         else:
-            limit = (f" and at most {MAX_SCORE} in size (the scale is asked, and e^x of the "
-                     "scaled scores must stay a calculator number)") if scale else ""
-            raise DrawError("could not draw X (no all-zero token) and W with scores that "
-                            f"are not all equal in every row{limit} ({MAX_REDRAWS} tries); "
-                            "change x_low..x_high or w_low..w_high")
+            limit = (
+                (
+                    f" and at most {MAX_SCORE} in size (the scale is asked, and e^x of the "
+                    "scaled scores must stay a calculator number)"
+                )
+                if scale
+                else ""
+            )
+            raise DrawError(
+                "could not draw X (no all-zero token) and W with scores that "
+                f"are not all equal in every row{limit} ({MAX_REDRAWS} tries); "
+                "change x_low..x_high or w_low..w_high"
+            )
         return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
 
     @staticmethod
@@ -154,8 +175,13 @@ class Projections(Family):
         """The scale slips where the scale is asked, softmax-over-columns where A is,
         mixed-keys where AV is, and no-transpose always (the scores are always asked; it
         applies where K is square and as wide as Q)."""
-        on = {"no-transpose": True, "scale-by-dk": given["scale"], "no-scale": given["scale"],
-              "softmax-over-columns": given["softmax"], "mixed-keys": given["output"]}
+        on = {
+            "no-transpose": True,
+            "scale-by-dk": given["scale"],
+            "no-scale": given["scale"],
+            "softmax-over-columns": given["softmax"],
+            "mixed-keys": given["output"],
+        }
         return tuple(s for s in self.slips if on[s])
 
     def operands(self, given: dict[str, Any]) -> dict[str, Any]:
@@ -180,8 +206,13 @@ class Projections(Family):
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
         """The arguments of ``attend`` for this variant (Q, K, V projected from X)."""
         q, k, v = self.projections(given)
-        return {"Q": q, "K": k, "V": v if given["output"] else None, "d_k": given["d_k"],
-                "causal": False}
+        return {
+            "Q": q,
+            "K": k,
+            "V": v if given["output"] else None,
+            "d_k": given["d_k"],
+            "causal": False,
+        }
 
     def trace(self, given: dict[str, Any], recipe: Recipe = CORRECT) -> Trace:
         """The attention trace of this variant under ``recipe``."""
@@ -208,13 +239,15 @@ class Projections(Family):
         floats = attend_float(Q=q, K=k, V=v, d_k=d_k, causal=False)
         cross_check(item, "scores", ex.matrix_floats(trace.scores), floats["scores"])
         shown = tuple(Shown(n, "matrix", ints(given[n])) for n in ("X",) + WEIGHTS)
-        answers = [int_matrix_answer(n, f"{n} = X{w}", ex.from_ints(m))
-                   for n, w, m in zip("QKV", WEIGHTS, (q, k, v), strict=True)]
+        answers = [
+            int_matrix_answer(n, f"{n} = X{w}", ex.from_ints(m))
+            for n, w, m in zip("QKV", WEIGHTS, (q, k, v), strict=True)
+        ]
         answers.append(int_matrix_answer("scores", r"S = QK^\top", trace.scores))
-        parts = [Part(f"Compute the {what} ${n} = X{w}$.", n, row_label="token",
-                      col_label="dim")
-                 for n, w, what in zip("QKV", WEIGHTS, ("queries", "keys", "values"),
-                                       strict=True)]
+        parts = [
+            Part(f"Compute the {what} ${n} = X{w}$.", n, row_label="token", col_label="dim")
+            for n, w, what in zip("QKV", WEIGHTS, ("queries", "keys", "values"), strict=True)
+        ]
         parts.append(Part("Compute the scores $S = QK^\\top$.", "scores"))
         if given["scale"]:
             cross_check(item, "scaled", ex.matrix_floats(trace.scaled), floats["scaled"])
@@ -226,34 +259,51 @@ class Projections(Family):
             parts.append(Part("Softmax each row over keys: write $A$.", "A"))
         if given["output"]:
             cross_check(item, "output", ex.matrix_floats(trace.output), floats["output"])
-            answers.append(output_answer(trace.A, v, trace.output, decimals,
-                                         before=trace.scaled if given["scale"] else None))
-            parts.append(Part("Mix the values: write the output $AV$.", "output",
-                              col_label="dim"))
-        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
-                        steps=tuple(self.steps(given, (q, k, v), trace, decimals)))
+            answers.append(
+                output_answer(
+                    trace.A,
+                    v,
+                    trace.output,
+                    decimals,
+                    before=trace.scaled if given["scale"] else None,
+                )
+            )
+            parts.append(Part("Mix the values: write the output $AV$.", "output", col_label="dim"))
+        return Solution(
+            shown=shown,
+            parts=tuple(parts),
+            answers=tuple(answers),
+            steps=tuple(self.steps(given, (q, k, v), trace, decimals)),
+        )
 
-    def steps(self, given: dict[str, Any], qkv: tuple[list[list[int]], ...], trace: Trace,
-              decimals: int) -> list[Step]:
+    def steps(
+        self, given: dict[str, Any], qkv: tuple[list[list[int]], ...], trace: Trace, decimals: int
+    ) -> list[Step]:
         """Worked steps: each projection with one entry written out, the scores, then softmax."""
         x = given["X"]
         steps = []
         whats = (("Queries", "query"), ("Keys", "key"), ("Values", "value"))
         for n, w, m, (plural, what) in zip("QKV", WEIGHTS, qkv, whats, strict=True):
             col = [row[0] for row in given[w]]
-            steps.append(Step(f"{plural}: row $t$ of $X$ times $W_{n}$ gives "
-                              f"token $t$'s {what}.",
-                              rf"{n} = X W_{n} = " + bmatrix(ints(m)),
-                              f"For example, row 1 of $X$ times column 1 of $W_{n}$: "
-                              f"${n.lower()}_{{11}} = {dot_text(x[0], col)}$."))
+            steps.append(
+                Step(
+                    f"{plural}: row $t$ of $X$ times $W_{n}$ gives token $t$'s {what}.",
+                    rf"{n} = X W_{n} = " + bmatrix(ints(m)),
+                    f"For example, row 1 of $X$ times column 1 of $W_{n}$: "
+                    f"${n.lower()}_{{11}} = {dot_text(x[0], col)}$.",
+                )
+            )
         q, k, _ = qkv
         j = 1 if len(k) > 1 else 0
-        steps.append(Step("Scores: each query against every key (rows of $Q$ times rows of "
-                          "$K$).",
-                          r"S = QK^\top = " + bmatrix(ints(ints_of(trace.scores))),
-                          f"For example, $s_{{1{j + 1}}} = q_1 \\cdot k_{j + 1} = "
-                          f"{dot_text(q[0], k[j])}$ (the columns of $K^\\top$ are the "
-                          "keys)."))
+        steps.append(
+            Step(
+                "Scores: each query against every key (rows of $Q$ times rows of $K$).",
+                r"S = QK^\top = " + bmatrix(ints(ints_of(trace.scores))),
+                f"For example, $s_{{1{j + 1}}} = q_1 \\cdot k_{j + 1} = "
+                f"{dot_text(q[0], k[j])}$ (the columns of $K^\\top$ are the "
+                "keys).",
+            )
+        )
         if given["scale"]:
             rest = attention_steps(replace(trace, scores=None), {"d_k": given["d_k"]}, decimals)
             steps += rest if given["softmax"] else rest[:1]

@@ -17,8 +17,11 @@ from worksheetgen.families.scaling import Scaling
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 ONE_HOT = "it pushes the softmax toward a one-hot (one weight near 1)"
-LARGE_DK_OPTIONS = (ONE_HOT, "it pushes the softmax toward uniform weights",
-                    "nothing: the softmax does not depend on the size of the scores")
+LARGE_DK_OPTIONS = (
+    ONE_HOT,
+    "it pushes the softmax toward uniform weights",
+    "nothing: the softmax does not depend on the size of the scores",
+)
 WHY_SCALE = (
     "Without the scale, $q \\cdot k$ has variance $d_k$, so its typical size "
     "($\\sqrt{d_k}$) grows with the width. Large logits push the softmax toward a one-hot: "
@@ -35,30 +38,45 @@ class ScaleEffect(Scaling):
 
     name = "scale-effect"
     title = "Why the scores are scaled"
-    summary = ("Softmax a row with and without 1/sqrt(d_k) (did the largest entry gain or "
-               "lose?), and the variance of q.k (= d_k) and of q.k/sqrt(d_k) (= 1).")
+    summary = (
+        "Softmax a row with and without 1/sqrt(d_k) (did the largest entry gain or "
+        "lose?), and the variance of q.k (= d_k) and of q.k/sqrt(d_k) (= 1)."
+    )
     supports_choice = True
     slips = ("scale-by-dk", "no-scale")
     carries = Scaling.carries  # the row's parts (the variance parts carry nothing)
     params = tuple(
-        IntParam("d_k", 2, 1024, Choices((4, 9, 16)),
-                 "key width: the row is divided by sqrt(d_k), and Var(q.k) = d_k")
-        if p.name == "d_k" else p for p in Scaling.params
+        IntParam(
+            "d_k",
+            2,
+            1024,
+            Choices((4, 9, 16)),
+            "key width: the row is divided by sqrt(d_k), and Var(q.k) = d_k",
+        )
+        if p.name == "d_k"
+        else p
+        for p in Scaling.params
     ) + (
         BoolParam("softmax", Pinned(True), "ask the row's softmax with and without the scale"),
-        BoolParam("variance", Pinned(True),
-                  "ask Var(q.k), Var(q.k/sqrt(d_k)) and why the scale fixes the variance"),
+        BoolParam(
+            "variance",
+            Pinned(True),
+            "ask Var(q.k), Var(q.k/sqrt(d_k)) and why the scale fixes the variance",
+        ),
     )
-    prompt = ("{% if softmax %}A query's raw scores against {{ n }} keys are $s = {{ row_tex }}$"
-              ", with $d_k = {{ d_k }}$.{% endif %}{% if variance %}{% if softmax %} For the "
-              "variance parts, suppose{% else %}Suppose{% endif %} the $d_k = {{ d_k }}$ "
-              "coordinates of a query $q$ and of a key $k$ are independent, each with mean 0 "
-              "and variance 1.{% endif %}")
+    prompt = (
+        "{% if softmax %}A query's raw scores against {{ n }} keys are $s = {{ row_tex }}$"
+        ", with $d_k = {{ d_k }}$.{% endif %}{% if variance %}{% if softmax %} For the "
+        "variance parts, suppose{% else %}Suppose{% endif %} the $d_k = {{ d_k }}$ "
+        "coordinates of a query $q$ and of a key $k$ are independent, each with mean 0 "
+        "and variance 1.{% endif %}"
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         if pinned(params, "softmax") is False and pinned(params, "variance") is False:
-            return [("variance", "expected softmax or variance (or both) to be true, got both "
-                     "false")]
+            return [
+                ("variance", "expected softmax or variance (or both) to be true, got both false")
+            ]
         return super().check(params)
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -94,41 +112,59 @@ class ScaleEffect(Scaling):
         steps: list[Step] = []
         if given["softmax"]:
             base = super().solve(given, decimals, item)
-            shown, answers, parts, steps = (base.shown, list(base.answers), list(base.parts),
-                                            list(base.steps))
+            shown, answers, parts, steps = (
+                base.shown,
+                list(base.answers),
+                list(base.parts),
+                list(base.steps),
+            )
         if given["variance"]:
             var_scaled = ex.div(ex.integer(d_k), ex.integer(d_k))
             answers += [
                 integer_answer("var_qk", r"\mathrm{Var}(q \cdot k)", d_k),
-                integer_answer("var_scaled", rf"\mathrm{{Var}}(q \cdot k/\sqrt{{{d_k}}})",
-                               ex.as_int(var_scaled)),
-                choice_answer("large_dk", r"\text{large } d_k", ONE_HOT, LARGE_DK_OPTIONS,
-                              "Scores with a large spread make the largest exponential "
-                              "dominate the sum."),
+                integer_answer(
+                    "var_scaled",
+                    rf"\mathrm{{Var}}(q \cdot k/\sqrt{{{d_k}}})",
+                    ex.as_int(var_scaled),
+                ),
+                choice_answer(
+                    "large_dk",
+                    r"\text{large } d_k",
+                    ONE_HOT,
+                    LARGE_DK_OPTIONS,
+                    "Scores with a large spread make the largest exponential dominate the sum.",
+                ),
                 text_answer("why_scale", r"\text{why}", WHY_SCALE),
             ]
             parts += [
                 Part("What is the variance of the dot product $q \\cdot k$?", "var_qk"),
                 Part(f"What is the variance of $q \\cdot k/\\sqrt{{{d_k}}}$?", "var_scaled"),
-                Part("Without the scale, what does a large $d_k$ do to the softmax?",
-                     "large_dk"),
-                Part("Explain in two or three sentences why attention divides by "
-                     "$\\sqrt{d_k}$ (and not by $d_k$).", "why_scale"),
+                Part("Without the scale, what does a large $d_k$ do to the softmax?", "large_dk"),
+                Part(
+                    "Explain in two or three sentences why attention divides by "
+                    "$\\sqrt{d_k}$ (and not by $d_k$).",
+                    "why_scale",
+                ),
             ]
             steps += [
-                Step("Each product $q_i k_i$ has mean 0 and variance 1 (independent factors)",
-                     r"\mathrm{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = "
-                     r"1 \cdot 1 = 1"),
-                Step(f"The {d_k} products are independent, so their variances add",
-                     rf"\mathrm{{Var}}(q \cdot k) = \sum_{{i=1}}^{{{d_k}}} \mathrm{{Var}}"
-                     rf"(q_i k_i) = {d_k}"),
-                Step(f"Dividing by $\\sqrt{{{d_k}}}$ divides the variance by {d_k}",
-                     rf"\mathrm{{Var}}\left(\frac{{q \cdot k}}{{\sqrt{{{d_k}}}}}\right) = "
-                     rf"\frac{{{d_k}}}{{{d_k}}} = 1"),
+                Step(
+                    "Each product $q_i k_i$ has mean 0 and variance 1 (independent factors)",
+                    r"\mathrm{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = "
+                    r"1 \cdot 1 = 1",
+                ),
+                Step(
+                    f"The {d_k} products are independent, so their variances add",
+                    rf"\mathrm{{Var}}(q \cdot k) = \sum_{{i=1}}^{{{d_k}}} \mathrm{{Var}}"
+                    rf"(q_i k_i) = {d_k}",
+                ),
+                Step(
+                    f"Dividing by $\\sqrt{{{d_k}}}$ divides the variance by {d_k}",
+                    rf"\mathrm{{Var}}\left(\frac{{q \cdot k}}{{\sqrt{{{d_k}}}}}\right) = "
+                    rf"\frac{{{d_k}}}{{{d_k}}} = 1",
+                ),
                 Step("Why it matters:", text=WHY_SCALE),
             ]
-        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers),
-                        steps=tuple(steps))
+        return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))
 
     def prompt_context(self, given: dict[str, Any]) -> dict[str, Any]:
         if "row" not in given:

@@ -38,10 +38,20 @@ class Scaling(Family):
     # (the options in order: more weight there without the scale, with it, the same)
     carries = (
         Carry("A", ("scaled",), ("softmax",)),
-        Carry("peaked", ("A_unscaled", "A"), ("compare_top",), args=(("top_of", "row"),),
-              fixed=(("options", PEAKED_OPTIONS),)),
-        Carry("largest_change", ("A_unscaled", "A"), ("compare_top",),
-              args=(("top_of", "row"),), fixed=(("options", CHANGE_OPTIONS),)),
+        Carry(
+            "peaked",
+            ("A_unscaled", "A"),
+            ("compare_top",),
+            args=(("top_of", "row"),),
+            fixed=(("options", PEAKED_OPTIONS),),
+        ),
+        Carry(
+            "largest_change",
+            ("A_unscaled", "A"),
+            ("compare_top",),
+            args=(("top_of", "row"),),
+            fixed=(("options", CHANGE_OPTIONS),),
+        ),
     )
     layout = (("row", "rows", "n"),)
     params = (
@@ -51,19 +61,28 @@ class Scaling(Family):
         IntParam("high", -9, 9, Pinned(3), "largest score"),
         MatrixParam("row", 1, 4, help="pin the row of scores, as [[s1, s2, ...]]"),
     )
-    prompt = ("One query's raw scores $s$ against {{ n }} keys, and the key width $d_k$, are "
-              "below.")
+    prompt = "One query's raw scores $s$ against {{ n }} keys, and the key width $d_k$, are below."
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         row = params.get("row")
         if isinstance(row, Pinned):
             r = row.value
             if len(r) != 1 or len(r[0]) < 2:
-                return [("row", "expected one row of at least 2 scores, like [[0, 2]], "
-                         f"got {len(r)}x{len(r[0])}")]
+                return [
+                    (
+                        "row",
+                        "expected one row of at least 2 scores, like [[0, 2]], "
+                        f"got {len(r)}x{len(r[0])}",
+                    )
+                ]
             if max(r[0]) == min(r[0]):
-                return [("row", "expected scores that are not all equal (else both softmaxes "
-                         "are uniform), got equal scores")]
+                return [
+                    (
+                        "row",
+                        "expected scores that are not all equal (else both softmaxes "
+                        "are uniform), got equal scores",
+                    )
+                ]
         low, high = params["low"], params["high"]
         if isinstance(low, Pinned) and isinstance(high, Pinned) and low.value >= high.value:
             return [("high", f"expected high > low ({low.value}), got {high.value}")]
@@ -72,8 +91,11 @@ class Scaling(Family):
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         d_k = pick(params["d_k"], rng)
         if "row" in params:
-            return {"row": list(params["row"].value[0]), "d_k": d_k,
-                    "n": len(params["row"].value[0])}
+            return {
+                "row": list(params["row"].value[0]),
+                "d_k": d_k,
+                "n": len(params["row"].value[0]),
+            }
         n = pick(params["n"], rng)
         lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
         for _ in range(MAX_REDRAWS):
@@ -96,11 +118,14 @@ class Scaling(Family):
             return None
         return {"S": [given["row"]], "d_k": given["d_k"], "causal": False}
 
-    def rounded(self, given: dict[str, Any], recipe: Recipe,
-                decimals: int) -> tuple[dict[str, Any], ...]:
+    def rounded(
+        self, given: dict[str, Any], recipe: Recipe, decimals: int
+    ) -> tuple[dict[str, Any], ...]:
         """The rounding chains of the row, as vectors like the answers."""
-        return tuple({k: v[0] for k, v in chain.items()}
-                     for chain in super().rounded(given, recipe, decimals))
+        return tuple(
+            {k: v[0] for k, v in chain.items()}
+            for chain in super().rounded(given, recipe, decimals)
+        )
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         row, d_k = given["row"], given["d_k"]
@@ -109,8 +134,12 @@ class Scaling(Family):
         _, _, (plain,) = softmax_rows([raw])
         exps, sums, (weights,) = softmax_rows([scaled])
         cross_check(item, "A_unscaled", [ex.to_float(x) for x in plain], _softmax_float(row))
-        cross_check(item, "A", [ex.to_float(x) for x in weights],
-                    _softmax_float([x / np.sqrt(d_k) for x in row]))
+        cross_check(
+            item,
+            "A",
+            [ex.to_float(x) for x in weights],
+            _softmax_float([x / np.sqrt(d_k) for x in row]),
+        )
         top = max(range(len(row)), key=lambda i: row[i])
         if plain[top].val > weights[top].val:
             change, peaked = CHANGE_OPTIONS[0], PEAKED_OPTIONS[0]
@@ -122,45 +151,83 @@ class Scaling(Family):
         # the top weight before and after, to as many digits as it takes to see them differ
         # (at 0 decimals 0.88 and 0.80 both print as 1)
         shown = decimals
-        while shown < decimals + 4 and ex.rounded(plain[top], shown) == \
-                ex.rounded(weights[top], shown):
+        while shown < decimals + 4 and ex.rounded(plain[top], shown) == ex.rounded(
+            weights[top], shown
+        ):
             shown += 1
         before, after = ex.rounded(plain[top], shown), ex.rounded(weights[top], shown)
         answers = (
             vector_answer("A_unscaled", r"\mathrm{softmax}(s)", plain, decimals),
             vector_answer("scaled", rf"s/{sqrt_of(d_k)}", scaled, decimals),
-            vector_answer("A", rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)})", weights, decimals,
-                          widen=2),
-            choice_answer("peaked", "more peaked", peaked, PEAKED_OPTIONS,
-                          "Dividing by a number above 1 shrinks the gaps between scores, so "
-                          "the softmax flattens; skipping the scale leaves it more peaked."),
-            choice_answer("largest_change", "largest entry", change, CHANGE_OPTIONS,
-                          f"Its weight goes from {before} to {after}."),
+            vector_answer(
+                "A", rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)})", weights, decimals, widen=2
+            ),
+            choice_answer(
+                "peaked",
+                "more peaked",
+                peaked,
+                PEAKED_OPTIONS,
+                "Dividing by a number above 1 shrinks the gaps between scores, so "
+                "the softmax flattens; skipping the scale leaves it more peaked.",
+            ),
+            choice_answer(
+                "largest_change",
+                "largest entry",
+                change,
+                CHANGE_OPTIONS,
+                f"Its weight goes from {before} to {after}.",
+            ),
         )
         parts = (
-            Part("Softmax the row as it is: write $\\mathrm{softmax}(s)$.", "A_unscaled",
-                 row_label="", col_label="key"),
-            Part(f"Scale the row: write $s/\\sqrt{{{d_k}}}$.", "scaled", row_label="",
-                 col_label="key"),
-            Part(f"Softmax the scaled row: write $\\mathrm{{softmax}}(s/\\sqrt{{{d_k}}})$.", "A",
-                 row_label="", col_label="key"),
+            Part(
+                "Softmax the row as it is: write $\\mathrm{softmax}(s)$.",
+                "A_unscaled",
+                row_label="",
+                col_label="key",
+            ),
+            Part(
+                f"Scale the row: write $s/\\sqrt{{{d_k}}}$.",
+                "scaled",
+                row_label="",
+                col_label="key",
+            ),
+            Part(
+                f"Softmax the scaled row: write $\\mathrm{{softmax}}(s/\\sqrt{{{d_k}}})$.",
+                "A",
+                row_label="",
+                col_label="key",
+            ),
             Part("Which softmax is more peaked?", "peaked"),
-            Part(f"Did the largest score (key {top + 1}) gain or lose probability after "
-                 "scaling?", "largest_change"),
+            Part(
+                f"Did the largest score (key {top + 1}) gain or lose probability after scaling?",
+                "largest_change",
+            ),
         )
         steps = (
             Step("Softmax without the scale", r"\mathrm{softmax}(s) \approx " + vector(r(plain))),
             Step(f"Divide by $\\sqrt{{{d_k}}}$", rf"s/{sqrt_of(d_k)} \approx " + vector(r(scaled))),
-            Step("Exponentiate and sum", r"e^{s/\sqrt{d_k}} \approx " + vector(r(exps[0]))
-                 + r",\quad \textstyle\sum \approx " + ex.rounded(sums[0], decimals)),
-            Step("Softmax with the scale", rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)}) \approx "
-                 + vector(r(weights))),
-            Step(f"The largest entry {change.replace('it ', '')}: the unscaled softmax is "
-                 "more peaked; that is the scale's job."),
+            Step(
+                "Exponentiate and sum",
+                r"e^{s/\sqrt{d_k}} \approx "
+                + vector(r(exps[0]))
+                + r",\quad \textstyle\sum \approx "
+                + ex.rounded(sums[0], decimals),
+            ),
+            Step(
+                "Softmax with the scale",
+                rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)}) \approx " + vector(r(weights)),
+            ),
+            Step(
+                f"The largest entry {change.replace('it ', '')}: the unscaled softmax is "
+                "more peaked; that is the scale's job."
+            ),
         )
-        return Solution(shown=(Shown("s", "vector", [str(x) for x in row]),
-                               Shown("d_k", "scalar", str(d_k))),
-                        parts=parts, answers=answers, steps=steps)
+        return Solution(
+            shown=(Shown("s", "vector", [str(x) for x in row]), Shown("d_k", "scalar", str(d_k))),
+            parts=parts,
+            answers=answers,
+            steps=steps,
+        )
 
     def prompt_context(self, given: dict[str, Any]) -> dict[str, Any]:
         return {"row_tex": vector([str(x) for x in given["row"]])}

@@ -36,8 +36,14 @@ from worksheetgen.families.base import (
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
-PLANTABLE = ("no-transpose", "scale-by-dk", "no-scale", "mask-with-zero",
-             "softmax-over-columns", "mixed-keys")
+PLANTABLE = (
+    "no-transpose",
+    "scale-by-dk",
+    "no-scale",
+    "mask-with-zero",
+    "softmax-over-columns",
+    "mixed-keys",
+)
 MAX_REDRAWS = 100
 
 
@@ -51,6 +57,7 @@ def _values(p: ParamValue) -> tuple[Any, ...]:
 
 def buggy_steps(trace: Trace, given: dict[str, Any], slip: str, decimals: int) -> list[Step]:
     """The worked solution as the student wrote it: each step shows what was computed."""
+
     def r(m: ex.Matrix) -> list[list[str]]:
         return table(m, decimals)
 
@@ -74,27 +81,40 @@ class SpotBug(QKVHead, Family):
 
     name = "spot-the-bug"
     title = "Spot the bug"
-    summary = ("A worked attention head with exactly one slip: name the slip and write the "
-               "corrected A and AV.")
+    summary = (
+        "A worked attention head with exactly one slip: name the slip and write the "
+        "corrected A and AV."
+    )
     slips = PLANTABLE
     fingerprint = ("scores", "scaled", "masked", "A", "output")
     target = "output"
     params = (
         IntParam("T", 2, 3, IntRange(2, 3), "number of tokens"),
-        IntParam("d_k", 2, 3, Pinned(2),
-                 "width of queries, keys and values (2 or 3: with 1 the scale cannot go wrong)"),
+        IntParam(
+            "d_k",
+            2,
+            3,
+            Pinned(2),
+            "width of queries, keys and values (2 or 3: with 1 the scale cannot go wrong)",
+        ),
         IntParam("low", -3, 3, Pinned(0), "smallest entry of Q, K"),
         IntParam("high", -3, 3, Pinned(2), "largest entry of Q, K"),
         IntParam("v_low", -9, 9, Pinned(0), "smallest entry of V"),
         IntParam("v_high", -9, 9, Pinned(3), "largest entry of V"),
         BoolParam("causal", Choices((True, False)), "apply a causal mask (default: drawn)"),
-        OptionParam("slip", PLANTABLE, Choices(PLANTABLE),
-                    "the slip to plant, or {choices: [...]} to draw one that applies"),
+        OptionParam(
+            "slip",
+            PLANTABLE,
+            Choices(PLANTABLE),
+            "the slip to plant, or {choices: [...]} to draw one that applies",
+        ),
     )
-    prompt = ("A student computed one attention head over $T = {{ T }}$ tokens with "
-              "$d_k = {{ d_k }}${% if causal %}, in a decoder (causal mask){% endif %}. "
-              "The queries, keys and values are the rows of $Q$, $K$ and $V$. Their worked "
-              "solution below contains exactly one slip.")
+    prompt = (
+        "A student computed one attention head over $T = {{ T }}$ tokens with "
+        "$d_k = {{ d_k }}${% if causal %}, in a decoder (causal mask){% endif %}. "
+        "The queries, keys and values are the rows of $Q$, $K$ and $V$. Their worked "
+        "solution below contains exactly one slip."
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         slips = set(_values(params["slip"]))
@@ -102,13 +122,25 @@ class SpotBug(QKVHead, Family):
         if isinstance(low, Pinned) and isinstance(high, Pinned) and low.value >= high.value:
             return [("high", f"expected high > low ({low.value}), got {high.value}")]
         if slips == {"mask-with-zero"} and True not in _values(params["causal"]):
-            return [("causal", "expected causal: true (the slip mask-with-zero needs a mask), "
-                     "got false")]
+            return [
+                (
+                    "causal",
+                    "expected causal: true (the slip mask-with-zero needs a mask), got false",
+                )
+            ]
         d_k = params["d_k"]
-        if slips == {"no-transpose"} and isinstance(d_k, Pinned) \
-                and d_k.value not in _values(params["T"]):
-            return [("T", f"expected T = d_k = {d_k.value} (Q·K is defined only for a square "
-                     f"K), got T from {', '.join(map(str, _values(params['T'])))}")]
+        if (
+            slips == {"no-transpose"}
+            and isinstance(d_k, Pinned)
+            and d_k.value not in _values(params["T"])
+        ):
+            return [
+                (
+                    "T",
+                    f"expected T = d_k = {d_k.value} (Q·K is defined only for a square "
+                    f"K), got T from {', '.join(map(str, _values(params['T'])))}",
+                )
+            ]
         return []
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
@@ -122,14 +154,17 @@ class SpotBug(QKVHead, Family):
                 "Q": int_matrix(rng, t, d_k, lo, hi),
                 "K": int_matrix(rng, t, d_k, lo, hi),
                 "V": int_matrix(rng, t, d_k, vlo, vhi),
-                "T": t, "d_k": d_k, "causal": causal,
+                "T": t,
+                "d_k": d_k,
+                "causal": causal,
             }
             usable = [n for n in PLANTABLE if n in allowed and mc.get(n).applies(given, {})]
             if usable:
                 given["slip"] = usable[int(rng.integers(len(usable)))]
                 return given
-        raise DrawError("could not draw values to which one of the slips "
-                        + ", ".join(allowed) + " applies")
+        raise DrawError(
+            "could not draw values to which one of the slips " + ", ".join(allowed) + " applies"
+        )
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         return PLANTABLE
@@ -141,8 +176,7 @@ class SpotBug(QKVHead, Family):
 
     def options(self, given: dict[str, Any]) -> tuple[str, ...]:
         """The slip descriptions offered to the student: every slip that applies here."""
-        return tuple(mc.get(n).description for n in PLANTABLE
-                     if mc.get(n).applies(given, {}))
+        return tuple(mc.get(n).description for n in PLANTABLE if mc.get(n).applies(given, {}))
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         q, k, v, d_k, causal = (given[n] for n in ("Q", "K", "V", "d_k", "causal"))
@@ -155,11 +189,13 @@ class SpotBug(QKVHead, Family):
                 cross_check(item, name, ex.matrix_floats(getattr(trace, name)), floats[name])
         options = self.options(given)
         answers = (
-            choice_answer("slip", r"\text{slip}", planted.description, options,
-                          f"The slip is {planted.name}."),
+            choice_answer(
+                "slip", r"\text{slip}", planted.description, options, f"The slip is {planted.name}."
+            ),
             matrix_answer("A", "A", right.A, decimals, widen=2),
-            output_answer(right.A, v, right.output, decimals,
-                          before=right.masked if causal else right.scaled),
+            output_answer(
+                right.A, v, right.output, decimals, before=right.masked if causal else right.scaled
+            ),
         )
         parts = (
             Part("Which slip does the worked solution make?", "slip"),
@@ -169,8 +205,13 @@ class SpotBug(QKVHead, Family):
         steps = [Step(f"The slip is {planted.name}.", text=planted.description)]
         steps += attention_steps(right, given, decimals)
         return Solution(
-            shown=(Shown("Q", "matrix", ints(q)), Shown("K", "matrix", ints(k)),
-                   Shown("V", "matrix", ints(v))),
-            parts=parts, answers=answers, steps=tuple(steps),
+            shown=(
+                Shown("Q", "matrix", ints(q)),
+                Shown("K", "matrix", ints(k)),
+                Shown("V", "matrix", ints(v)),
+            ),
+            parts=parts,
+            answers=answers,
+            steps=tuple(steps),
             shown_steps=tuple(buggy_steps(wrong, given, planted.name, decimals)),
         )

@@ -68,8 +68,9 @@ _FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$", re.ASCII)
 _INDEX = re.compile(r"^\d{1,6}$", re.ASCII)
 _CELL = re.compile(r"^\(?\s*(\d{1,6})\s*[,;: ]\s*(\d{1,6})\s*\)?$", re.ASCII)
 _CELL_RC = re.compile(r"^r\s*(\d{1,6})\s*c\s*(\d{1,6})$", re.IGNORECASE | re.ASCII)
-_SHAPE = re.compile(r"^[(\[]?\s*(\d{1,6})\s*(?:x|×|\*|,|by)\s*(\d{1,6})\s*[)\]]?$",
-                    re.IGNORECASE | re.ASCII)
+_SHAPE = re.compile(
+    r"^[(\[]?\s*(\d{1,6})\s*(?:x|×|\*|,|by)\s*(\d{1,6})\s*[)\]]?$", re.IGNORECASE | re.ASCII
+)
 
 
 # --------------------------------------------------------------------------- the key
@@ -226,11 +227,20 @@ def _multiple_choice(a: KeyAnswer, q: dict[str, Any]) -> KeyAnswer:
     """A multiple-choice item's part: the student gives the label of the option they chose."""
     choices = q["choices"]
     labels = tuple(str(c["label"]) for c in choices)
-    slips = tuple((_norm_text(c["label"]), str(c["misconception"])) for c in choices
-                  if c.get("misconception"))
-    return KeyAnswer(name=a.name, part=a.part, kind="choice", grid=None,
-                     text=str(q.get("choice_answer")), rounded=q.get("choice_answer"),
-                     tolerance=0.0, options=labels, choice_slips=slips)
+    slips = tuple(
+        (_norm_text(c["label"]), str(c["misconception"])) for c in choices if c.get("misconception")
+    )
+    return KeyAnswer(
+        name=a.name,
+        part=a.part,
+        kind="choice",
+        grid=None,
+        text=str(q.get("choice_answer")),
+        rounded=q.get("choice_answer"),
+        tolerance=0.0,
+        options=labels,
+        choice_slips=slips,
+    )
 
 
 def _slip(d: dict[str, Any], answers: Sequence[KeyAnswer]) -> Slip:
@@ -252,18 +262,24 @@ def _carries(q: dict[str, Any], names: Sequence[str]) -> tuple[CarryStep, ...]:
     key.json had them gets its family's steps for the variant, as a build would write them."""
     raw = q.get("carries")
     if raw is None:
-
         family = str(q.get("family", ""))
         given = q.get("given", {})
-        raw = get_family(family).carries_for(given, names) \
-            if family in FAMILIES and isinstance(given, dict) else []
+        raw = (
+            get_family(family).carries_for(given, names)
+            if family in FAMILIES and isinstance(given, dict)
+            else []
+        )
     if not isinstance(raw, list):
         raise TypeError("carries: expected a list")
     out = []
     for c in raw:
         inputs, steps, args = c["from"], c["steps"], c.get("args", {})
-        if not (isinstance(inputs, list) and isinstance(steps, list) and isinstance(args, dict)
-                and all(isinstance(x, str) for x in inputs + steps)):
+        if not (
+            isinstance(inputs, list)
+            and isinstance(steps, list)
+            and isinstance(args, dict)
+            and all(isinstance(x, str) for x in inputs + steps)
+        ):
             raise TypeError("carries: expected lists of names and a mapping of arguments")
         unknown = [x for x in steps if x not in CARRY_STEPS]
         if unknown:
@@ -286,16 +302,32 @@ def _question_key(q: dict[str, Any]) -> QuestionKey:
             grid, text = _as_grid(kind, value), None
         else:
             grid, text = None, str(value)
-        answers.append(KeyAnswer(name=name, part=_part_label(i), kind=kind, grid=grid, text=text,
-                                 rounded=q.get("rounded", {}).get(name), tolerance=tol,
-                                 options=tuple(q.get("options", {}).get(name, ()))))
+        answers.append(
+            KeyAnswer(
+                name=name,
+                part=_part_label(i),
+                kind=kind,
+                grid=grid,
+                text=text,
+                rounded=q.get("rounded", {}).get(name),
+                tolerance=tol,
+                options=tuple(q.get("options", {}).get(name, ())),
+            )
+        )
     if q.get("format") == "choice" and q.get("choices"):
         answers = [_multiple_choice(a, q) for a in answers]
     slips = tuple(_slip(d, answers) for d in q.get("distractors", []))
-    return QuestionKey(id=str(q["id"]), number=int(q.get("number", 0)),
-                       title=str(q.get("title") or q["id"]), family=str(q.get("family", "")),
-                       points=Fraction(str(q.get("points", 1))), given=dict(q.get("given", {})),
-                       answers=tuple(answers), slips=slips, carries=_carries(q, names))
+    return QuestionKey(
+        id=str(q["id"]),
+        number=int(q.get("number", 0)),
+        title=str(q.get("title") or q["id"]),
+        family=str(q.get("family", "")),
+        points=Fraction(str(q.get("points", 1))),
+        given=dict(q.get("given", {})),
+        answers=tuple(answers),
+        slips=slips,
+        carries=_carries(q, names),
+    )
 
 
 def check_key(data: Any, path: str = "key.json") -> None:
@@ -315,18 +347,26 @@ def parse_key(data: Any, path: str = "key.json") -> GradeKey:
     for i, s in enumerate(data["sheets"]):
         try:
             student = s.get("student") or {}
-            sheets.append(SheetKey(id=str(s["id"]), name=str(student.get("name", "")),
-                                   questions=tuple(_question_key(q) for q in s["questions"])))
+            sheets.append(
+                SheetKey(
+                    id=str(s["id"]),
+                    name=str(student.get("name", "")),
+                    questions=tuple(_question_key(q) for q in s["questions"]),
+                )
+            )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise GradeError(f"expected a question list with answers, kinds and parts, got a "
-                             f"problem at {exc!s}", file=path, field=f"sheets[{i}]") from None
+            raise GradeError(
+                f"expected a question list with answers, kinds and parts, got a problem at {exc!s}",
+                file=path,
+                field=f"sheets[{i}]",
+            ) from None
     ids = [s.id for s in sheets]
     if len(set(ids)) != len(ids):
         dup = next(x for x in ids if ids.count(x) > 1)
-        raise GradeError(f"expected unique sheet ids, got '{dup}' twice", file=path,
-                         field="sheets")
-    return GradeKey(path=path, title=str(data.get("title", "")), seed=data.get("seed"),
-                    sheets=tuple(sheets))
+        raise GradeError(f"expected unique sheet ids, got '{dup}' twice", file=path, field="sheets")
+    return GradeKey(
+        path=path, title=str(data.get("title", "")), seed=data.get("seed"), sheets=tuple(sheets)
+    )
 
 
 def load_key(path: str | os.PathLike[str]) -> GradeKey:
@@ -390,8 +430,12 @@ def _decode(data: bytes, name: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise GradeError(f"expected UTF-8 text (save the sheet as \"CSV UTF-8\"), got byte "
-                         f"0x{data[exc.start]:02X}", file=name, line=line) from None
+        raise GradeError(
+            f'expected UTF-8 text (save the sheet as "CSV UTF-8"), got byte '
+            f"0x{data[exc.start]:02X}",
+            file=name,
+            line=line,
+        ) from None
 
 
 def _records(text: str, name: str) -> Iterable[tuple[int, list[str]]]:
@@ -407,8 +451,9 @@ def _records(text: str, name: str) -> Iterable[tuple[int, list[str]]]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise GradeError(f"expected well-formed CSV, got {exc}", file=name,
-                             line=reader.line_num or start) from None
+            raise GradeError(
+                f"expected well-formed CSV, got {exc}", file=name, line=reader.line_num or start
+            ) from None
         yield start, record
         start = reader.line_num + 1
 
@@ -421,8 +466,9 @@ def _parse_number(text: str, masked_ok: bool = True) -> float | None:
     if masked_ok and t.casefold() in MASKED_WORDS:
         return -math.inf
     if len(t) > MAX_NUMBER_CHARS:
-        raise _RowError("value", f"expected a number of at most {MAX_NUMBER_CHARS} "
-                        f"characters, got {len(t)}")
+        raise _RowError(
+            "value", f"expected a number of at most {MAX_NUMBER_CHARS} characters, got {len(t)}"
+        )
     x: float | None = None
     if _NUMBER.match(t):
         x = float(t)
@@ -431,8 +477,9 @@ def _parse_number(text: str, masked_ok: bool = True) -> float | None:
         if m and int(m.group(2)) != 0:
             x = float(Fraction(int(m.group(1)), int(m.group(2))))  # exact, then rounded once
     if x is not None and not math.isfinite(x):
-        raise _RowError("value", f"expected a number a float can hold (below 1e308 in size), "
-                        f"got {_got(t)}")
+        raise _RowError(
+            "value", f"expected a number a float can hold (below 1e308 in size), got {_got(t)}"
+        )
     return x
 
 
@@ -455,8 +502,11 @@ def _parse_entry(ans: KeyAnswer, text: str) -> list[tuple[int, int]]:
             r, c = int(m.group(1)), int(m.group(2))
             if 1 <= r <= rows and 1 <= c <= cols:
                 return [(r - 1, c - 1)]
-        raise _RowError("entry", f"expected a cell \"row,col\" of the {rows}x{cols} table "
-                        f"{ans.name} (row 1-{rows}, column 1-{cols}), got {_got(t)}")
+        raise _RowError(
+            "entry",
+            f'expected a cell "row,col" of the {rows}x{cols} table '
+            f"{ans.name} (row 1-{rows}, column 1-{cols}), got {_got(t)}",
+        )
     if ans.kind in ("vector", "shape"):
         if ans.kind == "shape" and t == "":
             return [(0, c) for c in range(cols)]
@@ -467,11 +517,13 @@ def _parse_entry(ans: KeyAnswer, text: str) -> list[tuple[int, int]]:
             return [(0, int(t) - 1)]
         what = "dimension" if ans.kind == "shape" else "entry"
         extra = " (or nothing for the whole shape)" if ans.kind == "shape" else ""
-        raise _RowError("entry", f"expected the {what} number 1-{cols} of {ans.name}{extra}, "
-                        f"got {_got(t)}")
+        raise _RowError(
+            "entry", f"expected the {what} number 1-{cols} of {ans.name}{extra}, got {_got(t)}"
+        )
     if t:
-        raise _RowError("entry", f"expected an empty entry for the single answer {ans.name}, "
-                        f"got {_got(t)}")
+        raise _RowError(
+            "entry", f"expected an empty entry for the single answer {ans.name}, got {_got(t)}"
+        )
     return [(0, 0)]
 
 
@@ -484,10 +536,12 @@ def _chosen_option(ans: KeyAnswer, text: str) -> str:
         return t
     labels = bool(ans.choice_slips) or all(len(o) == 1 for o in ans.options)
     if not labels:  # a multiple-choice item's labels are taken only as they are
-
         named = MISCONCEPTIONS.get(t)
-        candidates = [o for o in ans.options
-                      if named is not None and _norm_text(o) == _norm_text(named.description)]
+        candidates = [
+            o
+            for o in ans.options
+            if named is not None and _norm_text(o) == _norm_text(named.description)
+        ]
         if not candidates and len(t) >= 4:
             candidates = [o for o in ans.options if _norm_text(o).startswith(t)]
         if not candidates and len(t) == 1 and "a" <= t <= "z":
@@ -495,8 +549,9 @@ def _chosen_option(ans: KeyAnswer, text: str) -> str:
             candidates = [ans.options[index]] if index < len(ans.options) else []
         if len(candidates) == 1:
             return _norm_text(candidates[0])
-    raise _RowError("value", f"expected one of {_one_of([repr(o) for o in ans.options])}, got "
-                    f"{_got(text)}")
+    raise _RowError(
+        "value", f"expected one of {_one_of([repr(o) for o in ans.options])}, got {_got(text)}"
+    )
 
 
 def _parse_value(ans: KeyAnswer, text: str, cells: list[tuple[int, int]]) -> list[float | str]:
@@ -511,8 +566,10 @@ def _parse_value(ans: KeyAnswer, text: str, cells: list[tuple[int, int]]) -> lis
         if not m:
             raise _RowError("value", f"expected a shape like 4x4 or (4, 4), got {_got(t)}")
         if len(cells) != 2:
-            raise _RowError("value", f"expected one row per dimension of {ans.name}, got a "
-                            f"whole shape {_got(t)}")
+            raise _RowError(
+                "value",
+                f"expected one row per dimension of {ans.name}, got a whole shape {_got(t)}",
+            )
         return [float(m.group(1)), float(m.group(2))]
     x = _parse_number(t, masked_ok=ans.kind in ("matrix", "vector"))
     if x is None:
@@ -530,12 +587,14 @@ def _entry_label(ans: KeyAnswer, cell: tuple[int, int]) -> str:
     return ""
 
 
-def read_responses(path: str | os.PathLike[str], key: GradeKey,
-                   display: str | None = None) -> Responses:
+def read_responses(
+    path: str | os.PathLike[str], key: GradeKey, display: str | None = None
+) -> Responses:
     """Read and validate a responses CSV against ``key`` (GradeError on the first bad row)."""
     name = display or str(path)
-    data = read_limited(path, MAX_RESPONSES_BYTES, what="a responses CSV file",
-                        error=GradeError, shown=name)
+    data = read_limited(
+        path, MAX_RESPONSES_BYTES, what="a responses CSV file", error=GradeError, shown=name
+    )
     return parse_responses(_decode(data, name), key, name)
 
 
@@ -549,18 +608,31 @@ def _header(records: Iterable[tuple[int, list[str]]], name: str) -> tuple[int, d
             c = raw.strip().casefold()
             if c in COLUMNS or c in OPTIONAL_COLUMNS:
                 if c in index:
-                    raise GradeError(f"expected each column once, got '{c}' twice", file=name,
-                                     line=line, field="header")
+                    raise GradeError(
+                        f"expected each column once, got '{c}' twice",
+                        file=name,
+                        line=line,
+                        field="header",
+                    )
                 index[c] = i
         missing = [c for c in COLUMNS if c not in index]
         if missing:
             got = ", ".join(repr(c.strip()) for c in record)
-            raise GradeError(f"expected the columns {', '.join(COLUMNS)}, got {got} (missing "
-                             f"{', '.join(missing)})", file=name, line=line, field="header")
+            raise GradeError(
+                f"expected the columns {', '.join(COLUMNS)}, got {got} (missing "
+                f"{', '.join(missing)})",
+                file=name,
+                line=line,
+                field="header",
+            )
         index["<width>"] = len(record)
         return line, index
-    raise GradeError(f"expected a header row with the columns {', '.join(COLUMNS)}, got an "
-                     "empty file", file=name, line=1, field="header")
+    raise GradeError(
+        f"expected a header row with the columns {', '.join(COLUMNS)}, got an empty file",
+        file=name,
+        line=1,
+        field="header",
+    )
 
 
 #: the columns whose cells come from user data (ids), spreadsheet-protected when written
@@ -581,9 +653,13 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
             continue
         rows += 1
         if len(record) > width and any(c.strip() for c in record[width:]):
-            raise GradeError(f"expected at most {width} fields as in the header, got "
-                             f"{len(record)} (quote an entry like \"1,2\" or write it as 1;2)",
-                             file=name, line=line, field="fields")
+            raise GradeError(
+                f"expected at most {width} fields as in the header, got "
+                f'{len(record)} (quote an entry like "1,2" or write it as 1;2)',
+                file=name,
+                line=line,
+                field="fields",
+            )
         row = {col: (record[i].strip() if i < len(record) else "") for col, i in index.items()}
         for col in _PROTECTED_COLUMNS:  # written by --template through csvcells.protect
             if col in row:
@@ -594,13 +670,21 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
         except _RowError as exc:
             raise GradeError(exc.message, file=name, line=line, field=exc.column) from None
     if not rows:  # grading it would replace earlier scores with zeros for everyone
-        raise GradeError("expected a row per answer entry after the header, got none (a "
-                         "blank file to fill in: grade --template)", file=name,
-                         line=header_line + 1, field="rows")
+        raise GradeError(
+            "expected a row per answer entry after the header, got none (a "
+            "blank file to fill in: grade --template)",
+            file=name,
+            line=header_line + 1,
+            field="rows",
+        )
     if not answered:  # a template nobody filled in: the same zeros
-        raise GradeError(f"expected at least one answer in the value column, got {rows} rows "
-                         "with none (is this the blank template?)", file=name,
-                         line=header_line + 1, field="value")
+        raise GradeError(
+            f"expected at least one answer in the value column, got {rows} rows "
+            "with none (is this the blank template?)",
+            file=name,
+            line=header_line + 1,
+            field="value",
+        )
     if by_sheet:
         order = list(students.values())
     else:
@@ -609,8 +693,13 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
     return Responses(path=name, students=tuple(order), has_sheet_column=by_sheet)
 
 
-def _pick_sheet(key: GradeKey, row: dict[str, str], line: int, by_sheet: bool,
-                students: dict[str, StudentAnswers]) -> SheetKey:
+def _pick_sheet(
+    key: GradeKey,
+    row: dict[str, str],
+    line: int,
+    by_sheet: bool,
+    students: dict[str, StudentAnswers],
+) -> SheetKey:
     student = row["student"]
     if not student:
         raise _RowError("student", "expected a student id, got nothing")
@@ -619,40 +708,59 @@ def _pick_sheet(key: GradeKey, row: dict[str, str], line: int, by_sheet: bool,
     sheet = key.sheet(sid)
     if sheet is None:
         ids = [s.id for s in key.sheets]
-        raise _RowError(column, f"expected a sheet id from the key (one of {_one_of(ids)}), "
-                        f"got {_got(sid)}{_close_match(sid, ids)}")
+        raise _RowError(
+            column,
+            f"expected a sheet id from the key (one of {_one_of(ids)}), "
+            f"got {_got(sid)}{_close_match(sid, ids)}",
+        )
     prev = students.get(student)
     if prev is not None and prev.sheet != sheet.id:
-        raise _RowError("sheet", f"expected sheet '{prev.sheet}' for student '{student}' as on "
-                        f"line {prev.first_line}, got {_got(sid)}")
+        raise _RowError(
+            "sheet",
+            f"expected sheet '{prev.sheet}' for student '{student}' as on "
+            f"line {prev.first_line}, got {_got(sid)}",
+        )
     return sheet
 
 
-def _read_row(key: GradeKey, row: dict[str, str], line: int, by_sheet: bool,
-              students: dict[str, StudentAnswers],
-              seen: dict[tuple[str, str, str, tuple[int, int]], int]) -> None:
+def _read_row(
+    key: GradeKey,
+    row: dict[str, str],
+    line: int,
+    by_sheet: bool,
+    students: dict[str, StudentAnswers],
+    seen: dict[tuple[str, str, str, tuple[int, int]], int],
+) -> None:
     sheet = _pick_sheet(key, row, line, by_sheet, students)
     student = row["student"]
     qid = row["question"]
     q = sheet.question(qid)
     if q is None:
         ids = [x.id for x in sheet.questions]
-        raise _RowError("question", f"expected a question id of sheet '{sheet.id}' (one of "
-                        f"{_one_of(ids)}), got {_got(qid)}{_close_match(qid, ids)}")
+        raise _RowError(
+            "question",
+            f"expected a question id of sheet '{sheet.id}' (one of "
+            f"{_one_of(ids)}), got {_got(qid)}{_close_match(qid, ids)}",
+        )
     aname = row["answer"]
     ans = q.answer(aname)
     if ans is None:
-        raise _RowError("answer", f"expected an answer of question '{q.id}' (one of "
-                        f"{_one_of(list(q.names))}), got {_got(aname)}"
-                        f"{_close_match(aname, q.names)}")
+        raise _RowError(
+            "answer",
+            f"expected an answer of question '{q.id}' (one of "
+            f"{_one_of(list(q.names))}), got {_got(aname)}"
+            f"{_close_match(aname, q.names)}",
+        )
     cells = _parse_entry(ans, row["entry"])
     for cell in cells:
         first = seen.get((student, q.id, ans.name, cell))
         if first is not None:
             where = "/".join(x for x in (student, q.id, ans.name, _entry_label(ans, cell)) if x)
-            raise _RowError("entry" if row["entry"] else "answer",
-                            f"expected one row per student, question, answer and entry, got a "
-                            f"second row for {where} (first on line {first})")
+            raise _RowError(
+                "entry" if row["entry"] else "answer",
+                f"expected one row per student, question, answer and entry, got a "
+                f"second row for {where} (first on line {first})",
+            )
     for cell in cells:
         seen[(student, q.id, ans.name, cell)] = line
     entry = students.setdefault(student, StudentAnswers(student, sheet.id, line))
@@ -777,8 +885,10 @@ class GradeResult:
                         first.setdefault(slip.misconception, slip)
                         answers[slip.misconception] = answers.get(slip.misconception, 0) + 1
                         students.setdefault(slip.misconception, set()).add(s.student)
-        return sorted(((first[m], answers[m], len(students[m])) for m in first),
-                      key=lambda t: (-t[2], -t[1], t[0].misconception))
+        return sorted(
+            ((first[m], answers[m], len(students[m])) for m in first),
+            key=lambda t: (-t[2], -t[1], t[0].misconception),
+        )
 
 
 def _close(expected: np.ndarray, got: np.ndarray, tol: float) -> np.ndarray:
@@ -835,8 +945,9 @@ def _rounding(q: QuestionKey, name: str) -> float:
     return _half_unit_printed(a) if a is not None and a.tolerance > 0 else 0.0
 
 
-def _product(q: QuestionKey, names: Sequence[str], a: np.ndarray, b: np.ndarray,
-             transpose: bool) -> tuple[np.ndarray, np.ndarray] | None:
+def _product(
+    q: QuestionKey, names: Sequence[str], a: np.ndarray, b: np.ndarray, transpose: bool
+) -> tuple[np.ndarray, np.ndarray] | None:
     """a·b (or a·bᵀ) with what the rounding of each factor carries into it: half a unit of a
     rounded factor times the sum of the other factor's magnitudes along the product."""
     right = b.T if transpose else b
@@ -844,8 +955,9 @@ def _product(q: QuestionKey, names: Sequence[str], a: np.ndarray, b: np.ndarray,
     if out is None:
         return None
     with np.errstate(invalid="ignore"):
-        slack = _rounding(q, names[0]) * np.abs(right).sum(axis=0, keepdims=True) \
-            + _rounding(q, names[1]) * np.abs(a).sum(axis=1, keepdims=True)
+        slack = _rounding(q, names[0]) * np.abs(right).sum(axis=0, keepdims=True) + _rounding(
+            q, names[1]
+        ) * np.abs(a).sum(axis=1, keepdims=True)
     return out, slack
 
 
@@ -853,12 +965,15 @@ def _top_choice(before: np.ndarray, after: np.ndarray, args: dict[str, Any]) -> 
     """The option two softmaxes support at the largest entry of ``top_of``: options[0] when
     it has more weight in ``before``, options[1] when in ``after``, options[2] when equal."""
     top_of, options = args.get("top_of"), args.get("options")
-    if not isinstance(top_of, list) or not top_of or not isinstance(options, list) \
-            or len(options) != 3:
+    if (
+        not isinstance(top_of, list)
+        or not top_of
+        or not isinstance(options, list)
+        or len(options) != 3
+    ):
         return None
     top = max(range(len(top_of)), key=lambda i: top_of[i])
-    if before.shape[0] != 1 or after.shape[0] != 1 or top >= min(before.shape[1],
-                                                                  after.shape[1]):
+    if before.shape[0] != 1 or after.shape[0] != 1 or top >= min(before.shape[1], after.shape[1]):
         return None
     u, v = before[0, top], after[0, top]
     if math.isnan(u) or math.isnan(v):
@@ -866,8 +981,9 @@ def _top_choice(before: np.ndarray, after: np.ndarray, args: dict[str, Any]) -> 
     return _norm_text(options[0] if u > v else options[1] if u < v else options[2])
 
 
-def _step(q: QuestionKey, op: str, names: Sequence[str], xs: list[Any],
-          args: dict[str, Any]) -> tuple[Any, Any] | None:
+def _step(
+    q: QuestionKey, op: str, names: Sequence[str], xs: list[Any], args: dict[str, Any]
+) -> tuple[Any, Any] | None:
     """One step of CARRY_STEPS applied to ``xs`` (all inputs, named ``names``, for the first
     step; the value so far after it): the value and the rounding it carries, or None where
     the step does not fit the values."""
@@ -876,8 +992,9 @@ def _step(q: QuestionKey, op: str, names: Sequence[str], xs: list[Any],
         return _product(q, names, x, xs[1], op == "matmul_t") if len(xs) == 2 else None
     if op == "scale":
         d_k = args.get("d_k")
-        return (x / math.sqrt(float(d_k)), 0.0) if isinstance(d_k, int | float) and d_k > 0 \
-            else None
+        return (
+            (x / math.sqrt(float(d_k)), 0.0) if isinstance(d_k, int | float) and d_k > 0 else None
+        )
     if op == "mask":
         return (_mask(x), 0.0) if x.shape[0] == x.shape[1] else None
     if op == "softmax":
@@ -897,8 +1014,7 @@ def _step(q: QuestionKey, op: str, names: Sequence[str], xs: list[Any],
 
 
 #: the steps key.json's "carries" may name (the vocabulary of families.base.Carry)
-CARRY_STEPS = ("matmul", "matmul_t", "scale", "mask", "softmax", "times", "shape",
-               "compare_top")
+CARRY_STEPS = ("matmul", "matmul_t", "scale", "mask", "softmax", "times", "shape", "compare_top")
 
 
 def _given_grid(value: Any) -> np.ndarray | None:
@@ -921,7 +1037,8 @@ def _recompute(q: QuestionKey, name: str, vals: dict[str, Any]) -> Recomputed | 
         if c.answer != name:
             continue
         if not any(n in asked for n in c.inputs) or any(
-                n in asked and not isinstance(vals.get(n), np.ndarray) for n in c.inputs):
+            n in asked and not isinstance(vals.get(n), np.ndarray) for n in c.inputs
+        ):
             continue
         xs = [vals[n] if n in asked else _given_grid(q.given.get(n)) for n in c.inputs]
         if any(x is None for x in xs):
@@ -952,17 +1069,28 @@ def _shown(ans: KeyAnswer, cell: tuple[int, int]) -> str:
     return str(r if r is not None else ans.text)
 
 
-def _diagnose(q: QuestionKey, ans: KeyAnswer, grid: np.ndarray, answered: np.ndarray,
-              right: np.ndarray) -> tuple[Slip, ...]:
+def _diagnose(
+    q: QuestionKey, ans: KeyAnswer, grid: np.ndarray, answered: np.ndarray, right: np.ndarray
+) -> tuple[Slip, ...]:
     """The slips whose result matches every entry the student gave (and some wrong one)."""
     if not (answered & ~right).any():
         return ()
-    return tuple(slip for slip in q.slips if ans.name in slip.grids
-                 and (_close(slip.grids[ans.name], grid, ans.tolerance) | ~answered).all())
+    return tuple(
+        slip
+        for slip in q.slips
+        if ans.name in slip.grids
+        and (_close(slip.grids[ans.name], grid, ans.tolerance) | ~answered).all()
+    )
 
 
-def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Cell],
-                   share: Fraction, vals: dict[str, Any], full: dict[str, bool]) -> PartResult:
+def _grade_numeric(
+    q: QuestionKey,
+    ans: KeyAnswer,
+    got: dict[tuple[int, int], Cell],
+    share: Fraction,
+    vals: dict[str, Any],
+    full: dict[str, bool],
+) -> PartResult:
     assert ans.grid is not None
     grid = np.full(ans.grid.shape, np.nan)
     for (r, c), cell in got.items():
@@ -974,8 +1102,11 @@ def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Ce
     sources: tuple[str, ...] = ()
     if not right.all():
         redo = _recompute(q, ans.name, vals)
-        if redo is not None and isinstance(redo.value, np.ndarray) \
-                and redo.value.shape == grid.shape:
+        if (
+            redo is not None
+            and isinstance(redo.value, np.ndarray)
+            and redo.value.shape == grid.shape
+        ):
             if all(full.get(s, True) for s in redo.sources):
                 # worked from the student's own earlier answers, which are right (within
                 # their tolerance, such as an A one unit off the key's): right when within
@@ -986,8 +1117,9 @@ def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Ce
                 # rounding it: the key's tolerance, or that rounding carried through (plus
                 # this answer's own rounding), if wider
                 own = _rounding(q, ans.name) + redo.slack
-                carried = answered & ~right & _close(redo.value, grid,
-                                                     np.maximum(ans.tolerance, own))
+                carried = (
+                    answered & ~right & _close(redo.value, grid, np.maximum(ans.tolerance, own))
+                )
                 sources = redo.sources if carried.any() else ()
     full[ans.name] = bool(right.all())
     total = ans.n_entries
@@ -997,16 +1129,35 @@ def _grade_numeric(q: QuestionKey, ans: KeyAnswer, got: dict[tuple[int, int], Ce
         credit = Fraction(1) if n_right + n_carried == total else Fraction(0)
     else:
         credit = Fraction(n_right + n_carried, total)
-    wrong = tuple(WrongEntry(_entry_label(ans, cell), got[cell].text, _shown(ans, cell))
-                  for cell in sorted(got) if not right[cell] and not carried[cell])
-    return PartResult(answer=ans.name, part=ans.part, kind=ans.kind, earned=share * credit,
-                      possible=share, right=n_right, carried=n_carried,
-                      answered=int(answered.sum()), total=total, carried_from=sources,
-                      slips=_diagnose(q, ans, grid, answered, right), wrong=wrong)
+    wrong = tuple(
+        WrongEntry(_entry_label(ans, cell), got[cell].text, _shown(ans, cell))
+        for cell in sorted(got)
+        if not right[cell] and not carried[cell]
+    )
+    return PartResult(
+        answer=ans.name,
+        part=ans.part,
+        kind=ans.kind,
+        earned=share * credit,
+        possible=share,
+        right=n_right,
+        carried=n_carried,
+        answered=int(answered.sum()),
+        total=total,
+        carried_from=sources,
+        slips=_diagnose(q, ans, grid, answered, right),
+        wrong=wrong,
+    )
 
 
-def _grade_choice(q: QuestionKey, ans: KeyAnswer, cell: Cell | None, share: Fraction,
-                  vals: dict[str, Any], full: dict[str, bool]) -> PartResult:
+def _grade_choice(
+    q: QuestionKey,
+    ans: KeyAnswer,
+    cell: Cell | None,
+    share: Fraction,
+    vals: dict[str, Any],
+    full: dict[str, bool],
+) -> PartResult:
     text = str(cell.value) if cell is not None else None
     vals[ans.name] = text
     ok = text is not None and text == _norm_text(ans.text)
@@ -1014,8 +1165,11 @@ def _grade_choice(q: QuestionKey, ans: KeyAnswer, cell: Cell | None, share: Frac
     carried, sources = False, ()
     if text is not None and not ok:
         redo = _recompute(q, ans.name, vals)
-        if redo is not None and isinstance(redo.value, str) \
-                and not all(full.get(s, True) for s in redo.sources):
+        if (
+            redo is not None
+            and isinstance(redo.value, str)
+            and not all(full.get(s, True) for s in redo.sources)
+        ):
             carried = redo.value == text
             sources = redo.sources if carried else ()
     slips: tuple[Slip, ...] = ()
@@ -1025,14 +1179,28 @@ def _grade_choice(q: QuestionKey, ans: KeyAnswer, cell: Cell | None, share: Frac
         named = {s.misconception for s in slips}
         slips += tuple(Slip(m, "", {}) for m in sorted(chosen - named))
     elif text is not None and not ok:
-        slips = tuple(s for s in q.slips if ans.name in s.answers
-                      and _norm_text(s.answers[ans.name]) == text)
-    wrong = () if ok or carried or cell is None else (
-        WrongEntry("", cell.text, str(ans.rounded or ans.text)),)
-    return PartResult(answer=ans.name, part=ans.part, kind=ans.kind,
-                      earned=share if ok or carried else Fraction(0), possible=share,
-                      right=int(ok), carried=int(carried), answered=int(text is not None),
-                      total=1, carried_from=sources, slips=slips, wrong=wrong)
+        slips = tuple(
+            s for s in q.slips if ans.name in s.answers and _norm_text(s.answers[ans.name]) == text
+        )
+    wrong = (
+        ()
+        if ok or carried or cell is None
+        else (WrongEntry("", cell.text, str(ans.rounded or ans.text)),)
+    )
+    return PartResult(
+        answer=ans.name,
+        part=ans.part,
+        kind=ans.kind,
+        earned=share if ok or carried else Fraction(0),
+        possible=share,
+        right=int(ok),
+        carried=int(carried),
+        answered=int(text is not None),
+        total=1,
+        carried_from=sources,
+        slips=slips,
+        wrong=wrong,
+    )
 
 
 def grade_question(q: QuestionKey, got: dict[str, dict[tuple[int, int], Cell]]) -> QuestionResult:
@@ -1049,12 +1217,24 @@ def grade_question(q: QuestionKey, got: dict[str, dict[tuple[int, int], Cell]]) 
             parts.append(_grade_choice(q, ans, cells.get((0, 0)), share, vals, full))
         else:
             cell = cells.get((0, 0))
-            parts.append(PartResult(answer=ans.name, part=ans.part, kind=ans.kind,
-                                    earned=Fraction(0), possible=share, right=0, carried=0,
-                                    answered=int(cell is not None), total=1,
-                                    response=cell.text if cell else "", model=ans.text or ""))
-    return QuestionResult(id=q.id, number=q.number, title=q.title, points=q.points,
-                          parts=tuple(parts))
+            parts.append(
+                PartResult(
+                    answer=ans.name,
+                    part=ans.part,
+                    kind=ans.kind,
+                    earned=Fraction(0),
+                    possible=share,
+                    right=0,
+                    carried=0,
+                    answered=int(cell is not None),
+                    total=1,
+                    response=cell.text if cell else "",
+                    model=ans.text or "",
+                )
+            )
+    return QuestionResult(
+        id=q.id, number=q.number, title=q.title, points=q.points, parts=tuple(parts)
+    )
 
 
 def grade(key: GradeKey, responses: Responses) -> GradeResult:
@@ -1064,10 +1244,21 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
         sheet = key.sheet(s.sheet)
         assert sheet is not None  # read_responses only accepts the key's sheets
         questions = tuple(grade_question(q, s.cells.get(q.id, {})) for q in sheet.questions)
-        students.append(StudentResult(student=s.student, sheet=sheet.id, name=sheet.name,
-                                      responded=s.first_line > 0, questions=questions))
-    return GradeResult(key=key, responses=responses.path,
-                       has_sheet_column=responses.has_sheet_column, students=tuple(students))
+        students.append(
+            StudentResult(
+                student=s.student,
+                sheet=sheet.id,
+                name=sheet.name,
+                responded=s.first_line > 0,
+                questions=questions,
+            )
+        )
+    return GradeResult(
+        key=key,
+        responses=responses.path,
+        has_sheet_column=responses.has_sheet_column,
+        students=tuple(students),
+    )
 
 
 # --------------------------------------------------------------------------- outputs
@@ -1075,8 +1266,9 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
 
 def points_text(x: Fraction) -> str:
     """Points rounded half-up to 2 decimals, without trailing zeros (2.67, 3.5, 4)."""
-    d = (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal("0.01"),
-                                                                 rounding=ROUND_HALF_UP)
+    d = (Decimal(x.numerator) / Decimal(x.denominator)).quantize(
+        Decimal("0.01"), rounding=ROUND_HALF_UP
+    )
     text = f"{d:f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
@@ -1085,8 +1277,11 @@ def scores_csv(result: GradeResult) -> str:
     """One row per student: each question's score, the total and the maximum."""
     qids = result.key.question_ids
     ungraded = any(s.ungraded for s in result.students)
-    head = ["student"] + (["sheet"] if result.has_sheet_column else []) + [
-        "name", *(protect(q) for q in qids), "total", "max"]
+    head = (
+        ["student"]
+        + (["sheet"] if result.has_sheet_column else [])
+        + ["name", *(protect(q) for q in qids), "total", "max"]
+    )
     if ungraded:
         head.append("ungraded")
     buf = io.StringIO()
@@ -1136,8 +1331,10 @@ def _part_line(p: PartResult) -> str:
     status = p.status
     if status == "ungraded":
         wrote = _md(_shorten(p.response, 200)) if p.response else "(blank)"
-        return (head + f"free text, to grade by hand ({points_text(p.possible)} points). "
-                f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(_shorten(p.model, 200))}")
+        return (
+            head + f"free text, to grade by hand ({points_text(p.possible)} points). "
+            f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(_shorten(p.model, 200))}"
+        )
     if status == "blank":
         text = "blank"
     elif status == "right":
@@ -1147,15 +1344,16 @@ def _part_line(p: PartResult) -> str:
     elif status == "partial":
         text = f"partly right ({entries})"
         if p.carried:
-            text += (f", {p.carried} carried forward from your "
-                     f"{_names(list(p.carried_from))}")
+            text += f", {p.carried} carried forward from your {_names(list(p.carried_from))}"
     else:
         text = "wrong"
     line = head + text + f" ({points_text(p.earned)}/{points_text(p.possible)})"
     if p.slips:
-        named = "; ".join(f"**{_md(s.misconception)}**" + (f" ({_md(s.description.rstrip('.'))})"
-                                                       if s.description else "")
-                          for s in p.slips)
+        named = "; ".join(
+            f"**{_md(s.misconception)}**"
+            + (f" ({_md(s.description.rstrip('.'))})" if s.description else "")
+            for s in p.slips
+        )
         line += f". Reproduced by {named}"
     elif status in ("partial", "wrong") and p.kind != "choice":
         # (a pick-one answer names its slip when an option is one: else there is none to name)
@@ -1163,7 +1361,8 @@ def _part_line(p: PartResult) -> str:
     if p.wrong:
         shown = "; ".join(
             (f"({w.entry}) " if w.entry else "") + f"wrote {_md(w.wrote)}, key {_md(w.expected)}"
-            for w in p.wrong[:12])
+            for w in p.wrong[:12]
+        )
         more = f"; and {len(p.wrong) - 12} more" if len(p.wrong) > 12 else ""
         line += f". Not credited: {shown}{more}"
     return line + "."
@@ -1174,14 +1373,18 @@ def report_md(result: GradeResult) -> str:
     key = result.key
     out = [f"# Grading report: {_md(key.title or 'worksheet')}", ""]
     seed = f" (seed {key.seed})" if key.seed is not None else ""
-    out.append(f"Key: {_code(key.path)}{seed}. Responses: {_code(result.responses)}. "
-               f"{_count(len(result.students), 'student')}.")
+    out.append(
+        f"Key: {_code(key.path)}{seed}. Responses: {_code(result.responses)}. "
+        f"{_count(len(result.students), 'student')}."
+    )
     graded = [s for s in result.students if s.responded]
     if graded:
         mean = sum((s.earned for s in graded), Fraction(0)) / len(graded)
         top = max(s.possible for s in graded)
-        out.append(f"Mean score of the {_count(len(graded), 'student')} with responses: "
-                   f"{points_text(mean)} of {points_text(top)}.")
+        out.append(
+            f"Mean score of the {_count(len(graded), 'student')} with responses: "
+            f"{points_text(mean)} of {points_text(top)}."
+        )
     missing = [s.student for s in result.students if not s.responded]
     if missing:
         out.append(f"No responses from: {_md(', '.join(missing))}.")
@@ -1189,8 +1392,9 @@ def report_md(result: GradeResult) -> str:
     counts = result.slip_counts()
     if counts:
         out += ["| misconception | what it is | answers | students |", "|---|---|---:|---:|"]
-        out += [f"| {_md(s.misconception)} | {_md(s.description)} | {n} | {k} |"
-                for s, n, k in counts]
+        out += [
+            f"| {_md(s.misconception)} | {_md(s.description)} | {n} | {k} |" for s, n, k in counts
+        ]
     else:
         out.append("No wrong answer was reproduced by a slip in the misconception library.")
     for s in result.students:
@@ -1205,8 +1409,10 @@ def report_md(result: GradeResult) -> str:
             out.append("No responses.")
             continue
         for q in s.questions:
-            out.append(f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}), "
-                       f"{points_text(q.earned)} / {points_text(q.points)}")
+            out.append(
+                f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}), "
+                f"{points_text(q.earned)} / {points_text(q.points)}"
+            )
             out.append("")
             out += [_part_line(p) for p in q.parts]
             out.append("")
@@ -1238,16 +1444,23 @@ class GradeRun:
     files: tuple[Path, ...]
 
 
-def grade_files(key_path: str | os.PathLike[str], responses_path: str | os.PathLike[str],
-                out_dir: str | os.PathLike[str] | None = None) -> GradeRun:
+def grade_files(
+    key_path: str | os.PathLike[str],
+    responses_path: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
+) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv and report.md."""
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
     responses_file = Path(responses_path)
     for name in (SCORES_FILE, REPORT_FILE):
         target = out / name
         if target.exists() and responses_file.exists() and target.samefile(responses_file):
-            raise GradeError(f"expected an output folder where {name} is not the responses "
-                             "file itself, got the same file", file=str(out), field="--out")
+            raise GradeError(
+                f"expected an output folder where {name} is not the responses "
+                "file itself, got the same file",
+                file=str(out),
+                field="--out",
+            )
     for name in (SCORES_FILE, REPORT_FILE):
         check_replaceable(out / name)  # before any work
     key = load_key(key_path)
@@ -1285,8 +1498,9 @@ def template_csv(key: GradeKey) -> str:
     return buf.getvalue()
 
 
-def write_template(key_path: str | os.PathLike[str], target: str | os.PathLike[str],
-                   stdout: BinaryIO | None = None) -> Path | None:
+def write_template(
+    key_path: str | os.PathLike[str], target: str | os.PathLike[str], stdout: BinaryIO | None = None
+) -> Path | None:
     """Write a blank responses CSV for a key; never overwrites an existing file (nor
     anything else: a symlink, a FIFO, a device). ``target`` ``-`` writes it to ``stdout``
     and returns None."""
@@ -1299,8 +1513,10 @@ def write_template(key_path: str | os.PathLike[str], target: str | os.PathLike[s
     if os.path.lexists(path):
         # a device, a FIFO, a symlink to nothing: said as what it is
         check_replaceable(path, field=None, what="a new file for the template")
-        raise GradeError("expected a new file for the template, got an existing file (it is "
-                         "never overwritten)", file=str(path))
+        raise GradeError(
+            "expected a new file for the template, got an existing file (it is never overwritten)",
+            file=str(path),
+        )
     # a parent that is a symlink to nothing, or a file
     check_replaceable(path, field=None, what="a new file for the template")
     key = load_key(key_path)

@@ -206,7 +206,8 @@ def is_masked_text(x: Any) -> bool:
 
 
 def load_key(path: str | Path) -> KeyDoc:
-    """Read and check a key.json file (read as ``grade`` reads it: ``worksheetgen.keyjson.contract``)."""
+    """Read and check a key.json file (read as ``grade`` reads it, with
+    ``worksheetgen.keyjson.contract``)."""
 
     return parse_key(read_key_data(path, ExportError), str(path))
 
@@ -232,8 +233,9 @@ class _Reader:
 
     def text(self, x: Any, where: str, *, empty: bool = True) -> str:
         if not isinstance(x, str) or (not empty and not x.strip()):
-            raise self.fail(where, f"expected {'a' if empty else 'a non-empty'} string, "
-                            f"got {_kind(x)}")
+            raise self.fail(
+                where, f"expected {'a' if empty else 'a non-empty'} string, got {_kind(x)}"
+            )
         return x
 
     def ident(self, x: Any, where: str) -> str:
@@ -242,8 +244,11 @@ class _Reader:
         text = self.text(x, where, empty=False)
         bad = id_problem(text)
         if bad is not None:
-            raise self.fail(where, f"expected an id of printable characters without white "
-                            f"space around it, got {_kind(text)} ({bad})")
+            raise self.fail(
+                where,
+                f"expected an id of printable characters without white "
+                f"space around it, got {_kind(text)} ({bad})",
+            )
         return text
 
     def num(self, x: Any, where: str) -> float:
@@ -262,7 +267,7 @@ def _kind(x: Any) -> str:
         return "null"
     if isinstance(x, bool):
         return f"{str(x).lower()}"
-    if isinstance(x, int) and abs(x) >= 10 ** 40:
+    if isinstance(x, int) and abs(x) >= 10**40:
         return f"an integer of {len(str(abs(x)))} digits"
     if isinstance(x, int | float):
         return repr(x)
@@ -313,21 +318,35 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
         for qi, raw_q in enumerate(questions):
             v = _variant(r, raw_q, f"{sw}.questions[{qi}]", sid, label, qi)
             if v.qid in seen_q:
-                raise r.fail(f"{sw}.questions[{qi}].id",
-                             f"expected a unique question id, got {v.qid!r} twice")
+                raise r.fail(
+                    f"{sw}.questions[{qi}].id",
+                    f"expected a unique question id, got {v.qid!r} twice",
+                )
             seen_q.add(v.qid)
             by_id.setdefault(v.qid, []).append(v)
     questions_out = []
     for qid, variants in by_id.items():
         first = variants[0]
-        questions_out.append(KeyQuestion(qid=qid, number=first.number, title=first.title,
-                                         family=first.family, variants=tuple(variants)))
-    return KeyDoc(title=title, course=course, seed=seed, slug=slug,
-                  questions=tuple(questions_out), source=source)
+        questions_out.append(
+            KeyQuestion(
+                qid=qid,
+                number=first.number,
+                title=first.title,
+                family=first.family,
+                variants=tuple(variants),
+            )
+        )
+    return KeyDoc(
+        title=title,
+        course=course,
+        seed=seed,
+        slug=slug,
+        questions=tuple(questions_out),
+        source=source,
+    )
 
 
-def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
-             index: int) -> Variant:
+def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, index: int) -> Variant:
     q = r.obj(raw, w)
     qid = r.ident(r.get(q, "id", w), f"{w}.id")
     family = r.text(r.get(q, "family", w), f"{w}.family", empty=False)
@@ -343,8 +362,10 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise r.fail(f"{w}.decimals", f"expected an integer from 0 to 12, got {_kind(decimals)}")
     prompt = r.text(q.get("prompt", ""), f"{w}.prompt")
-    shown = tuple(_shown(r, s, f"{w}.shown[{i}]")
-                  for i, s in enumerate(r.lst(q.get("shown", []), f"{w}.shown")))
+    shown = tuple(
+        _shown(r, s, f"{w}.shown[{i}]")
+        for i, s in enumerate(r.lst(q.get("shown", []), f"{w}.shown"))
+    )
     given = r.obj(q.get("given", {}), f"{w}.given")  # grade works from it: always checked
     _check_given(r, given, f"{w}.given")
     if "shown" not in q:
@@ -353,9 +374,13 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
     for i, raw_step in enumerate(r.lst(q.get("shown_steps", []), f"{w}.shown_steps")):
         sw = f"{w}.shown_steps[{i}]"
         st = r.obj(raw_step, sw)
-        steps.append(ShownStep(title=r.text(st.get("title", ""), f"{sw}.title"),
-                               text=r.text(st.get("text", ""), f"{sw}.text"),
-                               math=r.text(st.get("math", ""), f"{sw}.math")))
+        steps.append(
+            ShownStep(
+                title=r.text(st.get("title", ""), f"{sw}.title"),
+                text=r.text(st.get("text", ""), f"{sw}.text"),
+                math=r.text(st.get("math", ""), f"{sw}.math"),
+            )
+        )
 
     answers = r.obj(r.get(q, "answer", w), f"{w}.answer")
     rounded = r.obj(r.get(q, "rounded", w), f"{w}.rounded")
@@ -365,9 +390,10 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
     options = r.obj(q.get("options", {}), f"{w}.options")
     labels = r.obj(q.get("labels", {}), f"{w}.labels")
     explanations = r.obj(q.get("explanations", {}), f"{w}.explanations")
-    distractors = tuple(_distractor(r, d, f"{w}.distractors[{i}]")
-                        for i, d in enumerate(r.lst(q.get("distractors", []),
-                                                    f"{w}.distractors")))
+    distractors = tuple(
+        _distractor(r, d, f"{w}.distractors[{i}]")
+        for i, d in enumerate(r.lst(q.get("distractors", []), f"{w}.distractors"))
+    )
     descriptions = {d["misconception"]: d["description"] for d in distractors}
 
     raw_parts = r.lst(q.get("parts", []), f"{w}.parts")
@@ -380,27 +406,60 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str,
         part = r.obj(raw_part, pw)
         name = r.ident(r.get(part, "answer", pw), f"{pw}.answer")
         if name not in answers:
-            raise r.fail(f"{pw}.answer", f"expected one of the answers ({', '.join(answers)}), "
-                         f"got {name!r}")
+            raise r.fail(
+                f"{pw}.answer", f"expected one of the answers ({', '.join(answers)}), got {name!r}"
+            )
         row_label = r.text(part.get("row_label") or "", f"{pw}.row_label")
         col_label = r.text(part.get("col_label") or "", f"{pw}.col_label")
         if name not in built:
-            built[name] = _answer(r, w, name, answers, rounded, kinds, tolerances, exacts,
-                                  options, labels, explanations, distractors,
-                                  row_label, col_label)
-        parts.append(KeyPart(prompt=r.text(part.get("prompt", ""), f"{pw}.prompt"),
-                             answer=built[name], row_label=row_label, col_label=col_label))
+            built[name] = _answer(
+                r,
+                w,
+                name,
+                answers,
+                rounded,
+                kinds,
+                tolerances,
+                exacts,
+                options,
+                labels,
+                explanations,
+                distractors,
+                row_label,
+                col_label,
+            )
+        parts.append(
+            KeyPart(
+                prompt=r.text(part.get("prompt", ""), f"{pw}.prompt"),
+                answer=built[name],
+                row_label=row_label,
+                col_label=col_label,
+            )
+        )
 
     if "choices" in q:
         parts = _attach_choices(r, w, q, parts, descriptions)
-    return Variant(sheet_id=sheet_id, sheet_label=sheet_label, qid=qid, number=number,
-                   family=family, title=title, points=points, decimals=decimals,
-                   prompt=prompt, shown=shown, parts=tuple(parts), distractors=distractors,
-                   where=w, shown_steps=tuple(steps))
+    return Variant(
+        sheet_id=sheet_id,
+        sheet_label=sheet_label,
+        qid=qid,
+        number=number,
+        family=family,
+        title=title,
+        points=points,
+        decimals=decimals,
+        prompt=prompt,
+        shown=shown,
+        parts=tuple(parts),
+        distractors=distractors,
+        where=w,
+        shown_steps=tuple(steps),
+    )
 
 
-def _attach_choices(r: _Reader, w: str, q: Mapping[str, Any], parts: list[KeyPart],
-                    descriptions: Mapping[str, str]) -> list[KeyPart]:
+def _attach_choices(
+    r: _Reader, w: str, q: Mapping[str, Any], parts: list[KeyPart], descriptions: Mapping[str, str]
+) -> list[KeyPart]:
     """Give a multiple-choice item's options to the part they answer.
 
     ``choice_answer`` is the correct option's label (what the build writes) or the name of the
@@ -416,13 +475,21 @@ def _attach_choices(r: _Reader, w: str, q: Mapping[str, Any], parts: list[KeyPar
     elif target is None or target == right.label:
         i = len(parts) - 1
     else:
-        raise r.fail(f"{w}.choice_answer", f"expected the correct choice's label "
-                     f"({right.label!r}) or an answer name, got {_kind(target)}")
+        raise r.fail(
+            f"{w}.choice_answer",
+            f"expected the correct choice's label "
+            f"({right.label!r}) or an answer name, got {_kind(target)}",
+        )
     if i < 0:
         return [KeyPart(prompt="Which of these is right?", answer=None, choices=choices)]
     old = parts[i]
-    parts[i] = KeyPart(prompt=old.prompt, answer=old.answer, row_label=old.row_label,
-                       col_label=old.col_label, choices=choices)
+    parts[i] = KeyPart(
+        prompt=old.prompt,
+        answer=old.answer,
+        row_label=old.row_label,
+        col_label=old.col_label,
+        choices=choices,
+    )
     return parts
 
 
@@ -464,14 +531,18 @@ def _student(r: _Reader, raw: Any, w: str) -> None:
         text = r.text(value, f"{w}.{field}")
         bad = char_problem(text)
         if bad is not None:
-            raise r.fail(f"{w}.{field}", f"expected printable characters only, got "
-                         f"{_kind(text)} ({bad})")
+            raise r.fail(
+                f"{w}.{field}", f"expected printable characters only, got {_kind(text)} ({bad})"
+            )
 
 
 def _shown(r: _Reader, raw: Any, w: str) -> Shown:
     s = r.obj(raw, w)
-    return Shown(label=r.text(r.get(s, "label", w), f"{w}.label"),
-                 kind=r.text(s.get("kind", "scalar"), f"{w}.kind"), value=s.get("value"))
+    return Shown(
+        label=r.text(r.get(s, "label", w), f"{w}.label"),
+        kind=r.text(s.get("kind", "scalar"), f"{w}.kind"),
+        value=s.get("value"),
+    )
 
 
 def _shown_from_given(given: Mapping[str, Any]) -> tuple[Shown, ...]:
@@ -514,23 +585,40 @@ def _choices(r: _Reader, raw: Any, w: str, descriptions: Mapping[str, str]) -> t
         if slip is not None:
             slip = r.text(slip, f"{cw}.misconception", empty=False)
         if correct and slip is not None:
-            raise r.fail(f"{cw}.misconception",
-                         f"expected null for the correct choice, got {slip!r}")
-        out.append(Choice(label=r.text(c.get("label") or chr(ord("A") + i), f"{cw}.label"),
-                          text=r.text(r.get(c, "text", cw), f"{cw}.text", empty=False),
-                          correct=correct, misconception=slip,
-                          description=descriptions.get(slip or "", "")))
+            raise r.fail(
+                f"{cw}.misconception", f"expected null for the correct choice, got {slip!r}"
+            )
+        out.append(
+            Choice(
+                label=r.text(c.get("label") or chr(ord("A") + i), f"{cw}.label"),
+                text=r.text(r.get(c, "text", cw), f"{cw}.text", empty=False),
+                correct=correct,
+                misconception=slip,
+                description=descriptions.get(slip or "", ""),
+            )
+        )
     n_correct = sum(c.correct for c in out)
     if n_correct != 1:
         raise r.fail(w, f"expected exactly one correct choice, got {n_correct}")
     return tuple(out)
 
 
-def _answer(r: _Reader, w: str, name: str, answers: Mapping[str, Any],
-            rounded: Mapping[str, Any], kinds: Mapping[str, Any], tolerances: Mapping[str, Any],
-            exacts: Mapping[str, Any], options: Mapping[str, Any], labels: Mapping[str, Any],
-            explanations: Mapping[str, Any], distractors: Sequence[Mapping[str, Any]],
-            row_label: str, col_label: str) -> KeyAnswer:
+def _answer(
+    r: _Reader,
+    w: str,
+    name: str,
+    answers: Mapping[str, Any],
+    rounded: Mapping[str, Any],
+    kinds: Mapping[str, Any],
+    tolerances: Mapping[str, Any],
+    exacts: Mapping[str, Any],
+    options: Mapping[str, Any],
+    labels: Mapping[str, Any],
+    explanations: Mapping[str, Any],
+    distractors: Sequence[Mapping[str, Any]],
+    row_label: str,
+    col_label: str,
+) -> KeyAnswer:
     kind = kinds.get(name)
     if kind not in KINDS:
         raise r.fail(f"{w}.kinds.{name}", f"expected one of {', '.join(KINDS)}, got {_kind(kind)}")
@@ -544,24 +632,49 @@ def _answer(r: _Reader, w: str, name: str, answers: Mapping[str, Any],
     rows: tuple[tuple[Cell, ...], ...] = ()
     if kind in NUMERIC_KINDS:
         if name not in tolerances:
-            raise r.fail(f"{w}.tolerance.{name}", "expected the tolerance of a numeric answer "
-                         "(half a unit of its last printed digit, or wider), got nothing")
+            raise r.fail(
+                f"{w}.tolerance.{name}",
+                "expected the tolerance of a numeric answer "
+                "(half a unit of its last printed digit, or wider), got nothing",
+            )
         tol = r.num(tolerances[name], f"{w}.tolerance.{name}")
         if tol < 0:
             raise r.fail(f"{w}.tolerance.{name}", f"expected a number >= 0, got {tol:g}")
-        rows = _cells(r, w, name, kind, value, printed, exacts.get(name), tol, distractors,
-                      row_label, col_label)
+        rows = _cells(
+            r,
+            w,
+            name,
+            kind,
+            value,
+            printed,
+            exacts.get(name),
+            tol,
+            distractors,
+            row_label,
+            col_label,
+        )
     elif kind == "choice":
-        opts = tuple(r.text(o, f"{w}.options.{name}[{i}]", empty=False)
-                     for i, o in enumerate(r.lst(options.get(name, []), f"{w}.options.{name}")))
+        opts = tuple(
+            r.text(o, f"{w}.options.{name}[{i}]", empty=False)
+            for i, o in enumerate(r.lst(options.get(name, []), f"{w}.options.{name}"))
+        )
         if len(opts) < 2:
             raise r.fail(f"{w}.options.{name}", f"expected at least 2 options, got {len(opts)}")
         if value not in opts:
             raise r.fail(f"{w}.answer.{name}", f"expected one of the options, got {_kind(value)}")
     else:
         r.text(value, f"{w}.answer.{name}", empty=False)
-    return KeyAnswer(name=name, label=label, kind=kind, value=value, rounded=printed,
-                     tolerance=tol, options=opts, explanation=explanation, rows=rows)
+    return KeyAnswer(
+        name=name,
+        label=label,
+        kind=kind,
+        value=value,
+        rounded=printed,
+        tolerance=tol,
+        options=opts,
+        explanation=explanation,
+        rows=rows,
+    )
 
 
 def _grid(r: _Reader, x: Any, kind: str, where: str) -> list[list[Any]]:
@@ -584,20 +697,35 @@ def _grid(r: _Reader, x: Any, kind: str, where: str) -> list[list[Any]]:
 def _entry(r: _Reader, x: Any, where: str, kind: str) -> float | None:
     if is_masked_text(x):
         if kind not in ("matrix", "vector"):
-            raise r.fail(where, f"expected a number (only matrix and vector entries can be "
-                         f"masked), got {_kind(x)}")
+            raise r.fail(
+                where,
+                f"expected a number (only matrix and vector entries can be masked), got {_kind(x)}",
+            )
         return None
     return r.num(x, where)
 
 
-def _cells(r: _Reader, w: str, name: str, kind: str, value: Any, printed: Any, exact: Any,
-           tol: float, distractors: Sequence[Mapping[str, Any]], row_label: str,
-           col_label: str) -> tuple[tuple[Cell, ...], ...]:
+def _cells(
+    r: _Reader,
+    w: str,
+    name: str,
+    kind: str,
+    value: Any,
+    printed: Any,
+    exact: Any,
+    tol: float,
+    distractors: Sequence[Mapping[str, Any]],
+    row_label: str,
+    col_label: str,
+) -> tuple[tuple[Cell, ...], ...]:
     vals = _grid(r, value, kind, f"{w}.answer.{name}")
     prints = _grid(r, printed, kind, f"{w}.rounded.{name}")
     if [len(x) for x in prints] != [len(x) for x in vals]:
-        raise r.fail(f"{w}.rounded.{name}", "expected the same shape as the answer "
-                     f"({len(vals)}x{len(vals[0])}), got {len(prints)}x{len(prints[0])}")
+        raise r.fail(
+            f"{w}.rounded.{name}",
+            "expected the same shape as the answer "
+            f"({len(vals)}x{len(vals[0])}), got {len(prints)}x{len(prints[0])}",
+        )
     exact_grid: list[list[Any]] | None = None
     if exact is not None:
         try:
@@ -615,8 +743,9 @@ def _cells(r: _Reader, w: str, name: str, kind: str, value: Any, printed: Any, e
             pg = _grid(_Reader(r.source), d["rounded"].get(name, d["answer"][name]), kind, "")
         except ExportError:
             continue  # a slip of another shape (e.g. no-transpose) gives no per-cell value
-        if [len(x) for x in g] == [len(x) for x in vals] and \
-                [len(x) for x in pg] == [len(x) for x in vals]:
+        if [len(x) for x in g] == [len(x) for x in vals] and [len(x) for x in pg] == [
+            len(x) for x in vals
+        ]:
             slip_grids.append((d, g, pg))
     rows = []
     for i, row in enumerate(vals):
@@ -626,35 +755,44 @@ def _cells(r: _Reader, w: str, name: str, kind: str, value: Any, printed: Any, e
             v = _entry(r, x, f"{w}.answer.{name}{at}", kind)
             p = prints[i][j]
             if not isinstance(p, str | int | float) or isinstance(p, bool):
-                raise r.fail(f"{w}.rounded.{name}{at}",
-                             f"expected a printed number, got {_kind(p)}")
+                raise r.fail(
+                    f"{w}.rounded.{name}{at}", f"expected a printed number, got {_kind(p)}"
+                )
             p = str(p)
             _check_printed(r, f"{w}.rounded.{name}{at}", f"{w}.tolerance.{name}", v, p, tol)
-            cells.append(Cell(
-                key=_cell_key(name, kind, i, j),
-                label=_cell_label(kind, i, j, row_label, col_label),
-                value=v, printed=p, tolerance=tol,
-                exact=None if exact_grid is None else str(exact_grid[i][j]),
-                slips=_cell_slips(v, tol, [(d, g[i][j], pg[i][j]) for d, g, pg in slip_grids]),
-            ))
+            cells.append(
+                Cell(
+                    key=_cell_key(name, kind, i, j),
+                    label=_cell_label(kind, i, j, row_label, col_label),
+                    value=v,
+                    printed=p,
+                    tolerance=tol,
+                    exact=None if exact_grid is None else str(exact_grid[i][j]),
+                    slips=_cell_slips(v, tol, [(d, g[i][j], pg[i][j]) for d, g, pg in slip_grids]),
+                )
+            )
         rows.append(tuple(cells))
     return tuple(rows)
 
 
-def _check_printed(r: _Reader, rfield: str, tfield: str, v: float | None, p: str,
-                   tol: float) -> None:
+def _check_printed(
+    r: _Reader, rfield: str, tfield: str, v: float | None, p: str, tol: float
+) -> None:
     """The printed key value must be an answer the export accepts."""
     if v is None:
         if not is_masked_text(p):
-            raise r.fail(rfield, f"expected \"-inf\" for a masked cell, got {p!r}")
+            raise r.fail(rfield, f'expected "-inf" for a masked cell, got {p!r}')
         return
     try:
         pv = float(p)
     except ValueError:
         raise r.fail(rfield, f"expected a printed number, got {p!r}") from None
     if abs(pv - v) > tol + _SLACK * max(1.0, abs(v)):
-        raise r.fail(tfield, f"expected a tolerance that accepts the printed {p} for the value "
-                     f"{number_text(v)}, got {number_text(tol)}")
+        raise r.fail(
+            tfield,
+            f"expected a tolerance that accepts the printed {p} for the value "
+            f"{number_text(v)}, got {number_text(tol)}",
+        )
 
 
 def _cell_key(name: str, kind: str, i: int, j: int) -> str:
@@ -678,8 +816,9 @@ def _cell_label(kind: str, i: int, j: int, row_label: str, col_label: str) -> st
     return f"{row}, {col}"
 
 
-def _cell_slips(v: float | None, tol: float,
-                found: Sequence[tuple[Mapping[str, Any], Any, Any]]) -> tuple[Slip, ...]:
+def _cell_slips(
+    v: float | None, tol: float, found: Sequence[tuple[Mapping[str, Any], Any, Any]]
+) -> tuple[Slip, ...]:
     """Slips whose value for this cell differs from the answer, merged where they agree."""
     groups: list[tuple[float | None, str, list[str], list[str]]] = []
     for d, x, p in found:
@@ -695,7 +834,8 @@ def _cell_slips(v: float | None, tol: float,
             continue  # the slip does not show in this cell
         for g in groups:
             if (g[0] is None and sv is None) or (
-                    g[0] is not None and sv is not None and abs(g[0] - sv) <= tol / 2):
+                g[0] is not None and sv is not None and abs(g[0] - sv) <= tol / 2
+            ):
                 g[2].append(d["misconception"])
                 g[3].append(d["description"])
                 break

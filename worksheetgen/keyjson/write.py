@@ -40,8 +40,15 @@ def _item_json(item: Item) -> dict[str, Any]:
         "prompt": item.prompt,
         "given": item.given,
         "shown": [{"label": s.label, "kind": s.kind, "value": s.value} for s in sol.shown],
-        "parts": [{"prompt": p.prompt, "answer": p.answer, "row_label": p.row_label,
-                   "col_label": p.col_label} for p in sol.parts],
+        "parts": [
+            {
+                "prompt": p.prompt,
+                "answer": p.answer,
+                "row_label": p.row_label,
+                "col_label": p.col_label,
+            }
+            for p in sol.parts
+        ],
         "labels": {a.name: a.label for a in sol.answers},
         "answer": {a.name: a.value for a in sol.answers},
         "exact": {a.name: a.exact for a in sol.answers if a.exact is not None},
@@ -51,24 +58,38 @@ def _item_json(item: Item) -> dict[str, Any]:
         "options": {a.name: list(a.options) for a in sol.answers if a.options},
         "explanations": {a.name: a.explanation for a in sol.answers if a.explanation},
         "distractors": [
-            {"misconception": d.misconception, "description": d.description,
-             "answer": d.answer, "rounded": d.rounded}
+            {
+                "misconception": d.misconception,
+                "description": d.description,
+                "answer": d.answer,
+                "rounded": d.rounded,
+            }
             for d in sol.distractors
         ],
         "coincident": [
-            {"misconception": c.misconception, "description": c.description,
-             "same_as": c.same_as, **({} if c.margin is None else {"margin": c.margin})}
+            {
+                "misconception": c.misconception,
+                "description": c.description,
+                "same_as": c.same_as,
+                **({} if c.margin is None else {"margin": c.margin}),
+            }
             for c in sol.coincident
         ],
         "carries": _carries(item),
     }
     if sol.shown_steps:  # a worked solution printed with the question (spot the bug)
-        q["shown_steps"] = [{"title": st.title, "text": st.text, "math": st.math}
-                            for st in sol.shown_steps]
+        q["shown_steps"] = [
+            {"title": st.title, "text": st.text, "math": st.math} for st in sol.shown_steps
+        ]
     if sol.choices:
         q["choices"] = [
-            {"label": c.label, "text": c.text, "correct": c.correct,
-             "misconception": c.misconception, "rounded": c.rounded}
+            {
+                "label": c.label,
+                "text": c.text,
+                "correct": c.correct,
+                "misconception": c.misconception,
+                "rounded": c.rounded,
+            }
             for c in sol.choices
         ]
         q["choice_answer"] = sol.choice_answer
@@ -80,7 +101,8 @@ def sheet_json(sheet: Sheet) -> dict[str, Any]:
     return {
         "id": sheet.id,
         "label": sheet.label,
-        "student": None if sheet.student is None
+        "student": None
+        if sheet.student is None
         else {"name": sheet.student.name, "id": sheet.student.id},
         "questions": [_item_json(i) for i in sheet.items],
     }
@@ -171,8 +193,13 @@ def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> di
         "options": options,
         "banks": [{"path": b.path, "sha256": b.sha256} for b in build.bank.files],
         "questions": [
-            {"id": q.id, "family": q.family, "points": q.points, "decimals": q.decimals,
-             "params": {k: _param_json(v) for k, v in q.params.items()}}
+            {
+                "id": q.id,
+                "family": q.family,
+                "points": q.points,
+                "decimals": q.decimals,
+                "params": {k: _param_json(v) for k, v in q.params.items()},
+            }
             for q in build.bank.questions
         ],
         "draws": [sheet_draws(s) for s in build.sheets],

@@ -31,21 +31,22 @@ from worksheetgen.pipeline.sheet import (
 __all__ = ["BuildOptions", "BuildResult", "build", "build_class"]
 
 
-def build_class(options: BuildOptions,
-                progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
-    """A whole class: one sheet per roster student or per version (worksheetgen.pipeline.class_build)."""
+def build_class(
+    options: BuildOptions, progress: Callable[[str, int, int], None] | None = None
+) -> BuildResult:
+    """A whole class: one sheet per roster student or per version (``class_build``)."""
     if options.roster is not None and options.versions is not None:
         raise UsageError("--roster and --versions: expected one of them, got both")
     if options.roster is not None:
-
         plan = classbuild.plan_roster(read_roster(options.roster), options.roster)
     else:
         plan = classbuild.plan_versions(int(options.versions or 0))
     return classbuild.build_class(options, plan, progress)
 
 
-def build(options: BuildOptions,
-          progress: Callable[[str, int, int], None] | None = None) -> BuildResult:
+def build(
+    options: BuildOptions, progress: Callable[[str, int, int], None] | None = None
+) -> BuildResult:
     """Run the whole pipeline for one worksheet (or a whole class) and write its folder."""
     if options.roster is not None or options.versions is not None:
         return build_class(options, progress)
@@ -77,8 +78,9 @@ def build(options: BuildOptions,
         keep = Path(options.out) / f".failed-{folder_name(result)}"
         bundled = options.template_dir is None  # a preamble of our own: dumped once
         with failures_as_errors():
-            pdfs = compile_all([TexJob(n[:-4], docs[n], formats=bundled)
-                                for n in ("sheet.tex", "key.tex")], keep)
+            pdfs = compile_all(
+                [TexJob(n[:-4], docs[n], formats=bundled) for n in ("sheet.tex", "key.tex")], keep
+            )
         for name, data in pdfs.items():
             files[f"{name}.pdf"] = data
     opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}

@@ -85,8 +85,7 @@ class ItemReport:
     @property
     def ok(self) -> bool:
         """No failure, no invariant violation and no kept slip inside the margin."""
-        return self.failures == 0 and self.invariant_violations == 0 \
-            and self.inside_margin == 0
+        return self.failures == 0 and self.invariant_violations == 0 and self.inside_margin == 0
 
     @property
     def named(self) -> bool:
@@ -167,8 +166,7 @@ def closest_slip(variant: Variant, decimals: int) -> float | None:
             if len(a) != len(b):
                 continue
             for x, y in zip(a, b, strict=True):
-                if isinstance(x, Ex) and isinstance(y, Ex) \
-                        and not (x.is_neg_inf or y.is_neg_inf):
+                if isinstance(x, Ex) and isinstance(y, Ex) and not (x.is_neg_inf or y.is_neg_inf):
                     diffs.append(abs(float(x.val) - float(y.val)) * 10**decimals)
                 elif isinstance(x, int) and isinstance(y, int):
                     diffs.append(float(abs(x - y)))
@@ -257,16 +255,18 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
     )
 
 
-def check_banks(paths: Sequence[str] = (), stress: int = DEFAULT_STRESS,
-                progress: Callable[[ItemReport], None] | None = None,
-                decimals: int | None = None) -> CheckReport:
+def check_banks(
+    paths: Sequence[str] = (),
+    stress: int = DEFAULT_STRESS,
+    progress: Callable[[ItemReport], None] | None = None,
+    decimals: int | None = None,
+) -> CheckReport:
     """Validate the banks (BankError if one is invalid), then stress-draw every question
     (at ``decimals``, as ``build --decimals`` would, when given)."""
 
     bank = load_banks(list(paths) or [default_bank_path()])
     if decimals is not None:
-        bank = replace(bank, questions=tuple(replace(q, decimals=decimals)
-                                             for q in bank.questions))
+        bank = replace(bank, questions=tuple(replace(q, decimals=decimals) for q in bank.questions))
     seeds = range(stress)
     reports = []
     for spec in bank.questions:
@@ -274,8 +274,7 @@ def check_banks(paths: Sequence[str] = (), stress: int = DEFAULT_STRESS,
         reports.append(report)
         if progress is not None:
             progress(report)
-    return CheckReport(banks=tuple(b.path for b in bank.files), stress=stress,
-                       items=tuple(reports))
+    return CheckReport(banks=tuple(b.path for b in bank.files), stress=stress, items=tuple(reports))
 
 
 def _num(x: float) -> str:
@@ -287,18 +286,22 @@ def item_lines(r: ItemReport) -> list[str]:
     status = "ok" if r.ok else "FAILED"
     fmt = " (multiple choice)" if r.format == "choice" else ""
     lines = [f"{r.id}  [{r.family}{fmt}]  {r.where}  {status}"]
-    lines.append(f"    {r.draws} draws, {r.distinct_variants} distinct variants; "
-                 f"failures {r.failures}; invariant violations {r.invariant_violations}; "
-                 f"redraws {r.redraws} in {r.redrawn_draws} draws (max {r.max_redraws})")
+    lines.append(
+        f"    {r.draws} draws, {r.distinct_variants} distinct variants; "
+        f"failures {r.failures}; invariant violations {r.invariant_violations}; "
+        f"redraws {r.redraws} in {r.redrawn_draws} draws (max {r.max_redraws})"
+    )
     detail = []
     if r.spread is not None:
         s = r.spread
-        detail.append(f"{s.measure} min {_num(s.low)} / median {_num(s.median)} / "
-                      f"max {_num(s.high)}")
+        detail.append(
+            f"{s.measure} min {_num(s.low)} / median {_num(s.median)} / max {_num(s.high)}"
+        )
     if r.closest_slip is not None:
         c = r.closest_slip
-        detail.append(f"closest slip min {_num(c.low)} / median {_num(c.median)} / "
-                      f"max {_num(c.high)} units")
+        detail.append(
+            f"closest slip min {_num(c.low)} / median {_num(c.median)} / max {_num(c.high)} units"
+        )
     detail.append(f"{r.ms_per_draw:.1f} ms per draw (max {r.ms_max:.0f})")
     lines.append("    " + "; ".join(detail))
     if r.slips:
@@ -306,8 +309,10 @@ def item_lines(r: ItemReport) -> list[str]:
     if r.fixed and r.coincident:
         lines.append("    pinned variant, left out of the distractors: " + "; ".join(r.coincident))
     elif r.coincident_draws:
-        lines.append(f"    in {r.coincident_draws} of {r.draws} draws no redraw kept every slip "
-                     "apart; left out of the distractors: " + "; ".join(r.coincident))
+        lines.append(
+            f"    in {r.coincident_draws} of {r.draws} draws no redraw kept every slip "
+            "apart; left out of the distractors: " + "; ".join(r.coincident)
+        )
     for m in r.failure_messages:
         lines.append(f"    failure: {m}")
     for m in r.invariant_messages:
@@ -320,8 +325,10 @@ def item_lines(r: ItemReport) -> list[str]:
 def summary_line(report: CheckReport) -> str:
     """One closing line: how many questions and draws, and whether all passed."""
     bad = [i for i in report.items if not i.ok]
-    head = (f"{len(report.items)} questions x {report.stress} seeds = {report.draws} draws "
-            f"from {', '.join(report.banks)}")
+    head = (
+        f"{len(report.items)} questions x {report.stress} seeds = {report.draws} draws "
+        f"from {', '.join(report.banks)}"
+    )
     if not bad:
         return f"OK: {head}; no failures."
     return f"FAILED: {head}; failing: " + ", ".join(i.id for i in bad)
@@ -337,8 +344,11 @@ class SweepReport:
     def ok(self) -> bool:
         """No slip inside the margin, and every failure is a question that says it cannot
         keep its slips apart at those decimals."""
-        return all(i.inside_margin == 0 and i.invariant_violations == 0
-                   and i.failures == i.unavoidable for _, r in self.runs for i in r.items)
+        return all(
+            i.inside_margin == 0 and i.invariant_violations == 0 and i.failures == i.unavoidable
+            for _, r in self.runs
+            for i in r.items
+        )
 
 
 def bundled_banks() -> list[str]:
@@ -347,9 +357,12 @@ def bundled_banks() -> list[str]:
     return [str(p) for p in sorted(data_dir("banks").glob("*.yaml"))]
 
 
-def sweep_banks(paths: Sequence[str] = (), seeds: int = SWEEP_SEEDS,
-                decimals: Sequence[int] = SWEEP_DECIMALS,
-                progress: Callable[[int, CheckReport], None] | None = None) -> SweepReport:
+def sweep_banks(
+    paths: Sequence[str] = (),
+    seeds: int = SWEEP_SEEDS,
+    decimals: Sequence[int] = SWEEP_DECIMALS,
+    progress: Callable[[int, CheckReport], None] | None = None,
+) -> SweepReport:
     """Stress-check each bank on its own (every bundled bank when none is given) at each
     of ``decimals``: no kept slip may pass for the right answer however the student rounds;
     the questions that cannot avoid it are named."""
@@ -367,26 +380,35 @@ def sweep_lines(d: int, report: CheckReport) -> list[str]:
     """One bank at one decimals, as text lines: a summary, then each question that is not
     clean (named: cannot keep its slips apart; FAILED: anything else)."""
     places = f"{d} decimal" + ("" if d == 1 else "s")
-    lines = [f"{', '.join(report.banks)} at {places}: {len(report.items)} questions x "
-             f"{report.stress} seeds"]
+    lines = [
+        f"{', '.join(report.banks)} at {places}: {len(report.items)} questions x "
+        f"{report.stress} seeds"
+    ]
     for i in report.items:
         if i.inside_margin or i.invariant_violations or i.failures != i.unavoidable:
             lines += ["  FAILED " + line.strip() for line in item_lines(i)[:1]]
-            lines += ["    " + line.strip() for line in item_lines(i)[1:]
-                      if "failure" in line or "invariant" in line or "inside" in line]
+            lines += [
+                "    " + line.strip()
+                for line in item_lines(i)[1:]
+                if "failure" in line or "invariant" in line or "inside" in line
+            ]
         elif i.unavoidable:
-            lines.append(f"  cannot avoid: {i.id} ({i.where}): in {i.unavoidable} of "
-                         f"{i.draws} draws no variant lets every slip be told apart at "
-                         f"{places}; the build stops and says so")
+            lines.append(
+                f"  cannot avoid: {i.id} ({i.where}): in {i.unavoidable} of "
+                f"{i.draws} draws no variant lets every slip be told apart at "
+                f"{places}; the build stops and says so"
+            )
         elif i.coincident_draws:
-            lines.append(f"  cannot avoid: {i.id} ({i.where}): in {i.coincident_draws} of "
-                         f"{i.draws} draws a slip stays within the key's margin; left out "
-                         "of the distractors and named in the key: "
-                         + "; ".join(i.coincident[:MAX_MESSAGES]))
+            lines.append(
+                f"  cannot avoid: {i.id} ({i.where}): in {i.coincident_draws} of "
+                f"{i.draws} draws a slip stays within the key's margin; left out "
+                "of the distractors and named in the key: " + "; ".join(i.coincident[:MAX_MESSAGES])
+            )
         elif i.fixed and i.coincident:
-            lines.append(f"  cannot avoid: {i.id} ({i.where}): pinned variant; left out of "
-                         "the distractors and named in the key: "
-                         + "; ".join(i.coincident[:MAX_MESSAGES]))
+            lines.append(
+                f"  cannot avoid: {i.id} ({i.where}): pinned variant; left out of "
+                "the distractors and named in the key: " + "; ".join(i.coincident[:MAX_MESSAGES])
+            )
     return lines
 
 

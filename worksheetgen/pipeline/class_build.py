@@ -91,8 +91,9 @@ def plan_versions(count: int) -> ClassPlan:
     if not 1 <= count <= MAX_VERSIONS:
         raise UsageError(f"--versions: expected a number from 1 to {MAX_VERSIONS}, got {count}")
     ids = version_ids(count)
-    return ClassPlan(tuple(Entry(v, f"Version {v}", None, v) for v in ids),
-                     f"versions{count}", "versions")
+    return ClassPlan(
+        tuple(Entry(v, f"Version {v}", None, v) for v in ids), f"versions{count}", "versions"
+    )
 
 
 @dataclass
@@ -154,9 +155,11 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     bank = load_bank(options)
     items = len(plan.entries) * len(bank.questions)
     if items > MAX_CLASS_ITEMS:  # minutes of work at most, never hours
-        raise UsageError(f"expected at most {MAX_CLASS_ITEMS} questions in one class build "
-                         f"(sheets x questions), got {len(plan.entries)} x "
-                         f"{len(bank.questions)} = {items}; split the roster or the bank")
+        raise UsageError(
+            f"expected at most {MAX_CLASS_ITEMS} questions in one class build "
+            f"(sheets x questions), got {len(plan.entries)} x "
+            f"{len(bank.questions)} = {items}; split the roster or the bank"
+        )
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
     engine = texchars.choose_engine(texts)
     if options.pdf:  # say so before doing any work
@@ -185,16 +188,19 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
             # worker processes (if any) are forked first, before TeX's threads start
             with _rendered(build, plan, options.template_dir, workers) as sheets:
                 if streaming:  # TeX reads while the sheets are drawn
-                    files = _build_streaming(build, plan, tmp, options.template_dir, keep, report,
-                                             stats, sheets, engine)
+                    files = _build_streaming(
+                        build, plan, tmp, options.template_dir, keep, report, stats, sheets, engine
+                    )
                 else:
-                    files = _write_sheets(build, plan, tmp, options.template_dir, report, stats,
-                                          sheets)
+                    files = _write_sheets(
+                        build, plan, tmp, options.template_dir, report, stats, sheets
+                    )
                     stats.seconds["sheets"] = time.perf_counter() - clock
             if options.pdf and not streaming:
                 clock = time.perf_counter()
-                files += _compile_and_split(plan, tmp, keep, report, stats,
-                                            options.template_dir is None)
+                files += _compile_and_split(
+                    plan, tmp, keep, report, stats, options.template_dir is None
+                )
                 stats.seconds["pdf"] = time.perf_counter() - clock
             if options.exports:
                 # the exporters only when --export asks for them
@@ -209,8 +215,15 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
         release(tmp)
-    return BuildResult(target, tuple(sorted(files)), build, sheet_count=stats.sheets,
-                       item_count=stats.items, details=stats, swept=swept)
+    return BuildResult(
+        target,
+        tuple(sorted(files)),
+        build,
+        sheet_count=stats.sheets,
+        item_count=stats.items,
+        details=stats,
+        swept=swept,
+    )
 
 
 @dataclass(frozen=True)
@@ -233,8 +246,9 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
     tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}
     md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}
     draws = keyfile.sheet_draws(sheet)
-    return RenderedSheet(tex, md, _json_item(keyfile.sheet_json(sheet)), _json_item(draws),
-                         len(sheet.items))
+    return RenderedSheet(
+        tex, md, _json_item(keyfile.sheet_json(sheet)), _json_item(draws), len(sheet.items)
+    )
 
 
 _KINDS = {"sheet": "sheets", "key": "keys"}  # kind -> combined document
@@ -242,13 +256,13 @@ _FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
 MIN_SHEETS_PER_WORKER = 4
 
 
-def _render_for_worker(build: Build, plan: ClassPlan, template_dir: str | None
-                       ) -> Callable[[int], Any]:
+def _render_for_worker(
+    build: Build, plan: ClassPlan, template_dir: str | None
+) -> Callable[[int], Any]:
     """What a worker computes for sheet ``index``: the rendered sheet, or a user error as
     plain fields (pickling an exception keeps only its message, not file, line and field)."""
 
-    def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None,
-                                                   str | None]:
+    def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None, str | None]:
         try:
             return render_sheet(build, plan.entries[index], template_dir)
         except WorksheetgenError as exc:
@@ -276,8 +290,9 @@ def workers_for(count: int, jobs: int | None = 1) -> int:
 
 
 @contextmanager
-def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
-              workers: int) -> Iterator[Iterator[RenderedSheet]]:
+def _rendered(
+    build: Build, plan: ClassPlan, template_dir: str | None, workers: int
+) -> Iterator[Iterator[RenderedSheet]]:
     """Every sheet rendered, in roster order; ``workers`` > 1 renders in processes forked
     on entry, so before the caller starts any thread (such as the TeX runs)."""
     if workers <= 1:
@@ -287,8 +302,7 @@ def _rendered(build: Build, plan: ClassPlan, template_dir: str | None,
     # every sheet is rendered in a worker: the parent only writes. (Rendering the first
     # sheet here before forking, so that the workers start warm, left a core idle meanwhile
     # and saved the workers no measurable CPU.)
-    sheets = ForkMap(_render_for_worker(build, plan, template_dir), 0, len(plan.entries),
-                      workers)
+    sheets = ForkMap(_render_for_worker(build, plan, template_dir), 0, len(plan.entries), workers)
     try:
         yield _unpacked(sheets)
     finally:
@@ -311,15 +325,24 @@ def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str
     ends = {}
     for kind in _KINDS:
         ctx = {**_context(build, []), **_FRAGMENT}
-        ends[kind] = (render_document("latex", kind, {**ctx, "doc_head": True}, template_dir),
-                      render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir))
+        ends[kind] = (
+            render_document("latex", kind, {**ctx, "doc_head": True}, template_dir),
+            render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir),
+        )
     return ends
 
 
-def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
-                  report: Progress, stats: ClassStats, sheets: Iterator[RenderedSheet],
-                  feeds: dict[str, TexFeed] | None = None,
-                  ends: dict[str, tuple[str, str]] | None = None) -> list[str]:
+def _write_sheets(
+    build: Build,
+    plan: ClassPlan,
+    tmp: Path,
+    template_dir: str | None,
+    report: Progress,
+    stats: ClassStats,
+    sheets: Iterator[RenderedSheet],
+    feeds: dict[str, TexFeed] | None = None,
+    ends: dict[str, tuple[str, str]] | None = None,
+) -> list[str]:
     """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
     the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
     and tails when already rendered."""
@@ -333,8 +356,11 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
             feeds[kind].write(text)
 
     files: list[str] = []
-    handles = {(kind, ext): open(tmp / f"{_KINDS[kind]}{ext}", "w", encoding="utf-8")
-               for kind in _KINDS for ext in (".tex", ".md")}
+    handles = {
+        (kind, ext): open(tmp / f"{_KINDS[kind]}{ext}", "w", encoding="utf-8")
+        for kind in _KINDS
+        for ext in (".tex", ".md")
+    }
     files += [f"{_KINDS[kind]}{ext}" for kind, ext in handles]
     draws = open(tmp / ".draws.json", "w", encoding="utf-8")
     key_fh = open(tmp / "key.json", "w", encoding="utf-8")
@@ -353,8 +379,9 @@ def _write_sheets(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | 
         for n, out in enumerate(sheets):
             for kind in _KINDS:
                 tex_out(kind, out.tex[kind])
-                handles[(kind, ".md")].write(out.md[kind] if n == 0
-                                             else MD_SEPARATOR + out.md[kind])
+                handles[(kind, ".md")].write(
+                    out.md[kind] if n == 0 else MD_SEPARATOR + out.md[kind]
+                )
                 unicode[kind] = unicode[kind] or needs_unicode_engine(out.tex[kind])
             key_list.add_line(out.key_line)
             draw_list.add_line(out.draws_line)
@@ -381,8 +408,9 @@ def _context(build: Build, sheets: list[Any]) -> dict[str, Any]:
     return document_context(build, sheets)
 
 
-def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
-                       stats: ClassStats, bundled: bool) -> list[str]:
+def _compile_and_split(
+    plan: ClassPlan, tmp: Path, keep: Path, report: Progress, stats: ClassStats, bundled: bool
+) -> list[str]:
     """One TeX run per combined document (in parallel), then the per-sheet PDFs cut out
     (``bundled``: the documents come from the bundled templates)."""
     # TeX machinery only when PDFs are built
@@ -392,18 +420,34 @@ def _compile_and_split(plan: ClassPlan, tmp: Path, keep: Path, report: Progress,
     report("pdf", 0, 1)
     jobs = []
     for name in ("sheets", "keys"):
-        jobs.append(TexJob(name, path=tmp / f"{name}.tex", engine=stats.engines.get(name),
-                           pages=True, sheets=n, output=tmp / f"{name}.pdf",
-                           formats=bundled))
+        jobs.append(
+            TexJob(
+                name,
+                path=tmp / f"{name}.tex",
+                engine=stats.engines.get(name),
+                pages=True,
+                sheets=n,
+                output=tmp / f"{name}.pdf",
+                formats=bundled,
+            )
+        )
     cut: dict[str, list[str]] = {}
     compile_jobs(jobs, keep, then=_cutter(plan, tmp, cut))
     report("pdf", 1, 1)
     return _cut_files(cut)
 
 
-def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str | None,
-                     keep: Path, report: Progress, stats: ClassStats,
-                     sheets: Iterator[RenderedSheet], engine: str) -> list[str]:
+def _build_streaming(
+    build: Build,
+    plan: ClassPlan,
+    tmp: Path,
+    template_dir: str | None,
+    keep: Path,
+    report: Progress,
+    stats: ClassStats,
+    sheets: Iterator[RenderedSheet],
+    engine: str,
+) -> list[str]:
     """Write the sheets while TeX already typesets them: TeX reads each combined document
     through a pipe as it is written, so drawing and typesetting share the cores. The engine
     is chosen up front from the roster and the banks; should the rendered text need the
@@ -415,9 +459,19 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     n = len(plan.entries)
     ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
     feeds = {kind: TexFeed(head=ends[kind][0]) for kind in _KINDS}
-    jobs = [TexJob(name, path=tmp / f"{name}.tex", engine=engine, pages=True, sheets=n,
-                   output=tmp / f"{name}.pdf", feed=feeds[kind], formats=template_dir is None)
-            for kind, name in _KINDS.items()]
+    jobs = [
+        TexJob(
+            name,
+            path=tmp / f"{name}.tex",
+            engine=engine,
+            pages=True,
+            sheets=n,
+            output=tmp / f"{name}.pdf",
+            feed=feeds[kind],
+            formats=template_dir is None,
+        )
+        for kind, name in _KINDS.items()
+    ]
     cancel = threading.Event()
     runner = ThreadPoolExecutor(max_workers=1)
     clock = time.perf_counter()
@@ -427,8 +481,9 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
         # other one may still be typesetting
         future = runner.submit(compile_jobs, jobs, keep, cancel, _cutter(plan, tmp, cut))
         try:
-            files = _write_sheets(build, plan, tmp, template_dir, report, stats, sheets, feeds,
-                                  ends)
+            files = _write_sheets(
+                build, plan, tmp, template_dir, report, stats, sheets, feeds, ends
+            )
             stats.seconds["sheets"] = time.perf_counter() - clock
             clock = time.perf_counter()
             if any(stats.engines[name] != engine for name in _KINDS.values()):
@@ -458,8 +513,7 @@ def _build_streaming(build: Build, plan: ClassPlan, tmp: Path, template_dir: str
     return files
 
 
-def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]
-            ) -> Callable[[str, Any], None]:
+def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[str, Any], None]:
     """What to do with each compiled combined document: cut out the per-sheet PDFs by the
     page ranges TeX recorded, noting the files written in ``cut`` under its name."""
     # TeX machinery only when PDFs are built
@@ -471,8 +525,9 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]
     def cut_one(name: str, result: Any) -> None:
         ranges = result.ranges
         if len(ranges) != n:
-            raise CompileError(f"expected the page ranges of {n} sheets, got {len(ranges)}",
-                               file=f"{name}.tex")
+            raise CompileError(
+                f"expected the page ranges of {n} sheets, got {len(ranges)}", file=f"{name}.tex"
+            )
         parts = iter_split_pages((tmp / f"{name}.pdf").read_bytes(), ranges)
         (tmp / plan.subfolder).mkdir(exist_ok=True)
         files = []
@@ -495,8 +550,13 @@ def _cut_files(cut: dict[str, list[str]]) -> list[str]:
 
 def _write_manifest(build: Build, options: Any, tmp: Path, files: list[str]) -> None:
     """manifest.json, with the draws of every sheet streamed in from the temporary file."""
-    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title,
-            "roster": options.roster, "versions": options.versions}
+    opts = {
+        "pdf": options.pdf,
+        "decimals": options.decimals,
+        "title": options.title,
+        "roster": options.roster,
+        "versions": options.versions,
+    }
     doc = keyfile.manifest_json(build, files, opts)
     before, after = _json_splice(doc, "draws")
     draws = tmp / ".draws.json"

@@ -97,8 +97,11 @@ def opening_lines(item: Item, kind: str = "sheet") -> int:
     (``\\wspart`` keeps 6 lines). The LaTeX templates keep that much together on a page, so
     a question never starts at the foot of one page and asks its first part on the next."""
     lines = 3 + len(item.prompt) // 95  # heading, space, the prompt's lines
-    heights = [len(g.value) if g.kind == "matrix" and isinstance(g.value, list) else 1
-               for g in item.solution.shown if g.kind != "heatmap"]
+    heights = [
+        len(g.value) if g.kind == "matrix" and isinstance(g.value, list) else 1
+        for g in item.solution.shown
+        if g.kind != "heatmap"
+    ]
     if heights:
         lines += max(heights) + 1
     if any(g.kind == "heatmap" for g in item.solution.shown):
@@ -137,8 +140,7 @@ def load_bank(options: BuildOptions) -> Bank:
         if bad:
             raise UsageError(f"--title: {bad}")
         if len(options.title) > 4000:  # as a bank's title
-            raise UsageError(f"--title: expected at most 4000 characters, got "
-                             f"{len(options.title)}")
+            raise UsageError(f"--title: expected at most 4000 characters, got {len(options.title)}")
         info = replace(info, title=options.title)
     questions = bank.questions
     if options.decimals is not None:
@@ -147,14 +149,20 @@ def load_bank(options: BuildOptions) -> Bank:
     return replace(bank, info=info, questions=questions)
 
 
-def make_build(bank: Bank, seed: int,
-               sheets: Sequence[tuple[str, str, Student | None]] | None = None) -> Build:
+def make_build(
+    bank: Bank, seed: int, sheets: Sequence[tuple[str, str, Student | None]] | None = None
+) -> Build:
     """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet."""
 
     wanted = sheets or [(bank.info.slug, "Worksheet", None)]
-    return Build(info=bank.info, seed=seed, bank=bank,
-                 sheets=tuple(build_sheet(bank.questions, seed, sid, label, student)
-                              for sid, label, student in wanted))
+    return Build(
+        info=bank.info,
+        seed=seed,
+        bank=bank,
+        sheets=tuple(
+            build_sheet(bank.questions, seed, sid, label, student) for sid, label, student in wanted
+        ),
+    )
 
 
 def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dict[str, Any]:
@@ -193,13 +201,16 @@ def check_out(out: str | Path) -> None:
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        what = (f"the file {path}" if existing == path
-                else f"{path}, a path through the file {existing}")
-        raise UsageError(f"expected a folder to write builds into, got {what}",
-                         field="--out")
+        what = (
+            f"the file {path}"
+            if existing == path
+            else f"{path}, a path through the file {existing}"
+        )
+        raise UsageError(f"expected a folder to write builds into, got {what}", field="--out")
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise UsageError(f"expected a folder we can write to, got {existing} "
-                         f"(permission denied)", field="--out")
+        raise UsageError(
+            f"expected a folder we can write to, got {existing} (permission denied)", field="--out"
+        )
     # a symlink to nothing on the way (the folder itself or a parent) is refused now, not
     # after all the work
     check_replaceable(path, folder=True, what="a folder to write builds into")
@@ -229,8 +240,10 @@ def staging_folder(target: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         return temp_folder(target.parent, target.name)
     except OSError as exc:
-        raise UsageError(f"expected a folder to write builds into, got {target.parent} "
-                         f"({exc.strerror or exc})", field="--out") from None
+        raise UsageError(
+            f"expected a folder to write builds into, got {target.parent} ({exc.strerror or exc})",
+            field="--out",
+        ) from None
 
 
 @contextmanager
@@ -244,8 +257,9 @@ def interrupts_held() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous if previous is not None
-                      else signal.default_int_handler)
+        signal.signal(
+            signal.SIGINT, previous if previous is not None else signal.default_int_handler
+        )
     if held:
         raise KeyboardInterrupt
 

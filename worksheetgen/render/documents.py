@@ -77,8 +77,10 @@ def escape_tex(text: Any) -> str:
 # as a low double quote, and with LuaLaTeX's TeX ligatures "<<" and ">>" as guillemets. A
 # zero kern between the two characters keeps each as written in both engines (an empty
 # group does in pdfTeX only); the quote characters are commands that form no ligature.
-_LIGATURE_RE = re.compile(r"(?<=-)(?=-)|(?<=,)(?=,)|(?<=\\textless\{\})(?=\\textless\{\})"
-                          r"|(?<=\\textgreater\{\})(?=\\textgreater\{\})")
+_LIGATURE_RE = re.compile(
+    r"(?<=-)(?=-)|(?<=,)(?=,)|(?<=\\textless\{\})(?=\\textless\{\})"
+    r"|(?<=\\textgreater\{\})(?=\\textgreater\{\})"
+)
 
 
 # a run of this many characters without a space may break after any of them, so that a long
@@ -94,7 +96,7 @@ def _escape_tex(text: str) -> str:
         pieces = []
         pos = 0
         for m in _LONG_RUN_RE.finditer(s):
-            pieces.append(_escape_tex_run(s[pos:m.start()]))
+            pieces.append(_escape_tex_run(s[pos : m.start()]))
             pieces.append(_breakable(m.group()))
             pos = m.end()
         pieces.append(_escape_tex_run(s[pos:]))
@@ -107,10 +109,21 @@ def _escape_tex(text: str) -> str:
 # scripts whose letters a font shapes together (joining, conjuncts) and the characters that
 # join what is around them: a break (a penalty node) between two of them would change how the
 # word looks, so none is put there
-_SHAPED = ((0x0590, 0x08FF), (0x0900, 0x0DFF), (0x0E00, 0x0FFF), (0x1000, 0x109F),
-           (0x1780, 0x18AF), (0x200C, 0x200D), (0xA800, 0xABFF), (0xFB1D, 0xFDFF),
-           (0xFE00, 0xFE0F), (0xFE70, 0xFEFF), (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF),
-           (0xE0100, 0xE01EF))
+_SHAPED = (
+    (0x0590, 0x08FF),
+    (0x0900, 0x0DFF),
+    (0x0E00, 0x0FFF),
+    (0x1000, 0x109F),
+    (0x1780, 0x18AF),
+    (0x200C, 0x200D),
+    (0xA800, 0xABFF),
+    (0xFB1D, 0xFDFF),
+    (0xFE00, 0xFE0F),
+    (0xFE70, 0xFEFF),
+    (0x1F1E6, 0x1F1FF),
+    (0x1F3FB, 0x1F3FF),
+    (0xE0100, 0xE01EF),
+)
 
 
 def _shaped(c: str) -> bool:
@@ -155,8 +168,13 @@ def _escape_md(text: str) -> str:
     s = s.replace("\x00", "\n\n")
     # a paragraph starting "- ", "=" or "1." would become a list or a heading
     return _MD_LINE_START_RE.sub(
-        lambda m: m.group(1) + m.group(2) + ("\\" + m.group(3) if not m.group(3).isdigit()
-                                              else m.group(3) + "\\"), s)
+        lambda m: (
+            m.group(1)
+            + m.group(2)
+            + ("\\" + m.group(3) if not m.group(3).isdigit() else m.group(3) + "\\")
+        ),
+        s,
+    )
 
 
 def escape_md_inline(text: Any) -> str:
@@ -169,7 +187,8 @@ def escape_md_inline(text: Any) -> str:
 
 # Math in bank prompts may use only these commands: enough for attention arithmetic, and
 # nothing that reads or writes files, defines macros, changes catcodes or links anywhere.
-MATH_COMMANDS = frozenset("""
+MATH_COMMANDS = frozenset(
+    """
 sqrt frac dfrac tfrac top intercal times cdot cdots ldots dots vdots ddots infty le leq ge geq ne
 neq approx equiv sim simeq propto sum prod exp log ln max min arg det dim sin cos tanh left right
 mathrm mathbf mathit mathbb mathcal mathsf mathtt boldsymbol text textbf textit textrm
@@ -182,14 +201,18 @@ quad qquad to rightarrow leftarrow Rightarrow leftrightarrow mapsto implies iff 
 hat tilde bar vec dot ddot overline underline widehat widetilde underbrace overbrace
 langle rangle lfloor rfloor lceil rceil lvert rvert lVert rVert vert Vert backslash
 big Big bigg Bigg bigl bigr Bigl Bigr limits nolimits
-""".split())
-MATH_ENVIRONMENTS = frozenset("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix "
-                              "cases".split())
+""".split()
+)
+MATH_ENVIRONMENTS = frozenset(
+    "matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix cases".split()
+)
 # control symbols that only space, escape or align: \, \; \: \! \{ \} \| \% \# \& \$ \_ \ \\
 _MATH_SYMBOLS = frozenset(",;:!{}|%#&$_ \\")
 _MATH_TOKEN_RE = re.compile(
     r"\\(?P<be>begin|end)(?![A-Za-z])(?P<env>\s*\{[^{}]*\})?|\\(?P<cmd>[A-Za-z]+)"
-    r"|\\(?P<sym>.?)|(?P<hats>\^\^)|(?P<char>[{}%#&$\x00-\x1f\x7f])", re.S)
+    r"|\\(?P<sym>.?)|(?P<hats>\^\^)|(?P<char>[{}%#&$\x00-\x1f\x7f])",
+    re.S,
+)
 _CLOSERS = {"{": "}", "left": r"\right.", "lit{": r"\}"}
 
 
@@ -241,8 +264,10 @@ def unsafe_math_problems(math: str) -> list[str]:
                 problems.append("an unmatched }")
         elif char in ("&",) and not any(x in MATH_ENVIRONMENTS for x in stack):
             problems.append("& outside a matrix")
-    problems += ["an unclosed " + ("{" if x == "{" else "\\left" if x == "left"
-                                   else f"\\begin{{{x}}}") for x in reversed(stack)]
+    problems += [
+        "an unclosed " + ("{" if x == "{" else "\\left" if x == "left" else f"\\begin{{{x}}}")
+        for x in reversed(stack)
+    ]
     return problems
 
 
@@ -265,8 +290,20 @@ def tex_math_problems(math: str) -> list[str]:
 _MATH_PIECE_RE = re.compile(r"\\(?P<cmd>[A-Za-z]+)|\\(?P<sym>.)|(?P<char>\S)", re.S)
 _TEXT_COMMANDS = frozenset(("text", "textbf", "textit", "textrm"))
 _NO_NUCLEUS = frozenset(("limits", "nolimits", "displaystyle", "textstyle", "scriptstyle"))
-_UNITS_PT = {"pt": 1.0, "mm": 2.84528, "cm": 28.4528, "in": 72.27, "bp": 1.00375, "pc": 12.0,
-             "dd": 1.07, "cc": 12.84, "sp": 1 / 65536, "em": 10.0, "ex": 4.3, "mu": 0.56}
+_UNITS_PT = {
+    "pt": 1.0,
+    "mm": 2.84528,
+    "cm": 28.4528,
+    "in": 72.27,
+    "bp": 1.00375,
+    "pc": 12.0,
+    "dd": 1.07,
+    "cc": 12.84,
+    "sp": 1 / 65536,
+    "em": 10.0,
+    "ex": 4.3,
+    "mu": 0.56,
+}
 MAX_ROW_SKIP_PT = 56.0  # a \\[…] space between rows: at most about 2 cm
 _ROW_SKIP_RE = re.compile(r"\\\\\s*\[([^\]]*)\]")
 _LENGTH_RE = re.compile(r"^\s*([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*([a-z]{2})\s*$")
@@ -280,12 +317,12 @@ def _tex_problems(math: str) -> list[str]:
     for m in _ROW_SKIP_RE.finditer(math):
         length = _LENGTH_RE.match(m.group(1))
         if not length or length.group(2) not in _UNITS_PT:
-            return [f"\\\\[{m.group(1)}], which is no length (write a length such as "
-                    "\\\\[4pt])"]
+            return [f"\\\\[{m.group(1)}], which is no length (write a length such as \\\\[4pt])"]
         if abs(float(length.group(1)) * _UNITS_PT[length.group(2)]) > MAX_ROW_SKIP_PT:
             return [f"\\\\[{m.group(1)}], a row space beyond 2cm"]
-    pieces = [(m.group("cmd"), m.group("sym"), m.group("char"))
-              for m in _MATH_PIECE_RE.finditer(math)]
+    pieces = [
+        (m.group("cmd"), m.group("sym"), m.group("char")) for m in _MATH_PIECE_RE.finditer(math)
+    ]
     # per open group: (superscript seen, subscript seen) on the current base
     scripts: list[list[bool]] = [[False, False]]
     text_depth: int | None = None  # the group depth where a \text{...} started
@@ -305,9 +342,12 @@ def _tex_problems(math: str) -> list[str]:
             continue
         if text_depth is not None:
             if char in ("_", "^"):
-                return [f"{char} inside \\text{{…}} (text has no scripts: write "
-                        f"\\{char} or put it after the }})" if char == "_" else
-                        "^ inside \\text{…} (text has no scripts: put it after the })"]
+                return [
+                    f"{char} inside \\text{{…}} (text has no scripts: write "
+                    f"\\{char} or put it after the }})"
+                    if char == "_"
+                    else "^ inside \\text{…} (text has no scripts: put it after the })"
+                ]
             continue
         if cmd in _TEXT_COMMANDS and i < len(pieces) and pieces[i][2] == "{":
             text_depth = len(scripts)
@@ -317,12 +357,12 @@ def _tex_problems(math: str) -> list[str]:
         if char in ("^", "_"):
             which = 0 if char == "^" else 1
             name = "superscript" if char == "^" else "subscript"
-            if i >= len(pieces) or pieces[i][2] in ("}", "^", "_", "&") \
-                    or pieces[i][1] == "\\":
+            if i >= len(pieces) or pieces[i][2] in ("}", "^", "_", "&") or pieces[i][1] == "\\":
                 return [f"a {char} with nothing after it (write {char}{{}} or remove it)"]
             if scripts[-1][which]:
-                return [f"a double {name} (write a{char}{{bc}} for one {name}, or "
-                        f"{{a{char}b}}{char}c)"]
+                return [
+                    f"a double {name} (write a{char}{{bc}} for one {name}, or {{a{char}b}}{char}c)"
+                ]
             scripts[-1][which] = True
             nxt = pieces[i]
             if nxt[2] == "{":  # the script is a group: skip to its end
@@ -368,7 +408,7 @@ def sanitize_math(math: str) -> str:
 
     pos = 0
     for m in _MATH_TOKEN_RE.finditer(math):
-        out.append(math[pos:m.start()])
+        out.append(math[pos : m.start()])
         pos = m.end()
         cmd, env, sym, char = m.group("cmd"), m.group("env"), m.group("sym"), m.group("char")
         if m.group("be"):
@@ -476,8 +516,10 @@ def _breakable_math(math: str) -> str:
 @lru_cache(maxsize=16384)  # prompts and step titles recur on every sheet of a class
 def markup_tex(markup: str) -> str:
     """Prompt markup as LaTeX: text escaped, math sanitized."""
-    return "".join(f"${_breakable_math(sanitize_math(t))}$" if m else escape_tex(t)
-                   for m, t in split_markup(markup))
+    return "".join(
+        f"${_breakable_math(sanitize_math(t))}$" if m else escape_tex(t)
+        for m, t in split_markup(markup)
+    )
 
 
 def md_math(math: str) -> str:
@@ -503,25 +545,66 @@ MAX_WORK = 1_000_000  # work in one rendering: loop steps plus the size of every
 #                       filter, operator, comparison or output handles
 MAX_NESTING = 20  # brackets (and unary operators in a row) in one prompt expression
 MAX_TREE_DEPTH = 100  # levels of the parsed prompt (chains of 1+1+... or |abs|abs... too)
-PROMPT_FILTERS = frozenset("""
+PROMPT_FILTERS = frozenset(
+    """
 abs round int float string length count first last join list lower upper capitalize title trim
 default d min max sum sort reverse unique
-""".split())
+""".split()
+)
 _STATEMENTS = {
-    "Macro": "{% macro %}", "CallBlock": "{% call %}", "Assign": "{% set %}",
-    "AssignBlock": "{% set %}", "Include": "{% include %}", "Import": "{% import %}",
-    "FromImport": "{% from ... import %}", "Extends": "{% extends %}", "Block": "{% block %}",
-    "With": "{% with %}", "FilterBlock": "{% filter %}", "ExprStmt": "{% do %}",
-    "Continue": "{% continue %}", "Break": "{% break %}", "Scope": "a scope",
-    "EvalContextModifier": "{% autoescape %}", "ScopedEvalContextModifier": "{% autoescape %}",
+    "Macro": "{% macro %}",
+    "CallBlock": "{% call %}",
+    "Assign": "{% set %}",
+    "AssignBlock": "{% set %}",
+    "Include": "{% include %}",
+    "Import": "{% import %}",
+    "FromImport": "{% from ... import %}",
+    "Extends": "{% extends %}",
+    "Block": "{% block %}",
+    "With": "{% with %}",
+    "FilterBlock": "{% filter %}",
+    "ExprStmt": "{% do %}",
+    "Continue": "{% continue %}",
+    "Break": "{% break %}",
+    "Scope": "a scope",
+    "EvalContextModifier": "{% autoescape %}",
+    "ScopedEvalContextModifier": "{% autoescape %}",
 }
 _ALLOWED_NODES = (
-    nodes.Template, nodes.Output, nodes.TemplateData, nodes.If, nodes.For, nodes.Name,
-    nodes.Const, nodes.Getattr, nodes.Getitem, nodes.Slice, nodes.Filter, nodes.Test,
-    nodes.Compare, nodes.Operand, nodes.And, nodes.Or, nodes.Not, nodes.Neg, nodes.Pos,
-    nodes.Add, nodes.Sub, nodes.Mul, nodes.Div, nodes.FloorDiv, nodes.Mod, nodes.Pow,
-    nodes.Concat, nodes.CondExpr, nodes.List, nodes.Tuple, nodes.Dict, nodes.Pair,
-    nodes.Keyword, nodes.Call,
+    nodes.Template,
+    nodes.Output,
+    nodes.TemplateData,
+    nodes.If,
+    nodes.For,
+    nodes.Name,
+    nodes.Const,
+    nodes.Getattr,
+    nodes.Getitem,
+    nodes.Slice,
+    nodes.Filter,
+    nodes.Test,
+    nodes.Compare,
+    nodes.Operand,
+    nodes.And,
+    nodes.Or,
+    nodes.Not,
+    nodes.Neg,
+    nodes.Pos,
+    nodes.Add,
+    nodes.Sub,
+    nodes.Mul,
+    nodes.Div,
+    nodes.FloorDiv,
+    nodes.Mod,
+    nodes.Pow,
+    nodes.Concat,
+    nodes.CondExpr,
+    nodes.List,
+    nodes.Tuple,
+    nodes.Dict,
+    nodes.Pair,
+    nodes.Keyword,
+    nodes.Call,
 )
 _STEPS: ContextVar[list[int] | None] = ContextVar("worksheetgen_prompt_steps", default=None)
 
@@ -547,8 +630,9 @@ def _counted(iterable: Any) -> Iterator[Any]:
         if steps is not None:
             steps[0] += 1
             if steps[0] > MAX_LOOP_STEPS:
-                raise SecurityError(f"expected at most {MAX_LOOP_STEPS} loop steps in a prompt, "
-                                    "got more")
+                raise SecurityError(
+                    f"expected at most {MAX_LOOP_STEPS} loop steps in a prompt, got more"
+                )
             _charge(1)
         yield x
 
@@ -559,9 +643,11 @@ def _charge(units: int) -> None:
     if steps is not None:
         steps[1] += units
         if steps[1] > MAX_WORK:
-            raise SecurityError(f"expected a prompt that does at most {MAX_WORK:,} steps of "
-                                "work (loop steps and the sizes of the values its filters and "
-                                "operators handle), got more")
+            raise SecurityError(
+                f"expected a prompt that does at most {MAX_WORK:,} steps of "
+                "work (loop steps and the sizes of the values its filters and "
+                "operators handle), got more"
+            )
 
 
 def _size(value: Any, limit: int = MAX_VALUE) -> int:
@@ -598,8 +684,10 @@ def _guard(value: Any) -> Any:
     """``value`` if it is small enough to handle, charging its size as work."""
     size = _size(value)
     if size > MAX_VALUE:
-        raise SecurityError(f"expected values of at most {MAX_VALUE:,} items or characters "
-                            "(lists within lists counted in full), got more")
+        raise SecurityError(
+            f"expected values of at most {MAX_VALUE:,} items or characters "
+            "(lists within lists counted in full), got more"
+        )
     _charge(size)
     return value
 
@@ -614,8 +702,9 @@ def _not_data(value: Any, ranges: bool) -> Any:
             todo.extend(x)
         elif isinstance(x, jinja2.Undefined):
             str(x)  # raises the usual "is undefined" error
-        elif not (x is None or isinstance(x, str | int | float)
-                  or (ranges and isinstance(x, range))):
+        elif not (
+            x is None or isinstance(x, str | int | float) or (ranges and isinstance(x, range))
+        ):
             return x
     return None
 
@@ -636,8 +725,9 @@ def _data(value: Any, ranges: bool = True) -> Any:
     _guard(value)
     bad = _not_data(value, ranges)
     if bad is not None:
-        raise SecurityError("expected data (numbers, text, true/false, lists of them), got "
-                            + _what(bad))
+        raise SecurityError(
+            "expected data (numbers, text, true/false, lists of them), got " + _what(bad)
+        )
     return value
 
 
@@ -646,7 +736,6 @@ def _printable(value: Any) -> Any:
     the text rule (a "\\x1b" written in a template string decodes to ESC)."""
     _data(value, ranges=False)
     if isinstance(value, str):
-
         bad = problem(value, lines=True)
         if bad:
             raise SecurityError(bad)
@@ -668,11 +757,10 @@ def _bounded_filter(name: str, func: Any) -> Any:
     def bounded(*args: Any, **kwargs: Any) -> Any:
         if not (name in ("default", "d") and isinstance(args[skip], jinja2.Undefined)):
             check(args[skip])
-        for arg in (*args[skip + 1:], *kwargs.values()):
+        for arg in (*args[skip + 1 :], *kwargs.values()):
             _data(arg)
         result = func(*args, **kwargs)
         if hasattr(result, "__next__"):  # reverse, unique: a list, never an address
-
             result = list(itertools.islice(result, MAX_VALUE + 1))
         return _guard(result)
 
@@ -693,26 +781,44 @@ class PromptSandbox(ImmutableSandboxedEnvironment):
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         _guard(left)
         _guard(right)
-        if operator == "**" and _is_int(left) and _is_int(right) and right > 0 \
-                and abs(left) > 1 and abs(left).bit_length() * right > MAX_POWER_BITS:
+        if (
+            operator == "**"
+            and _is_int(left)
+            and _is_int(right)
+            and right > 0
+            and abs(left) > 1
+            and abs(left).bit_length() * right > MAX_POWER_BITS
+        ):
             raise SecurityError(f"expected powers of at most {MAX_POWER_BITS} bits, got more")
         if operator == "*":
-            if _is_int(left) and _is_int(right) \
-                    and left.bit_length() + right.bit_length() > MAX_POWER_BITS + 1:
-                raise SecurityError(f"expected products of at most {MAX_POWER_BITS} bits, got "
-                                    "more")
+            if (
+                _is_int(left)
+                and _is_int(right)
+                and left.bit_length() + right.bit_length() > MAX_POWER_BITS + 1
+            ):
+                raise SecurityError(f"expected products of at most {MAX_POWER_BITS} bits, got more")
             for seq, n in ((left, right), (right, left)):
-                if isinstance(seq, str | list | tuple) and _is_int(n) \
-                        and _size(seq) * n > MAX_SEQUENCE:
-                    raise SecurityError(f"expected texts and lists of at most {MAX_SEQUENCE} "
-                                        f"items, got {_size(seq) * n}")
-        if operator == "+" and isinstance(left, str | list | tuple) \
-                and _size(left) + _size(right) > MAX_VALUE:
-            raise SecurityError(f"expected values of at most {MAX_VALUE:,} items or "
-                                "characters, got more")
+                if (
+                    isinstance(seq, str | list | tuple)
+                    and _is_int(n)
+                    and _size(seq) * n > MAX_SEQUENCE
+                ):
+                    raise SecurityError(
+                        f"expected texts and lists of at most {MAX_SEQUENCE} "
+                        f"items, got {_size(seq) * n}"
+                    )
+        if (
+            operator == "+"
+            and isinstance(left, str | list | tuple)
+            and _size(left) + _size(right) > MAX_VALUE
+        ):
+            raise SecurityError(
+                f"expected values of at most {MAX_VALUE:,} items or characters, got more"
+            )
         if operator == "%" and isinstance(left, str):
-            raise SecurityError("expected no '%' text formatting (use the round filter), got "
-                                "'%' after a text")
+            raise SecurityError(
+                "expected no '%' text formatting (use the round filter), got '%' after a text"
+            )
         return super().call_binop(context, operator, left, right)
 
 
@@ -721,8 +827,10 @@ def _check_node(node: nodes.Node, loop_names: set[str], names: list[tuple[str, i
     kind = type(node).__name__
     if not isinstance(node, _ALLOWED_NODES):
         what = _STATEMENTS.get(kind, kind)
-        raise PromptError(f"expected text, {{{{ variables }}}}, {{% if %}} and {{% for %}}, "
-                          f"got {what}", node.lineno)
+        raise PromptError(
+            f"expected text, {{{{ variables }}}}, {{% if %}} and {{% for %}}, got {what}",
+            node.lineno,
+        )
     if isinstance(node, nodes.For):
         if node.recursive:
             raise PromptError("expected a plain {% for %}, got a recursive loop", node.lineno)
@@ -730,23 +838,36 @@ def _check_node(node: nodes.Node, loop_names: set[str], names: list[tuple[str, i
         for name in [target] if isinstance(target, nodes.Name) else target.find_all(nodes.Name):
             loop_names.add(name.name)
     elif isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
-        raise PromptError(f"expected an attribute without '_' in front, got {node.attr!r}",
-                          node.lineno)
-    elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) \
-            and isinstance(node.arg.value, str) and node.arg.value.startswith("_"):
-        raise PromptError(f"expected an item without '_' in front, got {node.arg.value!r}",
-                          node.lineno)
+        raise PromptError(
+            f"expected an attribute without '_' in front, got {node.attr!r}", node.lineno
+        )
+    elif (
+        isinstance(node, nodes.Getitem)
+        and isinstance(node.arg, nodes.Const)
+        and isinstance(node.arg.value, str)
+        and node.arg.value.startswith("_")
+    ):
+        raise PromptError(
+            f"expected an item without '_' in front, got {node.arg.value!r}", node.lineno
+        )
     elif isinstance(node, nodes.Filter) and node.name not in PROMPT_FILTERS:
-        raise PromptError(f"expected a filter from: {', '.join(sorted(PROMPT_FILTERS))}; "
-                          f"got {node.name!r}", node.lineno)
+        raise PromptError(
+            f"expected a filter from: {', '.join(sorted(PROMPT_FILTERS))}; got {node.name!r}",
+            node.lineno,
+        )
     elif isinstance(node, nodes.Call):
         callee = node.node
         ok = (isinstance(callee, nodes.Name) and callee.name == "range") or (
-            isinstance(callee, nodes.Getattr) and callee.attr == "cycle"
-            and isinstance(callee.node, nodes.Name) and callee.node.name == "loop")
+            isinstance(callee, nodes.Getattr)
+            and callee.attr == "cycle"
+            and isinstance(callee.node, nodes.Name)
+            and callee.node.name == "loop"
+        )
         if not ok:
-            raise PromptError("expected no calls other than range(...) and loop.cycle(...), "
-                              "got a call", node.lineno)
+            raise PromptError(
+                "expected no calls other than range(...) and loop.cycle(...), got a call",
+                node.lineno,
+            )
     elif isinstance(node, nodes.Name) and node.ctx == "load":
         if node.name == "self":
             raise PromptError("expected a variable, got 'self'", node.lineno)
@@ -757,10 +878,13 @@ def _check_node(node: nodes.Node, loop_names: set[str], names: list[tuple[str, i
 
 @lru_cache(maxsize=1)
 def _prompt_env() -> PromptSandbox:
-    env = PromptSandbox(undefined=jinja2.StrictUndefined, autoescape=False,
-                        keep_trailing_newline=False, finalize=_printable)
-    env.filters = {k: _bounded_filter(k, v) for k, v in env.filters.items()
-                   if k in PROMPT_FILTERS}
+    env = PromptSandbox(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+        finalize=_printable,
+    )
+    env.filters = {k: _bounded_filter(k, v) for k, v in env.filters.items() if k in PROMPT_FILTERS}
     env.filters["wsg_counted"] = _counted
     env.filters["wsg_value"] = _guard
     env.filters["wsg_data"] = _data
@@ -795,9 +919,9 @@ def compile_prompt(text: str) -> PromptTemplate:
     compiled = _compile_checked(env, text)
     if cached is not None:
         store(cached, marshal.dumps((compiled[1], compiled[0])))
-    return PromptTemplate(env.template_class.from_code(env, compiled[0],
-                                                       env.make_globals(None), None),
-                          compiled[1])
+    return PromptTemplate(
+        env.template_class.from_code(env, compiled[0], env.make_globals(None), None), compiled[1]
+    )
 
 
 @lru_cache(maxsize=1)
@@ -805,9 +929,16 @@ def _prompt_cache_dir() -> Path | None:
     """The private folder of compiled prompts, named by everything their code depends on:
     Python's and Jinja2's versions and this module's source (the checks and rewrites)."""
 
-    folder = private_cache_folder("prompts", "|".join((
-        sys.version, jinja2.__version__,
-        hashlib.blake2b(Path(__file__).read_bytes(), digest_size=16).hexdigest())))
+    folder = private_cache_folder(
+        "prompts",
+        "|".join(
+            (
+                sys.version,
+                jinja2.__version__,
+                hashlib.blake2b(Path(__file__).read_bytes(), digest_size=16).hexdigest(),
+            )
+        ),
+    )
     return folder
 
 
@@ -815,8 +946,10 @@ def _prompt_cache_file(text: str) -> Path | None:
     folder = _prompt_cache_dir()
     if folder is None:
         return None
-    return folder / (hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
-                                     digest_size=20).hexdigest() + ".prompt")
+    return folder / (
+        hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+        + ".prompt"
+    )
 
 
 def _compile_checked(env: PromptSandbox, text: str) -> tuple[Any, tuple[tuple[str, int], ...]]:
@@ -828,12 +961,12 @@ def _compile_checked(env: PromptSandbox, text: str) -> tuple[Any, tuple[tuple[st
     names: list[tuple[str, int]] = []
     _check_node(tree, loop_names, names)
     for loop in tree.find_all(nodes.For):
-        loop.iter = nodes.Filter(loop.iter, "wsg_counted", [], [], None, None,
-                                 lineno=loop.lineno)
+        loop.iter = nodes.Filter(loop.iter, "wsg_counted", [], [], None, None, lineno=loop.lineno)
     tree = _Guards().visit(tree)
     tree.set_environment(env)
-    free = tuple((n, line) for n, line in names
-                 if n not in loop_names and n not in ("loop", "range"))
+    free = tuple(
+        (n, line) for n, line in names if n not in loop_names and n not in ("loop", "range")
+    )
     return env.compile(tree), free
 
 
@@ -856,8 +989,11 @@ def _check_nesting(env: PromptSandbox, text: str) -> None:
         elif kind != "whitespace":
             run = 0
         if depth > MAX_NESTING or run > MAX_NESTING:
-            raise PromptError(f"expected expressions nested at most {MAX_NESTING} levels deep "
-                              "(brackets, or signs and 'not' in a row), got deeper", lineno)
+            raise PromptError(
+                f"expected expressions nested at most {MAX_NESTING} levels deep "
+                "(brackets, or signs and 'not' in a row), got deeper",
+                lineno,
+            )
 
 
 def _check_depth(tree: nodes.Node) -> None:
@@ -867,9 +1003,11 @@ def _check_depth(tree: nodes.Node) -> None:
     while todo:
         node, depth = todo.pop()
         if depth > MAX_TREE_DEPTH:
-            raise PromptError(f"expected an expression of at most {MAX_TREE_DEPTH} nested "
-                              "operations (a shorter chain of operators or filters), got more",
-                              node.lineno)
+            raise PromptError(
+                f"expected an expression of at most {MAX_TREE_DEPTH} nested "
+                "operations (a shorter chain of operators or filters), got more",
+                node.lineno,
+            )
         todo.extend((child, depth + 1) for child in node.iter_child_nodes())
 
 
@@ -908,8 +1046,10 @@ def _syntax_message(exc: jinja2.TemplateSyntaxError) -> str:
     block = re.search(r"innermost block that needs to be closed is '(\w+)'", exc.message or "")
     if block:
         name = block.group(1)
-        return (f"template syntax error: expected {{% end{name} %}} to close {{% {name} %}}, "
-                "got the end of the prompt")
+        return (
+            f"template syntax error: expected {{% end{name} %}} to close {{% {name} %}}, "
+            "got the end of the prompt"
+        )
     return f"template syntax error: {exc.message}"
 
 
@@ -924,8 +1064,14 @@ def _template_line(exc: BaseException) -> int | None:
     return line
 
 
-def _fail(message: str, lineno: int | None, file: str, line: int | None,
-          field: str, first_line: int | None = None) -> TemplateError:
+def _fail(
+    message: str,
+    lineno: int | None,
+    file: str,
+    line: int | None,
+    field: str,
+    first_line: int | None = None,
+) -> TemplateError:
     """A TemplateError at the file line of template line ``lineno`` when it is known."""
     where = line
     if first_line is not None:
@@ -942,17 +1088,24 @@ def _render(template: PromptTemplate, context: Mapping[str, Any]) -> str:
         for chunk in template.template.generate(**context):
             size += len(chunk)
             if size > MAX_PROMPT_CHARS:
-                raise SecurityError(f"expected a prompt of at most {MAX_PROMPT_CHARS} "
-                                    "characters, got more")
+                raise SecurityError(
+                    f"expected a prompt of at most {MAX_PROMPT_CHARS} characters, got more"
+                )
             out.append(chunk)
         return "".join(out).strip()
     finally:
         _STEPS.reset(token)
 
 
-def render_prompt(text: str, context: Mapping[str, Any], *, file: str = "<prompt>",
-                  line: int | None = None, field: str = "prompt",
-                  first_line: int | None = None) -> str:
+def render_prompt(
+    text: str,
+    context: Mapping[str, Any],
+    *,
+    file: str = "<prompt>",
+    line: int | None = None,
+    field: str = "prompt",
+    first_line: int | None = None,
+) -> str:
     """Render a prompt template (bank or family default) in the sandbox into markup.
 
     Errors name ``file``, ``line`` (or, with ``first_line``, the file line of the template
@@ -970,24 +1123,35 @@ def render_prompt(text: str, context: Mapping[str, Any], *, file: str = "<prompt
     except PromptError as exc:
         raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
     except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
-        raise fail(f"template not allowed: expected expressions nested at most {MAX_NESTING} "
-                   "levels deep, got deeper", None) from None
+        raise fail(
+            f"template not allowed: expected expressions nested at most {MAX_NESTING} "
+            "levels deep, got deeper",
+            None,
+        ) from None
     try:
         return _render(template, context)
     except jinja2.UndefinedError as exc:
-        raise fail(f"template error: {exc.message}; expected one of: "
-                   + ", ".join(sorted(context)), _template_line(exc)) from None
+        raise fail(
+            f"template error: {exc.message}; expected one of: " + ", ".join(sorted(context)),
+            _template_line(exc),
+        ) from None
     except SecurityError as exc:
         raise fail(f"template not allowed: {exc}", _template_line(exc)) from None
     except (jinja2.TemplateError, RecursionError, MemoryError) as exc:
         raise fail(f"template error: {exc}", _template_line(exc)) from None
     except Exception as exc:  # anything a template expression raises (1/0, 'a' + 1, ...)
-        raise fail(f"template error: {type(exc).__name__}: {exc}", _template_line(exc)) \
-            from None
+        raise fail(f"template error: {type(exc).__name__}: {exc}", _template_line(exc)) from None
 
 
-PLACES = ("whole numbers", "one decimal", "two decimals", "three decimals", "four decimals",
-          "five decimals", "six decimals")
+PLACES = (
+    "whole numbers",
+    "one decimal",
+    "two decimals",
+    "three decimals",
+    "four decimals",
+    "five decimals",
+    "six decimals",
+)
 
 
 def places(decimals: int) -> str:
@@ -995,16 +1159,23 @@ def places(decimals: int) -> str:
     return PLACES[decimals] if decimals < len(PLACES) else f"{decimals} decimals"
 
 
-def sheet_instructions(text: str, decimals: int, *, file: str = "<bank>",
-                       line: int | None = None) -> str:
+def sheet_instructions(
+    text: str, decimals: int, *, file: str = "<bank>", line: int | None = None
+) -> str:
     """The sheet's instructions for answers rounded to ``decimals``: ``{{ places }}`` is
     "two decimals" (or "whole numbers", "one decimal", ...), ``{{ decimals }}`` the count."""
     context = {"places": places(decimals), "decimals": decimals}
     return render_prompt(text, context, file=file, line=line, field="sheet.instructions")
 
 
-def check_prompt_template(text: str, file: str, line: int | None, field: str,
-                          family: Any = None, contexts: Iterable[Mapping[str, Any]] = ()) -> None:
+def check_prompt_template(
+    text: str,
+    file: str,
+    line: int | None,
+    field: str,
+    family: Any = None,
+    contexts: Iterable[Mapping[str, Any]] = (),
+) -> None:
     """Fail at bank load on a prompt that would fail at build time.
 
     ``line`` is the file line of the template's first line. Checks the syntax and what the
@@ -1023,19 +1194,23 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
     except PromptError as exc:
         raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
     except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
-        raise fail(f"template not allowed: expected expressions nested at most {MAX_NESTING} "
-                   "levels deep, got deeper", None) from None
+        raise fail(
+            f"template not allowed: expected expressions nested at most {MAX_NESTING} "
+            "levels deep, got deeper",
+            None,
+        ) from None
     if not contexts:
         return
     known = sorted(set().union(*contexts))
     for name, lineno in template.names:
         if name not in known:
-
-            raise fail(f"unknown variable {name!r}{did_you_mean(name, known)}; expected one "
-                       f"of: {', '.join(known)}", lineno)
+            raise fail(
+                f"unknown variable {name!r}{did_you_mean(name, known)}; expected one "
+                f"of: {', '.join(known)}",
+                lineno,
+            )
     for context in contexts:
-        markup = render_prompt(text, context, file=file, line=line, field=field,
-                               first_line=line)
+        markup = render_prompt(text, context, file=file, line=line, field=field, first_line=line)
         for is_math, math in split_markup(markup):
             if not is_math:
                 continue
@@ -1050,13 +1225,14 @@ def check_prompt_template(text: str, file: str, line: int | None, field: str,
 
 # ---------------------------------------------------------------- document templates
 
+
 def _finite(x: Any) -> bool:
     return str(x) not in ("-inf", "-oo")
 
 
 def _cells(value: Any) -> Iterator[Any]:
     """The entries of a printed or JSON answer (a matrix, vector or single value) in order."""
-    for row in (value if isinstance(value, list | tuple) else [value]):
+    for row in value if isinstance(value, list | tuple) else [value]:
         if isinstance(row, list | tuple):
             yield from row
         else:
@@ -1068,13 +1244,17 @@ def relation(printed: Any, value: Any = None) -> str:
     rounded from, when each entry prints as its value (0.50 for a half; at 0 decimals 0.73
     printed as 1 is not); without it, when each is a whole number or −∞."""
     if value is None:
-        exact = all(str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit()
-                    for c in _cells(printed))
+        exact = all(
+            str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit() for c in _cells(printed)
+        )
         return "=" if exact else r"\approx"
     # stops at the first rounded entry (strict: a printed answer has its value's shape)
     if isinstance(printed, list | tuple) and isinstance(value, list | tuple):
-        rows = (zip(printed, value, strict=True)
-                if printed and isinstance(printed[0], list | tuple) else [(printed, value)])
+        rows = (
+            zip(printed, value, strict=True)
+            if printed and isinstance(printed[0], list | tuple)
+            else [(printed, value)]
+        )
         for row, row_value in rows:
             if not _prints_exactly(row, row_value):
                 return r"\approx"
@@ -1084,8 +1264,13 @@ def relation(printed: Any, value: Any = None) -> str:
 
 def _prints_exactly(row: Sequence[Any], values: Sequence[Any]) -> bool:
     """True when every printed entry of a row of a table equals its value."""
-    if (len(row) == len(values) and "-inf" not in values and "-oo" not in values
-            and "-inf" not in row and "-oo" not in row):
+    if (
+        len(row) == len(values)
+        and "-inf" not in values
+        and "-oo" not in values
+        and "-inf" not in row
+        and "-oo" not in row
+    ):
         try:  # a row of plain numbers, compared in one step
             return list(map(float, row)) == list(map(float, values))
         except (TypeError, ValueError):
@@ -1183,18 +1368,33 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
     dirs.append(str(data_dir("templates") / fmt))
     kwargs: dict[str, Any] = {}
     if fmt == "latex":
-        kwargs = dict(block_start_string="((*", block_end_string="*))",
-                      variable_start_string="(((", variable_end_string=")))",
-                      comment_start_string="((=", comment_end_string="=))",
-                      line_statement_prefix=None, line_comment_prefix=None)
+        kwargs = dict(
+            block_start_string="((*",
+            block_end_string="*))",
+            variable_start_string="(((",
+            variable_end_string=")))",
+            comment_start_string="((=",
+            comment_end_string="=))",
+            line_statement_prefix=None,
+            line_comment_prefix=None,
+        )
     kind = ImmutableSandboxedEnvironment if extra_dir else jinja2.Environment
-    kwargs.update(undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
-                  lstrip_blocks=True, keep_trailing_newline=True)
+    kwargs.update(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     settings = f"{kind.__name__}|{fmt}|{sorted((k, repr(v)) for k, v in kwargs.items())}"
     # the bundled templates do not change while we run: no stat() before each use; a user's
     # folder may be edited between two builds of one process, so it is checked
-    env = kind(loader=jinja2.FileSystemLoader(dirs), auto_reload=bool(extra_dir),
-               bytecode_cache=_bytecode_cache(settings), **kwargs)
+    env = kind(
+        loader=jinja2.FileSystemLoader(dirs),
+        auto_reload=bool(extra_dir),
+        bytecode_cache=_bytecode_cache(settings),
+        **kwargs,
+    )
     env.filters.update(
         tex=escape_tex,
         md=escape_md,
@@ -1210,13 +1410,13 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         relation=relation,
         margin=margin,
     )
-    env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places,
-                       blank_width=blank_width)
+    env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places, blank_width=blank_width)
     return env
 
 
-def render_document(fmt: str, kind: str, context: Mapping[str, Any],
-                    template_dir: str | None = None) -> str:
+def render_document(
+    fmt: str, kind: str, context: Mapping[str, Any], template_dir: str | None = None
+) -> str:
     """Render ``<fmt>/<kind>`` (kind: sheet or key) with a build's context.
 
     Any failure of a ``--templates`` template is a TemplateError naming its file and line;
@@ -1230,14 +1430,18 @@ def render_document(fmt: str, kind: str, context: Mapping[str, Any],
         where, line = _template_frame(exc)
         where = getattr(exc, "filename", None) or where or name
         line = getattr(exc, "lineno", None) or line
-        raise TemplateError(f"template error: {exc.message if hasattr(exc, 'message') else exc}",
-                            file=where, line=line) from None
+        raise TemplateError(
+            f"template error: {exc.message if hasattr(exc, 'message') else exc}",
+            file=where,
+            line=line,
+        ) from None
     except Exception as exc:
         if template_dir is None:
             raise
         where, line = _template_frame(exc)
-        raise TemplateError(f"template error: {type(exc).__name__}: {exc}", file=where or name,
-                            line=line) from None
+        raise TemplateError(
+            f"template error: {type(exc).__name__}: {exc}", file=where or name, line=line
+        ) from None
 
 
 def _template_frame(exc: BaseException) -> tuple[str | None, int | None]:

@@ -66,8 +66,9 @@ def item_label(spec: QuestionSpec, sheet_id: str) -> str:
     return f"{where}: questions[{spec.id}] (sheet {sheet_id})"
 
 
-def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fingerprints,
-             sheet_id: str) -> tuple[Solution | None, list[mc.Collision]]:
+def _margins(
+    spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fingerprints, sheet_id: str
+) -> tuple[Solution | None, list[mc.Collision]]:
     """An open question's solution and the slips its key would accept as right in the
     target answer (or in a family's ``margin_also``: spot the bug asks to correct A, so a
     copied wrong A must not pass). A multiple-choice item is graded by the option chosen."""
@@ -79,14 +80,17 @@ def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fing
     def chains(slip: mc.SlipResult) -> tuple[dict[str, Any], ...]:
         # the slip worked from rounded earlier steps; computed once, only when needed
         if slip.name not in worked:
-            worked[slip.name] = family.rounded(given, slip.misconception.recipe,
-                                               spec.decimals)
+            worked[slip.name] = family.rounded(given, slip.misconception.recipe, spec.decimals)
         return worked[slip.name]
 
     try:
-        found = mc.within_margin(fp, solution.answer(fp.target), spec.decimals,
-                                 chains=chains,
-                                 reach=family.chain_reach(given, fp.target, spec.decimals))
+        found = mc.within_margin(
+            fp,
+            solution.answer(fp.target),
+            spec.decimals,
+            chains=chains,
+            reach=family.chain_reach(given, fp.target, spec.decimals),
+        )
     except KeyError:
         found = []
     also = getattr(family, "margin_also", None)
@@ -94,9 +98,18 @@ def _margins(spec: QuestionSpec, family: Any, given: dict[str, Any], fp: mc.Fing
         names, slips = also(given)
         for name in names:
             named = {c.slip for c in found}
-            found += [c for c in mc.within_margin(
-                fp, solution.answer(name), spec.decimals, only=slips, chains=chains,
-                reach=family.chain_reach(given, name, spec.decimals)) if c.slip not in named]
+            found += [
+                c
+                for c in mc.within_margin(
+                    fp,
+                    solution.answer(name),
+                    spec.decimals,
+                    only=slips,
+                    chains=chains,
+                    reach=family.chain_reach(given, name, spec.decimals),
+                )
+                if c.slip not in named
+            ]
     return solution, found
 
 
@@ -108,22 +121,25 @@ def margin_slips(spec: QuestionSpec, variant: Variant, sheet_id: str) -> list[mc
     if fp is None or not variant.slips:
         return []
     family = get_family(spec.family)
-    _, found = _margins(spec, family, variant.given, replace(fp, slips=variant.slips),
-                        sheet_id)
+    _, found = _margins(spec, family, variant.given, replace(fp, slips=variant.slips), sheet_id)
     return found
 
 
 def _where(spec: QuestionSpec, sheet_id: str) -> dict[str, Any]:
-    return {"file": spec.location.file, "line": spec.location.line,
-            "field": f"questions[{spec.id}] (sheet {sheet_id})"}
+    return {
+        "file": spec.location.file,
+        "line": spec.location.line,
+        "field": f"questions[{spec.id}] (sheet {sheet_id})",
+    }
 
 
 def _too_few(spec: QuestionSpec, n: int) -> bool:
     return spec.format == "choice" and n < MIN_CHOICE_DISTRACTORS
 
 
-def settle(spec: QuestionSpec, given: dict[str, Any], rng: np.random.Generator | None,
-           sheet_id: str = "") -> Variant:
+def settle(
+    spec: QuestionSpec, given: dict[str, Any], rng: np.random.Generator | None, sheet_id: str = ""
+) -> Variant:
     """Accept ``given`` as it is (a variant that cannot be redrawn): drop colliding slips."""
     family = get_family(spec.family)
     fp = mc.fingerprints(family, given)
@@ -136,10 +152,12 @@ def settle(spec: QuestionSpec, given: dict[str, Any], rng: np.random.Generator |
     kept = mc.kept_after(fp, found)
     if _too_few(spec, len(kept)):
         why = "; ".join(c.text() for c in found) or "too few slips apply to it"
-        raise DrawError(f"expected at least {MIN_CHOICE_DISTRACTORS} distinguishable "
-                        f"distractors for multiple choice, got {len(kept)} on this fixed "
-                        f"variant ({why}); use format: open or unpin a parameter",
-                        **_where(spec, sheet_id))
+        raise DrawError(
+            f"expected at least {MIN_CHOICE_DISTRACTORS} distinguishable "
+            f"distractors for multiple choice, got {len(kept)} on this fixed "
+            f"variant ({why}); use format: open or unpin a parameter",
+            **_where(spec, sheet_id),
+        )
     return Variant(given, rng, 0, fp, kept, tuple(found), fixed=True, solution=solution)
 
 
@@ -176,8 +194,15 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
         if not found:
             solution, found = _margins(spec, family, given, fp, sheet_id)
             if found and (fallback is None or len(found) < len(fallback.coincident)):
-                fallback = Variant(given, rng, attempt, fp, mc.kept_after(fp, found),
-                                   tuple(found), solution=solution)
+                fallback = Variant(
+                    given,
+                    rng,
+                    attempt,
+                    fp,
+                    mc.kept_after(fp, found),
+                    tuple(found),
+                    solution=solution,
+                )
         if not found and not _too_few(spec, len(fp.slips)):
             return Variant(given, rng, attempt, fp, fp.slips, solution=solution)
         for c in found:
@@ -194,15 +219,21 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
         return fallback
     if len(seen) == 1:  # nothing that matters is drawn: keep it and say what coincides
         return settle(spec, first, rng, sheet_id)
-    worst = ", ".join(f"{text} ({n} of {len(seen)} variants)"
-                      for text, n in problems.most_common(3))
+    worst = ", ".join(
+        f"{text} ({n} of {len(seen)} variants)" for text, n in problems.most_common(3)
+    )
     if not collided:
-        raise DrawError(f"expected at least {MIN_CHOICE_DISTRACTORS} slips that apply, to "
-                        f"offer as multiple-choice distractors, got {worst}; use format: open",
-                        **_where(spec, sheet_id))
-    raise DrawError(f"expected a variant where every slip can be told apart at "
-                    f"{spec.decimals} decimals, got none in {attempts} draws: {worst}; print "
-                    f"more decimals or let the parameters vary more", **_where(spec, sheet_id))
+        raise DrawError(
+            f"expected at least {MIN_CHOICE_DISTRACTORS} slips that apply, to "
+            f"offer as multiple-choice distractors, got {worst}; use format: open",
+            **_where(spec, sheet_id),
+        )
+    raise DrawError(
+        f"expected a variant where every slip can be told apart at "
+        f"{spec.decimals} decimals, got none in {attempts} draws: {worst}; print "
+        f"more decimals or let the parameters vary more",
+        **_where(spec, sheet_id),
+    )
 
 
 def draw_given(spec: QuestionSpec, seed: int, sheet_id: str) -> dict[str, Any]:
@@ -210,7 +241,9 @@ def draw_given(spec: QuestionSpec, seed: int, sheet_id: str) -> dict[str, Any]:
     return draw_variant(spec, seed, sheet_id).given
 
 
-def sample_contexts(family: Family, params: dict[str, ParamValue], key: str) -> list[dict[str, Any]]:
+def sample_contexts(
+    family: Family, params: dict[str, ParamValue], key: str
+) -> list[dict[str, Any]]:
     """The prompt variables of a few fixed sample draws of ``family``, for checking a bank's
     prompt when the bank is loaded.
 
@@ -218,8 +251,11 @@ def sample_contexts(family: Family, params: dict[str, ParamValue], key: str) -> 
     exist, e.g. ``prescaled`` drops ``d_k``); the generators are fixed, so the check is the
     same on every run. A draw that fails is skipped: the build reports it.
     """
-    flags = [name for name, v in params.items() if isinstance(v, Choices)
-             and all(isinstance(x, bool) for x in v.values)][:4]
+    flags = [
+        name
+        for name, v in params.items()
+        if isinstance(v, Choices) and all(isinstance(x, bool) for x in v.values)
+    ][:4]
     combos = list(itertools.product(*(sorted(set(params[n].values)) for n in flags)))
     out = []
     for i, combo in enumerate(combos):

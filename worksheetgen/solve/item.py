@@ -41,8 +41,14 @@ def make_item(spec: QuestionSpec, seed: int, sheet_id: str, number: int) -> Item
     return solve_item(spec, variant.given, number, sheet_id, variant=variant)
 
 
-def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id: str, *,
-               variant: Variant | None = None) -> Item:
+def solve_item(
+    spec: QuestionSpec,
+    given: dict[str, Any],
+    number: int,
+    sheet_id: str,
+    *,
+    variant: Variant | None = None,
+) -> Item:
     """Solve one drawn question, attach its misconception results and render its prompt.
 
     Without ``variant`` the given values are taken as fixed (colliding slips are dropped);
@@ -59,9 +65,13 @@ def solve_item(spec: QuestionSpec, given: dict[str, Any], number: int, sheet_id:
     context = dict(given)
     context.update(getattr(family, "prompt_context", lambda g: {})(given))
     if spec.prompt is not None:
-        prompt = render_prompt(spec.prompt, context, file=spec.location.file,
-                               line=spec.prompt_line or spec.location.line,
-                               field=f"questions[{spec.id}].prompt")
+        prompt = render_prompt(
+            spec.prompt,
+            context,
+            file=spec.location.file,
+            line=spec.prompt_line or spec.location.line,
+            field=f"questions[{spec.id}].prompt",
+        )
     else:
         prompt = render_prompt(family.prompt, context, file="<family " + family.name + ">")
     item = Item(number=number, spec=spec, given=given, prompt=prompt, solution=solution)
@@ -88,14 +98,18 @@ def shown_in_table(fp: mc.Fingerprints, solution: Solution) -> tuple[str, ...]:
     return tuple(out)
 
 
-def with_misconceptions(spec: QuestionSpec, solution: Solution, variant: Variant,
-                        label: str) -> Solution:
+def with_misconceptions(
+    spec: QuestionSpec, solution: Solution, variant: Variant, label: str
+) -> Solution:
     """The solution with its distractors, coinciding slips and (for choice) its options."""
     fp = variant.fingerprints
     if fp is None:
         if spec.format == "choice":
-            raise SolveError("multiple choice needs a family with misconceptions "
-                             f"(family '{spec.family}' declares none)", field=label)
+            raise SolveError(
+                "multiple choice needs a family with misconceptions "
+                f"(family '{spec.family}' declares none)",
+                field=label,
+            )
         return solution
     d = spec.decimals
     styles: dict[str, bool | None] = {}  # each answer's print style, read once
@@ -110,22 +124,30 @@ def with_misconceptions(spec: QuestionSpec, solution: Solution, variant: Variant
             misconception=s.name,
             description=s.misconception.description,
             answer={n: mc.value_json(v) for n, v in s.values.items() if v is not None},
-            rounded={n: mc.value_rounded(v, d, style(n))
-                     for n, v in s.values.items() if v is not None},
+            rounded={
+                n: mc.value_rounded(v, d, style(n)) for n, v in s.values.items() if v is not None
+            },
         )
         for s in variant.slips
     )
-    coincident = tuple(Coincidence(c.slip, mc.get(c.slip).description, c.same_as, c.margin)
-                       for c in variant.coincident)
-    solution = replace(solution, distractors=distractors, coincident=coincident,
-                       fingerprint_shown=shown_in_table(fp, solution))
+    coincident = tuple(
+        Coincidence(c.slip, mc.get(c.slip).description, c.same_as, c.margin)
+        for c in variant.coincident
+    )
+    solution = replace(
+        solution,
+        distractors=distractors,
+        coincident=coincident,
+        fingerprint_shown=shown_in_table(fp, solution),
+    )
     if spec.format == "choice":
         solution = as_choice(solution, fp, variant, d, label)
     return solution
 
 
-def as_choice(solution: Solution, fp: mc.Fingerprints, variant: Variant, decimals: int,
-              label: str) -> Solution:
+def as_choice(
+    solution: Solution, fp: mc.Fingerprints, variant: Variant, decimals: int, label: str
+) -> Solution:
     """Ask only the target answer, with the correct value and every slip's as options.
 
     The options are shuffled by the item's own generator, continuing after the draw.
@@ -133,27 +155,37 @@ def as_choice(solution: Solution, fp: mc.Fingerprints, variant: Variant, decimal
     try:
         target = solution.answer(fp.target)
     except KeyError:
-        raise SolveError(f"multiple choice asks for '{fp.target}', which the family does "
-                         "not answer", field=label) from None
+        raise SolveError(
+            f"multiple choice asks for '{fp.target}', which the family does not answer", field=label
+        ) from None
     if variant.rng is None:
         raise ValueError("a multiple-choice item needs its generator to order the options")
     options: list[tuple[str | None, Any]] = [(None, fp.correct[fp.target])]
     options += [(s.name, s.values[fp.target]) for s in variant.slips]
     if len(options) > len(LABELS):
-        raise SolveError(f"expected at most {len(LABELS)} options, got {len(options)}",
-                         field=label)
+        raise SolveError(f"expected at most {len(LABELS)} options, got {len(options)}", field=label)
     order = [int(i) for i in variant.rng.permutation(len(options))]
     choices = []
     style = mc.prints_whole(fp.correct[fp.target])  # every option in the answer's style
     for pos, idx in enumerate(order):
         slip, value = options[idx]
         printed = mc.value_rounded(value, decimals, style)
-        choices.append(Choice(label=LABELS[pos], text=value_math(printed, target.kind),
-                              correct=slip is None, misconception=slip, rounded=printed))
+        choices.append(
+            Choice(
+                label=LABELS[pos],
+                text=value_math(printed, target.kind),
+                correct=slip is None,
+                misconception=slip,
+                rounded=printed,
+            )
+        )
     old = next((p for p in solution.parts if p.answer == target.name), None)
-    part = Part(f"Which of these is ${target.label}$? Fill in one circle.", target.name,
-                row_label=old.row_label if old else "query",
-                col_label=old.col_label if old else "key")
+    part = Part(
+        f"Which of these is ${target.label}$? Fill in one circle.",
+        target.name,
+        row_label=old.row_label if old else "query",
+        col_label=old.col_label if old else "key",
+    )
     answer_label = next(c.label for c in choices if c.correct)
     return replace(solution, parts=(part,), choices=tuple(choices), choice_answer=answer_label)
 
@@ -200,13 +232,13 @@ def _check_causal(item: Item, exact: dict[str, Any], label: str) -> None:
         return
     prop = "no weight on a future key under a causal mask"
     for i, row in enumerate(_rows(exact.get("A"))):
-        for j, w in enumerate(row[i + 1:], start=i + 2):
+        for j, w in enumerate(row[i + 1 :], start=i + 2):
             if not (isinstance(w, Ex) and is_zero(w)):
                 raise _fail(label, prop, f"A[{i + 1}][{j}] is {w}, not exactly 0")
     for a in item.solution.answers:
         if a.name == "A" and a.kind == "matrix":
             for i, row in enumerate(a.value):
-                if any(float(x) != 0.0 for x in row[i + 1:]):
+                if any(float(x) != 0.0 for x in row[i + 1 :]):
                     raise _fail(label, prop, f"row {i + 1} of A puts weight on a future key")
 
 
@@ -222,8 +254,12 @@ def _check_output_range(item: Item, exact: dict[str, Any], label: str) -> None:
         for c, x in enumerate(row):
             col = [float(r[c]) for r in rows]
             if x.val - min(col) < -slack or x.val - max(col) > slack:  # mpf: keeps the slack
-                raise _fail(label, prop, f"output[{i + 1}][{c + 1}] = {float(x.val):.6g} "
-                            f"is outside [{min(col):g}, {max(col):g}]")
+                raise _fail(
+                    label,
+                    prop,
+                    f"output[{i + 1}][{c + 1}] = {float(x.val):.6g} "
+                    f"is outside [{min(col):g}, {max(col):g}]",
+                )
 
 
 def _check_head_widths(item: Item, exact: dict[str, Any], label: str) -> None:
@@ -250,8 +286,11 @@ def _cell_pairs(value: Any, printed: Any) -> list[tuple[Any, Any]]:
 
 
 def _add_pairs(value: Any, printed: Any, out: list[tuple[Any, Any]]) -> None:
-    if not (isinstance(value, list | tuple) and isinstance(printed, list | tuple)
-            and len(value) == len(printed)):
+    if not (
+        isinstance(value, list | tuple)
+        and isinstance(printed, list | tuple)
+        and len(value) == len(printed)
+    ):
         out.append((value, printed))
         return
     for v, p in zip(value, printed, strict=True):
@@ -282,8 +321,12 @@ def _check_printed(item: Item, exact: dict[str, Any], label: str) -> None:
                 t = str(text)
                 if isinstance(x, Ex):
                     if round_ex(x, decimals_of(t)) != t:
-                        raise _fail(label, prop, f"{a.name}: the exact {x.expr} rounds to "
-                                    f"{round_ex(x, decimals_of(t))}, the key prints {t}")
+                        raise _fail(
+                            label,
+                            prop,
+                            f"{a.name}: the exact {x.expr} rounds to "
+                            f"{round_ex(x, decimals_of(t))}, the key prints {t}",
+                        )
                 elif str(x) != t:
                     raise _fail(label, prop, f"{a.name}: the exact {x} is printed as {t}")
 
@@ -298,8 +341,11 @@ def _check_choices(item: Item, label: str) -> None:
         raise _fail(label, prop, f"{len(right)} choices are marked correct")
     target = sol.answer(sol.parts[0].answer)
     if right[0].rounded != target.rounded:
-        raise _fail(label, prop, f"the correct choice prints {right[0].rounded}, the answer "
-                    f"is {target.rounded}")
+        raise _fail(
+            label,
+            prop,
+            f"the correct choice prints {right[0].rounded}, the answer is {target.rounded}",
+        )
     printed = [str(c.rounded) for c in sol.choices]
     if len(set(printed)) != len(printed):
         raise _fail(label, prop, "two choices print the same value")
@@ -329,8 +375,13 @@ def check_invariants(item: Item, label: str, exact: dict[str, Any] | None = None
     _check_choices(item, label)
 
 
-def build_sheet(specs: tuple[QuestionSpec, ...], seed: int, sheet_id: str, label: str,
-                student: Student | None = None) -> Sheet:
+def build_sheet(
+    specs: tuple[QuestionSpec, ...],
+    seed: int,
+    sheet_id: str,
+    label: str,
+    student: Student | None = None,
+) -> Sheet:
     """Draw and solve every question of one sheet."""
     items = tuple(make_item(spec, seed, sheet_id, i + 1) for i, spec in enumerate(specs))
     return Sheet(id=sheet_id, label=label, student=student, items=items)

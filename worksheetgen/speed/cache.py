@@ -41,8 +41,11 @@ def private_cache_folder(kind: str, depends_on: str) -> Path | None:
         info = os.lstat(path)
     except OSError:
         return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022 or (
-            hasattr(os, "getuid") and info.st_uid != os.getuid()):
+    if (
+        not stat.S_ISDIR(info.st_mode)
+        or info.st_mode & 0o022
+        or (hasattr(os, "getuid") and info.st_uid != os.getuid())
+    ):
         return None
     return path
 

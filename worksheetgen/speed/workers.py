@@ -8,7 +8,7 @@ Against ``multiprocessing.Pool`` this saves the pool's start and stop (its impor
 helper threads, a task queue; about 10 ms of a 30-student build here) and a hop per result.
 
 Linux (and other systems where ``os.fork`` is safe) only; the caller decides whether to fork
-(:func:`worksheetgen.pipeline.class_build.workers_for`). A worker never returns into the caller's code:
+(``pipeline.class_build.workers_for``). A worker never returns into the caller's code:
 it leaves through ``os._exit``, so nothing the parent had buffered is written twice.
 """
 
@@ -54,7 +54,7 @@ def worker_signals() -> None:
 def _send(fd: int, data: bytes) -> None:
     view = memoryview(_LENGTH.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _receive(fd: int) -> bytes | None:

@@ -24,14 +24,27 @@ _REG = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"
 _SKIP = re.compile(_SKIPPED + rb"*")
 # the next token after whitespace and comments; the group that matched is its kind ("num gen
 # R" is one token)
-_TOKEN = re.compile(_SKIPPED + rb"*(?:(<<)|(>>)|(\[)|(\])|/(" + _REG + rb"*)|([0-9]+)"
-                    + _SKIPPED + rb"+([0-9]+)" + _SKIPPED + rb"+R(?!" + _REG + rb")|(\()"
-                    rb"|(<[^>]*>)|(" + _REG + rb"+))")
-_OPEN_DICT, _CLOSE_DICT, _OPEN_ARRAY, _CLOSE_ARRAY, _NAME, _NUM, _REF, _STRING, _HEX, _WORD = (
-    range(1, 11))
+_TOKEN = re.compile(
+    _SKIPPED
+    + rb"*(?:(<<)|(>>)|(\[)|(\])|/("
+    + _REG
+    + rb"*)|([0-9]+)"
+    + _SKIPPED
+    + rb"+([0-9]+)"
+    + _SKIPPED
+    + rb"+R(?!"
+    + _REG
+    + rb")|(\()"
+    rb"|(<[^>]*>)|(" + _REG + rb"+))"
+)
+_OPEN_DICT, _CLOSE_DICT, _OPEN_ARRAY, _CLOSE_ARRAY, _NAME, _NUM, _REF, _STRING, _HEX, _WORD = range(
+    1, 11
+)
 # an array of plain numbers, whitespace between them (no NUL: bytes.split keeps it)
-_NUMBER_ARRAY = re.compile(rb"\[[\t\n\x0c\r ]*((?:[-+]?[0-9.]+(?:[\t\n\x0c\r ]+[-+]?[0-9.]+)*)?)"
-                           rb"[\t\n\x0c\r ]*\]")
+_NUMBER_ARRAY = re.compile(
+    rb"\[[\t\n\x0c\r ]*((?:[-+]?[0-9.]+(?:[\t\n\x0c\r ]+[-+]?[0-9.]+)*)?)"
+    rb"[\t\n\x0c\r ]*\]"
+)
 
 
 class PdfFormatError(CompileError):
@@ -89,7 +102,7 @@ class _Parser:
             kind = None if m is None else m.lastindex
             if m is None or kind is None:
                 at = self.skip(i)
-                raise PdfFormatError(f"unexpected byte {d[at:at + 1]!r} in PDF at {at}")
+                raise PdfFormatError(f"unexpected byte {d[at : at + 1]!r} in PDF at {at}")
             i = m.end()
             value: Any
             if kind == _NAME:
@@ -116,7 +129,7 @@ class _Parser:
                 closes = dict if kind == _CLOSE_DICT else list
                 if not open_ or type(open_[-1][0]) is not closes or open_[-1][1] is not None:
                     at = m.start(kind)
-                    raise PdfFormatError(f"unexpected byte {d[at:at + 1]!r} in PDF at {at}")
+                    raise PdfFormatError(f"unexpected byte {d[at : at + 1]!r} in PDF at {at}")
                 value = open_.pop()[0]
             if not open_:
                 return value, i
@@ -144,7 +157,7 @@ class _Parser:
             elif c == 0x29:
                 depth -= 1
                 if depth == 0:
-                    return Raw(d[i:j + 1]), j + 1
+                    return Raw(d[i : j + 1]), j + 1
             j += 1
 
 
@@ -165,13 +178,15 @@ class PdfReader:
         at = d.rfind(b"startxref")
         if at < 0:
             raise PdfFormatError("not a PDF: no startxref")
-        m = re.match(rb"startxref\s+(\d+)", d[at:at + 40])
+        m = re.match(rb"startxref\s+(\d+)", d[at : at + 40])
         if not m:
             raise PdfFormatError("not a PDF: unreadable startxref")
         i = int(m.group(1))
         if not d.startswith(b"xref", i):
-            raise PdfFormatError("the PDF uses a cross-reference stream; compile it with "
-                                 "objcompresslevel=0 so its pages can be cut out")
+            raise PdfFormatError(
+                "the PDF uses a cross-reference stream; compile it with "
+                "objcompresslevel=0 so its pages can be cut out"
+            )
         i += 4
         while True:
             i = self.parser.skip(i)
@@ -184,7 +199,7 @@ class PdfReader:
             i = m.end()
             for k in range(count):
                 i = self.parser.skip(i)
-                entry = d[i:i + 18].split()
+                entry = d[i : i + 18].split()
                 if len(entry) != 3:
                     raise PdfFormatError("unreadable cross-reference entry")
                 if entry[2] == b"n":
@@ -218,13 +233,14 @@ class PdfReader:
                 length = self.resolve(value.get(b"Length"))
                 if not isinstance(length, Raw) or not length.raw.isdigit():
                     raise PdfFormatError(f"object {num} has a stream without a length")
-                stream = self.view[j:j + int(length.raw)]
+                stream = self.view[j : j + int(length.raw)]
             obj = Obj(value, stream)
         self.cache[num] = obj
         return obj
 
-    def template(self, num: int, stream_length: bool = False
-                 ) -> tuple[list[bytes | int], list[int]]:
+    def template(
+        self, num: int, stream_length: bool = False
+    ) -> tuple[list[bytes | int], list[int]]:
         """Object ``num`` as written, in pieces (see :func:`_template`), made once; with
         ``stream_length`` a stream's /Length is its real length, not a reference."""
         key = (num, stream_length)
@@ -254,8 +270,13 @@ class PdfReader:
         self._walk(top.num, {}, out, set())
         return out
 
-    def _walk(self, num: int, inherited: dict[bytes, Any],
-              out: list[tuple[int, dict[bytes, Any]]], seen: set[int]) -> None:
+    def _walk(
+        self,
+        num: int,
+        inherited: dict[bytes, Any],
+        out: list[tuple[int, dict[bytes, Any]]],
+        seen: set[int],
+    ) -> None:
         if num in seen:
             raise PdfFormatError("the page tree has a cycle")
         seen.add(num)
@@ -391,8 +412,9 @@ def extract(reader: PdfReader, pages: Sequence[tuple[int, dict[bytes, Any]]]) ->
     out.extend(b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1))
     for off in offsets:
         out.extend(b"%010d 00000 n \n" % off)
-    out.extend(b"trailer\n<</Size %d /Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n"
-               % (len(offsets) + 1, xref))
+    out.extend(
+        b"trailer\n<</Size %d /Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(offsets) + 1, xref)
+    )
     return bytes(out)
 
 
@@ -404,9 +426,10 @@ def iter_split_pages(data: bytes, ranges: Sequence[tuple[int, int]]) -> Iterator
     pages = reader.pages()
     for first, last in ranges:
         if not 1 <= first <= last <= len(pages):
-            raise PdfFormatError(f"page range {first}-{last} is outside the PDF's "
-                                 f"{len(pages)} pages")
-    return (extract(reader, pages[first - 1:last]) for first, last in ranges)
+            raise PdfFormatError(
+                f"page range {first}-{last} is outside the PDF's {len(pages)} pages"
+            )
+    return (extract(reader, pages[first - 1 : last]) for first, last in ranges)
 
 
 def split_pages(data: bytes, ranges: Sequence[tuple[int, int]]) -> list[bytes]:

@@ -47,13 +47,20 @@ from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used f
 
 TEX_TIMEOUT_SECONDS = 120
 TEX_SECONDS_PER_SHEET = 2  # added to the limit for every sheet of a whole-class document
-TEX_PACKAGES = ("texlive-latex-base texlive-latex-recommended texlive-fonts-recommended "
-                "texlive-pictures latexmk")
+TEX_PACKAGES = (
+    "texlive-latex-base texlive-latex-recommended texlive-fonts-recommended "
+    "texlive-pictures latexmk"
+)
 UNICODE_PACKAGES = "texlive-luatex fonts-dejavu-core fonts-wqy-microhei"
-INSTALL_HINT = ("install TeX Live (Debian/Ubuntu: sudo apt-get install -y "
-                f"--no-install-recommends {TEX_PACKAGES}) or pass --no-pdf")
-LUA_HINT = ("install LuaLaTeX and fonts (Debian/Ubuntu: sudo apt-get install -y "
-            f"--no-install-recommends {UNICODE_PACKAGES}) or pass --no-pdf")
+INSTALL_HINT = (
+    "install TeX Live (Debian/Ubuntu: sudo apt-get install -y "
+    f"--no-install-recommends {TEX_PACKAGES}) or pass --no-pdf"
+)
+LUA_HINT = (
+    "install LuaLaTeX and fonts (Debian/Ubuntu: sudo apt-get install -y "
+    f"--no-install-recommends {UNICODE_PACKAGES}) or pass --no-pdf"
+)
+
 
 @dataclass(frozen=True)
 class TexJob:
@@ -126,7 +133,7 @@ class TexFeed:
                 self.broken = True
                 return
             try:
-                data = data[os.write(self._fd, data):]
+                data = data[os.write(self._fd, data) :]
             except BlockingIOError:
                 select.select([], [self._fd], [], 0.05)
 
@@ -172,10 +179,12 @@ def first_error(log: str) -> str:
     """The first LaTeX error in a log, with its source line where the log gives one."""
     lost = _MISSING_RE.search(log)
     if lost:  # \tracinglostchars=3: a letter that no installed font has
-        return (f"no installed font has the letter {lost.group(1)} ({lost.group(2)}); "
-                "install a font that has it (the templates also use Noto Serif, Noto Sans "
-                "and Noto Sans CJK where installed: Debian fonts-noto-core, fonts-noto-cjk) "
-                "or leave it out")
+        return (
+            f"no installed font has the letter {lost.group(1)} ({lost.group(2)}); "
+            "install a font that has it (the templates also use Noto Serif, Noto Sans "
+            "and Noto Sans CJK where installed: Debian fonts-noto-core, fonts-noto-cjk) "
+            "or leave it out"
+        )
     m = _ERROR_RE.search(log)
     if not m:
         return "TeX stopped without a readable error"
@@ -189,8 +198,10 @@ def first_error(log: str) -> str:
 
 _QUESTION_RE = re.compile(r"^\\wsquestion(?:\[[^\]]*\])?\{(\d+)\}")
 _SHEET_RE = re.compile(r"^\\wsheader\{.*?\}\{.*?\}\{(.*?)\}\{\}$")
-_TEX_ESCAPES_RE = re.compile(r"\\(?:textperiodcentered\\ |kern0pt |allowbreak\{\}|"
-                             r"[a-z]+\{\}|(.))")
+_TEX_ESCAPES_RE = re.compile(
+    r"\\(?:textperiodcentered\\ |kern0pt |allowbreak\{\}|"
+    r"[a-z]+\{\}|(.))"
+)
 
 
 def question_at(tex: Path, reason: str) -> str:
@@ -219,15 +230,15 @@ def question_at(tex: Path, reason: str) -> str:
     if question is None:
         return ""
     of = f' of "{sheet}"' if sheet else ""
-    return (f" (question {question}{of}: check the math and text of its prompt in the "
-            "bank)")
+    return f" (question {question}{of}: check the math and text of its prompt in the bank)"
 
 
 def _tex_env() -> dict[str, str]:
     env = dict(os.environ)
     # paranoid file access: no reading or writing outside the working folder
-    env.update(openin_any="p", openout_any="p", shell_escape="f", TEXMFOUTPUT="",
-               MKTEXFMT="0")  # a missing format is an error, never made on the fly
+    env.update(
+        openin_any="p", openout_any="p", shell_escape="f", TEXMFOUTPUT="", MKTEXFMT="0"
+    )  # a missing format is an error, never made on the fly
     return env
 
 
@@ -243,8 +254,11 @@ def _tex_env() -> dict[str, str]:
 FORMAT_TIMEOUT_SECONDS = 60
 MAX_FORMATS = 3  # kept per TeX installation, the most recently used (about 18 MB each)
 # what TeX says when it cannot load a format (never a document's own error)
-_FORMAT_TROUBLE = re.compile(r"Fatal format file error|^---! .*\.fmt\b|Could not undump|"
-                             r"can't find the format file", re.M)
+_FORMAT_TROUBLE = re.compile(
+    r"Fatal format file error|^---! .*\.fmt\b|Could not undump|"
+    r"can't find the format file",
+    re.M,
+)
 #: the last four bytes of every format web2c TeX dumps (TeX's check word 69069, big-endian):
 #: a format cut short (a power cut while it was stored) does not end in them
 _FORMAT_END = (69069).to_bytes(4, "big")
@@ -276,9 +290,14 @@ def _installation(engine_path: str) -> str | None:
     if kpsewhich is None:
         return None
     try:
-        found = subprocess.run([kpsewhich, "-engine=pdftex", "-progname=pdflatex",
-                                "pdflatex.fmt"], capture_output=True, text=True, timeout=20,
-                               env=_tex_env(), check=False).stdout.strip()
+        found = subprocess.run(
+            [kpsewhich, "-engine=pdftex", "-progname=pdflatex", "pdflatex.fmt"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            env=_tex_env(),
+            check=False,
+        ).stdout.strip()
         parts = []
         for path in (os.path.realpath(engine_path), found):
             info = os.stat(path)
@@ -291,12 +310,16 @@ def _installation(engine_path: str) -> str | None:
 def _format_folder(engine_path: str) -> Path | None:
     installed = _installation(engine_path)
     # formats stored compressed before this tag were left in a folder of their own
-    return (None if installed is None
-            else private_cache_folder("tex-formats", installed + "|stored-inflated"))
+    return (
+        None
+        if installed is None
+        else private_cache_folder("tex-formats", installed + "|stored-inflated")
+    )
 
 
-def preamble_format(engine_path: str, preamble: str,
-                    cancel: threading.Event | None = None) -> str | None:
+def preamble_format(
+    engine_path: str, preamble: str, cancel: threading.Event | None = None
+) -> str | None:
     """The pdfLaTeX format holding ``preamble`` (a path without ``.fmt``, for ``-fmt``),
     dumped on first use; None when there is no cache folder or the preamble cannot be
     dumped (the document is then compiled as it is)."""
@@ -305,8 +328,10 @@ def preamble_format(engine_path: str, preamble: str,
     folder = _format_folder(engine_path)
     if folder is None:
         return None
-    name = "ws-" + hashlib.blake2b(preamble.encode("utf-8", "surrogatepass"),
-                                   digest_size=12).hexdigest()
+    name = (
+        "ws-"
+        + hashlib.blake2b(preamble.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    )
     fmt = folder / f"{name}.fmt"
     with _format_lock:  # the sheet and the key share a preamble: dumped once
         if str(fmt) in _formats_failed:
@@ -342,13 +367,21 @@ def _usable_format(fmt: Path) -> bool:
     return head == b"\x1f\x8b" or tail == _FORMAT_END  # gzipped: TeX checks it itself
 
 
-def _dump_format(engine_path: str, preamble: str, folder: Path, name: str,
-                 cancel: threading.Event | None) -> bool:
+def _dump_format(
+    engine_path: str, preamble: str, folder: Path, name: str, cancel: threading.Event | None
+) -> bool:
     """Dump LaTeX plus ``preamble`` into ``folder/name.fmt`` (written whole or not at all)."""
     with tex_folder("fmt") as work:
         (work / "pre.tex").write_text(preamble + "\n\\dump\n", encoding="utf-8")
-        cmd = [engine_path, "-ini", "-interaction=nonstopmode", "-halt-on-error",
-               "-no-shell-escape", f"-jobname={name}", "&pdflatex pre.tex"]
+        cmd = [
+            engine_path,
+            "-ini",
+            "-interaction=nonstopmode",
+            "-halt-on-error",
+            "-no-shell-escape",
+            f"-jobname={name}",
+            "&pdflatex pre.tex",
+        ]
         returncode, _ = run_tex(cmd, work, FORMAT_TIMEOUT_SECONDS, cancel)
         made = work / f"{name}.fmt"
         if returncode != 0 or not made.exists():
@@ -373,8 +406,7 @@ def _prune_formats(folder: Path, keep: Path) -> None:
     killed while it stored one left)."""
     sweep_stale(folder)
     try:
-        made = sorted(folder.glob("ws-*.fmt"), key=lambda p: p.stat().st_mtime_ns,
-                      reverse=True)
+        made = sorted(folder.glob("ws-*.fmt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in made[MAX_FORMATS:]:
             if old != keep:
                 old.unlink(missing_ok=True)
@@ -398,20 +430,30 @@ def forget_format(fmt: str, locked: bool = False) -> None:
 #: PDFs the same whatever the day: no CreationDate, no ModDate, no trailer /ID (pdfTeX puts
 #: the time into both; pdfTeX before 1.40.17 (2016) has neither: left as it is there;
 #: LuaTeX: 32 CreationDate + 64 ModDate + 512 ID of suppressoptionalinfo)
-_SAME_BYTES = {PDFLATEX: r"\ifdefined\pdftrailerid \pdfinfoomitdate=1 \pdftrailerid{}\fi",
-               LUALATEX: r"\pdfvariable suppressoptionalinfo 608"}
+_SAME_BYTES = {
+    PDFLATEX: r"\ifdefined\pdftrailerid \pdfinfoomitdate=1 \pdftrailerid{}\fi",
+    LUALATEX: r"\pdfvariable suppressoptionalinfo 608",
+}
 
 
 def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None) -> list[str]:
-    cmd = [engine_path, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
-           "-file-line-error", "-no-parse-first-line", "-jobname=doc"]
+    cmd = [
+        engine_path,
+        "-interaction=nonstopmode",
+        "-halt-on-error",
+        "-no-shell-escape",
+        "-file-line-error",
+        "-no-parse-first-line",
+        "-jobname=doc",
+    ]
     if fmt is not None:
         cmd.append(f"-fmt={fmt}")
     settings = [_SAME_BYTES[engine]]
     if pages:
         # whole objects only (no object streams), so that pages can be cut out afterwards
-        settings.append(r"\pdfvariable objcompresslevel=0" if engine == LUALATEX
-                        else r"\pdfobjcompresslevel=0")
+        settings.append(
+            r"\pdfvariable objcompresslevel=0" if engine == LUALATEX else r"\pdfobjcompresslevel=0"
+        )
     # the primitive \input (no braces) opens the file once, as a pipe needs
     return [*cmd, " ".join(settings) + r" \input doc.tex "]
 
@@ -430,13 +472,17 @@ def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
             out.append((start, int(number)))
             start = None
     if start is not None:
-        raise CompileError("a sheet started but never ended in the page record",
-                           file=f"{name}.tex")
+        raise CompileError("a sheet started but never ended in the page record", file=f"{name}.tex")
     return tuple(out)
 
 
-def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = None,
-                formats: bool = True, redumped: bool = False) -> TexOutput:
+def compile_job(
+    job: TexJob,
+    keep_dir: Path,
+    cancel: threading.Event | None = None,
+    formats: bool = True,
+    redumped: bool = False,
+) -> TexOutput:
     """Compile one document (``cancel``: see :func:`stop`; ``formats``: pdfLaTeX may start
     from a format of the preamble, see :func:`preamble_format`).
 
@@ -452,8 +498,11 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
     engine_path = require_engine(engine, f" (needed for {job.name})")
     timeout = TEX_TIMEOUT_SECONDS + TEX_SECONDS_PER_SHEET * max(job.sheets - 1, 0)
     head = job.feed.head if job.feed is not None else text
-    parts = (split_preamble(head) if job.formats and formats and head is not None
-             and engine == PDFLATEX else None)
+    parts = (
+        split_preamble(head)
+        if job.formats and formats and head is not None and engine == PDFLATEX
+        else None
+    )
     fmt = preamble_format(engine_path, parts[0], cancel) if parts is not None else None
     with tex_folder("tex") as work:
         tex = work / "doc.tex"
@@ -465,36 +514,51 @@ def compile_job(job: TexJob, keep_dir: Path, cancel: threading.Event | None = No
             assert text is not None
             tex.write_text(blank_preamble(text) if fmt is not None else text, encoding="utf-8")
         try:
-            returncode, output = run_tex(_command(engine_path, engine, job.pages, fmt), work,
-                                         timeout, cancel)
+            returncode, output = run_tex(
+                _command(engine_path, engine, job.pages, fmt), work, timeout, cancel
+            )
         finally:
             if job.feed is not None:
                 job.feed.tex_stopped()
-        trouble = fmt is not None and returncode != 0 and bool(_FORMAT_TROUBLE.search(
-            output.decode("utf-8", "replace")))
+        trouble = (
+            fmt is not None
+            and returncode != 0
+            and bool(_FORMAT_TROUBLE.search(output.decode("utf-8", "replace")))
+        )
         if trouble:
             assert fmt is not None
             forget_format(fmt)  # unreadable after all: dumped again
             if job.feed is None:  # the text is still at hand: once more
-                return compile_job(replace(job, source=text, path=None), keep_dir, cancel,
-                                   formats=not redumped, redumped=True)
+                return compile_job(
+                    replace(job, source=text, path=None),
+                    keep_dir,
+                    cancel,
+                    formats=not redumped,
+                    redumped=True,
+                )
         if returncode is None:
             ok, reason = False, f"TeX ran longer than {timeout} s and was stopped"
         else:
             ok = returncode == 0 and (work / "doc.pdf").exists()
-            reason = None if ok else first_error(_read_log(work) or
-                                                 output.decode("utf-8", "replace"))
+            reason = (
+                None if ok else first_error(_read_log(work) or output.decode("utf-8", "replace"))
+            )
             if trouble:
-                reason = ("TeX could not read the cached format of the preamble (it was "
-                          "removed: building again works)")
+                reason = (
+                    "TeX could not read the cached format of the preamble (it was "
+                    "removed: building again works)"
+                )
         if ok:
             ranges: tuple[tuple[int, int], ...] = ()
             if job.pages:
                 record = work / "doc.pages"
                 if not record.exists():
-                    raise CompileError("the templates recorded no page ranges (a whole-class "
-                                       "base template must use \\wsstartsheet and "
-                                       "\\wsendsheet)", file=f"{job.name}.tex")
+                    raise CompileError(
+                        "the templates recorded no page ranges (a whole-class "
+                        "base template must use \\wsstartsheet and "
+                        "\\wsendsheet)",
+                        file=f"{job.name}.tex",
+                    )
                 ranges = read_ranges(record.read_text("utf-8", "replace"), job.name)
             if job.output is not None:
                 job.output.parent.mkdir(parents=True, exist_ok=True)
@@ -510,10 +574,12 @@ def _keep(job: TexJob, keep_dir: Path, text: str | None, work: Path) -> str:
     """Keep a failed document's .tex (and TeX's log, when it wrote one) in ``keep_dir``;
     says what was kept. Each file is written whole through a temporary name (a symlink or
     a device there is never written through), and a failure to keep is said, not raised."""
+
     def copy_of(path: Path) -> Callable[[BinaryIO], None]:
         def write(out: BinaryIO) -> None:
             with open(path, "rb") as fh:
                 shutil.copyfileobj(fh, out)
+
         return write
 
     kept_tex = keep_dir / f"{job.name}.tex"
@@ -570,8 +636,9 @@ def stop(cancel: threading.Event) -> None:
                 _kill_group(proc)
 
 
-def run_tex(cmd: list[str], cwd: Path, timeout: float,
-            cancel: threading.Event | None = None) -> tuple[int | None, bytes]:
+def run_tex(
+    cmd: list[str], cwd: Path, timeout: float, cancel: threading.Event | None = None
+) -> tuple[int | None, bytes]:
     """Run TeX in its own session; (exit code or None on timeout, its terminal output).
 
     On a timeout, an interrupt (Ctrl-C) or any other exception the whole process group is
@@ -581,9 +648,15 @@ def run_tex(cmd: list[str], cwd: Path, timeout: float,
     with _LOCK:
         if cancel is not None and cancel.is_set():
             raise Cancelled("the build stopped before this TeX run started")
-        proc = subprocess.Popen(cmd, cwd=cwd, env=_tex_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=_tex_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         _RUNNING[proc] = cancel
     try:
         try:
@@ -609,10 +682,12 @@ def _read_log(folder: Path) -> str:
     return log.read_text("utf-8", "replace") if log.exists() else ""
 
 
-def compile_jobs(jobs: list[TexJob], keep_dir: Path,
-                 cancel: threading.Event | None = None,
-                 then: Callable[[str, TexOutput], object] | None = None
-                 ) -> dict[str, TexOutput]:
+def compile_jobs(
+    jobs: list[TexJob],
+    keep_dir: Path,
+    cancel: threading.Event | None = None,
+    then: Callable[[str, TexOutput], object] | None = None,
+) -> dict[str, TexOutput]:
     """Compile documents in parallel (one TeX process each); every result by name.
 
     ``cancel`` lets the caller stop the runs (:func:`stop`), e.g. when the text it feeds them
