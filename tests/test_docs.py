@@ -216,3 +216,44 @@ def test_architecture_page_names_every_package_and_the_enforced_layers():
     )
     (block,) = re.findall(r"^## Layers\n.*?^```\n(.*?)^```$", text, re.M | re.S)
     assert block.splitlines() == layers
+
+
+def test_readme_command_examples_run_in_order(runner, tmp_path: Path, monkeypatch):
+    """Each of the five commands' examples, after the set-up command's own build (without
+    PDFs, which the TeX tests cover; ``my.yaml`` is a copy of the default bank)."""
+    from worksheetgen.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "banks", tmp_path / "banks")
+    shutil.copy(ROOT / "banks" / "default.yaml", tmp_path / "my.yaml")
+    examples = [
+        line
+        for block in _sh_blocks(ROOT / "README.md")[2:]
+        for line in block.splitlines()
+        if line.strip()
+    ]
+    assert sorted({shlex.split(line)[1] for line in examples}) == [
+        "build",
+        "check",
+        "export",
+        "families",
+        "grade",
+    ]
+    setup = runner.invoke(main, ["build", "--seed", "42", "--no-pdf", "--quiet"])
+    assert setup.exit_code == 0, setup.output
+    for line in examples:
+        words = shlex.split(line)
+        assert words[0] == "worksheetgen"
+        args = words[1:]
+        if args[0] == "build":
+            args.append("--no-pdf")
+        if args[0] == "grade" and "--template" not in args:
+            # a TA fills in the template first: one value is enough to grade
+            responses = tmp_path / "responses.csv"
+            rows = responses.read_text(encoding="utf-8").splitlines()
+            rows[1] += "0.5"
+            responses.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, (line, result.output)
+    assert (tmp_path / "grades" / "scores.csv").is_file()
+    assert (tmp_path / "output" / "self-attention-seed42" / "canvas-qti.zip").is_file()
