@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from worksheetgen import __version__
+from worksheetgen import __version__, plugins
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import shown
 
@@ -63,6 +63,29 @@ class SeedType(click.ParamType):
         if not 0 <= seed < 2**63:
             self.fail(f"expected a non-negative integer below 2**63, got {value!r}", param, ctx)
         return seed
+
+
+class PluginChoice(click.Choice):  # type: ignore[type-arg]
+    """A choice among the names of an entry point group (``--to``, ``--export``), read from the
+    installed packages' metadata when first needed: nothing is imported for ``--help``."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self._choices: tuple[str, ...] | None = None
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        if self._choices is None:
+            try:
+                self._choices = tuple(plugins.names(self.group))
+            except plugins.PluginError as exc:
+                raise click.ClickException(str(exc)) from None
+        return self._choices
+
+    @choices.setter
+    def choices(self, value: tuple[str, ...]) -> None:
+        self._choices = tuple(value)
 
 
 def _stdout_failure(exc: OSError) -> str | None:
@@ -186,7 +209,7 @@ def main() -> None:
     "--export",
     "exports",
     multiple=True,
-    type=click.Choice(["moodle", "gift", "qti"]),
+    type=PluginChoice(plugins.EXPORTERS),
     help="Also write an LMS export of the key (repeatable): moodle.xml, gift.txt, canvas-qti.zip.",
 )
 @click.option(
@@ -490,7 +513,7 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
     "--to",
     "fmt",
     required=True,
-    type=click.Choice(["moodle", "gift", "qti"]),
+    type=PluginChoice(plugins.EXPORTERS),
     help="moodle: Moodle XML; gift: GIFT text; qti: a Canvas QTI 1.2 zip.",
 )
 @click.option(

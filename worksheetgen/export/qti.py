@@ -474,3 +474,15 @@ def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
         if not math.isfinite(points):  # pragma: no cover - points are checked finite on load
             raise ExportError(f"expected finite points, got {points}")
         zf.writestr(entry(f"{aid}/assessment_meta.xml"), meta_xml(doc, aid, points))
+
+
+class CanvasQti:
+    """The Canvas QTI 1.2 exporter (``export --to qti``): a zip Canvas imports as a quiz."""
+
+    name = "qti"
+    file_name = "canvas-qti.zip"
+    binary = True
+
+    def write(self, doc: KeyDoc, stream: Any) -> None:
+        """Write the QTI package of a checked key to a seekable binary stream."""
+        write_qti_zip(doc, stream)
