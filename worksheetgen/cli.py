@@ -65,7 +65,7 @@ class SeedType(click.ParamType):
         return seed
 
 
-class PluginChoice(click.Choice):  # type: ignore[type-arg]
+class PluginChoice(click.Choice[str]):
     """A choice among the names of an entry point group (``--to``, ``--export``), read from the
     installed packages' metadata when first needed: nothing is imported for ``--help``."""
 
@@ -75,7 +75,7 @@ class PluginChoice(click.Choice):  # type: ignore[type-arg]
         self.case_sensitive = True
 
     @property
-    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
         if self._choices is None:
             try:
                 self._choices = tuple(plugins.names(self.group))
@@ -381,9 +381,11 @@ class _Stress(click.ParamType):
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> int | str:
-        if value == self.SWEEP or isinstance(value, int):
-            return value  # type: ignore[return-value]
-        return click.IntRange(1, 100_000).convert(value, param, ctx)  # type: ignore[no-any-return]
+        if isinstance(value, int) or value == self.SWEEP:
+            return value if isinstance(value, int) else self.SWEEP
+        counts: click.ParamType = click.IntRange(1, 100_000)
+        count: int = counts.convert(value, param, ctx)
+        return count
 
 
 @main.command()

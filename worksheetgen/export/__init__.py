@@ -13,6 +13,7 @@ import io
 import json
 import os
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
@@ -169,7 +170,7 @@ def _exports(
     # the contract is still checked, as for any key)
     doc = parse_key(json.loads(key_json), "key.json")
     for fmt in dict.fromkeys(formats):
-        yield get_exporter(fmt).file_name, lambda out, fmt=fmt: _write(doc, fmt, out)
+        yield get_exporter(fmt).file_name, partial(_write, doc, fmt)
 
 
 def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) -> dict[str, bytes]:

@@ -304,8 +304,8 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
         _material(lid, bid, texttype="text/plain")
         choice = _el(lid, "render_choice")
         for k, text in enumerate(texts):
-            label = _el(choice, "response_label", ident=ident("blank", iid, bid, str(k)))
-            _material(label, text, texttype="text/plain")
+            option = _el(choice, "response_label", ident=ident("blank", iid, bid, str(k)))
+            _material(option, text, texttype="text/plain")
     res = _outcomes(item)
     _general_feedback(res)
     share = f"{100 / len(blanks):.2f}"
