@@ -71,21 +71,18 @@ class PluginChoice(click.Choice[str]):
 
     def __init__(self, group: str) -> None:
         self.group = group
-        self._choices: tuple[str, ...] | None = None
         self.case_sensitive = True
 
     @property
     def choices(self) -> tuple[str, ...]:
-        if self._choices is None:
-            try:
-                self._choices = tuple(plugins.names(self.group))
-            except plugins.PluginError as exc:
-                raise click.ClickException(str(exc)) from None
-        return self._choices
+        try:
+            return tuple(plugins.names(self.group))
+        except plugins.PluginError as exc:
+            raise click.ClickException(str(exc)) from None
 
     @choices.setter
     def choices(self, value: tuple[str, ...]) -> None:
-        self._choices = tuple(value)
+        raise AttributeError("the choices are the entry points' names")
 
 
 def _stdout_failure(exc: OSError) -> str | None:

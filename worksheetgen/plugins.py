@@ -64,9 +64,20 @@ def _package(entry: metadata.EntryPoint) -> str:
     return str(name) if name else "unknown"
 
 
+#: the entry points of each group, read once per process
+_FOUND: dict[str, list[Plugin]] = {}
+
+
 def plugins(group: str) -> list[Plugin]:
-    """The entry points of ``group``, one per name; a name claimed by two packages is an error
-    naming the one that is not worksheetgen (or the second, when neither is)."""
+    """The entry points of ``group``, one per name (read once); a name claimed by two
+    packages is an error naming the one that is not worksheetgen (or the second, when
+    neither is)."""
+    if group not in _FOUND:
+        _FOUND[group] = _read(group)
+    return _FOUND[group]
+
+
+def _read(group: str) -> list[Plugin]:
     found: dict[str, Plugin] = {}
     for entry in _entry_points(group):
         plugin = Plugin(group, entry.name, entry.value, _package(entry), entry)
