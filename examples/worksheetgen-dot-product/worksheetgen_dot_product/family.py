@@ -21,6 +21,7 @@ from worksheetgen.families import Family
 from worksheetgen.families.base import Carry, IntParam, cross_check, int_matrix, pick
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
+
 def dot(q: list[int], k: list[int]) -> int:
     """q·k of two integer vectors."""
     return sum(a * b for a, b in zip(q, k, strict=True))
