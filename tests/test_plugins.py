@@ -63,6 +63,15 @@ class NamedWrong(CsvExporter):
     name = "other"
 
 
+class WritesElsewhere(CsvExporter):
+    file_name = "../questions.csv"
+
+
+class CannotBeMade(CsvExporter):
+    def __init__(self) -> None:
+        raise OSError("no config file")
+
+
 @pytest.fixture
 def installed(monkeypatch):
     """Add fake entry points to the installed ones: ``installed(group, name, value, package)``.
@@ -236,6 +245,14 @@ def test_an_exporter_plugin_that_fails_to_import_is_one_line_naming_it(installed
     [
         ("os:getcwd", "expected an Exporter (name, file_name, binary and write), got"),
         ("tests.test_plugins:NamedWrong", "expected its name to be 'csv' (its entry point)"),
+        (
+            "tests.test_plugins:WritesElsewhere",
+            "expected file_name to be a plain file name, got '../questions.csv'",
+        ),
+        (
+            "tests.test_plugins:CannotBeMade",
+            "cannot make an exporter from it: OSError: no config file",
+        ),
     ],
 )
 def test_an_exporter_plugin_of_the_wrong_shape_is_one_line_naming_it(

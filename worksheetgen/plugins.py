@@ -33,6 +33,11 @@ class PluginError(WorksheetgenError):
     """An installed plugin (an entry point) cannot be used."""
 
 
+class Unfit(Exception):
+    """Raised by a group's ``adopt`` function: the loaded object is not what the group needs
+    (the message says what was expected and what was found)."""
+
+
 @dataclass(frozen=True)
 class Plugin:
     """One entry point of a group: its name, what it points at, and the package declaring it."""
@@ -104,9 +109,10 @@ def names(group: str) -> list[str]:
     return sorted(p.name for p in plugins(group))
 
 
-def load(group: str, check: Callable[[Any, str], str | None]) -> dict[str, Any]:
-    """Every object of ``group`` by name (sorted), each imported and passed to
-    ``check(obj, name)``, which returns what is wrong with it or None."""
+def load(group: str, adopt: Callable[[Any, str], Any]) -> dict[str, Any]:
+    """Every object of ``group`` by name (sorted): each entry point imported and passed to
+    ``adopt(obj, name)``, which returns what the registry keeps (the class, an instance) or
+    raises ``Unfit``."""
     found = {p.name: p for p in plugins(group)}
     out: dict[str, Any] = {}
     for name in names(group):
@@ -119,8 +125,8 @@ def load(group: str, check: Callable[[Any, str], str | None]) -> dict[str, Any]:
             raise plugin.error(
                 f"cannot import {plugin.value}: {type(exc).__name__}: {text}"
             ) from None
-        problem = check(obj, name)
-        if problem is not None:
-            raise plugin.error(f"{plugin.value}: {problem}")
-        out[name] = obj
+        try:
+            out[name] = adopt(obj, name)
+        except Unfit as exc:
+            raise plugin.error(f"{plugin.value}: {exc}") from None
     return out

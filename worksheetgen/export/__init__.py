@@ -44,22 +44,29 @@ class Exporter(Protocol):
     def write(self, doc: KeyDoc, stream: Any) -> None: ...
 
 
-def exporter_problem(obj: Any, name: str) -> str | None:
-    """What keeps the class (or object) ``obj`` from being the exporter ``name``, or None."""
+def adopt_exporter(obj: Any, name: str) -> Exporter:
+    """The exporter an entry point names (a class, made once, or an object), checked; raises
+    ``plugins.Unfit`` saying what is wrong."""
     try:
         exporter = obj() if isinstance(obj, type) else obj
     except Exception as exc:  # a plugin's constructor: reported on one line
-        return f"cannot make an exporter from it: {type(exc).__name__}: {exc}"
+        raise plugins.Unfit(
+            f"cannot make an exporter from it: {type(exc).__name__}: {exc}"
+        ) from None
     if not isinstance(exporter, Exporter):
-        return "expected an Exporter (name, file_name, binary and write), got " + repr(obj)
+        raise plugins.Unfit(
+            "expected an Exporter (name, file_name, binary and write), got " + repr(obj)
+        )
     if exporter.name != name:
-        return f"expected its name to be {name!r} (its entry point), got {exporter.name!r}"
+        raise plugins.Unfit(
+            f"expected its name to be {name!r} (its entry point), got {exporter.name!r}"
+        )
     fname = exporter.file_name
     if not isinstance(fname, str) or not fname or fname != os.path.basename(fname):
-        return f"expected file_name to be a plain file name, got {fname!r}"
+        raise plugins.Unfit(f"expected file_name to be a plain file name, got {fname!r}")
     if not isinstance(exporter.binary, bool):
-        return f"expected binary to be true or false, got {exporter.binary!r}"
-    return None
+        raise plugins.Unfit(f"expected binary to be true or false, got {exporter.binary!r}")
+    return exporter
 
 
 _EXPORTERS: dict[str, Exporter] | None = None
@@ -74,8 +81,7 @@ def exporters() -> dict[str, Exporter]:
     """Every exporter by name, imported and checked once."""
     global _EXPORTERS
     if _EXPORTERS is None:
-        found = plugins.load(plugins.EXPORTERS, exporter_problem)
-        _EXPORTERS = {n: obj() if isinstance(obj, type) else obj for n, obj in found.items()}
+        _EXPORTERS = plugins.load(plugins.EXPORTERS, adopt_exporter)
     return _EXPORTERS
 
 

@@ -35,6 +35,15 @@ def register(cls: type[Family]) -> type[Family]:
     return cls
 
 
+def _adopt(obj: Any, name: str) -> type[Family]:
+    """The family class an entry point names, checked."""
+    problem = family_problem(obj, name)
+    if problem is not None:
+        raise plugins.Unfit(problem)
+    cls: type[Family] = obj
+    return cls
+
+
 class Registry(Mapping[str, type[Family]]):
     """Family classes by name, read from the entry points the first time they are needed."""
 
@@ -43,7 +52,7 @@ class Registry(Mapping[str, type[Family]]):
 
     def _loaded(self) -> dict[str, type[Family]]:
         if self._classes is None:
-            self._classes = plugins.load(plugins.FAMILIES, family_problem)
+            self._classes = plugins.load(plugins.FAMILIES, _adopt)
         return self._classes
 
     def __getitem__(self, name: str) -> type[Family]:
