@@ -961,7 +961,7 @@ def test_export_quiet_prints_nothing_and_still_writes(runner, key_file):
 
 def test_export_help_and_unknown_format(runner):
     result = runner.invoke(main, ["export", "--help"])
-    assert result.exit_code == 0 and "--to [moodle|gift|qti]" in result.output
+    assert result.exit_code == 0 and "--to [gift|moodle|qti]" in result.output
     result = runner.invoke(main, ["export", "--to", "blackboard", "--key", "key.json"])
     assert result.exit_code == 2 and "blackboard" in result.output
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from worksheetgen import __version__
+from worksheetgen import __version__, plugins
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import shown
 
@@ -63,6 +63,26 @@ class SeedType(click.ParamType):
         if not 0 <= seed < 2**63:
             self.fail(f"expected a non-negative integer below 2**63, got {value!r}", param, ctx)
         return seed
+
+
+class PluginChoice(click.Choice[str]):
+    """A choice among the names of an entry point group (``--to``, ``--export``), read from the
+    installed packages' metadata when first needed: nothing is imported for ``--help``."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        try:
+            return tuple(plugins.names(self.group))
+        except plugins.PluginError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    @choices.setter
+    def choices(self, value: tuple[str, ...]) -> None:
+        raise AttributeError("the choices are the entry points' names")
 
 
 def _stdout_failure(exc: OSError) -> str | None:
@@ -186,7 +206,7 @@ def main() -> None:
     "--export",
     "exports",
     multiple=True,
-    type=click.Choice(["moodle", "gift", "qti"]),
+    type=PluginChoice(plugins.EXPORTERS),
     help="Also write an LMS export of the key (repeatable): moodle.xml, gift.txt, canvas-qti.zip.",
 )
 @click.option(
@@ -358,9 +378,11 @@ class _Stress(click.ParamType):
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> int | str:
-        if value == self.SWEEP or isinstance(value, int):
-            return value  # type: ignore[return-value]
-        return click.IntRange(1, 100_000).convert(value, param, ctx)  # type: ignore[no-any-return]
+        if isinstance(value, int) or value == self.SWEEP:
+            return value if isinstance(value, int) else self.SWEEP
+        counts: click.ParamType = click.IntRange(1, 100_000)
+        count: int = counts.convert(value, param, ctx)
+        return count
 
 
 @main.command()
@@ -490,7 +512,7 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
     "--to",
     "fmt",
     required=True,
-    type=click.Choice(["moodle", "gift", "qti"]),
+    type=PluginChoice(plugins.EXPORTERS),
     help="moodle: Moodle XML; gift: GIFT text; qti: a Canvas QTI 1.2 zip.",
 )
 @click.option(

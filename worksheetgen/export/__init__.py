@@ -1,5 +1,7 @@
-"""Exporters: key.json -> LMS files (Moodle XML, GIFT, Canvas QTI).
+"""Exporters: key.json -> LMS files (Moodle XML, GIFT, Canvas QTI, and any a plugin adds).
 
+An exporter is an object with the ``Exporter`` shape, found through the
+``worksheetgen.exporters`` entry points (the bundled three are registered the same way).
 ``export_bytes(data, fmt)`` turns a key.json document into the bytes of one format;
 ``export_file(path, fmt, out)`` reads a key.json and writes the file atomically. Every format
 is built from the same checked view of the key (``worksheetgen.keyjson.read``).
@@ -11,13 +13,12 @@ import io
 import json
 import os
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol, runtime_checkable
 
+from worksheetgen import plugins
 from worksheetgen.errors import ExportError
-from worksheetgen.export.gift import write_gift
-from worksheetgen.export.moodle import write_moodle_xml
-from worksheetgen.export.qti import write_qti_zip
 from worksheetgen.files import (
     STDOUT,
     check_replaceable,
@@ -26,28 +27,82 @@ from worksheetgen.files import (
     write_stream,
 )
 from worksheetgen.inputs import check_json_tree
-from worksheetgen.keyjson.read import load_key, parse_key
+from worksheetgen.keyjson.read import KeyDoc, load_key, parse_key
 
-# format -> default file name (written next to key.json unless --out says otherwise)
-FORMATS = {"moodle": "moodle.xml", "gift": "gift.txt", "qti": "canvas-qti.zip"}
-_TEXT_WRITERS: dict[str, Callable[[Any, Any], None]] = {
-    "moodle": write_moodle_xml,
-    "gift": write_gift,
-}
+
+@runtime_checkable
+class Exporter(Protocol):
+    """What an LMS format provides: its name (``--to``), the file it writes by default (beside
+    key.json unless ``--out`` says otherwise), whether it writes bytes or UTF-8 text, and
+    ``write``, which writes a checked key to a stream of that kind (a question at a time).
+    A binary stream is seekable (a zip needs that)."""
+
+    name: str
+    file_name: str
+    binary: bool
+
+    def write(self, doc: KeyDoc, stream: Any) -> None: ...
+
+
+def adopt_exporter(obj: Any, name: str) -> Exporter:
+    """The exporter an entry point names (a class, made once, or an object), checked; raises
+    ``plugins.Unfit`` saying what is wrong."""
+    try:
+        exporter = obj() if isinstance(obj, type) else obj
+    except Exception as exc:  # a plugin's constructor: reported on one line
+        raise plugins.Unfit(
+            f"cannot make an exporter from it: {type(exc).__name__}: {exc}"
+        ) from None
+    if not isinstance(exporter, Exporter):
+        raise plugins.Unfit(
+            "expected an Exporter (name, file_name, binary and write), got " + repr(obj)
+        )
+    if exporter.name != name:
+        raise plugins.Unfit(
+            f"expected its name to be {name!r} (its entry point), got {exporter.name!r}"
+        )
+    fname = exporter.file_name
+    if not isinstance(fname, str) or not fname or fname != os.path.basename(fname):
+        raise plugins.Unfit(f"expected file_name to be a plain file name, got {fname!r}")
+    if not isinstance(exporter.binary, bool):
+        raise plugins.Unfit(f"expected binary to be true or false, got {exporter.binary!r}")
+    return exporter
+
+
+_EXPORTERS: dict[str, Exporter] | None = None
+
+
+def exporter_names() -> list[str]:
+    """The formats ``--to`` and ``--export`` accept (entry point names: nothing imported)."""
+    return plugins.names(plugins.EXPORTERS)
+
+
+def exporters() -> dict[str, Exporter]:
+    """Every exporter by name, imported and checked once."""
+    global _EXPORTERS
+    if _EXPORTERS is None:
+        _EXPORTERS = plugins.load(plugins.EXPORTERS, adopt_exporter)
+    return _EXPORTERS
+
+
+def get_exporter(fmt: str) -> Exporter:
+    """The exporter of format ``fmt``; an ExportError names the formats there are."""
+    found = exporters()
+    if fmt not in found:
+        raise ExportError(f"--to: expected one of {', '.join(found)}, got {fmt!r}")
+    return found[fmt]
 
 
 def _write(doc: Any, fmt: str, out: BinaryIO) -> None:
     """Write the export of a checked key to a binary stream, a question variant at a time (a
     class of 1,000 students is never held whole)."""
-    if fmt == "qti":
-        write_qti_zip(doc, out)
+    exporter = get_exporter(fmt)
+    if exporter.binary:
+        exporter.write(doc, out)
         return
-    write_text = _TEXT_WRITERS.get(fmt)
-    if write_text is None:
-        raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=False)
     try:
-        write_text(doc, text)
+        exporter.write(doc, text)
         text.flush()
     finally:
         text.detach()
@@ -62,8 +117,7 @@ def _render(doc: Any, fmt: str) -> bytes:
 def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
     """The file of format ``fmt`` for a key.json document (already parsed JSON)."""
 
-    if fmt not in FORMATS:
-        raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    get_exporter(fmt)  # an unknown format is reported before the key is looked at
     check_json_tree(data, source, ExportError)  # as a key.json file is checked when read
     return _render(parse_key(data, source), fmt)
 
@@ -71,7 +125,7 @@ def export_bytes(data: Any, fmt: str, source: str = "key.json") -> bytes:
 def output_path(key_path: str | Path, fmt: str, out: str | Path | None = None) -> Path:
     """Where an export goes: ``out`` (a file, or a folder to put the default name in), else
     beside the key."""
-    name = FORMATS[fmt]
+    name = get_exporter(fmt).file_name
     if out is None:
         return Path(key_path).parent / name
     p = Path(out)
@@ -93,8 +147,7 @@ def export_file(
     ``-`` writes to ``stdout`` instead (the whole export is made first, so a failure writes
     nothing) and returns None."""
 
-    if fmt not in FORMATS:
-        raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    get_exporter(fmt)
     if out is not None and str(out) == STDOUT:
         if stdout is None:
             raise ExportError("--out -: expected a stream to write to, got none")
@@ -123,9 +176,7 @@ def _exports(
     # the contract is still checked, as for any key)
     doc = parse_key(json.loads(key_json), "key.json")
     for fmt in dict.fromkeys(formats):
-        if fmt not in FORMATS:
-            raise ExportError(f"--to: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-        yield FORMATS[fmt], lambda out, fmt=fmt: _write(doc, fmt, out)
+        yield get_exporter(fmt).file_name, partial(_write, doc, fmt)
 
 
 def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) -> dict[str, bytes]:

@@ -224,3 +224,15 @@ def write_gift(doc: KeyDoc, text: Any) -> None:
         for block in _blocks(doc, q):
             text.write("\n\n" + block)
     text.write("\n")
+
+
+class Gift:
+    """The GIFT exporter (``export --to gift``): a text file Moodle imports."""
+
+    name = "gift"
+    file_name = "gift.txt"
+    binary = False
+
+    def write(self, doc: KeyDoc, stream: Any) -> None:
+        """Write the GIFT file of a checked key to a text stream."""
+        write_gift(doc, stream)

@@ -329,3 +329,15 @@ def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     for q in doc.questions:
         _question(quiz, doc, q, out.flush)
     out.close()
+
+
+class MoodleXml:
+    """The Moodle XML exporter (``export --to moodle``): a question bank file."""
+
+    name = "moodle"
+    file_name = "moodle.xml"
+    binary = False
+
+    def write(self, doc: KeyDoc, stream: Any) -> None:
+        """Write the Moodle XML file of a checked key to a text stream."""
+        write_moodle_xml(doc, stream)

@@ -304,8 +304,8 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
         _material(lid, bid, texttype="text/plain")
         choice = _el(lid, "render_choice")
         for k, text in enumerate(texts):
-            label = _el(choice, "response_label", ident=ident("blank", iid, bid, str(k)))
-            _material(label, text, texttype="text/plain")
+            option = _el(choice, "response_label", ident=ident("blank", iid, bid, str(k)))
+            _material(option, text, texttype="text/plain")
     res = _outcomes(item)
     _general_feedback(res)
     share = f"{100 / len(blanks):.2f}"
@@ -474,3 +474,15 @@ def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
         if not math.isfinite(points):  # pragma: no cover - points are checked finite on load
             raise ExportError(f"expected finite points, got {points}")
         zf.writestr(entry(f"{aid}/assessment_meta.xml"), meta_xml(doc, aid, points))
+
+
+class CanvasQti:
+    """The Canvas QTI 1.2 exporter (``export --to qti``): a zip Canvas imports as a quiz."""
+
+    name = "qti"
+    file_name = "canvas-qti.zip"
+    binary = True
+
+    def write(self, doc: KeyDoc, stream: Any) -> None:
+        """Write the QTI package of a checked key to a seekable binary stream."""
+        write_qti_zip(doc, stream)

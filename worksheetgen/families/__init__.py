@@ -1,34 +1,18 @@
-"""The registry of question families, by the name a bank uses."""
+"""The question families, by the name a bank uses: ``FAMILIES`` and ``get_family``.
+
+Families are found through the ``worksheetgen.families`` entry points (see
+``worksheetgen.families.registry``), the bundled ones and any an installed package adds.
+"""
 
 from __future__ import annotations
 
 from worksheetgen.families.base import Family
-from worksheetgen.families.registry import CLASSES, register
+from worksheetgen.families.registry import Registry, register
 
 __all__ = ["FAMILIES", "Family", "get_family", "register"]
 
-
-def _load() -> dict[str, type[Family]]:
-    # importing the modules runs their @register decorators
-    from worksheetgen.families import (  # noqa: F401
-        attention_tables,
-        concept,
-        cost,
-        cross,
-        heads,
-        heatmap,
-        identical_keys,
-        multihead,
-        projections,
-        scale_effect,
-        scaling,
-        spot_bug,
-    )
-
-    return CLASSES
-
-
-FAMILIES = _load()
+#: family classes by name (read from the entry points on first use)
+FAMILIES = Registry()
 _INSTANCES: dict[str, Family] = {}
 
 

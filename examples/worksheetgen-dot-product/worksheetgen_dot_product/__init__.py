@@ -1,0 +1,1 @@
+"""An example worksheetgen plugin: the ``dot-product`` question family (see README.md)."""

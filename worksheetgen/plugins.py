@@ -1,0 +1,132 @@
+"""Entry points: how worksheetgen finds its families and exporters, its own and other packages'.
+
+A package adds a family or an exporter by naming it in its metadata, e.g. in pyproject.toml::
+
+    [project.entry-points."worksheetgen.families"]
+    dot-product = "worksheetgen_dot_product:DotProduct"
+
+worksheetgen's bundled ones are registered the same way. ``names`` reads the names only
+(metadata, no import: cheap enough for ``--help``); ``load`` imports each object once, checks
+it and turns every fault (a module that fails to import, an object of the wrong kind, a name
+that two packages claim) into one ``PluginError`` naming the plugin and its package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from worksheetgen.errors import WorksheetgenError
+
+if TYPE_CHECKING:
+    from importlib import metadata
+
+#: the distribution whose entry points are the bundled families and exporters
+BUNDLED = "worksheetgen"
+#: the entry point groups: names -> ``Family`` subclasses, names -> ``Exporter`` classes
+FAMILIES = "worksheetgen.families"
+EXPORTERS = "worksheetgen.exporters"
+
+
+class PluginError(WorksheetgenError):
+    """An installed plugin (an entry point) cannot be used."""
+
+
+class Unfit(Exception):
+    """Raised by a group's ``adopt`` function: the loaded object is not what the group needs
+    (the message says what was expected and what was found)."""
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One entry point of a group: its name, what it points at, and the package declaring it."""
+
+    group: str
+    name: str
+    value: str
+    package: str
+    entry: metadata.EntryPoint
+
+    def error(self, problem: str) -> PluginError:
+        """The one-line error for this plugin."""
+        return PluginError(
+            f"plugin {self.name!r} ({self.group}, from package {self.package}): {problem}"
+        )
+
+
+def _entry_points(group: str) -> list[metadata.EntryPoint]:
+    """The entry points of ``group`` in every installed distribution (tests replace this)."""
+    # waits until a command needs plugins: reading metadata costs every other command ~10 ms
+    from importlib import metadata
+
+    return list(metadata.entry_points(group=group))
+
+
+def _package(entry: metadata.EntryPoint) -> str:
+    dist = getattr(entry, "dist", None)
+    name = None if dist is None else dist.metadata["Name"]
+    return str(name) if name else "unknown"
+
+
+#: the entry points of each group, read once per process
+_FOUND: dict[str, list[Plugin]] = {}
+
+
+def plugins(group: str) -> list[Plugin]:
+    """The entry points of ``group``, one per name (read once); a name claimed by two
+    packages is an error naming the one that is not worksheetgen (or the second, when
+    neither is)."""
+    if group not in _FOUND:
+        _FOUND[group] = _read(group)
+    return _FOUND[group]
+
+
+def _read(group: str) -> list[Plugin]:
+    found: dict[str, Plugin] = {}
+    for entry in _entry_points(group):
+        plugin = Plugin(group, entry.name, entry.value, _package(entry), entry)
+        other = found.get(plugin.name)
+        if other is None:
+            found[plugin.name] = plugin
+            continue
+        if other.package == plugin.package and other.value == plugin.value:
+            continue  # one distribution seen twice on the path
+        if plugin.package == BUNDLED:
+            plugin, other = other, plugin
+        what = "a bundled one" if other.package == BUNDLED else f"package {other.package}'s"
+        raise plugin.error(f"name clash: the name is taken by {what} ({other.value})")
+    if not any(p.package == BUNDLED for p in found.values()):
+        raise PluginError(
+            f"{group}: expected worksheetgen's own entry points, got none (is worksheetgen "
+            "installed? run: pip install -e .)"
+        )
+    return list(found.values())
+
+
+def names(group: str) -> list[str]:
+    """The names in ``group``, sorted. Reads metadata only, imports nothing."""
+    return sorted(p.name for p in plugins(group))
+
+
+def load(group: str, adopt: Callable[[Any, str], Any]) -> dict[str, Any]:
+    """Every object of ``group`` by name (sorted): each entry point imported and passed to
+    ``adopt(obj, name)``, which returns what the registry keeps (the class, an instance) or
+    raises ``Unfit``."""
+    found = {p.name: p for p in plugins(group)}
+    out: dict[str, Any] = {}
+    for name in names(group):
+        plugin = found[name]
+        try:
+            obj = plugin.entry.load()
+        except Exception as exc:  # any failure of a foreign module: its one line, no traceback
+            text = " ".join(str(exc).split()) or "(no message)"
+            text = text if len(text) <= 200 else text[:197] + "..."
+            raise plugin.error(
+                f"cannot import {plugin.value}: {type(exc).__name__}: {text}"
+            ) from None
+        try:
+            out[name] = adopt(obj, name)
+        except Unfit as exc:
+            raise plugin.error(f"{plugin.value}: {exc}") from None
+    return out
