@@ -18,7 +18,10 @@ import pytest
 from tests.conftest import ROOT
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
-from worksheetgen.grading.score import grade, load_key, parse_key, parse_responses, points_text
+from worksheetgen.grading.key import load_key, parse_key
+from worksheetgen.grading.report import points_text
+from worksheetgen.grading.responses import parse_responses
+from worksheetgen.grading.score import grade
 
 E = math.e
 # softmax([1, 0]) = e / (1 + e), by hand
@@ -422,7 +425,7 @@ def test_grade_names_no_slip_when_none_reproduces_the_answer(built, sheet_id):
     result = graded(data, text)
     a = part(result, "practice-causal", "A")
     assert (a.status, a.slips) == ("partial", ())
-    from worksheetgen.grading.score import report_md
+    from worksheetgen.grading.report import report_md
 
     section = report_md(result).split("(`practice-causal`)")[1]
     line = next(ln for ln in section.splitlines() if ln.startswith("- (b) `A`"))
@@ -1178,7 +1181,7 @@ def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built,
 
 def test_every_familys_carried_steps_are_steps_the_grader_knows():
     from worksheetgen.families import FAMILIES
-    from worksheetgen.grading.score import CARRY_STEPS
+    from worksheetgen.keyjson.read import CARRY_STEPS
 
     for name, cls in FAMILIES.items():
         for c in cls.carries:
