@@ -1201,3 +1201,40 @@ def test_grade_module_names_no_family():
     for name in set(FAMILIES) - steps:
         assert f'"{name}"' not in source and f"'{name}'" not in source, name
     assert "q.family" not in source and "d_v_given" not in source
+
+
+def test_grade_reads_key_json_once_through_the_one_reader(built, monkeypatch):
+    """grading/ builds its grids from keyjson's records: the file is parsed and checked once,
+    by the reader export uses, and nothing in grading/ reads JSON itself."""
+    from worksheetgen.keyjson import read as keyread
+
+    calls: list[str] = []
+    checked = keyread.parse_key
+
+    def counting(data, source="key.json", error=GradeError):
+        calls.append(source)
+        return checked(data, source, error)
+
+    monkeypatch.setattr(keyread, "parse_key", counting)
+    key = load_key(built)
+    assert calls == [str(built)]
+    assert key.sheets and all(q.answers for s in key.sheets for q in s.questions)
+    source = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in sorted((ROOT / "worksheetgen" / "grading").glob("*.py"))
+    )
+    assert "import json" not in source and "read_json" not in source
+
+
+def test_grade_and_export_refuse_a_bad_carried_step_with_the_same_line(built):
+    from worksheetgen.errors import ExportError
+    from worksheetgen.export import export_bytes
+
+    data = json.loads(built.read_text(encoding="utf-8"))
+    data["sheets"][0]["questions"][0]["carries"] = [{"answer": "A", "from": [], "steps": [7]}]
+    with pytest.raises(GradeError) as by_grade:
+        parse_key(data, "key.json")
+    with pytest.raises(ExportError) as by_export:
+        export_bytes(data, "gift")
+    expected = "sheets[0].questions[0].carries[0].steps[0]: expected a non-empty string, got 7"
+    assert str(by_grade.value) == str(by_export.value) == f"key.json: {expected}"

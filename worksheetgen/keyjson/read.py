@@ -564,7 +564,6 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
     if fmt is not None:
         fmt = r.text(fmt, f"{w}.format")
     target = q.get("choice_answer")
-    names = list(dict.fromkeys(p.answer.name for p in parts if p.answer is not None))
     return Variant(
         sheet_id=sheet_id,
         sheet_label=sheet_label,
@@ -581,7 +580,7 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
         where=w,
         shown_steps=tuple(steps),
         given=given,
-        carries=_carries(r, q.get("carries"), f"{w}.carries", family, given, names),
+        carries=_carries(r, q.get("carries"), f"{w}.carries", family, given, parts),
         format=fmt,
         choice_answer=target if isinstance(target, str) else None,
         stated_title=stated,
@@ -589,33 +588,58 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
 
 
 def _carries(
-    r: _Reader, raw: Any, w: str, family: str, given: Mapping[str, Any], names: Sequence[str]
+    r: _Reader, raw: Any, w: str, family: str, given: Mapping[str, Any], parts: Sequence[KeyPart]
 ) -> tuple[CarryStep, ...]:
     """A question's carried-forward steps as key.json states them. A key written before
     key.json had them gets its family's steps for the variant, as a build would write them."""
     if raw is None:
+        names = list(dict.fromkeys(p.answer.name for p in parts if p.answer is not None))
         raw = get_family(family).carries_for(given, names) if family in FAMILIES else []
     out = []
-    for i, raw_step in enumerate(r.lst(raw, w)):
-        cw = f"{w}[{i}]"
-        c = r.obj(raw_step, cw)
-        answer = r.text(r.get(c, "answer", cw), f"{cw}.answer", empty=False)
-        lists = []
-        for name in ("from", "steps"):
-            items = r.lst(r.get(c, name, cw), f"{cw}.{name}")
-            lists.append(
-                tuple(r.text(x, f"{cw}.{name}[{j}]", empty=False) for j, x in enumerate(items))
-            )
-        inputs, steps = lists
-        for j, step in enumerate(steps):
-            if step not in CARRY_STEPS:
-                raise r.fail(
-                    f"{cw}.steps[{j}]",
-                    f"expected one of {', '.join(CARRY_STEPS)}, got {_kind(step)}",
-                )
-        args = r.obj(c.get("args", {}), f"{cw}.args")
-        out.append(CarryStep(answer, inputs, steps, dict(args)))
+    for i, c in enumerate(r.lst(raw, w)):
+        if _carry_fits(c):  # the usual case, checked at once (a build reads its own key)
+            out.append(CarryStep(c["answer"], tuple(c["from"]), tuple(c["steps"]), c["args"]))
+        else:
+            out.append(_carry(r, c, f"{w}[{i}]"))
     return tuple(out)
+
+
+def _is_name(x: Any) -> bool:
+    return isinstance(x, str) and bool(x.strip())
+
+
+def _carry_fits(c: Any) -> bool:
+    """True for a carried step that every check of ``_carry`` passes, with its arguments."""
+    return (
+        isinstance(c, dict)
+        and _is_name(c.get("answer"))
+        and isinstance(c.get("from"), list)
+        and all(_is_name(x) for x in c["from"])
+        and isinstance(c.get("steps"), list)
+        and all(isinstance(x, str) and x in CARRY_STEPS for x in c["steps"])
+        and isinstance(c.get("args"), dict)
+    )
+
+
+def _carry(r: _Reader, raw: Any, cw: str) -> CarryStep:
+    """One carried step, field by field: the first field that does not fit is refused."""
+    c = r.obj(raw, cw)
+    answer = r.text(r.get(c, "answer", cw), f"{cw}.answer", empty=False)
+    lists = []
+    for name in ("from", "steps"):
+        items = r.lst(r.get(c, name, cw), f"{cw}.{name}")
+        lists.append(
+            tuple(r.text(x, f"{cw}.{name}[{j}]", empty=False) for j, x in enumerate(items))
+        )
+    inputs, steps = lists
+    for j, step in enumerate(steps):
+        if step not in CARRY_STEPS:
+            raise r.fail(
+                f"{cw}.steps[{j}]",
+                f"expected one of {', '.join(CARRY_STEPS)}, got {_kind(step)}",
+            )
+    args = r.obj(c.get("args", {}), f"{cw}.args")
+    return CarryStep(answer, inputs, steps, args)
 
 
 def _attach_choices(
