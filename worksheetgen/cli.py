@@ -13,7 +13,7 @@ import time
 import traceback
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -358,9 +358,12 @@ class _Stress(click.ParamType):
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> int | str:
-        if value == self.SWEEP or isinstance(value, int):
-            return value  # type: ignore[return-value]
-        return click.IntRange(1, 100_000).convert(value, param, ctx)  # type: ignore[no-any-return]
+        if isinstance(value, int):
+            return value
+        if value == self.SWEEP:
+            return self.SWEEP
+        seeds: int = click.IntRange(1, 100_000).convert(cast(Any, value), param, ctx)
+        return seeds
 
 
 @main.command()
