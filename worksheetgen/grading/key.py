@@ -57,7 +57,7 @@ class GradedAnswer:
 
 
 @dataclass(frozen=True)
-class Slip:
+class SlipAnswers:
     """One misconception's answers for one question (from key.json's "distractors"), with
     its numeric answers as grids where they have the shape of the key's."""
 
@@ -78,7 +78,7 @@ class QuestionKey:
     points: Fraction
     given: Mapping[str, Any]
     answers: tuple[GradedAnswer, ...]
-    slips: tuple[Slip, ...]
+    slips: tuple[SlipAnswers, ...]
     #: how later answers follow from earlier ones (key.json's "carries"), in the key's order
     carries: tuple[CarryStep, ...] = ()
 
@@ -192,7 +192,7 @@ def _multiple_choice(a: GradedAnswer, v: Variant) -> GradedAnswer:
     )
 
 
-def _slip(d: Distractor, answers: Sequence[GradedAnswer]) -> Slip:
+def _slip(d: Distractor, answers: Sequence[GradedAnswer]) -> SlipAnswers:
     values = dict(d.answer)
     grids = {}
     for a in answers:
@@ -203,7 +203,7 @@ def _slip(d: Distractor, answers: Sequence[GradedAnswer]) -> Slip:
                 continue  # a slip value of another form (or no float) is never matched
             if grid.shape == a.grid.shape:
                 grids[a.name] = grid
-    return Slip(d.misconception, d.description, values, grids)
+    return SlipAnswers(d.misconception, d.description, values, grids)
 
 
 def _answer_grid(a: KeyAnswer) -> np.ndarray:

@@ -22,7 +22,7 @@ from worksheetgen.grading.key import (
     GradedAnswer,
     GradeKey,
     QuestionKey,
-    Slip,
+    SlipAnswers,
     as_grid,
     entry_label,
     norm_text,
@@ -58,7 +58,7 @@ class PartResult:
     answered: int
     total: int
     carried_from: tuple[str, ...] = ()
-    slips: tuple[Slip, ...] = ()
+    slips: tuple[SlipAnswers, ...] = ()
     wrong: tuple[WrongEntry, ...] = ()
     response: str = ""
     model: str = ""
@@ -131,11 +131,11 @@ class GradeResult:
     has_sheet_column: bool
     students: tuple[StudentResult, ...]
 
-    def slip_counts(self) -> list[tuple[Slip, int, int]]:
+    def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
         answers: dict[str, int] = {}
         students: dict[str, set[str]] = {}
-        first: dict[str, Slip] = {}
+        first: dict[str, SlipAnswers] = {}
         for s in self.students:
             for q in s.questions:
                 for p in q.parts:
@@ -325,7 +325,7 @@ def _shown(ans: GradedAnswer, cell: tuple[int, int]) -> str:
 
 def _diagnose(
     q: QuestionKey, ans: GradedAnswer, grid: np.ndarray, answered: np.ndarray, right: np.ndarray
-) -> tuple[Slip, ...]:
+) -> tuple[SlipAnswers, ...]:
     """The slips whose result matches every entry the student gave (and some wrong one)."""
     if not (answered & ~right).any():
         return ()
@@ -427,12 +427,12 @@ def _grade_choice(
         ):
             carried = redo.value == text
             sources = redo.sources if carried else ()
-    slips: tuple[Slip, ...] = ()
+    slips: tuple[SlipAnswers, ...] = ()
     if text is not None and not ok and ans.choice_slips:
         chosen = {m for label, m in ans.choice_slips if label == text}
         slips = tuple(s for s in q.slips if s.misconception in chosen)
         named = {s.misconception for s in slips}
-        slips += tuple(Slip(m, "", {}) for m in sorted(chosen - named))
+        slips += tuple(SlipAnswers(m, "", {}) for m in sorted(chosen - named))
     elif text is not None and not ok:
         slips = tuple(
             s for s in q.slips if ans.name in s.answers and norm_text(s.answers[ans.name]) == text
