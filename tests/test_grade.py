@@ -18,7 +18,10 @@ import pytest
 from tests.conftest import ROOT
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
-from worksheetgen.grading.score import grade, load_key, parse_key, parse_responses, points_text
+from worksheetgen.grading.key import load_key, parse_key
+from worksheetgen.grading.report import points_text
+from worksheetgen.grading.responses import parse_responses
+from worksheetgen.grading.score import grade
 
 E = math.e
 # softmax([1, 0]) = e / (1 + e), by hand
@@ -422,7 +425,7 @@ def test_grade_names_no_slip_when_none_reproduces_the_answer(built, sheet_id):
     result = graded(data, text)
     a = part(result, "practice-causal", "A")
     assert (a.status, a.slips) == ("partial", ())
-    from worksheetgen.grading.score import report_md
+    from worksheetgen.grading.report import report_md
 
     section = report_md(result).split("(`practice-causal`)")[1]
     line = next(ln for ln in section.splitlines() if ln.startswith("- (b) `A`"))
@@ -1178,7 +1181,7 @@ def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built,
 
 def test_every_familys_carried_steps_are_steps_the_grader_knows():
     from worksheetgen.families import FAMILIES
-    from worksheetgen.grading.score import CARRY_STEPS
+    from worksheetgen.keyjson.read import CARRY_STEPS
 
     for name, cls in FAMILIES.items():
         for c in cls.carries:
@@ -1198,3 +1201,40 @@ def test_grade_module_names_no_family():
     for name in set(FAMILIES) - steps:
         assert f'"{name}"' not in source and f"'{name}'" not in source, name
     assert "q.family" not in source and "d_v_given" not in source
+
+
+def test_grade_reads_key_json_once_through_the_one_reader(built, monkeypatch):
+    """grading/ builds its grids from keyjson's records: the file is parsed and checked once,
+    by the reader export uses, and nothing in grading/ reads JSON itself."""
+    from worksheetgen.keyjson import read as keyread
+
+    calls: list[str] = []
+    checked = keyread.parse_key
+
+    def counting(data, source="key.json", error=GradeError):
+        calls.append(source)
+        return checked(data, source, error)
+
+    monkeypatch.setattr(keyread, "parse_key", counting)
+    key = load_key(built)
+    assert calls == [str(built)]
+    assert key.sheets and all(q.answers for s in key.sheets for q in s.questions)
+    source = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in sorted((ROOT / "worksheetgen" / "grading").glob("*.py"))
+    )
+    assert "import json" not in source and "read_json" not in source
+
+
+def test_grade_and_export_refuse_a_bad_carried_step_with_the_same_line(built):
+    from worksheetgen.errors import ExportError
+    from worksheetgen.export import export_bytes
+
+    data = json.loads(built.read_text(encoding="utf-8"))
+    data["sheets"][0]["questions"][0]["carries"] = [{"answer": "A", "from": [], "steps": [7]}]
+    with pytest.raises(GradeError) as by_grade:
+        parse_key(data, "key.json")
+    with pytest.raises(ExportError) as by_export:
+        export_bytes(data, "gift")
+    expected = "sheets[0].questions[0].carries[0].steps[0]: expected a non-empty string, got 7"
+    assert str(by_grade.value) == str(by_export.value) == f"key.json: {expected}"

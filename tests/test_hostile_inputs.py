@@ -159,7 +159,10 @@ def test_template_cells_from_roster_ids_cannot_run_as_formulas_and_grade_back(
 
 
 def test_scores_header_protects_question_ids_taken_from_the_key(one_key, tmp_path):
-    from worksheetgen.grading.score import grade, parse_key, parse_responses, scores_csv
+    from worksheetgen.grading.key import parse_key
+    from worksheetgen.grading.report import scores_csv
+    from worksheetgen.grading.responses import parse_responses
+    from worksheetgen.grading.score import grade
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     q = data["sheets"][0]["questions"][0]
@@ -249,8 +252,9 @@ def test_a_responses_file_that_is_a_device_or_a_fifo_is_refused(
 
 def test_inputs_over_their_limit_are_refused_from_their_size(monkeypatch, one_key, tmp_path):
     from worksheetgen.bank import roster
-    from worksheetgen.grading import score as grade
-    from worksheetgen.keyjson import contract as keyread
+    from worksheetgen.grading import key as grade_key
+    from worksheetgen.grading import responses as grade_responses
+    from worksheetgen.keyjson import read as keyread
 
     big = tmp_path / "big.csv"
     big.write_bytes(b"name,id\n" + b"x,y\n" * 100)
@@ -263,10 +267,10 @@ def test_inputs_over_their_limit_are_refused_from_their_size(monkeypatch, one_ke
         roster.read_roster(big)
     monkeypatch.setattr(keyread, "MAX_KEY_BYTES", 1000)
     with pytest.raises(GradeError, match=r"expected a key.json file of at most 1000 bytes"):
-        grade.load_key(one_key)
-    monkeypatch.setattr(grade, "MAX_RESPONSES_BYTES", 100)
+        grade_key.load_key(one_key)
+    monkeypatch.setattr(grade_responses, "MAX_RESPONSES_BYTES", 100)
     with pytest.raises(GradeError, match=r"expected a responses CSV file of at most 100 bytes"):
-        grade.read_responses(big, None)  # type: ignore[arg-type]
+        grade_responses.read_responses(big, None)  # type: ignore[arg-type]
 
 
 def test_a_file_longer_than_its_size_says_is_read_only_to_its_limit():
@@ -395,7 +399,7 @@ def test_a_slip_value_no_float_holds_is_refused_in_the_file_and_ignored_in_memor
     runner, one_key, tmp_path
 ):
     from worksheetgen.export import export_bytes
-    from worksheetgen.grading.score import parse_key
+    from worksheetgen.grading.key import parse_key
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     q = next(q for q in data["sheets"][0]["questions"] if q["distractors"])
@@ -465,7 +469,8 @@ def test_extreme_or_odd_numbers_are_one_line_with_line_and_column(
 
 
 def test_a_vector_position_in_other_digits_is_refused(one_key):
-    from worksheetgen.grading.score import parse_key, parse_responses
+    from worksheetgen.grading.key import parse_key
+    from worksheetgen.grading.responses import parse_responses
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     sheet = data["sheets"][0]
@@ -483,7 +488,8 @@ def test_a_vector_position_in_other_digits_is_refused(one_key):
 
 
 def test_long_but_ordinary_numbers_still_grade(one_key):
-    from worksheetgen.grading.score import parse_key, parse_responses
+    from worksheetgen.grading.key import parse_key
+    from worksheetgen.grading.responses import parse_responses
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     sid = data["sheets"][0]["id"]
@@ -732,7 +738,7 @@ def test_report_escapes_names_and_ids_as_the_sheets_do(runner, roster_key, tmp_p
 
 
 def test_report_code_spans_hold_any_backticks(one_key):
-    from worksheetgen.grading.score import _code
+    from worksheetgen.grading.report import _code
 
     assert _code("q1") == "`q1`"
     assert _code("a`b") == "``a`b``"

@@ -491,14 +491,15 @@ def families() -> None:
 def grade(key_path: str, responses: str, out: str | None, template: bool, quiet: bool) -> None:
     """Grade RESPONSES (a CSV) against a key: scores.csv and a report naming each slip."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
-    from worksheetgen.grading import score as grading
+    from worksheetgen.grading.report import grade_files
+    from worksheetgen.grading.template import write_template
 
     if template:
-        path = grading.write_template(key_path, responses, stdout=_binary_stdout())
+        path = write_template(key_path, responses, stdout=_binary_stdout())
         if path is not None and not quiet:
             click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
         return
-    run = grading.grade_files(key_path, responses, out)
+    run = grade_files(key_path, responses, out)
     if quiet:
         return
     students = run.result.students

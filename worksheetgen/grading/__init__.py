@@ -1,4 +1,9 @@
 """Grading responses against key.json: scores, carried-forward credit, diagnoses.
 
+``key`` (the key as grids, from keyjson's one reader) -> ``responses`` (our CSV: columns,
+entries, values) -> ``score`` (partial and carried-forward credit from the key's ``carries``)
+-> ``report`` (scores.csv and report.md); ``template`` writes the blank CSV to fill in and
+``csvcells`` keeps spreadsheet cells from running as formulas.
+
 May import: keyjson, bank, families, attention, render, exact, and the shared modules.
 """

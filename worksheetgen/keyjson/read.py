@@ -1,25 +1,37 @@
-"""Read and check key.json for the exporters: questions, their variants, parts and cells.
+"""The one strict reader of key.json: ``load_key`` for a file, ``parse_key`` for parsed JSON.
 
-Every exporter works from the same checked view of the key: one ``KeyQuestion`` per question
-id (in the order of the first sheet), with one ``Variant`` per sheet, each variant's parts, and
-each numeric answer split into ``Cell``s (the numbers a student types) carrying the value at
-full precision, the printed string and the tolerance from key.json. A key that does not fit
-the contract is refused with one ``ExportError`` naming the field, never half exported.
+``export`` and ``grade`` both read a key here, so a key one command refuses, the other refuses
+with the same line. The file is read as a regular file of at most ``MAX_KEY_BYTES``, JSON
+within ``inputs.MAX_JSON_DEPTH`` levels and text without lone surrogates; then ``format`` and
+``version`` are checked before anything else (``key.json: version: expected 1, got 7``), then
+every field the commands use. A key that does not fit the contract is refused with one error
+of the class the caller names (``ExportError``, ``GradeError``) naming the field.
+
+The result is frozen records: a ``KeyDoc`` with its ``KeySheet``s in key order (each with its
+``Variant``s, one per question), and the same variants grouped by question id as
+``KeyQuestion``s (in the order of the first sheet). Each numeric answer is split into
+``Cell``s (the numbers a student types) carrying the value at full precision, the printed
+string and the tolerance. docs/reference/key.schema.json describes the same contract.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import ExportError
-from worksheetgen.families import FAMILIES
-from worksheetgen.keyjson.contract import check_format, read_key_data
+from worksheetgen.errors import ExportError, WorksheetgenError
+from worksheetgen.families import FAMILIES, get_family
+from worksheetgen.inputs import read_json
+from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
 from worksheetgen.textrules import char_problem, id_problem
+
+#: the largest key.json read: well above the key of the largest class build (40,000
+#: questions), far below what would exhaust memory before it is refused
+MAX_KEY_BYTES = 1_000_000_000
 
 NUMERIC_KINDS = ("matrix", "vector", "scalar", "shape")
 KINDS = (*NUMERIC_KINDS, "choice", "text")
@@ -30,6 +42,9 @@ MASKED_SPELLINGS = ("-inf", "−inf", "-∞", "−∞", "masked", "-infinity", "
 MAX_POINTS = 1000
 # A printed value must lie within its tolerance of the full-precision value (plus float slack).
 _SLACK = 1e-9
+#: the steps key.json's "carries" may name (the vocabulary of families.base.Carry, which the
+#: grader applies)
+CARRY_STEPS = ("matmul", "matmul_t", "scale", "mask", "softmax", "times", "shape", "compare_top")
 
 
 @dataclass(frozen=True)
@@ -129,6 +144,29 @@ class ShownStep:
 
 
 @dataclass(frozen=True)
+class Distractor:
+    """One misconception's answers for one question (key.json's "distractors")."""
+
+    misconception: str
+    description: str
+    answer: Mapping[str, Any]  # answer name -> value, as key.json states it
+    rounded: Mapping[str, Any]  # answer name -> printed value
+
+
+@dataclass(frozen=True)
+class CarryStep:
+    """One carried-forward step of a question (key.json's "carries"): answer ``answer``
+    recomputed by ``steps`` (names from ``CARRY_STEPS``) from ``inputs`` (the student's earlier
+    answers; given values where the question does not ask them), with the steps' arguments
+    (see worksheetgen.families.base.Carry)."""
+
+    answer: str
+    inputs: tuple[str, ...]
+    steps: tuple[str, ...]
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Variant:
     """One sheet's version of a question."""
 
@@ -143,14 +181,30 @@ class Variant:
     prompt: str  # markup
     shown: tuple[Shown, ...]
     parts: tuple[KeyPart, ...]
-    distractors: tuple[Mapping[str, Any], ...]
+    distractors: tuple[Distractor, ...]
     where: str  # "sheets[i].questions[j]" for messages
     shown_steps: tuple[ShownStep, ...] = ()
+    given: Mapping[str, Any] = field(default_factory=dict)  # the drawn inputs, checked
+    carries: tuple[CarryStep, ...] = ()
+    format: str | None = None  # the item's format as the bank gave it ("choice", ...)
+    choice_answer: str | None = None  # a multiple-choice item's correct label (or answer)
+    stated_title: str | None = None  # the title key.json states (None: the family's)
 
     @property
     def has_choices(self) -> bool:
         """True for a multiple-choice item."""
         return any(p.choices for p in self.parts)
+
+    @property
+    def choices(self) -> tuple[Choice, ...]:
+        """A multiple-choice item's options (empty for other items)."""
+        return next((p.choices for p in self.parts if p.choices), ())
+
+    @property
+    def answer_names(self) -> tuple[str, ...]:
+        """The names of the answers the parts ask, in part order, each once."""
+        names = (p.answer.name for p in self.parts if p.answer is not None)
+        return tuple(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)
@@ -165,8 +219,26 @@ class KeyQuestion:
 
 
 @dataclass(frozen=True)
+class Student:
+    """The student a roster sheet is for."""
+
+    name: str
+    id: str
+
+
+@dataclass(frozen=True)
+class KeySheet:
+    """One sheet of the key (a student's or an anonymous version) with its questions."""
+
+    id: str
+    label: str
+    student: Student | None  # None for a version
+    variants: tuple[Variant, ...]
+
+
+@dataclass(frozen=True)
 class KeyDoc:
-    """The checked key: header and questions."""
+    """The checked key: header, questions (grouped by id) and sheets (in key order)."""
 
     title: str
     course: str
@@ -174,6 +246,7 @@ class KeyDoc:
     slug: str
     questions: tuple[KeyQuestion, ...]
     source: str
+    sheets: tuple[KeySheet, ...] = ()
 
 
 # ---------------------------------------------------------------- numbers
@@ -205,21 +278,60 @@ def is_masked_text(x: Any) -> bool:
 # ---------------------------------------------------------------- reading
 
 
-def load_key(path: str | Path) -> KeyDoc:
-    """Read and check a key.json file (read as ``grade`` reads it, with
-    ``worksheetgen.keyjson.contract``)."""
+def load_key(path: str | os.PathLike[str], error: type[WorksheetgenError] = ExportError) -> KeyDoc:
+    """Read and check a key.json file; a bad one raises ``error`` naming file and field."""
 
-    return parse_key(read_key_data(path, ExportError), str(path))
+    return parse_key(read_key_data(path, error), str(path), error)
+
+
+def read_key_data(path: str | os.PathLike[str], error: type[WorksheetgenError]) -> Any:
+    """The parsed JSON of a key.json file (not yet checked against the contract)."""
+    return read_json(path, MAX_KEY_BYTES, what="a key.json file", error=error)
+
+
+def _described(x: Any) -> str:
+    """A value of the top of a document, as the format and version messages show it."""
+    if x is None:
+        return "nothing"
+    if isinstance(x, str):
+        return repr(x if len(x) <= 40 else x[:37] + "...")
+    if isinstance(x, bool | int | float):
+        return repr(x)
+    return "a list" if isinstance(x, list) else "an object"
+
+
+def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> None:
+    """Refuse a document that is not a worksheetgen key of the version this release reads."""
+    if not isinstance(data, dict):
+        raise error(
+            f"expected a worksheetgen key.json (a JSON object), got {_described(data)}",
+            file=source,
+        )
+    fmt = data.get("format")
+    if fmt != KEY_FORMAT:
+        raise error(
+            f"expected {KEY_FORMAT!r} (a key.json written by worksheetgen build), got "
+            f"{_described(fmt)}",
+            file=source,
+            field="format",
+        )
+    version = data.get("version")
+    if type(version) is not int or version != KEY_VERSION:  # not true, not 1.0
+        raise error(
+            f"expected {KEY_VERSION}, got {_described(version)}", file=source, field="version"
+        )
 
 
 class _Reader:
-    """Field checks that raise one ExportError naming the file and the JSON path."""
+    """Field checks that raise one error of the caller's class naming the file and the JSON
+    path."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, error: type[WorksheetgenError] = ExportError) -> None:
         self.source = source
+        self.error = error
 
-    def fail(self, where: str, message: str) -> ExportError:
-        return ExportError(message, file=self.source, field=where)
+    def fail(self, where: str, message: str) -> WorksheetgenError:
+        return self.error(message, file=self.source, field=where)
 
     def obj(self, x: Any, where: str) -> dict[str, Any]:
         if not isinstance(x, dict):
@@ -286,11 +398,14 @@ def _family_title(family: str) -> str:
     return cls.title if cls is not None else family
 
 
-def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
-    """Check a parsed key.json document and turn it into questions with their variants."""
+def parse_key(
+    data: Any, source: str = "key.json", error: type[WorksheetgenError] = ExportError
+) -> KeyDoc:
+    """Check a parsed key.json document and turn it into sheets and questions with their
+    variants (``error`` for a document that does not fit the contract)."""
 
-    check_format(data, source, ExportError)
-    r = _Reader(source)
+    check_format(data, source, error)
+    r = _Reader(source, error)
     doc = r.obj(data, "(top)")
     seed = r.get(doc, "seed", "(top)")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -301,6 +416,7 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     if not sheets:
         raise r.fail("sheets", "expected at least one sheet, got an empty list")
     by_id: dict[str, list[Variant]] = {}
+    sheets_out: list[KeySheet] = []
     seen_sheets: set[str] = set()
     slug = ""
     for si, raw_sheet in enumerate(sheets):
@@ -312,9 +428,10 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
         seen_sheets.add(sid)
         slug = slug or sid
         label = r.text(sheet.get("label") or sid, f"{sw}.label")
-        _student(r, sheet.get("student"), f"{sw}.student")
+        student = _student(r, sheet.get("student"), f"{sw}.student")
         questions = r.lst(r.get(sheet, "questions", sw), f"{sw}.questions")
         seen_q: set[str] = set()
+        on_sheet: list[Variant] = []
         for qi, raw_q in enumerate(questions):
             v = _variant(r, raw_q, f"{sw}.questions[{qi}]", sid, label, qi)
             if v.qid in seen_q:
@@ -324,6 +441,8 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
                 )
             seen_q.add(v.qid)
             by_id.setdefault(v.qid, []).append(v)
+            on_sheet.append(v)
+        sheets_out.append(KeySheet(sid, label, student, tuple(on_sheet)))
     questions_out = []
     for qid, variants in by_id.items():
         first = variants[0]
@@ -343,6 +462,7 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
         slug=slug,
         questions=tuple(questions_out),
         source=source,
+        sheets=tuple(sheets_out),
     )
 
 
@@ -353,8 +473,9 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
     number = q.get("number", index + 1)
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise r.fail(f"{w}.number", f"expected a positive integer, got {_kind(number)}")
-    title = q.get("title")
-    title = _family_title(family) if title is None else r.text(title, f"{w}.title")
+    stated = q.get("title")  # a build writes null for a question titled by its family
+    stated = None if stated is None else r.text(stated, f"{w}.title")
+    title = _family_title(family) if stated is None else stated
     points = r.num(q.get("points", 1), f"{w}.points")
     if not 0 <= points <= MAX_POINTS:
         raise r.fail(f"{w}.points", f"expected a number from 0 to {MAX_POINTS}, got {points:g}")
@@ -394,7 +515,7 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
         _distractor(r, d, f"{w}.distractors[{i}]")
         for i, d in enumerate(r.lst(q.get("distractors", []), f"{w}.distractors"))
     )
-    descriptions = {d["misconception"]: d["description"] for d in distractors}
+    descriptions = {d.misconception: d.description for d in distractors}
 
     raw_parts = r.lst(q.get("parts", []), f"{w}.parts")
     if not raw_parts:  # a key without parts: every answer, in key order
@@ -439,6 +560,10 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
 
     if "choices" in q:
         parts = _attach_choices(r, w, q, parts, descriptions)
+    fmt = q.get("format")
+    if fmt is not None:
+        fmt = r.text(fmt, f"{w}.format")
+    target = q.get("choice_answer")
     return Variant(
         sheet_id=sheet_id,
         sheet_label=sheet_label,
@@ -454,7 +579,67 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
         distractors=distractors,
         where=w,
         shown_steps=tuple(steps),
+        given=given,
+        carries=_carries(r, q.get("carries"), f"{w}.carries", family, given, parts),
+        format=fmt,
+        choice_answer=target if isinstance(target, str) else None,
+        stated_title=stated,
     )
+
+
+def _carries(
+    r: _Reader, raw: Any, w: str, family: str, given: Mapping[str, Any], parts: Sequence[KeyPart]
+) -> tuple[CarryStep, ...]:
+    """A question's carried-forward steps as key.json states them. A key written before
+    key.json had them gets its family's steps for the variant, as a build would write them."""
+    if raw is None:
+        names = list(dict.fromkeys(p.answer.name for p in parts if p.answer is not None))
+        raw = get_family(family).carries_for(given, names) if family in FAMILIES else []
+    out = []
+    for i, c in enumerate(r.lst(raw, w)):
+        if _carry_fits(c):  # the usual case, checked at once (a build reads its own key)
+            out.append(CarryStep(c["answer"], tuple(c["from"]), tuple(c["steps"]), c["args"]))
+        else:
+            out.append(_carry(r, c, f"{w}[{i}]"))
+    return tuple(out)
+
+
+def _is_name(x: Any) -> bool:
+    return isinstance(x, str) and bool(x.strip())
+
+
+def _carry_fits(c: Any) -> bool:
+    """True for a carried step that every check of ``_carry`` passes, with its arguments."""
+    return (
+        isinstance(c, dict)
+        and _is_name(c.get("answer"))
+        and isinstance(c.get("from"), list)
+        and all(_is_name(x) for x in c["from"])
+        and isinstance(c.get("steps"), list)
+        and all(isinstance(x, str) and x in CARRY_STEPS for x in c["steps"])
+        and isinstance(c.get("args"), dict)
+    )
+
+
+def _carry(r: _Reader, raw: Any, cw: str) -> CarryStep:
+    """One carried step, field by field: the first field that does not fit is refused."""
+    c = r.obj(raw, cw)
+    answer = r.text(r.get(c, "answer", cw), f"{cw}.answer", empty=False)
+    lists = []
+    for name in ("from", "steps"):
+        items = r.lst(r.get(c, name, cw), f"{cw}.{name}")
+        lists.append(
+            tuple(r.text(x, f"{cw}.{name}[{j}]", empty=False) for j, x in enumerate(items))
+        )
+    inputs, steps = lists
+    for j, step in enumerate(steps):
+        if step not in CARRY_STEPS:
+            raise r.fail(
+                f"{cw}.steps[{j}]",
+                f"expected one of {', '.join(CARRY_STEPS)}, got {_kind(step)}",
+            )
+    args = r.obj(c.get("args", {}), f"{cw}.args")
+    return CarryStep(answer, inputs, steps, args)
 
 
 def _attach_choices(
@@ -519,21 +704,24 @@ def _check_given(r: _Reader, given: Mapping[str, Any], w: str) -> None:
             raise r.fail(f"{w}.{name}", f"expected true or false, got {_kind(given[name])}")
 
 
-def _student(r: _Reader, raw: Any, w: str) -> None:
+def _student(r: _Reader, raw: Any, w: str) -> Student | None:
     """A roster sheet's student (null for a version): a printable name and id."""
     if raw is None:
-        return
+        return None
     student = r.obj(raw, w)
-    for field in ("name", "id"):
-        value = student.get(field)
+    found = {"name": "", "id": ""}
+    for name in found:
+        value = student.get(name)
         if value is None:
             continue
-        text = r.text(value, f"{w}.{field}")
+        text = r.text(value, f"{w}.{name}")
         bad = char_problem(text)
         if bad is not None:
             raise r.fail(
-                f"{w}.{field}", f"expected printable characters only, got {_kind(text)} ({bad})"
+                f"{w}.{name}", f"expected printable characters only, got {_kind(text)} ({bad})"
             )
+        found[name] = text
+    return Student(name=found["name"], id=found["id"])
 
 
 def _shown(r: _Reader, raw: Any, w: str) -> Shown:
@@ -560,14 +748,14 @@ def _shown_from_given(given: Mapping[str, Any]) -> tuple[Shown, ...]:
     return tuple(out)
 
 
-def _distractor(r: _Reader, raw: Any, w: str) -> dict[str, Any]:
+def _distractor(r: _Reader, raw: Any, w: str) -> Distractor:
     d = r.obj(raw, w)
-    return {
-        "misconception": r.text(r.get(d, "misconception", w), f"{w}.misconception", empty=False),
-        "description": r.text(d.get("description") or "", f"{w}.description"),
-        "answer": r.obj(d.get("answer", {}), f"{w}.answer"),
-        "rounded": r.obj(d.get("rounded", {}), f"{w}.rounded"),
-    }
+    return Distractor(
+        misconception=r.text(r.get(d, "misconception", w), f"{w}.misconception", empty=False),
+        description=r.text(d.get("description") or "", f"{w}.description"),
+        answer=r.obj(d.get("answer", {}), f"{w}.answer"),
+        rounded=r.obj(d.get("rounded", {}), f"{w}.rounded"),
+    )
 
 
 def _choices(r: _Reader, raw: Any, w: str, descriptions: Mapping[str, str]) -> tuple[Choice, ...]:
@@ -615,7 +803,7 @@ def _answer(
     options: Mapping[str, Any],
     labels: Mapping[str, Any],
     explanations: Mapping[str, Any],
-    distractors: Sequence[Mapping[str, Any]],
+    distractors: Sequence[Distractor],
     row_label: str,
     col_label: str,
 ) -> KeyAnswer:
@@ -714,7 +902,7 @@ def _cells(
     printed: Any,
     exact: Any,
     tol: float,
-    distractors: Sequence[Mapping[str, Any]],
+    distractors: Sequence[Distractor],
     row_label: str,
     col_label: str,
 ) -> tuple[tuple[Cell, ...], ...]:
@@ -730,18 +918,18 @@ def _cells(
     if exact is not None:
         try:
             exact_grid = _grid(r, exact, kind, f"{w}.exact.{name}")
-        except ExportError:
+        except WorksheetgenError:
             exact_grid = None
         if exact_grid is not None and [len(x) for x in exact_grid] != [len(x) for x in vals]:
             exact_grid = None
     slip_grids = []
     for d in distractors:
-        if name not in d["answer"]:
+        if name not in d.answer:
             continue
         try:
-            g = _grid(_Reader(r.source), d["answer"][name], kind, "")
-            pg = _grid(_Reader(r.source), d["rounded"].get(name, d["answer"][name]), kind, "")
-        except ExportError:
+            g = _grid(r, d.answer[name], kind, "")
+            pg = _grid(r, d.rounded.get(name, d.answer[name]), kind, "")
+        except WorksheetgenError:
             continue  # a slip of another shape (e.g. no-transpose) gives no per-cell value
         if [len(x) for x in g] == [len(x) for x in vals] and [len(x) for x in pg] == [
             len(x) for x in vals
@@ -817,7 +1005,7 @@ def _cell_label(kind: str, i: int, j: int, row_label: str, col_label: str) -> st
 
 
 def _cell_slips(
-    v: float | None, tol: float, found: Sequence[tuple[Mapping[str, Any], Any, Any]]
+    v: float | None, tol: float, found: Sequence[tuple[Distractor, Any, Any]]
 ) -> tuple[Slip, ...]:
     """Slips whose value for this cell differs from the answer, merged where they agree."""
     groups: list[tuple[float | None, str, list[str], list[str]]] = []
@@ -836,11 +1024,11 @@ def _cell_slips(
             if (g[0] is None and sv is None) or (
                 g[0] is not None and sv is not None and abs(g[0] - sv) <= tol / 2
             ):
-                g[2].append(d["misconception"])
-                g[3].append(d["description"])
+                g[2].append(d.misconception)
+                g[3].append(d.description)
                 break
         else:
-            groups.append((sv, str(p), [d["misconception"]], [d["description"]]))
+            groups.append((sv, str(p), [d.misconception], [d.description]))
     return tuple(Slip(tuple(m), tuple(ds), sv, p) for sv, p, m, ds in groups)
 
 

@@ -1,0 +1,128 @@
+"""docs/reference/key.schema.json describes what the one reader of key.json accepts.
+
+Every key the bundled banks build (a sheet, a roster class and versions) fits the schema and
+the reader; keys broken by hand are refused by both; the schema's enumerations are the
+reader's own (kinds, carried-forward steps, format and version).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from tests.golden.outputs import BANKS, Case
+from worksheetgen.cli import main
+from worksheetgen.errors import ExportError, GradeError
+from worksheetgen.grading.key import parse_key as grade_parse_key
+from worksheetgen.keyjson.read import CARRY_STEPS, KINDS, parse_key
+from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "docs" / "reference" / "key.schema.json").read_text("utf-8"))
+VALIDATOR = Draft202012Validator(SCHEMA)
+
+
+@pytest.fixture(scope="module")
+def built_keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """key.json of every bundled bank at seed 42: one sheet, the roster class, 12 versions."""
+    from click.testing import CliRunner
+
+    runner = CliRunner()
+    keys = {}
+    for bank in BANKS:
+        for kind in ("sheet", "roster", "versions"):
+            case = Case(bank, 42, kind)
+            out = tmp_path_factory.mktemp(case.name)
+            result = runner.invoke(
+                main, ["build", *case.arguments(), "--no-pdf", "--out", str(out), "-q"]
+            )
+            assert result.exit_code == 0, result.output
+            (key,) = out.glob("*/key.json")
+            keys[case.name] = json.loads(key.read_text(encoding="utf-8"))
+    return keys
+
+
+def test_the_schema_is_a_draft_2020_12_schema():
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_every_key_the_bundled_banks_build_fits_the_schema(built_keys):
+    assert len(built_keys) == 3 * len(BANKS)
+    for name, data in built_keys.items():
+        errors = [f"{list(e.absolute_path)}: {e.message}" for e in VALIDATOR.iter_errors(data)]
+        assert errors == [], name
+        parse_key(data, name)  # and the reader, which the schema documents, takes it
+
+
+def test_the_schemas_enumerations_are_the_readers():
+    defs = SCHEMA["$defs"]
+    assert tuple(defs["kind"]["enum"]) == KINDS
+    carries = defs["question"]["properties"]["carries"]["items"]["properties"]
+    assert tuple(carries["steps"]["items"]["enum"]) == CARRY_STEPS
+    assert SCHEMA["properties"]["format"]["const"] == KEY_FORMAT
+    assert SCHEMA["properties"]["version"]["const"] == KEY_VERSION
+
+
+def _first_question(data: dict[str, Any]) -> dict[str, Any]:
+    return data["sheets"][0]["questions"][0]
+
+
+def _first_numeric(data: dict[str, Any]) -> str:
+    q = _first_question(data)
+    return next(n for n, k in q["kinds"].items() if k in ("matrix", "vector", "scalar"))
+
+
+BROKEN: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("another version", lambda d: d.update(version=7), "version: expected 1, got 7"),
+    ("a foreign file", lambda d: d.update(format="moodle"), "format: expected 'worksheetgen-key'"),
+    ("no sheets", lambda d: d.pop("sheets"), "(top).sheets: expected a value"),
+    ("no sheet", lambda d: d.update(sheets=[]), "sheets: expected at least one sheet"),
+    ("a negative seed", lambda d: d.update(seed=-1), "seed: expected a non-negative integer"),
+    (
+        "an unknown kind",
+        lambda d: _first_question(d)["kinds"].update({_first_numeric(d): "table"}),
+        "expected one of matrix, vector, scalar, shape, choice, text, got 'table'",
+    ),
+    (
+        "an unknown carried step",
+        lambda d: _first_question(d).update(
+            carries=[{"answer": "A", "from": ["S"], "steps": ["guess"], "args": {}}]
+        ),
+        "carries[0].steps[0]: expected one of matmul",
+    ),
+    (
+        "a negative tolerance",
+        lambda d: _first_question(d)["tolerance"].update({_first_numeric(d): -0.5}),
+        "expected a number >= 0, got -0.5",
+    ),
+    (
+        "too many points",
+        lambda d: _first_question(d).update(points=5000),
+        "points: expected a number from 0 to 1000",
+    ),
+    (
+        "a sheet id with spaces around it",
+        lambda d: d["sheets"][0].update(id=" A "),
+        "sheets[0].id: expected an id",
+    ),
+]
+
+
+@pytest.mark.parametrize("what,change,message", BROKEN, ids=[b[0] for b in BROKEN])
+def test_a_broken_key_is_refused_by_the_schema_and_by_the_reader(built_keys, what, change, message):
+    data = copy.deepcopy(built_keys["practice-seed42-sheet"])
+    change(data)
+    assert not VALIDATOR.is_valid(data), what
+    with pytest.raises(ExportError) as export_refusal:
+        parse_key(data, "key.json")
+    assert message in str(export_refusal.value)
+    with pytest.raises(GradeError) as grade_refusal:  # the same reader, the same line
+        grade_parse_key(data, "key.json")
+    assert str(grade_refusal.value) == str(export_refusal.value)

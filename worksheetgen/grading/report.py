@@ -1,0 +1,237 @@
+"""What grading writes: scores.csv and report.md, both atomically, only after all succeeded.
+
+``scores_csv`` is one row per student (spreadsheet-safe cells, ``csvcells.protect``);
+``report_md`` is the class summary, the slips seen and each student's parts with their
+diagnoses, every name escaped as the sheets escape it (``render.escape_md_inline``), so a
+student's ``$x$`` prints as written. ``grade_files`` runs the whole command: read the key
+and the responses, grade, then write both files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import GradeError
+from worksheetgen.files import check_replaceable, write_failure, write_file
+from worksheetgen.grading.csvcells import protect
+from worksheetgen.grading.key import load_key
+from worksheetgen.grading.responses import read_responses, shorten
+from worksheetgen.grading.score import GradeResult, PartResult, grade
+from worksheetgen.render.documents import escape_md_inline
+
+SCORES_FILE = "scores.csv"
+REPORT_FILE = "report.md"
+
+
+def points_text(x: Fraction) -> str:
+    """Points rounded half-up to 2 decimals, without trailing zeros (2.67, 3.5, 4)."""
+    d = (Decimal(x.numerator) / Decimal(x.denominator)).quantize(
+        Decimal("0.01"), rounding=ROUND_HALF_UP
+    )
+    text = f"{d:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def scores_csv(result: GradeResult) -> str:
+    """One row per student: each question's score, the total and the maximum."""
+    qids = result.key.question_ids
+    ungraded = any(s.ungraded for s in result.students)
+    head = (
+        ["student"]
+        + (["sheet"] if result.has_sheet_column else [])
+        + ["name", *(protect(q) for q in qids), "total", "max"]
+    )
+    if ungraded:
+        head.append("ungraded")
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for s in result.students:
+        by_id = {q.id: q for q in s.questions}
+        row = [protect(s.student)] + ([protect(s.sheet)] if result.has_sheet_column else [])
+        row.append(protect(s.name))
+        row += [points_text(by_id[q].earned) if q in by_id else "" for q in qids]
+        row += [points_text(s.earned), points_text(s.possible)]
+        if ungraded:
+            row.append(points_text(s.ungraded))
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def _md(text: Any) -> str:
+    """Text that prints as written in the Markdown report (one line, no markup, no HTML, no
+    math): the sheets' own escaping (``render.escape_md_inline``), so a name reads the same
+    in sheets.md and report.md."""
+
+    return escape_md_inline(text)
+
+
+def _code(text: Any) -> str:
+    """A one-line code span that shows ``text`` as written, whatever backticks it holds."""
+    one_line = " ".join(str(text).split())
+    run = max((len(m) for m in re.findall(r"`+", one_line)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if one_line.startswith("`") or one_line.endswith("`") else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _names(names: Sequence[str]) -> str:
+    """'scaled', 'A and V', 'Q, K and V'."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _part_line(p: PartResult) -> str:
+    head = f"- {p.part} {_code(p.answer)}: "
+    entries = f"{p.right + p.carried} of {p.total} entries" if p.total > 1 else ""
+    status = p.status
+    if status == "ungraded":
+        wrote = _md(shorten(p.response, 200)) if p.response else "(blank)"
+        return (
+            head + f"free text, to grade by hand ({points_text(p.possible)} points). "
+            f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(shorten(p.model, 200))}"
+        )
+    if status == "blank":
+        text = "blank"
+    elif status == "right":
+        text = "right"
+    elif status == "carried":
+        text = f"credit carried forward from your {_names(list(p.carried_from))}"
+    elif status == "partial":
+        text = f"partly right ({entries})"
+        if p.carried:
+            text += f", {p.carried} carried forward from your {_names(list(p.carried_from))}"
+    else:
+        text = "wrong"
+    line = head + text + f" ({points_text(p.earned)}/{points_text(p.possible)})"
+    if p.slips:
+        named = "; ".join(
+            f"**{_md(s.misconception)}**"
+            + (f" ({_md(s.description.rstrip('.'))})" if s.description else "")
+            for s in p.slips
+        )
+        line += f". Reproduced by {named}"
+    elif status in ("partial", "wrong") and p.kind != "choice":
+        # (a pick-one answer names its slip when an option is one: else there is none to name)
+        line += ". No slip in the misconception library reproduces it"
+    if p.wrong:
+        shown = "; ".join(
+            (f"({w.entry}) " if w.entry else "") + f"wrote {_md(w.wrote)}, key {_md(w.expected)}"
+            for w in p.wrong[:12]
+        )
+        more = f"; and {len(p.wrong) - 12} more" if len(p.wrong) > 12 else ""
+        line += f". Not credited: {shown}{more}"
+    return line + "."
+
+
+def report_md(result: GradeResult) -> str:
+    """A Markdown report: class summary, slips seen, and each student's parts with diagnoses."""
+    key = result.key
+    out = [f"# Grading report: {_md(key.title or 'worksheet')}", ""]
+    seed = f" (seed {key.seed})" if key.seed is not None else ""
+    out.append(
+        f"Key: {_code(key.path)}{seed}. Responses: {_code(result.responses)}. "
+        f"{_count(len(result.students), 'student')}."
+    )
+    graded = [s for s in result.students if s.responded]
+    if graded:
+        mean = sum((s.earned for s in graded), Fraction(0)) / len(graded)
+        top = max(s.possible for s in graded)
+        out.append(
+            f"Mean score of the {_count(len(graded), 'student')} with responses: "
+            f"{points_text(mean)} of {points_text(top)}."
+        )
+    missing = [s.student for s in result.students if not s.responded]
+    if missing:
+        out.append(f"No responses from: {_md(', '.join(missing))}.")
+    out += ["", "## Slips seen", ""]
+    counts = result.slip_counts()
+    if counts:
+        out += ["| misconception | what it is | answers | students |", "|---|---|---:|---:|"]
+        out += [
+            f"| {_md(s.misconception)} | {_md(s.description)} | {n} | {k} |" for s, n, k in counts
+        ]
+    else:
+        out.append("No wrong answer was reproduced by a slip in the misconception library.")
+    for s in result.students:
+        who = _md(s.student) + (f" ({_md(s.name)})" if s.name and s.name != s.student else "")
+        if result.has_sheet_column:
+            who += f", sheet {_md(s.sheet)}"
+        score = f"{points_text(s.earned)} / {points_text(s.possible)}"
+        if s.ungraded:
+            score += f" (+ {points_text(s.ungraded)} to grade by hand)"
+        out += ["", f"## {who}: {score}", ""]
+        if not s.responded:
+            out.append("No responses.")
+            continue
+        for q in s.questions:
+            out.append(
+                f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}), "
+                f"{points_text(q.earned)} / {points_text(q.points)}"
+            )
+            out.append("")
+            out += [_part_line(p) for p in q.parts]
+            out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def write_outputs(result: GradeResult, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write scores.csv and report.md into ``out_dir``, each atomically (temp file + rename)."""
+    files = {SCORES_FILE: scores_csv(result), REPORT_FILE: report_md(result)}
+    out = Path(out_dir)
+    for name in files:  # both may be replaced, or neither is written
+        check_replaceable(out / name)
+    try:
+        for name, text in files.items():
+            write_file(out / name, text.encode("utf-8"))
+    except OSError as exc:
+        error = write_failure(exc, out)
+        if error is None:
+            raise
+        raise error from None
+    return [out / name for name in files]
+
+
+@dataclass(frozen=True)
+class GradeRun:
+    """What ``grade_files`` did: the result and the files it wrote."""
+
+    result: GradeResult
+    files: tuple[Path, ...]
+
+
+def grade_files(
+    key_path: str | os.PathLike[str],
+    responses_path: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
+) -> GradeRun:
+    """Load, validate and grade everything, then (only then) write scores.csv and report.md."""
+    out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
+    responses_file = Path(responses_path)
+    for name in (SCORES_FILE, REPORT_FILE):
+        target = out / name
+        if target.exists() and responses_file.exists() and target.samefile(responses_file):
+            raise GradeError(
+                f"expected an output folder where {name} is not the responses "
+                "file itself, got the same file",
+                file=str(out),
+                field="--out",
+            )
+    for name in (SCORES_FILE, REPORT_FILE):
+        check_replaceable(out / name)  # before any work
+    key = load_key(key_path)
+    responses = read_responses(responses_path, key)
+    result = grade(key, responses)
+    return GradeRun(result, tuple(write_outputs(result, out)))

@@ -1,0 +1,436 @@
+"""Read a class's responses CSV and check every row against the key.
+
+The file has one row per student, question, answer and entry (``COLUMNS``; a ``sheet``
+column when students share versions): ``read_responses`` reads it within its size limit,
+finds the columns in the header (``,``, ``;`` or a tab between them, as rosters), and checks
+each row's student, sheet, question, answer, entry and value against the key, raising
+``GradeError`` ("responses.csv:LINE: column: expected ..., got ...") on the first bad row.
+Cells written by ``grade --template`` are read back through ``csvcells.unprotect``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from worksheetgen.attention.slips import MISCONCEPTIONS
+from worksheetgen.bank.roster import delimiter
+from worksheetgen.errors import GradeError, did_you_mean
+from worksheetgen.grading.csvcells import unprotect
+from worksheetgen.grading.key import GradedAnswer, GradeKey, SheetKey, entry_label, norm_text
+from worksheetgen.inputs import read_limited
+from worksheetgen.keyjson.read import MASKED_SPELLINGS
+
+COLUMNS = ("student", "question", "answer", "entry", "value")
+OPTIONAL_COLUMNS = ("sheet",)
+#: what a student may write for a masked (−∞) cell, compared without regard to case
+MASKED_WORDS = frozenset(MASKED_SPELLINGS)
+#: the largest responses file read (the filled template of the largest class build is
+#: about a third of it)
+MAX_RESPONSES_BYTES = 500_000_000
+#: the longest number a value cell may hold (digits, sign, point, exponent, a fraction)
+MAX_NUMBER_CHARS = 100
+
+# ASCII digits only: Python's \d and int() also take Arabic-Indic and other decimal digits,
+# which no responses file means; row, column and shape numbers have at most 6 digits
+_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$", re.ASCII)
+_INDEX = re.compile(r"^\d{1,6}$", re.ASCII)
+_CELL = re.compile(r"^\(?\s*(\d{1,6})\s*[,;: ]\s*(\d{1,6})\s*\)?$", re.ASCII)
+_CELL_RC = re.compile(r"^r\s*(\d{1,6})\s*c\s*(\d{1,6})$", re.IGNORECASE | re.ASCII)
+_SHAPE = re.compile(
+    r"^[(\[]?\s*(\d{1,6})\s*(?:x|×|\*|,|by)\s*(\d{1,6})\s*[)\]]?$", re.IGNORECASE | re.ASCII
+)
+
+
+@dataclass(frozen=True)
+class ResponseCell:
+    """One value a student wrote, with the CSV line it came from."""
+
+    line: int
+    text: str
+    value: float | str  # a float (-inf for masked) for numeric kinds, else the text
+
+
+@dataclass
+class StudentAnswers:
+    """One student's responses: answer cells by question id, answer name and (row, col)."""
+
+    student: str
+    sheet: str
+    first_line: int
+    cells: dict[str, dict[str, dict[tuple[int, int], ResponseCell]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Responses:
+    """Every student's responses, in the order the grader reports them."""
+
+    path: str
+    students: tuple[StudentAnswers, ...]
+    has_sheet_column: bool
+
+
+def shorten(text: str, n: int = 40) -> str:
+    """``text`` cut to ``n`` characters with "..." (as got-messages and the report show it)."""
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _got(text: str) -> str:
+    return "nothing" if text == "" else repr(shorten(text))
+
+
+def _one_of(options: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(options[:limit])
+    more = len(options) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _close_match(word: str, options: Iterable[str]) -> str:
+
+    return did_you_mean(word, options)
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GradeError(
+            f'expected UTF-8 text (save the sheet as "CSV UTF-8"), got byte '
+            f"0x{data[exc.start]:02X}",
+            file=name,
+            line=line,
+        ) from None
+
+
+def _records(text: str, name: str) -> Iterable[tuple[int, list[str]]]:
+    """CSV records with the line each starts on (separated as the header is: ',', ';' or a
+    tab, as rosters are)."""
+
+    header = next((ln for ln in text.splitlines() if ln.strip()), "")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter(header), strict=True)
+    start = 1
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise GradeError(
+                f"expected well-formed CSV, got {exc}", file=name, line=reader.line_num or start
+            ) from None
+        yield start, record
+        start = reader.line_num + 1
+
+
+def _parse_number(text: str, masked_ok: bool = True) -> float | None:
+    """The number a value cell holds: a decimal (ASCII digits, an exponent allowed) or a
+    fraction like 1/2, finite; -inf for a masked word where ``masked_ok``; None for anything
+    else. Longer than MAX_NUMBER_CHARS is a row error, never a conversion of its digits."""
+    t = text.strip().replace("\u2212", "-")
+    if masked_ok and t.casefold() in MASKED_WORDS:
+        return -math.inf
+    if len(t) > MAX_NUMBER_CHARS:
+        raise _RowError(
+            "value", f"expected a number of at most {MAX_NUMBER_CHARS} characters, got {len(t)}"
+        )
+    x: float | None = None
+    if _NUMBER.match(t):
+        x = float(t)
+    else:
+        m = _FRACTION.match(t)
+        if m and int(m.group(2)) != 0:
+            x = float(Fraction(int(m.group(1)), int(m.group(2))))  # exact, then rounded once
+    if x is not None and not math.isfinite(x):
+        raise _RowError(
+            "value", f"expected a number a float can hold (below 1e308 in size), got {_got(t)}"
+        )
+    return x
+
+
+class _RowError(Exception):
+    """A bad value in one column of the row being read."""
+
+    def __init__(self, column: str, message: str) -> None:
+        super().__init__(message)
+        self.column = column
+        self.message = message
+
+
+def _parse_entry(ans: GradedAnswer, text: str) -> list[tuple[int, int]]:
+    """The (row, col) cells, 0-based, that an entry names (several for a whole shape)."""
+    t = text.strip()
+    rows, cols = ans.dims
+    if ans.kind == "matrix":
+        m = _CELL.match(t) or _CELL_RC.match(t)
+        if m:
+            r, c = int(m.group(1)), int(m.group(2))
+            if 1 <= r <= rows and 1 <= c <= cols:
+                return [(r - 1, c - 1)]
+        raise _RowError(
+            "entry",
+            f'expected a cell "row,col" of the {rows}x{cols} table '
+            f"{ans.name} (row 1-{rows}, column 1-{cols}), got {_got(t)}",
+        )
+    if ans.kind in ("vector", "shape"):
+        if ans.kind == "shape" and t == "":
+            return [(0, c) for c in range(cols)]
+        m = _CELL.match(t) or _CELL_RC.match(t)
+        if m and m.group(1) == "1":
+            t = m.group(2)
+        if _INDEX.match(t) and 1 <= int(t) <= cols:
+            return [(0, int(t) - 1)]
+        what = "dimension" if ans.kind == "shape" else "entry"
+        extra = " (or nothing for the whole shape)" if ans.kind == "shape" else ""
+        raise _RowError(
+            "entry", f"expected the {what} number 1-{cols} of {ans.name}{extra}, got {_got(t)}"
+        )
+    if t:
+        raise _RowError(
+            "entry", f"expected an empty entry for the single answer {ans.name}, got {_got(t)}"
+        )
+    return [(0, 0)]
+
+
+def _chosen_option(ans: GradedAnswer, text: str) -> str:
+    """The option a response names, normalized: its text (any case and spacing), the start of
+    one option only, the name of the slip an option describes (spot the bug: "no-scale"), or
+    the option's letter in the order printed (as the Canvas export asks)."""
+    t = norm_text(text)
+    if not ans.options or t in {norm_text(o) for o in ans.options}:
+        return t
+    labels = bool(ans.choice_slips) or all(len(o) == 1 for o in ans.options)
+    if not labels:  # a multiple-choice item's labels are taken only as they are
+        named = MISCONCEPTIONS.get(t)
+        candidates = [
+            o
+            for o in ans.options
+            if named is not None and norm_text(o) == norm_text(named.description)
+        ]
+        if not candidates and len(t) >= 4:
+            candidates = [o for o in ans.options if norm_text(o).startswith(t)]
+        if not candidates and len(t) == 1 and "a" <= t <= "z":
+            index = ord(t) - ord("a")
+            candidates = [ans.options[index]] if index < len(ans.options) else []
+        if len(candidates) == 1:
+            return norm_text(candidates[0])
+    raise _RowError(
+        "value", f"expected one of {_one_of([repr(o) for o in ans.options])}, got {_got(text)}"
+    )
+
+
+def _parse_value(ans: GradedAnswer, text: str, cells: list[tuple[int, int]]) -> list[float | str]:
+    """The value(s) a response row gives for ``cells``."""
+    t = text.strip()
+    if ans.kind == "choice":
+        return [_chosen_option(ans, t)]
+    if ans.kind == "text":
+        return [t]
+    if ans.kind == "shape" and len(cells) > 1:
+        m = _SHAPE.match(t)
+        if not m:
+            raise _RowError("value", f"expected a shape like 4x4 or (4, 4), got {_got(t)}")
+        if len(cells) != 2:
+            raise _RowError(
+                "value",
+                f"expected one row per dimension of {ans.name}, got a whole shape {_got(t)}",
+            )
+        return [float(m.group(1)), float(m.group(2))]
+    x = _parse_number(t, masked_ok=ans.kind in ("matrix", "vector"))
+    if x is None:
+        hint = " (use a point for decimals)" if re.fullmatch(r"[+\-\u2212]?\d*,\d+", t) else ""
+        masked = ", or -inf/masked for a masked cell" if ans.kind in ("matrix", "vector") else ""
+        raise _RowError("value", f"expected a number like 0.73{masked}, got {_got(t)}{hint}")
+    return [x]
+
+
+def read_responses(
+    path: str | os.PathLike[str], key: GradeKey, display: str | None = None
+) -> Responses:
+    """Read and validate a responses CSV against ``key`` (GradeError on the first bad row)."""
+    name = display or str(path)
+    data = read_limited(
+        path, MAX_RESPONSES_BYTES, what="a responses CSV file", error=GradeError, shown=name
+    )
+    return parse_responses(_decode(data, name), key, name)
+
+
+def _header(records: Iterable[tuple[int, list[str]]], name: str) -> tuple[int, dict[str, int]]:
+    """The header's line and the index of each known column (extra columns are ignored)."""
+    for line, record in records:
+        if not any(c.strip() for c in record):
+            continue
+        index: dict[str, int] = {}
+        for i, raw in enumerate(record):
+            c = raw.strip().casefold()
+            if c in COLUMNS or c in OPTIONAL_COLUMNS:
+                if c in index:
+                    raise GradeError(
+                        f"expected each column once, got '{c}' twice",
+                        file=name,
+                        line=line,
+                        field="header",
+                    )
+                index[c] = i
+        missing = [c for c in COLUMNS if c not in index]
+        if missing:
+            got = ", ".join(repr(c.strip()) for c in record)
+            raise GradeError(
+                f"expected the columns {', '.join(COLUMNS)}, got {got} (missing "
+                f"{', '.join(missing)})",
+                file=name,
+                line=line,
+                field="header",
+            )
+        index["<width>"] = len(record)
+        return line, index
+    raise GradeError(
+        f"expected a header row with the columns {', '.join(COLUMNS)}, got an empty file",
+        file=name,
+        line=1,
+        field="header",
+    )
+
+
+#: the columns whose cells come from user data (ids), spreadsheet-protected when written
+_PROTECTED_COLUMNS = ("student", "sheet", "question", "answer")
+
+
+def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Responses:
+    """Validate responses CSV text against ``key`` (GradeError on the first bad row)."""
+    records = iter(_records(text, name))
+    header_line, index = _header(records, name)
+    width = index.pop("<width>")
+    by_sheet = "sheet" in index
+    students: dict[str, StudentAnswers] = {}
+    seen: dict[tuple[str, str, str, tuple[int, int]], int] = {}
+    rows = answered = 0
+    for line, record in records:
+        if not any(c.strip() for c in record):
+            continue
+        rows += 1
+        if len(record) > width and any(c.strip() for c in record[width:]):
+            raise GradeError(
+                f"expected at most {width} fields as in the header, got "
+                f'{len(record)} (quote an entry like "1,2" or write it as 1;2)',
+                file=name,
+                line=line,
+                field="fields",
+            )
+        row = {col: (record[i].strip() if i < len(record) else "") for col, i in index.items()}
+        for col in _PROTECTED_COLUMNS:  # written by --template through csvcells.protect
+            if col in row:
+                row[col] = unprotect(row[col])
+        answered += bool(row.get("value"))
+        try:
+            _read_row(key, row, line, by_sheet, students, seen)
+        except _RowError as exc:
+            raise GradeError(exc.message, file=name, line=line, field=exc.column) from None
+    if not rows:  # grading it would replace earlier scores with zeros for everyone
+        raise GradeError(
+            "expected a row per answer entry after the header, got none (a "
+            "blank file to fill in: grade --template)",
+            file=name,
+            line=header_line + 1,
+            field="rows",
+        )
+    if not answered:  # a template nobody filled in: the same zeros
+        raise GradeError(
+            f"expected at least one answer in the value column, got {rows} rows "
+            "with none (is this the blank template?)",
+            file=name,
+            line=header_line + 1,
+            field="value",
+        )
+    if by_sheet:
+        order = list(students.values())
+    else:
+        # every sheet of the key is a student: key order, students without responses too
+        order = [students.get(s.id) or StudentAnswers(s.id, s.id, 0) for s in key.sheets]
+    return Responses(path=name, students=tuple(order), has_sheet_column=by_sheet)
+
+
+def _pick_sheet(
+    key: GradeKey,
+    row: dict[str, str],
+    line: int,
+    by_sheet: bool,
+    students: dict[str, StudentAnswers],
+) -> SheetKey:
+    student = row["student"]
+    if not student:
+        raise _RowError("student", "expected a student id, got nothing")
+    column = "sheet" if by_sheet else "student"
+    sid = row[column]
+    sheet = key.sheet(sid)
+    if sheet is None:
+        ids = [s.id for s in key.sheets]
+        raise _RowError(
+            column,
+            f"expected a sheet id from the key (one of {_one_of(ids)}), "
+            f"got {_got(sid)}{_close_match(sid, ids)}",
+        )
+    prev = students.get(student)
+    if prev is not None and prev.sheet != sheet.id:
+        raise _RowError(
+            "sheet",
+            f"expected sheet '{prev.sheet}' for student '{student}' as on "
+            f"line {prev.first_line}, got {_got(sid)}",
+        )
+    return sheet
+
+
+def _read_row(
+    key: GradeKey,
+    row: dict[str, str],
+    line: int,
+    by_sheet: bool,
+    students: dict[str, StudentAnswers],
+    seen: dict[tuple[str, str, str, tuple[int, int]], int],
+) -> None:
+    sheet = _pick_sheet(key, row, line, by_sheet, students)
+    student = row["student"]
+    qid = row["question"]
+    q = sheet.question(qid)
+    if q is None:
+        ids = [x.id for x in sheet.questions]
+        raise _RowError(
+            "question",
+            f"expected a question id of sheet '{sheet.id}' (one of "
+            f"{_one_of(ids)}), got {_got(qid)}{_close_match(qid, ids)}",
+        )
+    aname = row["answer"]
+    ans = q.answer(aname)
+    if ans is None:
+        raise _RowError(
+            "answer",
+            f"expected an answer of question '{q.id}' (one of "
+            f"{_one_of(list(q.names))}), got {_got(aname)}"
+            f"{_close_match(aname, q.names)}",
+        )
+    cells = _parse_entry(ans, row["entry"])
+    for cell in cells:
+        first = seen.get((student, q.id, ans.name, cell))
+        if first is not None:
+            where = "/".join(x for x in (student, q.id, ans.name, entry_label(ans, cell)) if x)
+            raise _RowError(
+                "entry" if row["entry"] else "answer",
+                f"expected one row per student, question, answer and entry, got a "
+                f"second row for {where} (first on line {first})",
+            )
+    for cell in cells:
+        seen[(student, q.id, ans.name, cell)] = line
+    entry = students.setdefault(student, StudentAnswers(student, sheet.id, line))
+    if row["value"] == "":
+        return  # a blank in a filled-in template: not answered
+    values = _parse_value(ans, row["value"], cells)
+    slot = entry.cells.setdefault(q.id, {}).setdefault(ans.name, {})
+    for cell, value in zip(cells, values, strict=True):
+        slot[cell] = ResponseCell(line, row["value"], value)

@@ -1,0 +1,74 @@
+"""``grade --template``: a blank responses CSV for a key, one row per entry to fill in."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+from worksheetgen.errors import GradeError
+from worksheetgen.files import STDOUT, check_replaceable, write_failure, write_file, write_stream
+from worksheetgen.grading.csvcells import protect
+from worksheetgen.grading.key import GradeKey, load_key
+from worksheetgen.grading.responses import COLUMNS
+
+
+def template_csv(key: GradeKey) -> str:
+    """A blank responses CSV for ``key``: one row per student, question, answer and entry."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    # a roster key names its students beside their ids (grading ignores the column: it
+    # helps a TA find rows; a name like "=SUM(A1)" is kept from running as a formula)
+    named = any(s.name for s in key.sheets)
+    header = list(COLUMNS)
+    if named:
+        header.insert(1, "name")
+    w.writerow(header)
+    for s in key.sheets:
+        for q in s.questions:
+            for a in q.answers:
+                rows, cols = a.dims
+                if a.kind == "matrix":
+                    entries = [f"{r},{c}" for r in range(1, rows + 1) for c in range(1, cols + 1)]
+                elif a.kind == "vector":
+                    entries = [str(c) for c in range(1, cols + 1)]
+                else:
+                    entries = [""]
+                who = [protect(s.id), protect(s.name)] if named else [protect(s.id)]
+                w.writerows([*who, protect(q.id), protect(a.name), e, ""] for e in entries)
+    return buf.getvalue()
+
+
+def write_template(
+    key_path: str | os.PathLike[str], target: str | os.PathLike[str], stdout: BinaryIO | None = None
+) -> Path | None:
+    """Write a blank responses CSV for a key; never overwrites an existing file (nor
+    anything else: a symlink, a FIFO, a device). ``target`` ``-`` writes it to ``stdout``
+    and returns None."""
+    if os.fspath(target) == STDOUT:
+        if stdout is None:
+            raise GradeError("expected a stream to write the template to, got none")
+        write_stream(stdout, template_csv(load_key(key_path)).encode("utf-8"))
+        return None
+    path = Path(target)
+    if os.path.lexists(path):
+        # a device, a FIFO, a symlink to nothing: said as what it is
+        check_replaceable(path, field=None, what="a new file for the template")
+        raise GradeError(
+            "expected a new file for the template, got an existing file (it is never overwritten)",
+            file=str(path),
+        )
+    # a parent that is a symlink to nothing, or a file
+    check_replaceable(path, field=None, what="a new file for the template")
+    key = load_key(key_path)
+    text = template_csv(key)
+    try:
+        write_file(path, text.encode("utf-8"))
+    except OSError as exc:
+        error = write_failure(exc, path)
+        if error is None:
+            raise
+        raise error from None
+    return path
