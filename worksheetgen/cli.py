@@ -358,9 +358,12 @@ class _Stress(click.ParamType):
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> int | str:
-        if value == self.SWEEP or isinstance(value, int):
-            return value  # type: ignore[return-value]
-        return click.IntRange(1, 100_000).convert(value, param, ctx)  # type: ignore[no-any-return]
+        if isinstance(value, int):
+            return value
+        if value == self.SWEEP:
+            return self.SWEEP
+        # click's IntRange converts the command line's text, though click types its input int
+        return click.IntRange(1, 100_000).convert(value, param, ctx)  # type: ignore[arg-type]
 
 
 @main.command()

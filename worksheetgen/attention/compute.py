@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
 
@@ -20,27 +20,50 @@ from worksheetgen.exact import number as ex
 from worksheetgen.exact.memo import IdentityMemo
 from worksheetgen.exact.number import Ex, Matrix
 
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11's; annotations are never evaluated here
+    from typing_extensions import Unpack
+
+Scale = Literal["sqrt", "dk", "none"]
+MaskFill = Literal["-inf", "zero"]
+Axis = Literal["keys", "queries"]
+Mix = Literal["V", "K"]
+HeadWidth = Literal["d/h", "d"]
+Read = Literal["row", "column"]
+
 
 @dataclass(frozen=True)
 class Recipe:
     """How each step of the attention calculation is done."""
 
-    scale: Literal["sqrt", "dk", "none"] = "sqrt"
-    mask_fill: Literal["-inf", "zero"] = "-inf"
-    axis: Literal["keys", "queries"] = "keys"
-    mix: Literal["V", "K"] = "V"
+    scale: Scale = "sqrt"
+    mask_fill: MaskFill = "-inf"
+    axis: Axis = "keys"
+    mix: Mix = "V"
     transpose_k: bool = True
-    head_width: Literal["d/h", "d"] = "d/h"
+    head_width: HeadWidth = "d/h"
     wo_transposed: bool = False
     #: how a table of weights is read for one token: across its row (a query's weights over
     #: the keys) or down its column (what every query gives that key)
-    read: Literal["row", "column"] = "row"
+    read: Read = "row"
+
+
+class Switches(TypedDict, total=False):
+    """The switches of a :class:`Recipe` that :func:`flipped` may change (its fields)."""
+
+    scale: Scale
+    mask_fill: MaskFill
+    axis: Axis
+    mix: Mix
+    transpose_k: bool
+    head_width: HeadWidth
+    wo_transposed: bool
+    read: Read
 
 
 CORRECT = Recipe()
 
 
-def flipped(**changes: object) -> Recipe:
+def flipped(**changes: Unpack[Switches]) -> Recipe:
     """The correct recipe with some switches changed."""
     return replace(CORRECT, **changes)
 
@@ -98,9 +121,10 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
         from worksheetgen.exact.sympy_form import sums_to_one as sympy_sums_to_one
 
         return sympy_sums_to_one([w.expr for w in row])
-    live = [f for f in forms if f != 0]
-    if all(isinstance(f, Fraction) for f in live):
-        return sum(live, Fraction(0)) == 1
+    live = [f for f in forms if f is not None and f != 0]
+    fracs = [f for f in live if isinstance(f, Fraction)]
+    if len(fracs) == len(live):
+        return sum(fracs, Fraction(0)) == 1
     if not all(isinstance(f, canon.Sum) and f.den is not None for f in live) or not canon.same_den(
         live
     ):

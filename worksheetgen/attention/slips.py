@@ -86,10 +86,11 @@ def _width(m: Any) -> int | None:
 
 
 def _qk_defined(given: dict[str, Any], correct: dict[str, Any]) -> bool:
-    q, k = given.get("Q"), given.get("K")
-    if _width(q) is None or _width(k) is None:
+    k = given.get("K", ())
+    q_width, k_width = _width(given.get("Q")), _width(k)
+    if q_width is None or k_width is None:
         return False
-    return len(k) == _width(k) == _width(q)
+    return len(k) == k_width == q_width
 
 
 def _keys_as_wide_as_values(given: dict[str, Any], correct: dict[str, Any]) -> bool:

@@ -119,14 +119,14 @@ def mixed_tolerance(
     """
     half = half_unit(decimals)
     exact_a = ex.matrix_floats(A)
-    tables = [table(A, decimals)]
+    tables: list[Sequence[Sequence[str | float]]] = [table(A, decimals)]
     if before is not None:
         tables.append(_softmax_printed(table(before, decimals), decimals))
     columns = list(zip(*V, strict=True))
     carried = 0.0
     for rounded_a in tables:
         for shown, exact in zip(rounded_a, exact_a, strict=True):
-            off = [float(s) - f for s, f in zip(shown, exact, strict=True)]
+            off = [float(s) - float(f) for s, f in zip(shown, exact, strict=True)]
             carried = max(carried, max(abs(sum(map(operator.mul, off, col))) for col in columns))
     tenth = 10.0 ** -(decimals + 1)
     return round(max(3 * half, math.ceil((half + carried) / tenth - 1e-6) * tenth), 12)

@@ -239,14 +239,15 @@ def add(terms: Sequence[Ex]) -> Ex:
         return ZERO
     if len(live) == 1:
         return live[0]
-    fracs = [t.frac for t in live]
-    if None not in fracs and all(f.denominator == 1 for f in fracs):  # whole numbers
+    fracs = [t.frac for t in live if t.frac is not None]
+    rational = len(fracs) == len(live)
+    if rational and all(f.denominator == 1 for f in fracs):  # whole numbers
         return integer(sum(f.numerator for f in fracs))
     key = ("+", *[t.key for t in live])
     hit = _memo.get(key)
     if hit is not None:
         return hit
-    frac = None if None in fracs else sum(fracs, Fraction(0))
+    frac = sum(fracs, Fraction(0)) if rational else None
     return _remember(key, Ex._lazy("+", tuple(live), _MP.fsum(t.val for t in live), frac))
 
 
