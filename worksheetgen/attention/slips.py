@@ -40,7 +40,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -49,6 +48,7 @@ from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import is_whole, table
 from worksheetgen.exact.memo import IdentityMemo
 from worksheetgen.exact.number import Ex
+from worksheetgen.exact.rounding import SLACK, half_unit, half_unit_exact
 
 Applies = Callable[[dict[str, Any], dict[str, Any]], bool]
 
@@ -297,7 +297,7 @@ def _shape(value: Any) -> tuple[int, ...]:
 
 @lru_cache(maxsize=64)
 def _half_unit(decimals: int) -> Any:
-    return ex.number(Fraction(1, 2 * 10**decimals)).val
+    return ex.number(half_unit_exact(decimals)).val
 
 
 def cell_differs(a: Any, b: Any, decimals: int) -> bool:
@@ -310,14 +310,14 @@ def cell_differs(a: Any, b: Any, decimals: int) -> bool:
         # decided on the doubles when they are clearly on one side of half a unit (each is
         # within 2**-53 of its value, relatively), else on the 50-digit values
         fa, fb = float(a), float(b)
-        gap, half = abs(fa - fb), 0.5 * 10.0 ** (-decimals)
+        gap, half = abs(fa - fb), half_unit(decimals)
         slack = 1e-15 * (abs(fa) + abs(fb) + half)
         if math.isfinite(gap) and abs(gap - half) > slack:
             return gap > half
         return abs(a.val - b.val) > _half_unit(decimals)
     if isinstance(a, Ex) or isinstance(b, Ex):
         x, y = (float(v) for v in (a, b))
-        return abs(x - y) > 0.5 * 10.0 ** (-decimals)
+        return abs(x - y) > half_unit(decimals)
     return bool(a != b)
 
 
@@ -463,13 +463,13 @@ def _written(x: Any) -> float | str:
 def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float, decimals: int) -> bool:
     """True when some entry is so far from the right one that even printed (at most half a
     unit nearer) it lies outside the tolerance; False when that needs the printed value."""
-    reach = tolerance + 0.5 * 10.0 ** (-decimals) + 1e-9
+    reach = tolerance + half_unit(decimals) + SLACK
     for x, v in zip(mine, right, strict=True):
         if (
             isinstance(x, Ex)
             and not x.is_neg_inf
             and v != "-inf"
-            and abs(ex.to_float(x) - v) > reach * (1 + 1e-9)
+            and abs(ex.to_float(x) - v) > reach * (1 + SLACK)
         ):
             return True
     return False
@@ -479,7 +479,7 @@ def _accepted(value: float | str, printed: str | float, tolerance: float) -> boo
     """Would an entry written as ``printed`` be accepted for ``value`` (-inf: masked)?"""
     if printed == "-inf" or value == "-inf":
         return printed == value
-    return abs(float(printed) - float(value)) <= tolerance + 1e-9
+    return abs(float(printed) - float(value)) <= tolerance + SLACK
 
 
 def kept_after(fp: Fingerprints, found: Sequence[Collision]) -> tuple[SlipResult, ...]:

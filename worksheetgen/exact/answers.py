@@ -9,12 +9,8 @@ from fractions import Fraction
 
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.number import Ex, Matrix
+from worksheetgen.exact.rounding import float_half_up, half_unit
 from worksheetgen.model import Answer
-
-
-def half_unit(decimals: int) -> float:
-    """Half a unit of the last printed digit: the tolerance of a value printed to ``decimals``."""
-    return 0.5 * 10.0 ** (-decimals)
 
 
 def is_whole(x: Ex) -> bool:
@@ -93,14 +89,13 @@ def matrix_answer(
 def _softmax_printed(table_: list[list[str]], decimals: int) -> list[list[float]]:
     """Row softmax of a printed table (``-inf`` masked), rounded half-up to ``decimals`` (on
     doubles: this only bounds a tolerance, and a softmax value is never a tie)."""
-    scale = 10.0**decimals
     out = []
     for row in table_:
         xs = [float(x) for x in row]
         top = max(xs)
         es = [math.exp(x - top) for x in xs]
         total = sum(es)
-        out.append([math.floor(e / total * scale + 0.5) / scale for e in es])
+        out.append([float_half_up(e / total, decimals) for e in es])
     return out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import mpmath
 
 from worksheetgen.exact import canon
+from worksheetgen.exact.rounding import quantize_half_up, scaled_half_up
 
 if TYPE_CHECKING:
     import sympy as sp
@@ -522,9 +523,7 @@ def _rounded_exactly(x: Ex, decimals: int) -> str:
         if _near_grid(value, decimals, _HALF):  # (nearly) a tie: is it exactly one?
             fr = _exact_rational(x)
     if fr is not None:
-        scaled = fr * 10**decimals
-        sign = -1 if scaled < 0 else 1
-        whole = (abs(scaled) + Fraction(1, 2)).__floor__() * sign
+        whole = scaled_half_up(fr, decimals)
         with localcontext() as ctx:  # every digit of a long number (28 by default)
             ctx.prec = max(ctx.prec, len(str(abs(whole))) + 2)
             d = Decimal(whole).scaleb(-decimals)
@@ -532,7 +531,7 @@ def _rounded_exactly(x: Ex, decimals: int) -> str:
         assert value is not None
         with localcontext() as ctx:  # e.g. exp(92) has 40 digits before the point
             ctx.prec = max(ctx.prec, value.adjusted() + decimals + 2)
-            d = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+            d = quantize_half_up(value, decimals)
     text = f"{d:.{decimals}f}"
     if text.startswith("-") and set(text[1:]) <= {"0", "."}:
         text = text[1:]

@@ -30,6 +30,7 @@ from jinja2.visitor import NodeTransformer
 
 from worksheetgen.errors import TemplateError, did_you_mean
 from worksheetgen.exact import mathtex
+from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.resources import data_dir
 from worksheetgen.speed.cache import cache_root, private_cache_folder, store  # noqa: F401
 from worksheetgen.textrules import problem
@@ -1302,7 +1303,7 @@ def margin(answer: Any) -> str:
     if not tol or answer.kind not in ("matrix", "vector", "scalar"):
         return ""
     decimals = mathtex.decimals_in(answer.rounded)
-    if tol <= 0.5 * 10.0**-decimals * (1 + 1e-9):
+    if tol <= half_unit(decimals) * (1 + SLACK):
         return ""
     return f"{tol:.{decimals + 1}f}".rstrip("0").rstrip(".")
 
