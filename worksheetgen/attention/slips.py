@@ -46,6 +46,7 @@ from typing import Any
 from worksheetgen.attention.compute import CORRECT, Recipe, flipped
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import is_whole, table
+from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.memo import IdentityMemo
 from worksheetgen.exact.number import Ex
 from worksheetgen.exact.rounding import SLACK, half_unit, half_unit_exact
@@ -409,8 +410,8 @@ def within_margin(
             continue
         exact = cells(mine)
         if only is not None and [
-            float(x) if x != "-inf" else x for x in cells(value_rounded(mine, decimals))
-        ] == [float(x) if x != "-inf" else x for x in cells(answer.rounded)]:
+            float(x) if x != MASKED else x for x in cells(value_rounded(mine, decimals))
+        ] == [float(x) if x != MASKED else x for x in cells(answer.rounded)]:
             continue
         if _passes(s, exact, right, tol, decimals, chains, answer.name, reach):
             out.append(Collision(s.name, "correct", margin=tol))
@@ -454,9 +455,9 @@ def _passes(
 def _written(x: Any) -> float | str:
     """An exact or float entry as a student writes it to every digit (-inf: masked)."""
     if isinstance(x, Ex):
-        return "-inf" if x.is_neg_inf else ex.to_float(x)
+        return MASKED if x.is_neg_inf else ex.to_float(x)
     if isinstance(x, float) and x == float("-inf"):
-        return "-inf"
+        return MASKED
     return float(x)
 
 
@@ -468,7 +469,7 @@ def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float, decima
         if (
             isinstance(x, Ex)
             and not x.is_neg_inf
-            and v != "-inf"
+            and v != MASKED
             and abs(ex.to_float(x) - v) > reach * (1 + SLACK)
         ):
             return True
@@ -477,7 +478,7 @@ def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float, decima
 
 def _accepted(value: float | str, printed: str | float, tolerance: float) -> bool:
     """Would an entry written as ``printed`` be accepted for ``value`` (-inf: masked)?"""
-    if printed == "-inf" or value == "-inf":
+    if printed == MASKED or value == MASKED:
         return printed == value
     return abs(float(printed) - float(value)) <= tolerance + SLACK
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from worksheetgen.exact import number as ex
+from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.number import Ex, Matrix
 from worksheetgen.exact.rounding import float_half_up, half_unit
 from worksheetgen.model import Answer
@@ -33,7 +34,7 @@ def table(m: Matrix, decimals: int, whole: bool = True) -> list[list[str]]:
     any other table every entry rounded to ``decimals`` (one style per table). With
     ``whole`` False it is rounded even when whole (a slip's value of a decimal answer)."""
     if whole and all(is_whole(x) for row in m for x in row):
-        return [["-inf" if x.is_neg_inf else str(ex.as_int(x)) for x in row] for row in m]
+        return [[MASKED if x.is_neg_inf else str(ex.as_int(x)) for x in row] for row in m]
     rounded = ex.rounded
     return [[rounded(x, decimals) for x in row] for row in m]
 

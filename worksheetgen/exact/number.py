@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import mpmath
 
 from worksheetgen.exact import canon
+from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.rounding import quantize_half_up, scaled_half_up
 
 if TYPE_CHECKING:
@@ -508,7 +509,7 @@ def _rounded_fast(x: Ex, decimals: int) -> str | None:
 
 def _rounded(x: Ex, decimals: int) -> str:
     if x.is_neg_inf:
-        return "-inf"
+        return MASKED
     fast = _rounded_fast(x, decimals)
     return fast if fast is not None else _rounded_exactly(x, decimals)
 
@@ -541,7 +542,7 @@ def _rounded_exactly(x: Ex, decimals: int) -> str:
 def to_float(x: Ex) -> float | str:
     """The JSON value of a cell: a float, or the string "-inf" for a masked score."""
     if x._neg_inf:
-        return "-inf"
+        return MASKED
     f = x._float
     if f is None:
         f = x._float = float(x.val)
