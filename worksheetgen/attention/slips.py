@@ -46,6 +46,7 @@ from typing import Any
 from worksheetgen.attention.compute import CORRECT, Recipe, flipped
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import is_whole, table
+from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.memo import IdentityMemo
 from worksheetgen.exact.number import Ex
@@ -397,7 +398,7 @@ def within_margin(
     (the family's ``chain_reach``): a slip farther than that from the margin is not worked
     through.
     """
-    if answer.kind not in ("matrix", "vector", "scalar") or not answer.tolerance:
+    if answer.kind not in TOLERANT_KINDS or not answer.tolerance:
         return []  # exact answers: printed equality (``collisions``) already decides
     right = cells(answer.value)
     tol = answer.tolerance

@@ -30,6 +30,7 @@ from jinja2.visitor import NodeTransformer
 
 from worksheetgen.errors import TemplateError, did_you_mean
 from worksheetgen.exact import mathtex
+from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.resources import data_dir
@@ -1293,7 +1294,7 @@ def margin(answer: Any) -> str:
     digits (a value worked from rounded earlier answers), else "": the key prints it so that a
     TA marking by hand accepts what ``grade`` and the LMS exports accept."""
     tol = getattr(answer, "tolerance", None)
-    if not tol or answer.kind not in ("matrix", "vector", "scalar"):
+    if not tol or answer.kind not in TOLERANT_KINDS:
         return ""
     decimals = mathtex.decimals_in(answer.rounded)
     if tol <= half_unit(decimals) * (1 + SLACK):
