@@ -28,7 +28,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
-from worksheetgen.errors import TemplateError, did_you_mean
+from worksheetgen.errors import TemplateError, did_you_mean, shorten
 from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
@@ -1223,8 +1223,7 @@ def check_prompt_template(
             if not problems:
                 problems, expected = tex_math_problems(math), "math TeX can set"
             if problems:
-                shown = math if len(math) <= 40 else math[:37] + "..."
-                raise fail(f"expected {expected}, got {problems[0]} in ${shown}$", None)
+                raise fail(f"expected {expected}, got {problems[0]} in ${shorten(math)}$", None)
 
 
 # ---------------------------------------------------------------- document templates
