@@ -232,15 +232,20 @@ def attend_float(
         upper = np.triu(np.ones(scaled.shape, dtype=bool), k=1)
         pre = np.where(upper, -np.inf if recipe.mask_fill == "-inf" else 0.0, scaled)
         out["masked"] = pre
-    axis = 1 if recipe.axis == "keys" else 0
-    shifted = pre - np.max(pre, axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    weights = e / e.sum(axis=axis, keepdims=True)
+    weights = softmax_float(pre, axis=1 if recipe.axis == "keys" else 0)
     out["A"] = weights
     mixer = K if recipe.mix == "K" else V
     if mixer is not None:
         out["output"] = weights @ np.asarray(mixer, dtype=float)
     return out
+
+
+def softmax_float(m: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The float softmax along ``axis`` (NumPy): each slice less its largest entry (a masked
+    −∞ gives weight 0), exponentiated and divided by its sum. The one float softmax, which
+    the cross-checks of the exact calculation compare with."""
+    e = np.exp(m - np.max(m, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
 
 
 def round_half_up(m: np.ndarray, decimals: int) -> np.ndarray:
@@ -288,9 +293,7 @@ def attend_rounded(
         upper = np.triu(np.ones(scaled.shape, dtype=bool), k=1)
         pre = np.where(upper, -np.inf if recipe.mask_fill == "-inf" else 0.0, scaled)
         out["masked"] = pre
-    axis = 1 if recipe.axis == "keys" else 0
-    e = np.exp(pre - np.max(pre, axis=axis, keepdims=True))
-    weights = round_half_up(e / e.sum(axis=axis, keepdims=True), decimals)
+    weights = round_half_up(softmax_float(pre, axis=1 if recipe.axis == "keys" else 0), decimals)
     out["A"] = weights
     mixer = K if recipe.mix == "K" else V
     if mixer is not None:
