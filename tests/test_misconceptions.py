@@ -9,20 +9,13 @@ from typing import Any, ClassVar
 
 import pytest
 
+from tests.oracles import softmax
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, Recipe
 from worksheetgen.exact import number as ex
 from worksheetgen.families import get_family
 
 E = math.e
-
-
-def softmax(row: list[float]) -> list[float]:
-    """A plain softmax, written independently of the package."""
-    live = [x for x in row if x != -math.inf]
-    m = max(live)
-    e = [0.0 if x == -math.inf else math.exp(x - m) for x in row]
-    return [x / sum(e) for x in e]
 
 
 def floats(m: Any) -> list:
