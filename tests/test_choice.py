@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from tests.oracles import half_up, softmax
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
@@ -33,13 +34,6 @@ questions:
 """
 
 
-def softmax(row: list[float]) -> list[float]:
-    live = [x for x in row if x != -math.inf]
-    m = max(live)
-    e = [0.0 if x == -math.inf else math.exp(x - m) for x in row]
-    return [x / sum(e) for x in e]
-
-
 def lab3_output(g: dict) -> list[list[float]]:
     """Lab 3 by hand: scores, scale, mask, softmax over keys, mix values."""
     q, k, v, d_k = g["Q"], g["K"], g["V"], g["d_k"]
@@ -51,10 +45,6 @@ def lab3_output(g: dict) -> list[list[float]]:
         w = softmax(row)
         out.append([sum(w[j] * v[j][c] for j in range(len(v))) for c in range(len(v[0]))])
     return out
-
-
-def half_up(x: float) -> str:
-    return f"{math.floor(x * 100 + 0.5) / 100:.2f}"
 
 
 @pytest.fixture
@@ -72,7 +62,7 @@ def test_choices_are_the_correct_value_and_each_slip_result(bank):
     right = [c for c in q["choices"] if c["correct"]]
     assert len(right) == 1 and right[0]["label"] == q["choice_answer"]
     assert right[0]["misconception"] is None
-    hand = [[half_up(x) for x in row] for row in lab3_output(q["given"])]
+    hand = [[str(half_up(x, 2)) for x in row] for row in lab3_output(q["given"])]
     assert right[0]["rounded"] == hand == q["rounded"]["output"]
     by_slip = {d["misconception"]: d["rounded"]["output"] for d in q["distractors"]}
     for c in q["choices"]:

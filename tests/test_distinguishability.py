@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.oracles import half_unit, softmax
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
@@ -20,12 +21,6 @@ from worksheetgen.solve.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.solve.item import make_item
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def softmax(row: list[float]) -> list[float]:
-    m = max(row)
-    e = [math.exp(x - m) for x in row]
-    return [x / sum(e) for x in e]
 
 
 def one_spec(write_bank, body: str):
@@ -195,7 +190,7 @@ def test_entries_near_half_a_unit_apart_are_told_apart_exactly(num, den, nudge, 
     # two entries whose distance is half a unit of the last printed digit, give or take a
     # little: the quick decision on doubles must agree with the one on 50-digit values
     a = Fraction(num, den)
-    b = a + Fraction(1, 2 * 10**decimals) + Fraction(nudge) * Fraction(scale)
+    b = a + half_unit(decimals) + Fraction(nudge) * Fraction(scale)
     x, y = ex.number(a), ex.number(b)
     exact = ex.rounded(x, decimals) != ex.rounded(y, decimals) and abs(
         x.val - y.val

@@ -6,14 +6,8 @@ import math
 
 import pytest
 
+from tests.oracles import softmax
 from worksheetgen.families import get_family
-
-
-def softmax(row: list[float]) -> list[float]:
-    """A plain softmax written independently of the package."""
-    m = max(row)
-    e = [math.exp(x - m) if x != -math.inf else 0.0 for x in row]
-    return [x / sum(e) for x in e]
 
 
 def solve(family: str, given: dict, decimals: int = 2):

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.oracles import softmax
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import load_key, parse_key
@@ -966,11 +967,6 @@ def carry_key(tmp_path_factory) -> dict:
     assert result.exit_code == 0, result.output
     (key_path,) = out.glob("*/key.json")
     return json.loads(key_path.read_text(encoding="utf-8"))
-
-
-def softmax(row: list[float]) -> list[float]:
-    es = [math.exp(x) for x in row]
-    return [e / sum(es) for e in es]
 
 
 R2 = math.sqrt(2)

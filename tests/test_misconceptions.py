@@ -9,20 +9,13 @@ from typing import Any, ClassVar
 
 import pytest
 
+from tests.oracles import softmax
 from worksheetgen.attention import slips as mc
-from worksheetgen.attention.compute import CORRECT, Recipe
+from worksheetgen.attention.compute import CORRECT, Recipe, Switches
 from worksheetgen.exact import number as ex
 from worksheetgen.families import get_family
 
 E = math.e
-
-
-def softmax(row: list[float]) -> list[float]:
-    """A plain softmax, written independently of the package."""
-    live = [x for x in row if x != -math.inf]
-    m = max(live)
-    e = [0.0 if x == -math.inf else math.exp(x - m) for x in row]
-    return [x / sum(e) for x in e]
 
 
 def floats(m: Any) -> list:
@@ -35,6 +28,11 @@ def slip(name: str, family: str, given: dict) -> dict:
 
 NOTE_EXAMPLE = {"S": [[2, 0], [0, 2]], "d_k": 2, "causal": False, "T": 2}
 PRACTICE_CAUSAL = {"scaled": [[1, 3], [0, 1]], "causal": True, "T": 2}
+
+
+def test_every_switch_of_a_recipe_can_be_flipped_and_nothing_else():
+    assert set(Switches.__annotations__) == {f.name for f in fields(Recipe)}
+    assert Switches.__optional_keys__ == frozenset(Switches.__annotations__)
 
 
 def test_registry_has_exactly_the_issue_names_each_with_one_switch_flipped():

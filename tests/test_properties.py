@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ import yaml
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
+from tests import oracles
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.families import FAMILIES, get_family
@@ -125,10 +126,7 @@ def half_up(exact: sp.Expr, decimals: int) -> Decimal:
     """Round an exact value half-up to ``decimals``, with 30 digits to spare."""
     size = abs(sp.N(exact, 20))
     digits = (int(sp.floor(sp.log(size, 10))) + 1 if size >= 1 else 1) + decimals + 30
-    value = Decimal(str(sp.N(exact, digits)))
-    with localcontext() as ctx:
-        ctx.prec = digits + 5
-        return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return oracles.half_up(Decimal(str(sp.N(exact, digits))), decimals)
 
 
 def check_answers(item: Any) -> None:
@@ -165,8 +163,7 @@ def independent_attention(given: dict[str, Any]) -> np.ndarray | None:
         return None
     if given.get("causal"):
         scores = np.where(np.triu(np.ones(scores.shape, dtype=bool), 1), -np.inf, scores)
-    e = np.exp(scores - scores.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    return np.array(oracles.softmax_rows(scores.tolist()))
 
 
 def check_invariants(item: Any) -> None:

@@ -7,12 +7,11 @@ with NumPy and Decimal, not with worksheetgen's arithmetic.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
-
 import numpy as np
 import pytest
 
 from tests.conftest import ROOT
+from tests.oracles import half_unit, half_up_float, softmax_rows
 from worksheetgen.bank.load import load_banks
 from worksheetgen.solve.item import make_item
 
@@ -20,21 +19,11 @@ VARIANTS = 80
 
 
 def half_up(m: np.ndarray, decimals: int) -> np.ndarray:
-    q = Decimal(1).scaleb(-decimals)
-    return np.vectorize(
-        lambda x: (
-            x if not np.isfinite(x) else float(Decimal(repr(float(x))).quantize(q, ROUND_HALF_UP))
-        )
-    )(m)
+    return np.vectorize(lambda x: half_up_float(float(x), decimals))(m)
 
 
 def grid(printed) -> np.ndarray:
     return np.array([[float(x) for x in row] for row in printed], dtype=float)
-
-
-def softmax_rows(m: np.ndarray) -> np.ndarray:
-    e = np.exp(m - m.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def output_items(bank: str):
@@ -60,11 +49,13 @@ def test_an_output_worked_from_rounded_steps_is_within_the_keys_tolerance(bank):
         a_tables = [grid(answers["A"].rounded)]  # A as the key prints it
         before = answers.get("masked") or answers.get("scaled")
         if before is not None:  # A from the rounded table before the softmax, then rounded
-            a_tables.append(half_up(softmax_rows(grid(before.rounded)), decimals))
+            a_tables.append(
+                half_up(np.array(softmax_rows(grid(before.rounded).tolist())), decimals)
+            )
         for a in a_tables:
             mine = half_up(a @ V, decimals)
             assert np.abs(mine - exact).max() <= tol + 1e-12, (item.spec.id, a, V, tol)
-            wider += bool(np.abs(mine - exact).max() > 3 * 0.5 * 10.0**-decimals)
+            wider += bool(np.abs(mine - exact).max() > float(3 * half_unit(decimals)))
         seen += 1
     assert seen >= VARIANTS
     if bank != "slips.yaml":  # V holds 3s and 4s: three half-units alone would not do

@@ -93,6 +93,12 @@ class UsageError(WorksheetgenError):
     exit_code = 2
 
 
+def shorten(text: str, limit: int = 40, end: str = "...") -> str:
+    """``text`` as a message shows it: whole up to ``limit`` characters, else cut to that
+    many, ending in ``end``."""
+    return text if len(text) <= limit else text[: limit - len(end)] + end
+
+
 def describe(value: Any) -> str:
     """A short description of a found value for 'got …' messages."""
     if value is None:
@@ -105,8 +111,7 @@ def describe(value: Any) -> str:
         return f"a list of {len(value)}" if value else "an empty list"
     if isinstance(value, bytes):
         return "binary data"
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return shorten(repr(value) if isinstance(value, str) else str(value))
 
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:

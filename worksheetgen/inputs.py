@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import WorksheetgenError
+from worksheetgen.errors import WorksheetgenError, shorten
 from worksheetgen.textrules import problem as text_problem
 from worksheetgen.textrules import refused
 
@@ -146,8 +146,9 @@ class _Numbers:
         x = float(text)
         if not math.isfinite(x):
             self.bad = True
-            shown = text if len(text) <= 20 else text[:17] + "..."
-            return _BadNumber(f"expected finite numbers, got {shown} (too large for a float)")
+            return _BadNumber(
+                f"expected finite numbers, got {shorten(text, 20)} (too large for a float)"
+            )
         return x
 
 
@@ -168,9 +169,7 @@ def _path_text(path: tuple[Any, ...] | None) -> str:
         else:
             shown = key if key.isidentifier() else ascii(key)
             out += f".{shown}" if out else shown
-    if len(out) > 80:
-        out = out[:77] + "..."
-    return out or "(top)"
+    return shorten(out, 80) or "(top)"
 
 
 def _deeper_than(data: Any, max_depth: int) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
 
@@ -20,27 +20,50 @@ from worksheetgen.exact import number as ex
 from worksheetgen.exact.memo import IdentityMemo
 from worksheetgen.exact.number import Ex, Matrix
 
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11's; annotations are never evaluated here
+    from typing_extensions import Unpack
+
+Scale = Literal["sqrt", "dk", "none"]
+MaskFill = Literal["-inf", "zero"]
+Axis = Literal["keys", "queries"]
+Mix = Literal["V", "K"]
+HeadWidth = Literal["d/h", "d"]
+Read = Literal["row", "column"]
+
 
 @dataclass(frozen=True)
 class Recipe:
     """How each step of the attention calculation is done."""
 
-    scale: Literal["sqrt", "dk", "none"] = "sqrt"
-    mask_fill: Literal["-inf", "zero"] = "-inf"
-    axis: Literal["keys", "queries"] = "keys"
-    mix: Literal["V", "K"] = "V"
+    scale: Scale = "sqrt"
+    mask_fill: MaskFill = "-inf"
+    axis: Axis = "keys"
+    mix: Mix = "V"
     transpose_k: bool = True
-    head_width: Literal["d/h", "d"] = "d/h"
+    head_width: HeadWidth = "d/h"
     wo_transposed: bool = False
     #: how a table of weights is read for one token: across its row (a query's weights over
     #: the keys) or down its column (what every query gives that key)
-    read: Literal["row", "column"] = "row"
+    read: Read = "row"
+
+
+class Switches(TypedDict, total=False):
+    """The switches of a :class:`Recipe` that :func:`flipped` may change (its fields)."""
+
+    scale: Scale
+    mask_fill: MaskFill
+    axis: Axis
+    mix: Mix
+    transpose_k: bool
+    head_width: HeadWidth
+    wo_transposed: bool
+    read: Read
 
 
 CORRECT = Recipe()
 
 
-def flipped(**changes: object) -> Recipe:
+def flipped(**changes: Unpack[Switches]) -> Recipe:
     """The correct recipe with some switches changed."""
     return replace(CORRECT, **changes)
 
@@ -98,9 +121,10 @@ def sums_to_one(row: Sequence[Ex]) -> bool:
         from worksheetgen.exact.sympy_form import sums_to_one as sympy_sums_to_one
 
         return sympy_sums_to_one([w.expr for w in row])
-    live = [f for f in forms if f != 0]
-    if all(isinstance(f, Fraction) for f in live):
-        return sum(live, Fraction(0)) == 1
+    live = [f for f in forms if f is not None and f != 0]
+    fracs = [f for f in live if isinstance(f, Fraction)]
+    if len(fracs) == len(live):
+        return sum(fracs, Fraction(0)) == 1
     if not all(isinstance(f, canon.Sum) and f.den is not None for f in live) or not canon.same_den(
         live
     ):
@@ -208,15 +232,20 @@ def attend_float(
         upper = np.triu(np.ones(scaled.shape, dtype=bool), k=1)
         pre = np.where(upper, -np.inf if recipe.mask_fill == "-inf" else 0.0, scaled)
         out["masked"] = pre
-    axis = 1 if recipe.axis == "keys" else 0
-    shifted = pre - np.max(pre, axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    weights = e / e.sum(axis=axis, keepdims=True)
+    weights = softmax_float(pre, axis=1 if recipe.axis == "keys" else 0)
     out["A"] = weights
     mixer = K if recipe.mix == "K" else V
     if mixer is not None:
         out["output"] = weights @ np.asarray(mixer, dtype=float)
     return out
+
+
+def softmax_float(m: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The float softmax along ``axis`` (NumPy): each slice less its largest entry (a masked
+    −∞ gives weight 0), exponentiated and divided by its sum. The one float softmax, which
+    the cross-checks of the exact calculation compare with."""
+    e = np.exp(m - np.max(m, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
 
 
 def round_half_up(m: np.ndarray, decimals: int) -> np.ndarray:
@@ -264,9 +293,7 @@ def attend_rounded(
         upper = np.triu(np.ones(scaled.shape, dtype=bool), k=1)
         pre = np.where(upper, -np.inf if recipe.mask_fill == "-inf" else 0.0, scaled)
         out["masked"] = pre
-    axis = 1 if recipe.axis == "keys" else 0
-    e = np.exp(pre - np.max(pre, axis=axis, keepdims=True))
-    weights = round_half_up(e / e.sum(axis=axis, keepdims=True), decimals)
+    weights = round_half_up(softmax_float(pre, axis=1 if recipe.axis == "keys" else 0), decimals)
     out["A"] = weights
     mixer = K if recipe.mix == "K" else V
     if mixer is not None:

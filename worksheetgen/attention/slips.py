@@ -40,15 +40,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from worksheetgen.attention.compute import CORRECT, Recipe, flipped
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import is_whole, table
+from worksheetgen.exact.kinds import TOLERANT_KINDS
+from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.memo import IdentityMemo
 from worksheetgen.exact.number import Ex
+from worksheetgen.exact.rounding import SLACK, half_unit, half_unit_exact
 
 Applies = Callable[[dict[str, Any], dict[str, Any]], bool]
 
@@ -86,10 +88,11 @@ def _width(m: Any) -> int | None:
 
 
 def _qk_defined(given: dict[str, Any], correct: dict[str, Any]) -> bool:
-    q, k = given.get("Q"), given.get("K")
-    if _width(q) is None or _width(k) is None:
+    k = given.get("K", ())
+    q_width, k_width = _width(given.get("Q")), _width(k)
+    if q_width is None or k_width is None:
         return False
-    return len(k) == _width(k) == _width(q)
+    return len(k) == k_width == q_width
 
 
 def _keys_as_wide_as_values(given: dict[str, Any], correct: dict[str, Any]) -> bool:
@@ -296,7 +299,7 @@ def _shape(value: Any) -> tuple[int, ...]:
 
 @lru_cache(maxsize=64)
 def _half_unit(decimals: int) -> Any:
-    return ex.number(Fraction(1, 2 * 10**decimals)).val
+    return ex.number(half_unit_exact(decimals)).val
 
 
 def cell_differs(a: Any, b: Any, decimals: int) -> bool:
@@ -309,14 +312,14 @@ def cell_differs(a: Any, b: Any, decimals: int) -> bool:
         # decided on the doubles when they are clearly on one side of half a unit (each is
         # within 2**-53 of its value, relatively), else on the 50-digit values
         fa, fb = float(a), float(b)
-        gap, half = abs(fa - fb), 0.5 * 10.0 ** (-decimals)
+        gap, half = abs(fa - fb), half_unit(decimals)
         slack = 1e-15 * (abs(fa) + abs(fb) + half)
         if math.isfinite(gap) and abs(gap - half) > slack:
             return gap > half
         return abs(a.val - b.val) > _half_unit(decimals)
     if isinstance(a, Ex) or isinstance(b, Ex):
         x, y = (float(v) for v in (a, b))
-        return abs(x - y) > 0.5 * 10.0 ** (-decimals)
+        return abs(x - y) > half_unit(decimals)
     return bool(a != b)
 
 
@@ -395,7 +398,7 @@ def within_margin(
     (the family's ``chain_reach``): a slip farther than that from the margin is not worked
     through.
     """
-    if answer.kind not in ("matrix", "vector", "scalar") or not answer.tolerance:
+    if answer.kind not in TOLERANT_KINDS or not answer.tolerance:
         return []  # exact answers: printed equality (``collisions``) already decides
     right = cells(answer.value)
     tol = answer.tolerance
@@ -408,8 +411,8 @@ def within_margin(
             continue
         exact = cells(mine)
         if only is not None and [
-            float(x) if x != "-inf" else x for x in cells(value_rounded(mine, decimals))
-        ] == [float(x) if x != "-inf" else x for x in cells(answer.rounded)]:
+            float(x) if x != MASKED else x for x in cells(value_rounded(mine, decimals))
+        ] == [float(x) if x != MASKED else x for x in cells(answer.rounded)]:
             continue
         if _passes(s, exact, right, tol, decimals, chains, answer.name, reach):
             out.append(Collision(s.name, "correct", margin=tol))
@@ -453,22 +456,22 @@ def _passes(
 def _written(x: Any) -> float | str:
     """An exact or float entry as a student writes it to every digit (-inf: masked)."""
     if isinstance(x, Ex):
-        return "-inf" if x.is_neg_inf else ex.to_float(x)
+        return MASKED if x.is_neg_inf else ex.to_float(x)
     if isinstance(x, float) and x == float("-inf"):
-        return "-inf"
+        return MASKED
     return float(x)
 
 
 def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float, decimals: int) -> bool:
     """True when some entry is so far from the right one that even printed (at most half a
     unit nearer) it lies outside the tolerance; False when that needs the printed value."""
-    reach = tolerance + 0.5 * 10.0 ** (-decimals) + 1e-9
+    reach = tolerance + half_unit(decimals) + SLACK
     for x, v in zip(mine, right, strict=True):
         if (
             isinstance(x, Ex)
             and not x.is_neg_inf
-            and v != "-inf"
-            and abs(ex.to_float(x) - v) > reach * (1 + 1e-9)
+            and v != MASKED
+            and abs(ex.to_float(x) - v) > reach * (1 + SLACK)
         ):
             return True
     return False
@@ -476,9 +479,9 @@ def _clearly_outside(mine: list[Any], right: list[Any], tolerance: float, decima
 
 def _accepted(value: float | str, printed: str | float, tolerance: float) -> bool:
     """Would an entry written as ``printed`` be accepted for ``value`` (-inf: masked)?"""
-    if printed == "-inf" or value == "-inf":
+    if printed == MASKED or value == MASKED:
         return printed == value
-    return abs(float(printed) - float(value)) <= tolerance + 1e-9
+    return abs(float(printed) - float(value)) <= tolerance + SLACK
 
 
 def kept_after(fp: Fingerprints, found: Sequence[Collision]) -> tuple[SlipResult, ...]:

@@ -147,17 +147,31 @@ def _construct_float12(loader: Any, node: yaml.ScalarNode) -> float:
     return float(value)
 
 
-def _yaml12(base: type) -> type:
-    """A safe loader class reading numbers and booleans the YAML 1.2 way."""
-    cls = type(f"{base.__name__}12", (base,), {"yaml_implicit_resolvers": _yaml12_resolvers()})
-    cls.yaml_constructors = dict(base.yaml_constructors)
-    cls.yaml_constructors[_CORE + "int"] = _construct_int12
-    cls.yaml_constructors[_CORE + "float"] = _construct_float12
-    return cls
+def _constructors12(base: type[yaml.constructor.SafeConstructor]) -> dict[str | None, Any]:
+    """``base``'s constructors, with numbers read the YAML 1.2 way."""
+    constructors = dict(base.yaml_constructors)
+    constructors[_CORE + "int"] = _construct_int12
+    constructors[_CORE + "float"] = _construct_float12
+    return constructors
 
 
-_SafeLoader12 = _yaml12(yaml.SafeLoader)
-_CSafeLoader12 = _yaml12(yaml.CSafeLoader) if hasattr(yaml, "CSafeLoader") else None
+class _SafeLoader12(yaml.SafeLoader):
+    """PyYAML's safe loader reading numbers and booleans the YAML 1.2 way."""
+
+    yaml_implicit_resolvers = _yaml12_resolvers()
+    yaml_constructors = _constructors12(yaml.SafeLoader)
+
+
+_CSafeLoader12: type[yaml.CSafeLoader] | None = None
+if hasattr(yaml, "CSafeLoader"):  # libyaml is optional in PyYAML builds
+
+    class _CLoader12(yaml.CSafeLoader):
+        """libyaml's safe loader reading numbers and booleans the YAML 1.2 way."""
+
+        yaml_implicit_resolvers = _yaml12_resolvers()
+        yaml_constructors = _constructors12(yaml.CSafeLoader)
+
+    _CSafeLoader12 = _CLoader12
 
 
 def _tag_text(tag: str) -> str:
@@ -246,6 +260,7 @@ class _Reader:
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.read(v, path + (i,), depth + 1) for i, v in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)  # a composer makes only these three kinds
         self.starts[path] = (node.start_mark.line + 1, node.style in ("|", ">"))
         return self.scalar(node, path)
 
@@ -311,13 +326,13 @@ def parse_yaml(text: str, file: str) -> Doc:
         data = reader.read(node, ())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
+        at = mark.line + 1 if mark else None
         problem = (exc.problem or exc.context or "invalid YAML").strip()
         for token, words in _YAML_TOKENS.items():
             problem = problem.replace(token, words)
         if "block" in problem or "indent" in problem:
             problem += " (check the indentation)"
-        raise BankError(f"YAML syntax error: {problem}", file=file, line=line) from None
+        raise BankError(f"YAML syntax error: {problem}", file=file, line=at) from None
     except yaml.YAMLError as exc:
         raise BankError(f"YAML error: {exc}", file=file) from None
     except RecursionError:

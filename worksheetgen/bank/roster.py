@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
-from worksheetgen.errors import RosterError
+from worksheetgen.errors import RosterError, shorten
 from worksheetgen.inputs import read_limited
 from worksheetgen.model import Student
 from worksheetgen.textrules import char_problem
@@ -31,8 +31,7 @@ _STEM_CHARS = 48
 
 
 def _short(text: str, limit: int = 40) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= limit else shown[: limit - 4] + "...'"
+    return shorten(repr(text), limit, end="...'")
 
 
 def _hash_hex(text: str, chars: int = 8) -> str:

@@ -8,13 +8,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from worksheetgen.exact import number as ex
+from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.number import Ex, Matrix
+from worksheetgen.exact.rounding import float_half_up, half_unit
 from worksheetgen.model import Answer
-
-
-def half_unit(decimals: int) -> float:
-    """Half a unit of the last printed digit: the tolerance of a value printed to ``decimals``."""
-    return 0.5 * 10.0 ** (-decimals)
 
 
 def is_whole(x: Ex) -> bool:
@@ -37,7 +34,7 @@ def table(m: Matrix, decimals: int, whole: bool = True) -> list[list[str]]:
     any other table every entry rounded to ``decimals`` (one style per table). With
     ``whole`` False it is rounded even when whole (a slip's value of a decimal answer)."""
     if whole and all(is_whole(x) for row in m for x in row):
-        return [["-inf" if x.is_neg_inf else str(ex.as_int(x)) for x in row] for row in m]
+        return [[MASKED if x.is_neg_inf else str(ex.as_int(x)) for x in row] for row in m]
     rounded = ex.rounded
     return [[rounded(x, decimals) for x in row] for row in m]
 
@@ -93,14 +90,13 @@ def matrix_answer(
 def _softmax_printed(table_: list[list[str]], decimals: int) -> list[list[float]]:
     """Row softmax of a printed table (``-inf`` masked), rounded half-up to ``decimals`` (on
     doubles: this only bounds a tolerance, and a softmax value is never a tie)."""
-    scale = 10.0**decimals
     out = []
     for row in table_:
         xs = [float(x) for x in row]
         top = max(xs)
         es = [math.exp(x - top) for x in xs]
         total = sum(es)
-        out.append([math.floor(e / total * scale + 0.5) / scale for e in es])
+        out.append([float_half_up(e / total, decimals) for e in es])
     return out
 
 
@@ -119,14 +115,14 @@ def mixed_tolerance(
     """
     half = half_unit(decimals)
     exact_a = ex.matrix_floats(A)
-    tables = [table(A, decimals)]
+    tables: list[Sequence[Sequence[str | float]]] = [table(A, decimals)]
     if before is not None:
         tables.append(_softmax_printed(table(before, decimals), decimals))
     columns = list(zip(*V, strict=True))
     carried = 0.0
     for rounded_a in tables:
         for shown, exact in zip(rounded_a, exact_a, strict=True):
-            off = [float(s) - f for s, f in zip(shown, exact, strict=True)]
+            off = [float(s) - float(f) for s, f in zip(shown, exact, strict=True)]
             carried = max(carried, max(abs(sum(map(operator.mul, off, col))) for col in columns))
     tenth = 10.0 ** -(decimals + 1)
     return round(max(3 * half, math.ceil((half + carried) / tenth - 1e-6) * tenth), 12)

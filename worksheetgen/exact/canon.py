@@ -15,6 +15,7 @@ SymPy expression instead (see ``worksheetgen.exact.number``). The tests compare 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -101,12 +102,14 @@ def exp(s: Form | None) -> Form | None:
     return None
 
 
-def add(forms: list[Form | None]) -> Form | None:
+def add(terms: Sequence[Form | None]) -> Form | None:
     """The canonical sum: like terms collected, as SymPy's ``Add`` does."""
-    if any(f is None for f in forms):
+    forms = [f for f in terms if f is not None]
+    if len(forms) != len(terms):
         return None
-    if all(isinstance(f, Fraction) for f in forms):
-        return sum(forms, Fraction(0))
+    fracs = [f for f in forms if isinstance(f, Fraction)]
+    if len(fracs) == len(forms):
+        return sum(fracs, Fraction(0))
     surds = [f for f in forms if isinstance(f, Surd)]
     if surds:
         if len(surds) != len(forms) or len({f.m for f in surds}) != 1:
@@ -137,7 +140,7 @@ def add(forms: list[Form | None]) -> Form | None:
     return out
 
 
-def same_den(forms: list[Form]) -> bool:
+def same_den(forms: Sequence[Form]) -> bool:
     """True when every ``Sum`` among ``forms`` (at least one) has the same ``den`` (or none).
 
     The terms of a row share the very row-sum object, so identity settles it at once;

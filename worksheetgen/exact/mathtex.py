@@ -6,18 +6,20 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from worksheetgen.exact.masked import MASKED_TEXT, has_masked
+
 
 def cell(x: Any) -> str:
     """One printed entry in math mode: "-inf" becomes −∞, a minus sign stays a minus."""
     s = str(x)
-    if s in ("-inf", "-oo"):
+    if s in MASKED_TEXT:
         return r"-\infty"
     return s
 
 
 def _joined(sep: str, xs: Sequence[Any]) -> str:
     """Entries as math joined by ``sep``: a list of plain printed numbers in one step."""
-    if isinstance(xs, list | tuple) and "-inf" not in xs and "-oo" not in xs:
+    if isinstance(xs, list | tuple) and not has_masked(xs):
         try:
             return sep.join(xs)
         except TypeError:  # not all text

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import mpmath
 
 from worksheetgen.exact import canon
+from worksheetgen.exact.masked import MASKED
+from worksheetgen.exact.rounding import quantize_half_up, scaled_half_up
 
 if TYPE_CHECKING:
     import sympy as sp
@@ -239,14 +241,15 @@ def add(terms: Sequence[Ex]) -> Ex:
         return ZERO
     if len(live) == 1:
         return live[0]
-    fracs = [t.frac for t in live]
-    if None not in fracs and all(f.denominator == 1 for f in fracs):  # whole numbers
+    fracs = [t.frac for t in live if t.frac is not None]
+    rational = len(fracs) == len(live)
+    if rational and all(f.denominator == 1 for f in fracs):  # whole numbers
         return integer(sum(f.numerator for f in fracs))
     key = ("+", *[t.key for t in live])
     hit = _memo.get(key)
     if hit is not None:
         return hit
-    frac = None if None in fracs else sum(fracs, Fraction(0))
+    frac = sum(fracs, Fraction(0)) if rational else None
     return _remember(key, Ex._lazy("+", tuple(live), _MP.fsum(t.val for t in live), frac))
 
 
@@ -506,7 +509,7 @@ def _rounded_fast(x: Ex, decimals: int) -> str | None:
 
 def _rounded(x: Ex, decimals: int) -> str:
     if x.is_neg_inf:
-        return "-inf"
+        return MASKED
     fast = _rounded_fast(x, decimals)
     return fast if fast is not None else _rounded_exactly(x, decimals)
 
@@ -521,9 +524,7 @@ def _rounded_exactly(x: Ex, decimals: int) -> str:
         if _near_grid(value, decimals, _HALF):  # (nearly) a tie: is it exactly one?
             fr = _exact_rational(x)
     if fr is not None:
-        scaled = fr * 10**decimals
-        sign = -1 if scaled < 0 else 1
-        whole = (abs(scaled) + Fraction(1, 2)).__floor__() * sign
+        whole = scaled_half_up(fr, decimals)
         with localcontext() as ctx:  # every digit of a long number (28 by default)
             ctx.prec = max(ctx.prec, len(str(abs(whole))) + 2)
             d = Decimal(whole).scaleb(-decimals)
@@ -531,7 +532,7 @@ def _rounded_exactly(x: Ex, decimals: int) -> str:
         assert value is not None
         with localcontext() as ctx:  # e.g. exp(92) has 40 digits before the point
             ctx.prec = max(ctx.prec, value.adjusted() + decimals + 2)
-            d = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+            d = quantize_half_up(value, decimals)
     text = f"{d:.{decimals}f}"
     if text.startswith("-") and set(text[1:]) <= {"0", "."}:
         text = text[1:]
@@ -541,7 +542,7 @@ def _rounded_exactly(x: Ex, decimals: int) -> str:
 def to_float(x: Ex) -> float | str:
     """The JSON value of a cell: a float, or the string "-inf" for a masked score."""
     if x._neg_inf:
-        return "-inf"
+        return MASKED
     f = x._float
     if f is None:
         f = x._float = float(x.val)

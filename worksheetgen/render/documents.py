@@ -24,11 +24,15 @@ from typing import Any
 
 import jinja2
 from jinja2 import nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
-from worksheetgen.errors import TemplateError, did_you_mean
+from worksheetgen.errors import TemplateError, did_you_mean, shorten
 from worksheetgen.exact import mathtex
+from worksheetgen.exact.kinds import TOLERANT_KINDS
+from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
+from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.resources import data_dir
 from worksheetgen.speed.cache import cache_root, private_cache_folder, store  # noqa: F401
 from worksheetgen.textrules import problem
@@ -1219,15 +1223,14 @@ def check_prompt_template(
             if not problems:
                 problems, expected = tex_math_problems(math), "math TeX can set"
             if problems:
-                shown = math if len(math) <= 40 else math[:37] + "..."
-                raise fail(f"expected {expected}, got {problems[0]} in ${shown}$", None)
+                raise fail(f"expected {expected}, got {problems[0]} in ${shorten(math)}$", None)
 
 
 # ---------------------------------------------------------------- document templates
 
 
 def _finite(x: Any) -> bool:
-    return str(x) not in ("-inf", "-oo")
+    return not is_masked_text(x)
 
 
 def _cells(value: Any) -> Iterator[Any]:
@@ -1244,9 +1247,7 @@ def relation(printed: Any, value: Any = None) -> str:
     rounded from, when each entry prints as its value (0.50 for a half; at 0 decimals 0.73
     printed as 1 is not); without it, when each is a whole number or −∞."""
     if value is None:
-        exact = all(
-            str(c) in ("-inf", "-oo") or str(c).lstrip("-").isdigit() for c in _cells(printed)
-        )
+        exact = all(is_masked_text(c) or str(c).lstrip("-").isdigit() for c in _cells(printed))
         return "=" if exact else r"\approx"
     # stops at the first rounded entry (strict: a printed answer has its value's shape)
     if isinstance(printed, list | tuple) and isinstance(value, list | tuple):
@@ -1264,23 +1265,17 @@ def relation(printed: Any, value: Any = None) -> str:
 
 def _prints_exactly(row: Sequence[Any], values: Sequence[Any]) -> bool:
     """True when every printed entry of a row of a table equals its value."""
-    if (
-        len(row) == len(values)
-        and "-inf" not in values
-        and "-oo" not in values
-        and "-inf" not in row
-        and "-oo" not in row
-    ):
+    if len(row) == len(values) and not has_masked(values) and not has_masked(row):
         try:  # a row of plain numbers, compared in one step
             return list(map(float, row)) == list(map(float, values))
         except (TypeError, ValueError):
             pass  # text or nested lists among the entries: entry by entry
     for c, v in zip(_cells(row), _cells(values), strict=True):
         c = str(c)
-        if c in ("-inf", "-oo"):
-            if v not in ("-inf", "-oo"):
+        if c in MASKED_TEXT:
+            if v not in MASKED_TEXT:
                 return False
-        elif v in ("-inf", "-oo") or not _is_number(c) or float(v) != float(c):
+        elif v in MASKED_TEXT or not _is_number(c) or float(v) != float(c):
             return False
     return True
 
@@ -1298,10 +1293,10 @@ def margin(answer: Any) -> str:
     digits (a value worked from rounded earlier answers), else "": the key prints it so that a
     TA marking by hand accepts what ``grade`` and the LMS exports accept."""
     tol = getattr(answer, "tolerance", None)
-    if not tol or answer.kind not in ("matrix", "vector", "scalar"):
+    if not tol or answer.kind not in TOLERANT_KINDS:
         return ""
     decimals = mathtex.decimals_in(answer.rounded)
-    if tol <= 0.5 * 10.0**-decimals * (1 + 1e-9):
+    if tol <= half_unit(decimals) * (1 + SLACK):
         return ""
     return f"{tol:.{decimals + 1}f}".rstrip("0").rstrip(".")
 

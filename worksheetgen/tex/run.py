@@ -528,7 +528,7 @@ def compile_job(
         if trouble:
             assert fmt is not None
             forget_format(fmt)  # unreadable after all: dumped again
-            if job.feed is None:  # the text is still at hand: once more
+            if text is not None:  # not fed through a pipe, so still at hand: once more
                 return compile_job(
                     replace(job, source=text, path=None),
                     keep_dir,
@@ -540,9 +540,7 @@ def compile_job(
             ok, reason = False, f"TeX ran longer than {timeout} s and was stopped"
         else:
             ok = returncode == 0 and (work / "doc.pdf").exists()
-            reason = (
-                None if ok else first_error(_read_log(work) or output.decode("utf-8", "replace"))
-            )
+            reason = "" if ok else first_error(_read_log(work) or output.decode("utf-8", "replace"))
             if trouble:
                 reason = (
                     "TeX could not read the cached format of the preamble (it was "
