@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html
 from worksheetgen.export.moodle import category_path
 from worksheetgen.keyjson.read import (
-    MASKED_SPELLINGS,
     Cell,
     KeyDoc,
     KeyPart,

@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
+from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html
 from worksheetgen.keyjson.read import (
-    MASKED_SPELLINGS,
     Cell,
     KeyDoc,
     KeyPart,

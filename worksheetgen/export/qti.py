@@ -26,10 +26,10 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
+from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_of
 from worksheetgen.export import html
 from worksheetgen.keyjson.read import (
-    MASKED_SPELLINGS,
     Cell,
     KeyDoc,
     KeyPart,

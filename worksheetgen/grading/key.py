@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from worksheetgen.errors import GradeError
+from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.keyjson.read import (
-    NUMERIC_KINDS,
     CarryStep,
     Distractor,
     KeyAnswer,

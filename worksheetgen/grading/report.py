@@ -15,12 +15,13 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import GradeError
+from worksheetgen.exact.rounding import quantize_half_up
 from worksheetgen.files import check_replaceable, write_failure, write_file
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import load_key
@@ -34,9 +35,7 @@ REPORT_FILE = "report.md"
 
 def points_text(x: Fraction) -> str:
     """Points rounded half-up to 2 decimals, without trailing zeros (2.67, 3.5, 4)."""
-    d = (Decimal(x.numerator) / Decimal(x.denominator)).quantize(
-        Decimal("0.01"), rounding=ROUND_HALF_UP
-    )
+    d = quantize_half_up(Decimal(x.numerator) / Decimal(x.denominator), 2)
     text = f"{d:f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 

@@ -22,10 +22,10 @@ from fractions import Fraction
 from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import delimiter
 from worksheetgen.errors import GradeError, did_you_mean
+from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.grading.csvcells import unprotect
 from worksheetgen.grading.key import GradedAnswer, GradeKey, SheetKey, entry_label, norm_text
 from worksheetgen.inputs import read_limited
-from worksheetgen.keyjson.read import MASKED_SPELLINGS
 
 COLUMNS = ("student", "question", "answer", "entry", "value")
 OPTIONAL_COLUMNS = ("sheet",)

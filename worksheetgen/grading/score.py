@@ -17,7 +17,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from worksheetgen.attention.compute import softmax_float
+from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.exact.mathtex import decimals_in
+from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.grading.key import (
     GradedAnswer,
     GradeKey,
@@ -28,9 +31,6 @@ from worksheetgen.grading.key import (
     norm_text,
 )
 from worksheetgen.grading.responses import ResponseCell, Responses
-from worksheetgen.keyjson.read import NUMERIC_KINDS
-
-_EPS = 1e-9  # floating-point slack on top of a tolerance
 
 Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded"]
 
@@ -153,7 +153,7 @@ def _close(expected: np.ndarray, got: np.ndarray, tol: float) -> np.ndarray:
     """Entry-wise: is ``got`` within ``tol`` of ``expected`` (−∞ only matches −∞)."""
     with np.errstate(invalid="ignore"):
         # inf - inf and anything with NaN (a blank) give NaN, which compares False
-        return (np.abs(expected - got) <= tol + _EPS) | (expected == got)
+        return (np.abs(expected - got) <= tol + SLACK) | (expected == got)
 
 
 def _mask(m: np.ndarray) -> np.ndarray:
@@ -163,10 +163,9 @@ def _mask(m: np.ndarray) -> np.ndarray:
 
 
 def _softmax_rows(m: np.ndarray) -> np.ndarray:
+    """The student's own table's softmax, row by row (a row of −∞ gives NaN, never a warning)."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        top = np.max(m, axis=1, keepdims=True)
-        e = np.exp(m - top)
-        return e / e.sum(axis=1, keepdims=True)
+        return softmax_float(m, axis=1)
 
 
 def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
@@ -192,7 +191,7 @@ def _half_unit_printed(ans: GradedAnswer | None) -> float:
 
     if ans is None or ans.rounded is None:
         return 0.0
-    return 0.5 * 10.0 ** -decimals_in(ans.rounded)
+    return half_unit(decimals_in(ans.rounded))
 
 
 def _rounding(q: QuestionKey, name: str) -> float:

@@ -23,7 +23,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from worksheetgen.errors import ExportError, WorksheetgenError
+from worksheetgen.errors import ExportError, WorksheetgenError, shorten
+from worksheetgen.exact.kinds import NUMERIC_KINDS, PART_KINDS
+from worksheetgen.exact.masked import MASKED_TEXT
+from worksheetgen.exact.rounding import SLACK
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.inputs import read_json
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
@@ -33,15 +36,9 @@ from worksheetgen.textrules import char_problem, id_problem
 #: questions), far below what would exhaust memory before it is refused
 MAX_KEY_BYTES = 1_000_000_000
 
-NUMERIC_KINDS = ("matrix", "vector", "scalar", "shape")
-KINDS = (*NUMERIC_KINDS, "choice", "text")
-MASKED_TEXT = ("-inf", "-oo")
-# What a student may type for a masked (−∞) cell; compared without regard to case.
-MASKED_SPELLINGS = ("-inf", "−inf", "-∞", "−∞", "masked", "-infinity", "−infinity")
+KINDS = PART_KINDS
 # A question's points, as a bank may give them (and grade can add up and print exactly).
 MAX_POINTS = 1000
-# A printed value must lie within its tolerance of the full-precision value (plus float slack).
-_SLACK = 1e-9
 #: the steps key.json's "carries" may name (the vocabulary of families.base.Carry, which the
 #: grader applies)
 CARRY_STEPS = ("matmul", "matmul_t", "scale", "mask", "softmax", "times", "shape", "compare_top")
@@ -294,7 +291,7 @@ def _described(x: Any) -> str:
     if x is None:
         return "nothing"
     if isinstance(x, str):
-        return repr(x if len(x) <= 40 else x[:37] + "...")
+        return repr(shorten(x))
     if isinstance(x, bool | int | float):
         return repr(x)
     return "a list" if isinstance(x, list) else "an object"
@@ -384,7 +381,7 @@ def _kind(x: Any) -> str:
     if isinstance(x, int | float):
         return repr(x)
     if isinstance(x, str):
-        return repr(x if len(x) <= 40 else x[:37] + "...")
+        return repr(shorten(x))
     if isinstance(x, list):
         return f"a list of {len(x)}"
     if isinstance(x, dict):
@@ -975,7 +972,7 @@ def _check_printed(
         pv = float(p)
     except ValueError:
         raise r.fail(rfield, f"expected a printed number, got {p!r}") from None
-    if abs(pv - v) > tol + _SLACK * max(1.0, abs(v)):
+    if abs(pv - v) > tol + SLACK * max(1.0, abs(v)):
         raise r.fail(
             tfield,
             f"expected a tolerance that accepts the printed {p} for the value "
