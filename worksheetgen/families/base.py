@@ -395,6 +395,33 @@ class Family:
         """
         return self.slips
 
+    def target_for(self, given: dict[str, Any]) -> str | None:
+        """The answer a multiple-choice item of this variant asks for and every slip must
+        change. Families whose variants ask different last steps override it; the default
+        is ``target`` if set, else the last ``fingerprint`` name (None without one)."""
+        if self.target:
+            return self.target
+        return self.fingerprint[-1] if self.fingerprint else None
+
+    def operands(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The given values with the Q, K and V the slips act on (``Misconception.applies``
+        reads them). A family that asks for Q, K, V instead of giving them (projections:
+        Q = XW_Q) returns them here; the default is the given values themselves."""
+        return given
+
+    def shows_in(self, given: dict[str, Any]) -> tuple[str, ...]:
+        """The answers in which a slip may show, when the target alone cannot tell every
+        slip apart (multihead with d_v given: ``dk-equals-d`` changes d_k, not W_O).
+        Distinguishability then asks a difference in one of them; the default, none, asks
+        it in the target."""
+        return ()
+
+    def margin_also(self, given: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(answers, slips): further answers besides the target in which the draw checks
+        that those slips' rounded chains cannot pass for right (spot-the-bug: the A the
+        student corrects, for the planted slip). The default adds none."""
+        return (), ()
+
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
         """The ``attention.attend`` arguments of this variant's calculation (Q, K, V or S,
         d_k, causal), or None when it has no attention tables to round step by step."""

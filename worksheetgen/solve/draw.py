@@ -93,23 +93,21 @@ def _margins(
         )
     except KeyError:
         found = []
-    also = getattr(family, "margin_also", None)
-    if also is not None:  # (answers, slips): spot the bug's A, for the slip it planted
-        names, slips = also(given)
-        for name in names:
-            named = {c.slip for c in found}
-            found += [
-                c
-                for c in mc.within_margin(
-                    fp,
-                    solution.answer(name),
-                    spec.decimals,
-                    only=slips,
-                    chains=chains,
-                    reach=family.chain_reach(given, name, spec.decimals),
-                )
-                if c.slip not in named
-            ]
+    names, slips = family.margin_also(given)  # spot the bug's A, for the slip it planted
+    for name in names:
+        named = {c.slip for c in found}
+        found += [
+            c
+            for c in mc.within_margin(
+                fp,
+                solution.answer(name),
+                spec.decimals,
+                only=slips,
+                chains=chains,
+                reach=family.chain_reach(given, name, spec.decimals),
+            )
+            if c.slip not in named
+        ]
     return solution, found
 
 
