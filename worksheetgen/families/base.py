@@ -322,6 +322,10 @@ class Family:
     #: choice has no distractors (cross: the numbers; projections: the scale or later steps)
     choice_needs: ClassVar[tuple[str, ...]] = ()
     slips: ClassVar[tuple[str, ...]] = ()
+    #: the display kinds (``model.Shown.kind``) its given values may be shown in: a
+    #: document's preamble loads what each needs (``templates/latex/shown/<kind>.preamble
+    #: .tex.j2``) from the bank alone, before any sheet is drawn; see ``model.BLOCK_KINDS``
+    display_kinds: ClassVar[tuple[str, ...]] = ("matrix", "vector", "scalar")
     #: (matrix, dimension of its rows, of its columns) for the matrices a bank may pin: a
     #: dimension the bank also sets must agree with the pinned matrix's shape
     layout: ClassVar[tuple[tuple[str, str, str], ...]] = ()

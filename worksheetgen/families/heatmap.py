@@ -67,6 +67,8 @@ class Heatmap(Family):
         "key does token t attend to most, and is the weight matrix causal?"
     )
     # one slip only (reading a column instead of a row): too few distractors for format: choice
+    #: the weights are a heatmap block (TikZ, which the preamble loads for it)
+    display_kinds = ("heatmap",)
     slips = ("reads-column",)
     params = (
         IntParam("T", 2, 6, Pinned(4), "number of tokens (rows and columns of A)"),
