@@ -86,7 +86,7 @@ def _width(m: Any) -> int | None:
 
 def _qk_defined(given: dict[str, Any], correct: dict[str, Any]) -> bool:
     q, k = given.get("Q"), given.get("K")
-    if _width(q) is None or _width(k) is None:
+    if k is None or _width(q) is None or _width(k) is None:
         return False
     return len(k) == _width(k) == _width(q)
 

@@ -22,7 +22,7 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
-from worksheetgen.families.common import max_of, order_problems, param_values, pinned
+from worksheetgen.families.common import computed, max_of, order_problems, param_values, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -147,7 +147,7 @@ class Cross(Family):
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         if pinned(params, "Q") is not None:
-            q, k, v = (as_rows(params[n].value) for n in ("Q", "K", "V"))
+            q, k, v = (as_rows(pinned(params, n)) for n in ("Q", "K", "V"))
             return {
                 "T_q": len(q),
                 "T_k": len(k),
@@ -312,7 +312,7 @@ class Cross(Family):
             answers += [
                 matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
-                output_answer(trace.A, v, trace.output, decimals, before=trace.scaled),
+                output_answer(trace.A, v, computed(trace.output), decimals, before=trace.scaled),
             ]
             parts += [
                 Part(

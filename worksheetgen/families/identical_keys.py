@@ -28,7 +28,7 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
-from worksheetgen.families.common import order_problems, pinned
+from worksheetgen.families.common import computed, order_problems, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -135,7 +135,7 @@ class IdenticalKeys(Family):
         numeric = bool(pick(params["numeric"], rng))
         explain = bool(pick(params["explain"], rng))
         if pinned(params, "Q") is not None:
-            q, k = as_rows(params["Q"].value), as_rows(params["K"].value)
+            q, k = as_rows(pinned(params, "Q")), as_rows(pinned(params, "K"))
             ((a, b),) = equal_pairs(k)
             return {
                 "T": len(q),
@@ -224,7 +224,7 @@ class IdenticalKeys(Family):
                 pair_text(x + 1, y + 1) for x, y in combinations(range(given["T"]), 2)
             ) + (NO_PAIR,)
             answers += [
-                int_matrix_answer("scores", r"S = QK^\top", trace.scores),
+                int_matrix_answer("scores", r"S = QK^\top", computed(trace.scores)),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
                 choice_answer(
                     "equal_pair",

@@ -30,6 +30,7 @@ from worksheetgen.families.base import (
     pick,
 )
 from worksheetgen.families.common import (
+    computed,
     dot_text,
     int_product,
     ints_of,
@@ -237,13 +238,13 @@ class Projections(Family):
             cross_check(item, name, m, np.asarray(x, dtype=float) @ np.asarray(given[w], float))
         trace = self.trace(given)
         floats = attend_float(Q=q, K=k, V=v, d_k=d_k, causal=False)
-        cross_check(item, "scores", ex.matrix_floats(trace.scores), floats["scores"])
+        cross_check(item, "scores", ex.matrix_floats(computed(trace.scores)), floats["scores"])
         shown = tuple(Shown(n, "matrix", ints(given[n])) for n in ("X",) + WEIGHTS)
         answers = [
             int_matrix_answer(n, f"{n} = X{w}", ex.from_ints(m))
             for n, w, m in zip("QKV", WEIGHTS, (q, k, v), strict=True)
         ]
-        answers.append(int_matrix_answer("scores", r"S = QK^\top", trace.scores))
+        answers.append(int_matrix_answer("scores", r"S = QK^\top", computed(trace.scores)))
         parts = [
             Part(f"Compute the {what} ${n} = X{w}$.", n, row_label="token", col_label="dim")
             for n, w, what in zip("QKV", WEIGHTS, ("queries", "keys", "values"), strict=True)
@@ -258,12 +259,12 @@ class Projections(Family):
             answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
             parts.append(Part("Softmax each row over keys: write $A$.", "A"))
         if given["output"]:
-            cross_check(item, "output", ex.matrix_floats(trace.output), floats["output"])
+            cross_check(item, "output", ex.matrix_floats(computed(trace.output)), floats["output"])
             answers.append(
                 output_answer(
                     trace.A,
                     v,
-                    trace.output,
+                    computed(trace.output),
                     decimals,
                     before=trace.scaled if given["scale"] else None,
                 )
@@ -298,7 +299,7 @@ class Projections(Family):
         steps.append(
             Step(
                 "Scores: each query against every key (rows of $Q$ times rows of $K$).",
-                r"S = QK^\top = " + bmatrix(ints(ints_of(trace.scores))),
+                r"S = QK^\top = " + bmatrix(ints(ints_of(computed(trace.scores)))),
                 f"For example, $s_{{1{j + 1}}} = q_1 \\cdot k_{j + 1} = "
                 f"{dot_text(q[0], k[j])}$ (the columns of $K^\\top$ are the "
                 "keys).",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -11,7 +11,16 @@ from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, table, vector_answer
 from worksheetgen.exact.mathtex import sqrt_of, vector
-from worksheetgen.families.base import Carry, Family, IntParam, MatrixParam, cross_check, pick
+from worksheetgen.families.base import (
+    Carry,
+    Family,
+    IntParam,
+    MatrixParam,
+    Param,
+    cross_check,
+    pick,
+)
+from worksheetgen.families.common import pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -54,7 +63,7 @@ class Scaling(Family):
         ),
     )
     layout = (("row", "rows", "n"),)
-    params = (
+    params: ClassVar[tuple[Param, ...]] = (
         IntParam("n", 2, 4, IntRange(2, 3), "number of keys (entries in the row)"),
         IntParam("d_k", 2, 64, Choices((2, 4, 9)), "key width"),
         IntParam("low", -9, 9, Pinned(0), "smallest score"),
@@ -92,9 +101,9 @@ class Scaling(Family):
         d_k = pick(params["d_k"], rng)
         if "row" in params:
             return {
-                "row": list(params["row"].value[0]),
+                "row": list(pinned(params, "row")[0]),
                 "d_k": d_k,
-                "n": len(params["row"].value[0]),
+                "n": len(pinned(params, "row")[0]),
             }
         n = pick(params["n"], rng)
         lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
@@ -104,7 +113,7 @@ class Scaling(Family):
                 return {"row": row, "d_k": d_k, "n": n}
         raise DrawError(f"could not draw a row with one largest score from {lo}..{hi}")
 
-    fingerprint = ("scaled", "A")
+    fingerprint: ClassVar[tuple[str, ...]] = ("scaled", "A")
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         raw = [ex.number(x) for x in given["row"]]

@@ -33,6 +33,7 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
+from worksheetgen.families.common import computed
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -194,7 +195,11 @@ class SpotBug(QKVHead, Family):
             ),
             matrix_answer("A", "A", right.A, decimals, widen=2),
             output_answer(
-                right.A, v, right.output, decimals, before=right.masked if causal else right.scaled
+                right.A,
+                v,
+                computed(right.output),
+                decimals,
+                before=right.masked if causal else right.scaled,
             ),
         )
         parts = (

@@ -249,12 +249,9 @@ def sample_contexts(
     exist, e.g. ``prescaled`` drops ``d_k``); the generators are fixed, so the check is the
     same on every run. A draw that fails is skipped: the build reports it.
     """
-    flags = [
-        name
-        for name, v in params.items()
-        if isinstance(v, Choices) and all(isinstance(x, bool) for x in v.values)
-    ][:4]
-    combos = list(itertools.product(*(sorted(set(params[n].values)) for n in flags)))
+    drawn = {n: v for n, v in params.items() if isinstance(v, Choices)}
+    flags = [n for n, v in drawn.items() if all(isinstance(x, bool) for x in v.values)][:4]
+    combos = list(itertools.product(*(sorted(set(drawn[n].values)) for n in flags)))
     out = []
     for i, combo in enumerate(combos):
         pinned = dict(params)
