@@ -309,6 +309,14 @@ def cross_check(item: str, name: str, exact_vals: Any, floats: Any, tol: float =
             raise SolveError(f"exact and float {name}{at} disagree: {x} vs {y}", field=item)
 
 
+class Redraw(Exception):
+    """Raised by a family's ``draw`` when the values it drew cannot make a question (h does
+    not divide d): the draw stage draws again from the same generator, up to the family's
+    ``redraws`` times, then reports the message (``could not draw ...``) as a DrawError
+    naming the question. Raise it before drawing anything the next try should keep: the
+    next try starts the whole draw again."""
+
+
 class Family:
     """Base class of question families."""
 
@@ -365,8 +373,15 @@ class Family:
         """Variables a prompt sees besides the given values (none by default)."""
         return {}
 
+    #: how many times the draw stage draws again when ``draw`` raises ``Redraw``
+    redraws: ClassVar[int] = 100
+
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
-        """The given values of one variant (JSON-able: ints, bools, lists of rows)."""
+        """The given values of one variant (JSON-able: ints, bools, lists of rows), drawn
+        with ``pick`` and ``rng`` only. Values that cannot make a question raise ``Redraw``
+        (the draw stage's one redraw policy draws again); a bank that can never give one
+        raises DrawError. ``solve.draw`` also redraws a variant whose slips cannot be told
+        apart, so ``draw`` need not check that."""
         raise NotImplementedError
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:

@@ -25,7 +25,7 @@ import numpy as np
 from worksheetgen.attention import slips as mc
 from worksheetgen.errors import DrawError, WorksheetgenError
 from worksheetgen.families import get_family
-from worksheetgen.families.base import Family
+from worksheetgen.families.base import Family, Redraw
 from worksheetgen.model import Choices, ParamValue, Pinned, QuestionSpec, Solution
 from worksheetgen.solve.rng import generator
 
@@ -159,6 +159,21 @@ def settle(
     return Variant(given, rng, 0, fp, kept, tuple(found), fixed=True, solution=solution)
 
 
+def draw_given_values(
+    family: Family, params: dict[str, ParamValue], rng: np.random.Generator
+) -> dict[str, Any]:
+    """One draw of a family's given values, the one redraw policy of the draw stage: a draw
+    the family refuses (``Redraw``: h does not divide d) is drawn again from the same
+    generator, up to ``family.redraws`` times; then its message is a DrawError."""
+    refused = Redraw("could not draw the values")
+    for _ in range(family.redraws):
+        try:
+            return family.draw(params, rng)
+        except Redraw as exc:
+            refused = exc
+    raise DrawError(str(refused))
+
+
 def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
     """Draw the question's variant on sheet ``sheet_id``, redrawing ambiguous ones."""
     family = get_family(spec.family)
@@ -171,7 +186,7 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
     fallback: Variant | None = None
     for attempt in range(MAX_REDRAWS + 1):
         try:
-            given = family.draw(spec.params, rng)
+            given = draw_given_values(family, spec.params, rng)
         except DrawError as exc:  # a family's own draw failure: say which question it was
             if exc.file is None:
                 where = _where(spec, sheet_id)
@@ -257,7 +272,7 @@ def sample_contexts(
         pinned = dict(params)
         pinned.update({n: Pinned(v) for n, v in zip(flags, combo, strict=True)})
         try:
-            given = family.draw(pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
+            given = draw_given_values(family, pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
         except WorksheetgenError:
             continue
         context = dict(given)
