@@ -8,14 +8,14 @@ the sandbox, markup with $math$), ``draw`` (parameters + generator -> given valu
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe, rounding_chains
-from worksheetgen.errors import SolveError, describe, did_you_mean
+from worksheetgen.errors import DrawError, SolveError, describe, did_you_mean
 from worksheetgen.families.common import explicit_dim_problems, shape_dims
 from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
@@ -310,11 +310,29 @@ def cross_check(item: str, name: str, exact_vals: Any, floats: Any, tol: float =
 
 
 class Redraw(Exception):
-    """Raised by a family's ``draw`` when the values it drew cannot make a question (h does
-    not divide d): the draw stage draws again from the same generator, up to the family's
-    ``redraws`` times, then reports the message (``could not draw ...``) as a DrawError
-    naming the question. Raise it before drawing anything the next try should keep: the
-    next try starts the whole draw again."""
+    """Raised when values just drawn cannot make a question (h does not divide d), with
+    the message to report should no try succeed (``could not draw ...``).
+
+    Raised by ``draw`` itself, it makes the draw stage draw the whole variant again from
+    the same generator, up to the family's ``redraws`` times. A family that draws some
+    values once and redraws only the rest (the sizes once, then matrices until their
+    scores differ) hands the rest to ``redrawn``, which raises nothing but DrawError."""
+
+
+_T = TypeVar("_T")
+
+
+def redrawn(part: Callable[[], _T], tries: int) -> _T:
+    """The one redraw policy: call ``part`` until it does not raise ``Redraw``, at most
+    ``tries`` times, each try reading on from the same generator; then its message is a
+    DrawError (the draw stage adds which question it was)."""
+    refused = Redraw("could not draw the values")
+    for _ in range(tries):
+        try:
+            return part()
+        except Redraw as exc:
+            refused = exc
+    raise DrawError(str(refused))
 
 
 class Family:

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
-from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import int_matrix_answer, matrix_answer, output_answer
 from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
@@ -24,10 +23,12 @@ from worksheetgen.families.base import (
     Family,
     IntParam,
     MatrixParam,
+    Redraw,
     as_rows,
     cross_check,
     int_matrix,
     pick,
+    redrawn,
 )
 from worksheetgen.families.common import (
     computed,
@@ -42,7 +43,8 @@ from worksheetgen.families.common import (
 from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
-MAX_REDRAWS = 100
+#: draws of the matrices before giving up
+TRIES = 100
 MAX_SCORE = 24  # with a scale (and so any later) step, |QK^T| at most this: e^x stays a
 # calculator number
 LAYOUT = (("X", "T", "d"), ("W_Q", "d", "d_k"), ("W_K", "d", "d_k"), ("W_V", "d", "d_v"))
@@ -131,7 +133,8 @@ class Projections(Family):
         scale = scale or softmax
         shapes = {"X": ("T", "d"), "W_Q": ("d", "d_k"), "W_K": ("d", "d_k"), "W_V": ("d", "d_v")}
         all_pinned = all(pinned(params, n) is not None for n in shapes)
-        for _ in range(MAX_REDRAWS):
+
+        def matrices() -> dict[str, list[list[int]]]:
             mats: dict[str, list[list[int]]] = {}
             for name, (r, c) in shapes.items():
                 fixed = pinned(params, name)
@@ -141,8 +144,7 @@ class Projections(Family):
                     lo, hi = (xlo, xhi) if name == "X" else (wlo, whi)
                     mats[name] = int_matrix(rng, dims[r], dims[c], lo, hi)
             if all_pinned or self._lively(mats, scale, output):
-                break
-        else:
+                return mats
             limit = (
                 (
                     f" and at most {MAX_SCORE} in size (the scale is asked, and e^x of the "
@@ -151,11 +153,13 @@ class Projections(Family):
                 if scale
                 else ""
             )
-            raise DrawError(
+            raise Redraw(
                 "could not draw X (no all-zero token) and W with scores that "
-                f"are not all equal in every row{limit} ({MAX_REDRAWS} tries); "
+                f"are not all equal in every row{limit} ({TRIES} tries); "
                 "change x_low..x_high or w_low..w_high"
             )
+
+        mats = redrawn(matrices, TRIES)
         return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
 
     @staticmethod

@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe, scale_matrix, softmax_rows
-from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, table, vector_answer
 from worksheetgen.exact.mathtex import sqrt_of, vector
@@ -17,8 +16,10 @@ from worksheetgen.families.base import (
     IntParam,
     MatrixParam,
     Param,
+    Redraw,
     cross_check,
     pick,
+    redrawn,
 )
 from worksheetgen.families.common import pinned
 from worksheetgen.families.registry import register
@@ -26,7 +27,8 @@ from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Show
 
 PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
 CHANGE_OPTIONS = ("it lost probability", "it gained probability", "no change")
-MAX_REDRAWS = 50
+#: draws of a row before giving up on one with a single largest score
+ROW_TRIES = 50
 
 
 def _softmax_float(row: list[float]) -> np.ndarray:
@@ -107,11 +109,14 @@ class Scaling(Family):
             }
         n = pick(params["n"], rng)
         lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
-        for _ in range(MAX_REDRAWS):
-            row = rng.integers(lo, hi + 1, size=n).tolist()
-            if row.count(max(row)) == 1:
-                return {"row": row, "d_k": d_k, "n": n}
-        raise DrawError(f"could not draw a row with one largest score from {lo}..{hi}")
+
+        def one_row() -> list[int]:
+            row: list[int] = rng.integers(lo, hi + 1, size=n).tolist()
+            if row.count(max(row)) != 1:
+                raise Redraw(f"could not draw a row with one largest score from {lo}..{hi}")
+            return row
+
+        return {"row": redrawn(one_row, ROW_TRIES), "d_k": d_k, "n": n}
 
     fingerprint: ClassVar[tuple[str, ...]] = ("scaled", "A")
 

@@ -25,7 +25,7 @@ import numpy as np
 from worksheetgen.attention import slips as mc
 from worksheetgen.errors import DrawError, WorksheetgenError
 from worksheetgen.families import get_family
-from worksheetgen.families.base import Family, Redraw
+from worksheetgen.families.base import Family, redrawn
 from worksheetgen.model import Choices, ParamValue, Pinned, QuestionSpec, Solution
 from worksheetgen.solve.rng import generator
 
@@ -162,16 +162,10 @@ def settle(
 def draw_given_values(
     family: Family, params: dict[str, ParamValue], rng: np.random.Generator
 ) -> dict[str, Any]:
-    """One draw of a family's given values, the one redraw policy of the draw stage: a draw
-    the family refuses (``Redraw``: h does not divide d) is drawn again from the same
-    generator, up to ``family.redraws`` times; then its message is a DrawError."""
-    refused = Redraw("could not draw the values")
-    for _ in range(family.redraws):
-        try:
-            return family.draw(params, rng)
-        except Redraw as exc:
-            refused = exc
-    raise DrawError(str(refused))
+    """One draw of a family's given values: a draw the family refuses (``Redraw``: h does
+    not divide d) is drawn again from the same generator, up to ``family.redraws`` times
+    (``families.base.redrawn``, the one redraw policy); then its message is a DrawError."""
+    return redrawn(lambda: family.draw(params, rng), family.redraws)
 
 
 def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
