@@ -114,10 +114,10 @@ class Answer:
 
 #: Display kinds shown as a block of their own after a question's math display, with about
 #: how many lines of a page each takes. Every other kind (matrix, vector, scalar) is shown
-#: inline, side by side in the one display as ``label = value``. Each kind is drawn by its
-#: template partial, ``templates/latex/shown/<kind>.tex.j2`` and
-#: ``templates/markdown/shown/<kind>.md.j2`` (a kind without one falls back to scalar's);
-#: ``shown/<kind>.preamble.tex.j2``, where it exists, loads what the kind needs (TikZ).
+#: inline, side by side in the one display as ``label = value``. Each kind is drawn by the
+#: ``show(g)`` macro of its template partial, ``templates/latex/shown/<kind>.tex.j2`` and
+#: ``templates/markdown/shown/<kind>.md.j2`` (a template folder of one's own may replace
+#: one); ``shown/<kind>.preamble.tex.j2``, where it exists, loads what the kind needs (TikZ).
 BLOCK_KINDS: dict[str, int] = {"heatmap": 10}
 
 

@@ -40,7 +40,7 @@ Adding a family, in the order the build uses it:
    writes each variant's steps and the grader applies them, knowing no family.
 
 Display kinds: each ``Shown`` value names its kind, and every document draws it with the
-kind's template partial (``templates/latex/shown/<kind>.tex.j2``,
+``show(g)`` macro of the kind's template partial (``templates/latex/shown/<kind>.tex.j2``,
 ``templates/markdown/shown/<kind>.md.j2``; the HTML export's ``export.html.BLOCKS``).
 ``matrix`` (a list of rows of printed strings), ``vector`` (a list) and ``scalar`` (a
 string) sit side by side in the question's math display; ``heatmap`` (rows of printed
