@@ -24,7 +24,8 @@ from typing import Any
 
 import jinja2
 from jinja2 import nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
 from worksheetgen.errors import TemplateError, did_you_mean
