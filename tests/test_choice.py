@@ -14,7 +14,7 @@ from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.pipeline.sheet import make_build, render_all
-from worksheetgen.solve.draw import draw_variant
+from worksheetgen.solve.draw import draw_given_values, draw_variant
 from worksheetgen.solve.item import make_item
 from worksheetgen.solve.rng import generator
 
@@ -81,7 +81,7 @@ def test_options_are_shuffled_by_the_item_generator_after_the_draw(bank):
         v = draw_variant(spec, seed, "mc")
         rng = generator(seed, "mc", spec.id)
         for _ in range(v.redraws + 1):
-            given = family.draw(spec.params, rng)
+            given = draw_given_values(family, spec.params, rng)
         assert given == item.given
         order = rng.permutation(len(item.solution.choices))
         options = [None] + [d.misconception for d in item.solution.distractors]

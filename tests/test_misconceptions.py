@@ -14,6 +14,7 @@ from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, Recipe, Switches
 from worksheetgen.exact import number as ex
 from worksheetgen.families import get_family
+from worksheetgen.families.base import Family
 
 E = math.e
 
@@ -150,7 +151,7 @@ def test_wo_transposed_swaps_the_shape_and_applies_only_where_w_o_is_not_square(
     fp = mc.fingerprints(heads, {"d": 8, "h": 2})
     assert [s.name for s in fp.slips] == ["dk-equals-d"]
 
-    class WideValues:
+    class WideValues(Family):
         """Two heads emitting 3-wide values into a model of width 4: W_O is 6 x 4."""
 
         name = "wide-values"

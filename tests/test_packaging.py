@@ -21,6 +21,10 @@ def test_wheel_contains_templates_and_banks(tmp_path: Path):
     for template in ("base", "sheet", "key", "macros"):
         assert f"worksheetgen/templates/latex/{template}.tex.j2" in names
         assert f"worksheetgen/templates/markdown/{template}.md.j2" in names
+    for kind in ("matrix", "vector", "scalar", "heatmap"):  # the display kinds' partials
+        assert f"worksheetgen/templates/latex/shown/{kind}.tex.j2" in names
+        assert f"worksheetgen/templates/markdown/shown/{kind}.md.j2" in names
+    assert "worksheetgen/templates/latex/shown/heatmap.preamble.tex.j2" in names
     assert "worksheetgen/banks/default.yaml" in names
     assert "worksheetgen/banks/practice.yaml" in names
     assert any(n.endswith("entry_points.txt") for n in names)

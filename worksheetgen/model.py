@@ -112,13 +112,36 @@ class Answer:
     explanation: str = ""
 
 
+#: Display kinds shown as a block of their own after a question's math display, with about
+#: how many lines of a page each takes. Every other kind (matrix, vector, scalar) is shown
+#: inline, side by side in the one display as ``label = value``. Each kind is drawn by the
+#: ``show(g)`` macro of its template partial, ``templates/latex/shown/<kind>.tex.j2`` and
+#: ``templates/markdown/shown/<kind>.md.j2`` (a template folder of one's own may replace
+#: one); ``shown/<kind>.preamble.tex.j2``, where it exists, loads what the kind needs (TikZ).
+BLOCK_KINDS: dict[str, int] = {"heatmap": 10}
+
+
 @dataclass(frozen=True)
 class Shown:
-    """A given value displayed in the question: a LaTeX label and printed entries."""
+    """A given value displayed in the question: a LaTeX label, its display kind and the
+    printed entries (a list of rows for a matrix, a list for a vector, a string for a
+    scalar; a block kind's partial says what it reads, see ``BLOCK_KINDS``)."""
 
     label: str
     kind: AnswerKind
     value: Any
+
+    @property
+    def inline(self) -> bool:
+        """True when the value sits in the question's math display, False for a block."""
+        return self.kind not in BLOCK_KINDS
+
+    @property
+    def lines(self) -> int:
+        """About how many lines of a page the value takes (a matrix: its rows)."""
+        if not self.inline:
+            return BLOCK_KINDS[self.kind]
+        return len(self.value) if self.kind == "matrix" and isinstance(self.value, list) else 1
 
 
 @dataclass(frozen=True)

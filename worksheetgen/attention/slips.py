@@ -10,14 +10,13 @@ Protocol a family follows to take part (nothing else is needed):
 
 - ``slips``: the names of the slips its questions can suffer from;
 - ``fingerprint``: the names of the answers a slip changes, in order; the question's *target*
-  (the one answer a multiple-choice item asks for) is ``family.target_for(given)`` if the
-  family has that hook (variants that ask different steps), else ``family.target`` if the
-  family sets it, else the last fingerprint name;
+  (the one answer a multiple-choice item asks for) is ``family.target_for(given)``, by
+  default ``family.target`` if the family sets it, else the last fingerprint name;
 - ``evaluate(given, recipe)``: the exact values of the fingerprint answers under ``recipe``;
-- optionally ``slips_for(given)``: the declared slips that apply to this variant;
-- optionally ``operands(given)``: the given values with the Q, K and V the slips act on,
+- ``slips_for(given)``: the declared slips that apply to this variant (default: all);
+- ``operands(given)``: the given values with the Q, K and V the slips act on,
   where the sheet asks for them instead of giving them (projections: Q = XW_Q, ...);
-- optionally ``shows_in(given)``: the answers in which a slip may show, when the target
+- ``shows_in(given)``: the answers in which a slip may show, when the target
   alone cannot tell them all apart (multihead with d_v given: ``dk-equals-d`` changes d_k
   and the weights, not W_O). Distinguishability then asks a difference in one of them.
 
@@ -41,7 +40,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from worksheetgen.attention.compute import CORRECT, Recipe, flipped
 from worksheetgen.exact import number as ex
@@ -178,34 +177,47 @@ def get(name: str) -> Misconception:
     return MISCONCEPTIONS[name]
 
 
-def target_of(family: Any, given: dict[str, Any] | None = None) -> str | None:
-    """The answer a multiple-choice item of this family asks for (its main answer)."""
-    hook = getattr(family, "target_for", None)
-    if given is not None and callable(hook):
-        return str(hook(given))
-    explicit = getattr(family, "target", None)
-    if explicit:
-        return str(explicit)
-    fp = tuple(getattr(family, "fingerprint", ()) or ())
-    return fp[-1] if fp else None
+class SlipFamily(Protocol):
+    """What this module reads of a question family (``families.base.Family`` declares
+    each of these with its default; the layers keep this module from importing it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def slips(self) -> tuple[str, ...]: ...
+
+    @property
+    def fingerprint(self) -> tuple[str, ...]: ...
+
+    def target_for(self, given: dict[str, Any]) -> str | None: ...
+
+    def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]: ...
+
+    def operands(self, given: dict[str, Any]) -> dict[str, Any]: ...
+
+    def shows_in(self, given: dict[str, Any]) -> tuple[str, ...]: ...
+
+    def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]: ...
 
 
-def declared(family: Any, given: dict[str, Any]) -> tuple[str, ...]:
-    """The slips a family declares for this variant (its ``slips_for`` hook if it has one)."""
-    hook = getattr(family, "slips_for", None)
-    names = tuple(hook(given)) if callable(hook) else tuple(getattr(family, "slips", ()) or ())
+def target_of(family: SlipFamily, given: dict[str, Any]) -> str | None:
+    """The answer a multiple-choice item of this variant asks for (its main answer)."""
+    return family.target_for(given)
+
+
+def declared(family: SlipFamily, given: dict[str, Any]) -> tuple[str, ...]:
+    """The slips a family declares for this variant (its ``slips_for`` hook)."""
+    names = tuple(family.slips_for(given))
     unknown = [n for n in names if n not in MISCONCEPTIONS]
     if unknown:
-        raise ValueError(
-            f"family {getattr(family, 'name', family)!r} declares unknown slips "
-            + ", ".join(unknown)
-        )
+        raise ValueError(f"family {family.name!r} declares unknown slips " + ", ".join(unknown))
     return names
 
 
-def takes_part(family: Any) -> bool:
+def takes_part(family: SlipFamily) -> bool:
     """True when the family declares slips and a fingerprint (so it has distractors)."""
-    return bool(getattr(family, "slips", ())) and bool(getattr(family, "fingerprint", ()))
+    return bool(family.slips) and bool(family.fingerprint)
 
 
 @dataclass(frozen=True)
@@ -246,22 +258,20 @@ class Fingerprints:
         raise KeyError(name)
 
 
-def fingerprints(family: Any, given: dict[str, Any]) -> Fingerprints | None:
+def fingerprints(family: SlipFamily, given: dict[str, Any]) -> Fingerprints | None:
     """Evaluate the correct recipe and every applicable slip; None if the family has none."""
     if not takes_part(family):
         return None
     target = target_of(family, given)
     assert target is not None
     correct = family.evaluate(given, CORRECT)
-    hook = getattr(family, "operands", None)
-    operands = hook(given) if callable(hook) else given
+    operands = family.operands(given)
     results = []
     for name in declared(family, given):
         m = MISCONCEPTIONS[name]
         if m.applies(operands, correct):
             results.append(SlipResult(m, m.evaluate(family, given)))
-    shows = getattr(family, "shows_in", None)
-    shown = tuple(shows(given)) if callable(shows) else ()
+    shown = tuple(family.shows_in(given))
     if shown and shown[0] != target:
         shown = (target,) + tuple(n for n in shown if n != target)
     return Fingerprints(target, correct, tuple(results), shown)

@@ -216,9 +216,9 @@ def question_root() -> ET.Element:
     return ET.Element("div", {"class": "worksheetgen-question"})
 
 
-def _is_heatmap(s: Shown) -> bool:
-    value = s.value
-    if s.kind != "heatmap" or not isinstance(value, dict):
+def _heatmap_fits(value: Any) -> bool:
+    """True when a heatmap's value has rows of printed weights and the weights to shade."""
+    if not isinstance(value, dict):
         return False
     rows, weights = value.get("rows"), value.get("weights")
     return (
@@ -266,16 +266,31 @@ def add_heatmap(root: ET.Element, s: Shown) -> None:
     )
 
 
+#: display kinds shown as a block of their own after the given values' math, as the
+#: templates' shown/<kind> partials do: (does the value fit the kind, add it to the HTML);
+#: a value of any other kind, or one that does not fit (a hand-edited key), is inline math
+BLOCKS: dict[str, tuple[Callable[[Any], bool], Callable[[ET.Element, Shown], None]]] = {
+    "heatmap": (_heatmap_fits, add_heatmap),
+}
+
+
+def _block(s: Shown) -> Callable[[ET.Element, Shown], None] | None:
+    """How a shown value is added as a block, or None when it is inline math."""
+    found = BLOCKS.get(s.kind)
+    return found[1] if found is not None and found[0](s.value) else None
+
+
 def add_intro(root: ET.Element, v: Variant) -> None:
     """The prompt paragraphs and the given values, as on the printed sheet."""
     for text in paragraphs(v.prompt):
         add(root, "p", text)
-    plain = [s for s in v.shown if not _is_heatmap(s)]
+    plain = [s for s in v.shown if _block(s) is None]
     if plain:
         add(root, "p", "  ".join(math(shown_tex(s)) for s in plain))
     for s in v.shown:
-        if _is_heatmap(s):
-            add_heatmap(root, s)
+        block = _block(s)
+        if block is not None:
+            block(root, s)
     if v.shown_steps:
         add(add(root, "p"), "b", "The worked solution to check:")
         steps = add(root, "ol")

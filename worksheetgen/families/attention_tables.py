@@ -16,11 +16,13 @@ from worksheetgen.families.base import (
     Family,
     IntParam,
     MatrixParam,
+    Param,
     as_rows,
     cross_check,
     int_matrix,
     pick,
 )
+from worksheetgen.families.common import computed, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -104,7 +106,7 @@ class ScoreTable(Family):
 
     causal_default: ClassVar[bool] = False
     layout = (("S", "T", "T"),)
-    params = (
+    params: ClassVar[tuple[Param, ...]] = (
         IntParam("T", 2, 4, IntRange(2, 3), "number of tokens (rows and columns of S)"),
         IntParam("d_k", 1, 64, Choices((2, 3, 4)), "key width; scores are divided by sqrt(d_k)"),
         IntParam("low", -9, 9, Pinned(0), "smallest score drawn"),
@@ -168,7 +170,7 @@ class ScoreTable(Family):
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         d_k = given.get("d_k")
-        s = given.get("S", given.get("scaled"))
+        s = given["S"] if "S" in given else given["scaled"]
         causal = given["causal"]
         trace = self.trace(given)
         floats = attend_float(S=s, d_k=d_k, causal=causal)
@@ -190,7 +192,9 @@ class ScoreTable(Family):
             parts.append(Part(f"Scale the scores: write $S/\\sqrt{{{d_k}}}$.", "scaled"))
             widen = 2
         if causal:
-            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked, decimals))
+            answers.append(
+                matrix_answer("masked", r"\text{masked scores}", computed(trace.masked), decimals)
+            )
             parts.append(
                 Part(
                     "Apply the causal mask: write the masked score table "
@@ -251,7 +255,7 @@ class Causal(ScoreTable):
 class QKVHead:
     """A head computed from given Q, K and V: its trace and fingerprinted tables under a recipe."""
 
-    fingerprint = ("scores", "scaled", "masked", "A", "output")
+    fingerprint: ClassVar[tuple[str, ...]] = ("scores", "scaled", "masked", "A", "output")
 
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any]:
         """The arguments of ``attend`` for this variant."""
@@ -314,7 +318,7 @@ class Lab3(QKVHead, Family):
     )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
-        pinned = {k: params[k].value for k in ("Q", "K", "V") if isinstance(params.get(k), Pinned)}
+        pinned = {k: p.value for k in ("Q", "K", "V") if isinstance(p := params.get(k), Pinned)}
         if pinned and len(pinned) != 3:
             missing = [k for k in ("Q", "K", "V") if k not in pinned]
             return [
@@ -335,7 +339,7 @@ class Lab3(QKVHead, Family):
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         causal = bool(pick(params["causal"], rng))
         if "Q" in params:
-            q, k, v = (as_rows(params[n].value) for n in ("Q", "K", "V"))
+            q, k, v = (as_rows(pinned(params, n)) for n in ("Q", "K", "V"))
         else:
             t, d_k, d_v = (pick(params[n], rng) for n in ("T", "d_k", "d_v"))
             lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
@@ -358,7 +362,7 @@ class Lab3(QKVHead, Family):
             Shown("V", "matrix", ints(v)),
         )
         answers = [
-            matrix_answer("scores", r"QK^\top", trace.scores, decimals),
+            matrix_answer("scores", r"QK^\top", computed(trace.scores), decimals),
             matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals, widen=1),
         ]
         parts = [
@@ -366,12 +370,18 @@ class Lab3(QKVHead, Family):
             Part(f"Scale: write $S/\\sqrt{{{d_k}}}$.", "scaled"),
         ]
         if causal:
-            answers.append(matrix_answer("masked", r"\text{masked scores}", trace.masked, decimals))
+            answers.append(
+                matrix_answer("masked", r"\text{masked scores}", computed(trace.masked), decimals)
+            )
             parts.append(Part("Apply the causal mask ($-\\infty$ above the diagonal).", "masked"))
         answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
         answers.append(
             output_answer(
-                trace.A, v, trace.output, decimals, before=trace.masked if causal else trace.scaled
+                trace.A,
+                v,
+                computed(trace.output),
+                decimals,
+                before=trace.masked if causal else trace.scaled,
             )
         )
         parts += [

@@ -1,21 +1,67 @@
 """What every question family shares: parameter declarations, validation and answer helpers.
 
-A family is a class with a name, declared parameters, a default prompt (a Jinja template in
-the sandbox, markup with $math$), ``draw`` (parameters + generator -> given values) and
-``solve`` (given values -> Solution). Families never touch the file system or print.
+A family is one kind of question (``heads``: the widths of multi-head attention). It is a
+subclass of ``Family`` in a module of its own, registered under its ``name`` with
+``@register`` (``families.registry``), and it owns everything that differs between
+families: the stages, grading and the templates read what it declares and never test which
+family they have. Families never touch the file system or print.
+
+Adding a family, in the order the build uses it:
+
+1. **Declare.** ``name`` (what a bank writes as ``family:``), ``title`` (the question's
+   default heading), ``summary`` (one line for ``worksheetgen families``), ``params`` (one
+   ``IntParam``, ``BoolParam``, ``MatrixParam`` or ``OptionParam`` each, with its default
+   and help) and ``prompt`` (a Jinja template run in the sandbox, markup with ``$math$``;
+   it sees the given values and ``prompt_context``). Cross-field rules go in ``check``;
+   the shapes of pinned matrices in ``layout``.
+2. **Draw.** ``draw(params, rng)`` returns the given values, JSON-able (ints, bools, lists
+   of rows), drawing only with ``pick(params[name], rng)`` and ``rng``, so that one seed
+   always gives the same sheet. Values that cannot make a question raise ``Redraw`` (the
+   draw stage draws the whole variant again from the same generator, up to ``redraws``
+   times); values drawn once with only the rest redrawn go through ``redrawn``. A bank
+   that can never give a question raises DrawError.
+3. **Solve.** ``solve(given, decimals, item)`` returns a ``model.Solution``: ``shown``
+   (the given values displayed, each a ``model.Shown`` with its display kind), ``parts``
+   (each a ``model.Part``: a sub-prompt and the name of the answer it asks for),
+   ``answers`` (``model.Answer``, made with ``exact.answers``: exact strings, floats and
+   the printed strings) and ``steps`` (the worked solution of the key). Check the exact
+   arithmetic against NumPy floats with ``cross_check``.
+4. **Slips** (optional: families with no calculation to get wrong skip it). ``slips``
+   names the misconceptions of ``attention.slips`` a question can suffer from,
+   ``fingerprint`` the answers a slip changes, and ``evaluate(given, recipe)`` computes
+   those answers exactly under a recipe with one switch flipped; the draw redraws a
+   variant where two slips could not be told apart. Narrow them per variant with
+   ``slips_for``, ``target_for``, ``operands``, ``shows_in`` and ``margin_also``;
+   ``chain_args``/``rounded``/``chain_reach`` let the draw check that a slip worked from
+   rounded earlier steps cannot pass for right. ``supports_choice`` (with
+   ``choice_needs``) allows ``format: choice``, whose distractors are the slips.
+5. **Carried-forward credit.** ``carries`` lists one ``Carry`` per later answer that is
+   recomputed from the student's own earlier answers (a slip costs marks once); key.json
+   writes each variant's steps and the grader applies them, knowing no family.
+
+Display kinds: each ``Shown`` value names its kind, and every document draws it with the
+``show(g)`` macro of the kind's template partial (``templates/latex/shown/<kind>.tex.j2``,
+``templates/markdown/shown/<kind>.md.j2``; the HTML export's ``export.html.BLOCKS``).
+``matrix`` (a list of rows of printed strings), ``vector`` (a list) and ``scalar`` (a
+string) sit side by side in the question's math display; ``heatmap`` (rows of printed
+weights, the weights, row and column labels) is a block of its own, listed in
+``model.BLOCK_KINDS`` with the lines it takes, and loads TikZ through its
+``shown/heatmap.preamble.tex.j2``. A family lists the kinds it shows in
+``display_kinds``. A new kind is a partial per format, a ``BLOCK_KINDS`` line when it is
+a block, and an HTML renderer in ``export.html.BLOCKS``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe, rounding_chains
-from worksheetgen.errors import SolveError, describe, did_you_mean
+from worksheetgen.errors import DrawError, SolveError, describe, did_you_mean
 from worksheetgen.families.common import explicit_dim_problems, shape_dims
 from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
@@ -207,6 +253,9 @@ class Carry:
     ``compare_top``). ``args`` name the given value each step argument reads, ``fixed``
     gives constant arguments. The step applies only to variants whose given ``when`` is true
     and ``unless`` is false. Several steps for one answer: the first that applies is used.
+
+    For example, heads states that the concatenated width is h times the student's own
+    d_k: ``Carry("concat_width", ("d_k",), ("times",), args=(("factor", "h"),))``.
     """
 
     answer: str
@@ -309,19 +358,60 @@ def cross_check(item: str, name: str, exact_vals: Any, floats: Any, tol: float =
             raise SolveError(f"exact and float {name}{at} disagree: {x} vs {y}", field=item)
 
 
-class Family:
-    """Base class of question families."""
+class Redraw(Exception):
+    """Raised when values just drawn cannot make a question (h does not divide d), with
+    the message to report should no try succeed (``could not draw ...``).
 
+    Raised by ``draw`` itself, it makes the draw stage draw the whole variant again from
+    the same generator, up to the family's ``redraws`` times. A family that draws some
+    values once and redraws only the rest (the sizes once, then matrices until their
+    scores differ) hands the rest to ``redrawn``, which raises nothing but DrawError."""
+
+
+_T = TypeVar("_T")
+
+
+def redrawn(part: Callable[[], _T], tries: int) -> _T:
+    """The one redraw policy: call ``part`` until it does not raise ``Redraw``, at most
+    ``tries`` times, each try reading on from the same generator; then its message is a
+    DrawError (the draw stage adds which question it was)."""
+    refused = Redraw("could not draw the values")
+    for _ in range(tries):
+        try:
+            return part()
+        except Redraw as exc:
+            refused = exc
+    raise DrawError(str(refused))
+
+
+class Family:
+    """Base class of question families: what a family declares and the hooks it may
+    override, each with the default a family gets when it does not (see the module's
+    docstring for the order in which to write them)."""
+
+    #: what a bank writes as ``family:`` (lower case, words joined by ``-``)
     name: ClassVar[str]
+    #: the question's default heading on the sheet and key
     title: ClassVar[str]
+    #: one line for ``worksheetgen families``
     summary: ClassVar[str] = ""
+    #: the parameters a bank may set, in the order ``worksheetgen families`` lists them
     params: ClassVar[tuple[Param, ...]] = ()
+    #: the default prompt: a Jinja template (run in the sandbox) of markup with $math$; it
+    #: sees the given values and ``prompt_context``; a bank's ``prompt`` replaces it
     prompt: ClassVar[str] = ""
+    #: True when a bank may ask the question as ``format: choice`` (distractors = slips)
     supports_choice: ClassVar[bool] = False
     #: true/false parameters one of which must be true for any slip to show, else multiple
     #: choice has no distractors (cross: the numbers; projections: the scale or later steps)
     choice_needs: ClassVar[tuple[str, ...]] = ()
+    #: the slips (``attention.slips`` names) its questions can suffer from; ``slips_for``
+    #: narrows them per variant, ``fingerprint`` and ``evaluate`` say what each changes
     slips: ClassVar[tuple[str, ...]] = ()
+    #: the display kinds (``model.Shown.kind``) its given values may be shown in: a
+    #: document's preamble loads what each needs (``templates/latex/shown/<kind>.preamble
+    #: .tex.j2``) from the bank alone, before any sheet is drawn; see ``model.BLOCK_KINDS``
+    display_kinds: ClassVar[tuple[str, ...]] = ("matrix", "vector", "scalar")
     #: (matrix, dimension of its rows, of its columns) for the matrices a bank may pin: a
     #: dimension the bank also sets must agree with the pinned matrix's shape
     layout: ClassVar[tuple[tuple[str, str, str], ...]] = ()
@@ -361,8 +451,15 @@ class Family:
         """Variables a prompt sees besides the given values (none by default)."""
         return {}
 
+    #: how many times the draw stage draws again when ``draw`` raises ``Redraw``
+    redraws: ClassVar[int] = 100
+
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
-        """The given values of one variant (JSON-able: ints, bools, lists of rows)."""
+        """The given values of one variant (JSON-able: ints, bools, lists of rows), drawn
+        with ``pick`` and ``rng`` only. Values that cannot make a question raise ``Redraw``
+        (the draw stage's one redraw policy draws again); a bank that can never give one
+        raises DrawError. ``solve.draw`` also redraws a variant whose slips cannot be told
+        apart, so ``draw`` need not check that."""
         raise NotImplementedError
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
@@ -394,6 +491,33 @@ class Family:
         The default is every declared slip.
         """
         return self.slips
+
+    def target_for(self, given: dict[str, Any]) -> str | None:
+        """The answer a multiple-choice item of this variant asks for and every slip must
+        change. Families whose variants ask different last steps override it; the default
+        is ``target`` if set, else the last ``fingerprint`` name (None without one)."""
+        if self.target:
+            return self.target
+        return self.fingerprint[-1] if self.fingerprint else None
+
+    def operands(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The given values with the Q, K and V the slips act on (``Misconception.applies``
+        reads them). A family that asks for Q, K, V instead of giving them (projections:
+        Q = XW_Q) returns them here; the default is the given values themselves."""
+        return given
+
+    def shows_in(self, given: dict[str, Any]) -> tuple[str, ...]:
+        """The answers in which a slip may show, when the target alone cannot tell every
+        slip apart (multihead with d_v given: ``dk-equals-d`` changes d_k, not W_O).
+        Distinguishability then asks a difference in one of them; the default, none, asks
+        it in the target."""
+        return ()
+
+    def margin_also(self, given: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(answers, slips): further answers besides the target in which the draw checks
+        that those slips' rounded chains cannot pass for right (spot-the-bug: the A the
+        student corrects, for the planted slip). The default adds none."""
+        return (), ()
 
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
         """The ``attention.attend`` arguments of this variant's calculation (Q, K, V or S,

@@ -21,8 +21,17 @@ def param_values(p: ParamValue) -> list[Any]:
     raise TypeError(f"not a parameter value: {p!r}")
 
 
-def pinned(params: dict[str, ParamValue], name: str) -> Any | None:
-    """The pinned value of ``name``, or None when it is drawn or absent."""
+def computed(table: Matrix | None, name: str = "table") -> Matrix:
+    """A table of an attention trace that this variant's calculation has (the scores, the
+    masked scores or the output, which ``attend`` leaves None where a variant skips them)."""
+    if table is None:
+        raise ValueError(f"the trace has no {name} for this variant")
+    return table
+
+
+def pinned(params: dict[str, ParamValue], name: str) -> Any:
+    """The pinned value of ``name``, or None when it is drawn or absent (a pinned matrix:
+    its tuple of rows, which ``MatrixParam`` always pins)."""
     p = params.get(name)
     return p.value if isinstance(p, Pinned) else None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -316,6 +316,7 @@ class ConceptQuestions(Family):
         if isinstance(ask, Pinned):
             ids = list(ask.value)
         else:
+            assert isinstance(ask, Choices)  # an OptionParam: pinned words or choices
             count = int(pick(params["count"], rng))
             picks = rng.choice(len(ask.values), size=count, replace=False)
             ids = [ask.values[int(i)] for i in picks]
@@ -325,7 +326,7 @@ class ConceptQuestions(Family):
         ]
         return {"ask": ids, "multiple_choice": choice, "orders": orders}
 
-    fingerprint: tuple[str, ...] = ()
+    fingerprint: ClassVar[tuple[str, ...]] = ()
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         return {}

@@ -29,7 +29,7 @@ def grouped(n: int) -> str:
     s = str(n)
     if len(s) <= 4:
         return s
-    groups = []
+    groups: list[str] = []
     while s:
         groups.insert(0, s[-3:])
         s = s[:-3]

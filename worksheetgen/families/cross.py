@@ -17,16 +17,19 @@ from worksheetgen.families.base import (
     Family,
     IntParam,
     MatrixParam,
+    Redraw,
     as_rows,
     cross_check,
     int_matrix,
     pick,
+    redrawn,
 )
-from worksheetgen.families.common import max_of, order_problems, param_values, pinned
+from worksheetgen.families.common import computed, max_of, order_problems, param_values, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
-MAX_REDRAWS = 100
+#: draws of the lengths, or of Q and K, before giving up
+TRIES = 100
 HAND_MAX = 4
 DECODER = "the decoder's target tokens"
 ENCODER = "the encoder's source tokens"
@@ -147,7 +150,7 @@ class Cross(Family):
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         if pinned(params, "Q") is not None:
-            q, k, v = (as_rows(params[n].value) for n in ("Q", "K", "V"))
+            q, k, v = (as_rows(pinned(params, n)) for n in ("Q", "K", "V"))
             return {
                 "T_q": len(q),
                 "T_k": len(k),
@@ -159,12 +162,14 @@ class Cross(Family):
                 "V": v,
             }
         numeric = bool(pick(params["numeric"], rng))
-        for _ in range(MAX_REDRAWS):
+
+        def lengths() -> tuple[int, int]:
             t_q, t_k = pick(params["T_q"], rng), pick(params["T_k"], rng)
-            if t_q != t_k:
-                break
-        else:
-            raise DrawError(f"could not draw T_q different from T_k in {MAX_REDRAWS} tries")
+            if t_q == t_k:
+                raise Redraw(f"could not draw T_q different from T_k in {TRIES} tries")
+            return t_q, t_k
+
+        t_q, t_k = redrawn(lengths, TRIES)
         d_k, d_v = pick(params["d_k"], rng), pick(params["d_v"], rng)
         given: dict[str, Any] = {"T_q": t_q, "T_k": t_k, "d_k": d_k, "d_v": d_v, "numeric": numeric}
         if numeric:
@@ -172,15 +177,18 @@ class Cross(Family):
                 raise DrawError(f"numeric cross-attention needs sizes of at most {HAND_MAX}")
             lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
             vlo, vhi = sorted((pick(params["v_low"], rng), pick(params["v_high"], rng)))
-            for _ in range(MAX_REDRAWS):
+
+            def queries_and_keys() -> tuple[list[list[int]], list[list[int]]]:
                 q, k = int_matrix(rng, t_q, d_k, lo, hi), int_matrix(rng, t_k, d_k, lo, hi)
                 s = np.asarray(q) @ np.asarray(k).T
-                if np.all(s.max(axis=1) != s.min(axis=1)):
-                    break
-            else:
-                raise DrawError(
-                    "could not draw Q and K whose scores differ within every row; widen low..high"
-                )
+                if not np.all(s.max(axis=1) != s.min(axis=1)):
+                    raise Redraw(
+                        "could not draw Q and K whose scores differ within every row; "
+                        "widen low..high"
+                    )
+                return q, k
+
+            q, k = redrawn(queries_and_keys, TRIES)
             given.update(Q=q, K=k, V=int_matrix(rng, t_k, d_v, vlo, vhi))
         return given
 
@@ -312,7 +320,7 @@ class Cross(Family):
             answers += [
                 matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
-                output_answer(trace.A, v, trace.output, decimals, before=trace.scaled),
+                output_answer(trace.A, v, computed(trace.output), decimals, before=trace.scaled),
             ]
             parts += [
                 Part(

@@ -7,14 +7,11 @@ from typing import Any
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe
-from worksheetgen.errors import DrawError
 from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
-from worksheetgen.families.base import Carry, Family, IntParam, pick
+from worksheetgen.families.base import Carry, Family, IntParam, Redraw, pick
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
-
-MAX_REDRAWS = 100
 
 
 def _values(p: ParamValue) -> list[int]:
@@ -56,11 +53,10 @@ class Heads(Family):
         return []
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(MAX_REDRAWS):
-            d, h = pick(params["d"], rng), pick(params["h"], rng)
-            if d % h == 0:
-                return {"d": d, "h": h}
-        raise DrawError("could not draw d and h with h dividing d")
+        d, h = pick(params["d"], rng), pick(params["h"], rng)
+        if d % h:
+            raise Redraw("could not draw d and h with h dividing d")
+        return {"d": d, "h": h}
 
     fingerprint = ("d_k", "concat_width", "W_O_shape")
 

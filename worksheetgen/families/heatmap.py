@@ -12,7 +12,15 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import DrawError, SolveError, describe
 from worksheetgen.exact.answers import choice_answer, integer_answer
 from worksheetgen.exact.mathtex import vector
-from worksheetgen.families.base import BoolParam, Family, IntParam, MatrixParam, pick
+from worksheetgen.families.base import (
+    BoolParam,
+    Family,
+    IntParam,
+    MatrixParam,
+    Redraw,
+    pick,
+    redrawn,
+)
 from worksheetgen.families.common import pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
@@ -20,7 +28,8 @@ from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solutio
 if TYPE_CHECKING:
     from worksheetgen.bank.load import Doc
 
-MAX_REDRAWS = 200
+#: draws of the weights before giving up
+TRIES = 200
 UNITS = 20  # drawn weights are multiples of 1/20 = 0.05
 CAUSAL = "causal: every weight above the diagonal is 0"
 NOT_CAUSAL = "not causal: some query puts weight on a later key"
@@ -67,6 +76,8 @@ class Heatmap(Family):
         "key does token t attend to most, and is the weight matrix causal?"
     )
     # one slip only (reading a column instead of a row): too few distractors for format: choice
+    #: the weights are a heatmap block (TikZ, which the preamble loads for it)
+    display_kinds = ("heatmap",)
     slips = ("reads-column",)
     params = (
         IntParam("T", 2, 6, Pinned(4), "number of tokens (rows and columns of A)"),
@@ -148,24 +159,28 @@ class Heatmap(Family):
             return self._given(w, t_row)
         t = pick(params["T"], rng)
         causal = bool(pick(params["causal"], rng))
-        for _ in range(MAX_REDRAWS):
+
+        def weights() -> dict[str, Any]:
+            failed = Redraw(
+                f"could not draw a {t} x {t} heatmap with a row that has one largest "
+                f"weight in {TRIES} tries"
+            )
             w = []
             for i in range(t):
                 visible = i + 1 if causal else t
                 w.append(self._row(rng, visible) + [Fraction(0)] * (t - visible))
             if not causal and is_causal(w):
-                continue
+                raise failed
             if token:
                 if token <= t and top(w[token - 1]) is not None and (token > 1 or not causal):
                     return self._given(w, token - 1)
-                continue
+                raise failed
             rows = askable(w, causal)
-            if rows:
-                return self._given(w, rows[int(rng.integers(len(rows)))])
-        raise DrawError(
-            f"could not draw a {t} x {t} heatmap with a row that has one largest "
-            f"weight in {MAX_REDRAWS} tries"
-        )
+            if not rows:
+                raise failed
+            return self._given(w, rows[int(rng.integers(len(rows)))])
+
+        return redrawn(weights, TRIES)
 
     @staticmethod
     def _row(rng: np.random.Generator, n: int) -> list[Fraction]:

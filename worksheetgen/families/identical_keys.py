@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
-from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import (
     choice_answer,
@@ -23,16 +22,19 @@ from worksheetgen.families.base import (
     Family,
     IntParam,
     MatrixParam,
+    Redraw,
     as_rows,
     cross_check,
     int_matrix,
     pick,
+    redrawn,
 )
-from worksheetgen.families.common import order_problems, pinned
+from worksheetgen.families.common import computed, order_problems, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
-MAX_REDRAWS = 200
+#: draws of Q and K before giving up
+TRIES = 200
 NO_PAIR = "no two keys get equal weight from every query"
 EQUAL_ALWAYS = "equal for every query"
 WEIGHT_OPTIONS = (
@@ -135,7 +137,7 @@ class IdenticalKeys(Family):
         numeric = bool(pick(params["numeric"], rng))
         explain = bool(pick(params["explain"], rng))
         if pinned(params, "Q") is not None:
-            q, k = as_rows(params["Q"].value), as_rows(params["K"].value)
+            q, k = as_rows(pinned(params, "Q")), as_rows(pinned(params, "K"))
             ((a, b),) = equal_pairs(k)
             return {
                 "T": len(q),
@@ -159,17 +161,20 @@ class IdenticalKeys(Family):
         }
         if not numeric:
             return given
-        for _ in range(MAX_REDRAWS):
+
+        def keys_and_queries() -> dict[str, list[list[int]]]:
             k = int_matrix(rng, t, d_k, lo, hi)
             k[b] = list(k[a])
             q = int_matrix(rng, t, d_k, lo, hi)
-            if self._clear(q, k, a):
-                given.update(Q=q, K=k)
-                return given
-        raise DrawError(
-            f"could not draw {t} keys of width {d_k} from {lo}..{hi} with exactly "
-            "one equal pair and distinct score columns; widen low..high or d_k"
-        )
+            if not self._clear(q, k, a):
+                raise Redraw(
+                    f"could not draw {t} keys of width {d_k} from {lo}..{hi} with exactly "
+                    "one equal pair and distinct score columns; widen low..high or d_k"
+                )
+            return {"Q": q, "K": k}
+
+        given.update(redrawn(keys_and_queries, TRIES))
+        return given
 
     @staticmethod
     def _clear(q: list[list[int]], k: list[list[int]], a: int) -> bool:
@@ -224,7 +229,7 @@ class IdenticalKeys(Family):
                 pair_text(x + 1, y + 1) for x, y in combinations(range(given["T"]), 2)
             ) + (NO_PAIR,)
             answers += [
-                int_matrix_answer("scores", r"S = QK^\top", trace.scores),
+                int_matrix_answer("scores", r"S = QK^\top", computed(trace.scores)),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
                 choice_answer(
                     "equal_pair",

@@ -7,15 +7,13 @@ from typing import Any
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe
-from worksheetgen.errors import DrawError, SolveError
+from worksheetgen.errors import SolveError
 from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
-from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, pick
+from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, Redraw, pick
 from worksheetgen.families.common import param_values, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
-
-MAX_REDRAWS = 100
 
 
 def layer_counts(d: int, h: int, d_k: int, d_v: int, wo_shape: tuple[int, int]) -> tuple[int, int]:
@@ -108,14 +106,11 @@ class MultiHead(Family):
         return []
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(MAX_REDRAWS):
-            d = pick(params["d"], rng)
-            hs = [h for h in param_values(params["h"]) if d % h == 0]
-            if hs:
-                h = hs[int(rng.integers(len(hs)))] if len(hs) > 1 else hs[0]
-                break
-        else:
-            raise DrawError(f"could not draw d with a dividing h in {MAX_REDRAWS} tries")
+        d = pick(params["d"], rng)
+        hs = [h for h in param_values(params["h"]) if d % h == 0]
+        if not hs:
+            raise Redraw(f"could not draw d with a dividing h in {self.redraws} tries")
+        h = hs[int(rng.integers(len(hs)))] if len(hs) > 1 else hs[0]
         d_v = pick(params["d_v"], rng)
         return {
             "d": d,

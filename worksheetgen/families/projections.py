@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
-from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import int_matrix_answer, matrix_answer, output_answer
 from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
@@ -24,12 +23,15 @@ from worksheetgen.families.base import (
     Family,
     IntParam,
     MatrixParam,
+    Redraw,
     as_rows,
     cross_check,
     int_matrix,
     pick,
+    redrawn,
 )
 from worksheetgen.families.common import (
+    computed,
     dot_text,
     int_product,
     ints_of,
@@ -41,7 +43,8 @@ from worksheetgen.families.common import (
 from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
-MAX_REDRAWS = 100
+#: draws of the matrices before giving up
+TRIES = 100
 MAX_SCORE = 24  # with a scale (and so any later) step, |QK^T| at most this: e^x stays a
 # calculator number
 LAYOUT = (("X", "T", "d"), ("W_Q", "d", "d_k"), ("W_K", "d", "d_k"), ("W_V", "d", "d_v"))
@@ -130,7 +133,8 @@ class Projections(Family):
         scale = scale or softmax
         shapes = {"X": ("T", "d"), "W_Q": ("d", "d_k"), "W_K": ("d", "d_k"), "W_V": ("d", "d_v")}
         all_pinned = all(pinned(params, n) is not None for n in shapes)
-        for _ in range(MAX_REDRAWS):
+
+        def matrices() -> dict[str, list[list[int]]]:
             mats: dict[str, list[list[int]]] = {}
             for name, (r, c) in shapes.items():
                 fixed = pinned(params, name)
@@ -140,8 +144,7 @@ class Projections(Family):
                     lo, hi = (xlo, xhi) if name == "X" else (wlo, whi)
                     mats[name] = int_matrix(rng, dims[r], dims[c], lo, hi)
             if all_pinned or self._lively(mats, scale, output):
-                break
-        else:
+                return mats
             limit = (
                 (
                     f" and at most {MAX_SCORE} in size (the scale is asked, and e^x of the "
@@ -150,11 +153,13 @@ class Projections(Family):
                 if scale
                 else ""
             )
-            raise DrawError(
+            raise Redraw(
                 "could not draw X (no all-zero token) and W with scores that "
-                f"are not all equal in every row{limit} ({MAX_REDRAWS} tries); "
+                f"are not all equal in every row{limit} ({TRIES} tries); "
                 "change x_low..x_high or w_low..w_high"
             )
+
+        mats = redrawn(matrices, TRIES)
         return {**mats, **dims, "scale": scale, "softmax": softmax, "output": output}
 
     @staticmethod
@@ -237,13 +242,13 @@ class Projections(Family):
             cross_check(item, name, m, np.asarray(x, dtype=float) @ np.asarray(given[w], float))
         trace = self.trace(given)
         floats = attend_float(Q=q, K=k, V=v, d_k=d_k, causal=False)
-        cross_check(item, "scores", ex.matrix_floats(trace.scores), floats["scores"])
+        cross_check(item, "scores", ex.matrix_floats(computed(trace.scores)), floats["scores"])
         shown = tuple(Shown(n, "matrix", ints(given[n])) for n in ("X",) + WEIGHTS)
         answers = [
             int_matrix_answer(n, f"{n} = X{w}", ex.from_ints(m))
             for n, w, m in zip("QKV", WEIGHTS, (q, k, v), strict=True)
         ]
-        answers.append(int_matrix_answer("scores", r"S = QK^\top", trace.scores))
+        answers.append(int_matrix_answer("scores", r"S = QK^\top", computed(trace.scores)))
         parts = [
             Part(f"Compute the {what} ${n} = X{w}$.", n, row_label="token", col_label="dim")
             for n, w, what in zip("QKV", WEIGHTS, ("queries", "keys", "values"), strict=True)
@@ -258,12 +263,12 @@ class Projections(Family):
             answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
             parts.append(Part("Softmax each row over keys: write $A$.", "A"))
         if given["output"]:
-            cross_check(item, "output", ex.matrix_floats(trace.output), floats["output"])
+            cross_check(item, "output", ex.matrix_floats(computed(trace.output)), floats["output"])
             answers.append(
                 output_answer(
                     trace.A,
                     v,
-                    trace.output,
+                    computed(trace.output),
                     decimals,
                     before=trace.scaled if given["scale"] else None,
                 )
@@ -298,7 +303,7 @@ class Projections(Family):
         steps.append(
             Step(
                 "Scores: each query against every key (rows of $Q$ times rows of $K$).",
-                r"S = QK^\top = " + bmatrix(ints(ints_of(trace.scores))),
+                r"S = QK^\top = " + bmatrix(ints(ints_of(computed(trace.scores)))),
                 f"For example, $s_{{1{j + 1}}} = q_1 \\cdot k_{j + 1} = "
                 f"{dot_text(q[0], k[j])}$ (the columns of $K^\\top$ are the "
                 "keys).",

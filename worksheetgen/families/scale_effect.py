@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -10,7 +10,7 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, integer_answer, text_answer
 from worksheetgen.exact.mathtex import vector
-from worksheetgen.families.base import BoolParam, IntParam, pick
+from worksheetgen.families.base import BoolParam, IntParam, Param, pick
 from worksheetgen.families.common import pinned
 from worksheetgen.families.registry import register
 from worksheetgen.families.scaling import Scaling
@@ -45,7 +45,7 @@ class ScaleEffect(Scaling):
     supports_choice = True
     slips = ("scale-by-dk", "no-scale")
     carries = Scaling.carries  # the row's parts (the variance parts carry nothing)
-    params = tuple(
+    params: ClassVar[tuple[Param, ...]] = tuple(
         IntParam(
             "d_k",
             2,
@@ -89,7 +89,7 @@ class ScaleEffect(Scaling):
             given = {"d_k": given["d_k"]}
         return {**given, "softmax": softmax, "variance": variance}
 
-    fingerprint = ("scaled", "A", "var_scaled")
+    fingerprint: ClassVar[tuple[str, ...]] = ("scaled", "A", "var_scaled")
 
     def target_for(self, given: dict[str, Any]) -> str:
         """The scaled softmax when the row is asked, else the scaled variance."""

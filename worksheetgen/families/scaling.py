@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from worksheetgen.attention.compute import Recipe, scale_matrix, softmax_rows
-from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, table, vector_answer
 from worksheetgen.exact.mathtex import sqrt_of, vector
-from worksheetgen.families.base import Carry, Family, IntParam, MatrixParam, cross_check, pick
+from worksheetgen.families.base import (
+    Carry,
+    Family,
+    IntParam,
+    MatrixParam,
+    Param,
+    Redraw,
+    cross_check,
+    pick,
+    redrawn,
+)
+from worksheetgen.families.common import pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
 CHANGE_OPTIONS = ("it lost probability", "it gained probability", "no change")
-MAX_REDRAWS = 50
+#: draws of a row before giving up on one with a single largest score
+ROW_TRIES = 50
 
 
 def _softmax_float(row: list[float]) -> np.ndarray:
@@ -54,7 +65,7 @@ class Scaling(Family):
         ),
     )
     layout = (("row", "rows", "n"),)
-    params = (
+    params: ClassVar[tuple[Param, ...]] = (
         IntParam("n", 2, 4, IntRange(2, 3), "number of keys (entries in the row)"),
         IntParam("d_k", 2, 64, Choices((2, 4, 9)), "key width"),
         IntParam("low", -9, 9, Pinned(0), "smallest score"),
@@ -92,19 +103,22 @@ class Scaling(Family):
         d_k = pick(params["d_k"], rng)
         if "row" in params:
             return {
-                "row": list(params["row"].value[0]),
+                "row": list(pinned(params, "row")[0]),
                 "d_k": d_k,
-                "n": len(params["row"].value[0]),
+                "n": len(pinned(params, "row")[0]),
             }
         n = pick(params["n"], rng)
         lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
-        for _ in range(MAX_REDRAWS):
-            row = rng.integers(lo, hi + 1, size=n).tolist()
-            if row.count(max(row)) == 1:
-                return {"row": row, "d_k": d_k, "n": n}
-        raise DrawError(f"could not draw a row with one largest score from {lo}..{hi}")
 
-    fingerprint = ("scaled", "A")
+        def one_row() -> list[int]:
+            row: list[int] = rng.integers(lo, hi + 1, size=n).tolist()
+            if row.count(max(row)) != 1:
+                raise Redraw(f"could not draw a row with one largest score from {lo}..{hi}")
+            return row
+
+        return {"row": redrawn(one_row, ROW_TRIES), "d_k": d_k, "n": n}
+
+    fingerprint: ClassVar[tuple[str, ...]] = ("scaled", "A")
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
         raw = [ex.number(x) for x in given["row"]]

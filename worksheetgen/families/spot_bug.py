@@ -19,7 +19,6 @@ import numpy as np
 
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, Trace, attend_float
-from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, matrix_answer, output_answer, table
 from worksheetgen.exact.mathtex import bmatrix, ints
@@ -29,10 +28,12 @@ from worksheetgen.families.base import (
     Family,
     IntParam,
     OptionParam,
+    Redraw,
     cross_check,
     int_matrix,
     pick,
 )
+from worksheetgen.families.common import computed
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -44,7 +45,6 @@ PLANTABLE = (
     "softmax-over-columns",
     "mixed-keys",
 )
-MAX_REDRAWS = 100
 
 
 def _values(p: ParamValue) -> tuple[Any, ...]:
@@ -145,26 +145,25 @@ class SpotBug(QKVHead, Family):
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         allowed = _values(params["slip"])
-        for _ in range(MAX_REDRAWS):
-            t, d_k = pick(params["T"], rng), pick(params["d_k"], rng)
-            lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
-            vlo, vhi = sorted((pick(params["v_low"], rng), pick(params["v_high"], rng)))
-            causal = bool(pick(params["causal"], rng))
-            given: dict[str, Any] = {
-                "Q": int_matrix(rng, t, d_k, lo, hi),
-                "K": int_matrix(rng, t, d_k, lo, hi),
-                "V": int_matrix(rng, t, d_k, vlo, vhi),
-                "T": t,
-                "d_k": d_k,
-                "causal": causal,
-            }
-            usable = [n for n in PLANTABLE if n in allowed and mc.get(n).applies(given, {})]
-            if usable:
-                given["slip"] = usable[int(rng.integers(len(usable)))]
-                return given
-        raise DrawError(
-            "could not draw values to which one of the slips " + ", ".join(allowed) + " applies"
-        )
+        t, d_k = pick(params["T"], rng), pick(params["d_k"], rng)
+        lo, hi = sorted((pick(params["low"], rng), pick(params["high"], rng)))
+        vlo, vhi = sorted((pick(params["v_low"], rng), pick(params["v_high"], rng)))
+        causal = bool(pick(params["causal"], rng))
+        given: dict[str, Any] = {
+            "Q": int_matrix(rng, t, d_k, lo, hi),
+            "K": int_matrix(rng, t, d_k, lo, hi),
+            "V": int_matrix(rng, t, d_k, vlo, vhi),
+            "T": t,
+            "d_k": d_k,
+            "causal": causal,
+        }
+        usable = [n for n in PLANTABLE if n in allowed and mc.get(n).applies(given, {})]
+        if not usable:
+            raise Redraw(
+                "could not draw values to which one of the slips " + ", ".join(allowed) + " applies"
+            )
+        given["slip"] = usable[int(rng.integers(len(usable)))]
+        return given
 
     def slips_for(self, given: dict[str, Any]) -> tuple[str, ...]:
         return PLANTABLE
@@ -194,7 +193,11 @@ class SpotBug(QKVHead, Family):
             ),
             matrix_answer("A", "A", right.A, decimals, widen=2),
             output_answer(
-                right.A, v, right.output, decimals, before=right.masked if causal else right.scaled
+                right.A,
+                v,
+                computed(right.output),
+                decimals,
+                before=right.masked if causal else right.scaled,
             ),
         )
         parts = (

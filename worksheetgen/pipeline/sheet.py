@@ -97,15 +97,10 @@ def opening_lines(item: Item, kind: str = "sheet") -> int:
     (``\\wspart`` keeps 6 lines). The LaTeX templates keep that much together on a page, so
     a question never starts at the foot of one page and asks its first part on the next."""
     lines = 3 + len(item.prompt) // 95  # heading, space, the prompt's lines
-    heights = [
-        len(g.value) if g.kind == "matrix" and isinstance(g.value, list) else 1
-        for g in item.solution.shown
-        if g.kind != "heatmap"
-    ]
+    heights = [g.lines for g in item.solution.shown if g.inline]
     if heights:
         lines += max(heights) + 1
-    if any(g.kind == "heatmap" for g in item.solution.shown):
-        lines += 10
+    lines += sum(g.lines for g in item.solution.shown if not g.inline)
     for step in item.solution.shown_steps or ():  # title, display, space
         lines += 2 + max(1, step.math.count(r"\\") + 1 if step.math else 0)
     first = 0
@@ -165,10 +160,24 @@ def make_build(
     )
 
 
+def display_kinds(build: Build, sheets: Sequence[Sheet]) -> list[str]:
+    """The display kinds a document may show (sorted): those the bank's families declare,
+    so a class build's preamble, rendered before any sheet is drawn, loads what they need,
+    and those the given sheets show."""
+    kinds = {k for q in build.bank.questions for k in get_family(q.family).display_kinds}
+    kinds.update(g.kind for sheet in sheets for item in sheet.items for g in item.solution.shown)
+    return sorted(kinds)
+
+
 def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dict[str, Any]:
     """What every document template sees."""
+
+    def kinds(shown: Sequence[Sheet]) -> list[str]:
+        return display_kinds(build, shown)
+
     return {
         "build": build,
+        "display_kinds": kinds,
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
         "sheet_points": sheet_points,

@@ -1406,6 +1406,14 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         margin=margin,
     )
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places, blank_width=blank_width)
+    ext = FORMATS[fmt]
+
+    def display_kind(kind: str) -> Any:
+        """The partial ``shown/<kind>`` of this format, as a module whose ``show(g)`` macro
+        draws a shown value of that kind (loaded once per environment)."""
+        return env.get_template(f"shown/{kind}{ext}.j2").module
+
+    env.globals["display_kind"] = display_kind
     return env
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from worksheetgen.attention import slips as mc
 from worksheetgen.errors import DrawError, WorksheetgenError
 from worksheetgen.families import get_family
-from worksheetgen.families.base import Family
+from worksheetgen.families.base import Family, redrawn
 from worksheetgen.model import Choices, ParamValue, Pinned, QuestionSpec, Solution
 from worksheetgen.solve.rng import generator
 
@@ -93,23 +93,21 @@ def _margins(
         )
     except KeyError:
         found = []
-    also = getattr(family, "margin_also", None)
-    if also is not None:  # (answers, slips): spot the bug's A, for the slip it planted
-        names, slips = also(given)
-        for name in names:
-            named = {c.slip for c in found}
-            found += [
-                c
-                for c in mc.within_margin(
-                    fp,
-                    solution.answer(name),
-                    spec.decimals,
-                    only=slips,
-                    chains=chains,
-                    reach=family.chain_reach(given, name, spec.decimals),
-                )
-                if c.slip not in named
-            ]
+    names, slips = family.margin_also(given)  # spot the bug's A, for the slip it planted
+    for name in names:
+        named = {c.slip for c in found}
+        found += [
+            c
+            for c in mc.within_margin(
+                fp,
+                solution.answer(name),
+                spec.decimals,
+                only=slips,
+                chains=chains,
+                reach=family.chain_reach(given, name, spec.decimals),
+            )
+            if c.slip not in named
+        ]
     return solution, found
 
 
@@ -161,6 +159,15 @@ def settle(
     return Variant(given, rng, 0, fp, kept, tuple(found), fixed=True, solution=solution)
 
 
+def draw_given_values(
+    family: Family, params: dict[str, ParamValue], rng: np.random.Generator
+) -> dict[str, Any]:
+    """One draw of a family's given values: a draw the family refuses (``Redraw``: h does
+    not divide d) is drawn again from the same generator, up to ``family.redraws`` times
+    (``families.base.redrawn``, the one redraw policy); then its message is a DrawError."""
+    return redrawn(lambda: family.draw(params, rng), family.redraws)
+
+
 def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
     """Draw the question's variant on sheet ``sheet_id``, redrawing ambiguous ones."""
     family = get_family(spec.family)
@@ -173,7 +180,7 @@ def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
     fallback: Variant | None = None
     for attempt in range(MAX_REDRAWS + 1):
         try:
-            given = family.draw(spec.params, rng)
+            given = draw_given_values(family, spec.params, rng)
         except DrawError as exc:  # a family's own draw failure: say which question it was
             if exc.file is None:
                 where = _where(spec, sheet_id)
@@ -251,18 +258,15 @@ def sample_contexts(
     exist, e.g. ``prescaled`` drops ``d_k``); the generators are fixed, so the check is the
     same on every run. A draw that fails is skipped: the build reports it.
     """
-    flags = [
-        name
-        for name, v in params.items()
-        if isinstance(v, Choices) and all(isinstance(x, bool) for x in v.values)
-    ][:4]
-    combos = list(itertools.product(*(sorted(set(params[n].values)) for n in flags)))
+    drawn = {n: v for n, v in params.items() if isinstance(v, Choices)}
+    flags = [n for n, v in drawn.items() if all(isinstance(x, bool) for x in v.values)][:4]
+    combos = list(itertools.product(*(sorted(set(drawn[n].values)) for n in flags)))
     out = []
     for i, combo in enumerate(combos):
         pinned = dict(params)
         pinned.update({n: Pinned(v) for n, v in zip(flags, combo, strict=True)})
         try:
-            given = family.draw(pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
+            given = draw_given_values(family, pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
         except WorksheetgenError:
             continue
         context = dict(given)

@@ -63,7 +63,7 @@ def solve_item(
     solution = variant.solution or family.solve(given, spec.decimals, label)
     solution = with_misconceptions(spec, solution, variant, label)
     context = dict(given)
-    context.update(getattr(family, "prompt_context", lambda g: {})(given))
+    context.update(family.prompt_context(given))
     if spec.prompt is not None:
         prompt = render_prompt(
             spec.prompt,
@@ -200,7 +200,7 @@ def _fail(label: str, prop: str, detail: str) -> InvariantError:
 def correct_values(item: Item) -> dict[str, Any]:
     """The exact correct fingerprint values of an item (empty for families without them)."""
     family = get_family(item.spec.family)
-    if not getattr(family, "fingerprint", ()):
+    if not family.fingerprint:
         return {}
     try:
         return dict(family.evaluate(item.given, CORRECT))
