@@ -22,9 +22,10 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES, ROOT
-from worksheetgen.bank import load as bank_module
-from worksheetgen.bank.load import load_banks, parse_yaml
+from worksheetgen.bank import yamldoc as bank_module
+from worksheetgen.bank.load import load_banks
 from worksheetgen.bank.roster import read_roster
+from worksheetgen.bank.yamldoc import parse_yaml
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.pipeline import build as pipeline

@@ -706,7 +706,7 @@ def test_a_roster_with_unprintable_characters_is_refused(runner, tmp_path, char,
 
 
 def test_report_escapes_names_and_ids_as_the_sheets_do(runner, roster_key, tmp_path):
-    from worksheetgen.render.documents import escape_md_inline
+    from worksheetgen.render.markup import escape_md_inline
 
     sheet_id = FORMULA_IDS[0]
     data = json.loads(roster_key.read_text(encoding="utf-8"))

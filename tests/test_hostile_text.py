@@ -289,7 +289,7 @@ def test_heavy_prompts_within_the_documented_limits_stop_at_once(template) -> No
     import time
 
     from worksheetgen.errors import TemplateError
-    from worksheetgen.render.documents import render_prompt
+    from worksheetgen.render.prompts import render_prompt
 
     started = time.monotonic()
     with pytest.raises(TemplateError, match="template not allowed: expected") as err:
@@ -299,7 +299,7 @@ def test_heavy_prompts_within_the_documented_limits_stop_at_once(template) -> No
 
 
 def test_ordinary_prompts_render_as_before() -> None:
-    from worksheetgen.render.documents import render_prompt
+    from worksheetgen.render.prompts import render_prompt
 
     text = (
         "{% for x in S %}{{ x|join(', ') }}; {% endfor %}{{ S|reverse|list }} "
@@ -329,7 +329,7 @@ def test_a_heavy_prompt_stays_interruptible(tmp_path) -> None:
     )
     started = time.monotonic()
     lifted = (
-        "import sys, worksheetgen.render.documents as r; r.MAX_WORK = r.MAX_LOOP_STEPS = "
+        "import sys, worksheetgen.render.prompts as r; r.MAX_WORK = r.MAX_LOOP_STEPS = "
         "r.MAX_PROMPT_CHARS = 10**15; from worksheetgen.cli import main; "
         "sys.argv[0] = 'worksheetgen'; main()"
     )
@@ -466,7 +466,7 @@ def test_math_nested_hundreds_deep_is_refused_at_load(math, tmp_path) -> None:
     ],
 )
 def test_banks_read_numbers_and_booleans_the_yaml_1_2_way(written, value) -> None:
-    from worksheetgen.bank.load import parse_yaml
+    from worksheetgen.bank.yamldoc import parse_yaml
 
     got = parse_yaml(f"a: {written}\nb: '{written}'\n", "bank.yaml").data
     assert got["a"] == value and type(got["a"]) is type(value)
@@ -482,7 +482,7 @@ def test_banks_read_numbers_and_booleans_the_yaml_1_2_way(written, value) -> Non
     ],
 )
 def test_a_number_with_a_leading_zero_is_refused_saying_why(written, words) -> None:
-    from worksheetgen.bank.load import parse_yaml
+    from worksheetgen.bank.yamldoc import parse_yaml
 
     with pytest.raises(BankError, match="expected a number without a leading 0") as err:
         parse_yaml(f"x: 1\na: {written}\n", "bank.yaml")
@@ -641,7 +641,7 @@ def test_math_tex_cannot_set_is_refused_at_load_with_file_line_and_field(
     ],
 )
 def test_math_tex_can_set_still_loads(math) -> None:
-    from worksheetgen.render.documents import math_problems
+    from worksheetgen.render.markup import math_problems
 
     assert math_problems(math) == []
 
@@ -669,7 +669,7 @@ def test_a_tex_error_inside_a_question_names_the_question_and_sheet(
 ) -> None:
     """The last line of defence behind the load-time math checks: TeX's error line is
     translated to the question (and sheet) it is in."""
-    import worksheetgen.render.documents as render
+    import worksheetgen.render.markup as render
 
     monkeypatch.setattr(render, "_tex_problems", lambda math: [])
     bank = tmp_path / "bank.yaml"
@@ -701,7 +701,7 @@ def test_a_tex_error_inside_a_question_names_the_question_and_sheet(
 
 
 def test_long_runs_break_between_letters_but_never_inside_shaped_scripts() -> None:
-    from worksheetgen.render.documents import escape_tex
+    from worksheetgen.render.markup import escape_tex
 
     assert escape_tex("ab" * 15).count(r"\allowbreak{}") == 29
     assert escape_tex("short words stay as written") == "short words stay as written"
@@ -713,7 +713,7 @@ def test_long_runs_break_between_letters_but_never_inside_shaped_scripts() -> No
 
 def test_both_yaml_parsers_read_numbers_the_same_yaml_1_2_way() -> None:
     """libyaml reads most banks, PyYAML's own parser those with a tab: one set of rules."""
-    from worksheetgen.bank.load import parse_yaml
+    from worksheetgen.bank.yamldoc import parse_yaml
 
     text = "a: 1e3\nb: yes\nc: 0x10\nd: 1:30\n"
     fast = parse_yaml(text, "bank.yaml").data
@@ -726,7 +726,7 @@ def test_both_yaml_parsers_read_numbers_the_same_yaml_1_2_way() -> None:
 
 
 def test_markdown_paragraphs_after_unicode_spaces_cannot_start_a_list_or_heading() -> None:
-    from worksheetgen.render.documents import escape_md
+    from worksheetgen.render.markup import escape_md
 
     assert escape_md("\xa0=") == "\xa0\\="
     assert escape_md("a\n\n\u2003- item") == "a\n\n\u2003\\- item"
@@ -745,7 +745,7 @@ def test_a_bank_saved_with_windows_line_ends_still_loads(tmp_path) -> None:
 def test_the_math_sanitizer_prints_braces_beyond_the_nesting_limit() -> None:
     """Math that reaches TeX without the load-time check (a key's text in an export, say)
     never opens more groups than TeX has room for."""
-    from worksheetgen.render.documents import MAX_MATH_NESTING, sanitize_math
+    from worksheetgen.render.markup import MAX_MATH_NESTING, sanitize_math
 
     out = sanitize_math("{" * 300 + "x" + "}" * 300)
     assert out == "{" * MAX_MATH_NESTING + r"\{" * 250 + "x" + r"\}" * 250 + "}" * MAX_MATH_NESTING

@@ -22,7 +22,7 @@ import pytest
 from tests.conftest import needs_tex
 from worksheetgen.cli import main
 from worksheetgen.errors import CompileError
-from worksheetgen.pipeline import sheet as pipeline
+from worksheetgen.pipeline import output as pipeline
 from worksheetgen.tex import run as tex
 
 HANGING_TEX = "\\documentclass{article}\n\\begin{document}\n\\def\\x{\\x}\\x\n\\end{document}\n"

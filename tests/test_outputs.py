@@ -175,8 +175,8 @@ def test_grade_outputs_that_are_not_regular_files_are_refused_before_grading(
 def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
     runner, tmp_path, monkeypatch, make, said, cls
 ):
+    from worksheetgen.pipeline import build as pipeline
     from worksheetgen.pipeline import class_build as classbuild
-    from worksheetgen.pipeline import sheet as pipeline
 
     def no_work(*args, **kwargs):
         raise AssertionError("drawing started")
@@ -199,7 +199,7 @@ def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
 def test_an_out_folder_through_a_symlink_to_nothing_is_refused_before_any_work(
     runner, tmp_path, monkeypatch, where
 ):
-    from worksheetgen.pipeline import sheet as pipeline
+    from worksheetgen.pipeline import build as pipeline
 
     monkeypatch.setattr(pipeline, "make_build", lambda *a, **k: pytest.fail("drawing started"))
     link = tmp_path / "gone"
@@ -561,7 +561,7 @@ def test_a_leftover_whose_lock_is_held_is_kept(tmp_path):
 
 
 def test_tex_folders_a_killed_build_left_in_tmpdir_are_swept(own_tmpdir):
-    from worksheetgen.pipeline.sheet import sweep_leftovers
+    from worksheetgen.pipeline.output import sweep_leftovers
 
     dead = _dead_pid()
     stale = own_tmpdir / f"worksheetgen-tex-{dead}-abcdefgh"

@@ -22,7 +22,7 @@ from tests.conftest import ROOT, needs_tex
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import BankError, CompileError, TemplateError
-from worksheetgen.render.documents import (
+from worksheetgen.render.markup import (
     MATH_COMMANDS,
     MATH_ENVIRONMENTS,
     escape_md,
@@ -30,9 +30,9 @@ from worksheetgen.render.documents import (
     markup_md,
     markup_tex,
     math_problems,
-    render_prompt,
     sanitize_math,
 )
+from worksheetgen.render.prompts import render_prompt
 from worksheetgen.tex import run as tex
 
 CONTEXT = {"T": 3, "d_k": 4, "S": [[1, 2, 0], [0, 1, 3], [2, 2, 1]], "causal": False}

@@ -115,7 +115,7 @@ def test_the_same_template_folder_name_in_two_working_directories_is_two_folders
 def test_a_prompt_is_cached_only_once_it_has_passed_the_checks(tmp_path, monkeypatch):
     import pytest
 
-    from worksheetgen.render import documents as render
+    from worksheetgen.render import prompts as render
 
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path))
     render._prompt_cache_dir.cache_clear()

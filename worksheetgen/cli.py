@@ -256,7 +256,7 @@ def build(
     """
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.build import build as run_build
-    from worksheetgen.pipeline.sheet import BuildOptions
+    from worksheetgen.pipeline.options import BuildOptions
 
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")

@@ -25,7 +25,7 @@ from worksheetgen.keyjson.read import (
     Variant,
     number_text,
 )
-from worksheetgen.render.documents import sanitize_math, split_markup
+from worksheetgen.render.markup import sanitize_math, split_markup
 
 CellContent = Callable[[Cell], str]
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -66,7 +66,7 @@ from worksheetgen.families.common import explicit_dim_problems, shape_dims
 from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
 if TYPE_CHECKING:
-    from worksheetgen.bank.load import Doc
+    from worksheetgen.bank.yamldoc import Doc
 
 
 def _describe(value: Any) -> str:

@@ -22,7 +22,7 @@ from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Solution, Step
 
 if TYPE_CHECKING:
-    from worksheetgen.bank.load import Doc
+    from worksheetgen.bank.yamldoc import Doc
 
 
 @dataclass(frozen=True)

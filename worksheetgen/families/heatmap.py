@@ -26,7 +26,7 @@ from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
-    from worksheetgen.bank.load import Doc
+    from worksheetgen.bank.yamldoc import Doc
 
 #: draws of the weights before giving up
 TRIES = 200

@@ -27,7 +27,7 @@ from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import load_key
 from worksheetgen.grading.responses import read_responses, shorten
 from worksheetgen.grading.score import GradeResult, PartResult, grade
-from worksheetgen.render.documents import escape_md_inline
+from worksheetgen.render.markup import escape_md_inline
 
 SCORES_FILE = "scores.csv"
 REPORT_FILE = "report.md"

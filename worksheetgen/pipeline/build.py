@@ -14,19 +14,9 @@ from worksheetgen.errors import UsageError
 from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.pipeline import class_build as classbuild
-from worksheetgen.pipeline.sheet import (
-    BuildOptions,
-    BuildResult,
-    check_out,
-    check_seed,
-    check_target,
-    folder_name,
-    load_bank,
-    make_build,
-    render_all,
-    sweep_leftovers,
-    write_atomically,
-)
+from worksheetgen.pipeline.options import BuildOptions, BuildResult, check_seed
+from worksheetgen.pipeline.output import check_out, check_target, sweep_leftovers, write_atomically
+from worksheetgen.pipeline.sheet import folder_name, load_bank, make_build, render_all
 
 __all__ = ["BuildOptions", "BuildResult", "build", "build_class"]
 

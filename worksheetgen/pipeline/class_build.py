@@ -31,16 +31,9 @@ from worksheetgen.errors import CompileError, UsageError, WorksheetgenError
 from worksheetgen.files import failures_as_errors, release
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Bank, Build, Student
-from worksheetgen.pipeline.sheet import (
-    BuildResult,
-    check_out,
-    check_seed,
-    document_context,
-    load_bank,
-    staging_folder,
-    swap_into_place,
-    sweep_leftovers,
-)
+from worksheetgen.pipeline.options import BuildResult, check_seed
+from worksheetgen.pipeline.output import check_out, staging_folder, swap_into_place, sweep_leftovers
+from worksheetgen.pipeline.sheet import document_context, load_bank
 from worksheetgen.render.documents import render_document
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.speed.workers import ForkMap

@@ -1,4 +1,6 @@
-"""Markup and escaping, the prompt sandbox, and the Jinja2 documents.
+"""From solved sheets to documents: ``markup`` (escaping and safe math for LaTeX and
+Markdown), ``prompts`` (the bank prompts' sandbox), ``documents`` (the Jinja2 environments,
+filters and templates that render sheets and keys).
 
 May import: exact, speed, and the shared modules.
 """

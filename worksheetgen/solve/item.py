@@ -29,7 +29,7 @@ from worksheetgen.model import (
     Solution,
     Student,
 )
-from worksheetgen.render.documents import render_prompt
+from worksheetgen.render.prompts import render_prompt
 from worksheetgen.solve.draw import Variant, draw_variant, item_label, settle
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -1,0 +1,49 @@
+"""The options of a build and what it returns, checked before any work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import UsageError
+from worksheetgen.model import Build
+
+MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What the user asked for."""
+
+    seed: int
+    banks: tuple[str, ...] = ()
+    out: str = "output"
+    pdf: bool = True
+    title: str | None = None
+    decimals: int | None = None
+    template_dir: str | None = None
+    exports: tuple[str, ...] = ()  # LMS formats written beside key.json (moodle, gift, qti)
+    roster: str | None = None  # a class roster CSV: one sheet per student
+    versions: int | None = None  # or N anonymous versions A, B, C, ...
+    jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """Where a build wrote what."""
+
+    folder: Path
+    files: tuple[str, ...]
+    build: Build = field(repr=False)
+    sheet_count: int = 1  # class builds stream their sheets: build.sheets is empty there
+    item_count: int | None = None
+    details: Any = field(default=None, repr=False)  # a class build's ClassStats
+    swept: tuple[Path, ...] = ()  # what killed builds had left, removed before this one
+
+
+def check_seed(seed: int) -> int:
+    """A seed must be a non-negative integer that fits in 63 bits."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed: expected a non-negative integer, got {seed!r}")
+    return seed

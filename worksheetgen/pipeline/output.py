@@ -1,0 +1,138 @@
+"""Where a build goes and how it gets there: the --out folder checked before any work, a
+staging folder beside the target, and the swap into place with interrupts held, so the target
+is always the old build or the new one; what a killed build left is swept.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from worksheetgen.errors import UsageError
+from worksheetgen.files import (
+    check_replaceable,
+    failures_as_errors,
+    release,
+    sweep_stale,
+    temp_folder,
+)
+
+
+def check_out(out: str | Path) -> None:
+    """Refuse an ``--out`` that cannot hold build folders, before any work is done: a file,
+    a path through a file, or a folder (or its nearest existing parent) we cannot write."""
+    path = Path(out)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        what = (
+            f"the file {path}"
+            if existing == path
+            else f"{path}, a path through the file {existing}"
+        )
+        raise UsageError(f"expected a folder to write builds into, got {what}", field="--out")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"expected a folder we can write to, got {existing} (permission denied)", field="--out"
+        )
+    # a symlink to nothing on the way (the folder itself or a parent) is refused now, not
+    # after all the work
+    check_replaceable(path, folder=True, what="a folder to write builds into")
+
+
+def check_target(target: Path) -> None:
+    """Refuse a build folder that is not ours to replace (a file, a device, a symlink to
+    nothing, ...) before any drawing or TeX work is done."""
+    check_replaceable(target, folder=True)
+
+
+def sweep_leftovers(out: str | Path, pdf: bool) -> tuple[Path, ...]:
+    """Remove what builds killed with ``kill -9`` left: their temporary folders in ``out``
+    and (``pdf``) their TeX working folders in TMPDIR (see outfiles.sweep_stale)."""
+    swept = sweep_stale(out)
+    if pdf:
+        swept += sweep_stale(tempfile.gettempdir(), tmpdir=True)
+    return tuple(swept)
+
+
+def staging_folder(target: Path) -> Path:
+    """A new empty temporary sibling of ``target`` to write a build into, readable as any
+    new folder is, named by our pid and locked while the build runs (so that the next build
+    can tell it from a killed build's leftover: outfiles.sweep_stale)."""
+    check_target(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return temp_folder(target.parent, target.name)
+    except OSError as exc:
+        raise UsageError(
+            f"expected a folder to write builds into, got {target.parent} ({exc.strerror or exc})",
+            field="--out",
+        ) from None
+
+
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done (main thread only), then raise it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(
+            signal.SIGINT, previous if previous is not None else signal.default_int_handler
+        )
+    if held:
+        raise KeyboardInterrupt
+
+
+def swap_into_place(tmp: Path, target: Path) -> None:
+    """Move the finished folder ``tmp`` to ``target``, replacing an earlier build only now.
+
+    Ctrl-C is held during the two renames, so the target is always the old build or the new
+    one, never missing.
+    """
+    with interrupts_held():
+        check_target(target)  # still so, after all the work
+        old = None
+        if target.exists():
+            old = temp_folder(target.parent, target.name, "old")
+            os.replace(target, old / "previous")
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            if old is not None:
+                os.replace(old / "previous", target)
+                old.rmdir()
+                release(old)
+            raise
+        release(tmp)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+            release(old)
+
+
+def write_atomically(target: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` into a temporary sibling of ``target``, then swap it into place; a
+    full disk is one line (outfiles.write_failure), with the temporary folder removed."""
+    tmp = staging_folder(target)
+    try:
+        with failures_as_errors(target, rename=(tmp, target)):
+            for name, data in files.items():
+                path = tmp / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            swap_into_place(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        release(tmp)
