@@ -16,6 +16,7 @@ from typing import Any
 
 from worksheetgen.errors import ExportError
 from worksheetgen.exact import mathtex
+from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.keyjson.read import (
     Cell,
     Choice,
@@ -382,7 +383,7 @@ def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
             p.text = f"{prefix}Answer: {right.label}. {choice_text(right)}"
             continue
         assert a is not None
-        if a.kind in ("matrix", "vector", "scalar", "shape"):
+        if a.kind in NUMERIC_KINDS:
             p.text = prefix + math(answer_tex(a))
             if a.tolerance:
                 p.text += f" (accepted within ±{number_text(a.tolerance)} of the exact value)"

@@ -62,6 +62,7 @@ import numpy as np
 
 from worksheetgen.attention.compute import Recipe, rounding_chains
 from worksheetgen.errors import DrawError, SolveError, describe, did_you_mean
+from worksheetgen.exact.rounding import half_unit
 from worksheetgen.families.common import explicit_dim_problems, shape_dims
 from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
@@ -552,7 +553,7 @@ class Family:
         args = self.chain_args(given)
         if args is None:
             return 0.0
-        h = 0.5 * 10.0**-decimals
+        h = half_unit(decimals)
         weights = min(1.0, math.expm1(2 * h)) + h
         if name == "A":
             return weights

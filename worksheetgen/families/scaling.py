@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from worksheetgen.attention.compute import Recipe, scale_matrix, softmax_rows
+from worksheetgen.attention.compute import Recipe, scale_matrix, softmax_float, softmax_rows
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, table, vector_answer
 from worksheetgen.exact.mathtex import sqrt_of, vector
@@ -32,9 +32,7 @@ ROW_TRIES = 50
 
 
 def _softmax_float(row: list[float]) -> np.ndarray:
-    x = np.asarray(row, dtype=float)
-    e = np.exp(x - x.max())
-    return e / e.sum()
+    return softmax_float(np.asarray(row, dtype=float))
 
 
 @register

@@ -14,9 +14,11 @@ from typing import Any
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, sums_to_one
 from worksheetgen.errors import InvariantError, SolveError
+from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.exact.mathtex import decimals_of, value_math
 from worksheetgen.exact.number import Ex, is_zero
 from worksheetgen.exact.number import rounded as round_ex
+from worksheetgen.exact.rounding import half_unit
 from worksheetgen.families import get_family
 from worksheetgen.model import (
     Choice,
@@ -303,7 +305,7 @@ def _add_pairs(value: Any, printed: Any, out: list[tuple[Any, Any]]) -> None:
 def _check_printed(item: Item, exact: dict[str, Any], label: str) -> None:
     prop = "exact and rounded agree to the printed digits"
     for a in item.solution.answers:
-        if a.kind not in ("matrix", "vector", "scalar", "shape"):
+        if a.kind not in NUMERIC_KINDS:
             continue
         for value, text in _cell_pairs(a.value, a.rounded):
             if isinstance(value, list | tuple) or isinstance(text, list | tuple):
@@ -313,7 +315,7 @@ def _check_printed(item: Item, exact: dict[str, Any], label: str) -> None:
                 if t != value:
                     raise _fail(label, prop, f"{a.name}: {value} printed as {t}")
                 continue
-            half = 0.5 * 10.0 ** (-decimals_of(t))
+            half = half_unit(decimals_of(t))
             if abs(float(value) - float(t)) > half * (1 + 1e-9) + 1e-12:
                 raise _fail(label, prop, f"{a.name}: {value} is printed as {t}")
         if a.name in exact:
