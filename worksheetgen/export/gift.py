@@ -20,19 +20,16 @@ from typing import Any
 
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html
-from worksheetgen.export.moodle import category_path
+from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
     KeyPart,
     KeyQuestion,
-    Slip,
     Variant,
     category_name,
     choice_feedback,
     gradable_parts,
-    number_text,
-    slip_sentence,
     variant_name,
     written_parts,
 )
@@ -48,29 +45,24 @@ def gift_escape(text: str) -> str:
     return " ".join(out.replace("\r", " ").replace("\n", " ").split(" "))
 
 
-def _slip_text(slip: Slip) -> str:
-    return slip_sentence(slip.misconceptions, slip.descriptions)
-
-
 def _fb(text: str) -> str:
-    return f"#{gift_escape(text)}" if text else ""
+    """Feedback (HTML, as the question's text), kept off Moodle's filters."""
+    return f"#{gift_escape(html.protected_html(text))}" if text else ""
 
 
 def numeric_answer(cell: Cell) -> str:
-    """The answer block of one number, or of one masked entry (short answer)."""
-    tol = number_text(cell.tolerance)
+    """The answer block of one number (the answers Moodle XML gives it, in the same order),
+    or of one masked entry (short answer)."""
     if cell.masked:
         alts = [f"={gift_escape(s)}" for s in MASKED_SPELLINGS]
-        for slip in cell.slips:
-            if slip.value is not None:
-                for text in dict.fromkeys([slip.printed, number_text(slip.value)]):
-                    alts.append(f"=%0%{gift_escape(text)}{_fb(_slip_text(slip))}")
+        for text, feedback in masked_answers(cell):
+            alts.append(f"=%0%{gift_escape(text)}{_fb(feedback)}")
         return "{" + " ".join(alts) + "}"
-    assert cell.value is not None
-    alts = [f"={number_text(cell.value)}:{tol}{_fb('Correct.')}"]
-    for slip in cell.slips:
-        if slip.value is not None:
-            alts.append(f"=%0%{number_text(slip.value)}:{tol}{_fb(_slip_text(slip))}")
+    alts = [
+        ("=" if a.fraction == 100 else "=%0%")
+        + f"{a.value}:{a.tolerance}{_fb(a.feedback or 'Correct.')}"
+        for a in numeric_answers(cell)
+    ]
     return "{#" + " ".join(alts) + "}"
 
 
