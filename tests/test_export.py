@@ -427,7 +427,9 @@ def test_moodle_pick_one_answer_is_a_gap_and_written_part_an_essay_with_grader_i
     right = [htmllib.unescape(a.findtext("text")) for a in answers if a.get("fraction") == "100"]
     assert right == ["<span>without the scale</span>"]
     essay = by_idnumber(questions, "q-words:s1:written")
-    assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "1"
+    # the written part of a mixed question has no points of its own: the key's total holds
+    assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "0"
+    assert "carries no points of its own" in essay.find("questiontext/text").text
     info = htmllib.unescape(essay.find("graderinfo/text").text)
     assert r"The variance of \(q \cdot k\) grows like \(d_k\)." in info
     assert essay.findtext("generalfeedback/text") in (None, "")  # not shown to students
@@ -617,19 +619,22 @@ def test_qti_groups_variants_of_each_question_and_picks_one(runner, key_file):
         assert g.findtext(f"{QTI}selection_ordering/{QTI}selection/{QTI}selection_number") == "1"
         assert len(g.findall(f"{QTI}item")) == 2  # the two sheets' variants
     points = [g.findtext(f".//{QTI}points_per_item") for g in groups]
-    assert points == ["2", "4", "1", "3", "1"]  # a mixed question's written part: 1 point
+    assert points == ["2", "4", "1", "3", "0"]  # a mixed question's written part: none
 
 
 def test_qti_numerical_question_has_exact_value_and_margin_from_the_key(runner, key_file):
     _, root = unzip_qti(export(runner, key_file, "qti"))
     item = items_by_title(root)["1. q-prob [s1]"]
     assert qtype(item) == "numerical_question"
-    cond = item.find(f".//{QTI}respcondition[@continue='No']")
-    exact = cond.findtext(f".//{QTI}varequal")
-    low, high = cond.findtext(f".//{QTI}vargte"), cond.findtext(f".//{QTI}varlte")
-    assert float(exact) == pytest.approx(WORKED, abs=1e-15)
-    assert Decimal(high) - Decimal(exact) == Decimal("0.005")
-    assert Decimal(exact) - Decimal(low) == Decimal("0.005")
+    printed, within = item.findall(f".//{QTI}respcondition[@continue='No']")
+    # first the printed value (Canvas shows it as the answer) with no margin of its own ...
+    assert printed.findtext(f".//{QTI}varequal") == "0.80"
+    assert printed.findtext(f".//{QTI}vargte") == printed.findtext(f".//{QTI}varlte") == "0.80"
+    # ... then the key's margin around the exact value, as a range
+    assert within.find(f"{QTI}conditionvar/{QTI}or") is None
+    low, high = within.findtext(f".//{QTI}vargte"), within.findtext(f".//{QTI}varlte")
+    exact = Decimal(repr(WORKED))
+    assert Decimal(high) - exact == Decimal("0.005") == exact - Decimal(low)
 
 
 def test_qti_multiple_choice_has_distractors_with_feedback_naming_the_slip(runner, key_file):

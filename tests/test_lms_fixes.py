@@ -18,12 +18,15 @@ from pathlib import Path
 import pytest
 
 from tests.test_export import (
+    QTI,
     by_idnumber,
     export,
     fixture_key,
     gaps,
+    items_by_title,
     moodle_questions,
     parse_gift,
+    unzip_qti,
 )
 
 ROOT2 = 2**0.5
@@ -279,3 +282,101 @@ def test_gift_texts_are_kept_off_the_filters(runner, key_file):
         assert _unprotected(q["text"]) == [], q["name"]
         for a in q["answers"]:
             assert _unprotected(a[-1]) == [], q["name"]
+
+
+# ---------------------------------------------------------------- Canvas
+
+
+def _blanks(item: ET.Element) -> dict[str, list[str]]:
+    return {
+        lid.get("ident")[len("response_") :]: [
+            lab.findtext(f".//{QTI}mattext") for lab in lid.iter(f"{QTI}response_label")
+        ]
+        for lid in item.iter(f"{QTI}response_lid")
+    }
+
+
+def test_canvas_blanks_accept_the_spellings_a_student_types_and_say_which(runner, key_file):
+    _, root = unzip_qti(export(runner, key_file, "qti"))
+    item = items_by_title(root)["5. q-slips [s1]"]
+    blanks = _blanks(item)
+    # 0.50 ± 0.005 at 2 places: trailing zeros, a leading +, no leading zero
+    for typed in ("0.50", "0.5", "0.500", "+0.50", ".50", ".5", "+.5", "+0.500"):
+        assert typed in blanks["p0"], typed
+    for typed in ("0.49", "0.51", "0.5000", "0.501", "1/2"):
+        assert typed not in blanks["p0"], typed
+    assert blanks["p0"][0] == "0.50"  # the printed value first
+    assert {"1.41", "1.410", "+1.41"} <= set(blanks["p3"])
+    assert "1.4" not in blanks["p3"]  # 1.40 lies outside √2 ± 0.005
+    assert "1.414" not in blanks["p3"]  # more digits: the question says so
+    assert all(len(texts) <= 40 for texts in blanks.values())  # bounded
+    text = item.find(f"{QTI}presentation/{QTI}material/{QTI}mattext").text
+    assert "give each number to 2 or 3 decimal places" in text
+    assert "trailing zeros left out or one more" in text and "more digits are marked wrong" in text
+
+
+def test_canvas_whole_numbers_accept_a_point_zero_and_a_plus():
+    from worksheetgen.export.qti import accepted_texts, spelling_note
+    from worksheetgen.keyjson.read import Cell
+
+    cell = Cell(key="n", label="", value=2.0, printed="2", tolerance=0.0, exact=None)
+    assert accepted_texts(cell) == ["2", "2.0", "+2", "+2.0"]
+    assert "2.0 and +2 are accepted" in spelling_note([0])
+    minus = Cell(key="m", label="", value=-0.5, printed="-0.50", tolerance=0.0, exact=None)
+    assert {"-0.50", "−0.50", "-.5", "−.50", "-0.500"} <= set(accepted_texts(minus))
+
+
+def _canvas_score(item: ET.Element, typed: str) -> int:
+    """Canvas's scoring of a numerical item: the first condition that holds sets the score."""
+    x = Decimal(typed)
+    for cond in item.iter(f"{QTI}respcondition"):
+        var = cond.find(f"{QTI}conditionvar")
+        setvar = cond.find(f"{QTI}setvar")
+        if setvar is None:
+            continue
+        exact = [Decimal(e.text) for e in var.iter(f"{QTI}varequal")]
+        low = [Decimal(e.text) for e in var.iter(f"{QTI}vargte")]
+        high = [Decimal(e.text) for e in var.iter(f"{QTI}varlte")]
+        if x in exact or (low and high and low[0] <= x <= high[0]):
+            return int(setvar.text)
+    return 0
+
+
+def test_canvas_numerical_shows_the_printed_value_and_keeps_the_keys_margin(runner, key_file):
+    _, root = unzip_qti(export(runner, key_file, "qti"))
+    item = items_by_title(root)["6. q-one [s1]"]
+    first = item.find(f".//{QTI}respcondition[@continue='No']")
+    assert first.findtext(f".//{QTI}varequal") == "0.80"  # what Canvas shows as the answer
+    for typed, score in (("0.80", 100), ("0.7995", 100), ("0.8093", 100), ("0.7993", 0)):
+        assert _canvas_score(item, typed) == score, typed
+
+
+def test_quiz_totals_are_the_keys_total(runner, key_file):
+    key = json.loads(key_file.read_text(encoding="utf-8"))
+    total = sum(q["points"] for q in key["sheets"][0]["questions"])
+    files, _ = unzip_qti(export(runner, key_file, "qti"))
+    (meta,) = [v for k, v in files.items() if k.endswith("assessment_meta.xml")]
+    ns = "{http://canvas.instructure.com/xsd/cccv1p0}"
+    assert Decimal(ET.fromstring(meta).findtext(f"{ns}points_possible")) == total
+    # Moodle: a mixed question's written part (an essay of its own) adds no mark
+    questions = moodle_questions(export(runner, key_file, "moodle"))
+    essay = by_idnumber(questions, "q-words:s1:written")
+    assert Decimal(essay.findtext("defaultgrade")) == 0
+
+
+def test_note_bank_totals_agree_in_canvas(tmp_path):
+    from click.testing import CliRunner
+
+    from tests.conftest import ROOT
+    from worksheetgen.cli import main
+
+    args = ["build", "--seed", "42", "--bank", str(ROOT / "banks" / "note.yaml"), "--no-pdf"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--export", "qti"])
+    assert result.exit_code == 0, result.output
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    total = sum(Decimal(str(q["points"])) for q in key["sheets"][0]["questions"])
+    files, _ = unzip_qti(folder / "canvas-qti.zip")
+    (meta,) = [v for k, v in files.items() if k.endswith("assessment_meta.xml")]
+    ns = "{http://canvas.instructure.com/xsd/cccv1p0}"
+    assert Decimal(ET.fromstring(meta).findtext(f"{ns}points_possible")) == total

@@ -488,6 +488,16 @@ def key_html(v: Variant, parts: Sequence[KeyPart]) -> str:
     return serialize(root)
 
 
+def written_part_note(v: Variant) -> str:
+    """What a mixed question's written part says about its points (it has none of its own,
+    so the LMS totals what the key totals)."""
+    return (
+        "This written part is graded by hand and carries no points of its own: the "
+        f"question's {number_text(v.points)} point(s) are in its other parts, as on the "
+        "printed key."
+    )
+
+
 def any_masked(parts: Sequence[KeyPart]) -> bool:
     """True when some cell a student writes is −∞."""
     return any(p.answer is not None and any(c.masked for c in p.answer.cells) for p in parts)

@@ -8,8 +8,11 @@ Mapping (see the README's "Exporting to an LMS"):
   NUMERICAL gap per entry with the tolerance, a SHORTANSWER gap for a masked (−∞) entry that
   accepts -inf, −∞ or "masked", MULTICHOICE_V gaps for choices
 - written parts (kind text)         -> ``essay`` with the model answer as grader information
-  (in a "(written part)" category of its own when the question also has graded parts)
-Wrong answers a misconception produces get their own 0 % answers whose feedback names the slip.
+  (in a "(written part)" category of its own, worth 0, when the question also has graded
+  parts)
+A number's printed value is its first answer (Moodle shows it as the correct one); wrong answers
+a misconception produces get 0 % answers whose feedback names every slip they match. Every text
+is kept off Moodle's emoticon and URL filters (see html.protect).
 """
 
 from __future__ import annotations
@@ -347,6 +350,8 @@ def _essay(
     single = len(parts) == 1
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, single)
+    if grade != v.points:
+        html.add(root, "p", html.written_part_note(v))
     q = _head(quiz, "essay", v, name, html.serialize(root), "", grade, idnumber)
     _el(q, "responseformat", "editor")
     _el(q, "responserequired", "1")
@@ -396,14 +401,15 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         for v, parts in written:
             if parts:
                 suffix = " (written)" if has_graded else ""
-                # a mixed question's written part has no points of its own in the key: 1
+                # a mixed question's written part has no points of its own in the key: 0, so
+                # the quiz totals what the key totals
                 _essay(
                     quiz,
                     v,
                     parts,
                     variant_name(v) + suffix,
                     f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""),
-                    1.0 if has_graded else v.points,
+                    0.0 if has_graded else v.points,
                 )
                 flush()
 
