@@ -574,7 +574,7 @@ def test_gift_multiple_choice_and_essay_read_back(runner, key_file):
     mc = next(q for q in questions if q["name"] == "3. q-mc [s1]")
     assert [w for w, _, _ in mc["answers"]] == [0, 100, 0]
     assert "no-scale" in mc["answers"][0][2] and "scale-by-dk" in mc["answers"][2][2]
-    assert htmllib.unescape(mc["answers"][1][1]).startswith(r"<span>\(\begin{bmatrix} 0.80")
+    assert htmllib.unescape(mc["answers"][1][1]).startswith(r"B. <span>\(\begin{bmatrix} 0.80")
     essay = next(q for q in questions if q["name"] == "4. q-words [s1] (written)")
     assert essay["kind"] == "essay"
     assert r"grows like \(d_k\)" in htmllib.unescape(essay["general"])

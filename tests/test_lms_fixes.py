@@ -380,3 +380,18 @@ def test_note_bank_totals_agree_in_canvas(tmp_path):
     (meta,) = [v for k, v in files.items() if k.endswith("assessment_meta.xml")]
     ns = "{http://canvas.instructure.com/xsd/cccv1p0}"
     assert Decimal(ET.fromstring(meta).findtext(f"{ns}points_possible")) == total
+
+
+def test_gift_choices_keep_the_printed_letters_and_say_moodle_may_reorder(runner, key_file):
+    questions = parse_gift(export(runner, key_file, "gift").read_text(encoding="utf-8"))
+    mc = next(q for q in questions if q["name"] == "3. q-mc [s1]")
+    letters = [htmllib.unescape(a[1]).split(".", 1)[0] for a in mc["answers"]]
+    assert letters == ["A", "B", "C"]  # the sheet's order and letters, whatever Moodle shows
+    assert "Moodle may show the options in another order" in htmllib.unescape(mc["text"])
+    pick = next(q for q in questions if q["name"] == "4. q-words [s1]")
+    assert [htmllib.unescape(a[1]) for a in pick["answers"]] == [
+        "A. <span>without the scale</span>",
+        "B. <span>with the scale</span>",
+        "C. <span>equally peaked</span>",
+    ]
+    assert "letter on the printed sheet" in htmllib.unescape(pick["text"])
