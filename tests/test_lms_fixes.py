@@ -395,3 +395,56 @@ def test_gift_choices_keep_the_printed_letters_and_say_moodle_may_reorder(runner
         "C. <span>equally peaked</span>",
     ]
     assert "letter on the printed sheet" in htmllib.unescape(pick["text"])
+
+
+def test_every_slip_a_student_writes_gets_named_in_a_real_banks_moodle_export(tmp_path):
+    """The note bank, built and exported: in every numerical gap and question, what each slip
+    prints is matched by an answer naming that slip, and the printed key value comes first."""
+    from click.testing import CliRunner
+
+    from tests.conftest import ROOT
+    from worksheetgen.cli import main
+    from worksheetgen.keyjson.read import gradable_parts, load_key
+
+    args = ["build", "--seed", "42", "--bank", str(ROOT / "banks" / "note.yaml"), "--no-pdf"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--export", "moodle"])
+    assert result.exit_code == 0, result.output
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    doc = load_key(folder / "key.json")
+    questions = moodle_questions(folder / "moodle.xml")
+    checked = 0
+    for q in doc.questions:
+        for v in q.variants:
+            parts = gradable_parts(v)
+            if not parts or any(p.choices for p in parts):
+                continue
+            xq = by_idnumber(questions, f"{v.qid}:{v.sheet_id}")
+            if xq.get("type") == "numerical":
+                answer_lists = [numerical_answers(xq)]
+            elif xq.get("type") == "cloze":
+                answer_lists = [
+                    cloze_answers(alts) if kind == "NUMERICAL" else [] for kind, alts in gaps(xq)
+                ]
+            else:
+                continue
+            cells = [
+                c
+                for p in parts
+                for c in ((p.answer.cells if p.kind != "choice" else (None,)) if p.answer else ())
+            ]
+            assert len(cells) == len(answer_lists), v.where
+            for cell, answers in zip(cells, answer_lists, strict=True):
+                if cell is None or cell.masked:
+                    continue
+                assert Decimal(answers[0][1]) == Decimal(cell.printed)
+                for slip in cell.slips:
+                    typed = slip.printed
+                    if abs(Decimal(typed) - Decimal(repr(cell.value))) <= Decimal(
+                        repr(cell.tolerance)
+                    ):
+                        continue  # the margin takes it: no mark can tell it from the key
+                    fraction, _, _, feedback = first_match(answers, typed)
+                    assert fraction == 0, (v.where, cell.label, typed)
+                    assert all(m in feedback for m in slip.misconceptions), (v.where, typed)
+                    checked += 1
+    assert checked > 20
