@@ -276,6 +276,12 @@ def gaps(question: ET.Element) -> list[tuple[str, list[tuple[str, str, str]]]]:
     return [(m.group(2), split_alts(htmllib.unescape(m.group(3)))) for m in GAP.finditer(text)]
 
 
+def exact_answer(alts: list[tuple[str, str, str]]) -> str:
+    """A numerical gap's exact answer with the key's tolerance: its last 100 % answer (the
+    printed value, where it differs, comes first)."""
+    return [a for f, a, _ in alts if f == "100"][-1]
+
+
 def num(answer: str) -> tuple[float, float]:
     value, tol = answer.split(":")
     return float(value), float(tol)
@@ -315,13 +321,19 @@ def test_moodle_scalar_is_numerical_with_the_keys_tolerance_and_slips_as_zero_an
         assert q.get("type") == "numerical"
         answers = q.findall("answer")
         right = [a for a in answers if a.get("fraction") == "100"]
-        assert len(right) == 1
-        assert float(right[0].findtext("text")) == pytest.approx(value, abs=1e-15)
-        assert float(right[0].findtext("tolerance")) == 0.005
-        (wrong,) = [a for a in answers if a.get("fraction") == "0"]
-        assert float(wrong.findtext("text")) == pytest.approx(math.exp(2) / (1 + math.exp(2)))
-        assert "no-scale" in wrong.findtext("feedback/text")
-        assert float(wrong.findtext("tolerance")) == 0.005
+        # the printed value first (Moodle shows it as the correct answer), inside the margin
+        printed = "0.80" if sheet == "s1" else "0.73"
+        assert Decimal(right[0].findtext("text")) == Decimal(printed)
+        inner = Decimal(right[0].findtext("tolerance"))
+        assert inner == Decimal("0.005") - abs(Decimal(printed) - Decimal(repr(value)))
+        assert float(right[1].findtext("text")) == pytest.approx(value, abs=1e-15)
+        assert float(right[1].findtext("tolerance")) == 0.005
+        wrong = [a for a in answers if a.get("fraction") == "0"]
+        slip = math.exp(2) / (1 + math.exp(2))
+        assert [float(a.findtext("text")) for a in wrong] == pytest.approx([0.88, slip])
+        for a in wrong:
+            assert "no-scale" in a.findtext("feedback/text")
+            assert float(a.findtext("tolerance")) == 0.005
 
 
 def test_moodle_question_text_has_the_exact_prompt_and_mathjax_math(runner, key_file):
@@ -368,20 +380,19 @@ def test_moodle_matrices_are_cloze_with_a_numerical_gap_per_entry_and_masked_cel
     for (kind, alts), want in zip(masked_table, expected_masked, strict=True):
         if want is not None:
             assert kind == "NUMERICAL"
-            assert num(alts[0][1]) == (want, 0.005)
+            assert num(exact_answer(alts)) == (want, 0.005)
     # A: the tiny probability keeps its value (never rounded to 0), tolerance from the key
     expected_a = [1.0, 0.0, TINY, BIG]
     for (kind, alts), want in zip(a_table, expected_a, strict=True):
         assert kind == "NUMERICAL" and alts[0][0] == "100"
-        value, tol = num(alts[0][1])
+        value, tol = num(exact_answer(alts))
         assert value == pytest.approx(want, abs=1e-15) and tol == 0.01
-    assert num(a_table[2][1][0][1])[0] > 3e-4
-    # where the slip changes A, the slip's value is a 0 % answer that names it
+    assert num(exact_answer(a_table[2][1]))[0] > 3e-4
+    # where the slip changes A, the slip's printed and exact values are 0 % answers naming it
     kind, alts = a_table[0]
-    assert [(f, num(a)[0]) for f, a, _ in alts[1:]] == [
-        ("0", pytest.approx(math.exp(2) / (math.exp(2) + 1)))
-    ]
-    assert "mask-with-zero" in alts[1][2]
+    wrong = [(a, fb) for f, a, fb in alts if f == "0"]
+    assert [num(a)[0] for a, _ in wrong] == pytest.approx([0.88, math.exp(2) / (math.exp(2) + 1)])
+    assert all("mask-with-zero" in fb for _, fb in wrong)
     # the general feedback shows the key and says the tiny entry is not 0
     feedback = htmllib.unescape(q.find("generalfeedback/text").text)
     assert r"\begin{bmatrix} 1.00 & 0.00 \\ 0.00 & 1.00 \end{bmatrix}" in feedback
@@ -416,7 +427,9 @@ def test_moodle_pick_one_answer_is_a_gap_and_written_part_an_essay_with_grader_i
     right = [htmllib.unescape(a.findtext("text")) for a in answers if a.get("fraction") == "100"]
     assert right == ["<span>without the scale</span>"]
     essay = by_idnumber(questions, "q-words:s1:written")
-    assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "1"
+    # the written part of a mixed question has no points of its own: the key's total holds
+    assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "0"
+    assert "carries no points of its own" in essay.find("questiontext/text").text
     info = htmllib.unescape(essay.find("graderinfo/text").text)
     assert r"The variance of \(q \cdot k\) grows like \(d_k\)." in info
     assert essay.findtext("generalfeedback/text") in (None, "")  # not shown to students
@@ -529,10 +542,13 @@ def test_gift_numerical_questions_carry_value_tolerance_and_named_slips(runner, 
     q = next(q for q in questions if q["name"] == "1. q-prob [s1]")
     assert q["kind"] == "numerical"
     assert q["category"] == "$course$/top/Fixture sheet/01 q-prob - One probability"
-    (right,) = [a for a in q["answers"] if a[0] == 100]
+    printed, right = [a for a in q["answers"] if a[0] == 100]
+    assert printed[1] == 0.80  # first: Moodle shows it as the correct answer
+    assert printed[2] == pytest.approx(0.005 - abs(0.80 - WORKED), abs=1e-15)
     assert right[1] == pytest.approx(WORKED, abs=1e-15) and right[2] == 0.005
-    (slip,) = [a for a in q["answers"] if a[0] == 0]
-    assert slip[1] == pytest.approx(math.exp(2) / (1 + math.exp(2))) and "no-scale" in slip[3]
+    slips = [a for a in q["answers"] if a[0] == 0]
+    assert [a[1] for a in slips] == pytest.approx([0.88, math.exp(2) / (1 + math.exp(2))])
+    assert all("no-scale" in a[3] for a in slips)
 
 
 def test_gift_splits_matrices_into_one_question_per_entry_in_a_category_per_variant(
@@ -549,7 +565,7 @@ def test_gift_splits_matrices_into_one_question_per_entry_in_a_category_per_vari
     assert masked["kind"] == "choice"  # a short answer: every alternative starts with =
     assert {a for w, a, _ in masked["answers"] if w == 100} >= {"-inf", "−∞", "masked"}
     tiny = next(q for q in questions if q["name"].endswith("A query 2, key 1"))
-    (right,) = [a for a in tiny["answers"] if a[0] == 100]
+    right = [a for a in tiny["answers"] if a[0] == 100][-1]
     assert right[1] == pytest.approx(TINY, rel=1e-12) and right[2] == 0.01
 
 
@@ -558,7 +574,7 @@ def test_gift_multiple_choice_and_essay_read_back(runner, key_file):
     mc = next(q for q in questions if q["name"] == "3. q-mc [s1]")
     assert [w for w, _, _ in mc["answers"]] == [0, 100, 0]
     assert "no-scale" in mc["answers"][0][2] and "scale-by-dk" in mc["answers"][2][2]
-    assert htmllib.unescape(mc["answers"][1][1]).startswith(r"<span>\(\begin{bmatrix} 0.80")
+    assert htmllib.unescape(mc["answers"][1][1]).startswith(r"B. <span>\(\begin{bmatrix} 0.80")
     essay = next(q for q in questions if q["name"] == "4. q-words [s1] (written)")
     assert essay["kind"] == "essay"
     assert r"grows like \(d_k\)" in htmllib.unescape(essay["general"])
@@ -603,19 +619,22 @@ def test_qti_groups_variants_of_each_question_and_picks_one(runner, key_file):
         assert g.findtext(f"{QTI}selection_ordering/{QTI}selection/{QTI}selection_number") == "1"
         assert len(g.findall(f"{QTI}item")) == 2  # the two sheets' variants
     points = [g.findtext(f".//{QTI}points_per_item") for g in groups]
-    assert points == ["2", "4", "1", "3", "1"]  # a mixed question's written part: 1 point
+    assert points == ["2", "4", "1", "3", "0"]  # a mixed question's written part: none
 
 
 def test_qti_numerical_question_has_exact_value_and_margin_from_the_key(runner, key_file):
     _, root = unzip_qti(export(runner, key_file, "qti"))
     item = items_by_title(root)["1. q-prob [s1]"]
     assert qtype(item) == "numerical_question"
-    cond = item.find(f".//{QTI}respcondition[@continue='No']")
-    exact = cond.findtext(f".//{QTI}varequal")
-    low, high = cond.findtext(f".//{QTI}vargte"), cond.findtext(f".//{QTI}varlte")
-    assert float(exact) == pytest.approx(WORKED, abs=1e-15)
-    assert Decimal(high) - Decimal(exact) == Decimal("0.005")
-    assert Decimal(exact) - Decimal(low) == Decimal("0.005")
+    printed, within = item.findall(f".//{QTI}respcondition[@continue='No']")
+    # first the printed value (Canvas shows it as the answer) with no margin of its own ...
+    assert printed.findtext(f".//{QTI}varequal") == "0.80"
+    assert printed.findtext(f".//{QTI}vargte") == printed.findtext(f".//{QTI}varlte") == "0.80"
+    # ... then the key's margin around the exact value, as a range
+    assert within.find(f"{QTI}conditionvar/{QTI}or") is None
+    low, high = within.findtext(f".//{QTI}vargte"), within.findtext(f".//{QTI}varlte")
+    exact = Decimal(repr(WORKED))
+    assert Decimal(high) - exact == Decimal("0.005") == exact - Decimal(low)
 
 
 def test_qti_multiple_choice_has_distractors_with_feedback_naming_the_slip(runner, key_file):
@@ -824,11 +843,11 @@ def test_real_build_moodle_has_the_notes_worked_example_with_key_tolerances(prac
     scaled, a = found[:4], found[4:8]
     r2 = math.sqrt(2)
     for (kind, alts), want in zip(scaled, [r2, 0, 0, r2], strict=True):
-        value, tol = num(alts[0][1])
+        value, tol = num(exact_answer(alts))
         assert kind == "NUMERICAL" and value == pytest.approx(want, abs=1e-12)
         assert tol == worked["tolerance"]["scaled"] >= 0.005
     for (kind, alts), want in zip(a, [WORKED, 1 - WORKED, 1 - WORKED, WORKED], strict=True):
-        value, tol = num(alts[0][1])
+        value, tol = num(exact_answer(alts))
         assert kind == "NUMERICAL" and value == pytest.approx(want, abs=1e-12)
         assert tol == worked["tolerance"]["A"] >= 0.005  # half a unit of 0.01, or wider
 
@@ -857,7 +876,7 @@ def test_real_build_qti_and_gift_parse_back(practice_build):
         for q in questions
         if q["name"].startswith("1. worked-example [") and q["name"].endswith("A query 1, key 1")
     )
-    (right,) = [a for a in a11["answers"] if a[0] == 100]
+    right = [a for a in a11["answers"] if a[0] == 100][-1]
     assert right[1] == pytest.approx(WORKED, abs=1e-12)
 
 

@@ -20,19 +20,16 @@ from typing import Any
 
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html
-from worksheetgen.export.moodle import category_path
+from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
     KeyPart,
     KeyQuestion,
-    Slip,
     Variant,
     category_name,
     choice_feedback,
     gradable_parts,
-    number_text,
-    slip_sentence,
     variant_name,
     written_parts,
 )
@@ -48,52 +45,60 @@ def gift_escape(text: str) -> str:
     return " ".join(out.replace("\r", " ").replace("\n", " ").split(" "))
 
 
-def _slip_text(slip: Slip) -> str:
-    return slip_sentence(slip.misconceptions, slip.descriptions)
-
-
 def _fb(text: str) -> str:
-    return f"#{gift_escape(text)}" if text else ""
+    """Feedback (HTML, as the question's text), kept off Moodle's filters."""
+    return f"#{gift_escape(html.protected_html(text))}" if text else ""
 
 
 def numeric_answer(cell: Cell) -> str:
-    """The answer block of one number, or of one masked entry (short answer)."""
-    tol = number_text(cell.tolerance)
+    """The answer block of one number (the answers Moodle XML gives it, in the same order),
+    or of one masked entry (short answer)."""
     if cell.masked:
         alts = [f"={gift_escape(s)}" for s in MASKED_SPELLINGS]
-        for slip in cell.slips:
-            if slip.value is not None:
-                for text in dict.fromkeys([slip.printed, number_text(slip.value)]):
-                    alts.append(f"=%0%{gift_escape(text)}{_fb(_slip_text(slip))}")
+        for text, feedback in masked_answers(cell):
+            alts.append(f"=%0%{gift_escape(text)}{_fb(feedback)}")
         return "{" + " ".join(alts) + "}"
-    assert cell.value is not None
-    alts = [f"={number_text(cell.value)}:{tol}{_fb('Correct.')}"]
-    for slip in cell.slips:
-        if slip.value is not None:
-            alts.append(f"=%0%{number_text(slip.value)}:{tol}{_fb(_slip_text(slip))}")
+    alts = [
+        ("=" if a.fraction == 100 else "=%0%")
+        + f"{a.value}:{a.tolerance}{_fb(a.feedback or 'Correct.')}"
+        for a in numeric_answers(cell)
+    ]
     return "{#" + " ".join(alts) + "}"
 
 
+#: GIFT cannot keep the printed order: Moodle shuffles its options and letters them anew
+CHOICE_NOTE = (
+    "Each option starts with its letter on the printed sheet; Moodle may show the options "
+    "in another order, with letters of its own."
+)
+
+
+def _lettered(label: str, text_html: str) -> str:
+    """An option's HTML led by its printed letter ("B. ...")."""
+    return gift_escape(html.protected_html(f"{label}. ") + text_html)
+
+
 def choices_answer(part: KeyPart) -> str:
-    """The answer block of a multiple-choice item, feedback naming each slip."""
+    """The answer block of a multiple-choice item, each option led by its printed letter,
+    feedback naming each slip."""
     alts = []
     for c in part.choices:
         mark = "=" if c.correct else "~"
         text = html.inline_html(html.choice_text(c))
-        alts.append(f"{mark}{gift_escape(text)}{_fb(choice_feedback(c))}")
+        alts.append(f"{mark}{_lettered(c.label, text)}{_fb(choice_feedback(c))}")
     return "{" + " ".join(alts) + "}"
 
 
 def options_answer(part: KeyPart) -> str:
-    """The answer block of a pick-one answer (kind choice)."""
+    """The answer block of a pick-one answer (kind choice), each option led by its letter."""
     a = part.answer
     assert a is not None
     fb = _fb(html.markup_text(a.explanation)) if a.explanation else ""
     alts = [
         ("=" if o == a.value else "~")
-        + gift_escape(html.inline_html(o))
+        + _lettered(chr(ord("A") + k), html.inline_html(o))
         + (fb if o == a.value else "")
-        for o in a.options
+        for k, o in enumerate(a.options)
     ]
     return "{" + " ".join(alts) + "}"
 
@@ -125,9 +130,9 @@ def _one(v: Variant, part: KeyPart) -> str | None:
     """The one GIFT question for a single-part variant, when GIFT can ask it as one."""
     name = variant_name(v)
     if part.choices:
-        return _question(name, _text(v, 0, part, True), choices_answer(part))
+        return _question(name, _text(v, 0, part, True, CHOICE_NOTE), choices_answer(part))
     if part.kind == "choice":
-        return _question(name, _text(v, 0, part, True), options_answer(part))
+        return _question(name, _text(v, 0, part, True, CHOICE_NOTE), options_answer(part))
     if part.kind == "scalar":
         assert part.answer is not None
         return _question(name, _text(v, 0, part, True), numeric_answer(part.answer.cells[0]))
@@ -162,10 +167,10 @@ def _split(v: Variant, parts: Sequence[KeyPart]) -> Iterator[str]:
         letter = "" if single else html.part_letter(i) + " "
         name = f"{variant_name(v)} {letter}".rstrip()
         if part.choices:
-            yield question(name, i, part, choices_answer(part))
+            yield question(name, i, part, choices_answer(part), CHOICE_NOTE)
             continue
         if part.kind == "choice":
-            yield question(name, i, part, options_answer(part))
+            yield question(name, i, part, options_answer(part), CHOICE_NOTE)
             continue
         assert part.answer is not None
         for cell in part.answer.cells:

@@ -8,6 +8,7 @@ can put a cloze gap and Canvas a ``[blank]`` where the student writes.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
 from collections.abc import Callable, Sequence
@@ -192,8 +193,87 @@ class XmlStream:
                 self._check.done()
 
 
+#: Moodle's default emoticons (its emoticon filter is on by default and turns them into
+#: pictures: a part "(h)" would show a heart) and the starts of what its URL filter links
+EMOTICONS = (
+    ":-)", ":)", ":-D", ";-)", ":-/", "V-.", ":-P", ":-p", "B-)", "^-)", "8-)", "8-o",
+    ":-(", "8-.", ":-I", ":-X", ":o)", "P-|", "8-[", ":-o", "xx-P", "|-.", "}-]",
+    "(h)", "(y)", "(n)", "(martin)", "( )",
+)  # fmt: skip
+_FILTERED = re.compile(
+    "|".join(re.escape(e) for e in sorted(EMOTICONS, key=len, reverse=True))
+    + r"|(?:https?|ftp)://\S+|www\.\S+",
+    re.IGNORECASE,
+)
+_MATH = re.compile(r"(\\\(.*?\\\))", re.DOTALL)
+NOLINK = "nolink"  # the class Moodle's emoticon and URL filters leave alone
+WORD_JOINER = "\u2060"
+
+
+def _math_safe(tex: str) -> str:
+    """Math with an empty group ``{}`` after the first character of anything a filter would
+    rewrite (``(h)`` becomes ``({}h)``: the same formula, no emoticon)."""
+    return _FILTERED.sub(lambda m: m.group(0)[0] + "{}" + m.group(0)[1:], tex)
+
+
+def _runs(text: str) -> list[str]:
+    """``text`` split as plain, protected, plain, protected, ..., plain (math made safe)."""
+    out = [""]
+    for k, piece in enumerate(_MATH.split(text)):
+        if k % 2:
+            out[-1] += _math_safe(piece)
+            continue
+        at = 0
+        for m in _FILTERED.finditer(piece):
+            out[-1] += piece[at : m.start()]
+            out += [m.group(0), ""]
+            at = m.end()
+        out[-1] += piece[at:]
+    return out
+
+
+def _nolink(text: str, tail: str) -> ET.Element:
+    span = ET.Element("span", {"class": NOLINK})
+    span.text = text
+    span.tail = tail
+    return span
+
+
+def protect(root: ET.Element) -> None:
+    """Keep Moodle's filters off every text of a tree: what its emoticon or URL filter would
+    rewrite goes in a ``<span class="nolink">`` (math gets an empty group instead)."""
+    for el in list(root.iter()):
+        if el.get("class") == NOLINK:
+            continue  # protected already (a tree serialized twice)
+        if el.text and _FILTERED.search(el.text):
+            runs = _runs(el.text)
+            el.text = runs[0]
+            for k in range(1, len(runs), 2):
+                el.insert(k // 2, _nolink(runs[k], runs[k + 1]))
+        for child in list(el):
+            if child.tail and _FILTERED.search(child.tail):
+                runs = _runs(child.tail)
+                child.tail = runs[0]
+                at = list(el).index(child) + 1
+                for k in range(1, len(runs), 2):
+                    el.insert(at + k // 2, _nolink(runs[k], runs[k + 1]))
+
+
+def protected_html(text: str) -> str:
+    """Plain text (math included) as HTML that Moodle's filters leave as written."""
+    return inline_html(text)[len("<span>") : -len("</span>")]
+
+
+def protected_plain(text: str) -> str:
+    """Plain text where HTML cannot go (a cloze gap's feedback): a word joiner after the first
+    character of anything a filter would rewrite (it reads the same)."""
+    runs = _runs(text)
+    return "".join(r if k % 2 == 0 else r[0] + WORD_JOINER + r[1:] for k, r in enumerate(runs))
+
+
 def serialize(root: ET.Element) -> str:
-    """One HTML fragment."""
+    """One HTML fragment, kept off Moodle's filters (see :func:`protect`)."""
+    protect(root)
     return ET.tostring(root, encoding="unicode", method="html")
 
 
@@ -406,6 +486,16 @@ def key_html(v: Variant, parts: Sequence[KeyPart]) -> str:
     root = ET.Element("div", {"class": "worksheetgen-key"})
     add_key(root, v, parts)
     return serialize(root)
+
+
+def written_part_note(v: Variant) -> str:
+    """What a mixed question's written part says about its points (it has none of its own,
+    so the LMS totals what the key totals)."""
+    return (
+        "This written part is graded by hand and carries no points of its own: the "
+        f"question's {number_text(v.points)} point(s) are in its other parts, as on the "
+        "printed key."
+    )
 
 
 def any_masked(parts: Sequence[KeyPart]) -> bool:

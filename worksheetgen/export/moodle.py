@@ -8,8 +8,11 @@ Mapping (see the README's "Exporting to an LMS"):
   NUMERICAL gap per entry with the tolerance, a SHORTANSWER gap for a masked (−∞) entry that
   accepts -inf, −∞ or "masked", MULTICHOICE_V gaps for choices
 - written parts (kind text)         -> ``essay`` with the model answer as grader information
-  (in a "(written part)" category of its own when the question also has graded parts)
-Wrong answers a misconception produces get their own 0 % answers whose feedback names the slip.
+  (in a "(written part)" category of its own, worth 0, when the question also has graded
+  parts)
+A number's printed value is its first answer (Moodle shows it as the correct one); wrong answers
+a misconception produces get 0 % answers whose feedback names every slip they match. Every text
+is kept off Moodle's emoticon and URL filters (see html.protect).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
@@ -39,6 +44,11 @@ from worksheetgen.keyjson.read import (
 )
 
 PENALTY = "0.3333333"
+
+
+def plain_feedback(text: str) -> str:
+    """Feedback inside a cloze gap, kept off Moodle's filters and escaped for the gap."""
+    return html.protected_plain(text)
 
 
 def _text(parent: ET.Element, tag: str, text: str, fmt: str | None = "html") -> ET.Element:
@@ -64,7 +74,7 @@ def _category(quiz: ET.Element, path: str, info: str) -> None:
     q = ET.SubElement(quiz, "question", {"type": "category"})
     cat = ET.SubElement(q, "category")
     ET.SubElement(cat, "text").text = path
-    _text(q, "info", info)
+    _text(q, "info", html.protected_html(info))
 
 
 def _head(
@@ -101,35 +111,121 @@ def _alt(fraction: str, answer: str, feedback: str = "") -> str:
     return f"{fraction}{answer}{fb}"
 
 
+@dataclass(frozen=True)
+class NumericAnswer:
+    """One answer of a Moodle numerical question or gap: a fraction (100 or 0), a decimal
+    with its tolerance, and the feedback."""
+
+    fraction: int
+    value: str
+    tolerance: str
+    feedback: str
+
+
+def _decimal(text: str) -> Decimal | None:
+    """A printed number as a Decimal (``−`` read as ``-``), or None when it is not one."""
+    try:
+        d = Decimal(text.strip().replace("\u2212", "-"))
+    except InvalidOperation:
+        return None
+    return d if d.is_finite() else None
+
+
+def _plain(d: Decimal) -> str:
+    """A Decimal as plain text without needless zeros ('0.26', '2', '0.0007864')."""
+    text = format(d, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _slip_points(slip: Slip) -> dict[Decimal, str]:
+    """Where a slip's answer lies, with its text: its printed value (what a student writes)
+    and its exact value."""
+    assert slip.value is not None
+    found: dict[Decimal, str] = {}
+    printed = _decimal(slip.printed)
+    if printed is not None:
+        found[printed] = format(printed, "f")
+    found.setdefault(Decimal(repr(slip.value)), number_text(slip.value))
+    return found
+
+
+def _named(slips: Sequence[Slip]) -> str:
+    """Feedback naming every slip of ``slips`` (each once)."""
+    found: dict[str, str] = {}
+    for s in slips:
+        for m, d in zip(s.misconceptions, s.descriptions, strict=True):
+            found.setdefault(m, d)
+    return slip_sentence(list(found), list(found.values()))
+
+
+def numeric_answers(cell: Cell) -> list[NumericAnswer]:
+    """The answers of one (unmasked) number, in the order Moodle tries them.
+
+    Moodle takes the first answer that matches and shows the first 100 % one as "the correct
+    answer", so the printed value comes first (with the part of the margin that stays inside
+    the key's), then the exact value with the key's tolerance. Each slip follows at its
+    printed value and at its exact value (where these lie outside the key's margin), each
+    with the key's tolerance; its feedback names every slip whose answer that one matches.
+    """
+    assert cell.value is not None
+    exact = Decimal(repr(cell.value))
+    tol = Decimal(repr(cell.tolerance))
+    out = []
+    printed = _decimal(cell.printed)
+    if printed is not None and printed != exact and abs(printed - exact) <= tol:
+        inner = _plain(tol - abs(printed - exact))
+        out.append(NumericAnswer(100, format(printed, "f"), inner, ""))
+    out.append(NumericAnswer(100, number_text(cell.value), number_text(cell.tolerance), ""))
+    slips = [s for s in cell.slips if s.value is not None]
+    seen: set[Decimal] = set()
+    for slip in slips:
+        for point, text in _slip_points(slip).items():
+            if point in seen or abs(point - exact) <= tol:
+                continue
+            seen.add(point)
+            named = [s for s in slips if any(abs(x - point) <= tol for x in _slip_points(s))]
+            out.append(NumericAnswer(0, text, number_text(cell.tolerance), _named(named)))
+    return out
+
+
+def masked_answers(cell: Cell) -> list[tuple[str, str]]:
+    """The 0 % answers of a masked entry's short-answer gap: each text a slip writes there
+    (printed and exact) with feedback naming every slip that writes it."""
+    texts: dict[str, list[Slip]] = {}
+    for slip in cell.slips:
+        if slip.value is None:
+            continue
+        for text in dict.fromkeys([slip.printed, number_text(slip.value)]):
+            texts.setdefault(text, []).append(slip)
+    return [(text, _named(slips)) for text, slips in texts.items()]
+
+
 def numeric_gap(cell: Cell) -> str:
     """A NUMERICAL gap (or SHORTANSWER for a masked cell) with the slips as 0 % answers."""
-    tol = number_text(cell.tolerance)
     if cell.masked:
         alts = [_alt("=", cloze_escape(s)) for s in MASKED_SPELLINGS]
-        for slip in cell.slips:
-            if slip.value is None:
-                continue
-            for text in dict.fromkeys([slip.printed, number_text(slip.value)]):
-                alts.append(_alt("%0%", cloze_escape(text), _slip_text(slip)))
+        for text, feedback in masked_answers(cell):
+            alts.append(_alt("%0%", cloze_escape(text), plain_feedback(feedback)))
         return "{1:SHORTANSWER:" + "~".join(alts) + "}"
-    assert cell.value is not None
-    alts = [_alt("=", f"{number_text(cell.value)}:{tol}")]
-    for slip in cell.slips:
-        if slip.value is not None:
-            alts.append(_alt("%0%", f"{number_text(slip.value)}:{tol}", _slip_text(slip)))
+    alts = [
+        _alt(
+            "=" if a.fraction == 100 else "%0%",
+            f"{a.value}:{a.tolerance}",
+            plain_feedback(a.feedback),
+        )
+        for a in numeric_answers(cell)
+    ]
     return "{1:NUMERICAL:" + "~".join(alts) + "}"
-
-
-def _slip_text(slip: Slip) -> str:
-    return slip_sentence(slip.misconceptions, slip.descriptions)
 
 
 def choices_gap(part: KeyPart) -> str:
     """A MULTICHOICE_V gap for a multiple-choice item, feedback naming each slip."""
     alts = []
     for c in part.choices:
-        text = cloze_escape(html.choice_text(c))
-        alts.append(_alt("=" if c.correct else "", text, choice_feedback(c)))
+        text = cloze_escape(html.protected_plain(html.choice_text(c)))
+        alts.append(_alt("=" if c.correct else "", text, plain_feedback(choice_feedback(c))))
     return "{1:MULTICHOICE_V:" + "~".join(alts) + "}"
 
 
@@ -137,7 +233,9 @@ def option_gap(part: KeyPart) -> str:
     """A MULTICHOICE_V gap for a pick-one answer (kind choice)."""
     a = part.answer
     assert a is not None
-    alts = [_alt("=" if o == a.value else "", cloze_escape(o)) for o in a.options]
+    alts = [
+        _alt("=" if o == a.value else "", cloze_escape(html.protected_plain(o))) for o in a.options
+    ]
     return "{1:MULTICHOICE_V:" + "~".join(alts) + "}"
 
 
@@ -200,15 +298,13 @@ def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber:
         v.points,
         idnumber,
     )
-    answers = [(100, cell.value, "Correct.")]
-    answers += [(0, s.value, _slip_text(s)) for s in cell.slips if s.value is not None]
-    for fraction, value, feedback in answers:
+    for one in numeric_answers(cell):
         ans = ET.SubElement(
-            q, "answer", {"fraction": str(fraction), "format": "moodle_auto_format"}
+            q, "answer", {"fraction": str(one.fraction), "format": "moodle_auto_format"}
         )
-        ET.SubElement(ans, "text").text = number_text(value)
-        _text(ans, "feedback", feedback)
-        _el(ans, "tolerance", number_text(cell.tolerance))
+        ET.SubElement(ans, "text").text = one.value
+        _text(ans, "feedback", html.protected_html(one.feedback or "Correct."))
+        _el(ans, "tolerance", one.tolerance)
     _el(q, "unitgradingtype", "0")
     _el(q, "unitpenalty", "0.1000000")
     _el(q, "showunits", "3")
@@ -232,7 +328,7 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
     _el(q, "shuffleanswers", "false")  # keep the printed order (the item's own shuffle)
     _el(q, "answernumbering", "ABCD")
     _el(q, "showstandardinstruction", "0")
-    _text(q, "correctfeedback", "Correct.")
+    _text(q, "correctfeedback", "Correct.")  # no filter rewrites these two
     _text(q, "partiallycorrectfeedback", "")
     _text(q, "incorrectfeedback", "Not correct.")
     if part.choices:
@@ -244,7 +340,7 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
     for correct, text, feedback in options:
         ans = ET.SubElement(q, "answer", {"fraction": "100" if correct else "0", "format": "html"})
         ET.SubElement(ans, "text").text = html.inline_html(text)
-        _text(ans, "feedback", feedback)
+        _text(ans, "feedback", html.protected_html(feedback))
 
 
 def _essay(
@@ -254,6 +350,8 @@ def _essay(
     single = len(parts) == 1
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, single)
+    if grade != v.points:
+        html.add(root, "p", html.written_part_note(v))
     q = _head(quiz, "essay", v, name, html.serialize(root), "", grade, idnumber)
     _el(q, "responseformat", "editor")
     _el(q, "responserequired", "1")
@@ -303,14 +401,15 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         for v, parts in written:
             if parts:
                 suffix = " (written)" if has_graded else ""
-                # a mixed question's written part has no points of its own in the key: 1
+                # a mixed question's written part has no points of its own in the key: 0, so
+                # the quiz totals what the key totals
                 _essay(
                     quiz,
                     v,
                     parts,
                     variant_name(v) + suffix,
                     f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""),
-                    1.0 if has_graded else v.points,
+                    0.0 if has_graded else v.points,
                 )
                 flush()
 

@@ -2,16 +2,19 @@
 
 Each question of the key is a question group (a QTI section with ``selection_number`` 1)
 holding one item per variant, so Canvas draws one variant per student. Items:
-- one number (scalar)               -> ``numerical_question``: the exact value with a margin
-  (``varequal`` or ``vargte``/``varlte`` bounds = value ± tolerance from key.json)
+- one number (scalar)               -> ``numerical_question``: the printed value first (what
+  Canvas shows as the answer), then the range value ± tolerance from key.json
 - a multiple-choice item (choices)  -> ``multiple_choice_question``, each distractor with
   feedback naming its slip; a pick-one answer (kind choice) likewise
 - written parts (kind text)         -> ``essay_question``, model answer as general feedback
 - anything else (matrices, vectors, shapes, several parts) -> ``fill_in_multiple_blanks_question``
   with one blank per entry. Canvas compares blanks as text, so each blank accepts every
-  decimal with the printed number of digits that lies within the tolerance (0.80, 0.8, .80 ...
-  for 0.8044 ± 0.005), a masked entry accepts -inf, −∞ and "masked", and a choice part accepts
-  its option's letter or text. The question text says how to write the numbers.
+  decimal with the printed number of digits that lies within the tolerance, as a student
+  writes it (0.80, 0.8, 0.800, .80, +0.80 ... for 0.8044 ± 0.005), a masked entry accepts
+  -inf, −∞ and "masked", and a choice part accepts its option's letter or text. The question
+  text says exactly how to write the numbers.
+- the written part of a question with graded parts is worth 0 (and says so): the quiz totals
+  what the key totals.
 """
 
 from __future__ import annotations
@@ -131,13 +134,16 @@ def _intro(v: Variant) -> ET.Element:
 
 
 def _spellings(k: int, d: int) -> list[str]:
-    """The ways to write the decimal k / 10**d: '0.80', '0.8', '.80', '.8'; '1.00', '1.0', '1'."""
+    """The ways a student writes the decimal k / 10**d: as printed, without trailing zeros,
+    with one trailing zero more, without the leading 0, with a leading + (or − for -):
+    '0.80', '0.8', '0.800', '.80', '+0.80', ...; '2', '2.0', '+2'."""
     full = f"{Decimal(k).scaleb(-d):.{d}f}"
     forms = [full]
     while "." in forms[-1] and forms[-1].endswith("0"):
         forms.append(forms[-1][:-1])
     if forms[-1].endswith("."):
         forms[-1] = forms[-1][:-1]
+    forms.append(full + ("0" if "." in full else ".0"))
     out = []
     for f in forms:
         out.append(f)
@@ -145,7 +151,31 @@ def _spellings(k: int, d: int) -> list[str]:
             out.append(f.replace("0.", ".", 1))
     if k < 0:
         out += [f.replace("-", "−", 1) for f in list(out)]
+    elif k > 0:
+        out += ["+" + f for f in list(out)]
     return list(dict.fromkeys(x for x in out if x not in ("", "-", ".", "-0", "−0")))
+
+
+def spelling_note(digits: Sequence[int]) -> str:
+    """How to write the numbers of a blanks item, exactly as its blanks accept them."""
+    ds = sorted(set(digits))
+    if ds == [0]:
+        return (
+            "Canvas compares the text you type: write whole numbers as whole numbers (2); "
+            "2.0 and +2 are accepted too."
+        )
+    d = max(ds)
+    places = " or ".join(str(x) for x in ds) + (
+        " decimal place" if ds == [1] else " decimal places"
+    )
+    example = f"{Decimal(5).scaleb(-1):.{d}f}"  # 0.5 written to d places: 0.50
+    zeros = f"{example.rstrip('0')} or {example}0 for {example}" if d > 1 else f"{example}0"
+    return (
+        f"Canvas compares the text you type: give each number to {places}, as in the "
+        f"printed key ({example}). Also accepted: trailing zeros left out or one more "
+        f"({zeros}), no leading zero ({example[1:]}), a leading + (+{example}), − or - "
+        "for a minus; more digits are marked wrong."
+    )
 
 
 def accepted_texts(cell: Cell) -> list[str]:
@@ -165,7 +195,7 @@ def accepted_texts(cell: Cell) -> list[str]:
             f"expected a tolerance of a few printed digits for a Canvas blank, "
             f"got ±{number_text(cell.tolerance)} at {d} decimals"
         )
-    out: list[str] = []
+    out: list[str] = list(_spellings(int(printed_k), d))  # the printed value first
     for k in range(int(lo), int(hi) + 1):
         out += _spellings(k, d)
     return list(dict.fromkeys(out))
@@ -196,13 +226,30 @@ def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None
     _general_feedback(res)
     exact = Decimal(repr(cell.value))
     margin = Decimal(repr(cell.tolerance))
-    cond = _el(res, "respcondition", **{"continue": "No"})
-    alt = _el(_el(cond, "conditionvar"), "or")
-    _el(alt, "varequal", number_text(cell.value), respident="response1")
-    both = _el(alt, "and")
-    _el(both, "vargte", _decimal_text(exact - margin), respident="response1")
-    _el(both, "varlte", _decimal_text(exact + margin), respident="response1")
-    _el(cond, "setvar", "100", action="Set", varname="SCORE")
+    printed = Decimal(cell.printed)
+    if printed != exact:
+        # first the printed value (Canvas shows it as the answer), then the key's whole
+        # margin as a range
+        cond = _el(res, "respcondition", **{"continue": "No"})
+        alt = _el(_el(cond, "conditionvar"), "or")
+        _el(alt, "varequal", format(printed, "f"), respident="response1")
+        both = _el(alt, "and")
+        _el(both, "vargte", format(printed, "f"), respident="response1")
+        _el(both, "varlte", format(printed, "f"), respident="response1")
+        _el(cond, "setvar", "100", action="Set", varname="SCORE")
+        cond = _el(res, "respcondition", **{"continue": "No"})
+        within = _el(cond, "conditionvar")
+        _el(within, "vargte", _decimal_text(exact - margin), respident="response1")
+        _el(within, "varlte", _decimal_text(exact + margin), respident="response1")
+        _el(cond, "setvar", "100", action="Set", varname="SCORE")
+    else:
+        cond = _el(res, "respcondition", **{"continue": "No"})
+        alt = _el(_el(cond, "conditionvar"), "or")
+        _el(alt, "varequal", number_text(cell.value), respident="response1")
+        both = _el(alt, "and")
+        _el(both, "vargte", _decimal_text(exact - margin), respident="response1")
+        _el(both, "varlte", _decimal_text(exact + margin), respident="response1")
+        _el(cond, "setvar", "100", action="Set", varname="SCORE")
     _feedback(item, "general_fb", html.key_html(v, [part]))
 
 
@@ -281,12 +328,8 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
             digits |= {decimals_of(c.printed) for c in a.cells if not c.masked}
             html.add_answer_area(root, part, cell_blank)
     note = []
-    if digits and max(digits) > 0:
-        note.append(
-            "Give each number to "
-            + " or ".join(str(d) for d in sorted(digits))
-            + " decimal places, as in the printed key."
-        )
+    if digits:
+        note.append(spelling_note(sorted(digits)))
     if html.any_masked(parts):
         note.append(html.MASKED_HINT)
     if note:
@@ -318,12 +361,21 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
     _feedback(item, "general_fb", html.key_html(v, parts))
 
 
-def _essay(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart], title: str) -> None:
-    item = _item(section, iid, title, "essay_question", v.points)
+def _essay(
+    section: ET.Element,
+    iid: str,
+    v: Variant,
+    parts: Sequence[KeyPart],
+    title: str,
+    points: float,
+) -> None:
+    item = _item(section, iid, title, "essay_question", points)
     pres = _el(item, "presentation")
     root = _intro(v)
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, len(parts) == 1)
+    if points != v.points:
+        html.add(root, "p", html.written_part_note(v))
     _material(pres, html.serialize(root))
     resp = _el(pres, "response_str", ident="response1", rcardinality="Single")
     _el(_el(resp, "render_fib"), "response_label", ident="answer1", rshuffle="No")
@@ -372,15 +424,16 @@ def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
         total += points
     if any(p for _, p in written):
         wtitle = title + (" (written part)" if has_graded else "")
-        # the key has no separate points for the written part of a mixed question: 1 point,
-        # which the instructor can change in Canvas
-        points = 1.0 if has_graded else max(v.points for v, p in written if p)
+        # the key has no separate points for the written part of a mixed question: its
+        # points are all in the graded group, so the quiz totals what the key totals
+        points = 0.0 if has_graded else max(v.points for v, p in written if p)
         section = _group(ident(aid, "group", q.qid, "written"), wtitle, points)
         out.open(section)
         for v, parts in written:
             if parts:
                 name = variant_name(v) + (" (written)" if has_graded else "")
-                _essay(section, ident(aid, "item", q.qid, v.sheet_id, "written"), v, parts, name)
+                wid = ident(aid, "item", q.qid, v.sheet_id, "written")
+                _essay(section, wid, v, parts, name, points)
                 out.flush()
         out.close()
         total += points

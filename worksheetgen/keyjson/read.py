@@ -1015,8 +1015,8 @@ def _cell_slips(
             continue
         if sv is None and v is None:
             continue
-        if sv is not None and v is not None and abs(sv - v) <= tol:
-            continue  # the slip does not show in this cell
+        if sv is not None and v is not None and abs(sv - v) <= tol and _printed_within(p, v, tol):
+            continue  # the slip does not show in this cell (nor in what a student writes)
         for g in groups:
             if (g[0] is None and sv is None) or (
                 g[0] is not None and sv is not None and abs(g[0] - sv) <= tol / 2
@@ -1027,6 +1027,16 @@ def _cell_slips(
         else:
             groups.append((sv, str(p), [d.misconception], [d.description]))
     return tuple(Slip(tuple(m), tuple(ds), sv, p) for sv, p, m, ds in groups)
+
+
+def _printed_within(printed: Any, v: float, tol: float) -> bool:
+    """True when a slip's printed value (what a student writes) lies within ``tol`` of ``v``;
+    a printed value that is not a number counts as within (nothing to tell apart)."""
+    try:
+        x = float(str(printed).replace("\u2212", "-"))
+    except ValueError:
+        return True
+    return not math.isfinite(x) or abs(x - v) <= tol + SLACK * max(1.0, abs(v))
 
 
 # ---------------------------------------------------------------- shared wording
