@@ -56,6 +56,16 @@ def student(result: GradeResult, who: str) -> StudentResult:
     return next(s for s in result.students if s.student == EMAILS[who])
 
 
+def versions(graded_key: GradeKey, key: GradeKey) -> dict[str, dict[str, str]]:
+    """The version (sheet id of the key) each student drew, per question."""
+    return {
+        sheet.id: {
+            q.id: next(s.id for s in key.sheets if s.question(q.id) is q) for q in sheet.questions
+        }
+        for sheet in graded_key.sheets
+    }
+
+
 def error_of(folder: str, text: str) -> GradeError:
     with pytest.raises(GradeError) as info:
         read(folder, "responses.csv", text=text)
@@ -69,12 +79,7 @@ def test_moodle_matches_each_slot_to_the_version_the_student_drew(bank):
     for who, attempt in attempts.items():
         if attempt["state"] != "finished":
             continue
-        sheet = graded_key.sheet(EMAILS[who])
-        assert sheet is not None
-        drawn = {}
-        for q in sheet.questions:
-            (version,) = [s.id for s in key.sheets if s.question(q.id) is q]
-            drawn[q.id] = version
+        drawn = versions(graded_key, key)[EMAILS[who]]
         for name in attempt["drawn"].values():
             m = re.fullmatch(r"\d+\. (\S+) \[(\w)\]( \(written\))?", name)
             assert m, name
@@ -180,6 +185,26 @@ def test_moodle_identifies_students_by_id_number_where_the_download_has_it():
 def test_moodle_refuses_a_download_without_right_answers_naming_the_option():
     e = error_of("default", text_of("default", "responses.csv"))
     assert e.line == 1 and "Right answer" in e.message and "Display options" in e.message
+
+
+def without_right_answers(folder: str) -> str:
+    rows = list(csv.reader(io.StringIO(text_of(folder, "responses-qtext-resp-right.csv"))))
+    keep = [i for i, c in enumerate(rows[0]) if not c.startswith("Right answer")]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([r[i] for i in keep] for r in rows)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_moodle_tells_the_versions_apart_by_question_text_without_right_answers(bank):
+    responses, graded_key, key = read(bank, "q.csv", text=without_right_answers(bank))
+    by_text = grade(graded_key, responses)
+    by_right = graded(bank)
+    assert "Right answer" not in without_right_answers(bank)
+    assert [(s.student, s.earned) for s in by_text.students] == [
+        (s.student, s.earned) for s in by_right.students
+    ]
+    assert versions(graded_key, key) == versions(*read(bank, "responses-resp-right.csv")[1:])
 
 
 @pytest.mark.parametrize(

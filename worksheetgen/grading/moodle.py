@@ -195,6 +195,7 @@ class _Columns:
     email: int | None
     response: dict[int, int]
     right: dict[int, int]
+    qtext: dict[int, int]
 
 
 def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Columns:
@@ -222,8 +223,9 @@ def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Colu
         )
     response: dict[int, int] = {}
     right: dict[int, int] = {}
+    qtext: dict[int, int] = {}
     for i, c in enumerate(cols):
-        for pattern, where in ((_RESPONSE, response), (_RIGHT, right)):
+        for pattern, where in ((_RESPONSE, response), (_RIGHT, right), (_QTEXT, qtext)):
             m = pattern.match(c)
             if m:
                 where[int(m.group(1))] = i
@@ -232,19 +234,18 @@ def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Colu
             "expected the Response N columns of a Moodle Responses report, got none "
             '(tick "Response" in the report\'s "Display options" before downloading)'
         )
-    if not right:
-        qtext = any(_QTEXT.match(c) for c in cols)
-        got = "only Question text" if qtext else "none"
+    if not right and not qtext:
         raise err(
-            "expected the Right answer columns, which say which version each student drew, "
-            f"got {got} ({_RIGHT_OPTION})"
+            "expected the Right answer (or Question text) columns, which say which version "
+            f"each student drew, got neither ({_RIGHT_OPTION})"
         )
     slots = sorted(response)
-    if slots != list(range(1, n_slots + 1)) or sorted(right) != slots:
+    by, which = (right, "Right answer") if right else (qtext, "Question text")
+    if slots != list(range(1, n_slots + 1)) or sorted(by) != slots:
         raise err(
             f"expected the {n_slots} question slots of a quiz from this key "
-            f"(Response 1-{n_slots} with Right answer 1-{n_slots}), got "
-            f"{len(response)} Response and {len(right)} Right answer columns "
+            f"(Response 1-{n_slots} with {which} 1-{n_slots}), got "
+            f"{len(response)} Response and {len(by)} {which} columns "
             "(a quiz from another key?)"
         )
     return _Columns(
@@ -256,6 +257,7 @@ def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Colu
         email=cols.index("email address") if "email address" in cols else None,
         response=response,
         right=right,
+        qtext=qtext if sorted(qtext) == slots else {},
     )
 
 
@@ -279,8 +281,8 @@ def _identity(cols: _Columns, record: Sequence[str]) -> str:
 def _attempts(
     records: Iterable[tuple[int, list[str]]], cols: _Columns, name: str
 ) -> list[_Attempt]:
-    """Rows grouped into attempts: a row without identity fields is a further try of the
-    attempt above it (Moodle's "all tries" rows)."""
+    """Rows grouped into attempts: a row with the names of the row above and no email is a
+    further try of that attempt (Moodle's "all tries" rows)."""
     out: list[_Attempt] = []
     for line, record in records:
         if not any(c.strip() for c in record):
@@ -294,8 +296,10 @@ def _attempts(
             )
         who = f"{record[cols.first].strip()} {record[cols.last].strip()}".strip()
         ident = _identity(cols, record)
-        has_ident = any(i is not None and record[i].strip() for i in (cols.idnumber, cols.email))
-        if not has_ident and out and out[-1].name == who:
+        # a further try repeats the names and leaves the email out (or every identity field)
+        blank = (cols.email,) if cols.email is not None else (cols.idnumber,)
+        further = all(i is None or not record[i].strip() for i in blank)
+        if further and out and out[-1].name == who:
             out[-1].rows.append((line, record))
             continue
         if not who and not ident:
@@ -341,6 +345,87 @@ def _match(slot: _Slot, texts: str, line: int, name: str) -> tuple[Variant, list
     )
 
 
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-\u2212]?\d+(?:\.\d+)?(?![\w.])")
+
+
+#: a table heading as Moodle's HTML-to-text writes it ("KEY 2", "QUERY 1"): not a value
+_HEADINGS = re.compile(r"\b[A-Z]{2,}\s+\d+\b")
+
+
+def _numbers(text: str) -> list[float]:
+    """The numbers a text states, in order (to 6 decimals): subscripts are not numbers."""
+    return [round(float(m.replace("\u2212", "-")), 6) for m in _NUMBER_IN_TEXT.findall(text)]
+
+
+def _flat(value: object) -> list[float] | None:
+    """A drawn input's finite numbers in reading order (None: not numbers)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return [round(float(value), 6)] if math.isfinite(value) else None
+    if isinstance(value, list | tuple):
+        out = []
+        for x in value:
+            inner = _flat(x)
+            out += inner or []
+        return out or None
+    return None
+
+
+def _named(text: str, name: str) -> list[float]:
+    """The numbers the text sets ``name`` to ("d_k = 4")."""
+    pattern = re.escape(name) + r"\s*=\s*([-\u2212]?\d+(?:\.\d+)?)(?![\w.])"
+    return [round(float(m.replace("\u2212", "-")), 6) for m in re.findall(pattern, text)]
+
+
+def _fit(v: Variant, text: str, stated: Sequence[float]) -> int:
+    """How well a question text states a variant's drawn numbers: each table or vector
+    counted by its entries each time they stand in the text in a row, each single number once
+    and again each time the text names it ("d_k = 4")."""
+    score = 0
+    for key, value in v.given.items():
+        flat = _flat(value)
+        if flat is None:
+            continue
+        if len(flat) == 1:
+            score += (flat[0] in stated) + _named(text, key).count(flat[0])
+        else:  # every place the entries stand in a row (a table shown twice counts twice)
+            runs = sum(list(stated[i : i + len(flat)]) == flat for i in range(len(stated)))
+            score += runs * len(flat)
+    return score
+
+
+def _match_text(slot: _Slot, text: str, line: int, name: str) -> Variant:
+    """The version of ``slot``'s question whose drawn numbers the Question text states (the
+    one that fits best; a tie is refused)."""
+    stated = _numbers(_HEADINGS.sub(" ", text))
+    scored = [(_fit(v, text, stated), v) for v in slot.question.variants]
+    best = max(k for k, _ in scored)
+    chosen = [v for k, v in scored if k == best]
+    if len(chosen) == 1 or all(v.given == chosen[0].given for v in chosen):
+        return chosen[0]
+    names = "/".join(v.sheet_id for v in slot.question.variants)
+    raise GradeError(
+        f"expected the question text of one version ({names}) of question "
+        f"{slot.question.number} ({slot.question.qid}), got text that fits "
+        f"{'/'.join(v.sheet_id for v in chosen)} alike ({_RIGHT_OPTION})",
+        file=name,
+        line=line,
+        field=f"Question {slot.number}",
+    )
+
+
+def _match_slot(
+    slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str
+) -> tuple[Variant, list[_Gap], bool]:
+    """The version drawn in a graded slot: from its Right answer, else its Question text."""
+    if cols.right:
+        return _match(slot, record[cols.right[slot.number]], line, name)
+    v = _match_text(slot, record[cols.qtext[slot.number]], line, name)
+    gaps, cloze = _gaps(v)
+    return v, gaps, cloze
+
+
 def _read_attempt(
     attempt: _Attempt,
     row: tuple[int, list[str]],
@@ -357,7 +442,7 @@ def _read_attempt(
         if slot.written:
             essays.append((slot, typed))
             continue
-        v, gaps, cloze = _match(slot, record[cols.right[slot.number]], line, name)
+        v, gaps, cloze = _match_slot(slot, record, cols, line, name)
         cells: dict[str, dict[tuple[int, int], ResponseCell]] = {}
         drawn[v.qid] = (v, cells)
         if typed.strip() == _NONE:
@@ -379,7 +464,15 @@ def _read_attempt(
             cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, t, value)
     for slot, typed in essays:
         got = drawn.get(slot.question.qid)
-        v = got[0] if got is not None else slot.question.variants[0]
+        if got is not None:
+            v = got[0]
+        elif cols.qtext:  # an essay-only question: its text may tell the version
+            try:
+                v = _match_text(slot, record[cols.qtext[slot.number]], line, name)
+            except GradeError:  # versions that state the same numbers: graded by hand
+                v = slot.question.variants[0]
+        else:
+            v = slot.question.variants[0]
         cells = got[1] if got is not None else {}
         drawn[v.qid] = (v, cells)
         parts = written_parts(v)
