@@ -267,3 +267,71 @@ def test_grade_command_grades_a_moodle_download_and_writes_nothing_on_a_bad_one(
     assert len(scores) == 6  # five finished attempts; the one in progress is not a zero
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "In progress, not graded" in report and "finn.olsen@example.com" in report
+
+
+def csv_rows(folder: str, name: str) -> list[list[str]]:
+    return [r for r in csv.reader(io.StringIO(text_of(folder, name))) if any(r)]
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [
+        ("default", "responses.xlsx"),
+        ("default", "responses.ods"),
+        ("note", "responses-qtext-resp-right.xlsx"),
+        ("note", "grades.ods"),
+        ("default-adaptive", "responses-alltries.xlsx"),
+    ],
+)
+def test_spreadsheet_download_has_the_cells_of_the_csv(folder, name):
+    pytest.importorskip("openpyxl" if name.endswith(".xlsx") else "odf")
+    from worksheetgen.grading.spreadsheet import read_rows
+
+    rows = read_rows(FIXTURES / folder / name, name)
+    assert [r for _, r in rows] == csv_rows(folder, name.rsplit(".", 1)[0] + ".csv")
+    assert [n for n, _ in rows] == list(range(1, len(rows) + 1))
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_grade_command_grades_an_xlsx_download_as_its_csv(bank, tmp_path):
+    pytest.importorskip("openpyxl")
+    from click.testing import CliRunner
+
+    key = str(FIXTURES / bank / "key.json")
+    outs = []
+    for suffix in ("csv", "xlsx"):
+        out = tmp_path / suffix
+        done = CliRunner().invoke(
+            main,
+            ["grade", "--key", key, str(FIXTURES / bank / f"responses-qtext-resp-right.{suffix}")]
+            + ["--out", str(out)],
+        )
+        assert done.exit_code == 0, done.output
+        outs.append((out / "scores.csv").read_bytes())
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("name", ["grades.xlsx", "grades.ods", "responses.ods"])
+def test_grade_command_refuses_a_spreadsheet_that_is_no_responses_with_right_answers(
+    name, tmp_path
+):
+    pytest.importorskip("openpyxl" if name.endswith(".xlsx") else "odf")
+    from click.testing import CliRunner
+
+    key = str(FIXTURES / "default" / "key.json")
+    path = str(FIXTURES / "default" / name)
+    done = CliRunner().invoke(main, ["grade", "--key", key, path, "--out", str(tmp_path)])
+    assert done.exit_code == 1
+    assert f"{name}:1: header: expected" in done.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_spreadsheet_without_the_extra_installed_says_what_to_install(monkeypatch):
+    import sys
+
+    from worksheetgen.grading.spreadsheet import read_rows
+
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # import openpyxl: ImportError
+    with pytest.raises(GradeError) as info:
+        read_rows(FIXTURES / "default" / "responses.xlsx", "responses.xlsx")
+    assert "worksheetgen[spreadsheets]" in info.value.message

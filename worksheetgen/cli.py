@@ -504,8 +504,8 @@ def grade(
     tries: Literal["last", "first"],
     quiet: bool,
 ) -> None:
-    """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV with Right
-    answer ticked) against a key: scores.csv and a report naming each slip."""
+    """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV, .xlsx or
+    .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.grading.report import grade_files
     from worksheetgen.grading.template import write_template

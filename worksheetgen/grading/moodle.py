@@ -206,13 +206,13 @@ def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Colu
 
     if _is_statistics(cols):
         raise err(
-            "expected a Moodle Responses report (Results > Responses, downloaded as CSV), "
+            "expected a Moodle Responses report (Results > Responses, downloaded), "
             "got a Statistics report (columns 'Quiz name', 'Course name', ...)"
         )
     if any(_GRADES.match(c) for c in cols) and not any(_RESPONSE.match(c) for c in cols):
         example = next(c.strip() for c in record if _GRADES.match(c.strip().casefold()))
         raise err(
-            "expected a Moodle Responses report (Results > Responses, downloaded as CSV), "
+            "expected a Moodle Responses report (Results > Responses, downloaded), "
             f"got a Grades report (columns like {example!r})"
         )
     missing = [c for c in _FIXED if c not in cols]
@@ -496,8 +496,19 @@ def parse_moodle(
     """Read a Moodle Responses CSV (its text) against the key (GradeError naming the line):
     the responses (attempts in progress listed, not graded) and the key they are graded
     against, one sheet per student of the versions that student drew."""
-    records = iter(_records(text, name))
-    header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)))
+    return parse_moodle_rows(_records(text, name), doc, key, name, tries)
+
+
+def parse_moodle_rows(
+    rows: Iterable[tuple[int, list[str]]],
+    doc: KeyDoc,
+    key: GradeKey,
+    name: str,
+    tries: Tries = "last",
+) -> tuple[Responses, GradeKey]:
+    """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
+    records = iter(rows)
+    header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)), (1, []))
     slots = _slots(doc)
     cols = _columns(header, name, header_line, len(slots))
     attempts = _attempts(records, cols, name)

@@ -25,9 +25,15 @@ from worksheetgen.exact.rounding import quantize_half_up
 from worksheetgen.files import check_replaceable, write_failure, write_file
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
-from worksheetgen.grading.moodle import Tries, is_moodle_responses, parse_moodle
+from worksheetgen.grading.moodle import (
+    Tries,
+    is_moodle_responses,
+    parse_moodle,
+    parse_moodle_rows,
+)
 from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
 from worksheetgen.grading.score import GradeResult, PartResult, grade
+from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.render.markup import escape_md_inline
 
@@ -241,10 +247,22 @@ def grade_files(
     doc = read_key(key_path, GradeError)
     key = grade_key(doc)
     name = str(responses_path)
-    text = read_text(responses_path, name)
-    if is_moodle_responses(header_row(text, name)):
-        responses, key = parse_moodle(text, doc, key, name, tries)
+    if is_spreadsheet(responses_path):
+        rows = read_rows(responses_path, name)
+        if not rows or not is_moodle_responses(rows[0][1]):
+            raise GradeError(
+                "expected a Moodle Responses report saved as a spreadsheet (our own "
+                "responses format is read as CSV), got other columns",
+                file=name,
+                line=rows[0][0] if rows else 1,
+                field="header",
+            )
+        responses, key = parse_moodle_rows(rows, doc, key, name, tries)
     else:
-        responses = parse_responses(text, key, name)
+        text = read_text(responses_path, name)
+        if is_moodle_responses(header_row(text, name)):
+            responses, key = parse_moodle(text, doc, key, name, tries)
+        else:
+            responses = parse_responses(text, key, name)
     result = grade(key, responses)
     return GradeRun(result, tuple(write_outputs(result, out)))
