@@ -335,3 +335,18 @@ def test_spreadsheet_without_the_extra_installed_says_what_to_install(monkeypatc
     with pytest.raises(GradeError) as info:
         read_rows(FIXTURES / "default" / "responses.xlsx", "responses.xlsx")
     assert "worksheetgen[spreadsheets]" in info.value.message
+
+
+def test_cloze_split_keeps_an_option_whose_text_holds_semicolons_and_colons():
+    from worksheetgen.grading.moodle import _Gap, _shown_text, _split
+
+    option = "first; part 3: then the softmax"  # an option text holding the next part
+    gaps = [
+        _Gap("a", (0, 0), value=1.0),
+        _Gap("pick", (0, 0), options={_shown_text(option): "x"}),
+        _Gap("b", (0, 0), value=2.0),
+    ]
+    text = f"part 1: 1.00; part 2: {option}; part 3: 2"
+    assert _split(text, gaps, cloze=True) == ["1.00", option, "2"]
+    assert _split("part 1: ; part 2: -; part 3: ", gaps, cloze=True) == ["", "-", ""]
+    assert _split("part 1: 1; part 2: x", gaps, cloze=True) is None  # a part missing
