@@ -40,7 +40,7 @@ def _text(value: Any) -> str:
 
 
 def _xlsx(path: str | os.PathLike[str], name: str) -> Iterator[list[str]]:
-    try:
+    try:  # the optional extra, imported only for an .xlsx file
         import openpyxl
     except ImportError:
         raise _missing(name, "openpyxl") from None
@@ -60,7 +60,7 @@ def _xlsx(path: str | os.PathLike[str], name: str) -> Iterator[list[str]]:
 
 
 def _ods(path: str | os.PathLike[str], name: str) -> Iterator[list[str]]:
-    try:
+    try:  # the optional extra, imported only for an .ods file
         from odf import teletype
         from odf.opendocument import load
         from odf.table import Table, TableCell, TableRow
