@@ -13,7 +13,7 @@ import time
 import traceback
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 
@@ -486,10 +486,26 @@ def families() -> None:
     "answer and entry) to fill in, instead of grading ('-': to standard "
     "output).",
 )
+@click.option(
+    "--tries",
+    type=click.Choice(["last", "first"]),
+    default="last",
+    show_default=True,
+    help='A Moodle download with a row per try (adaptive quizzes, "all tries"): the try '
+    "that counts.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @reports_errors
-def grade(key_path: str, responses: str, out: str | None, template: bool, quiet: bool) -> None:
-    """Grade RESPONSES (a CSV) against a key: scores.csv and a report naming each slip."""
+def grade(
+    key_path: str,
+    responses: str,
+    out: str | None,
+    template: bool,
+    tries: Literal["last", "first"],
+    quiet: bool,
+) -> None:
+    """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV, .xlsx or
+    .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.grading.report import grade_files
     from worksheetgen.grading.template import write_template
@@ -499,7 +515,7 @@ def grade(key_path: str, responses: str, out: str | None, template: bool, quiet:
         if path is not None and not quiet:
             click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
         return
-    run = grade_files(key_path, responses, out)
+    run = grade_files(key_path, responses, out, tries)
     if quiet:
         return
     students = run.result.students

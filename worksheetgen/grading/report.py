@@ -24,9 +24,17 @@ from worksheetgen.errors import GradeError
 from worksheetgen.exact.rounding import quantize_half_up
 from worksheetgen.files import check_replaceable, write_failure, write_file
 from worksheetgen.grading.csvcells import protect
-from worksheetgen.grading.key import load_key
-from worksheetgen.grading.responses import read_responses, shorten
+from worksheetgen.grading.key import grade_key
+from worksheetgen.grading.moodle import (
+    Tries,
+    is_moodle_responses,
+    parse_moodle,
+    parse_moodle_rows,
+)
+from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
 from worksheetgen.grading.score import GradeResult, PartResult, grade
+from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
+from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.render.markup import escape_md_inline
 
 SCORES_FILE = "scores.csv"
@@ -155,6 +163,11 @@ def report_md(result: GradeResult) -> str:
     missing = [s.student for s in result.students if not s.responded]
     if missing:
         out.append(f"No responses from: {_md(', '.join(missing))}.")
+    if result.in_progress:
+        out.append(
+            f"In progress, not graded (attempt not submitted): "
+            f"{_md(', '.join(result.in_progress))}."
+        )
     out += ["", "## Slips seen", ""]
     counts = result.slip_counts()
     if counts:
@@ -215,6 +228,7 @@ def grade_files(
     key_path: str | os.PathLike[str],
     responses_path: str | os.PathLike[str],
     out_dir: str | os.PathLike[str] | None = None,
+    tries: Tries = "last",
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv and report.md."""
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -230,7 +244,25 @@ def grade_files(
             )
     for name in (SCORES_FILE, REPORT_FILE):
         check_replaceable(out / name)  # before any work
-    key = load_key(key_path)
-    responses = read_responses(responses_path, key)
+    doc = read_key(key_path, GradeError)
+    key = grade_key(doc)
+    name = str(responses_path)
+    if is_spreadsheet(responses_path):
+        rows = read_rows(responses_path, name)
+        if not rows or not is_moodle_responses(rows[0][1]):
+            raise GradeError(
+                "expected a Moodle Responses report saved as a spreadsheet (our own "
+                "responses format is read as CSV), got other columns",
+                file=name,
+                line=rows[0][0] if rows else 1,
+                field="header",
+            )
+        responses, key = parse_moodle_rows(rows, doc, key, name, tries)
+    else:
+        text = read_text(responses_path, name)
+        if is_moodle_responses(header_row(text, name)):
+            responses, key = parse_moodle(text, doc, key, name, tries)
+        else:
+            responses = parse_responses(text, key, name)
     result = grade(key, responses)
     return GradeRun(result, tuple(write_outputs(result, out)))

@@ -75,6 +75,8 @@ class Responses:
     path: str
     students: tuple[StudentAnswers, ...]
     has_sheet_column: bool
+    #: students whose attempt is not finished (a Moodle download): listed, not graded
+    in_progress: tuple[str, ...] = ()
 
 
 def shorten(text: str, n: int = 40) -> str:
@@ -256,10 +258,23 @@ def read_responses(
 ) -> Responses:
     """Read and validate a responses CSV against ``key`` (GradeError on the first bad row)."""
     name = display or str(path)
+    return parse_responses(read_text(path, name), key, name)
+
+
+def read_text(path: str | os.PathLike[str], name: str) -> str:
+    """A responses file's text (UTF-8, a BOM dropped), within the size limit."""
     data = read_limited(
         path, MAX_RESPONSES_BYTES, what="a responses CSV file", error=GradeError, shown=name
     )
-    return parse_responses(_decode(data, name), key, name)
+    return _decode(data, name)
+
+
+def header_row(text: str, name: str) -> list[str]:
+    """The first non-blank record of a CSV text (empty when there is none)."""
+    for _, record in _records(text, name):
+        if any(c.strip() for c in record):
+            return record
+    return []
 
 
 def _header(records: Iterable[tuple[int, list[str]]], name: str) -> tuple[int, dict[str, int]]:

@@ -130,6 +130,8 @@ class GradeResult:
     responses: str
     has_sheet_column: bool
     students: tuple[StudentResult, ...]
+    #: students whose attempt is not finished: listed in the report, not graded
+    in_progress: tuple[str, ...] = ()
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -514,4 +516,5 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
         responses=responses.path,
         has_sheet_column=responses.has_sheet_column,
         students=tuple(students),
+        in_progress=responses.in_progress,
     )

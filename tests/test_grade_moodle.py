@@ -1,0 +1,352 @@
+"""grade reads Moodle's own Responses report (issue 18): real Moodle 4.5.5 downloads in
+tests/fixtures/moodle/ (its README says what each student typed)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from worksheetgen.cli import main
+from worksheetgen.errors import GradeError
+from worksheetgen.grading.key import GradeKey, grade_key
+from worksheetgen.grading.moodle import Tries, parse_moodle
+from worksheetgen.grading.responses import Responses
+from worksheetgen.grading.score import GradeResult, StudentResult, grade
+from worksheetgen.keyjson.read import load_key
+
+FIXTURES = Path(__file__).parent / "fixtures" / "moodle"
+BANKS = ("default", "slips", "note")
+QUIZ = {"default": 0, "slips": 1, "note": 2, "default-adaptive": 3}  # attempts.json order
+EMAILS = {
+    "s1": "ada.lovelace@example.com",
+    "s2": "ben.carter@example.com",
+    "s3": "zoe.nunez@example.com",
+    "s4": "dan.ortiz@example.com",
+    "s5": "eve.park@example.com",
+    "s6": "finn.olsen@example.com",
+}
+
+
+def text_of(folder: str, name: str) -> str:
+    return (FIXTURES / folder / name).read_bytes().decode("utf-8-sig")
+
+
+def read(
+    folder: str, name: str, text: str | None = None, tries: Tries = "last"
+) -> tuple[Responses, GradeKey, GradeKey]:
+    bank = "default" if folder == "default-adaptive" else folder
+    doc = load_key(FIXTURES / bank / "key.json", GradeError)
+    key = grade_key(doc)
+    body = text_of(folder, name) if text is None else text
+    responses, graded_key = parse_moodle(body, doc, key, name, tries)
+    return responses, graded_key, key
+
+
+def graded(folder: str, name: str = "responses-resp-right.csv", **kw) -> GradeResult:
+    responses, graded_key, _ = read(folder, name, **kw)
+    return grade(graded_key, responses)
+
+
+def student(result: GradeResult, who: str) -> StudentResult:
+    return next(s for s in result.students if s.student == EMAILS[who])
+
+
+def versions(graded_key: GradeKey, key: GradeKey) -> dict[str, dict[str, str]]:
+    """The version (sheet id of the key) each student drew, per question."""
+    return {
+        sheet.id: {
+            q.id: next(s.id for s in key.sheets if s.question(q.id) is q) for q in sheet.questions
+        }
+        for sheet in graded_key.sheets
+    }
+
+
+def error_of(folder: str, text: str) -> GradeError:
+    with pytest.raises(GradeError) as info:
+        read(folder, "responses.csv", text=text)
+    return info.value
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_moodle_matches_each_slot_to_the_version_the_student_drew(bank):
+    responses, graded_key, key = read(bank, "responses-resp-right.csv")
+    attempts = json.loads((FIXTURES / "attempts.json").read_text())[QUIZ[bank]]["attempts"]
+    for who, attempt in attempts.items():
+        if attempt["state"] != "finished":
+            continue
+        drawn = versions(graded_key, key)[EMAILS[who]]
+        for name in attempt["drawn"].values():
+            m = re.fullmatch(r"\d+\. (\S+) \[(\w)\]( \(written\))?", name)
+            assert m, name
+            q = next(q for q in key.sheets[0].questions if q.id == m.group(1))
+            kinds = {p.kind for p in q.answers}
+            if not m.group(3) and kinds != {"text"}:  # an essay's version is not shown
+                assert drawn[m.group(1)] == m.group(2), (who, name)
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_moodle_student_who_typed_the_key_gets_full_marks(bank):
+    s1 = student(graded(bank), "s1")
+    assert s1.earned + s1.ungraded == s1.possible
+    assert all(p.status in ("right", "ungraded") for q in s1.questions for p in q.parts)
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_moodle_names_the_slip_behind_each_planted_wrong_answer(bank):
+    s2 = student(graded(bank), "s2")
+    keyed = read(bank, "responses-resp-right.csv")[2]
+    for q in s2.questions:
+        wrong = [p for p in q.parts if p.status in ("wrong", "partial")]
+        key_q = next(k for k in keyed.sheets[0].questions if k.id == q.id)
+        if not key_q.slips and all(p.kind in ("text", "scalar") for p in q.parts):
+            continue  # nothing to plant: no slip, no option (the README's rule)
+        assert wrong, q.id
+        if key_q.slips and bank != "slips":  # else a wrong option, or the choice's slip
+            assert any(p.slips for p in wrong), q.id
+
+
+def test_moodle_slips_bank_names_the_chosen_misconception_in_the_class_table():
+    result = graded("slips")
+    named = {s.misconception for s, _, _ in result.slip_counts()}
+    assert {"softmax-over-columns", "no-scale", "scale-by-dk"} <= named
+
+
+@pytest.mark.parametrize("bank", ["default", "note"])  # slips/ has no masked cell
+def test_moodle_accepts_the_minus_infinity_sign_typed_as_a_masked_cell(bank):
+    body = text_of(bank, "responses-resp-right.csv")
+    assert "−∞" in body  # s3 typed U+2212 U+221E in masked cells
+    s3 = student(graded(bank), "s3")
+    assert s3.earned + s3.ungraded == s3.possible
+
+
+def test_moodle_blank_gaps_are_unanswered_and_typed_text_is_wrong():
+    s4 = student(graded("default"), "s4")
+    q1 = s4.questions[0]
+    scaled = q1.parts[0]  # 2x2: gaps 1-2 blank, gap 3 "abc", gap 4 right
+    assert (scaled.total, scaled.answered, scaled.right) == (4, 2, 1)
+    assert [w.wrote for w in scaled.wrong] == ["abc"]
+    s4_slips = student(graded("slips"), "s4")  # no option ticked in a multiple-choice item
+    items = [q.parts[0] for q in s4_slips.questions[:3]]
+    assert all(p.kind == "choice" and p.answered == 0 and p.status == "blank" for p in items)
+
+
+def test_moodle_credits_answers_within_the_tolerance_and_not_beyond():
+    s5 = student(graded("default"), "s5")
+    scaled, a = s5.questions[0].parts  # gaps 0-3 and 4-7: i%3==2 wrong, odd i within
+    assert [w.entry for w in scaled.wrong] == ["2,1"]  # gap 2
+    assert [w.entry for w in a.wrong] == ["1,2"]  # gap 5
+    assert (scaled.right, a.right, scaled.answered, a.answered) == (3, 3, 4, 4)
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_moodle_lists_an_attempt_in_progress_and_does_not_grade_it(bank):
+    result = graded(bank)
+    assert EMAILS["s6"] not in {s.student for s in result.students}
+    assert result.in_progress == (f"{EMAILS['s6']} (Finn Olsen)",)
+
+
+def test_moodle_adaptive_counts_the_last_try_unless_asked_for_the_first():
+    last = graded("default-adaptive", "responses-lasttry.csv")
+    every = graded("default-adaptive", "responses-alltries.csv")
+    first_of_every = graded("default-adaptive", "responses-alltries.csv", tries="first")
+    first = graded("default-adaptive", "responses-firsttry.csv")
+    for who in ("s2", "s5"):  # checked a slip first, then the key
+        assert student(last, who).earned == student(last, who).possible
+        assert student(every, who).earned == student(every, who).possible
+        assert student(first, who).earned < student(first, who).possible
+        assert student(first_of_every, who).earned == student(first, who).earned
+    assert every.in_progress == last.in_progress == (f"{EMAILS['s6']} (Finn Olsen)",)
+
+
+def test_moodle_identifies_students_by_id_number_where_the_download_has_it():
+    # the ID-number download has no Right answer columns: its ID column joined to the
+    # Right-answer download's rows, as Moodle writes it (before the email)
+    ids = [
+        r[2] for r in csv.reader(io.StringIO(text_of("default", "responses-idnumber-email.csv")))
+    ]
+    rows = [r for r in text_of("default", "responses-resp-right.csv").split("\n") if r]
+    joined = []
+    for ident, row in zip(ids, rows, strict=True):
+        m = re.match(r'^((?:"[^"]*"|[^,]*),(?:"[^"]*"|[^,]*),)', row)
+        assert m
+        joined.append(m.group(1) + ident + "," + row[m.end() :])
+    responses, graded_key, _ = read("default", "x.csv", text="\n".join(joined))
+    result = grade(graded_key, responses)
+    assert [s.student for s in result.students] == ["S001", "S002", "S003", "S004", "S005"]
+    assert result.students[0].name == "Ada Lovelace"
+    assert result.in_progress == ("S006 (Finn Olsen)",)
+
+
+def test_moodle_refuses_a_download_without_right_answers_naming_the_option():
+    e = error_of("default", text_of("default", "responses.csv"))
+    assert e.line == 1 and "Right answer" in e.message and "Display options" in e.message
+
+
+def without_right_answers(folder: str) -> str:
+    rows = list(csv.reader(io.StringIO(text_of(folder, "responses-qtext-resp-right.csv"))))
+    keep = [i for i, c in enumerate(rows[0]) if not c.startswith("Right answer")]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([r[i] for i in keep] for r in rows)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_moodle_tells_the_versions_apart_by_question_text_without_right_answers(bank):
+    responses, graded_key, key = read(bank, "q.csv", text=without_right_answers(bank))
+    by_text = grade(graded_key, responses)
+    by_right = graded(bank)
+    assert "Right answer" not in without_right_answers(bank)
+    assert [(s.student, s.earned) for s in by_text.students] == [
+        (s.student, s.earned) for s in by_right.students
+    ]
+    assert versions(graded_key, key) == versions(*read(bank, "responses-resp-right.csv")[1:])
+
+
+@pytest.mark.parametrize(
+    ("name", "report"), [("grades.csv", "Grades"), ("statistics.csv", "Statistics")]
+)
+def test_moodle_refuses_another_report_given_as_responses(name, report):
+    e = error_of("default", text_of("default", name))
+    assert e.line == 1 and f"got a {report} report" in e.message
+
+
+def test_moodle_refuses_a_quiz_from_another_key():
+    with pytest.raises(GradeError) as info:
+        read(
+            "note", "responses-resp-right.csv", text=text_of("default", "responses-resp-right.csv")
+        )
+    assert info.value.line == 1 and "another key" in info.value.message
+
+
+def test_moodle_refuses_a_right_answer_no_version_has_with_its_line():
+    body = text_of("default", "responses-resp-right.csv")
+    lines = body.split("\n")
+    lines[3] = lines[3].replace("part 7: 0.62245933120185", "part 7: 0.62245933120186", 1)
+    assert lines[3] != body.split("\n")[3]
+    e = error_of("default", "\n".join(lines))
+    assert e.line == 4 and e.field == "Right answer 1" and "another key" in e.message
+
+
+def test_moodle_refuses_a_row_with_fewer_fields_with_its_line():
+    lines = text_of("default", "responses-resp-right.csv").split("\n")
+    lines[2] = lines[2].rsplit(",", 1)[0]
+    e = error_of("default", "\n".join(lines))
+    assert e.line == 3 and e.field == "fields"
+
+
+def test_grade_command_grades_a_moodle_download_and_writes_nothing_on_a_bad_one(tmp_path):
+    from click.testing import CliRunner
+
+    runner = CliRunner()
+    key = str(FIXTURES / "default" / "key.json")
+    bad = runner.invoke(
+        main,
+        ["grade", "--key", key, str(FIXTURES / "default" / "grades.csv"), "--out", str(tmp_path)],
+    )
+    assert bad.exit_code == 1 and "Grades report" in bad.output
+    assert list(tmp_path.iterdir()) == []
+    ok = runner.invoke(
+        main,
+        [
+            "grade",
+            "--key",
+            key,
+            str(FIXTURES / "default" / "responses-resp-right.csv"),
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert ok.exit_code == 0, ok.output
+    scores = (tmp_path / "scores.csv").read_text(encoding="utf-8").splitlines()
+    assert scores[1].startswith("ada.lovelace@example.com,Ada Lovelace,")
+    assert len(scores) == 6  # five finished attempts; the one in progress is not a zero
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "In progress, not graded" in report and "finn.olsen@example.com" in report
+
+
+def csv_rows(folder: str, name: str) -> list[list[str]]:
+    return [r for r in csv.reader(io.StringIO(text_of(folder, name))) if any(r)]
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [
+        ("default", "responses.xlsx"),
+        ("default", "responses.ods"),
+        ("note", "responses-qtext-resp-right.xlsx"),
+        ("note", "grades.ods"),
+        ("default-adaptive", "responses-alltries.xlsx"),
+    ],
+)
+def test_spreadsheet_download_has_the_cells_of_the_csv(folder, name):
+    pytest.importorskip("openpyxl" if name.endswith(".xlsx") else "odf")
+    from worksheetgen.grading.spreadsheet import read_rows
+
+    rows = read_rows(FIXTURES / folder / name, name)
+    assert [r for _, r in rows] == csv_rows(folder, name.rsplit(".", 1)[0] + ".csv")
+    assert [n for n, _ in rows] == list(range(1, len(rows) + 1))
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_grade_command_grades_an_xlsx_download_as_its_csv(bank, tmp_path):
+    pytest.importorskip("openpyxl")
+    from click.testing import CliRunner
+
+    key = str(FIXTURES / bank / "key.json")
+    outs = []
+    for suffix in ("csv", "xlsx"):
+        out = tmp_path / suffix
+        done = CliRunner().invoke(
+            main,
+            ["grade", "--key", key, str(FIXTURES / bank / f"responses-qtext-resp-right.{suffix}")]
+            + ["--out", str(out)],
+        )
+        assert done.exit_code == 0, done.output
+        outs.append((out / "scores.csv").read_bytes())
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("name", ["grades.xlsx", "grades.ods", "responses.ods"])
+def test_grade_command_refuses_a_spreadsheet_that_is_no_responses_with_right_answers(
+    name, tmp_path
+):
+    pytest.importorskip("openpyxl" if name.endswith(".xlsx") else "odf")
+    from click.testing import CliRunner
+
+    key = str(FIXTURES / "default" / "key.json")
+    path = str(FIXTURES / "default" / name)
+    done = CliRunner().invoke(main, ["grade", "--key", key, path, "--out", str(tmp_path)])
+    assert done.exit_code == 1
+    assert f"{name}:1: header: expected" in done.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_spreadsheet_without_the_extra_installed_says_what_to_install(monkeypatch):
+    import sys
+
+    from worksheetgen.grading.spreadsheet import read_rows
+
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # import openpyxl: ImportError
+    with pytest.raises(GradeError) as info:
+        read_rows(FIXTURES / "default" / "responses.xlsx", "responses.xlsx")
+    assert "worksheetgen[spreadsheets]" in info.value.message
+
+
+def test_cloze_split_keeps_an_option_whose_text_holds_semicolons_and_colons():
+    from worksheetgen.grading.moodle import _Gap, _shown_text, _split
+
+    option = "first; part 3: then the softmax"  # an option text holding the next part
+    gaps = [
+        _Gap("a", (0, 0), value=1.0),
+        _Gap("pick", (0, 0), options={_shown_text(option): "x"}),
+        _Gap("b", (0, 0), value=2.0),
+    ]
+    text = f"part 1: 1.00; part 2: {option}; part 3: 2"
+    assert _split(text, gaps, cloze=True) == ["1.00", option, "2"]
+    assert _split("part 1: ; part 2: -; part 3: ", gaps, cloze=True) == ["", "-", ""]
+    assert _split("part 1: 1; part 2: x", gaps, cloze=True) is None  # a part missing

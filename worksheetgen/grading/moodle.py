@@ -1,0 +1,557 @@
+"""Read Moodle's own Responses report (its CSV download) as a class's responses.
+
+A quiz built from ``export --to moodle`` has one random question per category: one slot per
+key question (two where a question has written parts as well: the graded parts, then an
+essay). The download does not say which version (A, B, C) each student drew, so each
+attempt's slot is matched to the version whose exact values, printed as Moodle prints them
+(14 significant digits, ``-inf`` for a masked cell, an option's text), are its Right answer
+column. The Response column is then read gap by gap (``part 1: ...; part 2: ...``) into the
+same cells our own responses CSV gives, so grading is the same: partial and carried-forward
+credit, slip diagnoses, the class table.
+
+``is_moodle_responses`` tells a Moodle download from our format by its header;
+``parse_moodle`` returns the responses and the key the grader uses, one sheet per student
+made of the versions that student drew. Every error names the line and column.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from worksheetgen.errors import GradeError
+from worksheetgen.grading.key import GradeKey, QuestionKey, SheetKey, norm_text
+from worksheetgen.grading.responses import (
+    ResponseCell,
+    Responses,
+    StudentAnswers,
+    _parse_number,
+    _records,
+    _RowError,
+    shorten,
+)
+from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant, gradable_parts, written_parts
+
+#: which try of an adaptive quiz counts when the download has one row per try
+Tries = Literal["last", "first"]
+
+_FIXED = ("last name", "first name", "status")
+_IDENTITY = ("id number", "email address")
+_RESPONSE = re.compile(r"^response (\d{1,4})$")
+_RIGHT = re.compile(r"^right answer (\d{1,4})$")
+_QTEXT = re.compile(r"^question (\d{1,4})$")
+_GRADES = re.compile(r"^q\. ?\d{1,4} ?/")
+_NONE = "-"  # what Moodle writes for no response, no right answer, not finished
+_IN_PROGRESS = "in progress"
+_RIGHT_OPTION = (
+    'tick "Right answer" in the Responses report\'s "Display options" before downloading'
+)
+
+
+def _cols(record: Sequence[str]) -> list[str]:
+    return [c.strip().casefold() for c in record]
+
+
+def is_moodle_responses(header: Sequence[str]) -> bool:
+    """Does this header row come from a Moodle quiz report (Responses or another one)?"""
+    cols = _cols(header)
+    return ("last name" in cols and "first name" in cols) or _is_statistics(cols)
+
+
+def _is_statistics(cols: Sequence[str]) -> bool:
+    return "quiz name" in cols and "course name" in cols
+
+
+@dataclass(frozen=True)
+class _Gap:
+    """One thing a student fills in within a slot: an entry of a numeric answer, an option
+    of a pick-one answer, or a multiple-choice item's choice."""
+
+    answer: str
+    cell: tuple[int, int]
+    value: float | None = None  # numeric: the key's exact value (None: masked)
+    options: dict[str, str] = field(default_factory=dict)  # normalized shown text -> value
+    right: str | None = None  # options: the normalized text of the right one
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One quiz slot: a key question's graded parts, or its written parts (an essay)."""
+
+    number: int
+    question: KeyQuestion
+    written: bool
+
+
+def _shown_text(text: str) -> str:
+    """An option's text as compared: without math delimiters, cloze escapes and spacing."""
+    t = text.replace(r"\(", "").replace(r"\)", "").replace(r"\}", "}").replace(r"\#", "#")
+    return "".join(t.replace("∼", "~").split()).casefold()
+
+
+def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
+    """The gaps of a variant's graded slot in the order Moodle numbers them, and whether the
+    slot is a cloze question (``part i: ...``) rather than one numerical or multichoice."""
+    parts = gradable_parts(v)
+    named = [p.answer.name for p in parts if p.answer is not None]
+    gaps: list[_Gap] = []
+    for p in parts:
+        if p.choices:
+            name = p.answer.name if p.answer is not None else (named[0] if named else "")
+            options = {_shown_text(c.text): norm_text(c.label) for c in p.choices}
+            right = next((_shown_text(c.text) for c in p.choices if c.correct), None)
+            gaps.append(_Gap(name, (0, 0), options=options, right=right))
+        elif p.kind == "choice" and p.answer is not None:
+            a = p.answer
+            options = {_shown_text(o): norm_text(o) for o in a.options}
+            gaps.append(_Gap(a.name, (0, 0), options=options, right=_shown_text(str(a.value))))
+        elif p.answer is not None:
+            for r, row in enumerate(p.answer.rows):
+                for c, cell in enumerate(row):
+                    gaps.append(_Gap(p.answer.name, (r, c), value=cell.value))
+    single = len(parts) == 1 and (bool(parts[0].choices) or parts[0].kind in ("scalar", "choice"))
+    return gaps, not single
+
+
+def _split(text: str, gaps: Sequence[_Gap], cloze: bool) -> list[str] | None:
+    """The text of each gap in a cloze response (``part 1: 0.80; part 2: ...``), typed text
+    kept as it is; an option's text may hold "; " and ":", so the split that gives a known
+    option wins. None when the text is not one entry per gap."""
+    if not cloze:
+        return [text] if len(gaps) == 1 else None
+    out: list[str] = []
+    pos = 0
+    for i, gap in enumerate(gaps, start=1):
+        head = f"part {i}:"
+        if not text.startswith(head, pos):
+            return None
+        pos += len(head)
+        if text.startswith(" ", pos):
+            pos += 1
+        if i == len(gaps):
+            out.append(text[pos:])
+            return out
+        sep = f"; part {i + 1}:"
+        ends = [m.start() for m in re.finditer(re.escape(sep), text[pos:])]
+        if not ends:
+            return None
+        end = ends[0]
+        if gap.options:
+            known = [e for e in ends if _shown_text(text[pos : pos + e]) in gap.options]
+            end = known[0] if known else end
+        out.append(text[pos : pos + end])
+        pos += end + 2
+    return out
+
+
+def _php_number(x: float) -> float:
+    """``x`` as Moodle prints it (PHP's 14 significant digits), read back."""
+    return float(f"{x:.14g}")
+
+
+def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap]) -> bool:
+    """Does a Right answer column's text belong to the version with these gaps?"""
+    for text, gap in zip(texts, gaps, strict=True):
+        t = text.strip()
+        if gap.options:
+            if _shown_text(t) != gap.right:
+                return False
+        elif gap.value is None:
+            if t.casefold() != "-inf":
+                return False
+        else:
+            try:
+                if float(t) != _php_number(gap.value):
+                    return False
+            except ValueError:
+                return False
+    return True
+
+
+def _slots(doc: KeyDoc) -> list[_Slot]:
+    """The quiz's slots as the export makes them: per key question, its graded parts (if
+    any version has some), then its written parts (if any)."""
+    out: list[_Slot] = []
+    for q in doc.questions:
+        if any(gradable_parts(v) for v in q.variants):
+            out.append(_Slot(len(out) + 1, q, False))
+        if any(written_parts(v) for v in q.variants):
+            out.append(_Slot(len(out) + 1, q, True))
+    return out
+
+
+@dataclass
+class _Columns:
+    """Where each column of a Responses download is."""
+
+    width: int
+    last: int
+    first: int
+    status: int
+    idnumber: int | None
+    email: int | None
+    response: dict[int, int]
+    right: dict[int, int]
+    qtext: dict[int, int]
+
+
+def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Columns:
+    cols = _cols(record)
+
+    def err(message: str) -> GradeError:
+        return GradeError(message, file=name, line=line, field="header")
+
+    if _is_statistics(cols):
+        raise err(
+            "expected a Moodle Responses report (Results > Responses, downloaded), "
+            "got a Statistics report (columns 'Quiz name', 'Course name', ...)"
+        )
+    if any(_GRADES.match(c) for c in cols) and not any(_RESPONSE.match(c) for c in cols):
+        example = next(c.strip() for c in record if _GRADES.match(c.strip().casefold()))
+        raise err(
+            "expected a Moodle Responses report (Results > Responses, downloaded), "
+            f"got a Grades report (columns like {example!r})"
+        )
+    missing = [c for c in _FIXED if c not in cols]
+    if missing:
+        raise err(
+            "expected a Moodle Responses report with the columns Last name, First name, "
+            f"Status, Response N, got no {', '.join(missing)}"
+        )
+    response: dict[int, int] = {}
+    right: dict[int, int] = {}
+    qtext: dict[int, int] = {}
+    for i, c in enumerate(cols):
+        for pattern, where in ((_RESPONSE, response), (_RIGHT, right), (_QTEXT, qtext)):
+            m = pattern.match(c)
+            if m:
+                where[int(m.group(1))] = i
+    if not response:
+        raise err(
+            "expected the Response N columns of a Moodle Responses report, got none "
+            '(tick "Response" in the report\'s "Display options" before downloading)'
+        )
+    if not right and not qtext:
+        raise err(
+            "expected the Right answer (or Question text) columns, which say which version "
+            f"each student drew, got neither ({_RIGHT_OPTION})"
+        )
+    slots = sorted(response)
+    by, which = (right, "Right answer") if right else (qtext, "Question text")
+    if slots != list(range(1, n_slots + 1)) or sorted(by) != slots:
+        raise err(
+            f"expected the {n_slots} question slots of a quiz from this key "
+            f"(Response 1-{n_slots} with {which} 1-{n_slots}), got "
+            f"{len(response)} Response and {len(by)} {which} columns "
+            "(a quiz from another key?)"
+        )
+    return _Columns(
+        width=len(record),
+        last=cols.index("last name"),
+        first=cols.index("first name"),
+        status=cols.index("status"),
+        idnumber=cols.index("id number") if "id number" in cols else None,
+        email=cols.index("email address") if "email address" in cols else None,
+        response=response,
+        right=right,
+        qtext=qtext if sorted(qtext) == slots else {},
+    )
+
+
+@dataclass
+class _Attempt:
+    """One attempt: the row of each try, in file order."""
+
+    line: int
+    student: str
+    name: str
+    rows: list[tuple[int, list[str]]]
+
+
+def _identity(cols: _Columns, record: Sequence[str]) -> str:
+    for i in (cols.idnumber, cols.email):
+        if i is not None and record[i].strip():
+            return record[i].strip()
+    return ""
+
+
+def _attempts(
+    records: Iterable[tuple[int, list[str]]], cols: _Columns, name: str
+) -> list[_Attempt]:
+    """Rows grouped into attempts: a row with the names of the row above and no email is a
+    further try of that attempt (Moodle's "all tries" rows)."""
+    out: list[_Attempt] = []
+    for line, record in records:
+        if not any(c.strip() for c in record):
+            continue
+        if len(record) != cols.width:
+            raise GradeError(
+                f"expected {cols.width} fields as in the header, got {len(record)}",
+                file=name,
+                line=line,
+                field="fields",
+            )
+        who = f"{record[cols.first].strip()} {record[cols.last].strip()}".strip()
+        ident = _identity(cols, record)
+        # a further try repeats the names and leaves the email out (or every identity field)
+        blank = (cols.email,) if cols.email is not None else (cols.idnumber,)
+        further = all(i is None or not record[i].strip() for i in blank)
+        if further and out and out[-1].name == who:
+            out[-1].rows.append((line, record))
+            continue
+        if not who and not ident:
+            raise GradeError(
+                "expected a student's name, ID number or email, got none",
+                file=name,
+                line=line,
+                field="Last name",
+            )
+        out.append(_Attempt(line, ident or who, who, [(line, record)]))
+    return out
+
+
+def _number_value(text: str) -> float:
+    """A typed number as the grader compares it: -inf for a masked word, +inf (never right,
+    never a slip) for text that is not a number."""
+    try:
+        x = _parse_number(text)
+    except _RowError:
+        return math.inf
+    return math.inf if x is None else x
+
+
+def _option_value(gap: _Gap, text: str) -> str:
+    return gap.options.get(_shown_text(text), norm_text(text))
+
+
+def _match(slot: _Slot, texts: str, line: int, name: str) -> tuple[Variant, list[_Gap], bool]:
+    """The version of ``slot``'s question whose key is the Right answer ``texts``."""
+    for v in slot.question.variants:
+        gaps, cloze = _gaps(v)
+        split = _split(texts, gaps, cloze)
+        if split is not None and _is_right_answer(split, gaps):
+            return v, gaps, cloze
+    names = "/".join(v.sheet_id for v in slot.question.variants)
+    raise GradeError(
+        f"expected the right answer of a version ({names}) of question "
+        f"{slot.question.number} ({slot.question.qid}) of the key, got "
+        f"{shorten(texts, 60)!r} (a quiz from another key?)",
+        file=name,
+        line=line,
+        field=f"Right answer {slot.number}",
+    )
+
+
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-\u2212]?\d+(?:\.\d+)?(?![\w.])")
+
+
+#: a table heading as Moodle's HTML-to-text writes it ("KEY 2", "QUERY 1"): not a value
+_HEADINGS = re.compile(r"\b[A-Z]{2,}\s+\d+\b")
+
+
+def _numbers(text: str) -> list[float]:
+    """The numbers a text states, in order (to 6 decimals): subscripts are not numbers."""
+    return [round(float(m.replace("\u2212", "-")), 6) for m in _NUMBER_IN_TEXT.findall(text)]
+
+
+def _flat(value: object) -> list[float] | None:
+    """A drawn input's finite numbers in reading order (None: not numbers)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return [round(float(value), 6)] if math.isfinite(value) else None
+    if isinstance(value, list | tuple):
+        out = []
+        for x in value:
+            inner = _flat(x)
+            out += inner or []
+        return out or None
+    return None
+
+
+def _named(text: str, name: str) -> list[float]:
+    """The numbers the text sets ``name`` to ("d_k = 4")."""
+    pattern = re.escape(name) + r"\s*=\s*([-\u2212]?\d+(?:\.\d+)?)(?![\w.])"
+    return [round(float(m.replace("\u2212", "-")), 6) for m in re.findall(pattern, text)]
+
+
+def _fit(v: Variant, text: str, stated: Sequence[float]) -> int:
+    """How well a question text states a variant's drawn numbers: each table or vector
+    counted by its entries each time they stand in the text in a row, each single number once
+    and again each time the text names it ("d_k = 4")."""
+    score = 0
+    for key, value in v.given.items():
+        flat = _flat(value)
+        if flat is None:
+            continue
+        if len(flat) == 1:
+            score += (flat[0] in stated) + _named(text, key).count(flat[0])
+        else:  # every place the entries stand in a row (a table shown twice counts twice)
+            runs = sum(list(stated[i : i + len(flat)]) == flat for i in range(len(stated)))
+            score += runs * len(flat)
+    return score
+
+
+def _match_text(slot: _Slot, text: str, line: int, name: str) -> Variant:
+    """The version of ``slot``'s question whose drawn numbers the Question text states (the
+    one that fits best; a tie is refused)."""
+    stated = _numbers(_HEADINGS.sub(" ", text))
+    scored = [(_fit(v, text, stated), v) for v in slot.question.variants]
+    best = max(k for k, _ in scored)
+    chosen = [v for k, v in scored if k == best]
+    if len(chosen) == 1 or all(v.given == chosen[0].given for v in chosen):
+        return chosen[0]
+    names = "/".join(v.sheet_id for v in slot.question.variants)
+    raise GradeError(
+        f"expected the question text of one version ({names}) of question "
+        f"{slot.question.number} ({slot.question.qid}), got text that fits "
+        f"{'/'.join(v.sheet_id for v in chosen)} alike ({_RIGHT_OPTION})",
+        file=name,
+        line=line,
+        field=f"Question {slot.number}",
+    )
+
+
+def _match_slot(
+    slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str
+) -> tuple[Variant, list[_Gap], bool]:
+    """The version drawn in a graded slot: from its Right answer, else its Question text."""
+    if cols.right:
+        return _match(slot, record[cols.right[slot.number]], line, name)
+    v = _match_text(slot, record[cols.qtext[slot.number]], line, name)
+    gaps, cloze = _gaps(v)
+    return v, gaps, cloze
+
+
+def _read_attempt(
+    attempt: _Attempt,
+    row: tuple[int, list[str]],
+    slots: Sequence[_Slot],
+    cols: _Columns,
+    name: str,
+) -> dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]]:
+    """The version drawn and the cells written, per question id, from one try's row."""
+    line, record = row
+    drawn: dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]] = {}
+    essays: list[tuple[_Slot, str]] = []
+    for slot in slots:
+        typed = record[cols.response[slot.number]]
+        if slot.written:
+            essays.append((slot, typed))
+            continue
+        v, gaps, cloze = _match_slot(slot, record, cols, line, name)
+        cells: dict[str, dict[tuple[int, int], ResponseCell]] = {}
+        drawn[v.qid] = (v, cells)
+        if typed.strip() == _NONE:
+            continue
+        split = _split(typed, gaps, cloze)
+        if split is None:
+            raise GradeError(
+                f"expected {len(gaps)} parts ('part 1: ...; part 2: ...') as the version "
+                f"drawn has, got {shorten(typed, 60)!r}",
+                file=name,
+                line=line,
+                field=f"Response {slot.number}",
+            )
+        for gap, text in zip(gaps, split, strict=True):
+            t = text.strip()
+            if not t:
+                continue
+            value: float | str = _option_value(gap, t) if gap.options else _number_value(t)
+            cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, t, value)
+    for slot, typed in essays:
+        got = drawn.get(slot.question.qid)
+        if got is not None:
+            v = got[0]
+        elif cols.qtext:  # an essay-only question: its text may tell the version
+            try:
+                v = _match_text(slot, record[cols.qtext[slot.number]], line, name)
+            except GradeError:  # versions that state the same numbers: graded by hand
+                v = slot.question.variants[0]
+        else:
+            v = slot.question.variants[0]
+        cells = got[1] if got is not None else {}
+        drawn[v.qid] = (v, cells)
+        parts = written_parts(v)
+        if typed.strip() != _NONE and parts and parts[0].answer is not None:
+            cells.setdefault(parts[0].answer.name, {})[(0, 0)] = ResponseCell(
+                line, typed.strip(), typed.strip()
+            )
+    return drawn
+
+
+def _question_key(key: GradeKey, v: Variant) -> QuestionKey:
+    sheet = key.sheet(v.sheet_id)
+    q = sheet.question(v.qid) if sheet is not None else None
+    assert q is not None  # the grade key is made from the same document
+    return q
+
+
+def parse_moodle(
+    text: str, doc: KeyDoc, key: GradeKey, name: str, tries: Tries = "last"
+) -> tuple[Responses, GradeKey]:
+    """Read a Moodle Responses CSV (its text) against the key (GradeError naming the line):
+    the responses (attempts in progress listed, not graded) and the key they are graded
+    against, one sheet per student of the versions that student drew."""
+    return parse_moodle_rows(_records(text, name), doc, key, name, tries)
+
+
+def parse_moodle_rows(
+    rows: Iterable[tuple[int, list[str]]],
+    doc: KeyDoc,
+    key: GradeKey,
+    name: str,
+    tries: Tries = "last",
+) -> tuple[Responses, GradeKey]:
+    """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
+    records = iter(rows)
+    header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)), (1, []))
+    slots = _slots(doc)
+    cols = _columns(header, name, header_line, len(slots))
+    attempts = _attempts(records, cols, name)
+    if not attempts:
+        raise GradeError(
+            "expected a row per attempt after the header, got none",
+            file=name,
+            line=header_line + 1,
+            field="rows",
+        )
+    order = [q.qid for q in doc.questions]
+    chosen: dict[str, tuple[_Attempt, list[QuestionKey], dict[str, dict]]] = {}
+    in_progress: dict[str, str] = {}
+    for attempt in attempts:
+        status = next(
+            (r[cols.status].strip() for _, r in reversed(attempt.rows) if r[cols.status].strip()),
+            "",
+        )
+        row = attempt.rows[0] if tries == "first" else attempt.rows[-1]
+        drawn = _read_attempt(attempt, row, slots, cols, name)  # checks every try's row
+        for other in attempt.rows:
+            if other is not row:
+                _read_attempt(attempt, other, slots, cols, name)
+        if status.casefold() == _IN_PROGRESS:
+            shown = attempt.student + (
+                f" ({attempt.name})" if attempt.name != attempt.student else ""
+            )
+            in_progress[attempt.student] = shown
+            continue
+        questions = [_question_key(key, drawn[qid][0]) for qid in order if qid in drawn]
+        cells = {qid: drawn[qid][1] for qid in drawn}
+        chosen[attempt.student] = (attempt, questions, cells)  # a later attempt replaces
+        in_progress.pop(attempt.student, None)
+    sheets = []
+    students = []
+    for sid, (attempt, questions, cells) in chosen.items():
+        sheets.append(SheetKey(id=sid, name=attempt.name, questions=tuple(questions)))
+        students.append(StudentAnswers(sid, sid, attempt.line, cells))
+    graded_key = GradeKey(path=key.path, title=key.title, seed=key.seed, sheets=tuple(sheets))
+    responses = Responses(
+        path=name,
+        students=tuple(students),
+        has_sheet_column=False,
+        in_progress=tuple(in_progress.values()),
+    )
+    return responses, graded_key
