@@ -350,3 +350,14 @@ def test_cloze_split_keeps_an_option_whose_text_holds_semicolons_and_colons():
     assert _split(text, gaps, cloze=True) == ["1.00", option, "2"]
     assert _split("part 1: ; part 2: -; part 3: ", gaps, cloze=True) == ["", "-", ""]
     assert _split("part 1: 1; part 2: x", gaps, cloze=True) is None  # a part missing
+
+
+def test_an_option_the_export_wrote_with_a_word_joiner_matches_its_text() -> None:
+    """The Moodle export breaks a would-be emoticon ("(h)") with a word joiner; what Moodle
+    then shows a student's choice as must still match the option."""
+    from worksheetgen.grading.moodle import _shown_text
+    from worksheetgen.textrules import WORD_JOINER
+
+    assert _shown_text(f"scores grow ({WORD_JOINER}h) with d_k") == _shown_text(
+        "scores grow (h) with d_k"
+    )

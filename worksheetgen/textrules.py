@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import unicodedata
 
+#: the invisible word joiner (U+2060) the Moodle export puts inside text a filter of Moodle's
+#: would rewrite (an emoticon's "(h)" in a cloze option); readers of Moodle's downloads drop it
+WORD_JOINER = "\u2060"
+
 #: joiners that are part of the spelling of words (Persian, Indic scripts, emoji sequences)
 KEPT_FORMAT = frozenset("\u200c\u200d")
 _REFUSED_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))

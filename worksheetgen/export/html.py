@@ -28,6 +28,7 @@ from worksheetgen.keyjson.read import (
     number_text,
 )
 from worksheetgen.render.markup import sanitize_math, split_markup
+from worksheetgen.textrules import WORD_JOINER
 
 CellContent = Callable[[Cell], str]
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -207,7 +208,6 @@ _FILTERED = re.compile(
 )
 _MATH = re.compile(r"(\\\(.*?\\\))", re.DOTALL)
 NOLINK = "nolink"  # the class Moodle's emoticon and URL filters leave alone
-WORD_JOINER = "\u2060"
 
 
 def _math_safe(tex: str) -> str:

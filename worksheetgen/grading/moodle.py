@@ -34,6 +34,7 @@ from worksheetgen.grading.responses import (
     shorten,
 )
 from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant, gradable_parts, written_parts
+from worksheetgen.textrules import WORD_JOINER
 
 #: which try of an adaptive quiz counts when the download has one row per try
 Tries = Literal["last", "first"]
@@ -87,8 +88,10 @@ class _Slot:
 
 
 def _shown_text(text: str) -> str:
-    """An option's text as compared: without math delimiters, cloze escapes and spacing."""
+    """An option's text as compared: without math delimiters, cloze escapes, spacing and the
+    word joiners the Moodle export puts into text its emoticon filter would rewrite."""
     t = text.replace(r"\(", "").replace(r"\)", "").replace(r"\}", "}").replace(r"\#", "#")
+    t = t.replace(WORD_JOINER, "")
     return "".join(t.replace("∼", "~").split()).casefold()
 
 
