@@ -26,6 +26,7 @@ class BuildOptions:
     exports: tuple[str, ...] = ()  # LMS formats written beside key.json (moodle, gift, qti)
     roster: str | None = None  # a class roster CSV: one sheet per student
     versions: int | None = None  # or N anonymous versions A, B, C, ...
+    secret: bytes | None = field(default=None, repr=False)  # the course secret, never written
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 

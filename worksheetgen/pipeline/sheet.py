@@ -92,9 +92,13 @@ def load_bank(options: BuildOptions) -> Bank:
 
 
 def make_build(
-    bank: Bank, seed: int, sheets: Sequence[tuple[str, str, Student | None]] | None = None
+    bank: Bank,
+    seed: int,
+    sheets: Sequence[tuple[str, str, Student | None]] | None = None,
+    secret: bytes | None = None,
 ) -> Build:
-    """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet."""
+    """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet;
+    with the course secret, when there is one."""
 
     wanted = sheets or [(bank.info.slug, "Worksheet", None)]
     return Build(
@@ -102,8 +106,10 @@ def make_build(
         seed=seed,
         bank=bank,
         sheets=tuple(
-            build_sheet(bank.questions, seed, sid, label, student) for sid, label, student in wanted
+            build_sheet(bank.questions, seed, sid, label, student, secret)
+            for sid, label, student in wanted
         ),
+        secret=secret,
     )
 
 
