@@ -61,3 +61,20 @@ def test_the_fingerprint_tells_secrets_apart_without_holding_them():
     one, two = secret_fingerprint(b"secret-one"), secret_fingerprint(b"secret-two")
     assert one != two and one == secret_fingerprint(b"secret-one")
     assert "secret-one" not in one
+
+
+def test_a_sheet_prints_its_code_and_not_the_seed_while_the_key_maps_one_to_the_other(tmp_path):
+    import json
+
+    from worksheetgen.pipeline.build import build
+    from worksheetgen.pipeline.options import BuildOptions
+
+    result = build(BuildOptions(seed=987654, out=str(tmp_path), pdf=False))
+    code = json.loads((result.folder / "key.json").read_text())["sheets"][0]["code"]
+    for name in ("sheet.md", "sheet.tex"):
+        text = (result.folder / name).read_text()
+        assert f"sheet code {code}" in text and "987654" not in text
+    for name in ("key.md", "key.tex"):
+        assert f"seed 987654, sheet code {code}" in (result.folder / name).read_text()
+    manifest = json.loads((result.folder / "manifest.json").read_text())
+    assert manifest["seed"] == 987654 and manifest["draws"][0]["code"] == code
