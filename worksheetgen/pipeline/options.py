@@ -21,6 +21,7 @@ class BuildOptions:
     out: str = "output"
     pdf: bool = True
     title: str | None = None
+    course: str | None = None  # the course printed above the title (the bank's, by default)
     decimals: int | None = None
     template_dir: str | None = None
     exports: tuple[str, ...] = ()  # LMS formats written beside key.json (moodle, gift, qti)

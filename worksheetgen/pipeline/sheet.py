@@ -84,6 +84,11 @@ def load_bank(options: BuildOptions) -> Bank:
         if len(options.title) > 4000:  # as a bank's title
             raise UsageError(f"--title: expected at most 4000 characters, got {len(options.title)}")
         info = replace(info, title=options.title)
+    if options.course:
+        bad = text_problem(options.course)
+        if bad:
+            raise UsageError(f"course: {bad}")
+        info = replace(info, course=options.course)
     questions = bank.questions
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
