@@ -177,6 +177,17 @@ def main() -> None:
     """
 
 
+def _config_option(fn: F) -> F:
+    """``--config``: the course configuration to use instead of the nearest one."""
+    option = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        help="The course configuration. Default: worksheetgen.toml in this folder or a parent.",
+    )
+    return option(fn)
+
+
 @main.command()
 @click.option("--seed", type=SeedType(), required=True, help="Seed for every random draw.")
 @click.option(
@@ -188,13 +199,14 @@ def main() -> None:
 )
 @click.option(
     "--out",
-    default="output",
-    show_default=True,
+    default=None,
     type=click.Path(),
-    help="Folder that receives one sub-folder per build.",
+    help="Folder that receives one sub-folder per build. Default: the configuration's "
+    "out, else output.",
 )
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (no TeX needed).")
 @click.option("--title", help="Title printed on the sheet and key.")
+@click.option("--course", help="Course printed above the title.")
 @click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
 @click.option(
     "--templates",
@@ -234,13 +246,15 @@ def main() -> None:
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
 )
+@_config_option
 @reports_errors
 def build(
     seed: int,
     banks: tuple[str, ...],
-    out: str,
+    out: str | None,
     no_pdf: bool,
     title: str | None,
+    course: str | None,
     decimals: int | None,
     template_dir: str | None,
     exports: tuple[str, ...],
@@ -249,32 +263,39 @@ def build(
     jobs: int | None,
     quiet: bool,
     verbose: bool,
+    config_path: str | None,
 ) -> None:
     """Draw a worksheet and write the student sheet, the answer key and key.json.
 
-    With --roster (or --versions) it builds a whole class into one folder.
+    With --roster (or --versions) it builds a whole class into one folder. The course
+    configuration (worksheetgen.toml) gives defaults; options given here win.
     """
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.build import build as run_build
+    from worksheetgen.pipeline.config import load_config
     from worksheetgen.pipeline.options import BuildOptions
 
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")
+    given = {"course": course, "title": title, "decimals": decimals, "banks": banks}
+    config = load_config(config_path, {**given, "out": out, "jobs": jobs})
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(
             BuildOptions(
                 seed=seed,
-                banks=banks,
-                out=out,
+                banks=config.value("banks"),
+                out=config.value("out"),
                 pdf=not no_pdf,
-                title=title,
-                decimals=decimals,
+                title=config.value("title"),
+                course=config.value("course"),
+                decimals=config.value("decimals"),
                 template_dir=template_dir,
                 exports=exports,
                 roster=roster,
                 versions=versions,
-                jobs=jobs,
+                jobs=config.value("jobs"),
+                secret=config.secret,
             ),
             reporter,
         )
@@ -282,6 +303,12 @@ def build(
         reporter.close()
     if quiet:
         return
+    if config.secret is None and (roster is not None or versions is not None):
+        click.echo(
+            "worksheetgen: note: no course secret is set, so anyone who knows the seed can "
+            "rebuild these keys (worksheetgen init sets one)",
+            err=True,
+        )
     if result.swept:
         click.echo(
             f"worksheetgen: removed {len(result.swept)} temporary folder(s) an "
@@ -495,6 +522,7 @@ def families() -> None:
     "that counts.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@_config_option
 @reports_errors
 def grade(
     key_path: str,
@@ -503,12 +531,16 @@ def grade(
     template: bool,
     tries: Literal["last", "first"],
     quiet: bool,
+    config_path: str | None,
 ) -> None:
     """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV, .xlsx or
     .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.grading.report import grade_files
     from worksheetgen.grading.template import write_template
+    from worksheetgen.pipeline.config import check_key_secret, load_config
+
+    check_key_secret(key_path, load_config(config_path))
 
     if template:
         path = write_template(key_path, responses, stdout=_binary_stdout())
@@ -546,15 +578,61 @@ def grade(
     "gift.txt or canvas-qti.zip beside the key.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@_config_option
 @reports_errors
-def export_cmd(fmt: str, key_path: str, out: str | None, quiet: bool) -> None:
+def export_cmd(
+    fmt: str, key_path: str, out: str | None, quiet: bool, config_path: str | None
+) -> None:
     """Export a key's questions for an LMS: one question per variant, tolerances kept."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.export import export_file
+    from worksheetgen.pipeline.config import check_key_secret, load_config
+
+    check_key_secret(key_path, load_config(config_path))
 
     path = export_file(key_path, fmt, out, stdout=_binary_stdout())
     if path is not None and not quiet:
         click.echo(f"Exported {key_path} to {fmt}: {path}")
+
+
+@main.command()
+@click.argument("folder", required=False, type=click.Path(file_okay=False))
+@click.option("--course", help="The course's name, written into the configuration.")
+@reports_errors
+def init(folder: str | None, course: str | None) -> None:
+    """Start a course in FOLDER (default: here): worksheetgen.toml and a random secret."""
+    # imported when the command runs, so that --help stays fast
+    from pathlib import Path
+
+    from worksheetgen.pipeline.config import init_course
+
+    config, secret = init_course(Path(folder or "."), course)
+    click.echo(f"Wrote {config} and the course secret {secret} (readable only by you).")
+    click.echo(
+        "  Keep the secret private and out of version control: without it no key can be "
+        "rebuilt, with it anyone can rebuild every key."
+    )
+
+
+@main.command(name="config")
+@_config_option
+@reports_errors
+def config_cmd(config_path: str | None) -> None:
+    """Print each effective setting and where it came from."""
+    # imported when the command runs, so that --help stays fast
+    from worksheetgen.pipeline.config import fingerprint, load_config
+
+    config = load_config(config_path)
+    click.echo(f"configuration: {config.path if config.path is not None else 'none found'}")
+    for name, setting in config.settings.items():
+        value = setting.value
+        text = ", ".join(value) if isinstance(value, tuple) else value
+        shown_value = "(none)" if text is None or text == "" else text
+        click.echo(f"{name} = {shown_value}  ({setting.source})")
+    if config.secret is None:
+        click.echo("secret = (none: anyone who knows the seed can rebuild a key)  (default)")
+    else:
+        click.echo(f"secret = fingerprint {fingerprint(config.secret)}  ({config.secret_source})")
 
 
 def run() -> None:

@@ -87,6 +87,11 @@ class GradeError(WorksheetgenError):
     """A response file or key could not be graded."""
 
 
+class ConfigError(WorksheetgenError):
+    """A course configuration or secret could not be used, or a key was built with another
+    course secret."""
+
+
 class UsageError(WorksheetgenError):
     """A command-line value is out of range."""
 

@@ -253,6 +253,7 @@ class Sheet:
     label: str
     student: Student | None
     items: tuple[Item, ...]
+    code: str = ""  # the short sheet code printed instead of the seed (solve/rng.py)
 
 
 @dataclass(frozen=True)
@@ -263,3 +264,5 @@ class Build:
     seed: int
     bank: Bank
     sheets: tuple[Sheet, ...]
+    # the course secret: enters every draw, is never written (key.json holds its fingerprint)
+    secret: bytes | None = field(default=None, repr=False, compare=False)

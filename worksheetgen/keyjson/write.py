@@ -14,6 +14,7 @@ from typing import Any
 from worksheetgen import __version__
 from worksheetgen.families import get_family
 from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Sheet
+from worksheetgen.solve.rng import secret_fingerprint
 
 KEY_FORMAT = "worksheetgen-key"
 KEY_VERSION = 1
@@ -100,6 +101,7 @@ def sheet_json(sheet: Sheet) -> dict[str, Any]:
     """One sheet of key.json."""
     return {
         "id": sheet.id,
+        "code": sheet.code,
         "label": sheet.label,
         "student": None
         if sheet.student is None
@@ -109,15 +111,19 @@ def sheet_json(sheet: Sheet) -> dict[str, Any]:
 
 
 def key_json(build: Build) -> dict[str, Any]:
-    """The whole key.json document."""
-    return {
+    """The whole key.json document (with the course secret's fingerprint, when there is a
+    secret: never the secret itself)."""
+    doc: dict[str, Any] = {
         "format": KEY_FORMAT,
         "version": KEY_VERSION,
         "seed": build.seed,
         "title": build.info.title,
         "course": build.info.course,
-        "sheets": [sheet_json(s) for s in build.sheets],
     }
+    if build.secret:
+        doc["secret"] = secret_fingerprint(build.secret)
+    doc["sheets"] = [sheet_json(s) for s in build.sheets]
+    return doc
 
 
 def _param_json(p: ParamValue) -> Any:
@@ -174,7 +180,8 @@ def _sympy_version() -> str:
 
 def sheet_draws(sheet: Sheet) -> dict[str, Any]:
     """The parameters drawn for one sheet, as the manifest lists them."""
-    return {"sheet": sheet.id, "questions": {i.spec.id: i.given for i in sheet.items}}
+    questions = {i.spec.id: i.given for i in sheet.items}
+    return {"sheet": sheet.id, "code": sheet.code, "questions": questions}
 
 
 def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> dict[str, Any]:
@@ -188,6 +195,7 @@ def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> di
         "sympy": _sympy_version(),
         "python": platform.python_version(),
         "seed": build.seed,
+        **({"secret": secret_fingerprint(build.secret)} if build.secret else {}),
         "sheet": build.info.slug,
         "title": build.info.title,
         "options": options,

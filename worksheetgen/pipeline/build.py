@@ -51,7 +51,7 @@ def build(
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
     check_target(target)
     swept = sweep_leftovers(options.out, options.pdf)
-    result = make_build(bank, options.seed)
+    result = make_build(bank, options.seed, secret=options.secret)
     docs = render_all(result, options.template_dir)
     assert target.name == folder_name(result)
     files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}

@@ -164,7 +164,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
             require_engine(engine, f" (needed to print letters such as {sample})")
         else:
             require_engine()
-    build = Build(info=bank.info, seed=options.seed, bank=bank, sheets=())
+    build = Build(info=bank.info, seed=options.seed, bank=bank, sheets=(), secret=options.secret)
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
     tmp = staging_folder(target)  # refuses a target that is not ours, before any work
     swept = sweep_leftovers(options.out, options.pdf)
@@ -234,7 +234,9 @@ class RenderedSheet:
 def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
     """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
 
-    sheet = build_sheet(build.bank.questions, build.seed, entry.id, entry.label, entry.student)
+    sheet = build_sheet(
+        build.bank.questions, build.seed, entry.id, entry.label, entry.student, build.secret
+    )
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
     tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}
     md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}

@@ -21,11 +21,13 @@ class BuildOptions:
     out: str = "output"
     pdf: bool = True
     title: str | None = None
+    course: str | None = None  # the course printed above the title (the bank's, by default)
     decimals: int | None = None
     template_dir: str | None = None
     exports: tuple[str, ...] = ()  # LMS formats written beside key.json (moodle, gift, qti)
     roster: str | None = None  # a class roster CSV: one sheet per student
     versions: int | None = None  # or N anonymous versions A, B, C, ...
+    secret: bytes | None = field(default=None, repr=False)  # the course secret, never written
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 

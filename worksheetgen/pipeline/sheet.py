@@ -84,6 +84,11 @@ def load_bank(options: BuildOptions) -> Bank:
         if len(options.title) > 4000:  # as a bank's title
             raise UsageError(f"--title: expected at most 4000 characters, got {len(options.title)}")
         info = replace(info, title=options.title)
+    if options.course:
+        bad = text_problem(options.course)
+        if bad:
+            raise UsageError(f"course: {bad}")
+        info = replace(info, course=options.course)
     questions = bank.questions
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
@@ -92,9 +97,13 @@ def load_bank(options: BuildOptions) -> Bank:
 
 
 def make_build(
-    bank: Bank, seed: int, sheets: Sequence[tuple[str, str, Student | None]] | None = None
+    bank: Bank,
+    seed: int,
+    sheets: Sequence[tuple[str, str, Student | None]] | None = None,
+    secret: bytes | None = None,
 ) -> Build:
-    """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet."""
+    """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet;
+    with the course secret, when there is one."""
 
     wanted = sheets or [(bank.info.slug, "Worksheet", None)]
     return Build(
@@ -102,8 +111,10 @@ def make_build(
         seed=seed,
         bank=bank,
         sheets=tuple(
-            build_sheet(bank.questions, seed, sid, label, student) for sid, label, student in wanted
+            build_sheet(bank.questions, seed, sid, label, student, secret)
+            for sid, label, student in wanted
         ),
+        secret=secret,
     )
 
 

@@ -168,10 +168,13 @@ def draw_given_values(
     return redrawn(lambda: family.draw(params, rng), family.redraws)
 
 
-def draw_variant(spec: QuestionSpec, seed: int, sheet_id: str) -> Variant:
-    """Draw the question's variant on sheet ``sheet_id``, redrawing ambiguous ones."""
+def draw_variant(
+    spec: QuestionSpec, seed: int, sheet_id: str, secret: bytes | None = None
+) -> Variant:
+    """Draw the question's variant on sheet ``sheet_id`` (with the course secret, when
+    there is one), redrawing ambiguous ones."""
     family = get_family(spec.family)
-    rng = generator(seed, sheet_id, spec.id)
+    rng = generator(seed, sheet_id, spec.id, secret)
     first: dict[str, Any] | None = None
     seen: set[str] = set()
     problems: Counter[str] = Counter()

@@ -33,13 +33,16 @@ from worksheetgen.model import (
 )
 from worksheetgen.render.prompts import render_prompt
 from worksheetgen.solve.draw import Variant, draw_variant, item_label, settle
+from worksheetgen.solve.rng import sheet_code
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def make_item(spec: QuestionSpec, seed: int, sheet_id: str, number: int) -> Item:
+def make_item(
+    spec: QuestionSpec, seed: int, sheet_id: str, number: int, secret: bytes | None = None
+) -> Item:
     """Draw, solve and check one question of one sheet."""
-    variant = draw_variant(spec, seed, sheet_id)
+    variant = draw_variant(spec, seed, sheet_id, secret)
     return solve_item(spec, variant.given, number, sheet_id, variant=variant)
 
 
@@ -383,7 +386,14 @@ def build_sheet(
     sheet_id: str,
     label: str,
     student: Student | None = None,
+    secret: bytes | None = None,
 ) -> Sheet:
-    """Draw and solve every question of one sheet."""
-    items = tuple(make_item(spec, seed, sheet_id, i + 1) for i, spec in enumerate(specs))
-    return Sheet(id=sheet_id, label=label, student=student, items=items)
+    """Draw and solve every question of one sheet (with the course secret, when there is one)."""
+    items = tuple(make_item(spec, seed, sheet_id, i + 1, secret) for i, spec in enumerate(specs))
+    return Sheet(
+        id=sheet_id,
+        label=label,
+        student=student,
+        items=items,
+        code=sheet_code(seed, sheet_id, secret),
+    )

@@ -1,12 +1,17 @@
-"""The only place random generators are made.
+"""The only place random generators are made, and what a course secret adds to them.
 
 Each question of each sheet gets its own generator, derived from (seed, sheet id, question id)
 through a stable hash, so adding, removing or reordering questions or students never changes
 another variant. Python's ``hash()`` is never used: it changes with PYTHONHASHSEED.
+
+A course secret (``worksheetgen init``) enters every generator's seed material, so the seed,
+the banks and the sheet ids alone reproduce nothing. The secret itself is never written
+anywhere: key.json and the manifest hold its fingerprint, the sheets a short sheet code.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 
 import numpy as np
@@ -18,7 +23,35 @@ def stable_hash(text: str) -> int:
     return int.from_bytes(digest, "big")
 
 
-def generator(seed: int, sheet_id: str, question_id: str) -> np.random.Generator:
-    """The generator for one question of one sheet."""
+def secret_key(secret: bytes) -> bytes:
+    """The 32-byte key every use of a secret of any length starts from."""
+    return hashlib.blake2b(secret, digest_size=32, person=b"wsg-secret").digest()
+
+
+def generator(
+    seed: int, sheet_id: str, question_id: str, secret: bytes | None = None
+) -> np.random.Generator:
+    """The generator for one question of one sheet (with the course secret, when there is one;
+    without one the generator is the one every earlier version made)."""
     entropy = [int(seed), stable_hash(sheet_id), stable_hash(question_id)]
+    if secret:
+        keyed = hashlib.blake2b(b"rng", digest_size=16, key=secret_key(secret)).digest()
+        entropy.append(int.from_bytes(keyed, "big"))
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+
+
+def sheet_code(seed: int, sheet_id: str, secret: bytes | None = None) -> str:
+    """The short code a sheet prints instead of the seed: eight letters and digits from
+    (secret, seed, sheet id); the key, key.json and the manifest map it back."""
+    key = secret_key(secret) if secret else b""
+    text = f"{int(seed)}\0{sheet_id}".encode()
+    digest = hashlib.blake2b(text, digest_size=5, key=key, person=b"wsg-sheet-code").digest()
+    code = base64.b32encode(digest).decode("ascii")
+    return f"{code[:4]}-{code[4:]}"
+
+
+def secret_fingerprint(secret: bytes) -> str:
+    """What key.json and the manifest keep of a secret: enough to tell two secrets apart,
+    nothing to rebuild one from."""
+    digest = hashlib.blake2b(b"fingerprint", digest_size=8, key=secret_key(secret)).hexdigest()
+    return f"blake2b:{digest}"

@@ -1,0 +1,277 @@
+"""The course configuration (``worksheetgen.toml``) and the course secret.
+
+``worksheetgen.toml`` is found in the working folder or its parents (as ruff and pytest find
+theirs), or named with ``--config``. It sets a course's defaults; options on the command line
+win. The course secret comes from ``WORKSHEETGEN_SECRET`` or from the file that ``secret_file``
+names, which only its owner may read (mode 0600). Every setting remembers where it came from,
+for ``worksheetgen config``. Nothing here imports NumPy, SymPy or Jinja2: the CLI reads the
+configuration before it knows whether there is any work.
+
+May import: the standard library, ``tomli`` on Python 3.10, errors, textrules and (for a
+fingerprint) solve.rng.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import ConfigError
+from worksheetgen.textrules import shown
+
+if sys.version_info >= (3, 11):
+    import tomllib  # the standard library reads TOML from Python 3.11 on
+else:  # Python 3.10: tomli, the package tomllib was made from
+    import tomli as tomllib
+
+CONFIG_NAME = "worksheetgen.toml"
+SECRET_NAME = ".worksheetgen-secret"
+SECRET_ENV = "WORKSHEETGEN_SECRET"
+MAX_CONFIG_BYTES = 1_000_000
+
+#: the settings a configuration may hold, in the order ``worksheetgen config`` prints them.
+#: Paper size and TeX engine are not settings: the templates print on A4, and the engine is
+#: chosen by the text a build has to print (pdfLaTeX, or LuaLaTeX for other scripts).
+SETTINGS = ("course", "title", "decimals", "banks", "out", "jobs", "secret_file")
+
+DEFAULTS: dict[str, Any] = {
+    "course": None,
+    "title": None,
+    "decimals": None,
+    "banks": (),
+    "out": "output",
+    "jobs": None,
+    "secret_file": None,
+}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One effective setting and where it came from (``default``, ``file:line``, an option)."""
+
+    value: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective settings of a command, and the secret (never printed, never written)."""
+
+    path: Path | None
+    settings: dict[str, Setting]
+    secret: bytes | None = field(default=None, repr=False)
+    secret_source: str | None = None
+
+    def value(self, name: str) -> Any:
+        """The effective value of ``name``."""
+        return self.settings[name].value
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest ``worksheetgen.toml`` in ``start`` (the working folder) or its parents."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _line_of(text: str, key: str) -> int:
+    """The line that sets ``key`` (1 when it cannot be told)."""
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    for number, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return number
+    return 1
+
+
+def _fail(path: Path, line: int, key: str, expected: str, got: Any) -> ConfigError:
+    return ConfigError(f"{path}:{line}: {key}: expected {expected}, got {shown(repr(got))}")
+
+
+def _check(path: Path, text: str, key: str, value: Any) -> Any:
+    """One setting of the file, checked and made relative to the file's folder."""
+    line = _line_of(text, key)
+    here = path.parent
+    if key in ("course", "title"):
+        if not isinstance(value, str) or not value.strip() or len(value) > 4000:
+            raise _fail(path, line, key, "a non-empty string of at most 4000 characters", value)
+        return value
+    if key in ("decimals", "jobs"):
+        top = 6 if key == "decimals" else 64
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+            raise _fail(path, line, key, f"an integer from 0 to {top}", value)
+        return value
+    if key == "banks":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            raise _fail(path, line, key, "a bank path or a list of bank paths", value)
+        return tuple(str(here / v) for v in value)
+    if not isinstance(value, str) or not value.strip():  # out, secret_file
+        raise _fail(path, line, key, "a path", value)
+    return str(here / value)
+
+
+def _parse(path: Path) -> dict[str, Setting]:
+    """The settings a configuration file sets, each with its file:line."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the configuration ({exc.strerror})") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}:1: expected at most {MAX_CONFIG_BYTES} bytes, got more")
+    try:
+        text = data.decode("utf-8")
+        doc = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}:1: expected UTF-8 text, got other bytes") from None
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        # an error "at end of document" is on the file's last line
+        line = found.group(1) if found else str(max(1, len(text.splitlines())))
+        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc))
+        raise ConfigError(f"{path}:{line}: expected TOML, got an error ({message})") from None
+    settings: dict[str, Setting] = {}
+    for key, value in doc.items():
+        if key not in SETTINGS:
+            raise _fail(path, _line_of(text, key), key, "one of " + ", ".join(SETTINGS), key)
+        settings[key] = Setting(_check(path, text, key, value), f"{path}:{_line_of(text, key)}")
+    return settings
+
+
+def read_secret_file(path: str | os.PathLike[str]) -> bytes:
+    """The secret in ``path``: refused unless only its owner may read it (mode 0600)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise ConfigError(f"{path}: secret_file: cannot read it ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as fh:
+        mode = stat.S_IMODE(os.fstat(fh.fileno()).st_mode)
+        if os.name == "posix" and mode & 0o077:
+            raise ConfigError(
+                f"{path}: secret_file: expected mode 0600 (readable only by its owner), "
+                f"got {mode:04o}; run chmod 600 {path}"
+            )
+        data = fh.read(4097).strip()
+    if not 16 <= len(data) <= 4096:
+        raise ConfigError(
+            f"{path}:1: secret_file: expected a secret of 16 to 4096 bytes, got {len(data)}"
+        )
+    return data
+
+
+def load_config(
+    given: str | None = None,
+    options: dict[str, Any] | None = None,
+    start: Path | None = None,
+    environ: dict[str, str] | None = None,
+) -> Config:
+    """The effective settings: the command line's ``options`` (those not None), then the
+    configuration file (``given`` or the nearest one), then the defaults; and the secret."""
+    env = os.environ if environ is None else environ
+    path = Path(given) if given is not None else find_config(start)
+    if given is not None and not path.is_file():  # type: ignore[union-attr]
+        raise ConfigError(f"--config: expected a configuration file, got {given!r}")
+    from_file = _parse(path) if path is not None else {}
+    settings: dict[str, Setting] = {}
+    for name in SETTINGS:
+        cli = (options or {}).get(name)
+        if cli is not None and cli != ():
+            settings[name] = Setting(cli, f"--{name.replace('_', '-')}")
+        elif name in from_file:
+            settings[name] = from_file[name]
+        else:
+            settings[name] = Setting(DEFAULTS[name], "default")
+    secret: bytes | None = None
+    source: str | None = None
+    if env.get(SECRET_ENV):
+        secret, source = env[SECRET_ENV].encode("utf-8"), SECRET_ENV
+        if len(secret) < 16:
+            raise ConfigError(
+                f"{SECRET_ENV}: expected a secret of at least 16 bytes, got {len(secret)}"
+            )
+    elif settings["secret_file"].value is not None:
+        secret = read_secret_file(settings["secret_file"].value)
+        source = settings["secret_file"].source
+    return Config(path, settings, secret, source)
+
+
+def fingerprint(secret: bytes) -> str:
+    """A secret's fingerprint, as key.json holds it."""
+    # solve.rng loads NumPy: only when a fingerprint is asked for, never for --help
+    from worksheetgen.solve.rng import secret_fingerprint
+
+    return secret_fingerprint(secret)
+
+
+def check_key_secret(key_path: str, config: Config) -> None:
+    """Refuse a key.json built with another secret than the configured one (a key built
+    without a secret, or one that cannot be read, is left to the key's own reader)."""
+    if config.secret is None:
+        return
+    try:
+        with open(key_path, encoding="utf-8") as fh:
+            text = fh.read()
+        doc = json.loads(text)
+    except (OSError, ValueError):
+        return
+    found = doc.get("secret") if isinstance(doc, dict) else None
+    if found is None:
+        return
+    wanted = fingerprint(config.secret)
+    if found != wanted:
+        line = next(
+            (n for n, t in enumerate(text.splitlines(), 1) if t.lstrip().startswith('"secret"')),
+            1,
+        )
+        raise ConfigError(
+            f"{key_path}:{line}: secret: expected a key built with the configured course "
+            f"secret ({config.secret_source}, {wanted}), got one built with another "
+            f"({shown(str(found))})"
+        )
+
+
+def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
+    """Write ``worksheetgen.toml`` and a random secret (mode 0600) into ``folder``; refuse to
+    replace either."""
+    config, secret = folder / CONFIG_NAME, folder / SECRET_NAME
+    for path in (config, secret):
+        if path.exists():
+            raise ConfigError(f"{path}: expected no such file, got one; remove it first")
+    lines = [
+        "# worksheetgen course configuration: options given on the command line win",
+        f"course = {json.dumps(course)}" if course else '# course = "Course name"',
+        '# title = "Quiz 1"',
+        "# decimals = 2",
+        '# banks = ["banks/"]',
+        '# out = "output"',
+        "# jobs = 0",
+        "# the course secret: keep this file private and out of version control",
+        f'secret_file = "{SECRET_NAME}"',
+        "",
+    ]
+    made: list[Path] = []
+    try:
+        fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        made.append(secret)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(secrets.token_hex(32) + "\n")
+        os.chmod(secret, 0o600)  # whatever the umask
+        with open(config, "x", encoding="utf-8") as fh:
+            made.append(config)
+            fh.write("\n".join(lines))
+    except OSError as exc:
+        for path in made:  # nothing half-written
+            path.unlink(missing_ok=True)
+        raise ConfigError(f"{folder}: cannot write the configuration ({exc.strerror})") from None
+    return config, secret
