@@ -770,3 +770,11 @@ def test_a_bank_id_ending_in_a_line_break_is_refused(where, end, tmp_path) -> No
         "letters, digits" in err.value.message
         or "got U+000D, a control character" in err.value.message
     )
+
+
+def test_paths_echoed_after_a_build_show_control_characters_escaped(tmp_path, runner) -> None:
+    out = tmp_path / "out\x1b]0;pwned\x07"
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "\\x1b]0;pwned\\x07" in result.output

@@ -327,7 +327,7 @@ def build(
     click.echo(
         f"Built {result.build.info.title!r}{who} (seed {seed}, {n_items} "
         f"question{'' if n_items == 1 else 's'}) "
-        f"into {result.folder}/"
+        f"into {shown(str(result.folder))}/"
     )
     nested: dict[str, int] = {}
     for name in result.files:
@@ -335,11 +335,11 @@ def build(
         if sep and not verbose:
             nested[folder] = nested.get(folder, 0) + 1
         else:
-            click.echo(f"  {result.folder / name}")
+            click.echo(f"  {shown(str(result.folder / name))}")
     for folder, count in nested.items():
         kinds = sorted({n.rsplit(".", 1)[-1] for n in result.files if n.startswith(folder + "/")})
         click.echo(
-            f"  {result.folder / folder}/  ({count} files: each sheet's and key's "
+            f"  {shown(str(result.folder / folder))}/  ({count} files: each sheet's and key's "
             + ", ".join("." + k for k in kinds)
             + "; --verbose lists them)"
         )
@@ -545,15 +545,19 @@ def grade(
     if template:
         path = write_template(key_path, responses, stdout=_binary_stdout())
         if path is not None and not quiet:
-            click.echo(f"Wrote a blank responses file to {path}: fill in the value column.")
+            click.echo(
+                f"Wrote a blank responses file to {shown(str(path))}: fill in the value column."
+            )
         return
     run = grade_files(key_path, responses, out, tries)
     if quiet:
         return
     students = run.result.students
-    click.echo(f"Graded {len(students)} student(s) from {responses} against {key_path}")
+    click.echo(
+        f"Graded {len(students)} student(s) from {shown(responses)} against {shown(key_path)}"
+    )
     for path in run.files:
-        click.echo(f"  {path}")
+        click.echo(f"  {shown(str(path))}")
 
 
 @main.command(name="export")
@@ -592,7 +596,7 @@ def export_cmd(
 
     path = export_file(key_path, fmt, out, stdout=_binary_stdout())
     if path is not None and not quiet:
-        click.echo(f"Exported {key_path} to {fmt}: {path}")
+        click.echo(f"Exported {shown(key_path)} to {fmt}: {shown(str(path))}")
 
 
 @main.command()
