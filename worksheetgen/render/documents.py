@@ -211,10 +211,16 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places, blank_width=blank_width)
     ext = FORMATS[fmt]
 
+    modules: dict[str, Any] = {}
+
     def display_kind(kind: str) -> Any:
         """The partial ``shown/<kind>`` of this format, as a module whose ``show(g)`` macro
-        draws a shown value of that kind (loaded once per environment)."""
-        return env.get_template(f"shown/{kind}{ext}.j2").module
+        draws a shown value of that kind (loaded once per environment: asking Jinja2 for
+        the template on every value would check its file each time)."""
+        module = modules.get(kind)
+        if module is None:
+            module = modules[kind] = env.get_template(f"shown/{kind}{ext}.j2").module
+        return module
 
     env.globals["display_kind"] = display_kind
     return env
