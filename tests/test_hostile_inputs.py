@@ -212,7 +212,7 @@ def test_a_roster_that_is_a_device_or_a_fifo_is_refused_before_reading(
             str(tmp_path / "o"),
         ],
     )
-    what = "a character device" if kind == "device" else "a pipe (FIFO)"
+    what = "a character device" if kind == "device" else "a FIFO (named pipe)"
     one_error_line(result, f"{path}: roster: expected a CSV file, got {what}")
     assert not (tmp_path / "o").exists()
 
@@ -222,7 +222,7 @@ def test_a_key_that_is_a_device_or_a_fifo_is_refused_by_grade_and_every_export(
     runner, kind, fifo, one_key, tmp_path
 ):
     path = _endless(kind, fifo)
-    what = "a character device" if kind == "device" else "a pipe (FIFO)"
+    what = "a character device" if kind == "device" else "a FIFO (named pipe)"
     resp = tmp_path / "r.csv"
     resp.write_text("student,question,answer,entry,value\n", encoding="utf-8")
     result = runner.invoke(main, ["grade", "--key", path, str(resp), "--out", str(tmp_path / "g")])
@@ -242,7 +242,7 @@ def test_a_responses_file_that_is_a_device_or_a_fifo_is_refused(
     runner, kind, fifo, one_key, tmp_path
 ):
     path = _endless(kind, fifo)
-    what = "a character device" if kind == "device" else "a pipe (FIFO)"
+    what = "a character device" if kind == "device" else "a FIFO (named pipe)"
     result = runner.invoke(
         main, ["grade", "--key", str(one_key), path, "--out", str(tmp_path / "g")]
     )

@@ -8,6 +8,7 @@ WorksheetgenError is a bug and keeps its traceback.
 from __future__ import annotations
 
 import difflib
+import stat
 from collections.abc import Iterable
 from typing import Any
 
@@ -123,3 +124,21 @@ def did_you_mean(word: str, options: Iterable[str]) -> str:
     """' (did you mean "x"?)' when a close option exists, else ''."""
     close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
     return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` (``os.stat``) is, in words, for messages about inputs and
+    outputs that are not what they should be."""
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return "a special file"

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from worksheetgen.errors import OutputError
+from worksheetgen.errors import OutputError, file_kind
 
 #: an output path that means standard output (export --out, grade --template)
 STDOUT = "-"
@@ -80,23 +80,6 @@ def as_new(path: str | Path) -> None:
 # ------------------------------------------------------------------ may this be replaced?
 
 
-def _kind(mode: int) -> str:
-    """What a file of ``mode`` is, in words."""
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISREG(mode):
-        return "a regular file"
-    return "a special file"
-
-
 def check_replaceable(
     path: str | Path, *, folder: bool = False, field: str | None = "--out", what: str | None = None
 ) -> None:
@@ -129,7 +112,7 @@ def check_replaceable(
         if not stat.S_ISDIR(info.st_mode):
             raise OutputError(
                 f"expected a folder to write into, got {parent}, "
-                f"{_kind(info.st_mode)}; nothing written",
+                f"{file_kind(info.st_mode)}; nothing written",
                 file=str(p),
                 field=field,
             )
@@ -157,7 +140,7 @@ def check_replaceable(
     ok = stat.S_ISDIR(info.st_mode) if folder else stat.S_ISREG(info.st_mode)
     if not ok:
         raise OutputError(
-            f"expected {want}, got {link}{_kind(info.st_mode)}; nothing written",
+            f"expected {want}, got {link}{file_kind(info.st_mode)}; nothing written",
             file=str(p),
             field=field,
         )

@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import WorksheetgenError, shorten
+from worksheetgen.errors import WorksheetgenError, file_kind, shorten
 from worksheetgen.textrules import problem as text_problem
 from worksheetgen.textrules import refused
 
@@ -34,19 +34,7 @@ _CHUNK = 1 << 20
 
 def _kind_of(mode: int) -> str | None:
     """What a non-regular file is, in words (None for a regular file)."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISFIFO(mode):
-        return "a pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+    return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def read_limited(
