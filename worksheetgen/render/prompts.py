@@ -11,7 +11,7 @@ import itertools
 import marshal
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -598,6 +598,22 @@ def _render(template: PromptTemplate, context: Mapping[str, Any]) -> str:
         _STEPS.reset(token)
 
 
+def _compiled(text: str, fail: Callable[[str, int | None], TemplateError]) -> PromptTemplate:
+    """The checked, compiled prompt; every refusal is ``fail(message, template line)``."""
+    try:
+        return compile_prompt(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise fail(_syntax_message(exc), exc.lineno) from None
+    except PromptError as exc:
+        raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
+    except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
+        raise fail(
+            f"template not allowed: expected expressions nested at most {MAX_NESTING} "
+            "levels deep, got deeper",
+            None,
+        ) from None
+
+
 def render_prompt(
     text: str,
     context: Mapping[str, Any],
@@ -617,18 +633,7 @@ def render_prompt(
     def fail(message: str, lineno: int | None) -> TemplateError:
         return _fail(message, lineno, file, line, field, first_line)
 
-    try:
-        template = compile_prompt(text)
-    except jinja2.TemplateSyntaxError as exc:
-        raise fail(_syntax_message(exc), exc.lineno) from None
-    except PromptError as exc:
-        raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
-    except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
-        raise fail(
-            f"template not allowed: expected expressions nested at most {MAX_NESTING} "
-            "levels deep, got deeper",
-            None,
-        ) from None
+    template = _compiled(text, fail)
     try:
         return _render(template, context)
     except jinja2.UndefinedError as exc:
@@ -688,18 +693,7 @@ def check_prompt_template(
     def fail(message: str, lineno: int | None) -> TemplateError:
         return _fail(message, lineno, file, line, field, line)
 
-    try:
-        template = compile_prompt(text)
-    except jinja2.TemplateSyntaxError as exc:
-        raise fail(_syntax_message(exc), exc.lineno) from None
-    except PromptError as exc:
-        raise fail(f"template not allowed: {exc.message}", exc.lineno) from None
-    except RecursionError:  # pragma: no cover - the nesting checks refuse such prompts first
-        raise fail(
-            f"template not allowed: expected expressions nested at most {MAX_NESTING} "
-            "levels deep, got deeper",
-            None,
-        ) from None
+    template = _compiled(text, fail)
     if not contexts:
         return
     known = sorted(set().union(*contexts))
