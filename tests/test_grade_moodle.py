@@ -57,13 +57,18 @@ def student(result: GradeResult, who: str) -> StudentResult:
 
 
 def versions(graded_key: GradeKey, key: GradeKey) -> dict[str, dict[str, str]]:
-    """The version (sheet id of the key) each student drew, per question."""
-    return {
-        sheet.id: {
-            q.id: next(s.id for s in key.sheets if s.question(q.id) is q) for q in sheet.questions
-        }
-        for sheet in graded_key.sheets
-    }
+    """The version (sheet id of the key) each student drew, per question: the key's sheet
+    whose question (its very answers) the graded one is, which the graded one must name."""
+    out: dict[str, dict[str, str]] = {}
+    for sheet in graded_key.sheets:
+        out[sheet.id] = {}
+        for q in sheet.questions:
+            (drawn,) = [
+                s.id for s in key.sheets if getattr(s.question(q.id), "answers", 0) is q.answers
+            ]
+            assert drawn == q.version
+            out[sheet.id][q.id] = drawn
+    return out
 
 
 def error_of(folder: str, text: str) -> GradeError:
@@ -361,3 +366,19 @@ def test_an_option_the_export_wrote_with_a_word_joiner_matches_its_text() -> Non
     assert _shown_text(f"scores grow ({WORD_JOINER}h) with d_k") == _shown_text(
         "scores grow (h) with d_k"
     )
+
+
+def test_moodle_report_names_the_version_each_student_drew_per_question(tmp_path):
+    from click.testing import CliRunner
+
+    responses, graded_key, key = read("default", "responses-resp-right.csv")
+    drawn = versions(graded_key, key)[EMAILS["s1"]]
+    folder = FIXTURES / "default"
+    args = ["grade", "--key", str(folder / "key.json"), str(folder / "responses-resp-right.csv")]
+    run = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "-q"])
+    assert run.exit_code == 0, run.output
+    report = (tmp_path / "report.md").read_text()
+    ada = report.split("## ada.lovelace@example.com")[1].split("\n## ")[0]
+    assert len(set(drawn.values())) > 1  # the fixture's Ada drew more than one version
+    for qid, version in drawn.items():
+        assert f"(`{qid}`, version {version})" in ada

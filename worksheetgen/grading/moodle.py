@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from worksheetgen.errors import GradeError
@@ -490,7 +490,7 @@ def _question_key(key: GradeKey, v: Variant) -> QuestionKey:
     sheet = key.sheet(v.sheet_id)
     q = sheet.question(v.qid) if sheet is not None else None
     assert q is not None  # the grade key is made from the same document
-    return q
+    return replace(q, version=v.sheet_id)
 
 
 def parse_moodle(

@@ -190,7 +190,9 @@ def report_md(result: GradeResult) -> str:
             continue
         for q in s.questions:
             out.append(
-                f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}), "
+                f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}"
+                + (f", version {_md(q.version)}" if q.version else "")
+                + "), "
                 f"{points_text(q.earned)} / {points_text(q.points)}"
             )
             out.append("")

@@ -89,6 +89,7 @@ class QuestionResult:
     title: str
     points: Fraction
     parts: tuple[PartResult, ...]
+    version: str = ""  # the version drawn, for a Moodle download (QuestionKey.version)
 
     @cached_property
     def earned(self) -> Fraction:
@@ -491,7 +492,12 @@ def grade_question(
                 )
             )
     return QuestionResult(
-        id=q.id, number=q.number, title=q.title, points=q.points, parts=tuple(parts)
+        id=q.id,
+        number=q.number,
+        title=q.title,
+        points=q.points,
+        parts=tuple(parts),
+        version=q.version,
     )
 
 
