@@ -25,12 +25,13 @@ from worksheetgen.grading.key import (
     GradedAnswer,
     GradeKey,
     QuestionKey,
+    SheetKey,
     SlipAnswers,
     as_grid,
     entry_label,
     norm_text,
 )
-from worksheetgen.grading.responses import ResponseCell, Responses
+from worksheetgen.grading.responses import ResponseCell, Responses, StudentAnswers
 
 Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded"]
 
@@ -133,6 +134,8 @@ class GradeResult:
     students: tuple[StudentResult, ...]
     #: students whose attempt is not finished: listed in the report, not graded
     in_progress: tuple[str, ...] = ()
+    #: students with several finished attempts: which one counts, for the report
+    attempts: tuple[str, ...] = ()
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -501,13 +504,18 @@ def grade_question(
     )
 
 
+def grade_sheet(sheet: SheetKey, answers: StudentAnswers) -> tuple[QuestionResult, ...]:
+    """Score one student's answers to every question of their sheet."""
+    return tuple(grade_question(q, answers.cells.get(q.id, {})) for q in sheet.questions)
+
+
 def grade(key: GradeKey, responses: Responses) -> GradeResult:
     """Grade every student of ``responses`` against ``key``."""
     students = []
     for s in responses.students:
         sheet = key.sheet(s.sheet)
         assert sheet is not None  # read_responses only accepts the key's sheets
-        questions = tuple(grade_question(q, s.cells.get(q.id, {})) for q in sheet.questions)
+        questions = grade_sheet(sheet, s)
         students.append(
             StudentResult(
                 student=s.student,
@@ -523,4 +531,5 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
         has_sheet_column=responses.has_sheet_column,
         students=tuple(students),
         in_progress=responses.in_progress,
+        attempts=responses.attempts,
     )
