@@ -14,7 +14,7 @@ import pytest
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import GradeKey, grade_key
-from worksheetgen.grading.moodle import Tries, parse_moodle
+from worksheetgen.grading.moodle import Attempts, Tries, parse_moodle
 from worksheetgen.grading.responses import Responses
 from worksheetgen.grading.score import GradeResult, StudentResult, grade
 from worksheetgen.keyjson.read import load_key
@@ -37,13 +37,17 @@ def text_of(folder: str, name: str) -> str:
 
 
 def read(
-    folder: str, name: str, text: str | None = None, tries: Tries = "last"
+    folder: str,
+    name: str,
+    text: str | None = None,
+    tries: Tries = "last",
+    attempts: Attempts = "highest",
 ) -> tuple[Responses, GradeKey, GradeKey]:
     bank = "default" if folder == "default-adaptive" else folder
     doc = load_key(FIXTURES / bank / "key.json", GradeError)
     key = grade_key(doc)
     body = text_of(folder, name) if text is None else text
-    responses, graded_key = parse_moodle(body, doc, key, name, tries)
+    responses, graded_key = parse_moodle(body, doc, key, name, tries, attempts)
     return responses, graded_key, key
 
 
@@ -57,13 +61,18 @@ def student(result: GradeResult, who: str) -> StudentResult:
 
 
 def versions(graded_key: GradeKey, key: GradeKey) -> dict[str, dict[str, str]]:
-    """The version (sheet id of the key) each student drew, per question."""
-    return {
-        sheet.id: {
-            q.id: next(s.id for s in key.sheets if s.question(q.id) is q) for q in sheet.questions
-        }
-        for sheet in graded_key.sheets
-    }
+    """The version (sheet id of the key) each student drew, per question: the key's sheet
+    whose question (its very answers) the graded one is, which the graded one must name."""
+    out: dict[str, dict[str, str]] = {}
+    for sheet in graded_key.sheets:
+        out[sheet.id] = {}
+        for q in sheet.questions:
+            (drawn,) = [
+                s.id for s in key.sheets if getattr(s.question(q.id), "answers", 0) is q.answers
+            ]
+            assert drawn == q.version
+            out[sheet.id][q.id] = drawn
+    return out
 
 
 def error_of(folder: str, text: str) -> GradeError:
@@ -361,3 +370,65 @@ def test_an_option_the_export_wrote_with_a_word_joiner_matches_its_text() -> Non
     assert _shown_text(f"scores grow ({WORD_JOINER}h) with d_k") == _shown_text(
         "scores grow (h) with d_k"
     )
+
+
+def test_moodle_report_names_the_version_each_student_drew_per_question(tmp_path):
+    from click.testing import CliRunner
+
+    responses, graded_key, key = read("default", "responses-resp-right.csv")
+    drawn = versions(graded_key, key)[EMAILS["s1"]]
+    folder = FIXTURES / "default"
+    args = ["grade", "--key", str(folder / "key.json"), str(folder / "responses-resp-right.csv")]
+    run = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "-q"])
+    assert run.exit_code == 0, run.output
+    report = (tmp_path / "report.md").read_text()
+    ada = report.split("## ada.lovelace@example.com")[1].split("\n## ")[0]
+    assert len(set(drawn.values())) > 1  # the fixture's Ada drew more than one version
+    for qid, version in drawn.items():
+        assert f"(`{qid}`, version {version})" in ada
+
+
+def several_attempts_text() -> str:
+    """The default download with Ben Carter's attempt three times: his own, then one that
+    repeats Ada's right answers (a full score), then his own again."""
+    rows = list(csv.reader(io.StringIO(text_of("default", "responses-resp-right.csv"))))
+    header, body = rows[0], rows[1:]
+    email = header.index("Email address")
+    ada = next(r for r in body if r[email] == EMAILS["s1"])
+    ben = next(r for r in body if r[email] == EMAILS["s2"])
+    ben_right = [*ben[: header.index("Status")], *ada[header.index("Status") :]]
+    others = [r for r in body if r[email] != EMAILS["s2"]]
+    out = io.StringIO()
+    csv.writer(out).writerows([header, ben, ben_right, ben, *others])
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("rule", "counted", "full"), [("highest", 2, True), ("first", 1, False), ("last", 3, False)]
+)
+def test_moodle_several_attempts_count_as_the_attempt_rule_says(rule, counted, full):
+    responses, graded_key, _ = read(
+        "default", "responses.csv", text=several_attempts_text(), attempts=rule
+    )
+    result = grade(graded_key, responses)
+    ben = student(result, "s2")
+    assert (ben.earned == ben.possible) is full
+    assert [s.student for s in result.students].count(EMAILS["s2"]) == 1
+    assert responses.attempts == (
+        f"{EMAILS['s2']} (Ben Carter), attempt {counted} of 3 counts ({rule})",
+    )
+    assert student(result, "s1").earned == student(result, "s1").possible  # one attempt
+
+
+def test_grade_command_reports_which_of_several_attempts_counts(tmp_path):
+    from click.testing import CliRunner
+
+    download = tmp_path / "responses.csv"
+    download.write_text(several_attempts_text(), encoding="utf-8")
+    key_file = str(FIXTURES / "default" / "key.json")
+    run = CliRunner().invoke(main, ["grade", "--key", key_file, str(download), "-q"])
+    assert run.exit_code == 0, run.output
+    report = (tmp_path / "report.md").read_text()
+    assert "Several attempts: ben.carter@example.com (Ben Carter), attempt 2 of 3 counts" in report
+    scores = list(csv.DictReader(io.StringIO((tmp_path / "scores.csv").read_text())))
+    assert [r["total"] for r in scores if r["student"] == EMAILS["s2"]] == ["30"]

@@ -521,6 +521,15 @@ def families() -> None:
     help='A Moodle download with a row per try (adaptive quizzes, "all tries"): the try '
     "that counts.",
 )
+@click.option(
+    "--attempt",
+    "attempt",
+    type=click.Choice(["highest", "last", "first"]),
+    default="highest",
+    show_default=True,
+    help="A Moodle download where a student has several finished attempts: the one that "
+    "counts (highest: as Moodle's default grading method).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @_config_option
 @reports_errors
@@ -530,6 +539,7 @@ def grade(
     out: str | None,
     template: bool,
     tries: Literal["last", "first"],
+    attempt: Literal["highest", "last", "first"],
     quiet: bool,
     config_path: str | None,
 ) -> None:
@@ -549,7 +559,7 @@ def grade(
                 f"Wrote a blank responses file to {shown(str(path))}: fill in the value column."
             )
         return
-    run = grade_files(key_path, responses, out, tries)
+    run = grade_files(key_path, responses, out, tries, attempt)
     if quiet:
         return
     students = run.result.students

@@ -81,6 +81,9 @@ class QuestionKey:
     slips: tuple[SlipAnswers, ...]
     #: how later answers follow from earlier ones (key.json's "carries"), in the key's order
     carries: tuple[CarryStep, ...] = ()
+    #: the version a student drew, when the responses come from an LMS quiz that drew it
+    #: (a Moodle download: "B"); empty when the sheet itself is the student's
+    version: str = ""
 
     def answer(self, name: str) -> GradedAnswer | None:
         """The graded answer called ``name``, if the question has one."""

@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Literal
 
 from worksheetgen.errors import GradeError
@@ -33,11 +34,15 @@ from worksheetgen.grading.responses import (
     _RowError,
     shorten,
 )
+from worksheetgen.grading.score import grade_sheet
 from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant, gradable_parts, written_parts
 from worksheetgen.textrules import WORD_JOINER
 
 #: which try of an adaptive quiz counts when the download has one row per try
 Tries = Literal["last", "first"]
+#: which of a student's finished attempts counts (Moodle's grading methods, less "average":
+#: a report names the slips of one attempt); "highest" is Moodle's default
+Attempts = Literal["highest", "last", "first"]
 
 _FIXED = ("last name", "first name", "status")
 _IDENTITY = ("id number", "email address")
@@ -490,16 +495,21 @@ def _question_key(key: GradeKey, v: Variant) -> QuestionKey:
     sheet = key.sheet(v.sheet_id)
     q = sheet.question(v.qid) if sheet is not None else None
     assert q is not None  # the grade key is made from the same document
-    return q
+    return replace(q, version=v.sheet_id)
 
 
 def parse_moodle(
-    text: str, doc: KeyDoc, key: GradeKey, name: str, tries: Tries = "last"
+    text: str,
+    doc: KeyDoc,
+    key: GradeKey,
+    name: str,
+    tries: Tries = "last",
+    attempts: Attempts = "highest",
 ) -> tuple[Responses, GradeKey]:
     """Read a Moodle Responses CSV (its text) against the key (GradeError naming the line):
     the responses (attempts in progress listed, not graded) and the key they are graded
     against, one sheet per student of the versions that student drew."""
-    return parse_moodle_rows(_records(text, name), doc, key, name, tries)
+    return parse_moodle_rows(_records(text, name), doc, key, name, tries, attempts)
 
 
 def parse_moodle_rows(
@@ -508,14 +518,15 @@ def parse_moodle_rows(
     key: GradeKey,
     name: str,
     tries: Tries = "last",
+    attempts: Attempts = "highest",
 ) -> tuple[Responses, GradeKey]:
     """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
     records = iter(rows)
     header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)), (1, []))
     slots = _slots(doc)
     cols = _columns(header, name, header_line, len(slots))
-    attempts = _attempts(records, cols, name)
-    if not attempts:
+    found = _attempts(records, cols, name)
+    if not found:
         raise GradeError(
             "expected a row per attempt after the header, got none",
             file=name,
@@ -523,9 +534,9 @@ def parse_moodle_rows(
             field="rows",
         )
     order = [q.qid for q in doc.questions]
-    chosen: dict[str, tuple[_Attempt, list[QuestionKey], dict[str, dict]]] = {}
+    finished: dict[str, list[_Finished]] = {}
     in_progress: dict[str, str] = {}
-    for attempt in attempts:
+    for attempt in found:
         status = next(
             (r[cols.status].strip() for _, r in reversed(attempt.rows) if r[cols.status].strip()),
             "",
@@ -536,25 +547,54 @@ def parse_moodle_rows(
             if other is not row:
                 _read_attempt(attempt, other, slots, cols, name)
         if status.casefold() == _IN_PROGRESS:
-            shown = attempt.student + (
-                f" ({attempt.name})" if attempt.name != attempt.student else ""
-            )
-            in_progress[attempt.student] = shown
+            if attempt.student not in finished:
+                in_progress[attempt.student] = _who(attempt)
             continue
         questions = [_question_key(key, drawn[qid][0]) for qid in order if qid in drawn]
-        cells = {qid: drawn[qid][1] for qid in drawn}
-        chosen[attempt.student] = (attempt, questions, cells)  # a later attempt replaces
-        in_progress.pop(attempt.student, None)
-    sheets = []
-    students = []
-    for sid, (attempt, questions, cells) in chosen.items():
-        sheets.append(SheetKey(id=sid, name=attempt.name, questions=tuple(questions)))
-        students.append(StudentAnswers(sid, sid, attempt.line, cells))
-    graded_key = GradeKey(path=key.path, title=key.title, seed=key.seed, sheets=tuple(sheets))
+        sheet = SheetKey(id=attempt.student, name=attempt.name, questions=tuple(questions))
+        answers = StudentAnswers(
+            attempt.student, attempt.student, attempt.line, {q: drawn[q][1] for q in drawn}
+        )
+        finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers))
+        in_progress.pop(attempt.student, None)  # a finished attempt is graded instead
+    counted = [(_counted(tries_of, attempts), tries_of) for tries_of in finished.values()]
+    graded_key = GradeKey(
+        path=key.path, title=key.title, seed=key.seed, sheets=tuple(c.sheet for c, _ in counted)
+    )
     responses = Responses(
         path=name,
-        students=tuple(students),
+        students=tuple(c.answers for c, _ in counted),
         has_sheet_column=False,
         in_progress=tuple(in_progress.values()),
+        attempts=tuple(
+            f"{_who(c.attempt)}, attempt {every.index(c) + 1} of {len(every)} counts ({attempts})"
+            for c, every in counted
+            if len(every) > 1
+        ),
     )
     return responses, graded_key
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """One finished attempt, as the grader would take it."""
+
+    attempt: _Attempt
+    sheet: SheetKey
+    answers: StudentAnswers
+
+
+def _who(attempt: _Attempt) -> str:
+    return attempt.student + (f" ({attempt.name})" if attempt.name != attempt.student else "")
+
+
+def _counted(every: Sequence[_Finished], rule: Attempts) -> _Finished:
+    """The attempt that counts among a student's finished ones (in file order, which is
+    Moodle's order of attempts): the first, the last, or the highest-scoring (the first of
+    equal scores, as Moodle's "Highest grade" keeps the earliest best)."""
+    if rule == "first" or len(every) == 1:
+        return every[0]
+    if rule == "last":
+        return every[-1]
+    scores = [sum((q.earned for q in grade_sheet(f.sheet, f.answers)), Fraction(0)) for f in every]
+    return every[scores.index(max(scores))]

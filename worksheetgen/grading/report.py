@@ -26,6 +26,7 @@ from worksheetgen.files import check_replaceable, write_failure, write_file
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import (
+    Attempts,
     Tries,
     is_moodle_responses,
     parse_moodle,
@@ -168,6 +169,8 @@ def report_md(result: GradeResult) -> str:
             f"In progress, not graded (attempt not submitted): "
             f"{_md(', '.join(result.in_progress))}."
         )
+    if result.attempts:
+        out.append(f"Several attempts: {_md('; '.join(result.attempts))}.")
     out += ["", "## Slips seen", ""]
     counts = result.slip_counts()
     if counts:
@@ -190,7 +193,9 @@ def report_md(result: GradeResult) -> str:
             continue
         for q in s.questions:
             out.append(
-                f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}), "
+                f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}"
+                + (f", version {_md(q.version)}" if q.version else "")
+                + "), "
                 f"{points_text(q.earned)} / {points_text(q.points)}"
             )
             out.append("")
@@ -229,6 +234,7 @@ def grade_files(
     responses_path: str | os.PathLike[str],
     out_dir: str | os.PathLike[str] | None = None,
     tries: Tries = "last",
+    attempts: Attempts = "highest",
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv and report.md."""
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -257,11 +263,11 @@ def grade_files(
                 line=rows[0][0] if rows else 1,
                 field="header",
             )
-        responses, key = parse_moodle_rows(rows, doc, key, name, tries)
+        responses, key = parse_moodle_rows(rows, doc, key, name, tries, attempts)
     else:
         text = read_text(responses_path, name)
         if is_moodle_responses(header_row(text, name)):
-            responses, key = parse_moodle(text, doc, key, name, tries)
+            responses, key = parse_moodle(text, doc, key, name, tries, attempts)
         else:
             responses = parse_responses(text, key, name)
     result = grade(key, responses)

@@ -77,6 +77,8 @@ class Responses:
     has_sheet_column: bool
     #: students whose attempt is not finished (a Moodle download): listed, not graded
     in_progress: tuple[str, ...] = ()
+    #: students with several finished attempts (a Moodle download): which one counts
+    attempts: tuple[str, ...] = ()
 
 
 def shorten(text: str, n: int = 40) -> str:

@@ -25,12 +25,13 @@ from worksheetgen.grading.key import (
     GradedAnswer,
     GradeKey,
     QuestionKey,
+    SheetKey,
     SlipAnswers,
     as_grid,
     entry_label,
     norm_text,
 )
-from worksheetgen.grading.responses import ResponseCell, Responses
+from worksheetgen.grading.responses import ResponseCell, Responses, StudentAnswers
 
 Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded"]
 
@@ -89,6 +90,7 @@ class QuestionResult:
     title: str
     points: Fraction
     parts: tuple[PartResult, ...]
+    version: str = ""  # the version drawn, for a Moodle download (QuestionKey.version)
 
     @cached_property
     def earned(self) -> Fraction:
@@ -132,6 +134,8 @@ class GradeResult:
     students: tuple[StudentResult, ...]
     #: students whose attempt is not finished: listed in the report, not graded
     in_progress: tuple[str, ...] = ()
+    #: students with several finished attempts: which one counts, for the report
+    attempts: tuple[str, ...] = ()
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -491,8 +495,18 @@ def grade_question(
                 )
             )
     return QuestionResult(
-        id=q.id, number=q.number, title=q.title, points=q.points, parts=tuple(parts)
+        id=q.id,
+        number=q.number,
+        title=q.title,
+        points=q.points,
+        parts=tuple(parts),
+        version=q.version,
     )
+
+
+def grade_sheet(sheet: SheetKey, answers: StudentAnswers) -> tuple[QuestionResult, ...]:
+    """Score one student's answers to every question of their sheet."""
+    return tuple(grade_question(q, answers.cells.get(q.id, {})) for q in sheet.questions)
 
 
 def grade(key: GradeKey, responses: Responses) -> GradeResult:
@@ -501,7 +515,7 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
     for s in responses.students:
         sheet = key.sheet(s.sheet)
         assert sheet is not None  # read_responses only accepts the key's sheets
-        questions = tuple(grade_question(q, s.cells.get(q.id, {})) for q in sheet.questions)
+        questions = grade_sheet(sheet, s)
         students.append(
             StudentResult(
                 student=s.student,
@@ -517,4 +531,5 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
         has_sheet_column=responses.has_sheet_column,
         students=tuple(students),
         in_progress=responses.in_progress,
+        attempts=responses.attempts,
     )
