@@ -60,6 +60,9 @@ class QuestionSpec:
     location: Location = field(default_factory=lambda: Location("<memory>"))
     param_lines: dict[str, int] = field(default_factory=dict)
     prompt_line: int | None = None
+    #: per-part points, when the bank gives them: (answer name, points) for every part, in
+    #: part order, adding up to ``points``; empty when ``points`` is split equally
+    part_points: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)

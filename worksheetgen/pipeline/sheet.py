@@ -14,7 +14,7 @@ from typing import Any
 from worksheetgen.bank.load import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import UsageError
 from worksheetgen.families import get_family
-from worksheetgen.model import Bank, Build, Item, Sheet, Student
+from worksheetgen.model import Bank, Build, Item, Part, Sheet, Student
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
 from worksheetgen.solve.item import build_sheet
@@ -36,6 +36,15 @@ def sheet_points(sheet: Sheet) -> str:
 def sheet_points_text(sheet: Sheet) -> str:
     """The total points of a sheet in words: "30 points", "1 point"."""
     return points_text(sum(i.spec.points for i in sheet.items))
+
+
+def part_points_text(item: Item, part: Part) -> str:
+    """A part's points in words ("2 points") when its question gives points per part, else
+    "" (a question's points split equally print only with the question)."""
+    for name, points in item.spec.part_points:
+        if name == part.answer:
+            return points_text(points)
+    return ""
 
 
 def item_title(item: Item) -> str:
@@ -138,6 +147,7 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
         "display_kinds": kinds,
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
+        "part_points_text": part_points_text,
         "sheet_points": sheet_points,
         "sheet_points_text": sheet_points_text,
         "item_title": item_title,
