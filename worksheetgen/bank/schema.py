@@ -14,14 +14,25 @@ from worksheetgen.errors import describe, did_you_mean
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.base import Family
 from worksheetgen.families.common import param_values
-from worksheetgen.model import Location, ParamValue, QuestionSpec
+from worksheetgen.model import Location, ParamValue, QuestionSpec, Space
 from worksheetgen.render.prompts import check_prompt_template, sheet_instructions
 from worksheetgen.solve.draw import sample_contexts, sample_parts
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: no newline after it
 
-QUESTION_FIELDS = ("id", "family", "points", "decimals", "params", "prompt", "format", "title")
-SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals")
+QUESTION_FIELDS = (
+    "id",
+    "family",
+    "points",
+    "decimals",
+    "params",
+    "prompt",
+    "format",
+    "title",
+    "space",
+)
+SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals", "kind", "space")
+SHEET_KINDS = ("worksheet", "quiz")
 TOP_FIELDS = ("sheet", "questions")
 #: the most points a question (or one of its parts) can have
 MAX_POINTS = 1000
@@ -87,10 +98,28 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
         info["slug"] = sid
     if "decimals" in sheet:
         info["decimals"] = _int_field(doc, sheet["decimals"], ("sheet", "decimals"), 0, 6)
+    if "kind" in sheet:
+        if sheet["kind"] not in SHEET_KINDS:
+            raise doc.error(
+                ("sheet", "kind"), f"expected worksheet or quiz, got {describe(sheet['kind'])}"
+            )
+        info["kind"] = sheet["kind"]
+    if "space" in sheet:
+        info["space"] = space_field(doc, sheet["space"], ("sheet", "space"))
     return info
 
 
-def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSpec:
+def space_field(doc: Doc, value: Any, path: tuple) -> Space:
+    """A ``space`` field: room to work (see ``model.Space.parse``)."""
+    try:
+        return Space.parse(value)
+    except ValueError as exc:
+        raise doc.error(path, str(exc)) from None
+
+
+def question_spec(
+    doc: Doc, raw: Any, index: int, sheet_decimals: int, sheet_space: Space | None = None
+) -> QuestionSpec:
 
     path: tuple[Any, ...] = ("questions", index)
     if not isinstance(raw, dict):
@@ -167,6 +196,7 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
         param_lines=param_lines,
         prompt_line=doc.text_line(path + ("prompt",)) if prompt is not None else None,
         part_points=part_points,
+        space=space_field(doc, raw["space"], path + ("space",)) if "space" in raw else sheet_space,
     )
     if prompt is not None:
         check_prompt_template(
