@@ -451,3 +451,22 @@ def test_the_bank_guides_points_per_part_example_loads_with_the_points_it_says(t
         5,
         (("d_k", 1), ("concat_width", 1), ("W_O_shape", 3)),
     )
+
+
+def test_a_draw_whose_parts_are_not_the_ones_given_points_is_the_banks_error():
+    """The guard behind the load-time check: points for parts a draw does not ask refuse the
+    build with the question's file and line, rather than print points beside other parts."""
+    from dataclasses import replace
+
+    from worksheetgen.bank.load import load_banks
+    from worksheetgen.errors import BankError
+    from worksheetgen.solve.item import make_item
+
+    soft = load_banks([BANK]).questions[0]
+    assert make_item(soft, 1, "s", 1).spec.part_points == (("scaled", 2), ("A", 4))
+    wrong = replace(soft, part_points=(("scaled", 2), ("masked", 4)))
+    with pytest.raises(BankError) as err:
+        make_item(wrong, 1, "s", 1)
+    assert err.value.field == "questions[soft].points"
+    assert err.value.line == soft.location.line
+    assert "this draw asks scaled, A, not the parts given points (scaled, masked)" in str(err.value)
