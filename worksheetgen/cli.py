@@ -296,6 +296,8 @@ def build(
                 versions=versions,
                 jobs=config.value("jobs"),
                 secret=config.secret,
+                kind=config.value("kind"),
+                space=config.value("space"),
             ),
             reporter,
         )

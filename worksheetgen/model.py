@@ -45,6 +45,81 @@ class Location:
     line: int | None = None
 
 
+#: the styles of room to work: empty, ruled lines, a squared grid
+SPACE_STYLES = ("blank", "lines", "grid")
+#: millimetres in one unit a height of room to work may be given in
+SPACE_UNITS = {"mm": 1.0, "cm": 10.0, "in": 25.4}
+#: the text height of the printed page (A4 with 2 cm margins, templates/latex/base.tex.j2):
+#: no room to work can be taller
+TEXT_HEIGHT_MM = 257.0
+
+
+@dataclass(frozen=True)
+class Space:
+    """Room to work under a question on the sheet: a height as written (``6cm``, ``60mm``,
+    ``2.5in``; TeX reads it as it is) and a style. No height: no room (``space: none``)."""
+
+    height: str = ""
+    style: str = "blank"
+
+    def __str__(self) -> str:
+        """As ``worksheetgen config`` prints it: "6cm lines", "none"."""
+        return f"{self.height} {self.style}" if self.height else "none"
+
+    @property
+    def mm(self) -> float:
+        """The height in millimetres (0 for no room)."""
+        if not self.height:
+            return 0.0
+        number, unit = self.height[:-2], self.height[-2:]
+        return float(number) * SPACE_UNITS[unit]
+
+    @classmethod
+    def parse(cls, value: Any) -> Space:
+        """A ``space`` setting as a bank or worksheetgen.toml writes it: ``none``, a height
+        (``6cm``: blank) or a mapping ``{height: 6cm, style: lines}``; ValueError (saying
+        what was expected and what came) for anything else."""
+        if value == "none":
+            return cls()
+        style = "blank"
+        if isinstance(value, dict):
+            unknown = [k for k in value if k not in ("height", "style")]
+            if unknown:
+                raise ValueError(f"expected height and style, got {unknown[0]!r}")
+            style = value.get("style", "blank")
+            if style not in SPACE_STYLES:
+                raise ValueError(f"expected a style of {', '.join(SPACE_STYLES)}, got {style!r}")
+            if "height" not in value:
+                raise ValueError("expected a height (6cm, 60mm, 2.5in), got none")
+            value = value["height"]
+        text = str(value).replace(" ", "") if isinstance(value, str) else None
+        unit = text[-2:] if text else ""
+        number = text[:-2] if text else ""
+        if (
+            text is None
+            or unit not in SPACE_UNITS
+            or not number.replace(".", "", 1).isdigit()
+            or not number[0].isdigit()
+        ):
+            raise ValueError(
+                f"expected none, a height such as 6cm, 60mm or 2.5in, or {{height: 6cm, "
+                f"style: lines}}, got {value!r}"
+            )
+        space = cls(text, style)
+        if space.mm == 0:
+            raise ValueError(f"expected a height above 0 (or none), got {value!r}")
+        if space.mm > TEXT_HEIGHT_MM:
+            raise ValueError(
+                f"expected a height that fits on a page (at most {TEXT_HEIGHT_MM:g}mm, the "
+                f"text height), got {value!r}"
+            )
+        return space
+
+
+#: the room a quiz gives a computation question by default
+QUIZ_SPACE = Space("5cm", "lines")
+
+
 @dataclass(frozen=True)
 class QuestionSpec:
     """One validated bank item: which family, how many points, which parameters."""
@@ -60,6 +135,12 @@ class QuestionSpec:
     location: Location = field(default_factory=lambda: Location("<memory>"))
     param_lines: dict[str, int] = field(default_factory=dict)
     prompt_line: int | None = None
+    #: per-part points, when the bank gives them: (answer name, points) for every part, in
+    #: part order, adding up to ``points``; empty when ``points`` is split equally
+    part_points: tuple[tuple[str, float], ...] = ()
+    #: room to work under the question (its own or its bank file's ``sheet: space``); None
+    #: when neither says, so the course's default or a quiz's applies
+    space: Space | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +155,11 @@ class SheetInfo:
     #: the instructions as written, when they say ``{{ places }}`` or ``{{ decimals }}``
     #: (``instructions`` is then that text for ``decimals``; --decimals renders it again)
     instructions_template: str = ""
+    #: ``worksheet`` or ``quiz`` (a quiz gives computation questions room to work); "" when
+    #: no bank says, so worksheetgen.toml's ``kind`` applies (else a worksheet)
+    kind: str = ""
+    #: the room to work of a question whose bank says none (worksheetgen.toml's ``space``)
+    space: Space | None = None
 
 
 @dataclass(frozen=True)

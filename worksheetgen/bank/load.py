@@ -160,8 +160,9 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
         for k, v in file_info.items():
             info.setdefault(k, v)
         decimals = file_info.get("decimals", info.get("decimals", 2))
+        space = file_info.get("space")  # this file's questions' room to work
         for i, raw in enumerate(doc.data["questions"]):
-            spec = question_spec(doc, raw, i, decimals)
+            spec = question_spec(doc, raw, i, decimals, space)
             if spec.id in seen:
                 first = seen[spec.id]
                 raise doc.error(
@@ -185,6 +186,7 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
         instructions=info.get("instructions", ""),
         decimals=info.get("decimals", 2),
         instructions_template=info.get("instructions_template", ""),
+        kind=info.get("kind", ""),
     )
     if sheet.instructions_template:
         sheet = with_decimals(sheet, sheet.decimals)

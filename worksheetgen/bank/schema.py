@@ -6,21 +6,38 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 from worksheetgen.bank.yamldoc import Doc, path_text
 from worksheetgen.errors import describe, did_you_mean
 from worksheetgen.families import FAMILIES, get_family
+from worksheetgen.families.base import Family
 from worksheetgen.families.common import param_values
-from worksheetgen.model import Location, QuestionSpec
+from worksheetgen.model import Location, ParamValue, QuestionSpec, Space
 from worksheetgen.render.prompts import check_prompt_template, sheet_instructions
-from worksheetgen.solve.draw import sample_contexts
+from worksheetgen.solve.draw import sample_contexts, sample_parts
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: no newline after it
 
-QUESTION_FIELDS = ("id", "family", "points", "decimals", "params", "prompt", "format", "title")
-SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals")
+QUESTION_FIELDS = (
+    "id",
+    "family",
+    "points",
+    "decimals",
+    "params",
+    "prompt",
+    "format",
+    "title",
+    "space",
+)
+SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals", "kind", "space")
+SHEET_KINDS = ("worksheet", "quiz")
 TOP_FIELDS = ("sheet", "questions")
+#: the most points a question (or one of its parts) can have
+MAX_POINTS = 1000
+#: part letters as the sheet prints them: (a), (b), ...
+PART_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def check_fields(doc: Doc, mapping: dict, path: tuple, allowed: Iterable[str]) -> None:
@@ -81,10 +98,28 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
         info["slug"] = sid
     if "decimals" in sheet:
         info["decimals"] = _int_field(doc, sheet["decimals"], ("sheet", "decimals"), 0, 6)
+    if "kind" in sheet:
+        if sheet["kind"] not in SHEET_KINDS:
+            raise doc.error(
+                ("sheet", "kind"), f"expected worksheet or quiz, got {describe(sheet['kind'])}"
+            )
+        info["kind"] = sheet["kind"]
+    if "space" in sheet:
+        info["space"] = space_field(doc, sheet["space"], ("sheet", "space"))
     return info
 
 
-def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSpec:
+def space_field(doc: Doc, value: Any, path: tuple) -> Space:
+    """A ``space`` field: room to work (see ``model.Space.parse``)."""
+    try:
+        return Space.parse(value)
+    except ValueError as exc:
+        raise doc.error(path, str(exc)) from None
+
+
+def question_spec(
+    doc: Doc, raw: Any, index: int, sheet_decimals: int, sheet_space: Space | None = None
+) -> QuestionSpec:
 
     path: tuple[Any, ...] = ("questions", index)
     if not isinstance(raw, dict):
@@ -108,15 +143,6 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
             "expected one of: " + ", ".join(sorted(FAMILIES)),
         )
     family = get_family(fam_name)
-    points_raw = raw.get("points", 1)
-    if (
-        isinstance(points_raw, bool)
-        or not isinstance(points_raw, int | float)
-        or not 0 < points_raw <= 1000
-    ):
-        raise doc.error(
-            path + ("points",), f"expected a number of points above 0, got {describe(points_raw)}"
-        )
     decimals = sheet_decimals
     if "decimals" in raw:
         decimals = _int_field(doc, raw["decimals"], path + ("decimals",), 0, 6)
@@ -137,6 +163,9 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
     if not isinstance(params_raw, dict):
         raise doc.error(path + ("params",), f"expected a mapping, got {describe(params_raw)}")
     params = family.validate(params_raw, doc, path + ("params",))
+    points, part_points = question_points(
+        doc, raw.get("points", 1), path + ("points",), family, params, str(qid), decimals, fmt
+    )
     needs = family.choice_needs
     if fmt == "choice" and needs:
         # one of them always true: a draw without it would have no distractors
@@ -157,7 +186,7 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
     spec = QuestionSpec(
         id=str(qid),
         family=fam_name,
-        points=float(points_raw) if isinstance(points_raw, float) else int(points_raw),
+        points=points,
         decimals=decimals,
         params=params,
         prompt=prompt,
@@ -166,6 +195,8 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
         location=Location(doc.file, doc.line(path)),
         param_lines=param_lines,
         prompt_line=doc.text_line(path + ("prompt",)) if prompt is not None else None,
+        part_points=part_points,
+        space=space_field(doc, raw["space"], path + ("space",)) if "space" in raw else sheet_space,
     )
     if prompt is not None:
         check_prompt_template(
@@ -177,3 +208,110 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
             sample_contexts(family, params, str(qid)),
         )
     return spec
+
+
+def _number(value: Fraction) -> float:
+    """Points as a bank or key.json writes them: an int when whole, else a float."""
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def _points_value(doc: Doc, value: Any, path: tuple, what: str) -> Fraction:
+    """One number of points above 0 (at most ``MAX_POINTS``), exactly."""
+    if not isinstance(value, bool) and isinstance(value, int | float) and 0 < value <= MAX_POINTS:
+        return Fraction(str(value))
+    raise doc.error(path, f"expected {what} above 0, got {describe(value)}")
+
+
+def question_points(
+    doc: Doc,
+    raw: Any,
+    path: tuple,
+    family: Family,
+    params: dict[str, ParamValue],
+    qid: str,
+    decimals: int,
+    fmt: str,
+) -> tuple[float, tuple[tuple[str, float], ...]]:
+    """A question's ``points``: its total and, when given per part, each part's points.
+
+    ``points: 6`` is split equally by the grader (no per-part points). A mapping names parts
+    by letter (``a``) or answer name (``scaled``): without ``total`` every part must be named
+    and the total is their sum; with ``total``, the parts not named share what is left
+    equally (to the hundredth of a point) and named parts must not exceed it.
+    """
+    if not isinstance(raw, dict):
+        return _number(_points_value(doc, raw, path, "a number of points")), ()
+    if fmt == "choice":
+        raise doc.error(
+            path, "expected a number of points: a multiple-choice item has one part, got a mapping"
+        )
+    parts = sample_parts(family, params, qid, decimals)
+    if not parts:
+        raise doc.error(path, "expected a number of points: no sample draw of this question solves")
+    names = parts[0]
+    if any(p != names for p in parts[1:]):
+        other = next(p for p in parts[1:] if p != names)
+        raise doc.error(
+            path,
+            "expected a number of points: this question's parts depend on its drawn values "
+            f"({', '.join(names)} or {', '.join(other)}), so they cannot be given points by "
+            "name or letter",
+        )
+    letters = {PART_LETTERS[i]: n for i, n in enumerate(names) if i < len(PART_LETTERS)}
+    total: Fraction | None = None
+    given: dict[str, Fraction] = {}
+    for key, value in raw.items():
+        if key == "total":
+            total = _points_value(doc, value, path + (key,), "a total of points")
+            continue
+        name = letters.get(key) if isinstance(key, str) else None
+        if isinstance(key, str) and key in names:
+            if name is not None and name != key:
+                raise doc.error(
+                    path + (key,),
+                    f"expected a part letter or an answer name, got {key!r}, which is both "
+                    f"part ({key})'s letter and another part's answer",
+                )
+            name = key
+        if name is None:
+            options = [*letters, *names]
+            listed = ", ".join(f"{letter} ({n})" for letter, n in letters.items())
+            raise doc.error(
+                path + (key,),
+                f"unknown part {describe(key)}{did_you_mean(str(key), options)}; expected a "
+                f"part letter or answer name: {listed}, or total",
+            )
+        if name in given:
+            raise doc.error(path + (key,), f"expected each part once, got part {name!r} twice")
+        given[name] = _points_value(doc, value, path + (key,), "a number of points")
+    named = sum(given.values(), Fraction(0))
+    rest = [n for n in names if n not in given]
+    if total is None:
+        if rest:
+            missing = ", ".join(f"{PART_LETTERS[names.index(n)]} ({n})" for n in rest)
+            raise doc.error(
+                path,
+                f"expected points for every part (or a total to share among the rest), "
+                f"got none for {missing}",
+            )
+        total = named
+        if total <= 0 or total > MAX_POINTS:
+            raise doc.error(
+                path,
+                f"expected parts adding up to more than 0 and at most {MAX_POINTS}, "
+                f"got {_number(total):g}",
+            )
+    elif named > total or (not rest and named != total):
+        raise doc.error(
+            path,
+            f"expected the parts to add up to the total {_number(total):g}, got {_number(named):g}",
+        )
+    share = (total - named) / len(rest) if rest else Fraction(0)
+    if (share * 100).denominator != 1:
+        raise doc.error(
+            path,
+            f"expected the {_number(total - named):g} points left to split over "
+            f"{len(rest)} parts in hundredths of a point, got {float(share):.4f} each; "
+            "give those parts their points",
+        )
+    return _number(total), tuple((n, _number(given.get(n, share))) for n in names)

@@ -30,6 +30,7 @@ from worksheetgen.keyjson.read import (
     category_name,
     choice_feedback,
     gradable_parts,
+    number_text,
     variant_name,
     written_parts,
 )
@@ -187,6 +188,26 @@ def _essay(v: Variant, parts: Sequence[KeyPart], suffix: str) -> str:
     return _question(variant_name(v) + suffix, html.serialize(root), answer)
 
 
+def entry_marks_note(v: Variant, parts: Sequence[KeyPart]) -> str:
+    """A comment giving each entry's mark when key.json gives points per part: GIFT has no
+    syntax for a question's mark (Moodle imports each with 1), so the file says what to set."""
+    points = v.answer_points()
+    each = []
+    for i, part in enumerate(parts):
+        a = part.answer
+        if a is None:
+            continue
+        n = 1 if part.choices or part.kind == "choice" else len(a.cells)
+        share = points[a.name] / n
+        exact = 10_000 % share.denominator == 0  # a decimal of at most four places
+        mark = number_text(float(share)) if exact else f"{share.numerator}/{share.denominator}"
+        each.append(f"{html.part_letter(i)} {mark}" + (f" each of {n}" if n > 1 else ""))
+    return (
+        f"// {variant_name(v)}: the sheet gives points per part; set each question's mark "
+        f"in Moodle to its entry's points ({'; '.join(each)}), as GIFT cannot."
+    )
+
+
 def _category(path: Sequence[str]) -> str:
     return f"$CATEGORY: {category_path(path)}"
 
@@ -210,6 +231,8 @@ def _blocks(doc: KeyDoc, q: KeyQuestion) -> Iterator[str]:
         for v, parts in graded:
             if parts:
                 yield _category([*base, v.sheet_id])
+                if v.part_points is not None:
+                    yield entry_marks_note(v, parts)
                 yield from _split(v, parts)
     written = [(v, written_parts(v)) for v in q.variants]
     if any(p for _, p in written):

@@ -488,9 +488,14 @@ def key_html(v: Variant, parts: Sequence[KeyPart]) -> str:
     return serialize(root)
 
 
-def written_part_note(v: Variant) -> str:
-    """What a mixed question's written part says about its points (it has none of its own,
-    so the LMS totals what the key totals)."""
+def written_part_note(v: Variant, points: float = 0.0) -> str:
+    """What a mixed question's written part says about its points: ``points`` of its own
+    when key.json gives points per part, else none (so the LMS totals what the key totals)."""
+    if v.part_points is not None:
+        return (
+            f"This written part is graded by hand: it is worth {number_text(points)} of the "
+            f"question's {number_text(v.points)} point(s), as on the printed key."
+        )
     return (
         "This written part is graded by hand and carries no points of its own: the "
         f"question's {number_text(v.points)} point(s) are in its other parts, as on the "

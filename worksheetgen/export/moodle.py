@@ -17,11 +17,13 @@ is kept off Moodle's emoticon and URL filters (see html.protect).
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
@@ -37,10 +39,12 @@ from worksheetgen.keyjson.read import (
     category_name,
     choice_feedback,
     gradable_parts,
+    graded_points,
     number_text,
     slip_sentence,
     variant_name,
     written_parts,
+    written_points,
 )
 
 PENALTY = "0.3333333"
@@ -260,22 +264,61 @@ def _cloze(
         gaps.append(text)
         return f"\ue000{len(gaps) - 1}\ue001"
 
+    weights = gap_weights(v, parts)
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, single)
+        weight = weights[i]
         if part.choices:
-            html.add(root, "p", gap(choices_gap(part)))
+            html.add(root, "p", gap(weighted(choices_gap(part), weight)))
         elif part.kind == "choice":
-            html.add(root, "p", gap(option_gap(part)))
+            html.add(root, "p", gap(weighted(option_gap(part), weight)))
         else:
-            html.add_answer_area(root, part, lambda cell: gap(numeric_gap(cell)))
+            html.add_answer_area(root, part, _numeric_gaps(gap, weight))
     if html.any_masked(parts):
         html.add(root, "p", html.MASKED_HINT)
     # a prompt's own "{1:NUMERICAL:...}" must not become a gap: Moodle finds gaps in the
     # HTML source, where &#123; is not a brace (the browser and MathJax still read "{")
     text = html.serialize(root).replace("{", "&#123;")
     text = _GAP_MARK.sub(lambda m: xml_escape(gaps[int(m.group(1))]), text)
-    # Moodle gives a cloze question the sum of its gaps' weights (1 each) as its mark
-    _head(quiz, "cloze", v, name, text, html.key_html(v, parts), len(gaps), idnumber)
+    # Moodle gives a cloze question the sum of its gaps' weights as its mark
+    mark = sum(weights[i] * _gap_count(part) for i, part in enumerate(parts))
+    _head(quiz, "cloze", v, name, text, html.key_html(v, parts), mark, idnumber)
+
+
+def _numeric_gaps(gap: Callable[[str], str], weight: int) -> Callable[[Cell], str]:
+    """What a numeric part's cells hold in a cloze question: a gap of weight ``weight``."""
+    return lambda cell: gap(weighted(numeric_gap(cell), weight))
+
+
+def _gap_count(part: KeyPart) -> int:
+    """How many gaps a part of a cloze question has: one per entry, one for a choice."""
+    if part.choices or part.kind == "choice" or part.answer is None:
+        return 1
+    return len(part.answer.cells)
+
+
+def gap_weights(v: Variant, parts: Sequence[KeyPart]) -> list[int]:
+    """The weight of each gap of each part (Moodle's whole-number ``{w:...}``): 1 each,
+    unless key.json gives points per part; then the smallest whole numbers in proportion to
+    each entry's points (a part's points over its gaps), so the cloze question's mark, the
+    sum of its weights, is a whole multiple of the question's graded points."""
+    if v.part_points is None:
+        return [1] * len(parts)
+    points = v.answer_points()
+    per_gap = [
+        points[p.answer.name] / _gap_count(p) if p.answer is not None else Fraction(0)
+        for p in parts
+    ]
+    scale = math.lcm(*(w.denominator for w in per_gap))
+    whole = [int(w * scale) for w in per_gap]
+    common = math.gcd(*whole) or 1
+    return [w // common for w in whole]
+
+
+def weighted(gap: str, weight: int) -> str:
+    """A cloze gap ``{1:TYPE:...}`` with the weight ``weight``."""
+    assert gap.startswith("{1:")
+    return "{" + str(weight) + gap[2:]
 
 
 _GAP_MARK = re.compile("\ue000(\\d+)\ue001")
@@ -295,7 +338,7 @@ def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber:
         name,
         html.serialize(root),
         html.key_html(v, [part]),
-        v.points,
+        graded_points(v),
         idnumber,
     )
     for one in numeric_answers(cell):
@@ -321,7 +364,7 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
         name,
         html.serialize(root),
         html.key_html(v, [part]),
-        v.points,
+        graded_points(v),
         idnumber,
     )
     _el(q, "single", "true")
@@ -351,7 +394,7 @@ def _essay(
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, single)
     if grade != v.points:
-        html.add(root, "p", html.written_part_note(v))
+        html.add(root, "p", html.written_part_note(v, grade))
     q = _head(quiz, "essay", v, name, html.serialize(root), "", grade, idnumber)
     _el(q, "responseformat", "editor")
     _el(q, "responserequired", "1")
@@ -401,15 +444,15 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         for v, parts in written:
             if parts:
                 suffix = " (written)" if has_graded else ""
-                # a mixed question's written part has no points of its own in the key: 0, so
-                # the quiz totals what the key totals
+                # a mixed question's written part has no points of its own in the key unless
+                # it gives points per part: 0, so the quiz totals what the key totals
                 _essay(
                     quiz,
                     v,
                     parts,
                     variant_name(v) + suffix,
                     f"{v.qid}:{v.sheet_id}" + (":written" if has_graded else ""),
-                    0.0 if has_graded else v.points,
+                    written_points(v, has_graded),
                 )
                 flush()
 

@@ -26,6 +26,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from fractions import Fraction
 from typing import Any, BinaryIO
 
 from worksheetgen.errors import ExportError
@@ -40,9 +41,11 @@ from worksheetgen.keyjson.read import (
     Variant,
     choice_feedback,
     gradable_parts,
+    graded_points,
     number_text,
     variant_name,
     written_parts,
+    written_points,
 )
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
@@ -215,7 +218,7 @@ def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None
     cell = a.cells[0]
     assert cell.value is not None
     aid = ident("answer", iid)
-    item = _item(section, iid, variant_name(v), "numerical_question", v.points, [aid])
+    item = _item(section, iid, variant_name(v), "numerical_question", graded_points(v), [aid])
     pres = _el(item, "presentation")
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
@@ -261,7 +264,7 @@ def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -
         assert a is not None
         options = [(o == a.value, o, "Correct." if o == a.value else "") for o in a.options]
     ids = [ident("choice", iid, str(k)) for k in range(len(options))]
-    item = _item(section, iid, variant_name(v), "multiple_choice_question", v.points, ids)
+    item = _item(section, iid, variant_name(v), "multiple_choice_question", graded_points(v), ids)
     pres = _el(item, "presentation")
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
@@ -298,9 +301,12 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
         used.add(name)
         return name
 
+    owner: list[int] = []  # the part each blank belongs to
+
     def cell_blank(cell: Cell) -> str:
         bid = blank_id(cell.key)
         blanks.append((bid, accepted_texts(cell)))
+        owner.append(i)
         return f"[{bid}]"
 
     root = _intro(v)
@@ -321,6 +327,7 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
             bid = blank_id(f"choice_{i + 1}")
             label, text, _ = next(o for o in opts if o[2])
             blanks.append((bid, list(dict.fromkeys([label, label.lower(), text]))))
+            owner.append(i)
             html.add(root, "p", f"Your choice (letter): [{bid}]")
         else:
             a = part.answer
@@ -332,13 +339,21 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
         note.append(spelling_note(sorted(digits)))
     if html.any_masked(parts):
         note.append(html.MASKED_HINT)
+    shares = blank_shares(v, parts, owner)
+    if len(set(shares)) > 1:
+        note.append(canvas_split_note(v, parts, len(blanks)))
     if note:
         html.add(root, "p", " ".join(note))
     answer_ids = [
         ident("blank", iid, bid, str(k)) for bid, texts in blanks for k in range(len(texts))
     ]
     item = _item(
-        section, iid, variant_name(v), "fill_in_multiple_blanks_question", v.points, answer_ids
+        section,
+        iid,
+        variant_name(v),
+        "fill_in_multiple_blanks_question",
+        graded_points(v),
+        answer_ids,
     )
     pres = _el(item, "presentation")
     _material(pres, html.serialize(root))
@@ -351,14 +366,46 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
             _material(option, text, texttype="text/plain")
     res = _outcomes(item)
     _general_feedback(res)
-    share = f"{100 / len(blanks):.2f}"
-    for bid, texts in blanks:  # any accepted spelling of a blank adds its share
+    for (bid, texts), share in zip(blanks, shares, strict=True):
+        # any accepted spelling of a blank adds its share
         cond = _el(res, "respcondition")
         alts = _el(_el(cond, "conditionvar"), "or")
         for k in range(len(texts)):
             _el(alts, "varequal", ident("blank", iid, bid, str(k)), respident=f"response_{bid}")
         _el(cond, "setvar", share, varname="SCORE", action="Add")
     _feedback(item, "general_fb", html.key_html(v, parts))
+
+
+def blank_shares(v: Variant, parts: Sequence[KeyPart], owner: Sequence[int]) -> list[str]:
+    """Each blank's share of the item's SCORE (percent, two decimals): equal shares, or in
+    proportion to its part's points over the part's blanks when key.json gives points per
+    part."""
+    if v.part_points is None or not owner:
+        return [f"{100 / len(owner):.2f}"] * len(owner) if owner else []
+    points = v.answer_points()
+    count = [owner.count(i) for i in range(len(parts))]
+    per_blank = [
+        points[p.answer.name] / count[i] if p.answer is not None and count[i] else Fraction(0)
+        for i, p in enumerate(parts)
+    ]
+    total = sum((per_blank[i] for i in owner), Fraction(0))
+    return [f"{float(100 * per_blank[i] / total):.2f}" for i in owner]
+
+
+def canvas_split_note(v: Variant, parts: Sequence[KeyPart], blanks: int) -> str:
+    """What a fill-in-multiple-blanks item says when its parts' points differ per blank:
+    Canvas gives every blank an equal share of the item's points on import, so the item
+    states the sheet's points for a teacher to regrade by (the item's total is the sheet's)."""
+    points = v.answer_points()
+    each = ", ".join(
+        f"{html.part_letter(i)} {number_text(float(points[p.answer.name]))}"
+        for i, p in enumerate(parts)
+        if p.answer is not None
+    )
+    return (
+        f"Canvas splits this question's {number_text(graded_points(v))} points equally "
+        f"among its {blanks} blanks; on the printed sheet the parts are worth: {each}."
+    )
 
 
 def _essay(
@@ -375,7 +422,7 @@ def _essay(
     for i, part in enumerate(parts):
         html.add_part_prompt(root, i, part, len(parts) == 1)
     if points != v.points:
-        html.add(root, "p", html.written_part_note(v))
+        html.add(root, "p", html.written_part_note(v, points))
     _material(pres, html.serialize(root))
     resp = _el(pres, "response_str", ident="response1", rcardinality="Single")
     _el(_el(resp, "render_fib"), "response_label", ident="answer1", rshuffle="No")
@@ -413,7 +460,7 @@ def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
     has_graded = any(p for _, p in graded)
     title = f"{q.number}. {q.qid}: {q.title}"
     if has_graded:
-        points = max(v.points for v, p in graded if p)
+        points = max(graded_points(v) for v, p in graded if p)
         section = _group(ident(aid, "group", q.qid), title, points)
         out.open(section)
         for v, parts in graded:
@@ -424,9 +471,10 @@ def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
         total += points
     if any(p for _, p in written):
         wtitle = title + (" (written part)" if has_graded else "")
-        # the key has no separate points for the written part of a mixed question: its
-        # points are all in the graded group, so the quiz totals what the key totals
-        points = 0.0 if has_graded else max(v.points for v, p in written if p)
+        # a mixed question's written part has no points of its own in the key (unless it
+        # gives points per part): its points are all in the graded group, so the quiz totals
+        # what the key totals
+        points = max(written_points(v, has_graded) for v, p in written if p)
         section = _group(ident(aid, "group", q.qid, "written"), wtitle, points)
         out.open(section)
         for v, parts in written:

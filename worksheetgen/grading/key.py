@@ -84,6 +84,15 @@ class QuestionKey:
     #: the version a student drew, when the responses come from an LMS quiz that drew it
     #: (a Moodle download: "B"); empty when the sheet itself is the student's
     version: str = ""
+    #: each graded answer's points (key.json's per-part points, else equal shares)
+    answer_points: Mapping[str, Fraction] = field(default_factory=dict)
+
+    def points_of(self, name: str) -> Fraction:
+        """The points of the answer called ``name`` (an equal share when the key does not
+        say)."""
+        if name in self.answer_points:
+            return self.answer_points[name]
+        return self.points / len(self.answers) if self.answers else Fraction(0)
 
     def answer(self, name: str) -> GradedAnswer | None:
         """The graded answer called ``name``, if the question has one."""
@@ -246,6 +255,7 @@ def _question_key(v: Variant) -> QuestionKey:
         answers=tuple(answers),
         slips=tuple(_slip(d, answers) for d in v.distractors),
         carries=v.carries,
+        answer_points=v.answer_points(),
     )
 
 

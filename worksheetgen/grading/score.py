@@ -466,12 +466,13 @@ def _grade_choice(
 def grade_question(
     q: QuestionKey, got: dict[str, dict[tuple[int, int], ResponseCell]]
 ) -> QuestionResult:
-    """Score one question: equal shares per part, per-entry credit in tables, carried credit."""
-    share = q.points / len(q.answers) if q.answers else Fraction(0)
+    """Score one question: each part's points (the key's, or equal shares), per-entry credit
+    in tables, carried credit."""
     vals: dict[str, Any] = {}
     full: dict[str, bool] = {}
     parts = []
     for ans in q.answers:
+        share = q.points_of(ans.name)
         cells = got.get(ans.name, {})
         if ans.kind in NUMERIC_KINDS:
             parts.append(_grade_numeric(q, ans, cells, share, vals, full))

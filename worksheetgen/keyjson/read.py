@@ -21,6 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from worksheetgen.errors import ExportError, WorksheetgenError, shorten
@@ -186,6 +187,8 @@ class Variant:
     format: str | None = None  # the item's format as the bank gave it ("choice", ...)
     choice_answer: str | None = None  # a multiple-choice item's correct label (or answer)
     stated_title: str | None = None  # the title key.json states (None: the family's)
+    #: each graded answer's points when key.json gives them per part (None: split equally)
+    part_points: Mapping[str, float] | None = None
 
     @property
     def has_choices(self) -> bool:
@@ -196,6 +199,15 @@ class Variant:
     def choices(self) -> tuple[Choice, ...]:
         """A multiple-choice item's options (empty for other items)."""
         return next((p.choices for p in self.parts if p.choices), ())
+
+    def answer_points(self) -> dict[str, Fraction]:
+        """Each answer's points, exactly, in part order: as key.json gives them per part, or
+        the question's points split equally (as a plain ``points: 6`` means)."""
+        names = self.answer_names
+        if self.part_points is not None:
+            return {n: Fraction(str(self.part_points[n])) for n in names}
+        share = Fraction(str(self.points)) / len(names) if names else Fraction(0)
+        return {n: share for n in names}
 
     @property
     def answer_names(self) -> tuple[str, ...]:
@@ -561,6 +573,9 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
     if fmt is not None:
         fmt = r.text(fmt, f"{w}.format")
     target = q.get("choice_answer")
+    part_points = None
+    if "part_points" in q:
+        part_points = _part_points(r, q["part_points"], f"{w}.part_points", points, parts)
     return Variant(
         sheet_id=sheet_id,
         sheet_label=sheet_label,
@@ -581,7 +596,40 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
         format=fmt,
         choice_answer=target if isinstance(target, str) else None,
         stated_title=stated,
+        part_points=part_points,
     )
+
+
+def _part_points(
+    r: _Reader, raw: Any, w: str, points: float, parts: Sequence[KeyPart]
+) -> dict[str, float]:
+    """key.json's per-part points: one number above 0 (at most ``MAX_POINTS``) for every
+    answer the parts ask (and no other), adding up to the question's points."""
+    given = r.obj(raw, w)
+    names = list(dict.fromkeys(p.answer.name for p in parts if p.answer is not None))
+    out: dict[str, float] = {}
+    for name in names:
+        if name not in given:
+            raise r.fail(w, f"expected points for every part's answer, got none for {name!r}")
+        value = r.num(given[name], f"{w}.{name}")
+        if not 0 < value <= MAX_POINTS:
+            raise r.fail(
+                f"{w}.{name}", f"expected a number above 0 and at most {MAX_POINTS}, got {value:g}"
+            )
+        out[name] = value
+    extra = [k for k in given if k not in out]
+    if extra:
+        raise r.fail(
+            f"{w}.{extra[0]}",
+            f"expected one of the parts' answers ({', '.join(names)}), "
+            f"got {shorten(repr(extra[0]))}",
+        )
+    total = sum((Fraction(str(v)) for v in out.values()), Fraction(0))
+    if total != Fraction(str(points)):
+        raise r.fail(
+            w, f"expected part points adding up to the question's {points:g}, got {float(total):g}"
+        )
+    return out
 
 
 def _carries(
@@ -1074,6 +1122,30 @@ def gradable_parts(v: Variant) -> tuple[KeyPart, ...]:
 def written_parts(v: Variant) -> tuple[KeyPart, ...]:
     """Parts answered in words, graded by a person against the model answer."""
     return tuple(p for p in v.parts if p.kind == "text")
+
+
+def parts_points(v: Variant, parts: Sequence[KeyPart]) -> Fraction:
+    """The points ``parts`` of ``v`` are worth together (each answer counted once)."""
+    points = v.answer_points()
+    names = dict.fromkeys(p.answer.name for p in parts if p.answer is not None)
+    return sum((points.get(n, Fraction(0)) for n in names), Fraction(0))
+
+
+def graded_points(v: Variant) -> float:
+    """What an LMS gives the parts it grades itself: all of the question's points, unless
+    key.json gives points per part (then the graded parts' own)."""
+    if v.part_points is None:
+        return v.points
+    return float(parts_points(v, gradable_parts(v)))
+
+
+def written_points(v: Variant, has_graded: bool) -> float:
+    """What an LMS gives the written parts, graded by hand: nothing of their own in a mixed
+    question (its points are in the graded parts, as the key splits nothing), unless key.json
+    gives points per part (then the written parts' own)."""
+    if v.part_points is None:
+        return 0.0 if has_graded else v.points
+    return float(parts_points(v, written_parts(v)))
 
 
 def category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[str]:

@@ -78,6 +78,8 @@ def _item_json(item: Item) -> dict[str, Any]:
         ],
         "carries": _carries(item),
     }
+    if item.spec.part_points:  # points given per part (else the grader splits them equally)
+        q["part_points"] = dict(item.spec.part_points)
     if sol.shown_steps:  # a worked solution printed with the question (spot the bug)
         q["shown_steps"] = [
             {"title": st.title, "text": st.text, "math": st.math} for st in sol.shown_steps
@@ -205,6 +207,7 @@ def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> di
                 "id": q.id,
                 "family": q.family,
                 "points": q.points,
+                **({"part_points": dict(q.part_points)} if q.part_points else {}),
                 "decimals": q.decimals,
                 "params": {k: _param_json(v) for k, v in q.params.items()},
             }

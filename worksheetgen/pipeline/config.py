@@ -7,8 +7,8 @@ names, which only its owner may read (mode 0600). Every setting remembers where 
 for ``worksheetgen config``. Nothing here imports NumPy, SymPy or Jinja2: the CLI reads the
 configuration before it knows whether there is any work.
 
-May import: the standard library, ``tomli`` on Python 3.10, errors, textrules and (for a
-fingerprint) solve.rng.
+May import: the standard library, ``tomli`` on Python 3.10, errors, textrules, model (the
+``space`` setting's record) and (for a fingerprint) solve.rng.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ MAX_CONFIG_BYTES = 1_000_000
 #: the settings a configuration may hold, in the order ``worksheetgen config`` prints them.
 #: Paper size and TeX engine are not settings: the templates print on A4, and the engine is
 #: chosen by the text a build has to print (pdfLaTeX, or LuaLaTeX for other scripts).
-SETTINGS = ("course", "title", "decimals", "banks", "out", "jobs", "secret_file")
+SETTINGS = ("course", "title", "decimals", "banks", "out", "jobs", "secret_file", "kind", "space")
 
 DEFAULTS: dict[str, Any] = {
     "course": None,
@@ -49,6 +49,8 @@ DEFAULTS: dict[str, Any] = {
     "out": "output",
     "jobs": None,
     "secret_file": None,
+    "kind": None,  # worksheet or quiz, where the banks' sheet: kind does not say
+    "space": None,  # room to work under every question whose bank gives none
 }
 
 
@@ -110,6 +112,18 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
             raise _fail(path, line, key, f"an integer from 0 to {top}", value)
         return value
+    if key == "kind":
+        if value not in ("worksheet", "quiz"):
+            raise _fail(path, line, key, "worksheet or quiz", value)
+        return value
+    if key == "space":
+        # model holds only records and this one check: nothing heavy is imported
+        from worksheetgen.model import Space
+
+        try:
+            return Space.parse(value)
+        except ValueError as exc:
+            raise ConfigError(f"{path}:{line}: {key}: {exc}") from None
     if key == "banks":
         if isinstance(value, str):
             value = [value]

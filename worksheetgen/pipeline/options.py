@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import UsageError
-from worksheetgen.model import Build
+from worksheetgen.model import Build, Space
 
 MAX_SEED = 2**63 - 1
 
@@ -28,6 +28,8 @@ class BuildOptions:
     roster: str | None = None  # a class roster CSV: one sheet per student
     versions: int | None = None  # or N anonymous versions A, B, C, ...
     secret: bytes | None = field(default=None, repr=False)  # the course secret, never written
+    kind: str | None = None  # worksheet or quiz, when the banks do not say (worksheetgen.toml)
+    space: Space | None = None  # room to work where the banks give none (worksheetgen.toml)
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from worksheetgen.bank.load import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import UsageError
+from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.families import get_family
-from worksheetgen.model import Bank, Build, Item, Sheet, Student
+from worksheetgen.model import QUIZ_SPACE, Bank, Build, Item, Part, Sheet, Space, Student
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
 from worksheetgen.solve.item import build_sheet
@@ -36,6 +37,51 @@ def sheet_points(sheet: Sheet) -> str:
 def sheet_points_text(sheet: Sheet) -> str:
     """The total points of a sheet in words: "30 points", "1 point"."""
     return points_text(sum(i.spec.points for i in sheet.items))
+
+
+def part_points_text(item: Item, part: Part) -> str:
+    """A part's points in words ("2 points") when its question gives points per part, else
+    "" (a question's points split equally print only with the question)."""
+    for name, points in item.spec.part_points:
+        if name == part.answer:
+            return points_text(points)
+    return ""
+
+
+def work_space(build: Build, item: Item) -> Space | None:
+    """The room to work a sheet leaves under a question, or None: the question's own or its
+    bank file's ``space``, else the course's (worksheetgen.toml), else, on a quiz, room for a
+    computation question (one whose parts ask for numbers) to show its steps."""
+    space = item.spec.space
+    if space is None:
+        space = build.info.space
+    if space is None and build.info.kind == "quiz" and is_computation(item):
+        space = QUIZ_SPACE
+    return space if space is not None and space.height else None
+
+
+def space_text(space: Space) -> str:
+    """Room to work in words, as a Markdown sheet notes it: "6 cm, ruled lines"."""
+    number, unit = space.height[:-2], space.height[-2:]
+    style = {"blank": "blank", "lines": "ruled lines", "grid": "squared grid"}[space.style]
+    return f"{number} {unit}, {style}"
+
+
+def is_computation(item: Item) -> bool:
+    """True for an open question whose parts ask for numbers (tables, rows, widths), not
+    for a multiple-choice item or one answered only in words or choices."""
+    if item.spec.format != "open":
+        return False
+    kinds = {a.name: a.kind for a in item.solution.answers}
+    return any(kinds.get(p.answer) in NUMERIC_KINDS for p in item.solution.parts)
+
+
+def uses_space(build: Build) -> bool:
+    """True when some sheet of the build may leave room to work (its LaTeX then defines the
+    macros that draw it; otherwise the preamble stays as it was)."""
+    if build.info.kind == "quiz" or (build.info.space is not None and build.info.space.height):
+        return True
+    return any(q.space is not None and q.space.height for q in build.bank.questions)
 
 
 def item_title(item: Item) -> str:
@@ -89,6 +135,10 @@ def load_bank(options: BuildOptions) -> Bank:
         if bad:
             raise UsageError(f"course: {bad}")
         info = replace(info, course=options.course)
+    if options.kind and not info.kind:  # a bank's sheet: kind wins over the course's
+        info = replace(info, kind=options.kind)
+    if options.space is not None:  # a question's or its bank's space wins over the course's
+        info = replace(info, space=options.space)
     questions = bank.questions
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
@@ -138,6 +188,10 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
         "display_kinds": kinds,
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
+        "part_points_text": part_points_text,
+        "work_space": lambda item: work_space(build, item),
+        "uses_space": uses_space(build),
+        "space_text": space_text,
         "sheet_points": sheet_points,
         "sheet_points_text": sheet_points_text,
         "item_title": item_title,

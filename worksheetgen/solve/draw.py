@@ -251,16 +251,11 @@ def draw_given(spec: QuestionSpec, seed: int, sheet_id: str) -> dict[str, Any]:
     return draw_variant(spec, seed, sheet_id).given
 
 
-def sample_contexts(
-    family: Family, params: dict[str, ParamValue], key: str
-) -> list[dict[str, Any]]:
-    """The prompt variables of a few fixed sample draws of ``family``, for checking a bank's
-    prompt when the bank is loaded.
-
-    One draw per combination of drawn true/false parameters (they decide which variables
-    exist, e.g. ``prescaled`` drops ``d_k``); the generators are fixed, so the check is the
-    same on every run. A draw that fails is skipped: the build reports it.
-    """
+def _sample_givens(family: Family, params: dict[str, ParamValue], key: str) -> list[dict[str, Any]]:
+    """The given values of a few fixed sample draws of ``family``: one per combination of
+    drawn true/false parameters (they decide which variables and parts exist, e.g.
+    ``prescaled`` drops ``d_k``). The generators are fixed, so the samples are the same on
+    every run; a draw that fails is skipped (the build reports it)."""
     drawn = {n: v for n, v in params.items() if isinstance(v, Choices)}
     flags = [n for n, v in drawn.items() if all(isinstance(x, bool) for x in v.values)][:4]
     combos = list(itertools.product(*(sorted(set(drawn[n].values)) for n in flags)))
@@ -272,7 +267,33 @@ def sample_contexts(
             given = draw_given_values(family, pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
         except WorksheetgenError:
             continue
+        out.append(given)
+    return out
+
+
+def sample_contexts(
+    family: Family, params: dict[str, ParamValue], key: str
+) -> list[dict[str, Any]]:
+    """The prompt variables of a few fixed sample draws of ``family``, for checking a bank's
+    prompt when the bank is loaded (the draws of ``_sample_givens``)."""
+    out = []
+    for given in _sample_givens(family, params, key):
         context = dict(given)
         context.update(family.prompt_context(given))
         out.append(context)
+    return out
+
+
+def sample_parts(
+    family: Family, params: dict[str, ParamValue], key: str, decimals: int
+) -> list[tuple[str, ...]]:
+    """The answer names the parts ask, in part order, for each sample draw of ``family``
+    (the draws of ``_sample_givens``): what a bank's per-part points are checked against."""
+    out = []
+    for given in _sample_givens(family, params, key):
+        try:
+            solution = family.solve(given, decimals, key)
+        except WorksheetgenError:
+            continue
+        out.append(tuple(dict.fromkeys(p.answer for p in solution.parts)))
     return out

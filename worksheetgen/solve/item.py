@@ -13,7 +13,7 @@ from typing import Any
 
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, sums_to_one
-from worksheetgen.errors import InvariantError, SolveError
+from worksheetgen.errors import BankError, InvariantError, SolveError
 from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.exact.mathtex import decimals_of, value_math
 from worksheetgen.exact.number import Ex, is_zero
@@ -79,10 +79,27 @@ def solve_item(
         )
     else:
         prompt = render_prompt(family.prompt, context, file="<family " + family.name + ">")
+    if spec.part_points:
+        _check_part_points(spec, solution)
     item = Item(number=number, spec=spec, given=given, prompt=prompt, solution=solution)
     exact = variant.fingerprints.correct if variant.fingerprints is not None else None
     check_invariants(item, label, exact)
     return item
+
+
+def _check_part_points(spec: QuestionSpec, solution: Solution) -> None:
+    """A draw whose parts are not the ones the bank gave points to is the bank's error (its
+    parts were checked on sample draws when it was loaded)."""
+    names = tuple(dict.fromkeys(p.answer for p in solution.parts))
+    if names != tuple(n for n, _ in spec.part_points):
+        raise BankError(
+            "expected a number of points: this draw asks "
+            f"{', '.join(names)}, not the parts given points "
+            f"({', '.join(n for n, _ in spec.part_points)})",
+            file=spec.location.file,
+            line=spec.location.line,
+            field=f"questions[{spec.id}].points",
+        )
 
 
 # ---------------------------------------------------------------- misconceptions
