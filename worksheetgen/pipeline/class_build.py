@@ -235,7 +235,14 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
     """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
 
     sheet = build_sheet(
-        build.bank.questions, build.seed, entry.id, entry.label, entry.student, build.secret
+        build.bank.questions,
+        build.seed,
+        entry.id,
+        entry.label,
+        entry.student,
+        build.secret,
+        layout=build.bank.layout,
+        shuffle=build.info.shuffle,
     )
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
     tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}

@@ -39,7 +39,7 @@ MAX_CONFIG_BYTES = 1_000_000
 #: the settings a configuration may hold, in the order ``worksheetgen config`` prints them.
 #: Paper size and TeX engine are not settings: the templates print on A4, and the engine is
 #: chosen by the text a build has to print (pdfLaTeX, or LuaLaTeX for other scripts).
-SETTINGS = ("course", "title", "decimals", "banks", "out", "jobs", "secret_file")
+SETTINGS = ("course", "title", "decimals", "banks", "out", "jobs", "secret_file", "shuffle")
 
 DEFAULTS: dict[str, Any] = {
     "course": None,
@@ -49,6 +49,7 @@ DEFAULTS: dict[str, Any] = {
     "out": "output",
     "jobs": None,
     "secret_file": None,
+    "shuffle": None,  # None: the bank's sheet: shuffle (false unless it says true)
 }
 
 
@@ -109,6 +110,10 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
         top = 6 if key == "decimals" else 64
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
             raise _fail(path, line, key, f"an integer from 0 to {top}", value)
+        return value
+    if key == "shuffle":
+        if not isinstance(value, bool):
+            raise _fail(path, line, key, "true or false", value)
         return value
     if key == "banks":
         if isinstance(value, str):
@@ -187,7 +192,8 @@ def load_config(
     for name in SETTINGS:
         cli = (options or {}).get(name)
         if cli is not None and cli != ():
-            settings[name] = Setting(cli, f"--{name.replace('_', '-')}")
+            flag = name.replace("_", "-")
+            settings[name] = Setting(cli, f"--{flag}" if cli is not False else f"--no-{flag}")
         elif name in from_file:
             settings[name] = from_file[name]
         else:
@@ -256,6 +262,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         '# banks = ["banks/"]',
         '# out = "output"',
         "# jobs = 0",
+        "# shuffle = true",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',
         "",

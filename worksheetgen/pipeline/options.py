@@ -28,6 +28,7 @@ class BuildOptions:
     roster: str | None = None  # a class roster CSV: one sheet per student
     versions: int | None = None  # or N anonymous versions A, B, C, ...
     secret: bytes | None = field(default=None, repr=False)  # the course secret, never written
+    shuffle: bool | None = None  # each sheet's questions in its own order (None: the bank's)
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 

@@ -89,6 +89,8 @@ def load_bank(options: BuildOptions) -> Bank:
         if bad:
             raise UsageError(f"course: {bad}")
         info = replace(info, course=options.course)
+    if options.shuffle is not None:
+        info = replace(info, shuffle=options.shuffle)
     questions = bank.questions
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
@@ -111,7 +113,16 @@ def make_build(
         seed=seed,
         bank=bank,
         sheets=tuple(
-            build_sheet(bank.questions, seed, sid, label, student, secret)
+            build_sheet(
+                bank.questions,
+                seed,
+                sid,
+                label,
+                student,
+                secret,
+                layout=bank.layout,
+                shuffle=bank.info.shuffle,
+            )
             for sid, label, student in wanted
         ),
         secret=secret,
