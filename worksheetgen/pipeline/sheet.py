@@ -51,6 +51,8 @@ def opening_lines(item: Item, kind: str = "sheet") -> int:
     (``\\wspart`` keeps 6 lines). The LaTeX templates keep that much together on a page, so
     a question never starts at the foot of one page and asks its first part on the next."""
     lines = 3 + len(item.prompt) // 95  # heading, space, the prompt's lines
+    if kind == "key" and item.slot is not None:
+        lines += 1  # the line that says which of its pool's questions the sheet got
     heights = [g.lines for g in item.solution.shown if g.inline]
     if heights:
         lines += max(heights) + 1
