@@ -344,6 +344,21 @@ def test_a_response_for_a_question_the_student_did_not_draw_is_an_error(runner, 
     assert not out.exists()
 
 
+def test_grading_a_moodle_download_of_a_quiz_with_pools_is_refused_with_one_line(runner, tmp_path):
+    folder = _build(tmp_path, "v", versions=3)
+    download = ROOT / "tests" / "fixtures" / "moodle" / "default" / "responses-resp-right.csv"
+    out = tmp_path / "graded"
+    argv = ["grade", "--key", str(folder / "key.json"), str(download), "--out", str(out)]
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 1
+    assert result.output == (
+        f"worksheetgen: error: {folder / 'key.json'}: slots: expected a key without pools "
+        "for a Moodle download, got pool 'attention-slot' (grade a quiz with pools from a "
+        "responses CSV: grade --template)\n"
+    )
+    assert not out.exists()
+
+
 # ---------------------------------------------------------------- exports
 
 

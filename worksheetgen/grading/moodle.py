@@ -510,6 +510,14 @@ def parse_moodle_rows(
     tries: Tries = "last",
 ) -> tuple[Responses, GradeKey]:
     """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
+    pooled = next((q for q in doc.questions if any(v.qid != q.qid for v in q.variants)), None)
+    if pooled is not None:  # a slot of several questions: not read from a download yet
+        raise GradeError(
+            f"expected a key without pools for a Moodle download, got pool {pooled.qid!r} "
+            "(grade a quiz with pools from a responses CSV: grade --template)",
+            file=doc.source,
+            field="slots",
+        )
     records = iter(rows)
     header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)), (1, []))
     slots = _slots(doc)
