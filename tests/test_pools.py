@@ -32,8 +32,8 @@ POOLS = FIXTURES / "pools.yaml"
 SCHEMA = json.loads((ROOT / "docs" / "reference" / "key.schema.json").read_text("utf-8"))
 
 # the fixture's slots: what each pool may give, and how many
-ATTENTION = {"q-causal", "q-softmax", "q-scaling"}
-SHAPES = {"q-multihead", "q-cost", "q-cross-mc"}
+ATTENTION = {"p-causal", "p-softmax", "p-scaling"}
+SHAPES = {"p-multihead", "p-cost", "p-cross-mc"}
 
 
 def _roster(path: Path, ids: list[str]) -> Path:
@@ -72,13 +72,13 @@ def test_each_sheet_gets_pick_questions_of_each_pool_and_every_question_on_its_o
     seen_attention: set[str] = set()
     for drawn in _drawn(folder).values():
         slots = [slot for slot, _ in drawn.values()]
-        assert sorted(slots) == ["attention-slot", "q-heads", "shapes", "shapes"]
+        assert sorted(slots) == ["attention-slot", "p-heads", "shapes", "shapes"]
         attention = {q for q, (slot, _) in drawn.items() if slot == "attention-slot"}
         shapes = {q for q, (slot, _) in drawn.items() if slot == "shapes"}
         assert len(attention) == 1 and attention <= ATTENTION
         assert len(shapes) == 2 and shapes <= SHAPES
         seen_attention |= attention
-    # q-causal is written on its own in the bank, but placed only through its pool; and
+    # p-causal is written on its own in the bank, but placed only through its pool; and
     # twelve sheets draw more than one alternative
     assert len(seen_attention) > 1
 
@@ -104,14 +104,14 @@ def test_picks_and_numbers_stay_when_another_question_is_added(tmp_path, write_b
 
 
 def test_a_questions_numbers_do_not_depend_on_its_pool_or_place(tmp_path, write_bank):
-    # q-causal drawn on its own, in a plain bank, gets what the pool's draw of it gets
+    # p-causal drawn on its own, in a plain bank, gets what the pool's draw of it gets
     plain = write_bank(
         "sheet: {id: pools}\nquestions:\n"
-        "  - id: q-causal\n    family: causal\n    points: 2\n    params: {T: 3}\n"
+        "  - id: p-causal\n    family: causal\n    points: 2\n    params: {T: 3}\n"
     )
     pooled = _drawn(_build(tmp_path, "p", versions=12))
     alone = _drawn(_build(tmp_path, "a", bank=plain, versions=12))
-    got = [(sid, q) for sid, d in pooled.items() for q in d if q == "q-causal"]
+    got = [(sid, q) for sid, d in pooled.items() for q in d if q == "p-causal"]
     assert got
     for sid, qid in got:
         assert pooled[sid][qid][1] == alone[sid][qid][1]
@@ -149,7 +149,7 @@ def test_shuffle_changes_the_order_but_not_the_questions_or_their_numbers(tmp_pa
     # without shuffle every sheet keeps the bank's slot order
     for s in _key(plain)["sheets"]:
         slots = [q["slot"] for q in s["questions"]]
-        assert slots == sorted(slots, key=["q-heads", "attention-slot", "shapes"].index)
+        assert slots == sorted(slots, key=["p-heads", "attention-slot", "shapes"].index)
 
 
 def test_the_option_wins_over_the_banks_shuffle(tmp_path):
@@ -216,13 +216,13 @@ def test_key_json_states_slots_fits_the_schema_and_maps_back(tmp_path):
     Draft202012Validator(SCHEMA).validate(key)
     assert key["shuffle"] is True
     assert key["slots"] == [
-        {"id": "q-heads", "pick": 1, "questions": ["q-heads"]},
-        {"id": "attention-slot", "pick": 1, "questions": ["q-causal", "q-softmax", "q-scaling"]},
-        {"id": "shapes", "pick": 2, "questions": ["q-multihead", "q-cost", "q-cross-mc"]},
+        {"id": "p-heads", "pick": 1, "questions": ["p-heads"]},
+        {"id": "attention-slot", "pick": 1, "questions": ["p-causal", "p-softmax", "p-scaling"]},
+        {"id": "shapes", "pick": 2, "questions": ["p-multihead", "p-cost", "p-cross-mc"]},
     ]
     doc = parse_key(key, "key.json")
     assert [(q.qid, q.number, q.pick) for q in doc.questions] == [
-        ("q-heads", 1, 1),
+        ("p-heads", 1, 1),
         ("attention-slot", 2, 1),
         ("shapes", 3, 2),
     ]
@@ -329,7 +329,7 @@ def test_a_response_for_a_question_the_student_did_not_draw_is_an_error(runner, 
     responses = tmp_path / "responses.csv"
     responses.write_text(
         "student,question,answer,entry,value\n"
-        f'{sheet["id"]},q-heads,d_k,,4\n{sheet["id"]},{missing},A,"1,1",1\n',
+        f'{sheet["id"]},p-heads,d_k,,4\n{sheet["id"]},{missing},A,"1,1",1\n',
         encoding="utf-8",
     )
     out = tmp_path / "graded"
