@@ -681,3 +681,18 @@ def test_a_pool_names_questions_of_other_banks_and_two_banks_pools_are_checked_t
         "worksheetgen: error: three.yaml:3: questions[0].from[0]: expected a question named "
         "by one pool only, got 'b', already in pool 'p' at one.yaml:3\n"
     )
+
+
+def test_a_class_builds_size_counts_what_each_pool_gives_a_sheet(monkeypatch, tmp_path, write_bank):
+    from worksheetgen.errors import UsageError
+    from worksheetgen.pipeline import class_build
+
+    many = "".join(f"      - id: alt{i}\n        family: heads\n" for i in range(6))
+    bank = write_bank("questions:\n  - id: own\n    family: heads\n  - pool: p\n    from:\n" + many)
+    monkeypatch.setattr(class_build, "MAX_CLASS_ITEMS", 10)
+    # 4 sheets of 2 questions each (not of all 7 the banks hold) fit in 10
+    folder = _build(tmp_path, "fits", bank=bank, versions=4)
+    assert [len(s["questions"]) for s in _key(folder)["sheets"]] == [2, 2, 2, 2]
+    with pytest.raises(UsageError) as err:
+        _build(tmp_path, "over", bank=bank, versions=6)
+    assert "got 6 x 2 = 12" in str(err.value)
