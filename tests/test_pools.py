@@ -344,7 +344,73 @@ def test_a_response_for_a_question_the_student_did_not_draw_is_an_error(runner, 
     assert not out.exists()
 
 
-def test_grading_a_moodle_download_of_a_quiz_with_pools_is_refused_with_one_line(runner, tmp_path):
+def _moodle_download(key_path: Path, picks: list[list[tuple[str, str]]]) -> str:
+    """A Moodle Responses download (as Moodle 4.5 writes its columns) of a quiz made from
+    ``export --to moodle``: per attempt, the (sheet id, question id) of the variant Moodle's
+    random question drew in each slot, with the exact values as its Right answer (Moodle's
+    14 digits) and the same typed as the Response."""
+    from worksheetgen.grading.moodle import _gaps, _php_number
+    from worksheetgen.keyjson.read import load_key
+
+    doc = load_key(key_path)
+    variants = {(v.sheet_id, v.qid): v for q in doc.questions for v in q.variants}
+    head = ["Last name", "First name", "Email address", "Status", "Started", "Completed"]
+    head += ["Duration", "Grade/10.00"]
+    for n in range(1, len(doc.questions) + 1):
+        head += [f"Response {n}", f"Right answer {n}"]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for i, attempt in enumerate(picks):
+        row = [f"Student{i}", "Test", f"s{i}@example.com", "Finished", "", "", "", "10.00"]
+        for where in attempt:
+            gaps, cloze = _gaps(variants[where])
+            texts = [
+                g.right
+                if g.options
+                else "-inf"
+                if g.value is None
+                else f"{_php_number(g.value):.14g}"
+                for g in gaps
+            ]
+            text = (
+                "; ".join(f"part {k}: {t}" for k, t in enumerate(texts, 1)) if cloze else texts[0]
+            )
+            row += [text, text]
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def test_grading_a_moodle_download_of_a_quiz_with_a_pool_of_pick_1(runner, tmp_path, write_bank):
+    bank = write_bank(
+        "questions:\n  - id: own\n    family: heads\n  - pool: p\n    from:\n"
+        "      - id: alt-soft\n        family: softmax\n        points: 2\n"
+        "      - id: alt-causal\n        family: causal\n        points: 2\n"
+    )
+    folder = _build(tmp_path, "v", bank=bank, versions=6)
+    key = _key(folder)
+    drawn = {(s["id"], q["id"]) for s in key["sheets"] for q in s["questions"]}
+    soft = sorted(w for w in drawn if w[1] == "alt-soft")
+    causal = sorted(w for w in drawn if w[1] == "alt-causal")
+    assert soft and causal
+    # Moodle's random questions mix the versions: each student's slots from any sheet
+    picks = [[("A", "own"), soft[0]], [("B", "own"), causal[0]], [("C", "own"), causal[-1]]]
+    download = tmp_path / "responses.csv"
+    download.write_text(_moodle_download(folder / "key.json", picks), encoding="utf-8")
+    out = tmp_path / "graded"
+    argv = ["grade", "--key", str(folder / "key.json"), str(download), "--out", str(out)]
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
+        scores = list(csv.DictReader(fh))
+    assert [(s["own"], s["alt-soft"], s["alt-causal"], s["total"]) for s in scores] == [
+        ("1", "2", "", "3"),
+        ("1", "", "2", "3"),
+        ("1", "", "2", "3"),
+    ]
+
+
+def test_grading_a_moodle_download_of_a_pool_of_pick_2_is_refused_with_one_line(runner, tmp_path):
     folder = _build(tmp_path, "v", versions=3)
     download = ROOT / "tests" / "fixtures" / "moodle" / "default" / "responses-resp-right.csv"
     out = tmp_path / "graded"
@@ -352,9 +418,9 @@ def test_grading_a_moodle_download_of_a_quiz_with_pools_is_refused_with_one_line
     result = runner.invoke(main, argv)
     assert result.exit_code == 1
     assert result.output == (
-        f"worksheetgen: error: {folder / 'key.json'}: slots: expected a key without pools "
-        "for a Moodle download, got pool 'attention-slot' (grade a quiz with pools from a "
-        "responses CSV: grade --template)\n"
+        f"worksheetgen: error: {folder / 'key.json'}: slots: expected pools of pick 1 without "
+        "written parts for a Moodle download, got pool 'shapes' with pick 2 (grade such a "
+        "quiz from a responses CSV: grade --template)\n"
     )
     assert not out.exists()
 
