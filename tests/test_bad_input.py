@@ -148,7 +148,7 @@ CASES = [
         "unknown-sheet-field",
         bank("sheet: {titel: x}\n" + Q),
         'bank.yaml:1: sheet.titel: unknown field (did you mean "title"?); '
-        "expected one of: id, title, course, instructions, decimals, kind, space",
+        "expected one of: id, title, course, instructions, decimals, kind, space, shuffle",
     ),
     Case(
         "missing-id",

@@ -193,12 +193,23 @@ def test_bank_guide_example_loads_as_a_bank(tmp_path: Path):
     from worksheetgen.bank.load import load_banks
 
     guide = (DOCS / "guide" / "banks.md").read_text(encoding="utf-8")
-    (yaml_text,) = re.findall(r"^```yaml\n(.*?)^```$", guide, re.M | re.S)
+    yaml_text, pools_text = re.findall(r"^```yaml\n(.*?)^```$", guide, re.M | re.S)
     path = tmp_path / "example.yaml"
     path.write_text(yaml_text, encoding="utf-8")
     bank = load_banks([path])
     assert [spec.id for spec in bank.questions] == ["softmax-table"]
     assert bank.info.title == "Self-Attention Worksheet"
+    # and the example of pools and shuffled order
+    path = tmp_path / "pools.yaml"
+    path.write_text(pools_text, encoding="utf-8")
+    bank = load_banks([path])
+    assert bank.info.shuffle is True
+    (pool,) = [e for e in bank.layout if not isinstance(e, str)]
+    assert [e if isinstance(e, str) else e.id for e in bank.layout] == [
+        "heads-warmup",
+        "attention-slot",
+    ]
+    assert pool.alternatives == ("causal-table", "softmax-table", "scale-row")
 
 
 def test_architecture_page_names_every_package_and_the_enforced_layers():

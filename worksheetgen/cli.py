@@ -242,6 +242,12 @@ def _config_option(fn: F) -> F:
     "Default: one per core on Linux without PDFs; with PDFs one, while TeX "
     "typesets on the other cores. The files are the same for any number.",
 )
+@click.option(
+    "--shuffle/--no-shuffle",
+    default=None,
+    help="Print each sheet's questions in an order of its own (numbered as printed). "
+    "Default: the configuration's shuffle, else the bank's sheet: shuffle, else no.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
@@ -261,6 +267,7 @@ def build(
     roster: str | None,
     versions: int | None,
     jobs: int | None,
+    shuffle: bool | None,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -278,7 +285,7 @@ def build(
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")
     given = {"course": course, "title": title, "decimals": decimals, "banks": banks}
-    config = load_config(config_path, {**given, "out": out, "jobs": jobs})
+    config = load_config(config_path, {**given, "out": out, "jobs": jobs, "shuffle": shuffle})
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(
@@ -298,6 +305,7 @@ def build(
                 secret=config.secret,
                 kind=config.value("kind"),
                 space=config.value("space"),
+                shuffle=config.value("shuffle"),
             ),
             reporter,
         )
@@ -643,6 +651,8 @@ def config_cmd(config_path: str | None) -> None:
     for name, setting in config.settings.items():
         value = setting.value
         text = ", ".join(value) if isinstance(value, tuple) else value
+        if isinstance(value, bool):
+            text = "true" if value else "false"
         shown_value = "(none)" if text is None or text == "" else text
         click.echo(f"{name} = {shown_value}  ({setting.source})")
     if config.secret is None:

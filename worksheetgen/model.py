@@ -160,6 +160,8 @@ class SheetInfo:
     kind: str = ""
     #: the room to work of a question whose bank says none (worksheetgen.toml's ``space``)
     space: Space | None = None
+    #: the bank's ``sheet: shuffle:``: each sheet prints its questions in its own order
+    shuffle: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,12 +173,25 @@ class BankFile:
 
 
 @dataclass(frozen=True)
+class Pool:
+    """A slot of the sheet filled from alternatives: each sheet gets ``pick`` of them."""
+
+    id: str
+    pick: int
+    alternatives: tuple[str, ...]  # question ids, in the order the bank names them
+    location: Location = field(default_factory=lambda: Location("<memory>"))
+
+
+@dataclass(frozen=True)
 class Bank:
     """The validated questions of one or more bank files."""
 
     info: SheetInfo
-    questions: tuple[QuestionSpec, ...]
+    questions: tuple[QuestionSpec, ...]  # every question, pools' alternatives too
     files: tuple[BankFile, ...]
+    #: the sheet's entries in order when the banks have pools: the id of a question placed
+    #: on its own, or a Pool; empty: every question once, in order
+    layout: tuple[str | Pool, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -321,6 +336,7 @@ class Item:
     given: dict[str, Any]
     prompt: str
     solution: Solution
+    slot: str | None = None  # the pool the question was drawn from (None: placed on its own)
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.bank.schema import TOP_FIELDS, check_fields, question_spec, sheet_info, slugify
+from worksheetgen.bank.schema import (
+    TOP_FIELDS,
+    check_fields,
+    is_pool,
+    pool_entry,
+    question_spec,
+    sheet_info,
+    slugify,
+)
 from worksheetgen.bank.yamldoc import Doc, parse_yaml
 from worksheetgen.errors import BankError, describe, did_you_mean
 from worksheetgen.inputs import read_limited
-from worksheetgen.model import Bank, BankFile, Location, QuestionSpec, SheetInfo
+from worksheetgen.model import Bank, BankFile, Location, Pool, QuestionSpec, SheetInfo
 from worksheetgen.render.prompts import sheet_instructions
 from worksheetgen.resources import data_dir
 
@@ -152,6 +160,10 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
     specs: list[QuestionSpec] = []
     seen: dict[str, Location] = {}
     bank_records: list[BankFile] = []
+    # the sheet's entries (ids placed on their own, pools), and where each was written
+    layout: list[str | Pool] = []
+    placed: dict[str, tuple[Doc, tuple]] = {}
+    pools: list[tuple[Doc, int, Pool, dict[str, tuple]]] = []
     for f in files:
         shown = display_path(f)
         doc = load_doc(f, shown)
@@ -162,22 +174,29 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
         decimals = file_info.get("decimals", info.get("decimals", 2))
         space = file_info.get("space")  # this file's questions' room to work
         for i, raw in enumerate(doc.data["questions"]):
+            if is_pool(raw):
+                pool, inline, where = pool_entry(doc, raw, i, decimals, space)
+                for spec in inline:
+                    _check_unique(doc, where[spec.id] + ("id",), spec, seen, placed)
+                    seen[spec.id] = spec.location
+                    specs.append(spec)
+                pools.append((doc, i, pool, where))
+                layout.append(pool)
+                continue
             spec = question_spec(doc, raw, i, decimals, space)
-            if spec.id in seen:
-                first = seen[spec.id]
-                raise doc.error(
-                    ("questions", i, "id"),
-                    f"expected a unique id, got {spec.id!r} again "
-                    f"(first at {first.file}:{first.line})",
-                )
+            _check_unique(doc, ("questions", i, "id"), spec, seen, placed)
             seen[spec.id] = spec.location
+            placed[spec.id] = (doc, ("questions", i, "id"))
             specs.append(spec)
+            layout.append(spec.id)
     if len(specs) > MAX_QUESTIONS:
         raise BankError(
             f"expected at most {MAX_QUESTIONS} questions in one sheet (all banks "
             f"together), got {len(specs)}",
             file=display_path(files[-1]),
         )
+    if pools:
+        layout = _pooled_layout(layout, pools, seen, placed)
     title = info.get("title", "Self-Attention Worksheet")
     sheet = SheetInfo(
         slug=info.get("slug", slugify(title)),
@@ -187,10 +206,89 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
         decimals=info.get("decimals", 2),
         instructions_template=info.get("instructions_template", ""),
         kind=info.get("kind", ""),
+        shuffle=info.get("shuffle", False),
     )
     if sheet.instructions_template:
         sheet = with_decimals(sheet, sheet.decimals)
-    return Bank(sheet, tuple(specs), tuple(bank_records))
+    return Bank(sheet, tuple(specs), tuple(bank_records), tuple(layout) if pools else ())
+
+
+def _check_unique(
+    doc: Doc,
+    path: tuple,
+    spec: QuestionSpec,
+    seen: dict[str, Location],
+    placed: dict[str, tuple[Doc, tuple]],
+) -> None:
+    """Refuse a question id written before (a pool's question placed on its own too)."""
+    if spec.id not in seen:
+        return
+    first = seen[spec.id]
+    if len(path) > 3 and spec.id in placed:  # a pool's inline question, placed on its own
+        raise doc.error(
+            path,
+            f"expected a question placed only through its pool, got {spec.id!r}, also "
+            f"placed on its own at {first.file}:{first.line}",
+        )
+    if len(path) <= 3 and spec.id not in placed:  # placed on its own, a pool's before
+        raise doc.error(
+            path,
+            f"expected a question placed only through its pool, got {spec.id!r} on its own, "
+            f"already an alternative of a pool at {first.file}:{first.line}",
+        )
+    raise doc.error(
+        path, f"expected a unique id, got {spec.id!r} again (first at {first.file}:{first.line})"
+    )
+
+
+def _pooled_layout(
+    layout: list[str | Pool],
+    pools: list[tuple[Doc, int, Pool, dict[str, tuple]]],
+    seen: dict[str, Location],
+    placed: dict[str, tuple[Doc, tuple]],
+) -> list[str | Pool]:
+    """The sheet's entries once every bank is read: each pool's alternatives checked against
+    the questions of all banks, and a question a pool names by id placed only through it."""
+    owner: dict[str, tuple[Pool, Location]] = {}
+    pool_ids: dict[str, Location] = {}
+    for doc, i, pool, _where in pools:
+        if pool.id in pool_ids:
+            first = pool_ids[pool.id]
+            raise doc.error(
+                ("questions", i, "pool"),
+                f"expected a unique pool id, got {pool.id!r} again "
+                f"(first at {first.file}:{first.line})",
+            )
+        if pool.id in seen:
+            first = seen[pool.id]
+            raise doc.error(
+                ("questions", i, "pool"),
+                f"expected a pool id that is no question's id, got {pool.id!r}, the id of "
+                f"the question at {first.file}:{first.line}",
+            )
+        pool_ids[pool.id] = pool.location
+    for doc, _i, pool, where in pools:
+        for qid in pool.alternatives:
+            path = where[qid]
+            if qid in pool_ids:
+                raise doc.error(
+                    path, f"expected a question id, got {qid!r}, a pool (a pool inside a pool)"
+                )
+            if qid not in seen:
+                raise doc.error(
+                    path,
+                    f"expected the id of a question in the banks, got {qid!r}"
+                    + did_you_mean(qid, list(seen)),
+                )
+            if qid in owner:
+                other, at = owner[qid]
+                raise doc.error(
+                    path,
+                    f"expected a question named by one pool only, got {qid!r}, already in "
+                    f"pool {other.id!r} at {at.file}:{at.line}",
+                )
+            owner[qid] = (pool, Location(doc.file, doc.line(path)))
+    return [e for e in layout if not (isinstance(e, str) and e in owner)]
 
 
 def with_decimals(info: SheetInfo, decimals: int) -> SheetInfo:

@@ -14,7 +14,7 @@ from worksheetgen.errors import describe, did_you_mean
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.base import Family
 from worksheetgen.families.common import param_values
-from worksheetgen.model import Location, ParamValue, QuestionSpec, Space
+from worksheetgen.model import Location, ParamValue, Pool, QuestionSpec, Space
 from worksheetgen.render.prompts import check_prompt_template, sheet_instructions
 from worksheetgen.solve.draw import sample_contexts, sample_parts
 
@@ -31,8 +31,9 @@ QUESTION_FIELDS = (
     "title",
     "space",
 )
-SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals", "kind", "space")
+SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals", "kind", "space", "shuffle")
 SHEET_KINDS = ("worksheet", "quiz")
+POOL_FIELDS = ("pool", "pick", "from")
 TOP_FIELDS = ("sheet", "questions")
 #: the most points a question (or one of its parts) can have
 MAX_POINTS = 1000
@@ -106,6 +107,12 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
         info["kind"] = sheet["kind"]
     if "space" in sheet:
         info["space"] = space_field(doc, sheet["space"], ("sheet", "space"))
+    if "shuffle" in sheet:
+        if not isinstance(sheet["shuffle"], bool):
+            raise doc.error(
+                ("sheet", "shuffle"), f"expected true or false, got {describe(sheet['shuffle'])}"
+            )
+        info["shuffle"] = sheet["shuffle"]
     return info
 
 
@@ -117,11 +124,84 @@ def space_field(doc: Doc, value: Any, path: tuple) -> Space:
         raise doc.error(path, str(exc)) from None
 
 
-def question_spec(
-    doc: Doc, raw: Any, index: int, sheet_decimals: int, sheet_space: Space | None = None
-) -> QuestionSpec:
+def is_pool(raw: Any) -> bool:
+    """True for a ``questions:`` entry that is a pool (it has a ``pool:`` field)."""
+    return isinstance(raw, dict) and "pool" in raw
 
+
+def pool_entry(
+    doc: Doc, raw: dict, index: int, sheet_decimals: int, sheet_space: Space | None = None
+) -> tuple[Pool, list[QuestionSpec], dict[str, tuple]]:
+    """A pool of ``questions:``: the Pool, its inline questions, and the YAML path of each
+    alternative by id (for the checks that need every bank: unknown ids, two pools)."""
     path: tuple[Any, ...] = ("questions", index)
+    check_fields(doc, raw, path, POOL_FIELDS)
+    pid = raw["pool"]
+    if not isinstance(pid, str | int) or isinstance(pid, bool) or not ID_RE.match(str(pid)):
+        raise doc.error(
+            path + ("pool",),
+            f"expected a pool id of letters, digits, '-', '_' or '.' (at most 64), "
+            f"got {describe(pid)}",
+        )
+    alternatives = raw.get("from")
+    if not isinstance(alternatives, list) or not alternatives:
+        raise doc.error(
+            path + ("from",),
+            "expected a non-empty list of question ids or questions, got "
+            + ("nothing" if "from" not in raw else describe(alternatives)),
+        )
+    ids: list[str] = []
+    inline: list[QuestionSpec] = []
+    where: dict[str, tuple] = {}
+    for j, alt in enumerate(alternatives):
+        alt_path = path + ("from", j)
+        if is_pool(alt):
+            raise doc.error(
+                alt_path + ("pool",),
+                "expected a question id or a question, got a pool inside a pool",
+            )
+        if isinstance(alt, dict):
+            spec = question_spec(doc, alt, index, sheet_decimals, sheet_space, path=alt_path)
+            inline.append(spec)
+            qid = spec.id
+        elif isinstance(alt, str | int) and not isinstance(alt, bool) and ID_RE.match(str(alt)):
+            qid = str(alt)
+        else:
+            raise doc.error(alt_path, f"expected a question id or a question, got {describe(alt)}")
+        if qid in where:
+            raise doc.error(
+                alt_path,
+                f"expected each alternative once, got {qid!r} again "
+                f"(first at line {doc.line(where[qid])})",
+            )
+        where[qid] = alt_path
+        ids.append(qid)
+    pick = raw.get("pick", 1)
+    if isinstance(pick, bool) or not isinstance(pick, int) or pick < 1:
+        raise doc.error(
+            path + ("pick",), f"expected a whole number of at least 1, got {describe(pick)}"
+        )
+    if pick > len(ids):
+        raise doc.error(
+            path + ("pick",),
+            f"expected at most {len(ids)} (the pool has {len(ids)} alternative"
+            f"{'' if len(ids) == 1 else 's'}), got {pick}",
+        )
+    pool = Pool(str(pid), pick, tuple(ids), Location(doc.file, doc.line(path)))
+    return pool, inline, where
+
+
+def question_spec(
+    doc: Doc,
+    raw: Any,
+    index: int,
+    sheet_decimals: int,
+    sheet_space: Space | None = None,
+    *,
+    path: tuple[Any, ...] | None = None,
+) -> QuestionSpec:
+    """One question of ``questions:`` (or, at ``path``, a question written inside a pool)."""
+    path = ("questions", index) if path is None else path
     if not isinstance(raw, dict):
         raise doc.error(path, f"expected a mapping with id and family, got {describe(raw)}")
     check_fields(doc, raw, path, QUESTION_FIELDS)

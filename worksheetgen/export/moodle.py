@@ -418,6 +418,23 @@ def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
         _cloze(quiz, v, parts, name, idnumber)
 
 
+def _about(q: KeyQuestion) -> str:
+    """What a question's category holds, and how a quiz gives each student its share."""
+    if all(v.qid == q.qid for v in q.variants):
+        return (
+            f"{len(q.variants)} variant(s) of question {q.number} ({q.qid}), "
+            f"{q.variants[0].points:g} point(s) on the sheet; add a random question "
+            "from this category to give each student one."
+        )
+    names = ", ".join(dict.fromkeys(v.qid for v in q.variants))
+    points = "/".join(f"{p:g}" for p in dict.fromkeys(v.points for v in q.variants))
+    return (
+        f"{len(q.variants)} variant(s) of pool {q.number} ({q.qid}: {names}), "
+        f"{points} point(s) each on the sheet; add {q.pick} random question(s) "
+        f"from this category to give each student {q.pick}, as each sheet got."
+    )
+
+
 def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[], None]) -> None:
     """Add the questions of one key question to ``quiz``, calling ``flush`` after each."""
     graded = [(v, gradable_parts(v)) for v in q.variants]
@@ -427,9 +444,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         _category(
             quiz,
             category_path(category_name(doc, q)),
-            f"{len(q.variants)} variant(s) of question {q.number} ({q.qid}), "
-            f"{q.variants[0].points:g} point(s) on the sheet; add a random question "
-            "from this category to give each student one.",
+            _about(q),
         )
         for v, parts in graded:
             if parts:

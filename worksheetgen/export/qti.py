@@ -442,11 +442,12 @@ def _graded_item(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyP
         _blanks(section, iid, v, parts)
 
 
-def _group(gid: str, title: str, points: float) -> ET.Element:
-    """A question group (detached: its items are streamed into it)."""
+def _group(gid: str, title: str, points: float, pick: int = 1) -> ET.Element:
+    """A question group (detached: its items are streamed into it) of which each student
+    gets ``pick`` items (a pool's pick; one variant of a question)."""
     section = ET.Element("section", ident=gid, title=title)
     sel = _el(_el(section, "selection_ordering"), "selection")
-    _el(sel, "selection_number", "1")
+    _el(sel, "selection_number", str(pick))
     _el(_el(sel, "selection_extension"), "points_per_item", f"{points:g}")
     return section
 
@@ -461,31 +462,37 @@ def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
     title = f"{q.number}. {q.qid}: {q.title}"
     if has_graded:
         points = max(graded_points(v) for v, p in graded if p)
-        section = _group(ident(aid, "group", q.qid), title, points)
+        section = _group(ident(aid, "group", q.qid), title, points, q.pick)
         out.open(section)
         for v, parts in graded:
             if parts:
-                _graded_item(section, ident(aid, "item", q.qid, v.sheet_id), v, parts)
+                _graded_item(section, ident(aid, "item", *_item_names(q, v)), v, parts)
                 out.flush()
         out.close()
-        total += points
+        total += points * q.pick
     if any(p for _, p in written):
         wtitle = title + (" (written part)" if has_graded else "")
         # a mixed question's written part has no points of its own in the key (unless it
         # gives points per part): its points are all in the graded group, so the quiz totals
         # what the key totals
         points = max(written_points(v, has_graded) for v, p in written if p)
-        section = _group(ident(aid, "group", q.qid, "written"), wtitle, points)
+        section = _group(ident(aid, "group", q.qid, "written"), wtitle, points, q.pick)
         out.open(section)
         for v, parts in written:
             if parts:
                 name = variant_name(v) + (" (written)" if has_graded else "")
-                wid = ident(aid, "item", q.qid, v.sheet_id, "written")
+                wid = ident(aid, "item", *_item_names(q, v), "written")
                 _essay(section, wid, v, parts, name, points)
                 out.flush()
         out.close()
-        total += points
+        total += points * q.pick
     return total
+
+
+def _item_names(q: KeyQuestion, v: Variant) -> tuple[str, ...]:
+    """What makes a variant's item identifier: its slot and sheet, and its question id when
+    the slot is a pool (a sheet can have several of its alternatives)."""
+    return (q.qid, v.sheet_id) if v.qid == q.qid else (q.qid, v.sheet_id, v.qid)
 
 
 def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
@@ -556,7 +563,7 @@ def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
         doc.title,
         str(doc.seed),
         doc.slug,
-        *(f"{q.qid}/{v.sheet_id}" for q in doc.questions for v in q.variants),
+        *("/".join(_item_names(q, v)) for q in doc.questions for v in q.variants),
     )
 
     def entry(name: str) -> zipfile.ZipInfo:

@@ -491,6 +491,24 @@ def _read_attempt(
     return drawn
 
 
+def _check_pools(doc: KeyDoc) -> None:
+    """Refuse a key with a pool a Moodle download cannot be read against: one whose quiz slot
+    gives more than one question (two random questions of a category may be one question
+    id twice), or with a written part (an essay category of its own)."""
+    for q in doc.questions:
+        if all(v.qid == q.qid for v in q.variants):
+            continue
+        if q.pick > 1 or any(written_parts(v) for v in q.variants):
+            what = f"pick {q.pick}" if q.pick > 1 else "a written part"
+            raise GradeError(
+                f"expected pools of pick 1 without written parts for a Moodle download, "
+                f"got pool {q.qid!r} with {what} (grade such a quiz from a responses CSV: "
+                "grade --template)",
+                file=doc.source,
+                field="slots",
+            )
+
+
 def _question_key(key: GradeKey, v: Variant) -> QuestionKey:
     sheet = key.sheet(v.sheet_id)
     q = sheet.question(v.qid) if sheet is not None else None
@@ -521,6 +539,7 @@ def parse_moodle_rows(
     attempts: Attempts = "highest",
 ) -> tuple[Responses, GradeKey]:
     """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
+    _check_pools(doc)
     records = iter(rows)
     header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)), (1, []))
     slots = _slots(doc)
@@ -533,7 +552,8 @@ def parse_moodle_rows(
             line=header_line + 1,
             field="rows",
         )
-    order = [q.qid for q in doc.questions]
+    # each question id once, in the key's order (a pool's slot: the ids of its alternatives)
+    order = list(dict.fromkeys(v.qid for q in doc.questions for v in q.variants))
     finished: dict[str, list[_Finished]] = {}
     in_progress: dict[str, str] = {}
     for attempt in found:

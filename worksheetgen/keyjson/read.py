@@ -189,6 +189,7 @@ class Variant:
     stated_title: str | None = None  # the title key.json states (None: the family's)
     #: each graded answer's points when key.json gives them per part (None: split equally)
     part_points: Mapping[str, float] | None = None
+    slot: str = ""  # the slot it fills: the pool it was picked from, or its own id
 
     @property
     def has_choices(self) -> bool:
@@ -218,13 +219,16 @@ class Variant:
 
 @dataclass(frozen=True)
 class KeyQuestion:
-    """A question id of the key with its variants, one per sheet, in sheet order."""
+    """A slot of the key with its variants in sheet order: a question id with one variant
+    per sheet, or a pool (``qid`` is the pool's id) with the variants of every alternative
+    the sheets got, ``pick`` of them per sheet."""
 
     qid: str
     number: int
     title: str
     family: str
     variants: tuple[Variant, ...]
+    pick: int = 1
 
 
 @dataclass(frozen=True)
@@ -449,19 +453,23 @@ def parse_key(
                     f"expected a unique question id, got {v.qid!r} twice",
                 )
             seen_q.add(v.qid)
-            by_id.setdefault(v.qid, []).append(v)
+            by_id.setdefault(v.slot, []).append(v)
             on_sheet.append(v)
         sheets_out.append(KeySheet(sid, label, student, tuple(on_sheet)))
+    slots = _slots(r, doc, by_id)
     questions_out = []
-    for qid, variants in by_id.items():
+    for position, (qid, variants) in enumerate(by_id.items(), 1):
         first = variants[0]
+        titles = list(dict.fromkeys(v.title for v in variants))
         questions_out.append(
             KeyQuestion(
                 qid=qid,
-                number=first.number,
-                title=first.title,
+                # a sheet's own number; the place among the slots where sheets differ
+                number=first.number if slots is None else position,
+                title=_titles(titles),
                 family=first.family,
                 variants=tuple(variants),
+                pick=1 if slots is None else slots[qid],
             )
         )
     return KeyDoc(
@@ -475,9 +483,56 @@ def parse_key(
     )
 
 
+def _titles(titles: Sequence[str]) -> str:
+    """A slot's title: its question's, or a pool's alternatives' ("A, B or C")."""
+    if len(titles) > 3:
+        return f"{titles[0]}, {titles[1]} or {len(titles) - 2} other(s)"
+    return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " or " + titles[-1]
+
+
+def _slots(
+    r: _Reader, doc: Mapping[str, Any], by_slot: dict[str, list[Variant]]
+) -> dict[str, int] | None:
+    """A key's slots (a build with pools or shuffled order states them), each with how many
+    questions a sheet gets from it; ``by_slot`` is put in their order. None: the key has no
+    slots (each question id is one)."""
+    if "shuffle" in doc and not isinstance(doc["shuffle"], bool):
+        raise r.fail("shuffle", f"expected true or false, got {_kind(doc['shuffle'])}")
+    if "slots" not in doc:
+        return None
+    picks: dict[str, int] = {}
+    for i, raw in enumerate(r.lst(doc["slots"], "slots")):
+        w = f"slots[{i}]"
+        slot = r.obj(raw, w)
+        sid = r.ident(r.get(slot, "id", w), f"{w}.id")
+        if sid in picks:
+            raise r.fail(f"{w}.id", f"expected a unique slot id, got {sid!r} twice")
+        names = r.lst(r.get(slot, "questions", w), f"{w}.questions")
+        if not names:
+            raise r.fail(f"{w}.questions", "expected at least one question id, got none")
+        for j, name in enumerate(names):
+            r.ident(name, f"{w}.questions[{j}]")
+        pick = slot.get("pick", 1)
+        if isinstance(pick, bool) or not isinstance(pick, int) or not 1 <= pick <= len(names):
+            raise r.fail(
+                f"{w}.pick", f"expected an integer from 1 to {len(names)}, got {_kind(pick)}"
+            )
+        picks[sid] = pick
+    for sid, variants in by_slot.items():
+        if sid not in picks:
+            raise r.fail(
+                f"{variants[0].where}.slot",
+                f"expected one of the key's slots ({', '.join(picks)}), got {sid!r}",
+            )
+    ordered = {sid: by_slot.pop(sid) for sid in picks if sid in by_slot}
+    by_slot.update(ordered)
+    return picks
+
+
 def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, index: int) -> Variant:
     q = r.obj(raw, w)
     qid = r.ident(r.get(q, "id", w), f"{w}.id")
+    slot = qid if q.get("slot") is None else r.ident(q["slot"], f"{w}.slot")
     family = r.text(r.get(q, "family", w), f"{w}.family", empty=False)
     number = q.get("number", index + 1)
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
@@ -597,6 +652,7 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
         choice_answer=target if isinstance(target, str) else None,
         stated_title=stated,
         part_points=part_points,
+        slot=slot,
     )
 
 

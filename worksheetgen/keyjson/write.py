@@ -13,7 +13,7 @@ from typing import Any
 
 from worksheetgen import __version__
 from worksheetgen.families import get_family
-from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Sheet
+from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Pool, Sheet
 from worksheetgen.solve.rng import secret_fingerprint
 
 KEY_FORMAT = "worksheetgen-key"
@@ -100,7 +100,12 @@ def _item_json(item: Item) -> dict[str, Any]:
 
 
 def sheet_json(sheet: Sheet) -> dict[str, Any]:
-    """One sheet of key.json."""
+    """One sheet of key.json (its questions in printed order; on a sheet with pools, each
+    says its slot: the pool it was picked from, or its own id)."""
+    questions = [_item_json(i) for i in sheet.items]
+    if any(i.slot is not None for i in sheet.items):
+        for q, item in zip(questions, sheet.items, strict=True):
+            q["slot"] = item.slot if item.slot is not None else item.spec.id
     return {
         "id": sheet.id,
         "code": sheet.code,
@@ -108,8 +113,23 @@ def sheet_json(sheet: Sheet) -> dict[str, Any]:
         "student": None
         if sheet.student is None
         else {"name": sheet.student.name, "id": sheet.student.id},
-        "questions": [_item_json(i) for i in sheet.items],
+        "questions": questions,
     }
+
+
+def slots_json(build: Build) -> list[dict[str, Any]] | None:
+    """The sheet's slots in the bank's order, for a build with pools or shuffled order
+    (None otherwise): each pool with how many a sheet gets and its alternatives, each
+    question placed on its own as a slot of its own."""
+    if not build.bank.layout and not build.info.shuffle:
+        return None
+    layout = build.bank.layout or tuple(q.id for q in build.bank.questions)
+    return [
+        {"id": e.id, "pick": e.pick, "questions": list(e.alternatives)}
+        if isinstance(e, Pool)
+        else {"id": e, "pick": 1, "questions": [e]}
+        for e in layout
+    ]
 
 
 def key_json(build: Build) -> dict[str, Any]:
@@ -124,6 +144,10 @@ def key_json(build: Build) -> dict[str, Any]:
     }
     if build.secret:
         doc["secret"] = secret_fingerprint(build.secret)
+    slots = slots_json(build)
+    if slots is not None:
+        doc["shuffle"] = build.info.shuffle
+        doc["slots"] = slots
     doc["sheets"] = [sheet_json(s) for s in build.sheets]
     return doc
 
@@ -183,7 +207,14 @@ def _sympy_version() -> str:
 def sheet_draws(sheet: Sheet) -> dict[str, Any]:
     """The parameters drawn for one sheet, as the manifest lists them."""
     questions = {i.spec.id: i.given for i in sheet.items}
-    return {"sheet": sheet.id, "code": sheet.code, "questions": questions}
+    draws: dict[str, Any] = {"sheet": sheet.id, "code": sheet.code, "questions": questions}
+    if any(i.slot is not None for i in sheet.items):  # what each pool gave this sheet
+        picked: dict[str, list[str]] = {}
+        for i in sheet.items:
+            if i.slot is not None:
+                picked.setdefault(i.slot, []).append(i.spec.id)
+        draws["pools"] = picked
+    return draws
 
 
 def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> dict[str, Any]:
@@ -213,6 +244,8 @@ def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> di
             }
             for q in build.bank.questions
         ],
+        **({"slots": slots} if (slots := slots_json(build)) is not None else {}),
+        **({"shuffle": True} if build.info.shuffle else {}),
         "draws": [sheet_draws(s) for s in build.sheets],
         "files": sorted(files),
     }

@@ -30,7 +30,7 @@ from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
 from worksheetgen.errors import CompileError, UsageError, WorksheetgenError
 from worksheetgen.files import failures_as_errors, release
 from worksheetgen.keyjson import write as keyfile
-from worksheetgen.model import Bank, Build, Student
+from worksheetgen.model import Bank, Build, Pool, Student
 from worksheetgen.pipeline.options import BuildResult, check_seed
 from worksheetgen.pipeline.output import check_out, staging_folder, swap_into_place, sweep_leftovers
 from worksheetgen.pipeline.sheet import document_context, load_bank
@@ -137,6 +137,13 @@ def _texts_of_bank(bank: Bank) -> list[str]:
     return texts
 
 
+def questions_per_sheet(bank: Bank) -> int:
+    """How many questions each sheet gets: a pool counts its ``pick``, not its alternatives."""
+    if not bank.layout:
+        return len(bank.questions)
+    return sum(e.pick if isinstance(e, Pool) else 1 for e in bank.layout)
+
+
 def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None) -> Any:
     """Build every sheet of ``plan`` into one folder (see the module docstring)."""
     # TeX machinery only when PDFs are built
@@ -146,12 +153,13 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     check_out(options.out)
     report = progress or (lambda stage, done, total: None)
     bank = load_bank(options)
-    items = len(plan.entries) * len(bank.questions)
+    per_sheet = questions_per_sheet(bank)
+    items = len(plan.entries) * per_sheet
     if items > MAX_CLASS_ITEMS:  # minutes of work at most, never hours
         raise UsageError(
             f"expected at most {MAX_CLASS_ITEMS} questions in one class build "
             f"(sheets x questions), got {len(plan.entries)} x "
-            f"{len(bank.questions)} = {items}; split the roster or the bank"
+            f"{per_sheet} = {items}; split the roster or the bank"
         )
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
     engine = texchars.choose_engine(texts)
@@ -235,7 +243,14 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
     """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
 
     sheet = build_sheet(
-        build.bank.questions, build.seed, entry.id, entry.label, entry.student, build.secret
+        build.bank.questions,
+        build.seed,
+        entry.id,
+        entry.label,
+        entry.student,
+        build.secret,
+        layout=build.bank.layout,
+        shuffle=build.info.shuffle,
     )
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
     tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}

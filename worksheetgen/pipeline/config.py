@@ -39,7 +39,18 @@ MAX_CONFIG_BYTES = 1_000_000
 #: the settings a configuration may hold, in the order ``worksheetgen config`` prints them.
 #: Paper size and TeX engine are not settings: the templates print on A4, and the engine is
 #: chosen by the text a build has to print (pdfLaTeX, or LuaLaTeX for other scripts).
-SETTINGS = ("course", "title", "decimals", "banks", "out", "jobs", "secret_file", "kind", "space")
+SETTINGS = (
+    "course",
+    "title",
+    "decimals",
+    "banks",
+    "out",
+    "jobs",
+    "secret_file",
+    "kind",
+    "space",
+    "shuffle",
+)
 
 DEFAULTS: dict[str, Any] = {
     "course": None,
@@ -51,6 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "secret_file": None,
     "kind": None,  # worksheet or quiz, where the banks' sheet: kind does not say
     "space": None,  # room to work under every question whose bank gives none
+    "shuffle": None,  # None: the bank's sheet: shuffle (false unless it says true)
 }
 
 
@@ -124,6 +136,10 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
             return Space.parse(value)
         except ValueError as exc:
             raise ConfigError(f"{path}:{line}: {key}: {exc}") from None
+    if key == "shuffle":
+        if not isinstance(value, bool):
+            raise _fail(path, line, key, "true or false", value)
+        return value
     if key == "banks":
         if isinstance(value, str):
             value = [value]
@@ -201,7 +217,8 @@ def load_config(
     for name in SETTINGS:
         cli = (options or {}).get(name)
         if cli is not None and cli != ():
-            settings[name] = Setting(cli, f"--{name.replace('_', '-')}")
+            flag = name.replace("_", "-")
+            settings[name] = Setting(cli, f"--{flag}" if cli is not False else f"--no-{flag}")
         elif name in from_file:
             settings[name] = from_file[name]
         else:
@@ -270,6 +287,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         '# banks = ["banks/"]',
         '# out = "output"',
         "# jobs = 0",
+        "# shuffle = true",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',
         "",

@@ -30,6 +30,7 @@ class BuildOptions:
     secret: bytes | None = field(default=None, repr=False)  # the course secret, never written
     kind: str | None = None  # worksheet or quiz, when the banks do not say (worksheetgen.toml)
     space: Space | None = None  # room to work where the banks give none (worksheetgen.toml)
+    shuffle: bool | None = None  # each sheet's questions in its own order (None: the bank's)
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 

@@ -97,6 +97,8 @@ def opening_lines(item: Item, kind: str = "sheet") -> int:
     (``\\wspart`` keeps 6 lines). The LaTeX templates keep that much together on a page, so
     a question never starts at the foot of one page and asks its first part on the next."""
     lines = 3 + len(item.prompt) // 95  # heading, space, the prompt's lines
+    if kind == "key" and item.slot is not None:
+        lines += 1  # the line that says which of its pool's questions the sheet got
     heights = [g.lines for g in item.solution.shown if g.inline]
     if heights:
         lines += max(heights) + 1
@@ -139,6 +141,8 @@ def load_bank(options: BuildOptions) -> Bank:
         info = replace(info, kind=options.kind)
     if options.space is not None:  # a question's or its bank's space wins over the course's
         info = replace(info, space=options.space)
+    if options.shuffle is not None:
+        info = replace(info, shuffle=options.shuffle)
     questions = bank.questions
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
@@ -161,7 +165,16 @@ def make_build(
         seed=seed,
         bank=bank,
         sheets=tuple(
-            build_sheet(bank.questions, seed, sid, label, student, secret)
+            build_sheet(
+                bank.questions,
+                seed,
+                sid,
+                label,
+                student,
+                secret,
+                layout=bank.layout,
+                shuffle=bank.info.shuffle,
+            )
             for sid, label, student in wanted
         ),
         secret=secret,

@@ -26,6 +26,7 @@ from worksheetgen.model import (
     Distractor,
     Item,
     Part,
+    Pool,
     QuestionSpec,
     Sheet,
     Solution,
@@ -33,7 +34,7 @@ from worksheetgen.model import (
 )
 from worksheetgen.render.prompts import render_prompt
 from worksheetgen.solve.draw import Variant, draw_variant, item_label, settle
-from worksheetgen.solve.rng import sheet_code
+from worksheetgen.solve.rng import order_generator, pool_generator, sheet_code
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -397,6 +398,31 @@ def check_invariants(item: Item, label: str, exact: dict[str, Any] | None = None
     _check_choices(item, label)
 
 
+def placed_questions(
+    specs: tuple[QuestionSpec, ...],
+    layout: tuple[str | Pool, ...],
+    seed: int,
+    sheet_id: str,
+    secret: bytes | None = None,
+) -> list[tuple[QuestionSpec, str | None]]:
+    """The questions one sheet gets, in the bank's order, each with the pool it was picked
+    from (None: placed on its own). Without a layout, every question once. A pool's picks
+    come from its own generator for (seed, secret, sheet id, pool id); the picked
+    alternatives keep the order the pool names them in."""
+    if not layout:
+        return [(spec, None) for spec in specs]
+    by_id = {spec.id: spec for spec in specs}
+    out: list[tuple[QuestionSpec, str | None]] = []
+    for entry in layout:
+        if isinstance(entry, str):
+            out.append((by_id[entry], None))
+            continue
+        rng = pool_generator(seed, sheet_id, entry.id, secret)
+        chosen = sorted(int(i) for i in rng.choice(len(entry.alternatives), entry.pick, False))
+        out.extend((by_id[entry.alternatives[i]], entry.id) for i in chosen)
+    return out
+
+
 def build_sheet(
     specs: tuple[QuestionSpec, ...],
     seed: int,
@@ -404,13 +430,26 @@ def build_sheet(
     label: str,
     student: Student | None = None,
     secret: bytes | None = None,
+    *,
+    layout: tuple[str | Pool, ...] = (),
+    shuffle: bool = False,
 ) -> Sheet:
-    """Draw and solve every question of one sheet (with the course secret, when there is one)."""
-    items = tuple(make_item(spec, seed, sheet_id, i + 1, secret) for i, spec in enumerate(specs))
+    """Draw and solve every question of one sheet (with the course secret, when there is one):
+    with a layout, the questions its pools pick for this sheet; with ``shuffle``, in an
+    order of the sheet's own, numbered as printed. A question's numbers never depend on
+    its place."""
+    placed = placed_questions(specs, layout, seed, sheet_id, secret)
+    if shuffle:
+        order = order_generator(seed, sheet_id, secret).permutation(len(placed))
+        placed = [placed[int(i)] for i in order]
+    items = []
+    for number, (spec, slot) in enumerate(placed, 1):
+        item = make_item(spec, seed, sheet_id, number, secret)
+        items.append(item if slot is None else replace(item, slot=slot))
     return Sheet(
         id=sheet_id,
         label=label,
         student=student,
-        items=items,
+        items=tuple(items),
         code=sheet_code(seed, sheet_id, secret),
     )

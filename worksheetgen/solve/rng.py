@@ -2,7 +2,9 @@
 
 Each question of each sheet gets its own generator, derived from (seed, sheet id, question id)
 through a stable hash, so adding, removing or reordering questions or students never changes
-another variant. Python's ``hash()`` is never used: it changes with PYTHONHASHSEED.
+another variant. A pool's picks for a sheet come from a generator of (seed, sheet id, slot id)
+and a sheet's shuffled order from one of (seed, sheet id), each a stream of its own. Python's
+``hash()`` is never used: it changes with PYTHONHASHSEED.
 
 A course secret (``worksheetgen init``) enters every generator's seed material, so the seed,
 the banks and the sheet ids alone reproduce nothing. The secret itself is never written
@@ -38,6 +40,31 @@ def generator(
         keyed = hashlib.blake2b(b"rng", digest_size=16, key=secret_key(secret)).digest()
         entropy.append(int.from_bytes(keyed, "big"))
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+
+
+def _tagged(
+    seed: int, sheet_id: str, name: str, tag: str, secret: bytes | None
+) -> np.random.Generator:
+    """A generator of its own stream (``tag``) for ``name`` on one sheet: never the same as
+    any question's generator, whose seed material has no tag."""
+    entropy = [int(seed), stable_hash(sheet_id), stable_hash(name), stable_hash(tag)]
+    if secret:
+        keyed = hashlib.blake2b(tag.encode(), digest_size=16, key=secret_key(secret)).digest()
+        entropy.append(int.from_bytes(keyed, "big"))
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+
+
+def pool_generator(
+    seed: int, sheet_id: str, slot_id: str, secret: bytes | None = None
+) -> np.random.Generator:
+    """The generator that picks a pool's alternatives for one sheet, from (seed, secret,
+    sheet id, slot id) alone: other students, questions and pools never change it."""
+    return _tagged(seed, sheet_id, slot_id, "wsg-pool", secret)
+
+
+def order_generator(seed: int, sheet_id: str, secret: bytes | None = None) -> np.random.Generator:
+    """The generator that shuffles one sheet's question order (a stream of its own)."""
+    return _tagged(seed, sheet_id, "", "wsg-order", secret)
 
 
 def sheet_code(seed: int, sheet_id: str, secret: bytes | None = None) -> str:

@@ -1,0 +1,764 @@
+"""Pools and shuffled order (issue 17, item 3).
+
+A bank entry ``pool:`` fills a slot with ``pick`` of its alternatives per sheet, drawn from
+(seed, secret, sheet id, slot id) alone; ``shuffle`` prints each sheet's questions in an
+order of its own. Numbers never depend on the slot or the place; key.json, grading and the
+exports keep question ids and say which slot each question fills.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from tests.conftest import FIXTURES, ROOT
+from worksheetgen.bank.load import load_banks
+from worksheetgen.cli import main
+from worksheetgen.keyjson.read import parse_key
+from worksheetgen.pipeline.build import build
+from worksheetgen.pipeline.options import BuildOptions
+from worksheetgen.pipeline.sheet import make_build
+from worksheetgen.solve.rng import generator, order_generator, pool_generator
+
+POOLS = FIXTURES / "pools.yaml"
+SCHEMA = json.loads((ROOT / "docs" / "reference" / "key.schema.json").read_text("utf-8"))
+
+# the fixture's slots: what each pool may give, and how many
+ATTENTION = {"p-causal", "p-softmax", "p-scaling"}
+SHAPES = {"p-multihead", "p-cost", "p-cross-mc"}
+
+
+def _roster(path: Path, ids: list[str]) -> Path:
+    path.write_text("name,id\n" + "".join(f"S {i},{i}\n" for i in ids), encoding="utf-8")
+    return path
+
+
+def _build(tmp_path: Path, name: str, bank: Path = POOLS, **options) -> Path:
+    result = build(
+        BuildOptions(seed=11, banks=(str(bank),), out=str(tmp_path / name), pdf=False, **options)
+    )
+    return result.folder
+
+
+def _key(folder: Path) -> dict:
+    return json.loads((folder / "key.json").read_text("utf-8"))
+
+
+def _drawn(folder: Path) -> dict[str, dict[str, object]]:
+    """Per sheet: question id -> (its slot, its drawn values)."""
+    return {
+        s["id"]: {q["id"]: (q.get("slot"), q["given"]) for q in s["questions"]}
+        for s in _key(folder)["sheets"]
+    }
+
+
+def _order(folder: Path) -> dict[str, list[str]]:
+    return {s["id"]: [q["id"] for q in s["questions"]] for s in _key(folder)["sheets"]}
+
+
+# ---------------------------------------------------------------- picks
+
+
+def test_each_sheet_gets_pick_questions_of_each_pool_and_every_question_on_its_own(tmp_path):
+    folder = _build(tmp_path, "v", versions=12)
+    seen_attention: set[str] = set()
+    for drawn in _drawn(folder).values():
+        slots = [slot for slot, _ in drawn.values()]
+        assert sorted(slots) == ["attention-slot", "p-heads", "shapes", "shapes"]
+        attention = {q for q, (slot, _) in drawn.items() if slot == "attention-slot"}
+        shapes = {q for q, (slot, _) in drawn.items() if slot == "shapes"}
+        assert len(attention) == 1 and attention <= ATTENTION
+        assert len(shapes) == 2 and shapes <= SHAPES
+        seen_attention |= attention
+    # p-causal is written on its own in the bank, but placed only through its pool; and
+    # twelve sheets draw more than one alternative
+    assert len(seen_attention) > 1
+
+
+def test_picks_and_numbers_stay_when_a_student_is_added_to_the_roster(tmp_path):
+    ids = ["a1", "b2", "c3", "d4", "e5"]
+    before = _drawn(_build(tmp_path, "r1", roster=str(_roster(tmp_path / "r1.csv", ids))))
+    more = ["n0", *ids[:2], "x9", *ids[2:]]
+    after = _drawn(_build(tmp_path, "r2", roster=str(_roster(tmp_path / "r2.csv", more))))
+    assert {sid: after[sid] for sid in before} == before
+
+
+def test_picks_and_numbers_stay_when_another_question_is_added(tmp_path, write_bank):
+    text = POOLS.read_text("utf-8")
+    extra = write_bank(
+        text.replace("questions:\n", "questions:\n  - id: q-new\n    family: heads\n", 1)
+    )
+    before = _drawn(_build(tmp_path, "one", versions=6, shuffle=False))
+    after = _drawn(_build(tmp_path, "two", bank=extra, versions=6, shuffle=False))
+    for sid, drawn in before.items():
+        assert {q: after[sid][q] for q in drawn} == drawn
+        assert set(after[sid]) == set(drawn) | {"q-new"}
+
+
+def test_a_questions_numbers_do_not_depend_on_its_pool_or_place(tmp_path, write_bank):
+    # p-causal drawn on its own, in a plain bank, gets what the pool's draw of it gets
+    plain = write_bank(
+        "sheet: {id: pools}\nquestions:\n"
+        "  - id: p-causal\n    family: causal\n    points: 2\n    params: {T: 3}\n"
+    )
+    pooled = _drawn(_build(tmp_path, "p", versions=12))
+    alone = _drawn(_build(tmp_path, "a", bank=plain, versions=12))
+    got = [(sid, q) for sid, d in pooled.items() for q in d if q == "p-causal"]
+    assert got
+    for sid, qid in got:
+        assert pooled[sid][qid][1] == alone[sid][qid][1]
+
+
+def test_the_secret_changes_the_picks_and_the_generators_are_streams_of_their_own():
+    a = pool_generator(1, "A", "slot").integers(0, 2**62, 4).tolist()
+    assert a == pool_generator(1, "A", "slot").integers(0, 2**62, 4).tolist()
+    keyed = pool_generator(1, "A", "slot", b"k" * 32).integers(0, 2**62, 4).tolist()
+    other_sheet = pool_generator(1, "B", "slot").integers(0, 2**62, 4).tolist()
+    question = generator(1, "A", "slot").integers(0, 2**62, 4).tolist()
+    order = order_generator(1, "A").integers(0, 2**62, 4).tolist()
+    assert len({tuple(x) for x in (a, keyed, other_sheet, question, order)}) == 5
+
+
+# ---------------------------------------------------------------- shuffled order
+
+
+def test_shuffle_changes_the_order_but_not_the_questions_or_their_numbers(tmp_path):
+    plain = _build(tmp_path, "plain", versions=8, shuffle=False)
+    mixed = _build(tmp_path, "mixed", versions=8, shuffle=True)
+    assert _drawn(plain) == _drawn(mixed)  # the same questions, slots and numbers
+
+    def options(folder: Path) -> dict[str, dict[str, object]]:
+        sheets = _key(folder)["sheets"]
+        return {s["id"]: {q["id"]: q.get("choices") for q in s["questions"]} for s in sheets}
+
+    # multiple-choice options keep their per-sheet order
+    assert options(plain) == options(mixed)
+    assert any(c for d in options(plain).values() for c in d.values())
+    plain_order, mixed_order = _order(plain), _order(mixed)
+    assert plain_order != mixed_order
+    for sid, order in plain_order.items():
+        assert sorted(order) == sorted(mixed_order[sid])
+    # without shuffle every sheet keeps the bank's slot order
+    for s in _key(plain)["sheets"]:
+        slots = [q["slot"] for q in s["questions"]]
+        assert slots == sorted(slots, key=["p-heads", "attention-slot", "shapes"].index)
+
+
+def test_the_option_wins_over_the_banks_shuffle(tmp_path):
+    shuffled = _order(_build(tmp_path, "bank", versions=8))  # the bank says shuffle: true
+    assert shuffled == _order(_build(tmp_path, "on", versions=8, shuffle=True))
+    assert shuffled != _order(_build(tmp_path, "off", versions=8, shuffle=False))
+    assert _key(_build(tmp_path, "off2", versions=2, shuffle=False))["shuffle"] is False
+
+
+def test_shuffle_of_a_bank_without_pools_keeps_every_question_and_its_numbers(tmp_path):
+    bank = ROOT / "banks" / "note.yaml"
+    plain = _build(tmp_path, "plain", bank=bank, versions=4)
+    mixed = _build(tmp_path, "mixed", bank=bank, versions=4, shuffle=True)
+    strip = {sid: {q: g for q, (_, g) in d.items()} for sid, d in _drawn(plain).items()}
+    assert strip == {sid: {q: g for q, (_, g) in d.items()} for sid, d in _drawn(mixed).items()}
+    assert _order(plain) != _order(mixed)
+    assert "slots" not in _key(plain) and "slot" not in json.dumps(_key(plain))
+    assert [s["id"] for s in _key(mixed)["slots"]] == _order(plain)["A"]
+
+
+def test_numbering_in_sheet_and_key_follows_the_printed_order(tmp_path):
+    folder = _build(tmp_path, "v", versions=5)
+    key = _key(folder)
+    doc = parse_key(key, "key.json")
+    sheets_md = (folder / "sheets.md").read_text("utf-8")
+    keys_md = (folder / "keys.md").read_text("utf-8")
+    for sheet, ksheet in zip(key["sheets"], doc.sheets, strict=True):
+        numbers = [q["number"] for q in sheet["questions"]]
+        assert numbers == list(range(1, len(numbers) + 1))
+        titles = [v.title for v in ksheet.variants]
+        want = [f"## Question {n}. {t} (" for n, t in zip(numbers, titles, strict=True)]
+        for text in (sheets_md, keys_md):
+            part = text.split(f"Version {sheet['id']}", 1)[1]
+            found = re.findall(r"^## Question \d+\. .*? \(", part, re.M)[: len(want)]
+            assert found == want
+        # the key says which alternative the sheet got, at the question's printed number
+        part = keys_md.split(f"Version {sheet['id']}", 1)[1]
+        for q in sheet["questions"]:
+            if q["slot"] != q["id"]:
+                pattern = (
+                    rf"## Question {q['number']}\. [^\n]*\n\n\*From pool "
+                    rf"{re.escape(q['slot'])}: this sheet got {re.escape(q['id'])}\.\*"
+                )
+                assert re.search(pattern, part)
+
+
+def test_the_latex_key_says_which_alternative_each_sheet_got(tmp_path):
+    folder = _build(tmp_path, "one")
+    (sheet,) = _key(folder)["sheets"]
+    tex = (folder / "key.tex").read_text("utf-8")
+    for q in sheet["questions"]:
+        line = f"From pool {q['slot']}: this sheet got {q['id']}."
+        assert (line in tex) == (q["slot"] != q["id"])
+    assert "From pool" not in (folder / "sheet.tex").read_text("utf-8")
+    assert "From pool" not in (folder / "sheet.md").read_text("utf-8")
+
+
+# ---------------------------------------------------------------- key.json and manifest
+
+
+def test_key_json_states_slots_fits_the_schema_and_maps_back(tmp_path):
+    folder = _build(tmp_path, "v", versions=6)
+    key = _key(folder)
+    Draft202012Validator(SCHEMA).validate(key)
+    assert key["shuffle"] is True
+    assert key["slots"] == [
+        {"id": "p-heads", "pick": 1, "questions": ["p-heads"]},
+        {"id": "attention-slot", "pick": 1, "questions": ["p-causal", "p-softmax", "p-scaling"]},
+        {"id": "shapes", "pick": 2, "questions": ["p-multihead", "p-cost", "p-cross-mc"]},
+    ]
+    doc = parse_key(key, "key.json")
+    assert [(q.qid, q.number, q.pick) for q in doc.questions] == [
+        ("p-heads", 1, 1),
+        ("attention-slot", 2, 1),
+        ("shapes", 3, 2),
+    ]
+    by_slot = {q.qid: q for q in doc.questions}
+    for sheet in key["sheets"]:
+        for q in sheet["questions"]:
+            (v,) = [
+                v
+                for v in by_slot[q["slot"]].variants
+                if (v.sheet_id, v.qid) == (sheet["id"], q["id"])
+            ]
+            assert v.number == q["number"] and v.slot == q["slot"]
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    assert manifest["slots"] == key["slots"] and manifest["shuffle"] is True
+    for draws, sheet in zip(manifest["draws"], key["sheets"], strict=True):
+        picked: dict[str, list[str]] = {}
+        for q in sheet["questions"]:
+            if q["slot"] != q["id"]:
+                picked.setdefault(q["slot"], []).append(q["id"])
+        assert {k: sorted(v) for k, v in draws["pools"].items()} == {
+            k: sorted(v) for k, v in picked.items()
+        }
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        (lambda k: k["sheets"][0]["questions"][0].update(slot="nowhere"), ".slot", "slots"),
+        (lambda k: k["slots"][2].update(pick=4), "slots[2].pick", "from 1 to 3"),
+        (lambda k: k["slots"].append(dict(k["slots"][0])), "slots[3].id", "unique slot id"),
+        (lambda k: k.update(shuffle="yes"), "shuffle", "true or false"),
+    ],
+)
+def test_the_reader_refuses_broken_slots(tmp_path, change, field, message):
+    from worksheetgen.errors import ExportError
+
+    key = _key(_build(tmp_path, "v", versions=2))
+    change(key)
+    with pytest.raises(ExportError) as err:
+        parse_key(key, "key.json")
+    assert field in str(err.value) and message in str(err.value)
+
+
+# ---------------------------------------------------------------- grading
+
+
+def _fill(key: dict, template: str) -> str:
+    """A filled-in template: every entry the key's printed answer (a choice: its letter)."""
+    questions = {(s["id"], q["id"]): q for s in key["sheets"] for q in s["questions"]}
+    rows = list(csv.DictReader(io.StringIO(template)))
+    out = [list(rows[0])]
+    for row in rows:
+        q = questions[(row["student"], row["question"])]
+        name, entry = row["answer"], row["entry"]
+        kind, value = q["kinds"][name], q["rounded"][name]
+        if q.get("choices"):
+            value = q["choice_answer"]
+        elif kind == "matrix":
+            r, c = (int(x) for x in entry.split(","))
+            value = value[r - 1][c - 1]
+        elif kind == "vector":
+            value = value[int(entry) - 1]
+        elif kind == "shape":
+            value = "x".join(value)
+        out.append([*list(row.values())[:-1], value])
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(out)
+    return buf.getvalue()
+
+
+def test_grading_a_class_whose_students_drew_different_alternatives(runner, tmp_path):
+    folder = _build(tmp_path, "r", roster=str(_roster(tmp_path / "r.csv", ["a", "b", "c", "d"])))
+    key_path = folder / "key.json"
+    key = _key(folder)
+    template = tmp_path / "template.csv"
+    result = runner.invoke(main, ["grade", "--key", str(key_path), "--template", str(template)])
+    assert result.exit_code == 0, result.output
+    text = template.read_text("utf-8")
+    for sheet in key["sheets"]:  # the template lists what each student has, and only that
+        rows = csv.DictReader(io.StringIO(text))
+        listed = {row["question"] for row in rows if row["student"] == sheet["id"]}
+        assert listed == {q["id"] for q in sheet["questions"]}
+    responses = tmp_path / "responses.csv"
+    responses.write_text(_fill(key, text), encoding="utf-8")
+    out = tmp_path / "graded"
+    result = runner.invoke(
+        main, ["grade", "--key", str(key_path), str(responses), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
+        scores = list(csv.DictReader(fh))
+    assert len(scores) == 4 and all(s["total"] == s["max"] for s in scores)
+    # each student's max is the points of what that student drew
+    for s, sheet in zip(scores, key["sheets"], strict=True):
+        assert float(s["max"]) == sum(q["points"] for q in sheet["questions"])
+
+
+def test_a_response_for_a_question_the_student_did_not_draw_is_an_error(runner, tmp_path):
+    folder = _build(tmp_path, "r", roster=str(_roster(tmp_path / "r.csv", ["a", "b", "c", "d"])))
+    key = _key(folder)
+    sheet = key["sheets"][0]
+    drawn = {q["id"] for q in sheet["questions"]}
+    (missing, *_) = sorted((ATTENTION | SHAPES) - drawn)
+    responses = tmp_path / "responses.csv"
+    responses.write_text(
+        "student,question,answer,entry,value\n"
+        f'{sheet["id"]},p-heads,d_k,,4\n{sheet["id"]},{missing},A,"1,1",1\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "graded"
+    result = runner.invoke(
+        main, ["grade", "--key", str(folder / "key.json"), str(responses), "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert f"responses.csv:3: question: expected a question id of sheet '{sheet['id']}'" in (
+        result.output
+    )
+    assert f"got '{missing}'" in result.output
+    assert not out.exists()
+
+
+def _moodle_download(key_path: Path, picks: list[list[tuple[str, str]]]) -> str:
+    """A Moodle Responses download (as Moodle 4.5 writes its columns) of a quiz made from
+    ``export --to moodle``: per attempt, the (sheet id, question id) of the variant Moodle's
+    random question drew in each slot, with the exact values as its Right answer (Moodle's
+    14 digits) and the same typed as the Response."""
+    from worksheetgen.grading.moodle import _gaps, _php_number
+    from worksheetgen.keyjson.read import load_key
+
+    doc = load_key(key_path)
+    variants = {(v.sheet_id, v.qid): v for q in doc.questions for v in q.variants}
+    head = ["Last name", "First name", "Email address", "Status", "Started", "Completed"]
+    head += ["Duration", "Grade/10.00"]
+    for n in range(1, len(doc.questions) + 1):
+        head += [f"Response {n}", f"Right answer {n}"]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for i, attempt in enumerate(picks):
+        row = [f"Student{i}", "Test", f"s{i}@example.com", "Finished", "", "", "", "10.00"]
+        for where in attempt:
+            gaps, cloze = _gaps(variants[where])
+            texts = [
+                g.right
+                if g.options
+                else "-inf"
+                if g.value is None
+                else f"{_php_number(g.value):.14g}"
+                for g in gaps
+            ]
+            text = (
+                "; ".join(f"part {k}: {t}" for k, t in enumerate(texts, 1)) if cloze else texts[0]
+            )
+            row += [text, text]
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def test_grading_a_moodle_download_of_a_quiz_with_a_pool_of_pick_1(runner, tmp_path, write_bank):
+    bank = write_bank(
+        "questions:\n  - id: own\n    family: heads\n  - pool: p\n    from:\n"
+        "      - id: alt-soft\n        family: softmax\n        points: 2\n"
+        "      - id: alt-causal\n        family: causal\n        points: 2\n"
+    )
+    folder = _build(tmp_path, "v", bank=bank, versions=6)
+    key = _key(folder)
+    drawn = {(s["id"], q["id"]) for s in key["sheets"] for q in s["questions"]}
+    soft = sorted(w for w in drawn if w[1] == "alt-soft")
+    causal = sorted(w for w in drawn if w[1] == "alt-causal")
+    assert soft and causal
+    # Moodle's random questions mix the versions: each student's slots from any sheet
+    picks = [[("A", "own"), soft[0]], [("B", "own"), causal[0]], [("C", "own"), causal[-1]]]
+    download = tmp_path / "responses.csv"
+    download.write_text(_moodle_download(folder / "key.json", picks), encoding="utf-8")
+    out = tmp_path / "graded"
+    argv = ["grade", "--key", str(folder / "key.json"), str(download), "--out", str(out)]
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
+        scores = list(csv.DictReader(fh))
+    assert [(s["own"], s["alt-soft"], s["alt-causal"], s["total"]) for s in scores] == [
+        ("1", "2", "", "3"),
+        ("1", "", "2", "3"),
+        ("1", "", "2", "3"),
+    ]
+
+
+def test_grading_a_moodle_download_of_a_pool_of_pick_2_is_refused_with_one_line(runner, tmp_path):
+    folder = _build(tmp_path, "v", versions=3)
+    download = ROOT / "tests" / "fixtures" / "moodle" / "default" / "responses-resp-right.csv"
+    out = tmp_path / "graded"
+    argv = ["grade", "--key", str(folder / "key.json"), str(download), "--out", str(out)]
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 1
+    assert result.output == (
+        f"worksheetgen: error: {folder / 'key.json'}: slots: expected pools of pick 1 without "
+        "written parts for a Moodle download, got pool 'shapes' with pick 2 (grade such a "
+        "quiz from a responses CSV: grade --template)\n"
+    )
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- exports
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("exported")
+    result = build(
+        BuildOptions(
+            seed=11,
+            banks=(str(POOLS),),
+            out=str(out),
+            pdf=False,
+            versions=8,
+            exports=("moodle", "gift", "qti"),
+        )
+    )
+    return result.folder
+
+
+def _slot_of(key: dict) -> dict[tuple[str, str], str]:
+    return {(s["id"], q["id"]): q["slot"] for s in key["sheets"] for q in s["questions"]}
+
+
+def test_moodle_xml_keeps_one_category_per_slot_with_every_alternatives_variants(exported):
+    key = _key(exported)
+    slot_of = _slot_of(key)
+    root = ET.parse(exported / "moodle.xml").getroot()
+    category = None
+    members: dict[str, set[str]] = {}
+    infos: dict[str, str] = {}
+    for q in root.findall("question"):
+        if q.get("type") == "category":
+            category = q.findtext("category/text")
+            infos[category] = q.findtext("info/text") or ""
+            continue
+        name = q.findtext("name/text")
+        number, qid, sheet = re.fullmatch(r"(\d+)\. (\S+) \[(\S+)\]", name).groups()
+        members.setdefault(category, set()).add(slot_of[(sheet, qid)])
+    # every category holds the variants of one slot, and every slot has one category
+    assert all(len(slots) == 1 for slots in members.values())
+    assert sorted(s for slots in members.values() for s in slots) == sorted(
+        s["id"] for s in key["slots"]
+    )
+    shapes = next(c for c, slots in members.items() if slots == {"shapes"})
+    assert "/03 shapes - " in shapes
+    assert "add 2 random question(s) from this category" in infos[shapes]
+    count = sum(1 for s in key["sheets"] for q in s["questions"] if q["slot"] == "shapes")
+    assert infos[shapes].startswith(f"{count} variant(s) of pool 3 (shapes: ")
+
+
+def test_gift_keeps_one_category_per_slot(exported):
+    key = _key(exported)
+    slot_of = _slot_of(key)
+    text = (exported / "gift.txt").read_text("utf-8")
+    by_slot: dict[str, set[str]] = {}
+    category = ""
+    for line in text.splitlines():
+        if line.startswith("$CATEGORY: "):
+            category = line.split("/top/", 1)[1]
+            continue
+        m = re.match(r"::(\d+)\. (\S+) \[([^\]]+)\]", line)
+        if m:
+            slot = slot_of[(m.group(3), m.group(2))]
+            leaf = category.split("/")[1]  # sheet title / slot (/ a variant's own)
+            by_slot.setdefault(slot, set()).add(leaf.split(" - ")[0])
+    # the variants of a slot are all under one category named for the slot
+    assert {s: c for s, c in by_slot.items()} == {
+        s["id"]: {f"{i:02d} {s['id']}"} for i, s in enumerate(key["slots"], 1) if s["id"] in by_slot
+    }
+    assert set(by_slot) == {s["id"] for s in key["slots"]}
+
+
+def test_canvas_qti_keeps_one_group_per_slot_picking_as_many_as_each_sheet_got(exported):
+    key = _key(exported)
+    slot_of = _slot_of(key)
+    with zipfile.ZipFile(exported / "canvas-qti.zip") as zf:
+        (name,) = [n for n in zf.namelist() if n.endswith(".xml") and "/" in n and "meta" not in n]
+        root = ET.fromstring(zf.read(name))
+        meta = ET.fromstring(zf.read(name.rsplit("/", 1)[0] + "/assessment_meta.xml"))
+    ns = {"q": "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"}
+    groups = root.findall(".//q:section[@title]", ns)
+    groups = [g for g in groups if g.get("ident") != "root_section"]
+    picks = {s["id"]: s["pick"] for s in key["slots"]}
+    seen = []
+    total = 0.0
+    for g in groups:
+        slots = set()
+        for item in g.findall("q:item", ns):
+            number, qid, sheet = re.fullmatch(
+                r"(\d+)\. (\S+) \[(\S+)\]", item.get("title")
+            ).groups()
+            slots.add(slot_of[(sheet, qid)])
+        assert len(slots) == 1
+        (slot,) = slots
+        seen.append(slot)
+        number = g.find("q:selection_ordering/q:selection/q:selection_number", ns).text
+        assert int(number) == picks[slot]
+        points = g.find(".//q:points_per_item", ns).text
+        total += float(points) * picks[slot]
+        idents = [item.get("ident") for item in g.findall("q:item", ns)]
+        assert len(idents) == len(set(idents))
+    assert sorted(seen) == sorted(picks)
+    ns_meta = {"c": meta.tag.split("}")[0][1:]}
+    assert float(meta.findtext("c:points_possible", namespaces=ns_meta)) == total
+
+
+# ---------------------------------------------------------------- configuration, CLI
+
+
+def test_config_shuffle_and_the_option_that_wins(runner, tmp_path, monkeypatch):
+    bank = tmp_path / "plain.yaml"
+    bank.write_text(POOLS.read_text("utf-8").replace("  shuffle: true\n", ""), encoding="utf-8")
+    (tmp_path / "worksheetgen.toml").write_text("shuffle = true\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["config"])
+    assert "shuffle = true  (" in result.output and "worksheetgen.toml:1)" in result.output
+
+    def order(*args: str) -> dict[str, list[str]]:
+        out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
+        argv = ["build", "--seed", "11", "--bank", str(bank), "--no-pdf", "--versions", "8"]
+        res = runner.invoke(main, [*argv, "--out", str(out), "-q", *args])
+        assert res.exit_code == 0, res.output
+        (folder,) = out.iterdir()
+        return _order(folder)
+
+    from_config = order()
+    assert from_config == order("--shuffle")
+    assert from_config != order("--no-shuffle")
+    (tmp_path / "worksheetgen.toml").write_text("\nshuffle = 'yes'\n", encoding="utf-8")
+    result = runner.invoke(main, ["config"])
+    assert result.exit_code == 1
+    assert "worksheetgen.toml:2: shuffle: expected true or false, got 'yes'" in result.output
+
+
+def test_a_single_build_with_pools_through_the_cli(runner, tmp_path):
+    out = tmp_path / "out"
+    argv = ["build", "--seed", "5", "--bank", str(POOLS), "--no-pdf", "--out", str(out)]
+    result = runner.invoke(main, [*argv, "--export", "moodle"])
+    assert result.exit_code == 0, result.output
+    assert "4 questions" in result.output
+    (folder,) = out.iterdir()
+    bank = load_banks([POOLS])
+    again = make_build(bank, 5, [("pools", "Worksheet", None)])
+    (sheet,) = _key(folder)["sheets"]
+    assert [q["id"] for q in sheet["questions"]] == [i.spec.id for i in again.sheets[0].items]
+
+
+# ---------------------------------------------------------------- bad input
+
+H = "questions:\n  - id: a\n    family: heads\n  - id: b\n    family: heads\n"
+
+BAD_POOLS = [
+    pytest.param(
+        H + "  - pool: p\n    pick: 3\n    from: [a, b]\n",
+        ("bank.yaml:7: questions[2].pick: expected at most 2 (the pool has 2 alternatives), got 3"),
+        id="pick-too-many",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    pick: 0\n    from: [a, b]\n",
+        ("bank.yaml:7: questions[2].pick: expected a whole number of at least 1, got 0"),
+        id="pick-zero",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    pick: 1.5\n    from: [a, b]\n",
+        ("bank.yaml:7: questions[2].pick: expected a whole number of at least 1, got 1.5"),
+        id="pick-not-int",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    pick: two\n    from: [a, b]\n",
+        ("bank.yaml:7: questions[2].pick: expected a whole number of at least 1, got 'two'"),
+        id="pick-text",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from: []\n",
+        (
+            "bank.yaml:7: questions[2].from: expected a non-empty list of question "
+            "ids or questions, got an empty list"
+        ),
+        id="empty-pool",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    pick: 1\n",
+        (
+            "bank.yaml:6: questions[2].from: expected a non-empty list of question "
+            "ids or questions, got nothing"
+        ),
+        id="no-from",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from: [a, bb]\n",
+        (
+            "bank.yaml:7: questions[2].from[1]: expected the id of a question in "
+            "the banks, got 'bb' (did you mean \"b\"?)"
+        ),
+        id="unknown-id",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from: [a, b]\n  - pool: r\n    from: [b]\n",
+        (
+            "bank.yaml:9: questions[3].from[0]: expected a question named by one "
+            "pool only, got 'b', already in pool 'p' at bank.yaml:7"
+        ),
+        id="two-pools",
+    ),
+    pytest.param(
+        H + "  - pool: a\n    from: [b]\n",
+        (
+            "bank.yaml:6: questions[2].pool: expected a pool id that is no "
+            "question's id, got 'a', the id of the question at bank.yaml:2"
+        ),
+        id="pool-id-is-question",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from:\n      - a\n      - pool: inner\n        from: [b]\n",
+        (
+            "bank.yaml:9: questions[2].from[1].pool: expected a question id or a "
+            "question, got a pool inside a pool"
+        ),
+        id="pool-in-pool",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from: [a]\n  - pool: r\n    from: [b, p]\n",
+        (
+            "bank.yaml:9: questions[3].from[1]: expected a question id, got 'p', a "
+            "pool (a pool inside a pool)"
+        ),
+        id="pool-names-pool",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from:\n      - id: a\n        family: heads\n",
+        (
+            "bank.yaml:8: questions[2].from[0].id: expected a question placed only "
+            "through its pool, got 'a', also placed on its own at bank.yaml:2"
+        ),
+        id="inline-also-own",
+    ),
+    pytest.param(
+        (
+            "questions:\n"
+            "  - pool: p\n"
+            "    from:\n"
+            "      - id: a\n"
+            "        family: heads\n"
+            "  - id: a\n"
+            "    family: heads\n"
+        ),
+        (
+            "bank.yaml:6: questions[1].id: expected a question placed only through "
+            "its pool, got 'a' on its own, already an alternative of a pool at "
+            "bank.yaml:4"
+        ),
+        id="own-after-inline",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from: [a]\n  - pool: p\n    from: [b]\n",
+        (
+            "bank.yaml:8: questions[3].pool: expected a unique pool id, got 'p' "
+            "again (first at bank.yaml:6)"
+        ),
+        id="dup-pool",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from: [a]\n    points: 2\n",
+        ("bank.yaml:8: questions[2].points: unknown field; expected one of: pool, pick, from"),
+        id="pool-field",
+    ),
+    pytest.param(
+        "sheet:\n  shuffle: 'yes'\n" + H,
+        "bank.yaml:2: sheet.shuffle: expected true or false, got 'yes'",
+        id="shuffle-text",
+    ),
+    pytest.param(
+        H + "  - pool: p\n    from: [a, b, a]\n",
+        (
+            "bank.yaml:7: questions[2].from[2]: expected each alternative once, got "
+            "'a' again (first at line 7)"
+        ),
+        id="dup-in-pool",
+    ),
+    pytest.param(
+        H + "  - pool: 'a b'\n    from: [a]\n",
+        (
+            "bank.yaml:6: questions[2].pool: expected a pool id of letters, digits, "
+            "'-', '_' or '.' (at most 64), got 'a b'"
+        ),
+        id="bad-pool-id",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), BAD_POOLS)
+def test_a_bad_pool_is_one_line_with_file_line_and_field_and_writes_nothing(
+    runner, tmp_path, monkeypatch, text, expected
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bank.yaml").write_text(text, encoding="utf-8")
+    argv = ["build", "--seed", "1", "--bank", "bank.yaml", "--no-pdf", "--out", "out"]
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 1
+    assert result.output == f"worksheetgen: error: {expected}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_pool_names_questions_of_other_banks_and_two_banks_pools_are_checked_together(
+    runner, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    Path("one.yaml").write_text("questions:\n  - pool: p\n    from: [a, b]\n", encoding="utf-8")
+    Path("two.yaml").write_text(H, encoding="utf-8")
+    argv = ["build", "--seed", "1", "--no-pdf", "--out", "out", "--bank", "one.yaml"]
+    result = runner.invoke(main, [*argv, "--bank", "two.yaml"])
+    assert result.exit_code == 0, result.output
+    (folder,) = Path("out").iterdir()
+    (sheet,) = _key(folder)["sheets"]
+    assert [q["slot"] for q in sheet["questions"]] == ["p"]
+    Path("three.yaml").write_text("questions:\n  - pool: r\n    from: [b]\n", encoding="utf-8")
+    result = runner.invoke(main, [*argv, "--bank", "two.yaml", "--bank", "three.yaml"])
+    assert result.exit_code == 1
+    assert result.output == (
+        "worksheetgen: error: three.yaml:3: questions[0].from[0]: expected a question named "
+        "by one pool only, got 'b', already in pool 'p' at one.yaml:3\n"
+    )
+
+
+def test_a_class_builds_size_counts_what_each_pool_gives_a_sheet(monkeypatch, tmp_path, write_bank):
+    from worksheetgen.errors import UsageError
+    from worksheetgen.pipeline import class_build
+
+    many = "".join(f"      - id: alt{i}\n        family: heads\n" for i in range(6))
+    bank = write_bank("questions:\n  - id: own\n    family: heads\n  - pool: p\n    from:\n" + many)
+    monkeypatch.setattr(class_build, "MAX_CLASS_ITEMS", 10)
+    # 4 sheets of 2 questions each (not of all 7 the banks hold) fit in 10
+    folder = _build(tmp_path, "fits", bank=bank, versions=4)
+    assert [len(s["questions"]) for s in _key(folder)["sheets"]] == [2, 2, 2, 2]
+    with pytest.raises(UsageError) as err:
+        _build(tmp_path, "over", bank=bank, versions=6)
+    assert "got 6 x 2 = 12" in str(err.value)
