@@ -437,11 +437,22 @@ class _Stress(click.ParamType):
     default=None,
     help="Check at these decimals, as build --decimals would print them.",
 )
+@_config_option
 @reports_errors
-def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> None:
-    """Validate banks and draw every question N times: failures, redraws, spread, timing."""
+def check(
+    banks: tuple[str, ...], stress: int | str, decimals: int | None, config_path: str | None
+) -> None:
+    """Validate banks and draw every question N times: failures, redraws, spread, timing.
+
+    The course configuration (worksheetgen.toml) gives the banks, decimals and secret, as
+    for build; options given here win.
+    """
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
+    from worksheetgen.pipeline.config import load_config
+
+    config = load_config(config_path, {"banks": banks, "decimals": decimals})
+    banks, decimals, secret = config.value("banks"), config.value("decimals"), config.secret
 
     if stress == _Stress.SWEEP:
         # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
@@ -457,7 +468,10 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
                 click.echo(line)
 
         swept = sweep_banks(
-            banks, decimals=SWEEP_DECIMALS if decimals is None else (decimals,), progress=shown
+            banks,
+            decimals=SWEEP_DECIMALS if decimals is None else (decimals,),
+            progress=shown,
+            secret=secret,
         )
         click.echo(sweep_summary(swept))
         if not swept.ok:
@@ -469,7 +483,7 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
         for line in item_lines(item):  # type: ignore[arg-type]
             click.echo(line)
 
-    report = check_banks(banks, stress, progress=show, decimals=decimals)
+    report = check_banks(banks, stress, progress=show, decimals=decimals, secret=secret)
     click.echo(summary_line(report))
     if not report.ok:
         sys.exit(1)
