@@ -69,7 +69,11 @@ def build(
         bundled = options.template_dir is None  # a preamble of our own: dumped once
         with failures_as_errors():
             pdfs = compile_all(
-                [TexJob(n[:-4], docs[n], formats=bundled) for n in ("sheet.tex", "key.tex")], keep
+                [
+                    TexJob(n[:-4], docs[n], formats=bundled)
+                    for n in ("sheet.tex", "key.tex", "key-grid.tex")
+                ],
+                keep,
             )
         for name, data in pdfs.items():
             files[f"{name}.pdf"] = data

@@ -33,8 +33,9 @@ from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Bank, Build, Student
 from worksheetgen.pipeline.options import BuildResult, check_seed
 from worksheetgen.pipeline.output import check_out, staging_folder, swap_into_place, sweep_leftovers
-from worksheetgen.pipeline.sheet import document_context, load_bank
+from worksheetgen.pipeline.sheet import document_context, grid_context, load_bank, sheet_grid_row
 from worksheetgen.render.documents import render_document
+from worksheetgen.render.grid import GridRow
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.speed.workers import ForkMap
 
@@ -229,6 +230,7 @@ class RenderedSheet:
     key_line: str  # the sheet in key.json, one line
     draws_line: str  # its drawn parameters in manifest.json, one line
     items: int
+    grid: GridRow  # its line of the answer grid
 
 
 def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
@@ -242,11 +244,17 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
     md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}
     draws = keyfile.sheet_draws(sheet)
     return RenderedSheet(
-        tex, md, _json_item(keyfile.sheet_json(sheet)), _json_item(draws), len(sheet.items)
+        tex,
+        md,
+        _json_item(keyfile.sheet_json(sheet)),
+        _json_item(draws),
+        len(sheet.items),
+        sheet_grid_row(sheet),
     )
 
 
 _KINDS = {"sheet": "sheets", "key": "keys"}  # kind -> combined document
+GRID = "keys-grid"  # the TA's answer grid of the whole class (not cut per sheet)
 _FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
 MIN_SHEETS_PER_WORKER = 4
 
@@ -327,6 +335,26 @@ def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str
     return ends
 
 
+def grid_head(build: Build, template_dir: str | None) -> str:
+    """The answer grid's LaTeX up to its first question (the preamble, as the key's: the
+    same TeX format), rendered before any sheet is drawn."""
+    ctx = {**_context(build, []), **grid_context(build, []), "doc_head": True, "doc_tail": False}
+    return render_document("latex", "grid", ctx, template_dir)
+
+
+def grid_body(build: Build, rows: Sequence[GridRow], template_dir: str | None) -> dict[str, str]:
+    """The answer grid once every sheet is drawn: the rest of the LaTeX document (after
+    ``grid_head``) and the whole Markdown one, by extension."""
+    # the grid is the one "sheet" the base template's loop shows (the head is already out)
+    ctx = {**_context(build, []), **grid_context(build, rows), "sheets": [None]}
+    return {
+        ".tex": render_document(
+            "latex", "grid", {**ctx, "doc_head": False, "doc_tail": True}, template_dir
+        ),
+        ".md": render_document("markdown", "grid", ctx, template_dir),
+    }
+
+
 def _write_sheets(
     build: Build,
     plan: ClassPlan,
@@ -337,10 +365,13 @@ def _write_sheets(
     sheets: Iterator[RenderedSheet],
     feeds: dict[str, TexFeed] | None = None,
     ends: dict[str, tuple[str, str]] | None = None,
+    head_of_grid: str | None = None,
 ) -> list[str]:
     """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
     the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
-    and tails when already rendered."""
+    and tails when already rendered, ``head_of_grid`` the answer grid's. The answer grid
+    (``keys-grid.tex/.md``) is written once every sheet is: each of its tables has a row
+    per sheet (a feed ``GRID`` gets its text after the head it already had)."""
     # TeX machinery only when PDFs are built
     from worksheetgen.tex.engines import needs_unicode_engine
 
@@ -361,12 +392,20 @@ def _write_sheets(
     key_fh = open(tmp / "key.json", "w", encoding="utf-8")
     files.append("key.json")
     unicode = {"sheet": False, "key": False}
+    grid_rows: list[GridRow] = []
+    grid_fh = open(tmp / f"{GRID}.tex", "w", encoding="utf-8")
+    files.append(f"{GRID}.tex")
     try:
         ends = ends or document_ends(build, template_dir)
         for kind in _KINDS:
             head = ends[kind][0]
             tex_out(kind, head)
             unicode[kind] = needs_unicode_engine(head)
+        head = head_of_grid if head_of_grid is not None else grid_head(build, template_dir)
+        grid_fh.write(head)
+        if feeds is not None and GRID in feeds:
+            grid_fh.flush()
+            feeds[GRID].write(head)
         before, after = _json_splice(keyfile.key_json(build), "sheets")
         key_fh.write(before)
         key_list, draw_list = _ListWriter(key_fh), _ListWriter(draws)
@@ -380,6 +419,7 @@ def _write_sheets(
                 unicode[kind] = unicode[kind] or needs_unicode_engine(out.tex[kind])
             key_list.add_line(out.key_line)
             draw_list.add_line(out.draws_line)
+            grid_rows.append(out.grid)
             stats.sheets += 1
             stats.items += out.items
             report("sheets", n + 1, total)
@@ -390,9 +430,16 @@ def _write_sheets(
         key_list.close()
         key_fh.write(after)
         draw_list.close()
+        grid = grid_body(build, grid_rows, template_dir)
+        grid_fh.write(grid[".tex"])
+        if feeds is not None and GRID in feeds:
+            grid_fh.flush()
+            feeds[GRID].write(grid[".tex"])
     finally:
-        for fh in (*handles.values(), draws, key_fh):
+        for fh in (*handles.values(), draws, key_fh, grid_fh):
             fh.close()
+    (tmp / f"{GRID}.md").write_text(grid[".md"], encoding="utf-8")
+    files.append(f"{GRID}.md")
     for kind, name in _KINDS.items():
         stats.engines[name] = "lualatex" if unicode[kind] else "pdflatex"
     return files
@@ -414,13 +461,13 @@ def _compile_and_split(
     n = len(plan.entries)
     report("pdf", 0, 1)
     jobs = []
-    for name in ("sheets", "keys"):
+    for name in ("sheets", "keys", GRID):
         jobs.append(
             TexJob(
                 name,
                 path=tmp / f"{name}.tex",
-                engine=stats.engines.get(name),
-                pages=True,
+                engine=stats.engines.get(name if name != GRID else "keys"),
+                pages=name != GRID,
                 sheets=n,
                 output=tmp / f"{name}.pdf",
                 formats=bundled,
@@ -453,7 +500,11 @@ def _build_streaming(
 
     n = len(plan.entries)
     ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
+    head_of_grid = grid_head(build, template_dir)
     feeds = {kind: TexFeed(head=ends[kind][0]) for kind in _KINDS}
+    # the answer grid's TeX starts now too (its format loaded, its head read) and gets the
+    # rest once every sheet is drawn
+    feeds[GRID] = TexFeed(head=head_of_grid)
     jobs = [
         TexJob(
             name,
@@ -467,6 +518,17 @@ def _build_streaming(
         )
         for kind, name in _KINDS.items()
     ]
+    jobs.append(
+        TexJob(
+            GRID,
+            path=tmp / f"{GRID}.tex",
+            engine=engine,
+            sheets=n,
+            output=tmp / f"{GRID}.pdf",
+            feed=feeds[GRID],
+            formats=template_dir is None,
+        )
+    )
     cancel = threading.Event()
     runner = ThreadPoolExecutor(max_workers=1)
     clock = time.perf_counter()
@@ -477,7 +539,7 @@ def _build_streaming(
         future = runner.submit(compile_jobs, jobs, keep, cancel, _cutter(plan, tmp, cut))
         try:
             files = _write_sheets(
-                build, plan, tmp, template_dir, report, stats, sheets, feeds, ends
+                build, plan, tmp, template_dir, report, stats, sheets, feeds, ends, head_of_grid
             )
             stats.seconds["sheets"] = time.perf_counter() - clock
             clock = time.perf_counter()
@@ -518,6 +580,8 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
     kinds = {name: kind for kind, name in _KINDS.items()}
 
     def cut_one(name: str, result: Any) -> None:
+        if name not in kinds:  # the answer grid: one document for the TAs, never cut
+            return
         ranges = result.ranges
         if len(ranges) != n:
             raise CompileError(
@@ -537,7 +601,7 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
 
 def _cut_files(cut: dict[str, list[str]]) -> list[str]:
     """The combined PDFs and the per-sheet PDFs cut from them, sheets first."""
-    files = [f"{name}.pdf" for name in _KINDS.values()]
+    files = [f"{name}.pdf" for name in _KINDS.values()] + [f"{GRID}.pdf"]
     for name in _KINDS.values():
         files += cut[name]
     return files
