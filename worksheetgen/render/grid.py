@@ -23,6 +23,8 @@ from worksheetgen.render.documents import margin
 
 #: answer cells in one table block: a block fits the width of a portrait page in small type
 MAX_COLUMNS = 12
+#: how many number columns a column of text (a choice among printed options) takes up
+TEXT_WIDTH = 3
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -118,6 +120,17 @@ class Group:
     margin: str
     own_margin: bool
 
+    @property
+    def label_is_math(self) -> bool:
+        """True when the label is LaTeX math (a choice's label may be plain words)."""
+        return self.kind != "choice" or any(c in self.label for c in "\\^_{")
+
+    @property
+    def width(self) -> int:
+        """How much of a block's ``MAX_COLUMNS`` it takes: a column per number (a text
+        column as ``TEXT_WIDTH``), and one for the rows' own margins."""
+        return len(self.columns) * (TEXT_WIDTH if self.kind == "choice" else 1) + self.own_margin
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -145,8 +158,8 @@ class Block:
 
     @property
     def width(self) -> int:
-        """The number of answer columns (own-margin columns included)."""
-        return sum(len(g.columns) + g.own_margin for g in self.groups)
+        """How much of ``MAX_COLUMNS`` its groups take."""
+        return sum(g.width for g in self.groups)
 
 
 @dataclass(frozen=True)
@@ -202,8 +215,8 @@ def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]]) -> GridQuestio
             groups.append(Group(p, head.letter, label, head.kind, columns, shared, own))
     blocks: list[list[Group]] = [[]]
     for group in groups:
-        used = sum(len(g.columns) + g.own_margin for g in blocks[-1])
-        if blocks[-1] and used + len(group.columns) + group.own_margin > MAX_COLUMNS:
+        used = sum(g.width for g in blocks[-1])
+        if blocks[-1] and used + group.width > MAX_COLUMNS:
             blocks.append([])
         blocks[-1].append(group)
     out = []
