@@ -209,6 +209,17 @@ def _config_option(fn: F) -> F:
 @click.option("--course", help="Course printed above the title.")
 @click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
 @click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"]),
+    help="Paper size of the PDFs. Default: the configuration's paper, else a4.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "pdflatex", "lualatex"]),
+    help="TeX engine. auto: pdfLaTeX, or LuaLaTeX when the text has letters pdfLaTeX "
+    "cannot print. Default: the configuration's engine, else auto.",
+)
+@click.option(
     "--templates",
     "template_dir",
     type=click.Path(exists=True, file_okay=False),
@@ -256,6 +267,8 @@ def build(
     title: str | None,
     course: str | None,
     decimals: int | None,
+    paper: str | None,
+    engine: str | None,
     template_dir: str | None,
     exports: tuple[str, ...],
     roster: str | None,
@@ -278,7 +291,9 @@ def build(
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")
     given = {"course": course, "title": title, "decimals": decimals, "banks": banks}
-    config = load_config(config_path, {**given, "out": out, "jobs": jobs})
+    config = load_config(
+        config_path, {**given, "out": out, "jobs": jobs, "paper": paper, "engine": engine}
+    )
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(
@@ -290,6 +305,8 @@ def build(
                 title=config.value("title"),
                 course=config.value("course"),
                 decimals=config.value("decimals"),
+                paper=config.value("paper"),
+                engine=config.value("engine"),
                 template_dir=template_dir,
                 exports=exports,
                 roster=roster,

@@ -31,7 +31,12 @@ from worksheetgen.errors import CompileError, UsageError, WorksheetgenError
 from worksheetgen.files import failures_as_errors, release
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Bank, Build, Student
-from worksheetgen.pipeline.options import BuildResult, check_seed
+from worksheetgen.pipeline.options import (
+    BuildResult,
+    check_paper_engine,
+    check_seed,
+    engine_refusal,
+)
 from worksheetgen.pipeline.output import check_out, staging_folder, swap_into_place, sweep_leftovers
 from worksheetgen.pipeline.sheet import document_context, grid_context, load_bank, sheet_grid_row
 from worksheetgen.render.documents import render_document
@@ -97,6 +102,7 @@ class ClassStats:
     sheets: int = 0
     items: int = 0
     engines: dict[str, str] = field(default_factory=dict)  # combined document -> TeX engine
+    forced_engine: str | None = None  # the engine the options name (None: by the text)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -144,6 +150,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     from worksheetgen.tex import engines as texchars
 
     check_seed(options.seed)
+    check_paper_engine(options)
     check_out(options.out)
     report = progress or (lambda stage, done, total: None)
     bank = load_bank(options)
@@ -156,6 +163,12 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
         )
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
     engine = texchars.choose_engine(texts)
+    forced = None if options.engine == "auto" else options.engine
+    if forced == texchars.PDFLATEX and engine != forced and options.pdf:
+        names = [t for e in plan.entries for t in (e.label, e.id)]
+        where = "the roster" if texchars.choose_engine(names) != forced else "the banks"
+        raise engine_refusal(texchars.unprintable_sample("".join(texts)), where)
+    engine = forced or engine
     if options.pdf:  # say so before doing any work
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.run import require_engine
@@ -165,11 +178,18 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
             require_engine(engine, f" (needed to print letters such as {sample})")
         else:
             require_engine()
-    build = Build(info=bank.info, seed=options.seed, bank=bank, sheets=(), secret=options.secret)
+    build = Build(
+        info=bank.info,
+        seed=options.seed,
+        bank=bank,
+        sheets=(),
+        secret=options.secret,
+        paper=options.paper,
+    )
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
     tmp = staging_folder(target)  # refuses a target that is not ours, before any work
     swept = sweep_leftovers(options.out, options.pdf)
-    stats = ClassStats()
+    stats = ClassStats(forced_engine=forced)
     clock = time.perf_counter()
     jobs = getattr(options, "jobs", None)
     streaming = options.pdf and hasattr(os, "mkfifo")
@@ -373,7 +393,7 @@ def _write_sheets(
     (``keys-grid.tex/.md``) is written once every sheet is: each of its tables has a row
     per sheet (a feed ``GRID`` gets its text after the head it already had)."""
     # TeX machinery only when PDFs are built
-    from worksheetgen.tex.engines import needs_unicode_engine
+    from worksheetgen.tex.engines import needs_unicode_engine, unprintable_sample
 
     def tex_out(kind: str, text: str) -> None:
         handles[(kind, ".tex")].write(text)
@@ -442,6 +462,11 @@ def _write_sheets(
     files.append(f"{GRID}.md")
     for kind, name in _KINDS.items():
         stats.engines[name] = "lualatex" if unicode[kind] else "pdflatex"
+        if stats.forced_engine is not None:
+            if stats.forced_engine == "pdflatex" and unicode[kind]:
+                text = (tmp / f"{name}.tex").read_text("utf-8")
+                raise engine_refusal(unprintable_sample(text), f"{name}.tex")
+            stats.engines[name] = stats.forced_engine
     return files
 
 

@@ -36,10 +36,21 @@ SECRET_NAME = ".worksheetgen-secret"
 SECRET_ENV = "WORKSHEETGEN_SECRET"
 MAX_CONFIG_BYTES = 1_000_000
 
-#: the settings a configuration may hold, in the order ``worksheetgen config`` prints them.
-#: Paper size and TeX engine are not settings: the templates print on A4, and the engine is
-#: chosen by the text a build has to print (pdfLaTeX, or LuaLaTeX for other scripts).
-SETTINGS = ("course", "title", "decimals", "banks", "out", "jobs", "secret_file")
+#: the settings a configuration may hold, in the order ``worksheetgen config`` prints them
+SETTINGS = (
+    "course",
+    "title",
+    "decimals",
+    "banks",
+    "out",
+    "paper",
+    "engine",
+    "jobs",
+    "secret_file",
+)
+#: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
+#: text has letters pdfLaTeX's fonts lack)
+CHOICES = {"paper": ("a4", "letter"), "engine": ("auto", "pdflatex", "lualatex")}
 
 DEFAULTS: dict[str, Any] = {
     "course": None,
@@ -47,6 +58,8 @@ DEFAULTS: dict[str, Any] = {
     "decimals": None,
     "banks": (),
     "out": "output",
+    "paper": "a4",
+    "engine": "auto",
     "jobs": None,
     "secret_file": None,
 }
@@ -109,6 +122,10 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
         top = 6 if key == "decimals" else 64
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
             raise _fail(path, line, key, f"an integer from 0 to {top}", value)
+        return value
+    if key in CHOICES:
+        if value not in CHOICES[key]:
+            raise _fail(path, line, key, "one of " + ", ".join(CHOICES[key]), value)
         return value
     if key == "banks":
         if isinstance(value, str):
@@ -255,6 +272,8 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         "# decimals = 2",
         '# banks = ["banks/"]',
         '# out = "output"',
+        '# paper = "a4"  # or "letter"',
+        '# engine = "auto"  # or "pdflatex", "lualatex"',
         "# jobs = 0",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',

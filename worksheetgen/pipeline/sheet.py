@@ -102,9 +102,10 @@ def make_build(
     seed: int,
     sheets: Sequence[tuple[str, str, Student | None]] | None = None,
     secret: bytes | None = None,
+    paper: str = "a4",
 ) -> Build:
     """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet;
-    with the course secret, when there is one."""
+    with the course secret, when there is one (``paper``: what the documents lay out on)."""
 
     wanted = sheets or [(bank.info.slug, "Worksheet", None)]
     return Build(
@@ -116,6 +117,7 @@ def make_build(
             for sid, label, student in wanted
         ),
         secret=secret,
+        paper=paper,
     )
 
 
@@ -136,6 +138,7 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
 
     return {
         "build": build,
+        "paper": build.paper,
         "display_kinds": kinds,
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
