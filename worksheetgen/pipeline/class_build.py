@@ -362,17 +362,11 @@ def grid_head(build: Build, template_dir: str | None) -> str:
     return render_document("latex", "grid", ctx, template_dir)
 
 
-def grid_body(build: Build, rows: Sequence[GridRow], template_dir: str | None) -> dict[str, str]:
-    """The answer grid once every sheet is drawn: the rest of the LaTeX document (after
-    ``grid_head``) and the whole Markdown one, by extension."""
+def grid_body(build: Build, rows: Sequence[GridRow]) -> dict[str, Any]:
+    """What the answer grid's templates see once every sheet is drawn (for the rest of the
+    LaTeX document after ``grid_head``, and the whole Markdown one)."""
     # the grid is the one "sheet" the base template's loop shows (the head is already out)
-    ctx = {**_context(build, []), **grid_context(build, rows), "sheets": [None]}
-    return {
-        ".tex": render_document(
-            "latex", "grid", {**ctx, "doc_head": False, "doc_tail": True}, template_dir
-        ),
-        ".md": render_document("markdown", "grid", ctx, template_dir),
-    }
+    return {**_context(build, []), **grid_context(build, rows), "sheets": [None]}
 
 
 def _write_sheets(
@@ -450,15 +444,18 @@ def _write_sheets(
         key_list.close()
         key_fh.write(after)
         draw_list.close()
-        grid = grid_body(build, grid_rows, template_dir)
-        grid_fh.write(grid[".tex"])
-        if feeds is not None and GRID in feeds:
+        grid = grid_body(build, grid_rows)
+        tail = {**grid, "doc_head": False, "doc_tail": True}
+        text = render_document("latex", "grid", tail, template_dir)
+        grid_fh.write(text)
+        if feeds is not None and GRID in feeds:  # TeX first, the Markdown meanwhile
             grid_fh.flush()
-            feeds[GRID].write(grid[".tex"])
+            feeds[GRID].write(text)
     finally:
         for fh in (*handles.values(), draws, key_fh, grid_fh):
             fh.close()
-    (tmp / f"{GRID}.md").write_text(grid[".md"], encoding="utf-8")
+    markdown = render_document("markdown", "grid", grid, template_dir)
+    (tmp / f"{GRID}.md").write_text(markdown, encoding="utf-8")
     files.append(f"{GRID}.md")
     for kind, name in _KINDS.items():
         stats.engines[name] = "lualatex" if unicode[kind] else "pdflatex"
