@@ -23,6 +23,8 @@ from worksheetgen.render.documents import margin
 
 #: answer cells in one table block: a block fits the width of a portrait page in small type
 MAX_COLUMNS = 12
+#: the kinds whose entries are words or letters, not math
+_WORDS = ("choice", "letter", "text")
 #: how many number columns a column of text (a choice among printed options) takes up
 TEXT_WIDTH = 3
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -138,6 +140,13 @@ class Cell:
 
     entries: tuple[str, ...]
     margin: str
+    #: the entries as math, ready for a table row of either format ("$0.25$", "$-\\infty$",
+    #: "" for a blank), when they are numbers: a class has thousands of them
+    math: tuple[str, ...] = ()
+
+
+def _math(entry: str) -> str:
+    return f"${mathtex.cell(entry)}$" if entry else ""
 
 
 @dataclass(frozen=True)
@@ -227,7 +236,8 @@ def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]]) -> GridQuestio
             for g in block:
                 part = item.parts[g.part] if g.part < len(item.parts) else None
                 entries = tuple(_entry(part, col) for col in g.columns)
-                cells.append(Cell(entries, part.margin if part is not None else ""))
+                math = tuple(map(_math, entries)) if g.kind not in _WORDS else ()
+                cells.append(Cell(entries, part.margin if part is not None else "", math))
             lines.append(Line(row.label, row.code, tuple(cells)))
         out.append(Block(tuple(block), tuple(lines)))
     return GridQuestion(qid, first.number, first.title, tuple(out))
