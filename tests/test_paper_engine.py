@@ -127,3 +127,16 @@ def test_a_class_with_lualatex_asked_for_typesets_every_document_with_it(tmp_pat
     assert set(result.details.engines.values()) == {"lualatex"}
     for name in ("sheets.pdf", "keys.pdf", "keys-grid.pdf"):
         assert "LMRoman" in _fonts(result.folder / name)
+
+
+@pytest.mark.parametrize("versions", [None, 2])
+def test_an_engine_asked_for_and_not_installed_says_so_before_any_work(
+    tmp_path, monkeypatch, versions
+):
+    import worksheetgen.tex.run as texrun
+    from worksheetgen.errors import CompileError
+
+    monkeypatch.setattr(texrun, "find_engine", lambda engine="pdflatex": None)
+    with pytest.raises(CompileError, match=r"no TeX engine \(lualatex\) found on PATH \(engine"):
+        build(BuildOptions(seed=1, out=str(tmp_path), engine="lualatex", versions=versions))
+    assert not any(tmp_path.iterdir())

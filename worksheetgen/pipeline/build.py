@@ -54,7 +54,8 @@ def build(
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.run import require_engine
 
-        require_engine(forced or "pdflatex")  # say so before doing any work
+        # say so before doing any work
+        require_engine(forced or "pdflatex", f" (engine = {forced})" if forced else "")
     bank = load_bank(options)
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
     check_target(target)

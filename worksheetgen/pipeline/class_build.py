@@ -173,7 +173,9 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.run import require_engine
 
-        if engine == texchars.LUALATEX:
+        if forced is not None:
+            require_engine(engine, f" (engine = {engine})")
+        elif engine == texchars.LUALATEX:
             sample = texchars.unprintable_sample("".join(texts))
             require_engine(engine, f" (needed to print letters such as {sample})")
         else:
