@@ -122,7 +122,16 @@ def test_class_build_without_pdf_writes_combined_and_per_student_files(tmp_path,
     folder = _class(tmp_path, write_bank(SMALL_BANK), [(TRICKY, "z1"), ("Ada", "a/../2")])
     assert folder.name == "quiz-seed7-roster"
     names = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    assert names == {"sheets.tex", "sheets.md", "keys.tex", "keys.md", "key.json", "manifest.json"}
+    assert names == {
+        "sheets.tex",
+        "sheets.md",
+        "keys.tex",
+        "keys.md",
+        "keys-grid.tex",
+        "keys-grid.md",
+        "key.json",
+        "manifest.json",
+    }
     key = json.loads((folder / "key.json").read_text("utf-8"))
     assert [(s["id"], s["student"]) for s in key["sheets"]] == [
         ("z1", {"name": TRICKY, "id": "z1"}),
@@ -352,7 +361,8 @@ def test_class_pdfs_start_every_student_on_an_odd_page_and_cut_per_student_pdfs(
     )
     dumps = [cmd for cmd in runs if "-ini" in cmd]  # the preamble's format, made once
     assert len(dumps) <= 1
-    assert len(runs) - len(dumps) == 2  # one TeX run for all sheets, one for all keys
+    # one TeX run for all sheets, one for all keys, one for the answer grid
+    assert len(runs) - len(dumps) == 3
     for kind, combined in (("sheet", "sheets.pdf"), ("key", "keys.pdf")):
         pages = _page_texts(folder / combined)
         start = 1

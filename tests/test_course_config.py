@@ -77,7 +77,7 @@ def test_command_line_options_win_over_the_file(tmp_path):
     "text, line, what",
     [
         ('title = "ok"\ndecimals = 9\n', 2, "decimals: expected an integer from 0 to 6, got 9"),
-        ('title = "ok"\npaper = "a4"\n', 2, "paper: expected one of course, title"),
+        ('title = "ok"\nmargins = "2cm"\n', 2, "margins: expected one of course, title"),
         ('title = "ok"\nbanks = [\n', 2, "expected TOML"),
         ("jobs = true\n", 1, "jobs: expected an integer from 0 to 64, got True"),
     ],

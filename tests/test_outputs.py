@@ -659,7 +659,7 @@ def test_class_pdfs_and_the_cut_ones_are_byte_identical_across_rebuilds(tmp_path
     time.sleep(1.1)
     two = build(BuildOptions(seed=8, out=str(tmp_path / "b"), roster=str(csv))).folder
     pdfs = sorted(p.relative_to(one) for p in one.rglob("*.pdf"))
-    assert len(pdfs) == 6  # sheets, keys, and two of each per student
+    assert len(pdfs) == 7  # sheets, keys, the answer grid, and two of each per student
     for rel in pdfs:
         assert (one / rel).read_bytes() == (two / rel).read_bytes(), rel
         assert _no_dates((one / rel).read_bytes())

@@ -206,7 +206,14 @@ def test_random_question_builds_or_fails_cleanly_and_its_key_is_right(family, da
     (item,) = built.sheets[0].items
     check_answers(item)
     check_invariants(item)
-    assert set(docs) == {"sheet.tex", "key.tex", "sheet.md", "key.md"}
+    assert set(docs) == {
+        "sheet.tex",
+        "key.tex",
+        "key-grid.tex",
+        "sheet.md",
+        "key.md",
+        "key-grid.md",
+    }
     (entry,) = key["sheets"][0]["questions"]
     assert key["seed"] == seed and entry["id"] == "q1" and entry["given"] == item.given
 

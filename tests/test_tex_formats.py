@@ -149,8 +149,9 @@ def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_on
     commands.clear()
     second = class_build("b")
     runs = [cmd for cmd in commands if "-ini" not in cmd]
-    assert len(runs) == 2 and all(f"-fmt={fmt.with_suffix('')}" in cmd for cmd in runs)
-    for name in ("sheets.pdf", "keys.pdf", "versions/A-key.pdf"):
+    # sheets, keys and the answer grid: one preamble, one format
+    assert len(runs) == 3 and all(f"-fmt={fmt.with_suffix('')}" in cmd for cmd in runs)
+    for name in ("sheets.pdf", "keys.pdf", "keys-grid.pdf", "versions/A-key.pdf"):
         assert _text((first.folder / name).read_bytes(), tmp_path) == _text(
             (second.folder / name).read_bytes(), tmp_path
         )
@@ -188,7 +189,7 @@ def test_builds_with_ones_own_templates_read_their_preamble_every_time(tmp_path,
             seed=1, out=str(tmp_path / "class"), pdf=True, versions=2, template_dir=str(own)
         )
     )
-    assert len(commands) == 4
+    assert len(commands) == 6  # sheet, key and answer grid, twice
     assert not any("-ini" in cmd or any(a.startswith("-fmt=") for a in cmd) for cmd in commands)
     build(BuildOptions(seed=1, out=str(tmp_path / "bundled"), pdf=True))
     assert any(a.startswith("-fmt=") for a in commands[-1])

@@ -209,6 +209,17 @@ def _config_option(fn: F) -> F:
 @click.option("--course", help="Course printed above the title.")
 @click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
 @click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"]),
+    help="Paper size of the PDFs. Default: the configuration's paper, else a4.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "pdflatex", "lualatex"]),
+    help="TeX engine. auto: pdfLaTeX, or LuaLaTeX when the text has letters pdfLaTeX "
+    "cannot print. Default: the configuration's engine, else auto.",
+)
+@click.option(
     "--templates",
     "template_dir",
     type=click.Path(exists=True, file_okay=False),
@@ -262,6 +273,8 @@ def build(
     title: str | None,
     course: str | None,
     decimals: int | None,
+    paper: str | None,
+    engine: str | None,
     template_dir: str | None,
     exports: tuple[str, ...],
     roster: str | None,
@@ -285,7 +298,10 @@ def build(
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose: expected one of them, got both")
     given = {"course": course, "title": title, "decimals": decimals, "banks": banks}
-    config = load_config(config_path, {**given, "out": out, "jobs": jobs, "shuffle": shuffle})
+    config = load_config(
+        config_path,
+        {**given, "out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
+    )
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(
@@ -297,6 +313,8 @@ def build(
                 title=config.value("title"),
                 course=config.value("course"),
                 decimals=config.value("decimals"),
+                paper=config.value("paper"),
+                engine=config.value("engine"),
                 template_dir=template_dir,
                 exports=exports,
                 roster=roster,
@@ -447,11 +465,22 @@ class _Stress(click.ParamType):
     default=None,
     help="Check at these decimals, as build --decimals would print them.",
 )
+@_config_option
 @reports_errors
-def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> None:
-    """Validate banks and draw every question N times: failures, redraws, spread, timing."""
+def check(
+    banks: tuple[str, ...], stress: int | str, decimals: int | None, config_path: str | None
+) -> None:
+    """Validate banks and draw every question N times: failures, redraws, spread, timing.
+
+    The course configuration (worksheetgen.toml) gives the banks, decimals and secret, as
+    for build; options given here win.
+    """
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
+    from worksheetgen.pipeline.config import load_config
+
+    config = load_config(config_path, {"banks": banks, "decimals": decimals})
+    banks, decimals, secret = config.value("banks"), config.value("decimals"), config.secret
 
     if stress == _Stress.SWEEP:
         # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
@@ -467,7 +496,10 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
                 click.echo(line)
 
         swept = sweep_banks(
-            banks, decimals=SWEEP_DECIMALS if decimals is None else (decimals,), progress=shown
+            banks,
+            decimals=SWEEP_DECIMALS if decimals is None else (decimals,),
+            progress=shown,
+            secret=secret,
         )
         click.echo(sweep_summary(swept))
         if not swept.ok:
@@ -479,7 +511,7 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
         for line in item_lines(item):  # type: ignore[arg-type]
             click.echo(line)
 
-    report = check_banks(banks, stress, progress=show, decimals=decimals)
+    report = check_banks(banks, stress, progress=show, decimals=decimals, secret=secret)
     click.echo(summary_line(report))
     if not report.ok:
         sys.exit(1)

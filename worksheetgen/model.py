@@ -368,3 +368,4 @@ class Build:
     sheets: tuple[Sheet, ...]
     # the course secret: enters every draw, is never written (key.json holds its fingerprint)
     secret: bytes | None = field(default=None, repr=False, compare=False)
+    paper: str = "a4"  # the paper the LaTeX documents lay out on: a4 or letter

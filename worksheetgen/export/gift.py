@@ -244,7 +244,7 @@ def write_gift(doc: KeyDoc, text: Any) -> None:
     """Write the GIFT file of a checked key to a text stream, a question at a time."""
     title = " ".join(doc.title.split())
     text.write(
-        f"// worksheetgen export of {title}, seed {doc.seed} (GIFT).\n"
+        f"// worksheetgen export of {title} (GIFT){html.key_note(doc)}.\n"
         "// Numbers are accepted within the tolerance of their printed digits; "
         "0 % answers name the slip that gives them."
     )

@@ -22,6 +22,7 @@ from worksheetgen.keyjson.read import (
     Cell,
     Choice,
     KeyAnswer,
+    KeyDoc,
     KeyPart,
     Shown,
     Variant,
@@ -506,3 +507,23 @@ def written_part_note(v: Variant, points: float = 0.0) -> str:
 def any_masked(parts: Sequence[KeyPart]) -> bool:
     """True when some cell a student writes is −∞."""
     return any(p.answer is not None and any(c.masked for c in p.answer.cells) for p in parts)
+
+
+def key_note(doc: KeyDoc) -> str:
+    """What an export's header says about the key it came from, never its seed (an export is
+    imported where students may see it): the sheet code of a one-sheet key and the course
+    secret's fingerprint, when there is one; "" when neither is known."""
+    notes = []
+    if len(doc.sheets) == 1 and doc.sheets[0].code:
+        notes.append(f"sheet code {doc.sheets[0].code}")
+    elif len(doc.sheets) > 1:
+        notes.append(f"{len(doc.sheets)} sheets")
+    if doc.secret:
+        notes.append(f"course secret {doc.secret}")
+    return "".join(", " + n for n in notes)
+
+
+def build_marks(doc: KeyDoc) -> tuple[str, ...]:
+    """What tells one build's key from another's without its seed: each sheet's code (a key
+    from before sheet codes: its answers), for identifiers an LMS keeps apart."""
+    return tuple(s.code or repr(s.variants) for s in doc.sheets)

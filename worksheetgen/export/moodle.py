@@ -478,7 +478,7 @@ def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
     about = (
-        f"worksheetgen export of {doc.title!r}, seed {doc.seed}: "
+        f"worksheetgen export of {doc.title!r}{html.key_note(doc)}: "
         f"{len(doc.questions)} question(s), one category each"
     )
     quiz.append(ET.Comment(" " + about.replace("--", "- -") + " "))

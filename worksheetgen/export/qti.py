@@ -517,7 +517,7 @@ def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     """Canvas's quiz settings (assessment_meta.xml): title, points, an unpublished quiz."""
     root = ET.Element("quiz", {"identifier": aid, "xmlns": CANVAS_NS})
     _el(root, "title", doc.title)
-    _el(root, "description", f"worksheetgen export, seed {doc.seed}")
+    _el(root, "description", f"worksheetgen export{html.key_note(doc)}")
     _el(root, "shuffle_answers", "false")
     _el(root, "scoring_policy", "keep_highest")
     _el(root, "quiz_type", "assignment")
@@ -561,7 +561,7 @@ def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
     aid = ident(
         "assessment",
         doc.title,
-        str(doc.seed),
+        *html.build_marks(doc),
         doc.slug,
         *("/".join(_item_names(q, v)) for q in doc.questions for v in q.variants),
     )

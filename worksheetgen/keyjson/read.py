@@ -247,6 +247,7 @@ class KeySheet:
     label: str
     student: Student | None  # None for a version
     variants: tuple[Variant, ...]
+    code: str = ""  # the sheet code the sheet printed ("" in keys from before codes)
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,7 @@ class KeyDoc:
     questions: tuple[KeyQuestion, ...]
     source: str
     sheets: tuple[KeySheet, ...] = ()
+    secret: str | None = None  # the course secret's fingerprint, when built with one
 
 
 # ---------------------------------------------------------------- numbers
@@ -425,6 +427,9 @@ def parse_key(
         raise r.fail("seed", f"expected a non-negative integer, got {_kind(seed)}")
     title = r.text(doc.get("title") or "Worksheet", "title")
     course = r.text(doc.get("course") or "", "course")
+    secret = doc.get("secret")
+    if secret is not None:
+        secret = r.text(secret, "secret", empty=False)
     sheets = r.lst(r.get(doc, "sheets", "(top)"), "sheets")
     if not sheets:
         raise r.fail("sheets", "expected at least one sheet, got an empty list")
@@ -442,6 +447,7 @@ def parse_key(
         slug = slug or sid
         label = r.text(sheet.get("label") or sid, f"{sw}.label")
         student = _student(r, sheet.get("student"), f"{sw}.student")
+        code = r.text(sheet.get("code") or "", f"{sw}.code")
         questions = r.lst(r.get(sheet, "questions", sw), f"{sw}.questions")
         seen_q: set[str] = set()
         on_sheet: list[Variant] = []
@@ -455,7 +461,7 @@ def parse_key(
             seen_q.add(v.qid)
             by_id.setdefault(v.slot, []).append(v)
             on_sheet.append(v)
-        sheets_out.append(KeySheet(sid, label, student, tuple(on_sheet)))
+        sheets_out.append(KeySheet(sid, label, student, tuple(on_sheet), code))
     slots = _slots(r, doc, by_id)
     questions_out = []
     for position, (qid, variants) in enumerate(by_id.items(), 1):
@@ -480,6 +486,7 @@ def parse_key(
         questions=tuple(questions_out),
         source=source,
         sheets=tuple(sheets_out),
+        secret=secret,
     )
 
 

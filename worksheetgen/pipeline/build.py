@@ -14,7 +14,13 @@ from worksheetgen.errors import UsageError
 from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.pipeline import class_build as classbuild
-from worksheetgen.pipeline.options import BuildOptions, BuildResult, check_seed
+from worksheetgen.pipeline.options import (
+    BuildOptions,
+    BuildResult,
+    check_paper_engine,
+    check_seed,
+    engine_refusal,
+)
 from worksheetgen.pipeline.output import check_out, check_target, sweep_leftovers, write_atomically
 from worksheetgen.pipeline.sheet import folder_name, load_bank, make_build, render_all
 
@@ -41,17 +47,20 @@ def build(
     if options.roster is not None or options.versions is not None:
         return build_class(options, progress)
     check_seed(options.seed)
+    check_paper_engine(options)
     check_out(options.out)
+    forced = None if options.engine == "auto" else options.engine
     if options.pdf:
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.run import require_engine
 
-        require_engine()  # say so before doing any work
+        # say so before doing any work
+        require_engine(forced or "pdflatex", f" (engine = {forced})" if forced else "")
     bank = load_bank(options)
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
     check_target(target)
     swept = sweep_leftovers(options.out, options.pdf)
-    result = make_build(bank, options.seed, secret=options.secret)
+    result = make_build(bank, options.seed, secret=options.secret, paper=options.paper)
     docs = render_all(result, options.template_dir)
     assert target.name == folder_name(result)
     files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
@@ -63,13 +72,20 @@ def build(
         files.update(export_files(files["key.json"], options.exports))
     if options.pdf:
         # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
         from worksheetgen.tex.run import TexJob, compile_all
 
+        names = ("sheet.tex", "key.tex", "key-grid.tex")
+        if forced == PDFLATEX:
+            for n in names:
+                if needs_unicode_engine(docs[n]):
+                    raise engine_refusal(unprintable_sample(docs[n]), n)
         keep = Path(options.out) / f".failed-{folder_name(result)}"
         bundled = options.template_dir is None  # a preamble of our own: dumped once
         with failures_as_errors():
             pdfs = compile_all(
-                [TexJob(n[:-4], docs[n], formats=bundled) for n in ("sheet.tex", "key.tex")], keep
+                [TexJob(n[:-4], docs[n], engine=forced, formats=bundled) for n in names],
+                keep,
             )
         for name, data in pdfs.items():
             files[f"{name}.pdf"] = data

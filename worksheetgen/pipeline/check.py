@@ -175,8 +175,11 @@ def closest_slip(variant: Variant, decimals: int) -> float | None:
     return min(gaps) if gaps else None
 
 
-def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemReport:
-    """Draw, solve and check one question for every seed."""
+def check_item(
+    spec: QuestionSpec, seeds: Sequence[int], sheet_id: str, secret: bytes | None = None
+) -> ItemReport:
+    """Draw, solve and check one question for every seed (with the course secret, as a
+    build draws, when there is one)."""
     failures: Counter[str] = Counter()
     violations: Counter[str] = Counter()
     redraws: list[int] = []
@@ -194,7 +197,7 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
     for seed in seeds:
         t0 = time.perf_counter()
         try:
-            variant = draw_variant(spec, seed, sheet_id)
+            variant = draw_variant(spec, seed, sheet_id, secret)
             solve_item(spec, variant.given, 1, sheet_id, variant=variant)
             for c in margin_slips(spec, variant, sheet_id):
                 inside[f"seed {seed}: {c.text()}, yet offered as a distractor"] += 1
@@ -260,9 +263,11 @@ def check_banks(
     stress: int = DEFAULT_STRESS,
     progress: Callable[[ItemReport], None] | None = None,
     decimals: int | None = None,
+    secret: bytes | None = None,
 ) -> CheckReport:
     """Validate the banks (BankError if one is invalid), then stress-draw every question
-    (at ``decimals``, as ``build --decimals`` would, when given)."""
+    (at ``decimals``, as ``build --decimals`` would, when given; with the course secret,
+    as a build draws, when there is one)."""
 
     bank = load_banks(list(paths) or [default_bank_path()])
     if decimals is not None:
@@ -270,7 +275,7 @@ def check_banks(
     seeds = range(stress)
     reports = []
     for spec in bank.questions:
-        report = check_item(spec, seeds, bank.info.slug)
+        report = check_item(spec, seeds, bank.info.slug, secret)
         reports.append(report)
         if progress is not None:
             progress(report)
@@ -362,6 +367,7 @@ def sweep_banks(
     seeds: int = SWEEP_SEEDS,
     decimals: Sequence[int] = SWEEP_DECIMALS,
     progress: Callable[[int, CheckReport], None] | None = None,
+    secret: bytes | None = None,
 ) -> SweepReport:
     """Stress-check each bank on its own (every bundled bank when none is given) at each
     of ``decimals``: no kept slip may pass for the right answer however the student rounds;
@@ -369,7 +375,7 @@ def sweep_banks(
     runs = []
     for path in list(paths) or bundled_banks():
         for d in decimals:
-            report = check_banks([path], seeds, decimals=d)
+            report = check_banks([path], seeds, decimals=d, secret=secret)
             runs.append((d, report))
             if progress is not None:
                 progress(d, report)

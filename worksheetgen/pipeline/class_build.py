@@ -31,10 +31,16 @@ from worksheetgen.errors import CompileError, UsageError, WorksheetgenError
 from worksheetgen.files import failures_as_errors, release
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Bank, Build, Pool, Student
-from worksheetgen.pipeline.options import BuildResult, check_seed
+from worksheetgen.pipeline.options import (
+    BuildResult,
+    check_paper_engine,
+    check_seed,
+    engine_refusal,
+)
 from worksheetgen.pipeline.output import check_out, staging_folder, swap_into_place, sweep_leftovers
-from worksheetgen.pipeline.sheet import document_context, load_bank
+from worksheetgen.pipeline.sheet import document_context, grid_context, load_bank, sheet_grid_row
 from worksheetgen.render.documents import render_document
+from worksheetgen.render.grid import GridRow
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.speed.workers import ForkMap
 
@@ -96,6 +102,7 @@ class ClassStats:
     sheets: int = 0
     items: int = 0
     engines: dict[str, str] = field(default_factory=dict)  # combined document -> TeX engine
+    forced_engine: str | None = None  # the engine the options name (None: by the text)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -150,6 +157,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
     from worksheetgen.tex import engines as texchars
 
     check_seed(options.seed)
+    check_paper_engine(options)
     check_out(options.out)
     report = progress or (lambda stage, done, total: None)
     bank = load_bank(options)
@@ -163,20 +171,35 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
         )
     texts = [t for e in plan.entries for t in (e.label, e.id)] + _texts_of_bank(bank)
     engine = texchars.choose_engine(texts)
+    forced = None if options.engine == "auto" else options.engine
+    if forced == texchars.PDFLATEX and engine != forced and options.pdf:
+        names = [t for e in plan.entries for t in (e.label, e.id)]
+        where = "the roster" if texchars.choose_engine(names) != forced else "the banks"
+        raise engine_refusal(texchars.unprintable_sample("".join(texts)), where)
+    engine = forced or engine
     if options.pdf:  # say so before doing any work
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.run import require_engine
 
-        if engine == texchars.LUALATEX:
+        if forced is not None:
+            require_engine(engine, f" (engine = {engine})")
+        elif engine == texchars.LUALATEX:
             sample = texchars.unprintable_sample("".join(texts))
             require_engine(engine, f" (needed to print letters such as {sample})")
         else:
             require_engine()
-    build = Build(info=bank.info, seed=options.seed, bank=bank, sheets=(), secret=options.secret)
+    build = Build(
+        info=bank.info,
+        seed=options.seed,
+        bank=bank,
+        sheets=(),
+        secret=options.secret,
+        paper=options.paper,
+    )
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
     tmp = staging_folder(target)  # refuses a target that is not ours, before any work
     swept = sweep_leftovers(options.out, options.pdf)
-    stats = ClassStats()
+    stats = ClassStats(forced_engine=forced)
     clock = time.perf_counter()
     jobs = getattr(options, "jobs", None)
     streaming = options.pdf and hasattr(os, "mkfifo")
@@ -237,6 +260,7 @@ class RenderedSheet:
     key_line: str  # the sheet in key.json, one line
     draws_line: str  # its drawn parameters in manifest.json, one line
     items: int
+    grid: GridRow  # its line of the answer grid
 
 
 def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
@@ -257,11 +281,17 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
     md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}
     draws = keyfile.sheet_draws(sheet)
     return RenderedSheet(
-        tex, md, _json_item(keyfile.sheet_json(sheet)), _json_item(draws), len(sheet.items)
+        tex,
+        md,
+        _json_item(keyfile.sheet_json(sheet)),
+        _json_item(draws),
+        len(sheet.items),
+        sheet_grid_row(sheet),
     )
 
 
 _KINDS = {"sheet": "sheets", "key": "keys"}  # kind -> combined document
+GRID = "keys-grid"  # the TA's answer grid of the whole class (not cut per sheet)
 _FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
 MIN_SHEETS_PER_WORKER = 4
 
@@ -342,6 +372,20 @@ def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str
     return ends
 
 
+def grid_head(build: Build, template_dir: str | None) -> str:
+    """The answer grid's LaTeX up to its first question (the preamble, as the key's: the
+    same TeX format), rendered before any sheet is drawn."""
+    ctx = {**_context(build, []), **grid_context(build, []), "doc_head": True, "doc_tail": False}
+    return render_document("latex", "grid", ctx, template_dir)
+
+
+def grid_body(build: Build, rows: Sequence[GridRow]) -> dict[str, Any]:
+    """What the answer grid's templates see once every sheet is drawn (for the rest of the
+    LaTeX document after ``grid_head``, and the whole Markdown one)."""
+    # the grid is the one "sheet" the base template's loop shows (the head is already out)
+    return {**_context(build, []), **grid_context(build, rows), "sheets": [None]}
+
+
 def _write_sheets(
     build: Build,
     plan: ClassPlan,
@@ -352,12 +396,15 @@ def _write_sheets(
     sheets: Iterator[RenderedSheet],
     feeds: dict[str, TexFeed] | None = None,
     ends: dict[str, tuple[str, str]] | None = None,
+    head_of_grid: str | None = None,
 ) -> list[str]:
     """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
     the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
-    and tails when already rendered."""
+    and tails when already rendered, ``head_of_grid`` the answer grid's. The answer grid
+    (``keys-grid.tex/.md``) is written once every sheet is: each of its tables has a row
+    per sheet (a feed ``GRID`` gets its text after the head it already had)."""
     # TeX machinery only when PDFs are built
-    from worksheetgen.tex.engines import needs_unicode_engine
+    from worksheetgen.tex.engines import needs_unicode_engine, unprintable_sample
 
     def tex_out(kind: str, text: str) -> None:
         handles[(kind, ".tex")].write(text)
@@ -376,12 +423,20 @@ def _write_sheets(
     key_fh = open(tmp / "key.json", "w", encoding="utf-8")
     files.append("key.json")
     unicode = {"sheet": False, "key": False}
+    grid_rows: list[GridRow] = []
+    grid_fh = open(tmp / f"{GRID}.tex", "w", encoding="utf-8")
+    files.append(f"{GRID}.tex")
     try:
         ends = ends or document_ends(build, template_dir)
         for kind in _KINDS:
             head = ends[kind][0]
             tex_out(kind, head)
             unicode[kind] = needs_unicode_engine(head)
+        head = head_of_grid if head_of_grid is not None else grid_head(build, template_dir)
+        grid_fh.write(head)
+        if feeds is not None and GRID in feeds:
+            grid_fh.flush()
+            feeds[GRID].write(head)
         before, after = _json_splice(keyfile.key_json(build), "sheets")
         key_fh.write(before)
         key_list, draw_list = _ListWriter(key_fh), _ListWriter(draws)
@@ -395,6 +450,7 @@ def _write_sheets(
                 unicode[kind] = unicode[kind] or needs_unicode_engine(out.tex[kind])
             key_list.add_line(out.key_line)
             draw_list.add_line(out.draws_line)
+            grid_rows.append(out.grid)
             stats.sheets += 1
             stats.items += out.items
             report("sheets", n + 1, total)
@@ -405,11 +461,26 @@ def _write_sheets(
         key_list.close()
         key_fh.write(after)
         draw_list.close()
+        grid = grid_body(build, grid_rows)
+        tail = {**grid, "doc_head": False, "doc_tail": True}
+        text = render_document("latex", "grid", tail, template_dir)
+        grid_fh.write(text)
+        if feeds is not None and GRID in feeds:  # TeX first, the Markdown meanwhile
+            grid_fh.flush()
+            feeds[GRID].write(text)
     finally:
-        for fh in (*handles.values(), draws, key_fh):
+        for fh in (*handles.values(), draws, key_fh, grid_fh):
             fh.close()
+    markdown = render_document("markdown", "grid", grid, template_dir)
+    (tmp / f"{GRID}.md").write_text(markdown, encoding="utf-8")
+    files.append(f"{GRID}.md")
     for kind, name in _KINDS.items():
         stats.engines[name] = "lualatex" if unicode[kind] else "pdflatex"
+        if stats.forced_engine is not None:
+            if stats.forced_engine == "pdflatex" and unicode[kind]:
+                text = (tmp / f"{name}.tex").read_text("utf-8")
+                raise engine_refusal(unprintable_sample(text), f"{name}.tex")
+            stats.engines[name] = stats.forced_engine
     return files
 
 
@@ -429,13 +500,13 @@ def _compile_and_split(
     n = len(plan.entries)
     report("pdf", 0, 1)
     jobs = []
-    for name in ("sheets", "keys"):
+    for name in ("sheets", "keys", GRID):
         jobs.append(
             TexJob(
                 name,
                 path=tmp / f"{name}.tex",
-                engine=stats.engines.get(name),
-                pages=True,
+                engine=stats.engines.get(name if name != GRID else "keys"),
+                pages=name != GRID,
                 sheets=n,
                 output=tmp / f"{name}.pdf",
                 formats=bundled,
@@ -468,7 +539,11 @@ def _build_streaming(
 
     n = len(plan.entries)
     ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
+    head_of_grid = grid_head(build, template_dir)
     feeds = {kind: TexFeed(head=ends[kind][0]) for kind in _KINDS}
+    # the answer grid's TeX starts now too (its format loaded, its head read) and gets the
+    # rest once every sheet is drawn
+    feeds[GRID] = TexFeed(head=head_of_grid)
     jobs = [
         TexJob(
             name,
@@ -482,6 +557,17 @@ def _build_streaming(
         )
         for kind, name in _KINDS.items()
     ]
+    jobs.append(
+        TexJob(
+            GRID,
+            path=tmp / f"{GRID}.tex",
+            engine=engine,
+            sheets=n,
+            output=tmp / f"{GRID}.pdf",
+            feed=feeds[GRID],
+            formats=template_dir is None,
+        )
+    )
     cancel = threading.Event()
     runner = ThreadPoolExecutor(max_workers=1)
     clock = time.perf_counter()
@@ -492,7 +578,7 @@ def _build_streaming(
         future = runner.submit(compile_jobs, jobs, keep, cancel, _cutter(plan, tmp, cut))
         try:
             files = _write_sheets(
-                build, plan, tmp, template_dir, report, stats, sheets, feeds, ends
+                build, plan, tmp, template_dir, report, stats, sheets, feeds, ends, head_of_grid
             )
             stats.seconds["sheets"] = time.perf_counter() - clock
             clock = time.perf_counter()
@@ -533,6 +619,8 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
     kinds = {name: kind for kind, name in _KINDS.items()}
 
     def cut_one(name: str, result: Any) -> None:
+        if name not in kinds:  # the answer grid: one document for the TAs, never cut
+            return
         ranges = result.ranges
         if len(ranges) != n:
             raise CompileError(
@@ -552,7 +640,7 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
 
 def _cut_files(cut: dict[str, list[str]]) -> list[str]:
     """The combined PDFs and the per-sheet PDFs cut from them, sheets first."""
-    files = [f"{name}.pdf" for name in _KINDS.values()]
+    files = [f"{name}.pdf" for name in _KINDS.values()] + [f"{GRID}.pdf"]
     for name in _KINDS.values():
         files += cut[name]
     return files

@@ -36,21 +36,24 @@ SECRET_NAME = ".worksheetgen-secret"
 SECRET_ENV = "WORKSHEETGEN_SECRET"
 MAX_CONFIG_BYTES = 1_000_000
 
-#: the settings a configuration may hold, in the order ``worksheetgen config`` prints them.
-#: Paper size and TeX engine are not settings: the templates print on A4, and the engine is
-#: chosen by the text a build has to print (pdfLaTeX, or LuaLaTeX for other scripts).
+#: the settings a configuration may hold, in the order ``worksheetgen config`` prints them
 SETTINGS = (
     "course",
     "title",
     "decimals",
     "banks",
     "out",
+    "paper",
+    "engine",
     "jobs",
     "secret_file",
     "kind",
     "space",
     "shuffle",
 )
+#: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
+#: text has letters pdfLaTeX's fonts lack)
+CHOICES = {"paper": ("a4", "letter"), "engine": ("auto", "pdflatex", "lualatex")}
 
 DEFAULTS: dict[str, Any] = {
     "course": None,
@@ -58,6 +61,8 @@ DEFAULTS: dict[str, Any] = {
     "decimals": None,
     "banks": (),
     "out": "output",
+    "paper": "a4",
+    "engine": "auto",
     "jobs": None,
     "secret_file": None,
     "kind": None,  # worksheet or quiz, where the banks' sheet: kind does not say
@@ -139,6 +144,10 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
     if key == "shuffle":
         if not isinstance(value, bool):
             raise _fail(path, line, key, "true or false", value)
+        return value
+    if key in CHOICES:
+        if value not in CHOICES[key]:
+            raise _fail(path, line, key, "one of " + ", ".join(CHOICES[key]), value)
         return value
     if key == "banks":
         if isinstance(value, str):
@@ -286,6 +295,8 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         "# decimals = 2",
         '# banks = ["banks/"]',
         '# out = "output"',
+        '# paper = "a4"  # or "letter"',
+        '# engine = "auto"  # or "pdflatex", "lualatex"',
         "# jobs = 0",
         "# shuffle = true",
         "# the course secret: keep this file private and out of version control",

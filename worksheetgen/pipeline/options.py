@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import UsageError
+from worksheetgen.errors import ConfigError, UsageError
 from worksheetgen.model import Build, Space
 
 MAX_SEED = 2**63 - 1
@@ -31,6 +31,8 @@ class BuildOptions:
     kind: str | None = None  # worksheet or quiz, when the banks do not say (worksheetgen.toml)
     space: Space | None = None  # room to work where the banks give none (worksheetgen.toml)
     shuffle: bool | None = None  # each sheet's questions in its own order (None: the bank's)
+    paper: str = "a4"  # the paper size of the PDFs: a4 or letter
+    engine: str = "auto"  # the TeX engine: auto (by the text), pdflatex or lualatex
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 
@@ -45,6 +47,26 @@ class BuildResult:
     item_count: int | None = None
     details: Any = field(default=None, repr=False)  # a class build's ClassStats
     swept: tuple[Path, ...] = ()  # what killed builds had left, removed before this one
+
+
+PAPERS = ("a4", "letter")
+ENGINES = ("auto", "pdflatex", "lualatex")
+
+
+def check_paper_engine(options: BuildOptions) -> None:
+    """The paper size and TeX engine must be ones the templates and TeX know."""
+    if options.paper not in PAPERS:
+        raise UsageError(f"--paper: expected one of {', '.join(PAPERS)}, got {options.paper!r}")
+    if options.engine not in ENGINES:
+        raise UsageError(f"--engine: expected one of {', '.join(ENGINES)}, got {options.engine!r}")
+
+
+def engine_refusal(sample: str, where: str) -> ConfigError:
+    """The one line for a forced pdfLaTeX that cannot print some letters of the text."""
+    return ConfigError(
+        f"engine: expected text pdflatex can print, got letters such as {sample} in {where}; "
+        'use --engine lualatex (or engine = "lualatex" or "auto" in worksheetgen.toml)'
+    )
 
 
 def check_seed(seed: int) -> int:

@@ -18,6 +18,7 @@ from worksheetgen.families import get_family
 from worksheetgen.model import QUIZ_SPACE, Bank, Build, Item, Part, Sheet, Space, Student
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
+from worksheetgen.render.grid import GridRow, grid_questions, grid_row
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
@@ -155,9 +156,10 @@ def make_build(
     seed: int,
     sheets: Sequence[tuple[str, str, Student | None]] | None = None,
     secret: bytes | None = None,
+    paper: str = "a4",
 ) -> Build:
     """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet;
-    with the course secret, when there is one."""
+    with the course secret, when there is one (``paper``: what the documents lay out on)."""
 
     wanted = sheets or [(bank.info.slug, "Worksheet", None)]
     return Build(
@@ -178,6 +180,7 @@ def make_build(
             for sid, label, student in wanted
         ),
         secret=secret,
+        paper=paper,
     )
 
 
@@ -198,6 +201,7 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
 
     return {
         "build": build,
+        "paper": build.paper,
         "display_kinds": kinds,
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
@@ -212,14 +216,38 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
     }
 
 
-def render_all(build: Build, template_dir: str | None = None) -> dict[str, str]:
-    """Sheet and key, as LaTeX and Markdown, from the one Build."""
-    ctx = document_context(build)
+#: sheets in one table of the answer grid before its header is printed again (a table is
+#: one box: it never breaks across pages)
+GRID_ROWS_PER_TABLE = 40
+
+
+def sheet_grid_row(sheet: Sheet) -> GridRow:
+    """A solved sheet's line of the TA's answer grid."""
+    return grid_row(sheet, [item_title(item) for item in sheet.items])
+
+
+def grid_context(build: Build, rows: Sequence[GridRow]) -> dict[str, Any]:
+    """What the answer grid's template sees besides a document's context: the questions'
+    tables (of ``rows``, one per sheet) and how many sheets there are."""
     return {
+        "grid": grid_questions(rows),
+        "grid_count": len(rows),
+        "grid_rows_per_table": GRID_ROWS_PER_TABLE,
+    }
+
+
+def render_all(build: Build, template_dir: str | None = None) -> dict[str, str]:
+    """Sheet, key and the key's answer grid, as LaTeX and Markdown, from the one Build."""
+    ctx = document_context(build)
+    docs = {
         f"{kind}{ext}": render_document(fmt, kind, ctx, template_dir)
         for kind in ("sheet", "key")
         for fmt, ext in (("latex", ".tex"), ("markdown", ".md"))
     }
+    grid = {**ctx, **grid_context(build, [sheet_grid_row(s) for s in build.sheets])}
+    for fmt, ext in (("latex", ".tex"), ("markdown", ".md")):
+        docs[f"key-grid{ext}"] = render_document(fmt, "grid", grid, template_dir)
+    return docs
 
 
 def folder_name(build: Build) -> str:

@@ -1,0 +1,201 @@
+"""The TA's answer grid: every sheet's answers per question, from the solved sheets the key
+prints (key.json holds the same printed values), compact on paper."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from worksheetgen.pipeline.build import BuildOptions, build
+from worksheetgen.render.grid import MAX_COLUMNS, GridItem, GridRow, PartAnswer, grid_questions
+
+needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
+needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no pdftotext")
+
+BANK = """\
+sheet: {id: grid, title: Grid quiz}
+questions:
+  - id: table
+    family: softmax
+  - id: picked
+    family: softmax
+    format: choice
+  - id: head
+    family: lab3
+    params: {T: 4}
+  - id: idea
+    family: concept
+"""
+
+HEADER = re.compile(r"^\(([a-z])\)(?: (\d+))?$")
+
+
+def _tables(md: str) -> dict[int, list[tuple[list[str], list[list[str]]]]]:
+    """The grid's Markdown tables, by question number: (header cells, rows of cells)."""
+    out: dict[int, list[tuple[list[str], list[list[str]]]]] = {}
+    number = 0
+    lines = md.splitlines()
+    for i, line in enumerate(lines):
+        found = re.match(r"## Question (\d+)\.", line)
+        if found:
+            number = int(found.group(1))
+        if line.startswith("| sheet | code |"):
+            header = [c.strip() for c in line.strip("|").split("|")]
+            rows = []
+            for row in lines[i + 2 :]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in row.strip("|").split("|")])
+            out.setdefault(number, []).append((header, rows))
+    return out
+
+
+def _printed(cell: str) -> str:
+    """A grid cell as key.json prints the value: $0.25$ -> 0.25, $-\\infty$ -> -inf."""
+    cell = cell.strip("$").replace("**", "")
+    return "-inf" if cell == r"-\infty" else cell
+
+
+def _check_against_key(folder: Path, grid_md: str) -> int:
+    key = json.loads((folder / "key.json").read_text("utf-8"))
+    tables = _tables((folder / grid_md).read_text("utf-8"))
+    checked = 0
+    for sheet in key["sheets"]:
+        for q in sheet["questions"]:
+            for header, rows in tables[q["number"]]:
+                (row,) = [r for r in rows if r[1] == f"`{sheet['code']}`"]
+                for name, cell in zip(header[2:], row[2:], strict=True):
+                    found = HEADER.match(name)
+                    if found is None:  # a row's own margin
+                        continue
+                    part = q["parts"][ord(found.group(1)) - ord("a")]
+                    if q.get("choice_answer"):
+                        assert _printed(cell) == q["choice_answer"]
+                        checked += 1
+                        continue
+                    value = q["rounded"][part["answer"]]
+                    if found.group(2) is not None:
+                        r, c = (0, int(found.group(2)) - 1)
+                        if isinstance(value[0], list):  # a matrix: row and column
+                            r, c = int(found.group(2)[0]) - 1, int(found.group(2)[1:]) - 1
+                            value = value[r] if r < len(value) else []
+                        if c >= len(value):  # a smaller table than another sheet's
+                            assert cell == ""
+                            continue
+                        value = value[c]
+                    if q["kinds"][part["answer"]] == "text":
+                        assert cell == ""
+                    else:
+                        assert _printed(cell) == str(value), (sheet["id"], q["id"], name)
+                    checked += 1
+    return checked
+
+
+def _entries(folder: Path) -> int:
+    """How many answers key.json prints: every cell of a table, one per other part."""
+    key = json.loads((folder / "key.json").read_text("utf-8"))
+    count = 0
+    for sheet in key["sheets"]:
+        for q in sheet["questions"]:
+            for part in q["parts"]:
+                value = q["rounded"][part["answer"]]
+                if q.get("choice_answer") or not isinstance(value, list):
+                    count += 1
+                else:
+                    count += sum(len(r) if isinstance(r, list) else 1 for r in value)
+    return count
+
+
+def test_a_class_grid_has_every_sheets_answers_as_its_key_prints_them(tmp_path, write_bank):
+    bank = write_bank(BANK)
+    result = build(
+        BuildOptions(seed=5, banks=(str(bank),), out=str(tmp_path), pdf=False, versions=4)
+    )
+    assert {"keys-grid.tex", "keys-grid.md"} <= set(result.files)
+    assert _check_against_key(result.folder, "keys-grid.md") == _entries(result.folder)
+
+
+def test_a_single_build_writes_the_same_grid_for_its_one_sheet(tmp_path, write_bank):
+    bank = write_bank(BANK)
+    result = build(BuildOptions(seed=5, banks=(str(bank),), out=str(tmp_path), pdf=False))
+    assert {"key-grid.tex", "key-grid.md"} <= set(result.files)
+    assert _check_against_key(result.folder, "key-grid.md") == _entries(result.folder)
+    manifest = json.loads((result.folder / "manifest.json").read_text("utf-8"))
+    assert {"key-grid.tex", "key-grid.md"} <= set(manifest["files"])
+
+
+def test_multiple_choice_shows_the_right_letter(tmp_path, write_bank):
+    bank = write_bank(BANK)
+    result = build(
+        BuildOptions(seed=9, banks=(str(bank),), out=str(tmp_path), pdf=False, versions=6)
+    )
+    key = json.loads((result.folder / "key.json").read_text("utf-8"))
+    letters = [s["questions"][1]["choice_answer"] for s in key["sheets"]]
+    ((header, rows),) = _tables((result.folder / "keys-grid.md").read_text("utf-8"))[2]
+    assert header == ["sheet", "code", "(a)"]
+    assert [r[2] for r in rows] == [f"**{x}**" for x in letters]
+
+
+def _part(rows: int, cols: int, margin: str = "") -> PartAnswer:
+    cells = tuple(tuple(f"{r}.{c}" for c in range(cols)) for r in range(rows))
+    return PartAnswer("a", "A", "matrix", cells, margin)
+
+
+def _row(label: str, *parts: PartAnswer) -> GridRow:
+    return GridRow(label, f"CODE-{label}", (GridItem("q", 1, "Q", parts),))
+
+
+def test_a_wide_table_is_split_into_blocks_of_whole_rows_that_fit_the_page():
+    (question,) = grid_questions([_row("A", _part(4, 4)), _row("B", _part(4, 4))])
+    assert all(b.width <= MAX_COLUMNS for b in question.blocks)
+    indexes = [c.index for b in question.blocks for g in b.groups for c in g.columns]
+    assert indexes == [f"{r}{c}" for r in range(1, 5) for c in range(1, 5)]
+    # whole rows, shared out evenly: two blocks of two rows each
+    assert [len(b.groups[0].columns) for b in question.blocks] == [8, 8]
+    entries = [e for b in question.blocks for e in b.lines[1].cells[0].entries]
+    assert entries == [f"{r}.{c}" for r in range(4) for c in range(4)]
+
+
+def test_the_margin_is_printed_once_over_its_columns_when_every_sheet_shares_it():
+    (shared,) = grid_questions([_row("A", _part(2, 2, "0.02")), _row("B", _part(2, 2, "0.02"))])
+    (group,) = shared.blocks[0].groups
+    assert group.margin == "0.02" and not group.own_margin
+    (mixed,) = grid_questions([_row("A", _part(2, 2, "0.02")), _row("B", _part(2, 2, "0.03"))])
+    (group,) = mixed.blocks[0].groups
+    assert group.margin == "" and group.own_margin
+    assert [line.cells[0].margin for line in mixed.blocks[0].lines] == ["0.02", "0.03"]
+
+
+def test_sheets_whose_tables_differ_in_size_share_one_set_of_columns():
+    (question,) = grid_questions([_row("A", _part(2, 2)), _row("B", _part(3, 3))])
+    indexes = [c.index for b in question.blocks for g in b.groups for c in g.columns]
+    assert indexes == [f"{r}{c}" for r in range(1, 4) for c in range(1, 4)]
+    small = [e for b in question.blocks for e in b.lines[0].cells[0].entries]
+    assert small.count("") == 5  # a 2 x 2 table leaves the third row and column blank
+
+
+@needs_tex
+@needs_poppler
+def test_the_class_grid_pdf_is_a_few_pages_with_every_sheet_code(tmp_path):
+    result = build(BuildOptions(seed=42, out=str(tmp_path), versions=30))
+    grid, keys = result.folder / "keys-grid.pdf", result.folder / "keys.pdf"
+    assert "keys-grid.pdf" in result.files
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(grid), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    key = json.loads((result.folder / "key.json").read_text("utf-8"))
+    for sheet in key["sheets"]:
+        assert sheet["code"] in text
+    pages = text.count("\f")
+    assert pages * 8 < _pages(keys)  # compact: far fewer pages than the key
+    assert not any(p.name.endswith("-grid.pdf") for p in (result.folder / "versions").iterdir())
+
+
+def _pages(pdf: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    return int(re.search(r"Pages:\s+(\d+)", info.stdout).group(1))
