@@ -199,3 +199,26 @@ def test_the_class_grid_pdf_is_a_few_pages_with_every_sheet_code(tmp_path):
 def _pages(pdf: Path) -> int:
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
     return int(re.search(r"Pages:\s+(\d+)", info.stdout).group(1))
+
+
+def test_a_shuffled_class_grid_names_each_sheets_number_for_the_question(tmp_path, write_bank):
+    bank = write_bank(BANK.replace("title: Grid quiz}", "title: Grid quiz, shuffle: true}"))
+    result = build(
+        BuildOptions(seed=5, banks=(str(bank),), out=str(tmp_path), pdf=False, versions=6)
+    )
+    key = json.loads((result.folder / "key.json").read_text("utf-8"))
+    printed = {  # (sheet label, question title or id) -> its number on that sheet
+        (s["label"], q["id"]): q["number"] for s in key["sheets"] for q in s["questions"]
+    }
+    assert len({n for (_, qid), n in printed.items() if qid == "table"}) > 1  # shuffled
+    grid = (result.folder / "keys-grid.md").read_text("utf-8")
+    assert "## Question" not in grid  # no one number stands for every sheet
+    seen = 0
+    for qid, heading in (("table", "Scaled softmax table"), ("head", "Lab 3")):
+        section = grid.split(f"## {heading}")[1].split("\n## ")[0]
+        assert "(numbered per sheet" in section.splitlines()[0]
+        for (label, q), number in printed.items():
+            if q == qid:
+                assert f"| {label}, Q{number} |" in section
+                seen += 1
+    assert seen == 12

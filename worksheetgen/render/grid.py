@@ -156,6 +156,7 @@ class Line:
     label: str
     code: str
     cells: tuple[Cell, ...]
+    number: int = 0  # the question's number on this sheet (shown where sheets differ)
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,8 @@ class GridQuestion:
     """One question of the grid: its heading and its table blocks."""
 
     qid: str
+    #: its number, when every sheet prints it at the same place; 0 when sheets differ (a
+    #: shuffled order, or pools): each row then says where its sheet prints it
     number: int
     title: str
     blocks: tuple[Block, ...]
@@ -238,9 +241,10 @@ def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]]) -> GridQuestio
                 entries = tuple(_entry(part, col) for col in g.columns)
                 math = tuple(map(_math, entries)) if g.kind not in _WORDS else ()
                 cells.append(Cell(entries, part.margin if part is not None else "", math))
-            lines.append(Line(row.label, row.code, tuple(cells)))
+            lines.append(Line(row.label, row.code, tuple(cells), item.number))
         out.append(Block(tuple(block), tuple(lines)))
-    return GridQuestion(qid, first.number, first.title, tuple(out))
+    same = all(item.number == first.number for _, item in rows)
+    return GridQuestion(qid, first.number if same else 0, first.title, tuple(out))
 
 
 def _entry(part: PartAnswer | None, col: Column) -> str:
