@@ -198,8 +198,7 @@ CASES = [
     Case(
         "range-low-above-default-high",
         bank(Q + "    params: {low: 5}\n"),
-        "bank.yaml:4: questions[0].params: expected high >= low (5), got 3 (high is the "
-        "default, not set here)",
+        "bank.yaml:4: questions[0].params.low: expected low <= high (3), got 5",
     ),
     Case(
         "T-above-support",

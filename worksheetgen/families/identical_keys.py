@@ -29,7 +29,7 @@ from worksheetgen.families.base import (
     pick,
     redrawn,
 )
-from worksheetgen.families.common import computed, order_problems, pinned
+from worksheetgen.families.common import computed, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -131,7 +131,7 @@ class IdenticalKeys(Family):
                 return [
                     ("K", f"expected exactly two equal rows in K (the identical keys), got {got}")
                 ]
-        return order_problems(params, (("low", "high"),))
+        return []  # the low/high range is Family.validate's
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         numeric = bool(pick(params["numeric"], rng))

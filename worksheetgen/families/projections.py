@@ -35,7 +35,6 @@ from worksheetgen.families.common import (
     dot_text,
     int_product,
     ints_of,
-    order_problems,
     param_values,
     pinned,
     shape_dims,
@@ -95,7 +94,7 @@ class Projections(Family):
     )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
-        problems = order_problems(params, (("x_low", "x_high"), ("w_low", "w_high")))
+        problems: list[tuple[str, str]] = []  # the ranges: Family.validate
         dims, conflicts = shape_dims(params, LAYOUT)
         problems += conflicts
         if "T" in dims and dims["T"][0] < 2:

@@ -1,0 +1,65 @@
+"""The bank-language findings of the audit (issue #17, item 8), one behaviour per test."""
+
+from __future__ import annotations
+
+import pytest
+
+from worksheetgen.bank.load import load_banks
+from worksheetgen.errors import WorksheetgenError
+from worksheetgen.families.common import range_pairs
+from worksheetgen.families import FAMILIES
+
+
+def bank_error(write_bank, family: str, params: str) -> str:
+    path = write_bank(
+        f"sheet: {{id: t}}\nquestions:\n  - id: q\n    family: {family}\n    params:\n{params}"
+    )
+    with pytest.raises(WorksheetgenError) as err:
+        load_banks([path])
+    return str(err.value).replace(str(path), "bank.yaml")
+
+
+@pytest.mark.parametrize(
+    ("family", "params", "where"),
+    [
+        ("lab3", "      low: 3\n      high: 1\n", "bank.yaml:7: questions[0].params.high"),
+        ("lab3", "      v_low: 5\n      v_high: 1\n", "bank.yaml:7: questions[0].params.v_high"),
+        ("spot-the-bug", "      v_low: 5\n      v_high: 1\n", "bank.yaml:7: questions[0]"),
+        ("spot-the-bug", "      low: 3\n      high: 1\n", "bank.yaml:7: questions[0]"),
+        ("softmax", "      low: 3\n      high: 1\n", "bank.yaml:7: questions[0].params.high"),
+        ("causal", "      low: 3\n      high: 1\n", "bank.yaml:7: questions[0].params.high"),
+        ("scaling", "      low: 3\n      high: 1\n", "bank.yaml:7: questions[0].params.high"),
+        ("cross", "      v_low: 5\n      v_high: 1\n", "bank.yaml:7: questions[0].params.v_high"),
+        ("identical-keys", "      low: 3\n      high: 1\n", "bank.yaml:7: questions[0].params"),
+        ("projections", "      x_low: 2\n      x_high: 0\n", "bank.yaml:7: questions[0].params"),
+        ("projections", "      w_low: 1\n      w_high: -1\n", "bank.yaml:7: questions[0].params"),
+    ],
+)
+def test_a_reversed_range_is_refused_at_load_naming_file_line_and_field(
+    write_bank, family, params, where
+):
+    text = bank_error(write_bank, family, params)
+    assert text.startswith(where), text
+    assert "\n" not in text
+    low, high = (line.split(":")[0].strip() for line in params.strip().splitlines())
+    assert f"expected {high} >= {low}" in text
+
+
+def test_a_reversed_range_against_a_default_blames_the_field_the_bank_wrote(write_bank):
+    text = bank_error(write_bank, "lab3", "      low: 3\n")
+    assert text == "bank.yaml:6: questions[0].params.low: expected low <= high (1), got 3"
+
+
+def test_choices_of_which_some_low_lies_above_some_high_are_refused(write_bank):
+    text = bank_error(write_bank, "softmax", "      low: {choices: [0, 2]}\n      high: 1\n")
+    assert text == "bank.yaml:7: questions[0].params.high: expected high >= low (2), got 1"
+
+
+def test_every_range_of_every_bundled_family_is_covered_by_the_shared_rule():
+    pairs = {name: range_pairs(p.name for p in cls.params) for name, cls in FAMILIES.items()}
+    assert pairs["lab3"] == [("low", "high"), ("v_low", "v_high")]
+    assert pairs["spot-the-bug"] == [("low", "high"), ("v_low", "v_high")]
+    assert pairs["projections"] == [("x_low", "x_high"), ("w_low", "w_high")]
+    for name, found in pairs.items():
+        lows = {p.name for p in FAMILIES[name].params if p.name.endswith("low")}
+        assert {lo for lo, _ in found} == lows, name
