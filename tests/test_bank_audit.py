@@ -63,3 +63,35 @@ def test_every_range_of_every_bundled_family_is_covered_by_the_shared_rule():
     for name, found in pairs.items():
         lows = {p.name for p in FAMILIES[name].params if p.name.endswith("low")}
         assert {lo for lo, _ in found} == lows, name
+
+
+@pytest.mark.parametrize("family", ["softmax", "causal", "lab3", "cross", "projections"])
+def test_d_k_of_one_builds_for_every_family_that_lists_it(write_bank, family):
+    from worksheetgen.pipeline.sheet import make_build
+
+    extra = "      numeric: true\n" if family == "cross" else ""
+    path = write_bank(
+        f"sheet: {{id: t}}\nquestions:\n  - id: q\n    family: {family}\n    params:\n"
+        f"      d_k: 1\n{extra}"
+    )
+    bank = load_banks([path])
+    for seed in range(5):
+        item = make_build(bank, seed).sheets[0].items[0]
+        names = {d.misconception for d in item.solution.distractors}
+        assert not names & {"scale-by-dk", "no-scale"}
+
+
+def test_a_choice_item_with_too_few_slips_at_d_k_one_says_so_not_print_more_decimals(write_bank):
+    from worksheetgen.errors import DrawError
+    from worksheetgen.solve.draw import draw_variant
+
+    path = write_bank(
+        "sheet: {id: t}\nquestions:\n  - id: q\n    family: softmax\n    format: choice\n"
+        "    params:\n      d_k: 1\n"
+    )
+    spec = load_banks([path]).questions[0]
+    with pytest.raises(DrawError) as err:
+        draw_variant(spec, 1, "t")
+    text = str(err.value)
+    assert "expected at least 2 slips that apply" in text and text.endswith("use format: open")
+    assert "print more decimals" not in text
