@@ -6,8 +6,8 @@ import pytest
 
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import WorksheetgenError
-from worksheetgen.families.common import range_pairs
 from worksheetgen.families import FAMILIES
+from worksheetgen.families.common import range_pairs
 
 
 def bank_error(write_bank, family: str, params: str) -> str:
