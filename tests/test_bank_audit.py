@@ -8,6 +8,7 @@ from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import WorksheetgenError
 from worksheetgen.families import FAMILIES
 from worksheetgen.families.common import range_pairs
+from worksheetgen.families.concept import BY_ID
 
 
 def bank_error(write_bank, family: str, params: str) -> str:
@@ -95,3 +96,41 @@ def test_a_choice_item_with_too_few_slips_at_d_k_one_says_so_not_print_more_deci
     text = str(err.value)
     assert "expected at least 2 slips that apply" in text and text.endswith("use format: open")
     assert "print more decimals" not in text
+
+
+CONCEPT = "sheet: {id: t}\nquestions:\n  - id: c\n    family: concept\n"
+
+
+def test_format_choice_on_concept_asks_the_pick_one_form(write_bank):
+    from worksheetgen.pipeline.sheet import make_build
+
+    bank = load_banks([write_bank(CONCEPT + "    format: choice\n    params: {ask: mask-inf}\n")])
+    item = make_build(bank, 3).sheets[0].items[0]
+    (answer,) = item.solution.answers
+    assert answer.kind == "choice"
+    assert set(answer.options) == set(BY_ID["mask-inf"].options)
+    old = load_banks([write_bank(CONCEPT + "    params: {ask: mask-inf, multiple_choice: true}\n")])
+    # the older spelling asks the same question the same way
+    assert make_build(old, 3).sheets[0].items[0].solution.answers == (answer,)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "    format: choice\n    params: {multiple_choice: false}\n",
+            "bank.yaml:6: questions[0].params.multiple_choice: expected no multiple_choice "
+            "with format: choice",
+        ),
+        (
+            "    format: open\n    params: {multiple_choice: true}\n",
+            "bank.yaml:5: questions[0].format: expected format: choice for multiple_choice: "
+            "true (write format: choice alone), got format: open",
+        ),
+    ],
+)
+def test_format_and_multiple_choice_that_disagree_are_refused(write_bank, body, message):
+    path = write_bank(CONCEPT + body)
+    with pytest.raises(WorksheetgenError) as err:
+        load_banks([path])
+    assert str(err.value).replace(str(path), "bank.yaml").startswith(message)

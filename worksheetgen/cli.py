@@ -485,7 +485,9 @@ def families() -> None:
 
     for name in sorted(FAMILIES):
         fam = get_family(name)
-        extra = " (multiple choice: format: choice)" if fam.supports_choice else ""
+        extra = (
+            " (multiple choice: format: choice)" if fam.supports_choice or fam.choice_param else ""
+        )
         click.echo(f"{name}: {fam.summary}{extra}")
         for p in fam.params:
             default = "" if p.default is None else f"; default {param_text(p.default)}"

@@ -11,8 +11,9 @@ from typing import Any
 from worksheetgen.bank.yamldoc import Doc, path_text
 from worksheetgen.errors import describe, did_you_mean
 from worksheetgen.families import FAMILIES, get_family
+from worksheetgen.families.base import param_text
 from worksheetgen.families.common import param_values
-from worksheetgen.model import Location, QuestionSpec
+from worksheetgen.model import Location, ParamValue, Pinned, QuestionSpec
 from worksheetgen.render.prompts import check_prompt_template, sheet_instructions
 from worksheetgen.solve.draw import sample_contexts
 
@@ -84,6 +85,37 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
     return info
 
 
+def _own_choice(
+    doc: Doc,
+    raw: dict[str, Any],
+    params_raw: dict[str, Any],
+    params: dict[str, ParamValue],
+    path: tuple[Any, ...],
+    own: str,
+) -> tuple[dict[str, ParamValue], str]:
+    """``format: choice`` for a family whose pick-one form is its own parameter (concept's
+    ``multiple_choice``): the parameter set true, and the item's format left open (its
+    options are per answer, not slips). The parameter alone is the older spelling and still
+    works; the two may not disagree."""
+    fmt = raw.get("format", "open")
+    asked = param_values(params[own])
+    if fmt == "choice":
+        if own in params_raw and asked != [True]:
+            raise doc.error(
+                path + ("params", own),
+                f"expected no {own} with format: choice (format: choice asks every question "
+                f"pick-one), got {own}: {param_text(params[own])}",
+            )
+        return {**params, own: Pinned(True)}, "open"
+    if "format" in raw and True in asked:
+        raise doc.error(
+            path + ("format",),
+            f"expected format: choice for {own}: {param_text(params[own])} (write format: "
+            f"choice alone), got format: open",
+        )
+    return params, "open"
+
+
 def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> QuestionSpec:
 
     path: tuple[Any, ...] = ("questions", index)
@@ -127,7 +159,8 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
     fmt = raw.get("format", "open")
     if fmt not in ("open", "choice"):
         raise doc.error(path + ("format",), f"expected 'open' or 'choice', got {describe(fmt)}")
-    if fmt == "choice" and not family.supports_choice:
+    own = family.choice_param  # the family's own pick-one form (concept's multiple_choice)
+    if fmt == "choice" and not family.supports_choice and own is None:
         raise doc.error(
             path + ("format",), f"family '{fam_name}' has no multiple-choice form; expected 'open'"
         )
@@ -137,6 +170,8 @@ def question_spec(doc: Doc, raw: Any, index: int, sheet_decimals: int) -> Questi
     if not isinstance(params_raw, dict):
         raise doc.error(path + ("params",), f"expected a mapping, got {describe(params_raw)}")
     params = family.validate(params_raw, doc, path + ("params",))
+    if own is not None:
+        params, fmt = _own_choice(doc, raw, params_raw, params, path, own)
     needs = family.choice_needs
     if fmt == "choice" and needs:
         # one of them always true: a draw without it would have no distractors

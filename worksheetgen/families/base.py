@@ -36,7 +36,9 @@ Adding a family, in the order the build uses it:
    ``slips_for``, ``target_for``, ``operands``, ``shows_in`` and ``margin_also``;
    ``chain_args``/``rounded``/``chain_reach`` let the draw check that a slip worked from
    rounded earlier steps cannot pass for right. ``supports_choice`` (with
-   ``choice_needs``) allows ``format: choice``, whose distractors are the slips.
+   ``choice_needs``) allows ``format: choice``, whose distractors are the slips; a family
+   whose pick-one options are its own (``concept``) names the true/false parameter that
+   asks them in ``choice_param``, and ``format: choice`` sets it.
 5. **Carried-forward credit.** ``carries`` lists one ``Carry`` per later answer that is
    recomputed from the student's own earlier answers (a slip costs marks once); key.json
    writes each variant's steps and the grader applies them, knowing no family.
@@ -410,6 +412,9 @@ class Family:
     prompt: ClassVar[str] = ""
     #: True when a bank may ask the question as ``format: choice`` (distractors = slips)
     supports_choice: ClassVar[bool] = False
+    #: a true/false parameter that asks the family's own pick-one form (options of its
+    #: own, not slips): ``format: choice`` sets it true (concept: ``multiple_choice``)
+    choice_param: ClassVar[str | None] = None
     #: true/false parameters one of which must be true for any slip to show, else multiple
     #: choice has no distractors (cross: the numbers; projections: the scale or later steps)
     choice_needs: ClassVar[tuple[str, ...]] = ()

@@ -2,8 +2,8 @@
 
 Each concept has a short id (what a bank writes), the question, a model answer for the key,
 a one-line key idea with the note section it comes from, and pick-one options (the first is
-correct) for ``multiple_choice: true``. Options are plain text; questions and model answers
-are markup (text with $math$).
+correct) for ``format: choice`` (the older spelling: ``multiple_choice: true``). Options are
+plain text; questions and model answers are markup (text with $math$).
 """
 
 from __future__ import annotations
@@ -254,6 +254,7 @@ class ConceptQuestions(Family):
 
     name = "concept"
     title = "Concepts"
+    choice_param = "multiple_choice"  # format: choice asks every question pick-one
     summary = (
         "The note's questions without a numeric answer, free text (model answers in "
         "the key) or multiple choice; pick them by id."
@@ -277,7 +278,8 @@ class ConceptQuestions(Family):
         BoolParam(
             "multiple_choice",
             Pinned(False),
-            "ask as pick-one questions (options shuffled per variant) instead of free text",
+            "the older spelling of format: choice (pick-one questions, options shuffled "
+            "per variant); {choices: [true, false]} draws the form per variant",
         ),
     )
     prompt = (
