@@ -134,3 +134,50 @@ def test_format_and_multiple_choice_that_disagree_are_refused(write_bank, body, 
     with pytest.raises(WorksheetgenError) as err:
         load_banks([path])
     assert str(err.value).replace(str(path), "bank.yaml").startswith(message)
+
+
+INSTRUCTIONS = """
+sheet:
+  id: s
+  instructions: >-
+    Round to {{ places }}. Write a masked score as $-\\infty$, never as 0.
+questions:
+  - id: h
+    family: heads
+"""
+
+
+def test_math_in_the_instructions_prints_as_math_like_a_prompts(runner, write_bank, tmp_path):
+    from worksheetgen.cli import main
+
+    path = write_bank(INSTRUCTIONS)
+    out = tmp_path / "o"
+    res = runner.invoke(
+        main, ["build", "--seed", "1", "--bank", str(path), "--no-pdf", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    tex = (out / "s-seed1" / "sheet.tex").read_text(encoding="utf-8")
+    md = (out / "s-seed1" / "sheet.md").read_text(encoding="utf-8")
+    assert r"Write a masked score as $-\infty$, never as 0." in tex
+    assert r"textbackslash" not in tex.split("Write a masked")[1].split("\n")[0]
+    assert r"> Round to two decimals. Write a masked score as $-\infty$, never as 0." in md
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('"Use $x^$ here."', "expected math TeX can set, got a ^ with nothing after it"),
+        (
+            '"Round to {{ places }}: $\\\\input{x}$"',
+            "expected math with safe commands only, got \\input",
+        ),
+    ],
+)
+def test_instructions_whose_math_cannot_print_are_refused_at_load(write_bank, text, message):
+    path = write_bank(
+        f"sheet:\n  id: s\n  instructions: {text}\nquestions:\n  - id: h\n    family: heads\n"
+    )
+    with pytest.raises(WorksheetgenError) as err:
+        load_banks([path])
+    line = str(err.value).replace(str(path), "bank.yaml")
+    assert line.startswith(f"bank.yaml:3: sheet.instructions: {message}"), line

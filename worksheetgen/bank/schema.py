@@ -14,7 +14,7 @@ from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.base import param_text
 from worksheetgen.families.common import param_values
 from worksheetgen.model import Location, ParamValue, Pinned, QuestionSpec
-from worksheetgen.render.prompts import check_prompt_template, sheet_instructions
+from worksheetgen.render.prompts import check_instructions, check_prompt_template
 from worksheetgen.solve.draw import sample_contexts
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: no newline after it
@@ -67,12 +67,12 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
     for key in ("title", "course", "instructions"):
         if key in sheet:
             info[key] = _text_field(doc, sheet[key], ("sheet", key))
-    if "{" in info.get("instructions", ""):
+    if "instructions" in info:
+        # any --decimals renders, and its $math$ prints as a prompt's would
         text = info["instructions"]
-        line = doc.text_line(("sheet", "instructions"))
-        for decimals in range(7):  # any --decimals renders, so the build cannot fail on it
-            sheet_instructions(text, decimals, file=doc.file, line=line)
-        info["instructions_template"] = text
+        check_instructions(text, doc.file, doc.text_line(("sheet", "instructions")))
+        if "{" in text:
+            info["instructions_template"] = text
     if "id" in sheet:
         sid = _text_field(doc, sheet["id"], ("sheet", "id"), 60)
         if not ID_RE.match(sid):
