@@ -181,3 +181,29 @@ def test_instructions_whose_math_cannot_print_are_refused_at_load(write_bank, te
         load_banks([path])
     line = str(err.value).replace(str(path), "bank.yaml")
     assert line.startswith(f"bank.yaml:3: sheet.instructions: {message}"), line
+
+
+def test_the_bundled_banks_build_together_with_every_question_id_unique(runner, tmp_path):
+    from tests.conftest import ROOT
+    from worksheetgen.cli import main
+
+    bank = load_banks([ROOT / "banks"])
+    ids = [q.id for q in bank.questions]
+    assert len(ids) == len(set(ids)) == 33
+    res = runner.invoke(
+        main,
+        ["build", "--seed", "5", "--bank", str(ROOT / "banks"), "--no-pdf", "--out", str(tmp_path)],
+    )
+    assert res.exit_code == 0, res.output
+
+
+def test_two_user_banks_with_one_id_are_one_line_naming_both_places(write_bank):
+    first = write_bank("questions:\n  - id: q\n    family: heads\n", "a.yaml")
+    second = write_bank(
+        "questions:\n  - {id: r, family: heads}\n  - {id: q, family: heads}\n", "b.yaml"
+    )
+    with pytest.raises(WorksheetgenError) as err:
+        load_banks([first, second])
+    text = str(err.value)
+    assert text.startswith(f"{second}:3: questions[1].id: expected a unique id, got 'q' again")
+    assert f"(first at {first}:2)" in text and "\n" not in text
