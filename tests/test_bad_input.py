@@ -396,8 +396,9 @@ CASES = [
     ),
     Case(
         "roster-without-name-column",
-        roster("student,id\nAda,s1\n"),
-        "roster.csv:1: header: expected a header row with a 'name' column, got 'student', 'id'",
+        roster("pupil,id\nAda,s1\n"),
+        "roster.csv:1: header: expected a header row with a 'name' column (or first and last "
+        "name columns), got 'pupil', 'id'",
         args=ROSTER_ARGS,
     ),
     Case(
