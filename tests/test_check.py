@@ -140,3 +140,46 @@ def test_check_reports_drawn_variants_that_keep_a_slip_within_the_margin(runner,
         in result.output
     )
     assert "within the key's margin (±0.1) of the correct one" in result.output
+
+
+def test_check_counts_near_uniform_and_all_equal_softmax_rows(write_bank):
+    from worksheetgen.pipeline.check import item_lines
+
+    bank = write_bank("""
+sheet: {id: chk}
+questions:
+  - id: flat
+    family: softmax
+    params: {S: [[1, 1], [2, 0]], d_k: 4}
+  - id: peaked
+    family: softmax
+    params: {S: [[3, 0], [0, 3]], d_k: 4}
+""")
+    flat, peaked = check_banks([str(bank)], stress=3).items
+    # [1, 1] is exactly uniform; softmax([1, 0]) peaks at 0.731
+    assert (flat.rows.rows, flat.rows.near_uniform, flat.rows.all_equal) == (6, 3, 3)
+    assert flat.equal_draws == 3
+    assert flat.rows.median_peak == pytest.approx((0.5 + 0.7311) / 2, abs=1e-3)
+    assert (peaked.rows.near_uniform, peaked.rows.all_equal, peaked.equal_draws) == (0, 0, 0)
+    line = next(x for x in item_lines(flat) if "softmax rows" in x)
+    assert "softmax rows 6: near-uniform (largest weight < 1/n + 0.05) 50.0%" in line
+    assert "all-equal 50.0% (in 3 of 3 draws)" in line
+
+
+def test_check_stress_sweep_prints_the_softmax_rows_of_each_family(runner, write_bank):
+    bank = write_bank("""
+sheet: {id: chk}
+questions:
+  - id: flat
+    family: softmax
+    params: {S: [[1, 1], [2, 0]], d_k: 4}
+  - id: widths
+    family: heads
+""")
+    res = runner.invoke(main, ["check", "--stress", "--bank", str(bank), "--decimals", "2"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    at = lines.index("softmax rows per family (every bank and decimals above):")
+    assert lines[at + 1].startswith("  softmax: softmax rows 100: near-uniform")
+    assert "all-equal 50.0% (in 50 of 50 draws)" in lines[at + 1]
+    assert lines[at + 2].startswith("OK:")  # heads has no softmax rows

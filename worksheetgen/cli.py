@@ -447,6 +447,7 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
         # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
         from worksheetgen.pipeline.check import (
             SWEEP_DECIMALS,
+            family_lines,
             sweep_banks,
             sweep_lines,
             sweep_summary,
@@ -459,6 +460,9 @@ def check(banks: tuple[str, ...], stress: int | str, decimals: int | None) -> No
         swept = sweep_banks(
             banks, decimals=SWEEP_DECIMALS if decimals is None else (decimals,), progress=shown
         )
+        click.echo("softmax rows per family (every bank and decimals above):")
+        for line in family_lines(swept):
+            click.echo(line)
         click.echo(sweep_summary(swept))
         if not swept.ok:
             sys.exit(1)

@@ -50,6 +50,40 @@ class Spread:
         return cls(measure, min(values), statistics.median(values), max(values))
 
 
+#: a softmax row counts as near-uniform when its largest weight is below 1/n + this (n
+#: live keys): the student learns nothing from which key won
+NEAR_UNIFORM = 0.05
+
+
+@dataclass(frozen=True)
+class RowSpread:
+    """How informative the softmax rows of a draw are: rows with two or more live keys,
+    those that are near-uniform (largest weight below 1/n + ``NEAR_UNIFORM``), those that
+    are exactly uniform (all their scores equal), and each row's largest weight."""
+
+    rows: int = 0
+    near_uniform: int = 0
+    all_equal: int = 0
+    peaks: tuple[float, ...] = ()
+
+    def __add__(self, other: RowSpread) -> RowSpread:
+        return RowSpread(
+            self.rows + other.rows,
+            self.near_uniform + other.near_uniform,
+            self.all_equal + other.all_equal,
+            self.peaks + other.peaks,
+        )
+
+    def share(self, count: int) -> float:
+        """``count`` as a share of the rows (0 without rows)."""
+        return count / self.rows if self.rows else 0.0
+
+    @property
+    def median_peak(self) -> float | None:
+        """The median largest weight of a row (None without rows)."""
+        return statistics.median(self.peaks) if self.peaks else None
+
+
 @dataclass(frozen=True)
 class ItemReport:
     """What stress-drawing one question found."""
@@ -81,6 +115,10 @@ class ItemReport:
     inside_messages: tuple[str, ...] = ()
     #: failures because no draw lets every slip be told apart at these decimals
     unavoidable: int = 0
+    #: the softmax rows of every draw: how many are near-uniform or all-equal
+    rows: RowSpread = field(default_factory=RowSpread)
+    #: draws with at least one all-equal softmax row
+    equal_draws: int = 0
 
     @property
     def ok(self) -> bool:
@@ -150,6 +188,23 @@ def difficulty(variant: Variant) -> tuple[str, float] | None:
     return None
 
 
+def row_spread(variant: Variant) -> RowSpread:
+    """The softmax rows of one draw's right answer (``A``), as ``RowSpread`` counts them;
+    empty for a question without attention weights."""
+    fp = variant.fingerprints
+    a = None if fp is None else fp.correct.get("A")
+    if not (isinstance(a, list) and a):
+        return RowSpread()
+    rows = [r for r in _live_rows(a) if len(r) >= 2]
+    peaks = tuple(max(r) for r in rows)
+    return RowSpread(
+        rows=len(rows),
+        near_uniform=sum(max(r) < 1 / len(r) + NEAR_UNIFORM for r in rows),
+        all_equal=sum(max(r) - min(r) < 1e-12 for r in rows),
+        peaks=peaks,
+    )
+
+
 def closest_slip(variant: Variant, decimals: int) -> float | None:
     """How close the nearest slip comes to the right target, in units of the last digit.
 
@@ -191,6 +246,8 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
     fixed = False
     inside: Counter[str] = Counter()
     unavoidable = 0
+    rows = RowSpread()
+    equal_draws = 0
     for seed in seeds:
         t0 = time.perf_counter()
         try:
@@ -226,6 +283,9 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
         gap = closest_slip(variant, spec.decimals)
         if gap is not None:
             gaps.append(gap)
+        drawn_rows = row_spread(variant)
+        rows += drawn_rows
+        equal_draws += drawn_rows.all_equal > 0
     loc = spec.location
     return ItemReport(
         id=spec.id,
@@ -252,6 +312,8 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
         inside_margin=sum(inside.values()),
         inside_messages=tuple(m for m, _ in inside.most_common(MAX_MESSAGES)),
         unavoidable=unavoidable,
+        rows=rows,
+        equal_draws=equal_draws,
     )
 
 
@@ -304,6 +366,8 @@ def item_lines(r: ItemReport) -> list[str]:
         )
     detail.append(f"{r.ms_per_draw:.1f} ms per draw (max {r.ms_max:.0f})")
     lines.append("    " + "; ".join(detail))
+    if r.rows.rows:
+        lines.append("    " + row_text(r.rows, r.equal_draws, r.draws))
     if r.slips:
         lines.append("    slips: " + ", ".join(r.slips))
     if r.fixed and r.coincident:
@@ -320,6 +384,22 @@ def item_lines(r: ItemReport) -> list[str]:
     for m in r.inside_messages:
         lines.append(f"    slip inside the margin: {m}")
     return lines
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def row_text(rows: RowSpread, equal_draws: int, draws: int) -> str:
+    """The softmax rows' spread in one line: how many rows, the share near-uniform and
+    all-equal, and the median largest weight of a row."""
+    median = rows.median_peak
+    return (
+        f"softmax rows {rows.rows}: near-uniform (largest weight < 1/n + {NEAR_UNIFORM}) "
+        f"{_pct(rows.share(rows.near_uniform))}, all-equal {_pct(rows.share(rows.all_equal))}"
+        f" (in {equal_draws} of {draws} draws); median largest weight "
+        f"{_num(median) if median is not None else '-'}"
+    )
 
 
 def summary_line(report: CheckReport) -> str:
@@ -410,6 +490,27 @@ def sweep_lines(d: int, report: CheckReport) -> list[str]:
                 "the distractors and named in the key: " + "; ".join(i.coincident[:MAX_MESSAGES])
             )
     return lines
+
+
+def family_rows(report: SweepReport) -> dict[str, tuple[RowSpread, int, int]]:
+    """Per family, over every bank and decimals of a sweep: its softmax rows, the draws
+    with an all-equal row, and the draws (families without weights are left out)."""
+    out: dict[str, tuple[RowSpread, int, int]] = {}
+    for _, r in report.runs:
+        for i in r.items:
+            if not i.rows.rows:
+                continue
+            rows, equal, draws = out.get(i.family, (RowSpread(), 0, 0))
+            out[i.family] = (rows + i.rows, equal + i.equal_draws, draws + i.draws)
+    return dict(sorted(out.items()))
+
+
+def family_lines(report: SweepReport) -> list[str]:
+    """The spread of the softmax rows per family, one line each (``check --stress``)."""
+    return [
+        f"  {name}: {row_text(rows, equal, draws)}"
+        for name, (rows, equal, draws) in family_rows(report).items()
+    ]
 
 
 def sweep_summary(report: SweepReport) -> str:
