@@ -48,7 +48,7 @@ def test_a_reversed_range_is_refused_at_load_naming_file_line_and_field(
 
 def test_a_reversed_range_against_a_default_blames_the_field_the_bank_wrote(write_bank):
     text = bank_error(write_bank, "lab3", "      low: 3\n")
-    assert text == "bank.yaml:6: questions[0].params.low: expected low <= high (1), got 3"
+    assert text == "bank.yaml:6: questions[0].params.low: expected low <= high (2), got 3"
 
 
 def test_choices_of_which_some_low_lies_above_some_high_are_refused(write_bank):

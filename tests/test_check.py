@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import InvariantError
 from worksheetgen.pipeline.check import check_banks
@@ -183,3 +184,45 @@ questions:
     assert lines[at + 1].startswith("  softmax: softmax rows 100: near-uniform")
     assert "all-equal 50.0% (in 50 of 50 draws)" in lines[at + 1]
     assert lines[at + 2].startswith("OK:")  # heads has no softmax rows
+
+
+FAMILY_DEFAULTS = """
+sheet: {id: defaults}
+questions:
+  - {id: softmax, family: softmax}
+  - {id: causal, family: causal}
+  - {id: lab3, family: lab3}
+  - {id: spot, family: spot-the-bug}
+  - {id: cross, family: cross, params: {numeric: true}}
+  - {id: ident, family: identical-keys}
+  - {id: proj, family: projections, params: {softmax: true}}
+  - {id: scaling, family: scaling}
+  - {id: scale-effect, family: scale-effect}
+"""
+
+
+def _bundled(name: str) -> str:
+    from tests.conftest import ROOT
+
+    return str(ROOT / "banks" / name)
+
+
+@pytest.mark.parametrize("bank", ["defaults", "default.yaml", "note.yaml", "slips.yaml"])
+def test_bundled_defaults_keep_uniform_and_near_uniform_softmax_rows_rare(write_bank, bank):
+    path = str(write_bank(FAMILY_DEFAULTS)) if bank == "defaults" else _bundled(bank)
+    for item in check_banks([path], stress=40).items:
+        if not item.rows.rows:
+            continue
+        assert item.rows.all_equal == 0, (item.id, item.rows)
+        assert item.rows.share(item.rows.near_uniform) <= 0.05, (item.id, item.rows)
+
+
+def test_lab3s_default_draws_informative_rows_for_seed_42(write_bank):
+    from worksheetgen.families.common import equal_score_rows, int_scores
+    from worksheetgen.solve.draw import draw_variant
+
+    bank = load_banks([write_bank("sheet: {id: t}\nquestions:\n  - {id: lab3, family: lab3}\n")])
+    for seed in (42, *range(20)):
+        given = draw_variant(bank.questions[0], seed, "t").given
+        assert max(max(r) for r in given["Q"] + given["K"]) <= 2  # still easy by hand
+        assert equal_score_rows(int_scores(given["Q"], given["K"]), causal=True) == []

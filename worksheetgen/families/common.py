@@ -74,6 +74,24 @@ def _range_text(p: ParamValue) -> str:
     return str(values[0]) if len(values) == 1 else f"values from {min(values)} to {max(values)}"
 
 
+def equal_score_rows(scores: Sequence[Sequence[Any]], causal: bool) -> list[int]:
+    """The rows of a drawn score table whose live scores (two or more; under a causal mask
+    row i sees keys 0..i) are all equal: their softmax is exactly uniform, 1/n each, and
+    tells the student nothing about which key matters. A family that draws its scores
+    redraws such a table (``Redraw``); a pinned one is the bank's choice."""
+    out = []
+    for i, row in enumerate(scores):
+        live = list(row[: i + 1]) if causal else list(row)
+        if len(live) >= 2 and max(live) == min(live):
+            out.append(i)
+    return out
+
+
+def int_scores(q: Sequence[Sequence[int]], k: Sequence[Sequence[int]]) -> list[list[int]]:
+    """The scores QKᵀ of integer queries and keys (lists of rows), as Python ints."""
+    return [[sum(a * b for a, b in zip(qr, kr, strict=True)) for kr in k] for qr in q]
+
+
 def max_of(p: ParamValue) -> int:
     """The largest value a numeric parameter can take."""
     return max(param_values(p))

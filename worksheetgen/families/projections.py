@@ -163,15 +163,16 @@ class Projections(Family):
 
     @staticmethod
     def _lively(mats: dict[str, list[list[int]]], scale: bool, output: bool) -> bool:
-        """No token is all zeros, scores differ within some row (and stay small enough for
-        e^x by hand when scaled), and (if mixed) V is not all zero."""
+        """No token is all zeros, scores differ within every row (a row of equal scores
+        has a uniform softmax, which teaches nothing; and they stay small enough for e^x by
+        hand when scaled), and (if mixed) V is not all zero."""
         if not all(any(r) for r in mats["X"]):
             return False
         q = np.asarray(mats["X"]) @ np.asarray(mats["W_Q"])
         k = np.asarray(mats["X"]) @ np.asarray(mats["W_K"])
         v = np.asarray(mats["X"]) @ np.asarray(mats["W_V"])
         s = q @ k.T
-        varied = bool(np.any(s.max(axis=1) != s.min(axis=1)))
+        varied = bool(np.all(s.max(axis=1) != s.min(axis=1)))
         small = not scale or int(np.abs(s).max()) <= MAX_SCORE
         return varied and small and (not output or bool(np.any(v != 0)))
 
