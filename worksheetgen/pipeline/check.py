@@ -84,6 +84,42 @@ class RowSpread:
         return statistics.median(self.peaks) if self.peaks else None
 
 
+#: a pick-one choice set gives itself away when its right option is the longest, or this
+#: many times the mean length of its options or more
+LONG_RATIO = 1.2
+
+
+@dataclass(frozen=True)
+class ChoiceBias:
+    """How much the length of one pick-one choice set's options gives the answer away: a
+    student who picks the longest (most specific) option should not be right for it."""
+
+    answer: str
+    options: int
+    #: the right option is strictly the longest
+    right_longest: bool
+    #: the right option's length over the mean length of all the options
+    ratio: float
+
+    @property
+    def biased(self) -> bool:
+        """The right option stands out by its length."""
+        return self.right_longest or self.ratio >= LONG_RATIO
+
+
+def choice_bias(answer: str, right: str, options: Sequence[str]) -> ChoiceBias:
+    """The length bias of one choice set (``right`` is one of ``options``)."""
+    lengths = [len(o) for o in options]
+    others = [len(o) for o in options if o != right]
+    mean = statistics.fmean(lengths)
+    return ChoiceBias(
+        answer=answer,
+        options=len(options),
+        right_longest=bool(others) and len(right) > max(others),
+        ratio=len(right) / mean if mean else 1.0,
+    )
+
+
 @dataclass(frozen=True)
 class ItemReport:
     """What stress-drawing one question found."""
@@ -119,6 +155,8 @@ class ItemReport:
     rows: RowSpread = field(default_factory=RowSpread)
     #: draws with at least one all-equal softmax row
     equal_draws: int = 0
+    #: every distinct pick-one choice set its draws asked (text options), by answer name
+    choice_sets: tuple[ChoiceBias, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -248,11 +286,16 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
     unavoidable = 0
     rows = RowSpread()
     equal_draws = 0
+    choice_sets: dict[tuple[str, str, frozenset[str]], ChoiceBias] = {}
     for seed in seeds:
         t0 = time.perf_counter()
         try:
             variant = draw_variant(spec, seed, sheet_id)
-            solve_item(spec, variant.given, 1, sheet_id, variant=variant)
+            solved = solve_item(spec, variant.given, 1, sheet_id, variant=variant)
+            for a in solved.solution.answers:
+                if a.kind == "choice" and a.options:
+                    key = (a.name, str(a.value), frozenset(a.options))
+                    choice_sets.setdefault(key, choice_bias(a.name, str(a.value), a.options))
             for c in margin_slips(spec, variant, sheet_id):
                 inside[f"seed {seed}: {c.text()}, yet offered as a distractor"] += 1
         except InvariantError as exc:
@@ -314,6 +357,7 @@ def check_item(spec: QuestionSpec, seeds: Sequence[int], sheet_id: str) -> ItemR
         unavoidable=unavoidable,
         rows=rows,
         equal_draws=equal_draws,
+        choice_sets=tuple(choice_sets[k] for k in sorted(choice_sets)),
     )
 
 
@@ -368,6 +412,8 @@ def item_lines(r: ItemReport) -> list[str]:
     lines.append("    " + "; ".join(detail))
     if r.rows.rows:
         lines.append("    " + row_text(r.rows, r.equal_draws, r.draws))
+    if r.choice_sets:
+        lines += ["    " + line for line in choice_lines(r.choice_sets)]
     if r.slips:
         lines.append("    slips: " + ", ".join(r.slips))
     if r.fixed and r.coincident:
@@ -400,6 +446,29 @@ def row_text(rows: RowSpread, equal_draws: int, draws: int) -> str:
         f" (in {equal_draws} of {draws} draws); median largest weight "
         f"{_num(median) if median is not None else '-'}"
     )
+
+
+def choice_lines(sets: Sequence[ChoiceBias]) -> list[str]:
+    """The length bias of pick-one choice sets: how often the right option is the longest,
+    its length over the mean (min / median / max), then each biased set."""
+    ratios = [b.ratio for b in sets]
+    longest = sum(b.right_longest for b in sets)
+    lines = [
+        f"pick-one choice sets {len(sets)}: the right option is the longest in {longest} "
+        f"({_pct(longest / len(sets))}); its length / the mean length min {_num(min(ratios))}"
+        f" / median {_num(statistics.median(ratios))} / max {_num(max(ratios))}"
+    ]
+    biased = [b for b in sets if b.biased]
+    if biased:
+        lines.append(
+            f"length-biased (the longest, or {LONG_RATIO}x the mean or more): "
+            + ", ".join(
+                f"{b.answer} ({_num(b.ratio)}x{', the longest' if b.right_longest else ''})"
+                for b in biased[:12]
+            )
+            + (f", and {len(biased) - 12} more" if len(biased) > 12 else "")
+        )
+    return lines
 
 
 def summary_line(report: CheckReport) -> str:
