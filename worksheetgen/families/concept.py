@@ -98,7 +98,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "Only $-\\infty$ becomes probability 0 after the softmax.",
         "section 3, Architecture",
         (
-            "Minus infinity gives the future key weight 0; a score of 0 still gets some weight",
+            "Minus infinity gives the future key weight 0; a score of 0 still gets weight",
             "A score of 0 would make the row of weights sum to more than 1 after the softmax",
             "There is no difference: both give the future key exactly zero weight",
             "Minus infinity keeps the score matrix symmetric, which the softmax needs",
