@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import InvariantError
 from worksheetgen.pipeline.check import check_banks
@@ -11,9 +12,9 @@ from worksheetgen.pipeline.check import check_banks
 REDRAWN = """
 sheet: {id: chk}
 questions:
-  - id: d-k-one-or-two
+  - id: small-scores
     family: softmax
-    params: {S: [[2, 0], [1, 3]], d_k: {choices: [1, 2]}}
+    params: {T: 2, low: 0, high: 1, d_k: 2}
   - id: note-example
     family: softmax
     params: {S: [[2, 0], [0, 2]], d_k: 2}
@@ -45,7 +46,7 @@ def test_check_counts_redraws_and_pinned_coincidences(write_bank):
     redrawn, pinned = report.items
     assert report.ok and report.draws == 24
     assert redrawn.redraws >= 1 and redrawn.redrawn_draws >= 1 and redrawn.max_redraws >= 1
-    assert redrawn.distinct_variants == 1  # only d_k = 2 survives, S is pinned
+    assert redrawn.distinct_variants >= 2  # S is drawn; symmetric ones are redrawn
     assert not redrawn.fixed
     assert pinned.fixed and pinned.redraws == 0
     assert pinned.coincident == ("softmax-over-columns gives the correct answer",)
@@ -140,3 +141,88 @@ def test_check_reports_drawn_variants_that_keep_a_slip_within_the_margin(runner,
         in result.output
     )
     assert "within the key's margin (±0.1) of the correct one" in result.output
+
+
+def test_check_counts_near_uniform_and_all_equal_softmax_rows(write_bank):
+    from worksheetgen.pipeline.check import item_lines
+
+    bank = write_bank("""
+sheet: {id: chk}
+questions:
+  - id: flat
+    family: softmax
+    params: {S: [[1, 1], [2, 0]], d_k: 4}
+  - id: peaked
+    family: softmax
+    params: {S: [[3, 0], [0, 3]], d_k: 4}
+""")
+    flat, peaked = check_banks([str(bank)], stress=3).items
+    # [1, 1] is exactly uniform; softmax([1, 0]) peaks at 0.731
+    assert (flat.rows.rows, flat.rows.near_uniform, flat.rows.all_equal) == (6, 3, 3)
+    assert flat.equal_draws == 3
+    assert flat.rows.median_peak == pytest.approx((0.5 + 0.7311) / 2, abs=1e-3)
+    assert (peaked.rows.near_uniform, peaked.rows.all_equal, peaked.equal_draws) == (0, 0, 0)
+    line = next(x for x in item_lines(flat) if "softmax rows" in x)
+    assert "softmax rows 6: near-uniform (largest weight < 1/n + 0.05) 50.0%" in line
+    assert "all-equal 50.0% (in 3 of 3 draws)" in line
+
+
+def test_check_stress_sweep_prints_the_softmax_rows_of_each_family(runner, write_bank):
+    bank = write_bank("""
+sheet: {id: chk}
+questions:
+  - id: flat
+    family: softmax
+    params: {S: [[1, 1], [2, 0]], d_k: 4}
+  - id: widths
+    family: heads
+""")
+    res = runner.invoke(main, ["check", "--stress", "--bank", str(bank), "--decimals", "2"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    at = lines.index("softmax rows per family (every bank and decimals above):")
+    assert lines[at + 1].startswith("  softmax: softmax rows 100: near-uniform")
+    assert "all-equal 50.0% (in 50 of 50 draws)" in lines[at + 1]
+    assert lines[at + 2].startswith("OK:")  # heads has no softmax rows
+
+
+FAMILY_DEFAULTS = """
+sheet: {id: defaults}
+questions:
+  - {id: softmax, family: softmax}
+  - {id: causal, family: causal}
+  - {id: lab3, family: lab3}
+  - {id: spot, family: spot-the-bug}
+  - {id: cross, family: cross, params: {numeric: true}}
+  - {id: ident, family: identical-keys}
+  - {id: proj, family: projections, params: {softmax: true}}
+  - {id: scaling, family: scaling}
+  - {id: scale-effect, family: scale-effect}
+"""
+
+
+def _bundled(name: str) -> str:
+    from tests.conftest import ROOT
+
+    return str(ROOT / "banks" / name)
+
+
+@pytest.mark.parametrize("bank", ["defaults", "default.yaml", "note.yaml", "slips.yaml"])
+def test_bundled_defaults_keep_uniform_and_near_uniform_softmax_rows_rare(write_bank, bank):
+    path = str(write_bank(FAMILY_DEFAULTS)) if bank == "defaults" else _bundled(bank)
+    for item in check_banks([path], stress=40).items:
+        if not item.rows.rows:
+            continue
+        assert item.rows.all_equal == 0, (item.id, item.rows)
+        assert item.rows.share(item.rows.near_uniform) <= 0.05, (item.id, item.rows)
+
+
+def test_lab3s_default_draws_informative_rows_for_seed_42(write_bank):
+    from worksheetgen.families.common import equal_score_rows, int_scores
+    from worksheetgen.solve.draw import draw_variant
+
+    bank = load_banks([write_bank("sheet: {id: t}\nquestions:\n  - {id: lab3, family: lab3}\n")])
+    for seed in (42, *range(20)):
+        given = draw_variant(bank.questions[0], seed, "t").given
+        assert max(max(r) for r in given["Q"] + given["K"]) <= 2  # still easy by hand
+        assert equal_score_rows(int_scores(given["Q"], given["K"]), causal=True) == []

@@ -616,9 +616,8 @@ def test_concept_multiple_choice_keeps_the_right_option(write_bank):
         assert a.kind == "choice" and a.value in a.options
     right = {
         "softmax_axis": "Over the keys: each row of A sums to 1",
-        "positions": "No: permuting the tokens only permutes the outputs, so order must be added",
-        "why_heads": "Different heads can attend to different things (syntax, a name, a "
-        "comma) in parallel",
+        "positions": "No: permuting the tokens just permutes the outputs; order must be added",
+        "why_heads": "So that different heads can attend to different things at the same time",
     }
     for a in sol.answers:
         assert a.value == right[a.name]

@@ -75,7 +75,12 @@ def test_derived_ids_are_readable_and_tell_close_names_apart():
 @pytest.mark.parametrize(
     ("text", "line", "field", "message"),
     [
-        ("id,email\n1,a@b\n", 1, "header", "expected a header row with a 'name' column, got 'id'"),
+        (
+            "id,email\n1,a@b\n",
+            1,
+            "header",
+            "expected a header row with a 'name' column (or first and last name columns), got 'id'",
+        ),
         ("", 1, "header", "got an empty file"),
         ("name,name\nA,B\n", 1, "header", "expected one 'name' column, got two"),
         ("name\n", 1, "row", "expected at least one student below the header, got none"),
@@ -177,3 +182,62 @@ def test_version_ids_run_a_to_z_then_aa():
     ids = version_ids(28)
     assert ids[:3] == ["A", "B", "C"] and ids[25:] == ["Z", "AA", "AB"]
     assert len(set(version_ids(702))) == 702 and version_ids(702)[-1] == "ZZ"
+
+
+def test_a_moodle_export_with_first_and_last_name_columns_is_read():
+    text = (
+        '"First name","Surname","ID number","Institution","Department","Email address"\n'
+        "Ada,Lovelace,S001,,,ada@example.com\n"
+        "Ben,Carter,,,,ben@example.com\n"
+    )
+    assert parse_roster(text) == (
+        Student(name="Ada Lovelace", id="S001"),
+        Student(name="Ben Carter", id="ben@example.com"),  # no ID number: the email
+    )
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "First name,Last name",
+        "first_name,last_name",
+        "Given name,Family name",
+        "given names,surname",
+        "FirstName,LastName",
+        "Forename;Surname",
+    ],
+)
+def test_the_common_spellings_of_given_and_family_name_are_joined_into_one_name(header):
+    sep = ";" if ";" in header else ","
+    students = parse_roster(f"{header}\nZoë{sep}O'Brien\n")
+    assert [s.name for s in students] == ["Zoë O'Brien"]
+    assert students[0].id == derive_id("Zoë O'Brien")
+
+
+def test_a_canvas_gradebook_export_is_read_without_its_points_possible_row():
+    text = (
+        "Student,ID,SIS User ID,SIS Login ID,Section,Quiz 1 (123)\n"
+        "    Points Possible,,,,,10\n"
+        '"Lovelace, Ada",4711,S001,ada,Sec A,9\n'
+        '"Carter, Ben",4712,,ben,Sec A,7\n'
+    )
+    assert parse_roster(text) == (
+        Student(name="Lovelace, Ada", id="4711"),  # Canvas's ID, always filled
+        Student(name="Carter, Ben", id="4712"),
+    )
+
+
+def test_a_canvas_roster_without_its_own_id_column_takes_the_sis_user_id():
+    text = "Student,SIS User ID,SIS Login ID\nAda Lovelace,S001,ada\nBen Carter,,ben\n"
+    assert [s.id for s in parse_roster(text)] == ["S001", "ben"]
+
+
+def test_a_name_column_wins_over_first_and_last_name_columns():
+    text = "first name,last name,name,id\nAda,Lovelace,Countess of Lovelace,s1\n"
+    assert parse_roster(text) == (Student(name="Countess of Lovelace", id="s1"),)
+
+
+def test_a_row_whose_first_and_last_names_are_both_empty_has_no_name():
+    with pytest.raises(RosterError) as err:
+        parse_roster("First name,Last name,ID number\n,,S001\n", "r.csv")
+    assert str(err.value) == "r.csv:2: name: expected a name, got nothing"

@@ -530,7 +530,7 @@ def test_hostile_bank_text_prints_literally_in_the_pdf(runner, tmp_path, monkeyp
 sheet:
   title: 'Quiz \input{/etc/passwd} 100% #1'
   course: '\write18{touch pwned} ^^5c {course}'
-  instructions: "Read $\\input{/etc/passwd}$ and \\catcode`\\^=7 ~ & _"
+  instructions: "Read \\input{/etc/passwd} and \\catcode`\\^=7 ~ & _ for \\$5"
 questions:
   - id: a
     family: heads
@@ -548,7 +548,9 @@ questions:
     assert "Quiz \\input{/etc/passwd} 100% #1" in flat
     assert "\\write18{touch pwned} ^^5c {course}" in flat
     assert "\\input{/etc/hosts} costs 5%" in flat
-    assert "Read $\\input{/etc/passwd}$" in flat  # instructions are text: shown, not run
+    # instructions are markup like a prompt: their text is shown, not run (and math that
+    # is not on the safe list is refused at load, tests/test_bank_audit.py)
+    assert "Read \\input{/etc/passwd} and" in flat and "for $5" in flat
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
     root_line = Path("/etc/passwd").read_text().splitlines()[0]
     assert root_line not in text

@@ -486,6 +486,7 @@ def check(
         # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
         from worksheetgen.pipeline.check import (
             SWEEP_DECIMALS,
+            family_lines,
             sweep_banks,
             sweep_lines,
             sweep_summary,
@@ -501,6 +502,9 @@ def check(
             progress=shown,
             secret=secret,
         )
+        click.echo("softmax rows per family (every bank and decimals above):")
+        for line in family_lines(swept):
+            click.echo(line)
         click.echo(sweep_summary(swept))
         if not swept.ok:
             sys.exit(1)
@@ -527,7 +531,9 @@ def families() -> None:
 
     for name in sorted(FAMILIES):
         fam = get_family(name)
-        extra = " (multiple choice: format: choice)" if fam.supports_choice else ""
+        extra = (
+            " (multiple choice: format: choice)" if fam.supports_choice or fam.choice_param else ""
+        )
         click.echo(f"{name}: {fam.summary}{extra}")
         for p in fam.params:
             default = "" if p.default is None else f"; default {param_text(p.default)}"

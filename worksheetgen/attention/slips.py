@@ -23,7 +23,8 @@ Protocol a family follows to take part (nothing else is needed):
 A slip applies to a variant when the family lists it (``slips_for``) *and* it makes sense for
 the drawn values (``Misconception.applies``): ``no-transpose`` only where Q·K is defined
 (K square, as wide as Q), ``mixed-keys`` only where K is as wide as V, ``mask-with-zero``
-only under a causal mask, ``scale-by-dk``/``no-scale`` only where there is a d_k scale, and
+only under a causal mask, ``scale-by-dk``/``no-scale`` only where there is a d_k scale
+other than d_k = 1 (dividing by √1 changes nothing, so neither can be made), and
 ``wo-transposed`` only where W_O is not square (else its transpose has the same shape).
 
 Distinguishability: two results are *distinguishable* at ``decimals`` when their target
@@ -73,7 +74,9 @@ def _always(given: dict[str, Any], correct: dict[str, Any]) -> bool:
 
 
 def _has_scale(given: dict[str, Any], correct: dict[str, Any]) -> bool:
-    return given.get("d_k") is not None
+    # d_k = 1 divides by sqrt(1) = 1 = d_k: the scale step changes nothing, so neither
+    # scale slip can be made (they would only ever give the right answer)
+    return given.get("d_k") not in (None, 1)
 
 
 def _is_causal(given: dict[str, Any], correct: dict[str, Any]) -> bool:

@@ -1,8 +1,13 @@
 """Read a class roster (CSV) into Students, and make safe, unique file names for them.
 
-The CSV has a header row; ``name`` is required, ``id`` is optional (a missing or empty id is
+The CSV has a header row; a name is required, an id is optional (a missing or empty id is
 derived from the name: stable across runs and unique for distinct names), every other column
-is ignored. A student's id seeds their sheet, so adding, removing or reordering students
+is ignored. Besides ``name`` and ``id``, the columns of the common LMS exports are read
+(``NAME_COLUMNS``, ``FIRST_COLUMNS``/``LAST_COLUMNS``, ``ID_COLUMNS``: Moodle's "First
+name", "Last name"/"Surname", "ID number", "Email address"; Canvas's "Student", "ID", "SIS
+User ID", "SIS Login ID"); docs/guide/class-builds.md has the table.
+
+A student's id seeds their sheet, so adding, removing or reordering students
 changes no other student's numbers. Names and ids are data: they are kept as written (trimmed,
 Unicode NFC), and every renderer escapes them. Problems are RosterErrors of the form
 ``roster.csv:7: id: expected a unique id, got 's01' (also on line 3)``.
@@ -15,6 +20,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from worksheetgen.errors import RosterError, shorten
@@ -112,10 +118,63 @@ def delimiter(header_line: str) -> str:
     return ","
 
 
-def _header(row: list[str], shown: str) -> dict[str, int]:
+#: header cells that hold a student's whole name, in the order one is chosen (``name``
+#: first; Canvas's gradebook calls it ``Student``, as "Last, First"); compared in lower case
+#: with runs of spaces, ``_`` and ``-`` as one space
+NAME_COLUMNS = ("name", "full name", "student name", "student")
+#: header cells of the given name and of the family name (Moodle: "First name", "Last name"
+#: or "Surname"); the name is the two joined by a space, "Ada Lovelace"
+FIRST_COLUMNS = ("first name", "firstname", "given name", "given names", "forename", "first")
+LAST_COLUMNS = ("last name", "lastname", "surname", "family name", "last")
+#: header cells that identify a student, in the order they are tried for each row: the
+#: first non-empty one is the id (Moodle: "ID number", then "Username", then "Email
+#: address"; Canvas: "ID", its own user id, then "SIS User ID", "SIS Login ID")
+ID_COLUMNS = (
+    "id",
+    "id number",
+    "idnumber",
+    "student id",
+    "student number",
+    "sis user id",
+    "username",
+    "sis login id",
+    "email address",
+    "email",
+)
+#: the row under a Canvas gradebook export's header that is no student
+_CANVAS_POINTS_ROW = "points possible"
+
+
+def _column_key(cell: str) -> str:
+    return re.sub(r"[\s_\-]+", " ", _clean(cell).lower()).strip()
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Where a roster's names and ids are: the whole-name column, or the given- and
+    family-name columns joined, and the id columns in the order they are tried."""
+
+    name: int | None
+    first: int | None
+    last: int | None
+    ids: tuple[int, ...]
+
+    def name_of(self, row: list[str]) -> str:
+        """The student's name as it prints: the name cell, or "first last"."""
+        if self.name is not None:
+            return _clean(row[self.name])
+        parts = (_clean(row[i]) for i in (self.first, self.last) if i is not None)
+        return " ".join(p for p in parts if p)
+
+    def id_of(self, row: list[str]) -> str:
+        """The first non-empty id cell of the row ('' when there is none)."""
+        return next((v for v in (_clean(row[i]) for i in self.ids) if v), "")
+
+
+def _header(row: list[str], shown: str) -> Columns:
     columns: dict[str, int] = {}
     for i, cell in enumerate(row):
-        key = _clean(cell).lower()
+        key = _column_key(cell)
         if key in ("name", "id") and key in columns:
             raise RosterError(
                 f"expected one '{key}' column, got two (columns {columns[key] + 1} and {i + 1})",
@@ -124,15 +183,25 @@ def _header(row: list[str], shown: str) -> dict[str, int]:
                 field="header",
             )
         columns.setdefault(key, i)
-    if "name" not in columns:
+
+    def first_of(keys: Sequence[str]) -> int | None:
+        return next((columns[k] for k in keys if k in columns), None)
+
+    name = first_of(NAME_COLUMNS)
+    first = last = None
+    if name is None:
+        first, last = first_of(FIRST_COLUMNS), first_of(LAST_COLUMNS)
+    if name is None and first is None and last is None:
         got = ", ".join(_short(_clean(c), 20) for c in row) or "nothing"
         raise RosterError(
-            f"expected a header row with a 'name' column, got {got}",
+            f"expected a header row with a 'name' column (or first and last name columns), "
+            f"got {got}",
             file=shown,
             line=1,
             field="header",
         )
-    return columns
+    ids = tuple(columns[k] for k in ID_COLUMNS if k in columns)
+    return Columns(name, first, last, ids)
 
 
 def _check_text(value: str, what: str, limit: int, shown: str, line: int) -> None:
@@ -177,7 +246,7 @@ def parse_roster(
     reader = csv.reader(lines, delimiter=delimiter(lines[0]), strict=True)
     students: list[Student] = []
     seen: dict[str, int] = {}
-    columns: dict[str, int] | None = None
+    columns: Columns | None = None
     start = 1
     try:
         for row in reader:
@@ -188,6 +257,8 @@ def parse_roster(
                 continue
             if not any(cell.strip() for cell in row):
                 continue  # a blank line
+            if _is_points_row(row, columns):
+                continue  # Canvas's "Points Possible" row under the header
             if len(row) != width:
                 hint = (
                     "quote a name that contains the separator"
@@ -225,14 +296,22 @@ def parse_roster(
     return tuple(students)
 
 
+def _is_points_row(row: list[str], columns: Columns) -> bool:
+    """Canvas's gradebook export has a row "    Points Possible" with no id under its
+    header: the assignments' points, not a student."""
+    if columns.name is None or len(row) <= columns.name:
+        return False
+    return _column_key(row[columns.name]) == _CANVAS_POINTS_ROW and not columns.id_of(row)
+
+
 def _student(
-    row: list[str], columns: dict[str, int], seen: dict[str, int], shown: str, line: int
+    row: list[str], columns: Columns, seen: dict[str, int], shown: str, line: int
 ) -> Student:
-    name = _clean(row[columns["name"]])
+    name = columns.name_of(row)
     if not name:
         raise RosterError("expected a name, got nothing", file=shown, line=line, field="name")
     _check_text(name, "name", MAX_NAME_CHARS, shown, line)
-    raw_id = _clean(row[columns["id"]]) if "id" in columns else ""
+    raw_id = columns.id_of(row)
     if raw_id:
         _check_text(raw_id, "id", MAX_ID_CHARS, shown, line)
         sid = raw_id

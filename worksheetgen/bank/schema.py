@@ -12,10 +12,10 @@ from typing import Any
 from worksheetgen.bank.yamldoc import Doc, path_text
 from worksheetgen.errors import describe, did_you_mean
 from worksheetgen.families import FAMILIES, get_family
-from worksheetgen.families.base import Family
+from worksheetgen.families.base import Family, param_text
 from worksheetgen.families.common import param_values
-from worksheetgen.model import Location, ParamValue, Pool, QuestionSpec, Space
-from worksheetgen.render.prompts import check_prompt_template, sheet_instructions
+from worksheetgen.model import Location, ParamValue, Pinned, Pool, QuestionSpec, Space
+from worksheetgen.render.prompts import check_instructions, check_prompt_template
 from worksheetgen.solve.draw import sample_contexts, sample_parts
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: no newline after it
@@ -84,12 +84,12 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
     for key in ("title", "course", "instructions"):
         if key in sheet:
             info[key] = _text_field(doc, sheet[key], ("sheet", key))
-    if "{" in info.get("instructions", ""):
+    if "instructions" in info:
+        # any --decimals renders, and its $math$ prints as a prompt's would
         text = info["instructions"]
-        line = doc.text_line(("sheet", "instructions"))
-        for decimals in range(7):  # any --decimals renders, so the build cannot fail on it
-            sheet_instructions(text, decimals, file=doc.file, line=line)
-        info["instructions_template"] = text
+        check_instructions(text, doc.file, doc.text_line(("sheet", "instructions")))
+        if "{" in text:
+            info["instructions_template"] = text
     if "id" in sheet:
         sid = _text_field(doc, sheet["id"], ("sheet", "id"), 60)
         if not ID_RE.match(sid):
@@ -122,6 +122,37 @@ def space_field(doc: Doc, value: Any, path: tuple) -> Space:
         return Space.parse(value)
     except ValueError as exc:
         raise doc.error(path, str(exc)) from None
+
+
+def _own_choice(
+    doc: Doc,
+    raw: dict[str, Any],
+    params_raw: dict[str, Any],
+    params: dict[str, ParamValue],
+    path: tuple[Any, ...],
+    own: str,
+) -> tuple[dict[str, ParamValue], str]:
+    """``format: choice`` for a family whose pick-one form is its own parameter (concept's
+    ``multiple_choice``): the parameter set true, and the item's format left open (its
+    options are per answer, not slips). The parameter alone is the older spelling and still
+    works; the two may not disagree."""
+    fmt = raw.get("format", "open")
+    asked = param_values(params[own])
+    if fmt == "choice":
+        if own in params_raw and asked != [True]:
+            raise doc.error(
+                path + ("params", own),
+                f"expected no {own} with format: choice (format: choice asks every question "
+                f"pick-one), got {own}: {param_text(params[own])}",
+            )
+        return {**params, own: Pinned(True)}, "open"
+    if "format" in raw and True in asked:
+        raise doc.error(
+            path + ("format",),
+            f"expected format: choice for {own}: {param_text(params[own])} (write format: "
+            f"choice alone), got format: open",
+        )
+    return params, "open"
 
 
 def is_pool(raw: Any) -> bool:
@@ -233,7 +264,8 @@ def question_spec(
     fmt = raw.get("format", "open")
     if fmt not in ("open", "choice"):
         raise doc.error(path + ("format",), f"expected 'open' or 'choice', got {describe(fmt)}")
-    if fmt == "choice" and not family.supports_choice:
+    own = family.choice_param  # the family's own pick-one form (concept's multiple_choice)
+    if fmt == "choice" and not family.supports_choice and own is None:
         raise doc.error(
             path + ("format",), f"family '{fam_name}' has no multiple-choice form; expected 'open'"
         )
@@ -243,6 +275,8 @@ def question_spec(
     if not isinstance(params_raw, dict):
         raise doc.error(path + ("params",), f"expected a mapping, got {describe(params_raw)}")
     params = family.validate(params_raw, doc, path + ("params",))
+    if own is not None:
+        params, fmt = _own_choice(doc, raw, params_raw, params, path, own)
     points, part_points = question_points(
         doc, raw.get("points", 1), path + ("points",), family, params, str(qid), decimals, fmt
     )

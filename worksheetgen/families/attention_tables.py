@@ -17,12 +17,18 @@ from worksheetgen.families.base import (
     IntParam,
     MatrixParam,
     Param,
+    Redraw,
     as_rows,
     cross_check,
     int_matrix,
     pick,
 )
-from worksheetgen.families.common import computed, pinned
+from worksheetgen.families.common import (
+    computed,
+    equal_score_rows,
+    int_scores,
+    pinned,
+)
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -116,9 +122,6 @@ class ScoreTable(Family):
     )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
-        low, high = params["low"], params["high"]
-        if isinstance(low, Pinned) and isinstance(high, Pinned) and low.value > high.value:
-            return [("high", f"expected high >= low ({low.value}), got {high.value}")]
         s = params.get("S")
         if isinstance(s, Pinned) and len(s.value) != len(s.value[0]):
             return [("S", f"expected a square T x T table, got {len(s.value)}x{len(s.value[0])}")]
@@ -140,6 +143,11 @@ class ScoreTable(Family):
             given["S"] = s
             given["d_k"] = d_k
         given["causal"] = self.causal(params, rng)
+        if "S" not in params and equal_score_rows(s, given["causal"]):
+            raise Redraw(
+                "could not draw a score table without a row of equal scores (its softmax "
+                "would be uniform); widen low..high"
+            )
         return given
 
     def causal(self, params: dict[str, ParamValue], rng: np.random.Generator) -> bool:
@@ -303,7 +311,7 @@ class Lab3(QKVHead, Family):
         IntParam("d_k", 1, 4, Pinned(2), "width of queries and keys"),
         IntParam("d_v", 1, 4, Pinned(2), "width of values"),
         IntParam("low", -3, 3, Pinned(0), "smallest entry of Q, K"),
-        IntParam("high", -3, 3, Pinned(1), "largest entry of Q, K"),
+        IntParam("high", -3, 3, Pinned(2), "largest entry of Q, K"),
         IntParam("v_low", -9, 9, Pinned(0), "smallest entry of V"),
         IntParam("v_high", -9, 9, Pinned(4), "largest entry of V"),
         BoolParam("causal", Pinned(True), "apply the causal mask"),
@@ -347,6 +355,11 @@ class Lab3(QKVHead, Family):
             q = int_matrix(rng, t, d_k, lo, hi)
             k = int_matrix(rng, t, d_k, lo, hi)
             v = int_matrix(rng, t, d_v, vlo, vhi)
+            if equal_score_rows(int_scores(q, k), causal):
+                raise Redraw(
+                    "could not draw Q and K without a row of equal scores (its softmax "
+                    "would be uniform); widen low..high"
+                )
         return {"Q": q, "K": k, "V": v, "T": len(q), "d_k": len(q[0]), "causal": causal}
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:

@@ -13,7 +13,9 @@ Adding a family, in the order the build uses it:
    ``IntParam``, ``BoolParam``, ``MatrixParam`` or ``OptionParam`` each, with its default
    and help) and ``prompt`` (a Jinja template run in the sandbox, markup with ``$math$``;
    it sees the given values and ``prompt_context``). Cross-field rules go in ``check``;
-   the shapes of pinned matrices in ``layout``.
+   the shapes of pinned matrices in ``layout``. A pair of parameters named ``low`` and
+   ``high`` (or ``v_low``/``v_high``, any ``<prefix>low``/``<prefix>high``) is a range:
+   ``validate`` refuses it given the wrong way round, for every family.
 2. **Draw.** ``draw(params, rng)`` returns the given values, JSON-able (ints, bools, lists
    of rows), drawing only with ``pick(params[name], rng)`` and ``rng``, so that one seed
    always gives the same sheet. Values that cannot make a question raise ``Redraw`` (the
@@ -34,7 +36,9 @@ Adding a family, in the order the build uses it:
    ``slips_for``, ``target_for``, ``operands``, ``shows_in`` and ``margin_also``;
    ``chain_args``/``rounded``/``chain_reach`` let the draw check that a slip worked from
    rounded earlier steps cannot pass for right. ``supports_choice`` (with
-   ``choice_needs``) allows ``format: choice``, whose distractors are the slips.
+   ``choice_needs``) allows ``format: choice``, whose distractors are the slips; a family
+   whose pick-one options are its own (``concept``) names the true/false parameter that
+   asks them in ``choice_param``, and ``format: choice`` sets it.
 5. **Carried-forward credit.** ``carries`` lists one ``Carry`` per later answer that is
    recomputed from the student's own earlier answers (a slip costs marks once); key.json
    writes each variant's steps and the grader applies them, knowing no family.
@@ -63,7 +67,12 @@ import numpy as np
 from worksheetgen.attention.compute import Recipe, rounding_chains
 from worksheetgen.errors import DrawError, SolveError, describe, did_you_mean
 from worksheetgen.exact.rounding import half_unit
-from worksheetgen.families.common import explicit_dim_problems, shape_dims
+from worksheetgen.families.common import (
+    explicit_dim_problems,
+    order_problems,
+    range_pairs,
+    shape_dims,
+)
 from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
 
 if TYPE_CHECKING:
@@ -403,6 +412,9 @@ class Family:
     prompt: ClassVar[str] = ""
     #: True when a bank may ask the question as ``format: choice`` (distractors = slips)
     supports_choice: ClassVar[bool] = False
+    #: a true/false parameter that asks the family's own pick-one form (options of its
+    #: own, not slips): ``format: choice`` sets it true (concept: ``multiple_choice``)
+    choice_param: ClassVar[str | None] = None
     #: true/false parameters one of which must be true for any slip to show, else multiple
     #: choice has no distractors (cross: the numbers; projections: the scale or later steps)
     choice_needs: ClassVar[tuple[str, ...]] = ()
@@ -433,7 +445,8 @@ class Family:
         for p in self.params:
             if p.name not in out and p.default is not None:
                 out[p.name] = p.default
-        for field, message in self.check(out):
+        ranges = order_problems(out, range_pairs(p.name for p in self.params), map(str, raw))
+        for field, message in ranges + self.check(out):
             if field in raw:
                 raise doc.error(path + (field,), message)
             # the value at fault is a default the bank never wrote: say so

@@ -36,16 +36,60 @@ def pinned(params: dict[str, ParamValue], name: str) -> Any:
     return p.value if isinstance(p, Pinned) else None
 
 
+def range_pairs(names: Iterable[str]) -> list[tuple[str, str]]:
+    """The low/high pairs among parameter names: ``low``/``high`` and every
+    ``<prefix>low``/``<prefix>high`` (``v_low``/``v_high``, ``x_low``/``x_high``)."""
+    known = list(names)
+    return [
+        (n, n[: -len("low")] + "high")
+        for n in known
+        if n.endswith("low") and n[: -len("low")] + "high" in known
+    ]
+
+
 def order_problems(
-    params: dict[str, ParamValue], pairs: Iterable[tuple[str, str]]
+    params: dict[str, ParamValue], pairs: Iterable[tuple[str, str]], written: Iterable[str] = ()
 ) -> list[tuple[str, str]]:
-    """(field, message) for every pinned low/high pair given the wrong way round."""
+    """(field, message) for every low/high pair given the wrong way round: some value the
+    low may take is above some value the high may take (``low: 3, high: 1``, or
+    ``low: {choices: [0, 3]}, high: 2``). The field blamed is the high when the bank wrote
+    it (in ``written``), else the low."""
+    seen = set(written)
     out = []
     for low, high in pairs:
-        lo, hi = pinned(params, low), pinned(params, high)
-        if lo is not None and hi is not None and lo > hi:
-            out.append((high, f"expected {high} >= {low} ({lo}), got {hi}"))
+        if low not in params or high not in params:
+            continue
+        lo, hi = max_of(params[low]), min(param_values(params[high]))
+        if lo <= hi:
+            continue
+        if high in seen or low not in seen:
+            out.append((high, f"expected {high} >= {low} ({lo}), got {_range_text(params[high])}"))
+        else:
+            out.append((low, f"expected {low} <= {high} ({hi}), got {_range_text(params[low])}"))
     return out
+
+
+def _range_text(p: ParamValue) -> str:
+    values = param_values(p)
+    return str(values[0]) if len(values) == 1 else f"values from {min(values)} to {max(values)}"
+
+
+def equal_score_rows(scores: Sequence[Sequence[Any]], causal: bool) -> list[int]:
+    """The rows of a drawn score table whose live scores (two or more; under a causal mask
+    row i sees keys 0..i) are all equal: their softmax is exactly uniform, 1/n each, and
+    tells the student nothing about which key matters. A family that draws its scores
+    redraws such a table (``Redraw``); a pinned one is the bank's choice."""
+    out = []
+    for i, row in enumerate(scores):
+        live = list(row[: i + 1]) if causal else list(row)
+        if len(live) >= 2 and max(live) == min(live):
+            out.append(i)
+    return out
+
+
+def int_scores(q: Sequence[Sequence[int]], k: Sequence[Sequence[int]]) -> list[list[int]]:
+    """The scores QKᵀ of integer queries and keys (lists of rows), as Python ints."""
+    return [[sum(a * b for a, b in zip(qr, kr, strict=True)) for kr in k] for qr in q]
 
 
 def max_of(p: ParamValue) -> int:

@@ -2,8 +2,8 @@
 
 Each concept has a short id (what a bank writes), the question, a model answer for the key,
 a one-line key idea with the note section it comes from, and pick-one options (the first is
-correct) for ``multiple_choice: true``. Options are plain text; questions and model answers
-are markup (text with $math$).
+correct) for ``format: choice`` (the older spelling: ``multiple_choice: true``). Options are
+plain text; questions and model answers are markup (text with $math$).
 """
 
 from __future__ import annotations
@@ -65,11 +65,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "The scale keeps the variance of the scores at 1 whatever $d_k$ is.",
         "section 2, Why we use it",
         (
-            "To keep the variance of the scores near 1, so the softmax does not saturate as "
-            "d_k grows",
-            "To make every row of A sum to 1",
-            "To normalize over the keys instead of the queries",
-            "Because the values V have width d_k",
+            "To keep the scores' variance near 1, so the softmax does not saturate",
+            "To make every row of A sum to 1, whatever the width d_k of the keys",
+            "To normalize the scores over the keys instead of over the queries",
+            "Because the values V have width d_k, and the output must keep that width",
         ),
     ),
     Concept(
@@ -99,11 +98,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "Only $-\\infty$ becomes probability 0 after the softmax.",
         "section 3, Architecture",
         (
-            "Minus infinity becomes weight exactly 0 after the softmax; a score of 0 still gets "
-            "weight",
-            "A 0 would make the row sum to more than 1",
-            "There is no difference: both give the future key zero weight",
-            "Minus infinity keeps the score matrix symmetric",
+            "Minus infinity gives the future key weight 0; a score of 0 still gets weight",
+            "A score of 0 would make the row of weights sum to more than 1 after the softmax",
+            "There is no difference: both give the future key exactly zero weight",
+            "Minus infinity keeps the score matrix symmetric, which the softmax needs",
         ),
     ),
     Concept(
@@ -119,11 +117,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "Causal: hide later keys in the scores. BERT: hide random input tokens.",
         "sections 3 and 6",
         (
-            "The causal mask hides later keys in the scores; BERT hides random input tokens and "
-            "reconstructs them, attending both ways",
-            "They are the same triangular mask on the scores",
-            "BERT masks the past instead of the future",
-            "BERT's mask sets the scores of the masked tokens to 0",
+            "Causal hides later keys in the scores; BERT hides random input tokens to predict",
+            "They are the same triangular mask on the scores; BERT applies it in the encoder",
+            "BERT masks the past instead of the future, so each token reads only the later ones",
+            "BERT's mask sets the scores of the masked tokens to 0 instead of minus infinity",
         ),
     ),
     Concept(
@@ -138,10 +135,9 @@ CONCEPTS: tuple[Concept, ...] = (
         "Concat stacks the heads; $W_O$ projects them; the residual is a separate sum.",
         "section 3, Architecture",
         (
-            "No: the concat stacks the heads side by side, W_O projects the result, and the "
-            "residual is a separate addition",
-            "Yes: concatenating adds the heads' outputs to the input",
-            "No, and W_O is not part of attention's parameters",
+            "No: concat stacks the heads, W_O projects them, and the residual is a separate sum",
+            "Yes: concatenating the heads adds their outputs to the input, which is the residual",
+            "No, and W_O is not among attention's parameters: it is part of the feed-forward layer",
         ),
     ),
     Concept(
@@ -157,8 +153,8 @@ CONCEPTS: tuple[Concept, ...] = (
         (
             "The values V: output row t is a weighted sum of the rows of V",
             "The keys K, since the weights were computed from the keys",
-            "The queries Q",
-            "The scores QK^T again",
+            "The queries Q, so that each output row stays tied to its own query",
+            "The scores QK^T again, to sharpen the weights before the output",
         ),
     ),
     Concept(
@@ -185,10 +181,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "Next-token prediction: bidirectional attention would be cheating.",
         "section 6, When not to",
         (
-            "When it predicts the next token, so that no token can read the future",
-            "Always, in every attention layer",
-            "Only in cross-attention",
-            "Only when T is larger than d",
+            "When it predicts the next token, so no token reads the future",
+            "Always, in every attention layer of every transformer model",
+            "Only in cross-attention, where the decoder reads the encoder's output",
+            "Only when the sequence length T is larger than the width d",
         ),
     ),
     Concept(
@@ -201,9 +197,9 @@ CONCEPTS: tuple[Concept, ...] = (
         "Attention is a set operation until positions are added.",
         "section 6, Negative points",
         (
-            "No: permuting the tokens only permutes the outputs, so order must be added",
-            "Yes: the rows of Q are in order",
-            "Yes: the softmax runs from left to right",
+            "No: permuting the tokens just permutes the outputs; order must be added",
+            "Yes: the rows of Q are stored in token order, and the scores keep that order",
+            "Yes: the softmax runs from left to right over the keys, as an RNN does",
         ),
     ),
     Concept(
@@ -217,10 +213,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "Several heads, several different mixes in parallel.",
         "section 2, Why we use it",
         (
-            "Different heads can attend to different things (syntax, a name, a comma) in parallel",
-            "To make the softmax more peaked",
-            "To remove the need for the square-root scale",
-            "To reduce the number of attention scores",
+            "So that different heads can attend to different things at the same time",
+            "To make the softmax more peaked, since each head sees fewer of the channels",
+            "To remove the need for the square-root scale in every single head",
+            "To reduce the number of attention scores the layer has to compute",
         ),
     ),
     Concept(
@@ -233,9 +229,9 @@ CONCEPTS: tuple[Concept, ...] = (
         "Any pair of tokens interacts in one layer: path length 1.",
         "section 2, Why we use it",
         (
-            "All scores come from matrix products at once: no step waits for the previous one",
-            "Because the causal mask removes the dependence between tokens",
-            "Because each head processes a different token",
+            "All scores come from one matrix product: no step waits for the one before",
+            "Because the causal mask removes every dependence between the tokens of a sentence",
+            "Because each head processes a different token, one head per position",
         ),
     ),
 )
@@ -254,6 +250,7 @@ class ConceptQuestions(Family):
 
     name = "concept"
     title = "Concepts"
+    choice_param = "multiple_choice"  # format: choice asks every question pick-one
     summary = (
         "The note's questions without a numeric answer, free text (model answers in "
         "the key) or multiple choice; pick them by id."
@@ -277,7 +274,8 @@ class ConceptQuestions(Family):
         BoolParam(
             "multiple_choice",
             Pinned(False),
-            "ask as pick-one questions (options shuffled per variant) instead of free text",
+            "the older spelling of format: choice (pick-one questions, options shuffled "
+            "per variant); {choices: [true, false]} draws the form per variant",
         ),
     )
     prompt = (

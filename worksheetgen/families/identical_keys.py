@@ -29,7 +29,7 @@ from worksheetgen.families.base import (
     pick,
     redrawn,
 )
-from worksheetgen.families.common import computed, order_problems, pinned
+from worksheetgen.families.common import computed, equal_score_rows, pinned
 from worksheetgen.families.registry import register
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -131,7 +131,7 @@ class IdenticalKeys(Family):
                 return [
                     ("K", f"expected exactly two equal rows in K (the identical keys), got {got}")
                 ]
-        return order_problems(params, (("low", "high"),))
+        return []  # the low/high range is Family.validate's
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         numeric = bool(pick(params["numeric"], rng))
@@ -178,11 +178,14 @@ class IdenticalKeys(Family):
 
     @staticmethod
     def _clear(q: list[list[int]], k: list[list[int]], a: int) -> bool:
-        """Exactly one pair of equal (non-zero) keys, no zero query, and no other column ties
-        with theirs."""
+        """Exactly one pair of equal (non-zero) keys, no zero query, no other column ties
+        with theirs, and (beyond two tokens, where the pair is every key) no row whose
+        scores are all equal: its softmax would be uniform, hiding the pair's tie."""
         if len(equal_pairs(k)) != 1 or not any(k[a]) or any(not any(r) for r in q):
             return False
         s = np.asarray(q) @ np.asarray(k).T
+        if len(k) > 2 and equal_score_rows(s.tolist(), causal=False):
+            return False
         ties = [j for j in range(s.shape[1]) if np.array_equal(s[:, j], s[:, a])]
         return len(ties) == 2
 

@@ -35,7 +35,6 @@ from worksheetgen.families.common import (
     dot_text,
     int_product,
     ints_of,
-    order_problems,
     param_values,
     pinned,
     shape_dims,
@@ -95,7 +94,7 @@ class Projections(Family):
     )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
-        problems = order_problems(params, (("x_low", "x_high"), ("w_low", "w_high")))
+        problems: list[tuple[str, str]] = []  # the ranges: Family.validate
         dims, conflicts = shape_dims(params, LAYOUT)
         problems += conflicts
         if "T" in dims and dims["T"][0] < 2:
@@ -164,15 +163,16 @@ class Projections(Family):
 
     @staticmethod
     def _lively(mats: dict[str, list[list[int]]], scale: bool, output: bool) -> bool:
-        """No token is all zeros, scores differ within some row (and stay small enough for
-        e^x by hand when scaled), and (if mixed) V is not all zero."""
+        """No token is all zeros, scores differ within every row (a row of equal scores
+        has a uniform softmax, which teaches nothing; and they stay small enough for e^x by
+        hand when scaled), and (if mixed) V is not all zero."""
         if not all(any(r) for r in mats["X"]):
             return False
         q = np.asarray(mats["X"]) @ np.asarray(mats["W_Q"])
         k = np.asarray(mats["X"]) @ np.asarray(mats["W_K"])
         v = np.asarray(mats["X"]) @ np.asarray(mats["W_V"])
         s = q @ k.T
-        varied = bool(np.any(s.max(axis=1) != s.min(axis=1)))
+        varied = bool(np.all(s.max(axis=1) != s.min(axis=1)))
         small = not scale or int(np.abs(s).max()) <= MAX_SCORE
         return varied and small and (not output or bool(np.any(v != 0)))
 

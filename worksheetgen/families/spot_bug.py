@@ -33,7 +33,11 @@ from worksheetgen.families.base import (
     int_matrix,
     pick,
 )
-from worksheetgen.families.common import computed
+from worksheetgen.families.common import (
+    computed,
+    equal_score_rows,
+    int_scores,
+)
 from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -157,6 +161,12 @@ class SpotBug(QKVHead, Family):
             "d_k": d_k,
             "causal": causal,
         }
+        scores = int_scores(given["Q"], given["K"])
+        if equal_score_rows(scores, causal):
+            raise Redraw(
+                "could not draw Q and K without a row of equal scores (its softmax would be "
+                "uniform); widen low..high"
+            )
         usable = [n for n in PLANTABLE if n in allowed and mc.get(n).applies(given, {})]
         if not usable:
             raise Redraw(

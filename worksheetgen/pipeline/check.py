@@ -50,6 +50,76 @@ class Spread:
         return cls(measure, min(values), statistics.median(values), max(values))
 
 
+#: a softmax row counts as near-uniform when its largest weight is below 1/n + this (n
+#: live keys): the student learns nothing from which key won
+NEAR_UNIFORM = 0.05
+
+
+@dataclass(frozen=True)
+class RowSpread:
+    """How informative the softmax rows of a draw are: rows with two or more live keys,
+    those that are near-uniform (largest weight below 1/n + ``NEAR_UNIFORM``), those that
+    are exactly uniform (all their scores equal), and each row's largest weight."""
+
+    rows: int = 0
+    near_uniform: int = 0
+    all_equal: int = 0
+    peaks: tuple[float, ...] = ()
+
+    def __add__(self, other: RowSpread) -> RowSpread:
+        return RowSpread(
+            self.rows + other.rows,
+            self.near_uniform + other.near_uniform,
+            self.all_equal + other.all_equal,
+            self.peaks + other.peaks,
+        )
+
+    def share(self, count: int) -> float:
+        """``count`` as a share of the rows (0 without rows)."""
+        return count / self.rows if self.rows else 0.0
+
+    @property
+    def median_peak(self) -> float | None:
+        """The median largest weight of a row (None without rows)."""
+        return statistics.median(self.peaks) if self.peaks else None
+
+
+#: a pick-one choice set gives itself away when its right option is the longest, or this
+#: many times the mean length of its options or more
+LONG_RATIO = 1.2
+
+
+@dataclass(frozen=True)
+class ChoiceBias:
+    """How much the length of one pick-one choice set's options gives the answer away: a
+    student who picks the longest (most specific) option should not be right for it."""
+
+    answer: str
+    options: int
+    #: the right option is strictly the longest
+    right_longest: bool
+    #: the right option's length over the mean length of all the options
+    ratio: float
+
+    @property
+    def biased(self) -> bool:
+        """The right option stands out by its length."""
+        return self.right_longest or self.ratio >= LONG_RATIO
+
+
+def choice_bias(answer: str, right: str, options: Sequence[str]) -> ChoiceBias:
+    """The length bias of one choice set (``right`` is one of ``options``)."""
+    lengths = [len(o) for o in options]
+    others = [len(o) for o in options if o != right]
+    mean = statistics.fmean(lengths)
+    return ChoiceBias(
+        answer=answer,
+        options=len(options),
+        right_longest=bool(others) and len(right) > max(others),
+        ratio=len(right) / mean if mean else 1.0,
+    )
+
+
 @dataclass(frozen=True)
 class ItemReport:
     """What stress-drawing one question found."""
@@ -81,6 +151,12 @@ class ItemReport:
     inside_messages: tuple[str, ...] = ()
     #: failures because no draw lets every slip be told apart at these decimals
     unavoidable: int = 0
+    #: the softmax rows of every draw: how many are near-uniform or all-equal
+    rows: RowSpread = field(default_factory=RowSpread)
+    #: draws with at least one all-equal softmax row
+    equal_draws: int = 0
+    #: every distinct pick-one choice set its draws asked (text options), by answer name
+    choice_sets: tuple[ChoiceBias, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -150,6 +226,23 @@ def difficulty(variant: Variant) -> tuple[str, float] | None:
     return None
 
 
+def row_spread(variant: Variant) -> RowSpread:
+    """The softmax rows of one draw's right answer (``A``), as ``RowSpread`` counts them;
+    empty for a question without attention weights."""
+    fp = variant.fingerprints
+    a = None if fp is None else fp.correct.get("A")
+    if not (isinstance(a, list) and a):
+        return RowSpread()
+    rows = [r for r in _live_rows(a) if len(r) >= 2]
+    peaks = tuple(max(r) for r in rows)
+    return RowSpread(
+        rows=len(rows),
+        near_uniform=sum(max(r) < 1 / len(r) + NEAR_UNIFORM for r in rows),
+        all_equal=sum(max(r) - min(r) < 1e-12 for r in rows),
+        peaks=peaks,
+    )
+
+
 def closest_slip(variant: Variant, decimals: int) -> float | None:
     """How close the nearest slip comes to the right target, in units of the last digit.
 
@@ -194,11 +287,18 @@ def check_item(
     fixed = False
     inside: Counter[str] = Counter()
     unavoidable = 0
+    rows = RowSpread()
+    equal_draws = 0
+    choice_sets: dict[tuple[str, str, frozenset[str]], ChoiceBias] = {}
     for seed in seeds:
         t0 = time.perf_counter()
         try:
             variant = draw_variant(spec, seed, sheet_id, secret)
-            solve_item(spec, variant.given, 1, sheet_id, variant=variant)
+            solved = solve_item(spec, variant.given, 1, sheet_id, variant=variant)
+            for a in solved.solution.answers:
+                if a.kind == "choice" and a.options:
+                    key = (a.name, str(a.value), frozenset(a.options))
+                    choice_sets.setdefault(key, choice_bias(a.name, str(a.value), a.options))
             for c in margin_slips(spec, variant, sheet_id):
                 inside[f"seed {seed}: {c.text()}, yet offered as a distractor"] += 1
         except InvariantError as exc:
@@ -229,6 +329,9 @@ def check_item(
         gap = closest_slip(variant, spec.decimals)
         if gap is not None:
             gaps.append(gap)
+        drawn_rows = row_spread(variant)
+        rows += drawn_rows
+        equal_draws += drawn_rows.all_equal > 0
     loc = spec.location
     return ItemReport(
         id=spec.id,
@@ -255,6 +358,9 @@ def check_item(
         inside_margin=sum(inside.values()),
         inside_messages=tuple(m for m, _ in inside.most_common(MAX_MESSAGES)),
         unavoidable=unavoidable,
+        rows=rows,
+        equal_draws=equal_draws,
+        choice_sets=tuple(choice_sets[k] for k in sorted(choice_sets)),
     )
 
 
@@ -309,6 +415,10 @@ def item_lines(r: ItemReport) -> list[str]:
         )
     detail.append(f"{r.ms_per_draw:.1f} ms per draw (max {r.ms_max:.0f})")
     lines.append("    " + "; ".join(detail))
+    if r.rows.rows:
+        lines.append("    " + row_text(r.rows, r.equal_draws, r.draws))
+    if r.choice_sets:
+        lines += ["    " + line for line in choice_lines(r.choice_sets)]
     if r.slips:
         lines.append("    slips: " + ", ".join(r.slips))
     if r.fixed and r.coincident:
@@ -324,6 +434,45 @@ def item_lines(r: ItemReport) -> list[str]:
         lines.append(f"    invariant violated: {m}")
     for m in r.inside_messages:
         lines.append(f"    slip inside the margin: {m}")
+    return lines
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def row_text(rows: RowSpread, equal_draws: int, draws: int) -> str:
+    """The softmax rows' spread in one line: how many rows, the share near-uniform and
+    all-equal, and the median largest weight of a row."""
+    median = rows.median_peak
+    return (
+        f"softmax rows {rows.rows}: near-uniform (largest weight < 1/n + {NEAR_UNIFORM}) "
+        f"{_pct(rows.share(rows.near_uniform))}, all-equal {_pct(rows.share(rows.all_equal))}"
+        f" (in {equal_draws} of {draws} draws); median largest weight "
+        f"{_num(median) if median is not None else '-'}"
+    )
+
+
+def choice_lines(sets: Sequence[ChoiceBias]) -> list[str]:
+    """The length bias of pick-one choice sets: how often the right option is the longest,
+    its length over the mean (min / median / max), then each biased set."""
+    ratios = [b.ratio for b in sets]
+    longest = sum(b.right_longest for b in sets)
+    lines = [
+        f"pick-one choice sets {len(sets)}: the right option is the longest in {longest} "
+        f"({_pct(longest / len(sets))}); its length / the mean length min {_num(min(ratios))}"
+        f" / median {_num(statistics.median(ratios))} / max {_num(max(ratios))}"
+    ]
+    biased = [b for b in sets if b.biased]
+    if biased:
+        lines.append(
+            f"length-biased (the longest, or {LONG_RATIO}x the mean or more): "
+            + ", ".join(
+                f"{b.answer} ({_num(b.ratio)}x{', the longest' if b.right_longest else ''})"
+                for b in biased[:12]
+            )
+            + (f", and {len(biased) - 12} more" if len(biased) > 12 else "")
+        )
     return lines
 
 
@@ -416,6 +565,27 @@ def sweep_lines(d: int, report: CheckReport) -> list[str]:
                 "the distractors and named in the key: " + "; ".join(i.coincident[:MAX_MESSAGES])
             )
     return lines
+
+
+def family_rows(report: SweepReport) -> dict[str, tuple[RowSpread, int, int]]:
+    """Per family, over every bank and decimals of a sweep: its softmax rows, the draws
+    with an all-equal row, and the draws (families without weights are left out)."""
+    out: dict[str, tuple[RowSpread, int, int]] = {}
+    for _, r in report.runs:
+        for i in r.items:
+            if not i.rows.rows:
+                continue
+            rows, equal, draws = out.get(i.family, (RowSpread(), 0, 0))
+            out[i.family] = (rows + i.rows, equal + i.equal_draws, draws + i.draws)
+    return dict(sorted(out.items()))
+
+
+def family_lines(report: SweepReport) -> list[str]:
+    """The spread of the softmax rows per family, one line each (``check --stress``)."""
+    return [
+        f"  {name}: {row_text(rows, equal, draws)}"
+        for name, (rows, equal, draws) in family_rows(report).items()
+    ]
 
 
 def sweep_summary(report: SweepReport) -> str:

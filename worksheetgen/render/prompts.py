@@ -706,12 +706,34 @@ def check_prompt_template(
             )
     for context in contexts:
         markup = render_prompt(text, context, file=file, line=line, field=field, first_line=line)
-        for is_math, math in split_markup(markup):
-            if not is_math:
-                continue
-            problems = unsafe_math_problems(math)
-            expected = "math with safe commands only"
-            if not problems:
-                problems, expected = tex_math_problems(math), "math TeX can set"
-            if problems:
-                raise fail(f"expected {expected}, got {problems[0]} in ${shorten(math)}$", None)
+        problem = markup_math_problem(markup)
+        if problem:
+            raise fail(problem, None)
+
+
+def markup_math_problem(markup: str) -> str | None:
+    """What is wrong with the first ``$…$`` of ``markup`` that would need sanitizing (a
+    command outside the safe list, math TeX cannot set), as ``expected …, got …``; None
+    when every piece of math prints as written."""
+    for is_math, math in split_markup(markup):
+        if not is_math:
+            continue
+        problems = unsafe_math_problems(math)
+        expected = "math with safe commands only"
+        if not problems:
+            problems, expected = tex_math_problems(math), "math TeX can set"
+        if problems:
+            return f"expected {expected}, got {problems[0]} in ${shorten(math)}$"
+    return None
+
+
+def check_instructions(text: str, file: str, line: int | None) -> None:
+    """Fail at bank load on sheet instructions that would not print as written: a template
+    that fails for some ``--decimals``, or math (``$-\\infty$``) a prompt could not have."""
+    for decimals in range(7) if "{" in text else (None,):  # any --decimals must render
+        markup = (
+            text if decimals is None else sheet_instructions(text, decimals, file=file, line=line)
+        )
+        problem = markup_math_problem(markup)
+        if problem:
+            raise TemplateError(problem, file=file, line=line, field="sheet.instructions")

@@ -179,6 +179,7 @@ def draw_variant(
     seen: set[str] = set()
     problems: Counter[str] = Counter()
     collided = False
+    short = 0  # variants with too few slips for multiple choice (none collided)
     attempts = 0
     fallback: Variant | None = None
     for attempt in range(MAX_REDRAWS + 1):
@@ -220,6 +221,7 @@ def draw_variant(
         if not found:
             applying = ", ".join(s.name for s in fp.slips) or "none"
             problems[f"only {len(fp.slips)} slip(s) apply ({applying})"] += 1
+            short += 1
         else:
             collided = True
     assert first is not None
@@ -232,7 +234,7 @@ def draw_variant(
     worst = ", ".join(
         f"{text} ({n} of {len(seen)} variants)" for text, n in problems.most_common(3)
     )
-    if not collided:
+    if not collided or 2 * short >= len(seen):  # mostly too few slips: decimals cannot help
         raise DrawError(
             f"expected at least {MIN_CHOICE_DISTRACTORS} slips that apply, to "
             f"offer as multiple-choice distractors, got {worst}; use format: open",
