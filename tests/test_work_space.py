@@ -249,3 +249,20 @@ def test_lines_grid_and_blank_print_and_stay_with_their_question(runner, tmp_pat
     on = {q: next(i for i, p in enumerate(pages) if f"Question {q}." in p) for q in (2, 3, 4)}
     last_part = next(i for i, p in enumerate(pages) if "What is the shape of" in p)
     assert on[2] == on[3] == 1 and last_part == 2
+
+
+def test_a_space_that_fits_a4_but_not_letter_is_refused_on_letter_paper_only(
+    runner, write_bank, tmp_path
+):
+    bank = write_bank("questions:\n  - id: soft\n    family: softmax\n    space: 25cm\n")
+    args = ["build", "--bank", str(bank), "--seed", "1", "--no-pdf"]
+    a4 = runner.invoke(main, [*args, "--out", str(tmp_path / "a4")])
+    assert a4.exit_code == 0, a4.output
+    out = tmp_path / "letter"
+    letter = runner.invoke(main, [*args, "--paper", "letter", "--out", str(out)])
+    assert letter.exit_code == 1
+    assert letter.stderr == (
+        f"worksheetgen: error: {bank}:2: space: expected a height that fits on a letter page "
+        "(at most 239.4mm, the text height), got '25cm'\n"
+    )
+    assert not out.exists()

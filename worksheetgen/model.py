@@ -49,9 +49,12 @@ class Location:
 SPACE_STYLES = ("blank", "lines", "grid")
 #: millimetres in one unit a height of room to work may be given in
 SPACE_UNITS = {"mm": 1.0, "cm": 10.0, "in": 25.4}
-#: the text height of the printed page (A4 with 2 cm margins, templates/latex/base.tex.j2):
-#: no room to work can be taller
-TEXT_HEIGHT_MM = 257.0
+#: the text height of the printed page per paper size (2 cm margins,
+#: templates/latex/base.tex.j2): no room to work can be taller
+TEXT_HEIGHTS_MM = {"a4": 257.0, "letter": 239.4}
+#: the tallest room to work any paper can print: a bank is checked against it when loaded,
+#: and against its paper's (``TEXT_HEIGHTS_MM``) when built
+TEXT_HEIGHT_MM = max(TEXT_HEIGHTS_MM.values())
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,22 @@ from dataclasses import replace
 from typing import Any
 
 from worksheetgen.bank.load import default_bank_path, load_banks, with_decimals
-from worksheetgen.errors import UsageError
+from worksheetgen.errors import BankError, UsageError
 from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.families import get_family
-from worksheetgen.model import QUIZ_SPACE, Bank, Build, Item, Part, Sheet, Space, Student
+from worksheetgen.model import (
+    QUIZ_SPACE,
+    TEXT_HEIGHT_MM,
+    TEXT_HEIGHTS_MM,
+    Bank,
+    Build,
+    Item,
+    Part,
+    QuestionSpec,
+    Sheet,
+    Space,
+    Student,
+)
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
 from worksheetgen.render.grid import GridRow, grid_questions, grid_row
@@ -148,7 +160,31 @@ def load_bank(options: BuildOptions) -> Bank:
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
         info = with_decimals(info, options.decimals)
+    _check_space_fits(info.space, questions, options.paper)
     return replace(bank, info=info, questions=questions)
+
+
+def _check_space_fits(default: Space | None, questions: Sequence[QuestionSpec], paper: str) -> None:
+    """Room to work must fit on the paper the build prints on (the bank was checked
+    against the tallest paper when it was loaded)."""
+    limit = TEXT_HEIGHTS_MM.get(paper, TEXT_HEIGHT_MM)
+    if default is not None and default.mm > limit:
+        raise UsageError(_too_tall(default, paper, limit), field="space")
+    for q in questions:
+        if q.space is not None and q.space.mm > limit:
+            raise BankError(
+                _too_tall(q.space, paper, limit),
+                file=q.location.file,
+                line=q.location.line,
+                field="space",
+            )
+
+
+def _too_tall(space: Space, paper: str, limit: float) -> str:
+    return (
+        f"expected a height that fits on a {paper} page (at most {limit:g}mm, the text "
+        f"height), got {space.height!r}"
+    )
 
 
 def make_build(
