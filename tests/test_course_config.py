@@ -97,7 +97,7 @@ def test_config_prints_each_setting_and_where_it_came_from(runner, tmp_path):
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert f"course = Intro ML  ({path}:2)" in lines
-    assert "decimals = (none)  (default)" in lines
+    assert "decimals = (unset: the bank's, else 2)  (default)" in lines
     secret = (tmp_path / ".worksheetgen-secret").read_text().strip()
     assert secret not in result.output
     assert any(line.startswith("secret = fingerprint blake2b:") for line in lines)

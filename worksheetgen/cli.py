@@ -682,7 +682,7 @@ def init(folder: str | None, course: str | None) -> None:
 def config_cmd(config_path: str | None) -> None:
     """Print each effective setting and where it came from."""
     # imported when the command runs, so that --help stays fast
-    from worksheetgen.pipeline.config import fingerprint, load_config
+    from worksheetgen.pipeline.config import UNSET, fingerprint, load_config
 
     config = load_config(config_path)
     click.echo(f"configuration: {config.path if config.path is not None else 'none found'}")
@@ -691,7 +691,8 @@ def config_cmd(config_path: str | None) -> None:
         text = ", ".join(value) if isinstance(value, tuple) else value
         if isinstance(value, bool):
             text = "true" if value else "false"
-        shown_value = "(none)" if text is None or text == "" else text
+        unset = text is None or text == ""
+        shown_value = f"(unset: {UNSET.get(name, 'none')})" if unset else text
         click.echo(f"{name} = {shown_value}  ({setting.source})")
     if config.secret is None:
         click.echo("secret = (none: anyone who knows the seed can rebuild a key)  (default)")

@@ -69,6 +69,18 @@ DEFAULTS: dict[str, Any] = {
     "space": None,  # room to work under every question whose bank gives none
     "shuffle": None,  # None: the bank's sheet: shuffle (false unless it says true)
 }
+#: what a setting left unset means, as ``worksheetgen config`` says it
+UNSET: dict[str, str] = {
+    "course": "the bank's",
+    "title": "the bank's",
+    "decimals": "the bank's, else 2",
+    "banks": "the bundled default bank",
+    "jobs": "one per core without PDFs; with PDFs one, TeX on the other cores",
+    "secret_file": "no course secret",
+    "kind": "the bank's, else worksheet",
+    "space": "the bank's, else none (a quiz: 5cm lines under computation questions)",
+    "shuffle": "the bank's, else false",
+}
 
 
 @dataclass(frozen=True)
@@ -298,7 +310,9 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         '# paper = "a4"  # or "letter"',
         '# engine = "auto"  # or "pdflatex", "lualatex"',
         "# jobs = 0",
-        "# shuffle = true",
+        '# kind = "quiz"  # computation questions get room to work',
+        '# space = {height = "6cm", style = "lines"}  # or "grid", "blank"; "none"',
+        "# shuffle = true  # each sheet's questions in an order of its own",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',
         "",
