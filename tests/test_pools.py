@@ -356,7 +356,7 @@ def _moodle_download(key_path: Path, picks: list[list[tuple[str, str]]]) -> str:
     variants = {(v.sheet_id, v.qid): v for q in doc.questions for v in q.variants}
     head = ["Last name", "First name", "Email address", "Status", "Started", "Completed"]
     head += ["Duration", "Grade/10.00"]
-    for n in range(1, len(doc.questions) + 1):
+    for n in range(1, max(len(attempt) for attempt in picks) + 1):  # a column pair per slot
         head += [f"Response {n}", f"Right answer {n}"]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -410,17 +410,67 @@ def test_grading_a_moodle_download_of_a_quiz_with_a_pool_of_pick_1(runner, tmp_p
     ]
 
 
-def test_grading_a_moodle_download_of_a_pool_of_pick_2_is_refused_with_one_line(runner, tmp_path):
-    folder = _build(tmp_path, "v", versions=3)
+def test_grading_a_moodle_download_of_a_quiz_with_a_pool_of_pick_2(runner, tmp_path, write_bank):
+    bank = write_bank(
+        "questions:\n  - id: own\n    family: heads\n  - pool: p\n    pick: 2\n    from:\n"
+        "      - id: alt-soft\n        family: softmax\n        points: 2\n"
+        "      - id: alt-causal\n        family: causal\n        points: 2\n"
+        "      - id: alt-heads\n        family: heads\n        points: 3\n"
+    )
+    folder = _build(tmp_path, "v", bank=bank, versions=6)
+    key = _key(folder)
+    drawn = {(s["id"], q["id"]) for s in key["sheets"] for q in s["questions"]}
+    by_id = {qid: sorted(w for w in drawn if w[1] == qid) for qid in ("alt-soft", "alt-causal")}
+    heads = sorted(w for w in drawn if w[1] == "alt-heads")
+    assert by_id["alt-soft"] and by_id["alt-causal"] and heads
+    # two slots for the pool, each any version of any alternative (Moodle's random questions)
+    picks = [
+        [("A", "own"), by_id["alt-soft"][0], by_id["alt-causal"][-1]],
+        [("B", "own"), heads[0], by_id["alt-soft"][-1]],
+    ]
+    download = tmp_path / "responses.csv"
+    download.write_text(_moodle_download(folder / "key.json", picks), encoding="utf-8")
+    out = tmp_path / "graded"
+    argv = ["grade", "--key", str(folder / "key.json"), str(download), "--out", str(out)]
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
+        scores = list(csv.DictReader(fh))
+    got = [(s["own"], s["alt-soft"], s["alt-causal"], s["alt-heads"], s["total"]) for s in scores]
+    assert got == [("1", "2", "2", "", "5"), ("1", "2", "", "3", "6")]
+    # the two random questions of one attempt drew two versions of one question
+    twice = [[("A", "own"), by_id["alt-soft"][0], by_id["alt-soft"][-1]]]
+    assert by_id["alt-soft"][0] != by_id["alt-soft"][-1]
+    download.write_text(_moodle_download(folder / "key.json", twice), encoding="utf-8")
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 1
+    first, last = by_id["alt-soft"][0][0], by_id["alt-soft"][-1][0]
+    assert result.output == (
+        f"worksheetgen: error: {download}:2: Response 3: expected the 2 questions of pool 'p' "
+        f"to differ, got 'alt-soft' twice (versions {first} and {last}: Moodle's random "
+        "questions drew two versions of one question; grade this attempt from a responses "
+        "CSV: grade --template)\n"
+    )
+
+
+def test_grading_a_moodle_download_of_a_pool_with_written_parts_is_refused_in_one_line(
+    runner, tmp_path, write_bank
+):
+    bank = write_bank(
+        "questions:\n  - pool: p\n    from:\n"
+        "      - id: alt-soft\n        family: softmax\n"
+        "      - id: alt-idea\n        family: concept\n"
+    )
+    folder = _build(tmp_path, "v", bank=bank, versions=3)
     download = ROOT / "tests" / "fixtures" / "moodle" / "default" / "responses-resp-right.csv"
     out = tmp_path / "graded"
     argv = ["grade", "--key", str(folder / "key.json"), str(download), "--out", str(out)]
     result = runner.invoke(main, argv)
     assert result.exit_code == 1
     assert result.output == (
-        f"worksheetgen: error: {folder / 'key.json'}: slots: expected pools of pick 1 without "
-        "written parts for a Moodle download, got pool 'shapes' with pick 2 (grade such a "
-        "quiz from a responses CSV: grade --template)\n"
+        f"worksheetgen: error: {folder / 'key.json'}: slots: expected pools without written "
+        "parts for a Moodle download, got pool 'p' with a written part (grade such a quiz "
+        "from a responses CSV: grade --template)\n"
     )
     assert not out.exists()
 

@@ -181,11 +181,13 @@ def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap]) -> bool:
 
 def _slots(doc: KeyDoc) -> list[_Slot]:
     """The quiz's slots as the export makes them: per key question, its graded parts (if
-    any version has some), then its written parts (if any)."""
+    any version has some; a pool's, once per question it picks: its category's random
+    questions), then its written parts (if any)."""
     out: list[_Slot] = []
     for q in doc.questions:
         if any(gradable_parts(v) for v in q.variants):
-            out.append(_Slot(len(out) + 1, q, False))
+            for _ in range(q.pick):
+                out.append(_Slot(len(out) + 1, q, False))
         if any(written_parts(v) for v in q.variants):
             out.append(_Slot(len(out) + 1, q, True))
     return out
@@ -451,6 +453,16 @@ def _read_attempt(
             essays.append((slot, typed))
             continue
         v, gaps, cloze = _match_slot(slot, record, cols, line, name)
+        if v.qid in drawn:  # a pool's random questions drew two versions of one question
+            raise GradeError(
+                f"expected the {slot.question.pick} questions of pool {slot.question.qid!r} "
+                f"to differ, got {v.qid!r} twice (versions {drawn[v.qid][0].sheet_id} and "
+                f"{v.sheet_id}: Moodle's random questions drew two versions of one question; "
+                "grade this attempt from a responses CSV: grade --template)",
+                file=name,
+                line=line,
+                field=f"Response {slot.number}",
+            )
         cells: dict[str, dict[tuple[int, int], ResponseCell]] = {}
         drawn[v.qid] = (v, cells)
         if typed.strip() == _NONE:
@@ -492,17 +504,15 @@ def _read_attempt(
 
 
 def _check_pools(doc: KeyDoc) -> None:
-    """Refuse a key with a pool a Moodle download cannot be read against: one whose quiz slot
-    gives more than one question (two random questions of a category may be one question
-    id twice), or with a written part (an essay category of its own)."""
+    """Refuse a key with a pool a Moodle download cannot be read against: one with a written
+    part (an essay category of its own, whose draw need not match the graded one's)."""
     for q in doc.questions:
         if all(v.qid == q.qid for v in q.variants):
             continue
-        if q.pick > 1 or any(written_parts(v) for v in q.variants):
-            what = f"pick {q.pick}" if q.pick > 1 else "a written part"
+        if any(written_parts(v) for v in q.variants):
             raise GradeError(
-                f"expected pools of pick 1 without written parts for a Moodle download, "
-                f"got pool {q.qid!r} with {what} (grade such a quiz from a responses CSV: "
+                f"expected pools without written parts for a Moodle download, got pool "
+                f"{q.qid!r} with a written part (grade such a quiz from a responses CSV: "
                 "grade --template)",
                 file=doc.source,
                 field="slots",
