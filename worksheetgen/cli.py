@@ -177,6 +177,18 @@ def main() -> None:
     """
 
 
+def _bank_option(fn: F) -> F:
+    """``--bank``: the bank files or folders a build or check reads."""
+    option = click.option(
+        "--bank",
+        "banks",
+        multiple=True,
+        type=click.Path(),
+        help="A bank file or folder (repeatable). Default: the bundled default bank.",
+    )
+    return option(fn)
+
+
 def _config_option(fn: F) -> F:
     """``--config``: the course configuration to use instead of the nearest one."""
     option = click.option(
@@ -190,13 +202,7 @@ def _config_option(fn: F) -> F:
 
 @main.command()
 @click.option("--seed", type=SeedType(), required=True, help="Seed for every random draw.")
-@click.option(
-    "--bank",
-    "banks",
-    multiple=True,
-    type=click.Path(),
-    help="A bank file or folder (repeatable). Default: the bundled default bank.",
-)
+@_bank_option
 @click.option(
     "--out",
     default=None,
@@ -441,13 +447,7 @@ class _Stress(click.ParamType):
 
 
 @main.command()
-@click.option(
-    "--bank",
-    "banks",
-    multiple=True,
-    type=click.Path(),
-    help="A bank file or folder (repeatable). Default: the bundled default bank.",
-)
+@_bank_option
 @click.option(
     "--stress",
     type=_Stress(),
