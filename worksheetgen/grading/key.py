@@ -248,7 +248,7 @@ def _question_key(v: Variant) -> QuestionKey:
     return QuestionKey(
         id=v.qid,
         number=v.number,
-        title=v.stated_title or v.qid,  # report.md names an untitled question by its id
+        title=v.title,  # the sheet's heading: the stated title, else the family's
         family=v.family,
         points=Fraction(str(v.points)),
         given=v.given,

@@ -171,6 +171,12 @@ def report_md(result: GradeResult) -> str:
         )
     if result.attempts:
         out.append(f"Several attempts: {_md('; '.join(result.attempts))}.")
+    if result.against_pool:
+        out.append(
+            "Not graded, dealt against the bank's pool rule (the LMS drew two versions of one "
+            "question, which no printed sheet has; grade these from a responses CSV: "
+            f"grade --template): {_md(' / '.join(result.against_pool))}."
+        )
     out += ["", "## Slips seen", ""]
     counts = result.slip_counts()
     if counts:

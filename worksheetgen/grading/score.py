@@ -136,6 +136,8 @@ class GradeResult:
     in_progress: tuple[str, ...] = ()
     #: students with several finished attempts: which one counts, for the report
     attempts: tuple[str, ...] = ()
+    #: attempts dealt against the bank's pool rule: listed in the report, not graded
+    against_pool: tuple[str, ...] = ()
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -522,7 +524,7 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
                 student=s.student,
                 sheet=sheet.id,
                 name=sheet.name,
-                responded=s.first_line > 0,
+                responded=s.responded,
                 questions=questions,
             )
         )
@@ -533,4 +535,5 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
         students=tuple(students),
         in_progress=responses.in_progress,
         attempts=responses.attempts,
+        against_pool=responses.against_pool,
     )
