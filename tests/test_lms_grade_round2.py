@@ -19,6 +19,7 @@ from worksheetgen.export import export_bytes
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle_rows
 from worksheetgen.grading.responses import _records
+from worksheetgen.grading.score import grade
 from worksheetgen.grading.spreadsheet import read_rows
 from worksheetgen.keyjson.read import load_key, read_key_data
 from worksheetgen.pipeline.build import build
@@ -311,3 +312,125 @@ def test_the_mean_counts_only_students_who_answered_and_headings_name_titles(run
     title = load_key(folder / "key.json", GradeError).sheets[1].variants[0].title
     assert q["title"] is None and title != q["id"]
     assert f"### Question 1: {title} (`{q['id']}`" in report.replace("\\", "")
+
+
+# ---------------------------------------------------------------- 3. error carried forward
+
+CARRY_BANK = """sheet:
+  title: Carry
+{sheet}questions:
+  - id: q1
+    family: softmax
+{q1}  - id: q2
+    family: heads
+"""
+
+
+def _carry_key(tmp_path: Path, write_bank, sheet: str = "", q1: str = "", **options) -> dict:
+    bank = write_bank(CARRY_BANK.format(sheet=sheet, q1=q1))
+    out = tmp_path / "o"
+    folder = build(BuildOptions(seed=5, banks=(str(bank),), out=str(out), pdf=False, **options))
+    return json.loads((folder.folder / "key.json").read_text("utf-8"))
+
+
+def _carry_of(key: dict) -> list[object]:
+    return [q.get("carry") for q in key["sheets"][0]["questions"]]
+
+
+def test_carry_is_set_in_the_bank_per_sheet_and_question_and_in_the_course(tmp_path, write_bank):
+    assert _carry_of(_carry_key(tmp_path / "a", write_bank)) == [None, None]  # absent: on
+    off = _carry_key(tmp_path / "b", write_bank, sheet="  carry: false\n")
+    assert _carry_of(off) == [False, False]
+    mixed = _carry_key(tmp_path / "c", write_bank, sheet="  carry: false\n", q1="    carry: true\n")
+    assert _carry_of(mixed) == [None, False]
+    # the course's carry applies where the bank says nothing; the bank's wins
+    assert _carry_of(_carry_key(tmp_path / "d", write_bank, carry=False)) == [False, False]
+    assert _carry_of(
+        _carry_key(tmp_path / "e", write_bank, q1="    carry: true\n", carry=False)
+    ) == [None, False]
+
+
+def test_a_bad_carry_is_refused_with_its_line(runner, tmp_path, write_bank):
+    bank = write_bank(CARRY_BANK.format(sheet="", q1="    carry: sometimes\n"))
+    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "--no-pdf"])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"worksheetgen: error: {bank}:6: questions[0].carry: expected true or false, "
+        "got 'sometimes'\n"
+    )
+    config = tmp_path / "worksheetgen.toml"
+    config.write_text('carry = "no"\n', encoding="utf-8")
+    result = runner.invoke(main, ["config", "--config", str(config)])
+    assert result.exit_code == 1
+    assert result.output.endswith(f"{config}:1: carry: expected true or false, got 'no'\n")
+
+
+def _grade(runner, key: Path, download: Path, out: Path, *flags: str) -> dict[str, dict]:
+    argv = ["grade", "--key", str(key), str(download), "--out", str(out), *flags]
+    result = runner.invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
+        return {r["name"]: r for r in csv.DictReader(fh)}
+
+
+def test_no_carry_gives_what_moodle_gave_and_the_report_shows_where_carry_differs(runner, tmp_path):
+    key = REAL / "pool" / "key.json"
+    download = REAL / "pool-run2" / "responses-right.csv"
+    on = _grade(runner, key, download, tmp_path / "on")
+    off = _grade(runner, key, download, tmp_path / "off", "--no-carry")
+    # Ben's and Hal's slip in q-softmax: carried credit for (b) with carry, none without,
+    # as Moodle (a mark of 0 for that slot)
+    assert (on["Ben Carter"]["q-softmax"], off["Ben Carter"]["q-softmax"]) == ("4", "0")
+    assert (on["Hal Stone"]["q-softmax"], off["Hal Stone"]["q-softmax"]) == ("4", "0")
+    # every question that Moodle marked 0 or full is 0 or full without carry, and so on
+    responses, graded_key = _parse("pool-run2", "responses-right.csv")
+    result = grade(graded_key, responses, carry=False)
+    by_name = {s.name: s for s in result.students}
+    slot_max = {"1": 6, "2": 4, "3": 1, "4": 1}
+    compared = 0
+    for a in _attempts("pool-run2"):
+        s = by_name.get(a["name"])
+        if s is None or a["state"] != "finished":
+            continue
+        drawn = dict(zip(a["drawn"], _drawn(a), strict=True))
+        if sorted(drawn.values()) != sorted((q.id, q.version) for q in s.questions):
+            continue  # the attempt that did not count
+        sheet = next(k for k in graded_key.sheets if k.name == a["name"])
+        for slot, (qid, _) in drawn.items():
+            q = next(q for q in s.questions if q.id == qid)
+            if any(x.kind == "shape" for x in sheet.questions[q.number - 1].answers):
+                continue  # a shape's points per dimension: the export's rule (#22 §3)
+            mark = a["marks"][slot] or 0
+            assert (mark == 0) == (q.earned == 0), (a["name"], qid)
+            assert (abs(mark - slot_max[slot]) < 1e-6) == (q.earned == q.points), (a["name"], qid)
+            compared += 1
+    assert compared >= 20
+    report = (tmp_path / "on" / "report.md").read_text("utf-8")
+    assert "Carried credit changes the score of 2 students" in report
+    assert "S002 10.33 (without: 3.5), S008 13 (without: 9)" in report
+    assert "Without carried credit (what an LMS gives): 3.5 / 14." in report
+    assert "(`q-softmax`, version B), 4 / 6 (without carried credit: 0)" in report
+    plain = (tmp_path / "off" / "report.md").read_text("utf-8")
+    assert "Carried credit: off (grade --no-carry)" in plain and "Without carried" not in plain
+
+
+def test_a_key_with_carry_off_is_graded_without_it_unless_grade_says_carry(runner, tmp_path):
+    data = json.loads((REAL / "pool" / "key.json").read_text("utf-8"))
+    for sheet in data["sheets"]:
+        for q in sheet["questions"]:
+            q["carry"] = False
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps(data), encoding="utf-8")
+    download = REAL / "pool-run2" / "responses-right.csv"
+    from_key = _grade(runner, key, download, tmp_path / "k")
+    assert from_key["Ben Carter"]["total"] == "3.5"
+    assert "Carried credit changes" not in (tmp_path / "k" / "report.md").read_text("utf-8")
+    forced = _grade(runner, key, download, tmp_path / "c", "--carry")
+    assert forced["Ben Carter"]["total"] == "10.33"
+    data["sheets"][0]["questions"][0]["carry"] = "no"
+    key.write_text(json.dumps(data), encoding="utf-8")
+    result = runner.invoke(
+        main, ["grade", "--key", str(key), str(download), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 1
+    assert "sheets[0].questions[0].carry: expected true or false, got 'no'" in result.output

@@ -566,11 +566,13 @@ def parse_moodle(
     name: str,
     tries: Tries = "last",
     attempts: Attempts = "highest",
+    carry: bool | None = None,
 ) -> tuple[Responses, GradeKey]:
     """Read a Moodle Responses CSV (its text) against the key (GradeError naming the line):
     the responses (attempts in progress listed, not graded) and the key they are graded
-    against, one sheet per student of the versions that student drew."""
-    return parse_moodle_rows(_records(text, name), doc, key, name, tries, attempts)
+    against, one sheet per student of the versions that student drew (the highest-scoring
+    attempt as ``carry`` grades it)."""
+    return parse_moodle_rows(_records(text, name), doc, key, name, tries, attempts, carry)
 
 
 def parse_moodle_rows(
@@ -580,6 +582,7 @@ def parse_moodle_rows(
     name: str,
     tries: Tries = "last",
     attempts: Attempts = "highest",
+    carry: bool | None = None,
 ) -> tuple[Responses, GradeKey]:
     """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
     _check_pools(doc)
@@ -637,7 +640,7 @@ def parse_moodle_rows(
         )
         finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers))
         in_progress.pop(attempt.student, None)  # a finished attempt is graded instead
-    counted = [(_counted(tries_of, attempts), tries_of) for tries_of in finished.values()]
+    counted = [(_counted(tries_of, attempts, carry), tries_of) for tries_of in finished.values()]
     graded_key = GradeKey(
         path=key.path, title=key.title, seed=key.seed, sheets=tuple(c.sheet for c, _ in counted)
     )
@@ -669,7 +672,7 @@ def _who(attempt: _Attempt) -> str:
     return attempt.student + (f" ({attempt.name})" if attempt.name != attempt.student else "")
 
 
-def _counted(every: Sequence[_Finished], rule: Attempts) -> _Finished:
+def _counted(every: Sequence[_Finished], rule: Attempts, carry: bool | None = None) -> _Finished:
     """The attempt that counts among a student's finished ones (in file order, which is
     Moodle's order of attempts): the first, the last, or the highest-scoring (the first of
     equal scores, as Moodle's "Highest grade" keeps the earliest best)."""
@@ -677,5 +680,7 @@ def _counted(every: Sequence[_Finished], rule: Attempts) -> _Finished:
         return every[0]
     if rule == "last":
         return every[-1]
-    scores = [sum((q.earned for q in grade_sheet(f.sheet, f.answers)), Fraction(0)) for f in every]
+    scores = [
+        sum((q.earned for q in grade_sheet(f.sheet, f.answers, carry)), Fraction(0)) for f in every
+    ]
     return every[scores.index(max(scores))]

@@ -157,6 +157,10 @@ def load_bank(options: BuildOptions) -> Bank:
     if options.shuffle is not None:
         info = replace(info, shuffle=options.shuffle)
     questions = bank.questions
+    if options.carry is not None:  # a question's or its bank's carry wins over the course's
+        questions = tuple(
+            replace(q, carry=options.carry) if q.carry is None else q for q in questions
+        )
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
         info = with_decimals(info, options.decimals)
