@@ -434,3 +434,14 @@ def test_a_key_with_carry_off_is_graded_without_it_unless_grade_says_carry(runne
     )
     assert result.exit_code == 1
     assert "sheets[0].questions[0].carry: expected true or false, got 'no'" in result.output
+
+
+def test_the_key_says_which_steps_carry_or_that_none_does(tmp_path, write_bank):
+    bank = write_bank(CARRY_BANK.format(sheet="", q1="    carry: false\n"))
+    folder = build(BuildOptions(seed=5, banks=(str(bank),), out=str(tmp_path), pdf=False)).folder
+    key = (folder / "key.md").read_text("utf-8")
+    sheet = (folder / "sheet.md").read_text("utf-8")
+    q1, q2 = key.split("## Question 2")
+    assert "*No credit carried forward: each part is marked against the key alone.*" in q1
+    assert "*Carried forward: (b) from (a); (c) from (b).*" in q2  # heads: d_k, width, W_O
+    assert "arried forward" not in sheet
