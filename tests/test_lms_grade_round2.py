@@ -239,6 +239,9 @@ def test_attempts_dealt_against_the_pool_rule_are_listed_and_the_rest_graded(run
         main, [*argv, str(REAL / "pool" / "responses-right.csv"), "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
+    assert "3 attempt(s) not graded: the LMS dealt them against the bank's pool rule" in (
+        result.output
+    )
     with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
         names = [r["name"] for r in csv.DictReader(fh)]
     # Ada and Zoë drew two versions of one question in their only attempt; Gia in her second

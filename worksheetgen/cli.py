@@ -624,6 +624,11 @@ def grade(
     )
     for path in run.files:
         click.echo(f"  {shown(str(path))}")
+    if run.result.against_pool:
+        click.echo(
+            f"  {len(run.result.against_pool)} attempt(s) not graded: the LMS dealt them "
+            "against the bank's pool rule (report.md lists them)"
+        )
 
 
 @main.command(name="export")

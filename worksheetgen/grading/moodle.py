@@ -615,14 +615,14 @@ def parse_moodle_rows(
         for other in attempt.rows:
             if other is not row:
                 _read_attempt(attempt, other, slots, cols, name, [])
+        if status.casefold() == _IN_PROGRESS:
+            if attempt.student not in finished:
+                in_progress[attempt.student] = _who(attempt)
+            continue
         if clashes:  # dealt against the pool rule: no sheet the bank prints; the rest graded
             n = sum(a.student == attempt.student for a in found)
             which = f", attempt {attempts_seen[attempt.student]} of {n}" if n > 1 else ""
             against_pool.append(f"{_who(attempt)}{which}: {'; '.join(clashes)}")
-            continue
-        if status.casefold() == _IN_PROGRESS:
-            if attempt.student not in finished:
-                in_progress[attempt.student] = _who(attempt)
             continue
         # in quiz order, each numbered as Moodle numbers its slot ("Question N"): the
         # versions drawn come from several sheets, whose own numbers may repeat
