@@ -330,6 +330,7 @@ def build(
                 kind=config.value("kind"),
                 space=config.value("space"),
                 shuffle=config.value("shuffle"),
+                carry=config.value("carry"),
             ),
             reporter,
         )
@@ -578,6 +579,12 @@ def families() -> None:
     help="A Moodle download where a student has several finished attempts: the one that "
     "counts (highest: as Moodle's default grading method).",
 )
+@click.option(
+    "--carry/--no-carry",
+    default=None,
+    help="Credit error carried forward in every question, or in none (as an LMS marks). "
+    "Default: as the key says for each question (the bank's or the course's carry).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @_config_option
 @reports_errors
@@ -588,6 +595,7 @@ def grade(
     template: bool,
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
+    carry: bool | None,
     quiet: bool,
     config_path: str | None,
 ) -> None:
@@ -607,7 +615,7 @@ def grade(
                 f"Wrote a blank responses file to {shown(str(path))}: fill in the value column."
             )
         return
-    run = grade_files(key_path, responses, out, tries, attempt)
+    run = grade_files(key_path, responses, out, tries, attempt, carry)
     if quiet:
         return
     students = run.result.students
@@ -616,6 +624,11 @@ def grade(
     )
     for path in run.files:
         click.echo(f"  {shown(str(path))}")
+    if run.result.against_pool:
+        click.echo(
+            f"  {len(run.result.against_pool)} attempt(s) not graded: the LMS dealt them "
+            "against the bank's pool rule (report.md lists them)"
+        )
 
 
 @main.command(name="export")

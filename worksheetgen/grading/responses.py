@@ -66,6 +66,16 @@ class StudentAnswers:
     sheet: str
     first_line: int
     cells: dict[str, dict[str, dict[tuple[int, int], ResponseCell]]] = field(default_factory=dict)
+    #: a submitted attempt (a Moodle download): graded and counted even when all blank
+    submitted: bool = False
+
+    @property
+    def responded(self) -> bool:
+        """Did the student hand anything in: a submitted attempt, or at least one value (a
+        template's rows left blank are no response)?"""
+        return self.submitted or any(
+            cells for answer in self.cells.values() for cells in answer.values()
+        )
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,9 @@ class Responses:
     in_progress: tuple[str, ...] = ()
     #: students with several finished attempts (a Moodle download): which one counts
     attempts: tuple[str, ...] = ()
+    #: attempts the LMS dealt against the bank's pool rule (two versions of one question),
+    #: by student and question: listed, not graded
+    against_pool: tuple[str, ...] = ()
 
 
 def shorten(text: str, n: int = 40) -> str:

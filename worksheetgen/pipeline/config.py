@@ -50,6 +50,7 @@ SETTINGS = (
     "kind",
     "space",
     "shuffle",
+    "carry",
 )
 #: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
 #: text has letters pdfLaTeX's fonts lack)
@@ -68,6 +69,7 @@ DEFAULTS: dict[str, Any] = {
     "kind": None,  # worksheet or quiz, where the banks' sheet: kind does not say
     "space": None,  # room to work under every question whose bank gives none
     "shuffle": None,  # None: the bank's sheet: shuffle (false unless it says true)
+    "carry": None,  # None: the bank's carry (true unless it says false)
 }
 #: what a setting left unset means, as ``worksheetgen config`` says it
 UNSET: dict[str, str] = {
@@ -80,6 +82,7 @@ UNSET: dict[str, str] = {
     "kind": "the bank's, else worksheet",
     "space": "the bank's, else none (a quiz: 5cm lines under computation questions)",
     "shuffle": "the bank's, else false",
+    "carry": "the bank's, else true",
 }
 
 
@@ -153,7 +156,7 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
             return Space.parse(value)
         except ValueError as exc:
             raise ConfigError(f"{path}:{line}: {key}: {exc}") from None
-    if key == "shuffle":
+    if key in ("shuffle", "carry"):
         if not isinstance(value, bool):
             raise _fail(path, line, key, "true or false", value)
         return value

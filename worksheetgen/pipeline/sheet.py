@@ -61,6 +61,28 @@ def part_points_text(item: Item, part: Part) -> str:
     return ""
 
 
+def carry_text(item: Item) -> str:
+    """The key's line on error carried forward for a question: which parts ``grade`` credits
+    when they follow from the student's own earlier answers ("Carried forward: (b) from (a)."),
+    that none is credited where the bank turns it off, or "" for a question with no such step."""
+    asked = [p.answer for p in item.solution.parts]
+    letter = {name: "abcdefghijklmnopqrstuvwxyz"[i] for i, name in enumerate(asked) if i < 26}
+    steps: dict[str, list[str]] = {}
+    for c in get_family(item.spec.family).carries_for(item.given, asked):
+        sources = [letter[n] for n in c["from"] if n in letter]
+        if c["answer"] in letter and sources and c["answer"] not in steps:
+            steps[c["answer"]] = sources
+    if not steps:
+        return ""
+    if item.spec.carry is False:
+        return "No credit carried forward: each part is marked against the key alone."
+    said = "; ".join(
+        f"({letter[a]}) from " + " and ".join(f"({s})" for s in sources)
+        for a, sources in sorted(steps.items(), key=lambda kv: letter[kv[0]])
+    )
+    return f"Carried forward: {said}."
+
+
 def work_space(build: Build, item: Item) -> Space | None:
     """The room to work a sheet leaves under a question, or None: the question's own or its
     bank file's ``space``, else the course's (worksheetgen.toml), else, on a quiz, room for a
@@ -157,6 +179,10 @@ def load_bank(options: BuildOptions) -> Bank:
     if options.shuffle is not None:
         info = replace(info, shuffle=options.shuffle)
     questions = bank.questions
+    if options.carry is not None:  # a question's or its bank's carry wins over the course's
+        questions = tuple(
+            replace(q, carry=options.carry) if q.carry is None else q for q in questions
+        )
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
         info = with_decimals(info, options.decimals)
@@ -242,6 +268,7 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
         "part_points_text": part_points_text,
+        "carry_text": carry_text,
         "work_space": lambda item: work_space(build, item),
         "uses_space": uses_space(build),
         "space_text": space_text,
