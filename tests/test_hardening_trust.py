@@ -1,0 +1,180 @@
+"""Hardening, round three (issue 25, §1 config item, §2, §3 config/init, §5): whose
+configuration, whose cache, whose templates, and plugins that cannot break our output.
+
+Every refusal is one line on stderr, a non-zero exit, no traceback and nothing half-written.
+The tests run as root, so "another user" is simulated by giving files to uid 65534 (nobody).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NOBODY = 65534
+as_root = pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to give files to nobody"
+)
+
+
+def run(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 120):
+    """The installed CLI in a process of its own: stdout and stderr kept apart."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("WORKSHEETGEN_")}
+    full.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "worksheetgen", *args],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    """The single error line of a failed command (and the checks every refusal meets)."""
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("worksheetgen: error: ")
+    return lines[0]
+
+
+# ---------------------------------------------------------------- §1: what the config file is
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dangling link", "folder"])
+def test_a_configuration_that_is_no_regular_file_is_refused_not_skipped(tmp_path, kind):
+    path = tmp_path / "worksheetgen.toml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dangling link":
+        path.symlink_to(tmp_path / "nowhere.toml")
+    else:
+        path.mkdir()
+    out = tmp_path / "out"
+    for args in (["config"], ["build", "--seed", "1", "--no-pdf", "--out", str(out)]):
+        line = one_line_error(run(args, tmp_path, timeout=30))  # a FIFO must not hang
+        assert f"{path}: expected a configuration file, got" in line
+    assert not out.exists()
+
+
+def test_a_configuration_named_with_config_that_is_a_fifo_is_refused(tmp_path):
+    fifo = tmp_path / "c.toml"
+    os.mkfifo(fifo)
+    line = one_line_error(run(["config", "--config", str(fifo)], tmp_path, timeout=30))
+    assert "--config: " in line and "a FIFO" in line
+
+
+# ---------------------------------------------------------------- §2: whose configuration
+
+
+def _planted(folder: Path, owner: int | None = None, mode: int | None = None) -> Path:
+    out = folder / "planted-out"
+    path = folder / "worksheetgen.toml"
+    path.write_text(f'title = "Planted"\nout = "{out}"\n', encoding="utf-8")
+    if owner is not None:
+        os.chown(path, owner, -1)
+    if mode is not None:
+        path.chmod(mode)
+    return path
+
+
+@as_root
+def test_a_configuration_of_another_user_in_a_parent_is_refused_like_git(tmp_path):
+    path = _planted(tmp_path, owner=NOBODY)
+    work = tmp_path / "course"
+    work.mkdir()
+    result = run(["build", "--seed", "1", "--no-pdf", "--out", str(work / "o")], work)
+    line = one_line_error(result)
+    assert f"{path}: expected a configuration of your own" in line
+    assert "another user (uid 65534)" in line
+    assert "--config" in line and "WORKSHEETGEN_TRUST_CONFIG" in line
+    assert not (tmp_path / "planted-out").exists() and not (work / "o").exists()
+
+
+def test_a_configuration_others_can_write_or_in_a_folder_others_can_write_is_refused(
+    tmp_path,
+):
+    path = _planted(tmp_path, mode=0o666)
+    assert "writable by others (mode 0666)" in one_line_error(run(["config"], tmp_path))
+    path.chmod(0o644)
+    tmp_path.chmod(0o1777)  # a shared /tmp: sticky, but anyone may have planted the file
+    try:
+        line = one_line_error(run(["config"], tmp_path))
+        assert "in a folder others can write (mode 1777)" in line
+    finally:
+        tmp_path.chmod(0o755)
+
+
+@as_root
+def test_an_untrusted_configuration_is_used_when_trusted_by_name_or_given(tmp_path):
+    path = _planted(tmp_path, owner=NOBODY)
+    trusted = run(["config"], tmp_path, {"WORKSHEETGEN_TRUST_CONFIG": str(path)})
+    assert trusted.returncode == 0 and "title = Planted" in trusted.stdout
+    given = run(["config", "--config", str(path)], tmp_path)
+    assert given.returncode == 0 and f"configuration: {path}" in given.stdout
+
+
+def test_the_configuration_in_use_is_named_on_stderr_never_on_stdout(tmp_path):
+    (tmp_path / "worksheetgen.toml").write_text('title = "Quiz 1"\n', encoding="utf-8")
+    out = tmp_path / "out"
+    result = run(["build", "--seed", "1", "--no-pdf", "--out", str(out)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"worksheetgen: configuration: {tmp_path / 'worksheetgen.toml'}" in result.stderr
+    key = next(out.glob("*/key.json"))
+    exported = run(["export", "--to", "gift", "--key", str(key), "--out", "-"], tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    assert "configuration" not in exported.stdout and exported.stdout.startswith("//")
+    assert "worksheetgen: configuration: " in exported.stderr
+    quiet = run(["build", "--seed", "2", "--no-pdf", "--out", str(out), "-q"], tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+# ---------------------------------------------------------------- §3: init and config text
+
+
+def test_init_writes_a_course_name_with_an_emoji_as_valid_toml(tmp_path):
+    result = run(["init", ".", "--course", "Intro to ML 🤖"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert 'course = "Intro to ML 🤖"' in (tmp_path / "worksheetgen.toml").read_text("utf-8")
+    shown = run(["config"], tmp_path)
+    assert shown.returncode == 0 and "course = Intro to ML 🤖  (" in shown.stdout
+
+
+@pytest.mark.parametrize("course", ["a\x1b]0;pwned\x07b", "abc\u202edef", 'x"\\\x7f'])
+def test_init_refuses_a_course_name_the_text_rule_refuses_and_writes_nothing(tmp_path, course):
+    line = one_line_error(run(["init", ".", "--course", course], tmp_path))
+    assert line.startswith("worksheetgen: error: --course: expected printable text, got U+")
+    assert "\x1b" not in line and "\u202e" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_quotes_and_backslashes_in_a_course_name_survive_init(tmp_path):
+    result = run(["init", ".", "--course", 'Ada\'s "ML" C:\\course'], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert 'course = Ada\'s "ML" C:\\course  (' in run(["config"], tmp_path).stdout
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'title = "a\\u202eb"',
+        'course = "a\\u001b[2Jb"',
+        'out = "o\\u0007ut"',
+        'banks = ["a\\u200fb"]',
+    ],
+)
+def test_a_configuration_value_that_breaks_the_text_rule_is_named_by_file_and_line(tmp_path, line):
+    (tmp_path / "worksheetgen.toml").write_text(f"# course\n{line}\n", encoding="utf-8")
+    key = line.split(" ")[0]
+    for args in (["config"], ["build", "--seed", "1", "--no-pdf", "--out", "o"]):
+        error = one_line_error(run(args, tmp_path))
+        assert f"worksheetgen.toml:2: {key}: expected printable text, got U+" in error
+        assert "--title" not in error and "\x1b" not in error and "\u202e" not in error
+    assert not (tmp_path / "o").exists()
