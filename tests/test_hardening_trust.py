@@ -178,3 +178,102 @@ def test_a_configuration_value_that_breaks_the_text_rule_is_named_by_file_and_li
         assert f"worksheetgen.toml:2: {key}: expected printable text, got U+" in error
         assert "--title" not in error and "\x1b" not in error and "\u202e" not in error
     assert not (tmp_path / "o").exists()
+
+
+# ---------------------------------------------------------------- §2: whose cache
+
+
+def _cached_build(tmp_path: Path, name: str, cache: Path, extra: dict[str, str] | None = None):
+    result = run(
+        ["build", "--seed", "7", "--no-pdf", "--out", str(tmp_path / name)],
+        tmp_path,
+        {"WORKSHEETGEN_CACHE_DIR": str(cache), **(extra or {})},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return {p.name: p.read_bytes() for p in sorted((tmp_path / name).glob("*/*.md"))}
+
+
+def _evil_pickle(marker: Path) -> bytes:
+    """Bytes that run ``touch marker`` when unpickled."""
+    import pickle
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    return pickle.dumps(Evil())
+
+
+def test_a_planted_cache_entry_others_can_write_is_never_executed(tmp_path):
+    from jinja2.bccache import bc_magic
+
+    from worksheetgen.speed.cache import MAGIC, _digest
+
+    cache = tmp_path / "cache"
+    first = _cached_build(tmp_path, "a", cache)
+    entries = sorted(cache.glob("templates-*/*.cache"))
+    assert entries
+    marker = tmp_path / "executed"
+    raw = bc_magic + _evil_pickle(marker)  # what Jinja2 itself would unpickle
+    sealed = MAGIC + _digest(raw) + raw  # and one that even has our digest
+    for i, entry in enumerate(entries):
+        entry.write_bytes(raw if i % 2 else sealed)
+        entry.chmod(0o666)
+    assert _cached_build(tmp_path, "b", cache) == first
+    assert not marker.exists()
+    for entry in entries:  # rebuilt: ours again, private and whole
+        assert entry.stat().st_mode & 0o077 == 0
+        assert entry.read_bytes().startswith(MAGIC)
+
+
+@as_root
+def test_a_cache_entry_of_another_user_is_rebuilt_not_trusted(tmp_path):
+    from jinja2.bccache import bc_magic
+
+    from worksheetgen.speed.cache import MAGIC, _digest
+
+    cache = tmp_path / "cache"
+    first = _cached_build(tmp_path, "a", cache)
+    marker = tmp_path / "executed"
+    raw = bc_magic + _evil_pickle(marker)
+    for entry in cache.glob("templates-*/*.cache"):
+        entry.write_bytes(MAGIC + _digest(raw) + raw)
+        entry.chmod(0o600)
+        os.chown(entry, NOBODY, -1)
+    assert _cached_build(tmp_path, "b", cache) == first
+    assert not marker.exists()
+
+
+def test_cut_short_and_flipped_cache_entries_are_rebuilt_without_a_traceback(tmp_path):
+    cache = tmp_path / "cache"
+    first = _cached_build(tmp_path, "a", cache)
+    entries = sorted(cache.glob("templates-*/*.cache")) + sorted(cache.glob("prompts-*/*"))
+    assert len(entries) > 2
+    for i, entry in enumerate(entries):
+        data = bytearray(entry.read_bytes())
+        if i % 3 == 0:
+            entry.write_bytes(bytes(data[: len(data) // 2]))  # cut short
+        elif i % 3 == 1:
+            entry.write_bytes(bytes(data[:-3]))  # cut short by a few bytes
+        else:
+            for at in range(len(data) // 3, len(data), max(1, len(data) // 7)):
+                data[at] ^= 0x10  # flipped bits in the compiled code
+            entry.write_bytes(bytes(data))
+    assert _cached_build(tmp_path, "b", cache) == first
+    assert _cached_build(tmp_path, "c", cache) == first  # and every later build
+
+
+def test_a_relative_xdg_cache_home_leaves_no_cache_in_the_working_folder(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run(
+        ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path / "o")],
+        work,
+        {"XDG_CACHE_HOME": "relative-cache", "HOME": str(home)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert list(work.iterdir()) == []
+    assert (home / ".cache" / "worksheetgen").is_dir()  # ignored, as the XDG spec says

@@ -25,7 +25,7 @@ from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
 from worksheetgen.resources import data_dir
-from worksheetgen.speed.cache import private_cache_folder
+from worksheetgen.speed.cache import load, private_cache_folder, store
 
 # ---------------------------------------------------------------- document templates
 
@@ -120,20 +120,22 @@ def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
 
 
 class _TemplateCache(jinja2.FileSystemBytecodeCache):
-    """Jinja2's on-disk cache of compiled templates that never fails a build: a file it
-    cannot read or write is simply compiled again."""
+    """Jinja2's on-disk cache of compiled templates that never fails a build and never runs
+    what it cannot trust: an entry is read through the cache's gate (ours, writable by
+    nobody else, whole: its digest checked before Jinja2 unpickles and unmarshals it), and
+    anything else is simply compiled again."""
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        data = load(Path(self._get_cache_filename(bucket)))
+        if data is None:
+            return
         try:
-            super().load_bytecode(bucket)
-        except (OSError, EOFError, ValueError, TypeError):
+            bucket.bytecode_from_string(data)
+        except Exception:  # an entry of an older Jinja2 that passed its digest: made again
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
+        store(Path(self._get_cache_filename(bucket)), bucket.bytecode_to_string())
 
 
 def _bytecode_cache(settings: str) -> jinja2.BytecodeCache | None:

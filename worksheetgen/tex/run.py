@@ -35,7 +35,7 @@ from worksheetgen.files import (
     write_failure,
     write_file,
 )
-from worksheetgen.speed.cache import cache_root, private_cache_folder, store
+from worksheetgen.speed.cache import cache_root, private_cache_folder, seal, sealed, store_raw
 from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used from here too
     LUALATEX,
     PDFLATEX,
@@ -354,6 +354,8 @@ def _usable_format(fmt: Path) -> bool:
     """True when ``fmt`` is a whole format TeX can load: a regular file (a FIFO would hang
     TeX) that ends in TeX's check word (a format cut short makes every run fail with
     "Fatal format file error")."""
+    if not sealed(fmt):  # ours, nobody else's to write, and whole (its digest checked)
+        return False
     try:
         info = os.lstat(fmt)
         if not stat.S_ISREG(info.st_mode) or info.st_size < 1024:
@@ -386,7 +388,9 @@ def _dump_format(
         made = work / f"{name}.fmt"
         if returncode != 0 or not made.exists():
             return False
-        return store(folder / f"{name}.fmt", _inflated(made.read_bytes()))
+        target = folder / f"{name}.fmt"
+        # TeX reads the format as it is: its digest is kept beside it, in name.fmt.sum
+        return store_raw(target, _inflated(made.read_bytes())) and seal(target)
 
 
 def _inflated(data: bytes) -> bytes:
@@ -410,6 +414,7 @@ def _prune_formats(folder: Path, keep: Path) -> None:
         for old in made[MAX_FORMATS:]:
             if old != keep:
                 old.unlink(missing_ok=True)
+                Path(f"{old}.sum").unlink(missing_ok=True)
     except OSError:
         pass
 
@@ -421,10 +426,11 @@ def forget_format(fmt: str, locked: bool = False) -> None:
         with _format_lock:
             forget_format(fmt, locked=True)
         return
-    try:
-        os.unlink(fmt + ".fmt")
-    except OSError:
-        pass
+    for end in (".fmt", ".fmt.sum"):
+        try:
+            os.unlink(fmt + end)
+        except OSError:
+            pass
 
 
 #: PDFs the same whatever the day: no CreationDate, no ModDate, no trailer /ID (pdfTeX puts
