@@ -277,3 +277,72 @@ def test_a_relative_xdg_cache_home_leaves_no_cache_in_the_working_folder(tmp_pat
     assert result.returncode == 0, result.stderr
     assert list(work.iterdir()) == []
     assert (home / ".cache" / "worksheetgen").is_dir()  # ignored, as the XDG spec says
+
+
+# ---------------------------------------------------------------- §5: plugins
+
+
+def _distribution(site: Path, name: str, entry_points: bytes, module: str | None = None) -> None:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n\n")
+    (info / "entry_points.txt").write_bytes(entry_points)
+    if module is not None:
+        (site / f"{name}.py").write_text(module, encoding="utf-8")
+
+
+NOISY = """
+import os, sys
+print("hello from a noisy plugin")
+os.write(1, b"and from its file descriptor\\n")
+
+
+class Noisy:
+    name = "noisy"
+    file_name = "noisy.txt"
+    binary = False
+
+    def write(self, doc, stream):
+        stream.write("noise")
+"""
+
+
+@pytest.fixture(scope="module")
+def key(tmp_path_factory):
+    out = tmp_path_factory.mktemp("key")
+    result = run(["build", "--seed", "1", "--no-pdf", "--out", str(out)], out)
+    assert result.returncode == 0, result.stderr
+    return next(out.glob("*/key.json"))
+
+
+def test_a_plugin_that_prints_on_import_cannot_corrupt_standard_output(tmp_path, key):
+    site = tmp_path / "site"
+    _distribution(
+        site, "noisy_plugin", b"[worksheetgen.exporters]\nnoisy = noisy_plugin:Noisy\n", NOISY
+    )
+    env = {"PYTHONPATH": str(site)}
+    clean = run(["export", "--to", "gift", "--key", str(key), "--out", "-"], tmp_path)
+    noisy = run(["export", "--to", "gift", "--key", str(key), "--out", "-"], tmp_path, env)
+    assert noisy.returncode == 0, noisy.stderr
+    assert noisy.stdout == clean.stdout  # byte for byte the file, nothing of the plugin's
+    assert "hello" not in noisy.stdout and "descriptor" not in noisy.stdout
+    assert "worksheetgen: warning: plugin 'noisy'" in noisy.stderr
+    assert "wrote to standard output while it was imported" in noisy.stderr
+    template = run(["grade", "--key", str(key), "--template", "-"], tmp_path, env)
+    assert template.returncode == 0, template.stderr
+    assert "hello" not in template.stdout and "descriptor" not in template.stdout
+
+
+def test_a_distribution_whose_entry_points_are_not_utf8_is_skipped_with_a_warning(tmp_path):
+    site = tmp_path / "site"
+    _distribution(site, "latin1_pkg", "[worksheetgen.families]\ncaf\xe9 = x:Y\n".encode("latin-1"))
+    _distribution(site, "other_pkg", "[console_scripts]\nna\xefve = x:y\n".encode("latin-1"))
+    env = {"PYTHONPATH": str(site)}
+    families = run(["families"], tmp_path, env)
+    assert families.returncode == 0, families.stderr
+    assert "Traceback" not in families.stderr
+    assert "latin1_pkg" in families.stderr and "expected UTF-8 text" in families.stderr
+    assert "other_pkg" not in families.stderr  # not ours to judge: skipped quietly
+    build = run(["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path / "o")], tmp_path, env)
+    assert build.returncode == 0, build.stderr
+    assert "Traceback" not in build.stderr

@@ -35,10 +35,23 @@ def reports_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except WorksheetgenError as exc:
+            _plugin_warnings()
             click.echo(f"worksheetgen: error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        finally:
+            _plugin_warnings()
 
     return wrapper  # type: ignore[return-value]
+
+
+_WARNED = [0]
+
+
+def _plugin_warnings() -> None:
+    """Show on stderr what went wrong with plugins without stopping the command."""
+    for line in plugins.warnings_since(_WARNED[0]):
+        click.echo(f"worksheetgen: warning: {line}", err=True)
+    _WARNED[0] = len(plugins.WARNINGS)
 
 
 def _binary_stdout() -> Any:
