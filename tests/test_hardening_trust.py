@@ -346,3 +346,151 @@ def test_a_distribution_whose_entry_points_are_not_utf8_is_skipped_with_a_warnin
     build = run(["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path / "o")], tmp_path, env)
     assert build.returncode == 0, build.stderr
     assert "Traceback" not in build.stderr
+
+
+# ---------------------------------------------------------------- §2: whose templates
+
+
+def _own_template(tmp_path: Path, fmt: str, body: str) -> Path:
+    folder = tmp_path / "tpl" / fmt
+    folder.mkdir(parents=True, exist_ok=True)
+    if fmt == "latex":
+        text = (
+            f'((* extends "base.tex.j2" *))\n((* block sheet_body *))\n{body}\n((* endblock *))\n'
+        )
+    else:
+        text = body
+    (folder / f"sheet.{'tex' if fmt == 'latex' else 'md'}.j2").write_text(text, "utf-8")
+    return tmp_path / "tpl"
+
+
+def _build_own(tmp_path: Path, templates: Path, *extra: str, timeout: float = 120):
+    args = ["build", "--seed", "1", "--templates", str(templates), "--out", "out", *extra]
+    return run(args, tmp_path, timeout=timeout)
+
+
+def test_a_template_link_out_of_the_templates_folder_is_refused(tmp_path):
+    folder = tmp_path / "tpl" / "markdown"
+    folder.mkdir(parents=True)
+    (folder / "sheet.md.j2").symlink_to("/etc/passwd")
+    line = one_line_error(_build_own(tmp_path, tmp_path / "tpl", "--no-pdf"))
+    assert "sheet.md.j2: expected a template inside the templates folder" in line
+    assert "got a link to /etc/passwd" in line
+    assert not (tmp_path / "out").exists()
+    # an include of a link is the same door
+    (folder / "sheet.md.j2").unlink()
+    (folder / "sheet.md.j2").write_text('{% include "leak.md.j2" %}\n', "utf-8")
+    (folder / "leak.md.j2").symlink_to("/etc/passwd")
+    line = one_line_error(_build_own(tmp_path, tmp_path / "tpl", "--no-pdf"))
+    assert "leak.md.j2: expected a template inside the templates folder" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_template_link_inside_the_folder_is_followed(tmp_path):
+    folder = tmp_path / "tpl" / "markdown"
+    folder.mkdir(parents=True)
+    (folder / "mine.md.j2").write_text("Sheet of my own\n", "utf-8")
+    (folder / "sheet.md.j2").symlink_to("mine.md.j2")
+    result = _build_own(tmp_path, tmp_path / "tpl", "--no-pdf")
+    assert result.returncode == 0, result.stderr
+    assert next((tmp_path / "out").glob("*/sheet.md")).read_text() == "Sheet of my own\n"
+
+
+def test_a_template_that_is_a_fifo_is_refused_without_hanging(tmp_path):
+    folder = tmp_path / "tpl" / "markdown"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "sheet.md.j2")
+    line = one_line_error(_build_own(tmp_path, tmp_path / "tpl", "--no-pdf", timeout=60))
+    assert "sheet.md.j2: expected a template file, got a FIFO" in line
+
+
+@pytest.mark.parametrize(
+    "body,words",
+    [
+        (
+            "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+            "expected at most 5,000,000 loop steps in a document, got more",
+        ),
+        ('{{ "x" * 10**9 }}', "expected texts and lists of at most 10,000,000 items"),
+        ("{{ 10 ** 100000000 }}", "expected powers of at most 100000 bits"),
+    ],
+    ids=["nested loop", "huge text", "huge power"],
+)
+def test_a_template_has_bounded_work(tmp_path, body, words):
+    templates = _own_template(tmp_path, "markdown", body)
+    line = one_line_error(_build_own(tmp_path, templates, "--no-pdf", timeout=110))
+    assert "sheet.md.j2:1: template error: " + words in line
+    assert not (tmp_path / "out").exists()
+
+
+def _pdf_streams(pdf: Path) -> bytes:
+    import re
+    import zlib
+
+    data = pdf.read_bytes()
+    out = [data]
+    for m in re.finditer(rb"stream\r?\n(.*?)endstream", data, re.S):
+        try:
+            out.append(zlib.decompress(m.group(1)))
+        except zlib.error:
+            out.append(m.group(1))
+    return b"".join(out)
+
+
+SECRET_FILE_LINE = b"worksheetgen-not-for-the-pdf"
+
+
+OUTSIDE = "expected a document that reads no file outside its templates"
+
+
+@pytest.mark.tex
+@pytest.mark.parametrize(
+    "engine,body,words",
+    [
+        (
+            "pdflatex",
+            r"\immediate\pdfobj stream file {%s}\pdfcatalog{/X \the\pdflastobj\space 0 R}",
+            OUTSIDE,
+        ),
+        ("pdflatex", r"\input{%s}", "LaTeX Error: File"),  # openin_any=p refuses this one
+        (
+            "lualatex",
+            r"\directlua{local f = io.open('%s') if f then tex.print(-2, f:read('*l')) end}",
+            OUTSIDE,
+        ),
+    ],
+    ids=["pdfobj file", "input", "lua io.open"],
+)
+def test_a_template_of_ones_own_cannot_read_a_file_into_the_pdf(tmp_path, engine, body, words):
+    import shutil
+
+    if shutil.which(engine) is None:
+        pytest.skip(f"{engine} is not installed")
+    secret = tmp_path / "private" / "notes.txt"
+    secret.parent.mkdir()
+    secret.write_bytes(SECRET_FILE_LINE + b"\n")
+    templates = _own_template(tmp_path, "latex", body % secret)
+    result = _build_own(tmp_path, templates, "--engine", engine, timeout=300)
+    line = one_line_error(result)
+    assert words in line
+    if words == OUTSIDE:
+        assert str(secret) in line
+    assert not list((tmp_path / "out").glob("*/sheet.pdf"))
+    for path in (tmp_path / "out").rglob("*"):  # no PDF, no kept log holds the file's text
+        if path.is_file():
+            data = _pdf_streams(path) if path.suffix == ".pdf" else path.read_bytes()
+            assert SECRET_FILE_LINE not in data, path
+
+
+@pytest.mark.tex
+def test_a_harmless_template_of_ones_own_still_compiles(tmp_path):
+    templates = _own_template(tmp_path, "latex", "A sheet of my own, with $x^2$.")
+    result = _build_own(tmp_path, templates, timeout=300)
+    assert result.returncode == 0, result.stderr
+    text = subprocess.run(
+        ["pdftotext", str(next((tmp_path / "out").glob("*/sheet.pdf"))), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "A sheet of my own" in text

@@ -44,6 +44,7 @@ from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used f
     needs_unicode_engine,
     unprintable_sample,
 )
+from worksheetgen.textrules import shown
 
 TEX_TIMEOUT_SECONDS = 120
 TEX_SECONDS_PER_SHEET = 2  # added to the limit for every sheet of a whole-class document
@@ -442,7 +443,9 @@ _SAME_BYTES = {
 }
 
 
-def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None) -> list[str]:
+def _command(
+    engine_path: str, engine: str, pages: bool, fmt: str | None = None, recorder: bool = False
+) -> list[str]:
     cmd = [
         engine_path,
         "-interaction=nonstopmode",
@@ -452,6 +455,8 @@ def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None)
         "-no-parse-first-line",
         "-jobname=doc",
     ]
+    if recorder:  # every file TeX opens, in doc.fls (see outside_reads)
+        cmd.append("-recorder")
     if fmt is not None:
         cmd.append(f"-fmt={fmt}")
     settings = [_SAME_BYTES[engine]]
@@ -462,6 +467,80 @@ def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None)
         )
     # the primitive \input (no braces) opens the file once, as a pipe needs
     return [*cmd, " ".join(settings) + r" \input doc.tex "]
+
+
+@lru_cache(maxsize=1)
+def _tex_roots() -> tuple[str, ...]:
+    """The folders TeX may read besides a document's own: the TeX installation's trees
+    (kpathsea's TEXMF variables), the system's font folders and the format cache."""
+    roots = {
+        "/usr/share/fonts",
+        "/usr/local/share/fonts",
+        "/etc/fonts",
+        "/usr/share/fontconfig",
+        "/var/cache/fontconfig",
+    }
+    kpsewhich = shutil.which("kpsewhich")
+    names = (
+        "TEXMF TEXMFROOT TEXMFDIST TEXMFVAR TEXMFSYSVAR TEXMFCONFIG TEXMFSYSCONFIG "
+        "TEXMFCACHE TEXMFLOCAL TEXMFHOME OSFONTDIR TEXMFCNF"
+    ).split()
+    found = ""
+    if kpsewhich is not None:
+        try:
+            found = subprocess.run(  # one string: kpsewhich expands one argument of its kind
+                [kpsewhich, "-expand-braces=" + ":".join(f"${n}" for n in names)],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                env=_tex_env(),
+                check=False,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            found = ""
+    for line in found.splitlines():
+        for part in line.split(":"):
+            part = part.strip().lstrip("!")
+            if os.path.isabs(part):
+                roots.add(os.path.realpath(part.rstrip("/") or "/"))
+    # pdfTeX and LuaTeX binaries find their trees relative to themselves (TinyTeX, MacTeX)
+    for engine in (PDFLATEX, LUALATEX):
+        path = shutil.which(engine)
+        if path is not None:
+            tree = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(path))))
+            if os.path.isdir(os.path.join(tree, "texmf-dist")):
+                roots.add(tree)
+    cache = cache_root()
+    if cache is not None:
+        roots.add(os.path.realpath(cache))
+    return tuple(sorted(r for r in roots if r != "/"))
+
+
+def outside_reads(work: Path) -> str | None:
+    """The first file TeX's recorder (``doc.fls``) says it read outside ``work`` and the TeX
+    installation (:func:`_tex_roots`), or None. A missing record is read as nothing read
+    (TeX that stopped before it began)."""
+    try:
+        with open(work / "doc.fls", encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read(20_000_000).splitlines()
+    except OSError:
+        return None
+    here = os.path.realpath(work)
+    roots = (here, *_tex_roots())
+    for line in lines:
+        if not line.startswith("INPUT "):
+            continue
+        name = line[6:]
+        # as named (fontconfig's conf.d links into conf.avail) or where it leads
+        for path in (
+            os.path.normpath(os.path.join(here, name)),
+            os.path.realpath(os.path.join(here, name)),
+        ):
+            if any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots):
+                break
+        else:
+            return shown(name)
+    return None
 
 
 def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
@@ -519,13 +598,29 @@ def compile_job(
         else:
             assert text is not None
             tex.write_text(blank_preamble(text) if fmt is not None else text, encoding="utf-8")
+        # a document of templates of one's own may not read files outside its folder and
+        # the TeX installation: pdfTeX's \pdfobj stream file {/etc/passwd} would put them
+        # into the PDF, and openin_any=p does not stop it; TeX's recorder lists every file
+        # such a primitive opens, and the PDF is refused if one is outside
+        confined = not job.formats
         try:
             returncode, output = run_tex(
-                _command(engine_path, engine, job.pages, fmt), work, timeout, cancel
+                _command(engine_path, engine, job.pages, fmt, recorder=confined),
+                work,
+                timeout,
+                cancel,
             )
         finally:
             if job.feed is not None:
                 job.feed.tex_stopped()
+        outside = outside_reads(work) if confined else None
+        if outside is not None:
+            raise CompileError(
+                f"expected a document that reads no file outside its templates and the TeX "
+                f"installation, got one that read {outside} (a template of one's own may "
+                "not embed other files); nothing written",
+                file=f"{job.name}.tex",
+            )
         trouble = (
             fmt is not None
             and returncode != 0
