@@ -113,6 +113,19 @@ def test_a_configuration_others_can_write_or_in_a_folder_others_can_write_is_ref
 
 
 @as_root
+def test_group_write_is_a_door_only_when_the_group_has_others(tmp_path):
+    import grp
+
+    path = _planted(tmp_path, mode=0o664)
+    if grp.getgrgid(os.getgid()).gr_mem:
+        pytest.skip("our own group has other members here")
+    # our own private group (as umask 002 makes files): no one else may write
+    assert run(["config"], tmp_path).returncode == 0
+    os.chown(path, -1, NOBODY)  # a group of others
+    assert "writable by others (mode 0664)" in one_line_error(run(["config"], tmp_path))
+
+
+@as_root
 def test_an_untrusted_configuration_is_used_when_trusted_by_name_or_given(tmp_path):
     path = _planted(tmp_path, owner=NOBODY)
     trusted = run(["config"], tmp_path, {"WORKSHEETGEN_TRUST_CONFIG": str(path)})

@@ -28,6 +28,10 @@ from worksheetgen.errors import ConfigError, file_kind
 from worksheetgen.inputs import read_limited
 from worksheetgen.textrules import problem, shown
 
+if os.name == "posix":  # group members and user names, for the ownership check: POSIX only
+    import grp
+    import pwd
+
 if sys.version_info >= (3, 11):
     import tomllib  # the standard library reads TOML from Python 3.11 on
 else:  # Python 3.10: tomli, the package tomllib was made from
@@ -154,6 +158,24 @@ def _trusted_owner(uid: int) -> bool:
     return uid in (os.getuid(), 0)
 
 
+def _others_may_write(info: os.stat_result) -> bool:
+    """True when someone besides its owner may write what ``info`` describes: anyone (the
+    world bit), or a group with others in it (a group-writable file of one's own private
+    group, as umask 002 makes them, is no door)."""
+    if info.st_mode & 0o002:
+        return True
+    if not info.st_mode & 0o020:
+        return False
+    if info.st_gid != os.getgid():
+        return True
+    try:
+        members = grp.getgrgid(info.st_gid).gr_mem
+        me = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return True
+    return any(member != me for member in members)
+
+
 def untrusted(path: Path, environ: Mapping[str, str] | None = None) -> str | None:
     """Why a configuration found by looking in the working folder and its parents may not
     be followed ("owned by uid 65534", "writable by others", "in a folder others can write"),
@@ -169,7 +191,7 @@ def untrusted(path: Path, environ: Mapping[str, str] | None = None) -> str | Non
     info = os.stat(path)
     if not _trusted_owner(info.st_uid):
         return f"owned by another user (uid {info.st_uid})"
-    if info.st_mode & 0o022:
+    if _others_may_write(info):
         return f"writable by others (mode {stat.S_IMODE(info.st_mode):04o})"
     for folder in dict.fromkeys((path.parent, Path(os.path.realpath(path)).parent)):
         try:
@@ -178,7 +200,7 @@ def untrusted(path: Path, environ: Mapping[str, str] | None = None) -> str | Non
             continue
         if not _trusted_owner(where.st_uid):
             return f"in a folder of another user (uid {where.st_uid})"
-        if where.st_mode & 0o022:
+        if _others_may_write(where):
             return f"in a folder others can write (mode {stat.S_IMODE(where.st_mode):04o})"
     return None
 
