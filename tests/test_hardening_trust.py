@@ -20,10 +20,24 @@ as_root = pytest.mark.skipif(
 )
 
 
-def run(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 120):
-    """The installed CLI in a process of its own: stdout and stderr kept apart."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith("WORKSHEETGEN_")}
-    full.update(env or {})
+def run(
+    args: list[str],
+    cwd: Path,
+    env: dict[str, str | None] | None = None,
+    timeout: float = 120,
+):
+    """The installed CLI in a process of its own: stdout and stderr kept apart (the test
+    session's cache folder kept; ``env`` values of None remove a variable)."""
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("WORKSHEETGEN_") or k == "WORKSHEETGEN_CACHE_DIR"
+    }
+    for key, value in (env or {}).items():
+        if value is None:
+            full.pop(key, None)
+        else:
+            full[key] = value
     return subprocess.run(
         [sys.executable, "-m", "worksheetgen", *args],
         cwd=cwd,
@@ -196,7 +210,9 @@ def test_a_configuration_value_that_breaks_the_text_rule_is_named_by_file_and_li
 # ---------------------------------------------------------------- §2: whose cache
 
 
-def _cached_build(tmp_path: Path, name: str, cache: Path, extra: dict[str, str] | None = None):
+def _cached_build(
+    tmp_path: Path, name: str, cache: Path, extra: dict[str, str | None] | None = None
+):
     result = run(
         ["build", "--seed", "7", "--no-pdf", "--out", str(tmp_path / name)],
         tmp_path,
@@ -285,7 +301,7 @@ def test_a_relative_xdg_cache_home_leaves_no_cache_in_the_working_folder(tmp_pat
     result = run(
         ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path / "o")],
         work,
-        {"XDG_CACHE_HOME": "relative-cache", "HOME": str(home)},
+        {"XDG_CACHE_HOME": "relative-cache", "HOME": str(home), "WORKSHEETGEN_CACHE_DIR": None},
     )
     assert result.returncode == 0, result.stderr
     assert list(work.iterdir()) == []
