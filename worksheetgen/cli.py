@@ -35,16 +35,37 @@ def reports_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except WorksheetgenError as exc:
+            _plugin_warnings()
             click.echo(f"worksheetgen: error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        finally:
+            _plugin_warnings()
 
     return wrapper  # type: ignore[return-value]
+
+
+_WARNED = [0]
+
+
+def _plugin_warnings() -> None:
+    """Show on stderr what went wrong with plugins without stopping the command."""
+    for line in plugins.warnings_since(_WARNED[0]):
+        click.echo(f"worksheetgen: warning: {line}", err=True)
+    _WARNED[0] = len(plugins.WARNINGS)
 
 
 def _binary_stdout() -> Any:
     """Standard output as bytes (for an output path given as ``-``)."""
     sys.stdout.flush()
     return sys.stdout.buffer
+
+
+def _using(config: Any, quiet: bool = False) -> Any:
+    """Say on stderr which configuration file a command follows (never on stdout: it may
+    be the file asked for), unless --quiet; returns ``config``."""
+    if config.path is not None and not quiet:
+        click.echo(f"worksheetgen: configuration: {shown(str(config.path))}", err=True)
+    return config
 
 
 class SeedType(click.ParamType):
@@ -308,6 +329,7 @@ def build(
         config_path,
         {**given, "out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
     )
+    _using(config, quiet)
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(
@@ -480,7 +502,7 @@ def check(
     from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
     from worksheetgen.pipeline.config import load_config
 
-    config = load_config(config_path, {"banks": banks, "decimals": decimals})
+    config = _using(load_config(config_path, {"banks": banks, "decimals": decimals}))
     banks, decimals, secret = config.value("banks"), config.value("decimals"), config.secret
 
     if stress == _Stress.SWEEP:
@@ -606,7 +628,7 @@ def grade(
     from worksheetgen.grading.template import write_template
     from worksheetgen.pipeline.config import check_key_secret, load_config
 
-    check_key_secret(key_path, load_config(config_path))
+    check_key_secret(key_path, _using(load_config(config_path), quiet))
 
     if template:
         path = write_template(key_path, responses, stdout=_binary_stdout())
@@ -663,7 +685,7 @@ def export_cmd(
     from worksheetgen.export import export_file
     from worksheetgen.pipeline.config import check_key_secret, load_config
 
-    check_key_secret(key_path, load_config(config_path))
+    check_key_secret(key_path, _using(load_config(config_path), quiet))
 
     path = export_file(key_path, fmt, out, stdout=_binary_stdout())
     if path is not None and not quiet:
@@ -682,7 +704,10 @@ def init(folder: str | None, course: str | None) -> None:
     from worksheetgen.pipeline.config import init_course
 
     config, secret = init_course(Path(folder or "."), course)
-    click.echo(f"Wrote {config} and the course secret {secret} (readable only by you).")
+    click.echo(
+        f"Wrote {shown(str(config))} and the course secret {shown(str(secret))} "
+        "(readable only by you)."
+    )
     click.echo(
         "  Keep the secret private and out of version control: without it no key can be "
         "rebuilt, with it anyone can rebuild every key."
@@ -698,19 +723,22 @@ def config_cmd(config_path: str | None) -> None:
     from worksheetgen.pipeline.config import UNSET, fingerprint, load_config
 
     config = load_config(config_path)
-    click.echo(f"configuration: {config.path if config.path is not None else 'none found'}")
+    where = "none found" if config.path is None else shown(str(config.path))
+    click.echo(f"configuration: {where}")
     for name, setting in config.settings.items():
         value = setting.value
         text = ", ".join(value) if isinstance(value, tuple) else value
         if isinstance(value, bool):
             text = "true" if value else "false"
         unset = text is None or text == ""
-        shown_value = f"(unset: {UNSET.get(name, 'none')})" if unset else text
-        click.echo(f"{name} = {shown_value}  ({setting.source})")
+        # what the file holds is shown, never obeyed (an ESC, a bidi override)
+        shown_value = f"(unset: {UNSET.get(name, 'none')})" if unset else shown(str(text))
+        click.echo(f"{name} = {shown_value}  ({shown(setting.source)})")
     if config.secret is None:
         click.echo("secret = (none: anyone who knows the seed can rebuild a key)  (default)")
     else:
-        click.echo(f"secret = fingerprint {fingerprint(config.secret)}  ({config.secret_source})")
+        source = shown(str(config.secret_source))
+        click.echo(f"secret = fingerprint {fingerprint(config.secret)}  ({source})")
 
 
 def run() -> None:

@@ -170,7 +170,7 @@ def load_bank(options: BuildOptions) -> Bank:
     if options.course:
         bad = text_problem(options.course)
         if bad:
-            raise UsageError(f"course: {bad}")
+            raise UsageError(f"--course: {bad}")
         info = replace(info, course=options.course)
     if options.kind and not info.kind:  # a bank's sheet: kind wins over the course's
         info = replace(info, kind=options.kind)
