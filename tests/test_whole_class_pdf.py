@@ -103,7 +103,12 @@ def check_class(folder: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 @pytest.mark.parametrize("bank", [*BANKS, "quiz-pool"])
-def test_a_whole_class_is_on_the_page_and_in_the_grid(tmp_path, bank, paper):
+def test_a_whole_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, bank, paper):
+    from worksheetgen.tex import run as tex
+
+    # what is checked here is the pages, not the time: on a loaded machine the whole note
+    # with LuaLaTeX can take longer than TeX's limit for 30 sheets (about 3 minutes)
+    monkeypatch.setattr(tex, "TEX_TIMEOUT_SECONDS", 900)
     path = QUIZ if bank == "quiz-pool" else data_dir("banks") / bank
     result = build(
         BuildOptions(seed=7, banks=(str(path),), out=str(tmp_path), roster=str(ROSTER), paper=paper)

@@ -239,7 +239,7 @@ class Layout:
     """The columns before the answers, shared by every table of the grid (widths in points)."""
 
     name_width: float
-    #: True when some label takes more than a line of its column (a paragraph column)
+    #: True when some label takes more than a line of its column (a paragraph in its cell)
     name_wraps: bool
     code_width: float
     #: the question's number on each sheet, where the sheets number a question differently
@@ -289,7 +289,10 @@ def _label_tex(label: str, width: float) -> tuple[str, bool]:
             run.append(c)
             used += w
         pieces.append(escape_tex("".join(run)))
-    return "".join(pieces), short
+    tex = "".join(pieces)
+    if short or text_em(label) > line:  # more than a line: a paragraph of the column's width
+        tex = rf"\parbox[t]{{{width}pt}}{{\raggedright {tex}}}"
+    return tex, short
 
 
 def grid_layout(rows: Sequence[GridRow]) -> Layout:
