@@ -30,7 +30,7 @@ from worksheetgen.model import (
 )
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
-from worksheetgen.render.grid import GridRow, grid_questions, grid_row
+from worksheetgen.render.grid import GridRow, grid_layout, grid_questions, grid_row
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
@@ -279,11 +279,6 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
     }
 
 
-#: sheets in one table of the answer grid before its header is printed again (a table is
-#: one box: it never breaks across pages)
-GRID_ROWS_PER_TABLE = 40
-
-
 def sheet_grid_row(sheet: Sheet) -> GridRow:
     """A solved sheet's line of the TA's answer grid."""
     return grid_row(sheet, [item_title(item) for item in sheet.items])
@@ -292,11 +287,8 @@ def sheet_grid_row(sheet: Sheet) -> GridRow:
 def grid_context(build: Build, rows: Sequence[GridRow]) -> dict[str, Any]:
     """What the answer grid's template sees besides a document's context: the questions'
     tables (of ``rows``, one per sheet) and how many sheets there are."""
-    return {
-        "grid": grid_questions(rows),
-        "grid_count": len(rows),
-        "grid_rows_per_table": GRID_ROWS_PER_TABLE,
-    }
+    layout = grid_layout(rows)
+    return {"grid": grid_questions(rows, layout), "grid_layout": layout, "grid_count": len(rows)}
 
 
 def render_all(build: Build, template_dir: str | None = None) -> dict[str, str]:
