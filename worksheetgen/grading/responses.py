@@ -40,6 +40,15 @@ MAX_NUMBER_CHARS = 100
 # ASCII digits only: Python's \d and int() also take Arabic-Indic and other decimal digits,
 # which no responses file means; row, column and shape numbers have at most 6 digits
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+#: a number with its digits in groups of three, as sheets and keys may print it
+#: (2 359 296, 0.123 45): separated by a plain, thin (U+2009), narrow no-break (U+202F) or
+#: no-break (U+00A0) space; only whole groups of three, so "12 34" is no number
+_GROUP = "[ \u2009\u202f\u00a0]"
+_GROUPED = re.compile(
+    rf"^[+-]?\d{{1,3}}(?:{_GROUP}\d{{3}})*"  # the whole part: 2 359 296
+    rf"(?:\.(?:\d{{3}}(?:{_GROUP}\d{{3}})*(?:{_GROUP}\d{{1,2}})?|\d+))?$",  # .123 45
+    re.ASCII,
+)
 _FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$", re.ASCII)
 _INDEX = re.compile(r"^\d{1,6}$", re.ASCII)
 _CELL = re.compile(r"^\(?\s*(\d{1,6})\s*[,;: ]\s*(\d{1,6})\s*\)?$", re.ASCII)
@@ -159,6 +168,9 @@ def _parse_number(text: str, masked_ok: bool = True) -> float | None:
             "value", f"expected a number of at most {MAX_NUMBER_CHARS} characters, got {len(t)}"
         )
     x: float | None = None
+    grouped = _GROUPED.match(t)
+    if grouped and re.search(_GROUP, t):
+        t = re.sub(_GROUP, "", t)
     if _NUMBER.match(t):
         x = float(t)
     else:
