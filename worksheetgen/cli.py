@@ -585,6 +585,12 @@ def families() -> None:
     "output).",
 )
 @click.option(
+    "--marks",
+    is_flag=True,
+    help="With --template: one row per student and part instead, to type the part's points "
+    "(or right/wrong) in its mark column; grading reads both kinds of row, mixed in one file.",
+)
+@click.option(
     "--tries",
     type=click.Choice(["last", "first"]),
     default="last",
@@ -615,6 +621,7 @@ def grade(
     responses: str,
     out: str | None,
     template: bool,
+    marks: bool,
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
     carry: bool | None,
@@ -630,12 +637,13 @@ def grade(
 
     check_key_secret(key_path, _using(load_config(config_path), quiet))
 
+    if marks and not template:
+        raise click.UsageError("--marks writes a template: use it with --template")
     if template:
-        path = write_template(key_path, responses, stdout=_binary_stdout())
+        path = write_template(key_path, responses, stdout=_binary_stdout(), marks=marks)
         if path is not None and not quiet:
-            click.echo(
-                f"Wrote a blank responses file to {shown(str(path))}: fill in the value column."
-            )
+            column = "mark column (points, or right/wrong)" if marks else "value column"
+            click.echo(f"Wrote a blank responses file to {shown(str(path))}: fill in the {column}.")
         return
     run = grade_files(key_path, responses, out, tries, attempt, carry)
     if quiet:

@@ -111,6 +111,8 @@ def _part_line(p: PartResult) -> str:
             head + f"free text, to grade by hand ({points_text(p.possible)} points). "
             f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(shorten(p.model, 200))}"
         )
+    if status == "marked":
+        return head + f"marked by hand ({points_text(p.earned)}/{points_text(p.possible)})."
     if status == "blank":
         text = "blank"
     elif status == "right":

@@ -31,9 +31,9 @@ from worksheetgen.grading.key import (
     entry_label,
     norm_text,
 )
-from worksheetgen.grading.responses import ResponseCell, Responses, StudentAnswers
+from worksheetgen.grading.responses import PartMark, ResponseCell, Responses, StudentAnswers
 
-Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded"]
+Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded", "marked"]
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,15 @@ class PartResult:
     wrong: tuple[WrongEntry, ...] = ()
     response: str = ""
     model: str = ""
+    #: the points were typed by a TA for the whole part (a mark row): no cells are graded
+    marked: bool = False
 
     @property
     def status(self) -> Status:
-        """right, carried (all credit, some of it carried forward), partial, wrong, blank or
-        ungraded (free text for a person to mark)."""
+        """right, carried (all credit, some of it carried forward), partial, wrong, blank,
+        ungraded (free text for a person to mark) or marked (by hand, a mark row)."""
+        if self.marked:
+            return "marked"
         if self.kind == "text":
             return "ungraded"
         if self.answered == 0:
@@ -100,7 +104,9 @@ class QuestionResult:
 
     @cached_property
     def ungraded(self) -> Fraction:
-        return sum((p.possible for p in self.parts if p.kind == "text"), Fraction(0))
+        return sum(
+            (p.possible for p in self.parts if p.kind == "text" and not p.marked), Fraction(0)
+        )
 
 
 @dataclass(frozen=True)
@@ -485,21 +491,44 @@ def grade_question(
     q: QuestionKey,
     got: dict[str, dict[tuple[int, int], ResponseCell]],
     carry: bool | None = None,
+    marks: Mapping[str, PartMark] | None = None,
 ) -> QuestionResult:
     """Score one question: each part's points (the key's, or equal shares), per-entry credit
     in tables, carried credit (as the key says for the question, unless ``carry`` says; with
-    it on, the points without it too, where they differ)."""
+    it on, the points without it too, where they differ). A part in ``marks`` (by answer
+    name) gets the points a TA typed, whatever its cells say."""
     on = q.carry if carry is None else carry
-    result = _grade_question(q, got, on)
+    marks = marks or {}
+    result = _grade_question(q, got, on, marks)
     if on:
-        plain = _grade_question(q, got, False)
+        plain = _grade_question(q, got, False, marks)
         if plain.earned != result.earned:
             return replace(result, without_carry=plain.earned)
     return result
 
 
+def _marked_part(ans: GradedAnswer, mark: PartMark, share: Fraction) -> PartResult:
+    """A part marked by hand: the points typed, nothing diagnosed."""
+    return PartResult(
+        answer=ans.name,
+        part=ans.part,
+        kind=ans.kind,
+        earned=mark.points,
+        possible=share,
+        right=int(mark.points == share),
+        carried=0,
+        answered=1,
+        total=1,
+        response=mark.text,
+        marked=True,
+    )
+
+
 def _grade_question(
-    q: QuestionKey, got: dict[str, dict[tuple[int, int], ResponseCell]], carry: bool
+    q: QuestionKey,
+    got: dict[str, dict[tuple[int, int], ResponseCell]],
+    carry: bool,
+    marks: Mapping[str, PartMark],
 ) -> QuestionResult:
     vals: dict[str, Any] = {}
     full: dict[str, bool] = {}
@@ -507,7 +536,13 @@ def _grade_question(
     for ans in q.answers:
         share = q.points_of(ans.name)
         cells = got.get(ans.name, {})
-        if ans.kind in NUMERIC_KINDS:
+        mark = marks.get(ans.name)
+        if mark is not None:
+            # no value of the student's to carry forward from: a later part is marked
+            # against the key alone (and is full when this part is)
+            full[ans.name] = mark.points == share
+            parts.append(_marked_part(ans, mark, share))
+        elif ans.kind in NUMERIC_KINDS:
             parts.append(_grade_numeric(q, ans, cells, share, vals, full, carry))
         elif ans.kind == "choice":
             parts.append(_grade_choice(q, ans, cells.get((0, 0)), share, vals, full, carry))
@@ -543,7 +578,10 @@ def grade_sheet(
 ) -> tuple[QuestionResult, ...]:
     """Score one student's answers to every question of their sheet (carried credit as the
     key says for each question, unless ``carry`` says for all)."""
-    return tuple(grade_question(q, answers.cells.get(q.id, {}), carry) for q in sheet.questions)
+    return tuple(
+        grade_question(q, answers.cells.get(q.id, {}), carry, answers.marks.get(q.id))
+        for q in sheet.questions
+    )
 
 
 def grade(key: GradeKey, responses: Responses, carry: bool | None = None) -> GradeResult:
