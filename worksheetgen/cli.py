@@ -19,7 +19,7 @@ import click
 
 from worksheetgen import __version__, plugins
 from worksheetgen.speed.process import tune_process
-from worksheetgen.textrules import shown
+from worksheetgen.textrules import excerpt, shown
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -135,12 +135,12 @@ class OneLineErrors(click.Group):
                 if isinstance(exc, click.MissingParameter)
                 else exc.message
             )
-            click.echo(f"worksheetgen: error: {where}: {shown(message)}", err=True)
+            click.echo(f"worksheetgen: error: {where}: {excerpt(message)}", err=True)
             sys.exit(exc.exit_code)
         except click.UsageError as exc:
             command = exc.ctx.command_path if exc.ctx is not None else "worksheetgen"
             click.echo(
-                f"worksheetgen: error: {shown(exc.format_message())} (see {command} --help)",
+                f"worksheetgen: error: {excerpt(exc.format_message())} (see {command} --help)",
                 err=True,
             )
             sys.exit(exc.exit_code)
@@ -148,7 +148,7 @@ class OneLineErrors(click.Group):
             click.echo("worksheetgen: interrupted", err=True)
             sys.exit(130)
         except click.ClickException as exc:
-            click.echo(f"worksheetgen: error: {shown(exc.format_message())}", err=True)
+            click.echo(f"worksheetgen: error: {excerpt(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except OSError as exc:
             line = _stdout_failure(exc)
