@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 import click
 
 from worksheetgen import __version__, plugins
+from worksheetgen.cliparams import PluginChoice, SeedType, Stress
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import excerpt, shown
 
@@ -45,44 +46,6 @@ def _binary_stdout() -> Any:
     """Standard output as bytes (for an output path given as ``-``)."""
     sys.stdout.flush()
     return sys.stdout.buffer
-
-
-class SeedType(click.ParamType):
-    """A non-negative integer seed."""
-
-    name = "SEED"
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            seed = value
-        else:
-            text = str(value).strip()
-            if not text.isdigit():
-                self.fail(f"expected a non-negative integer, got {value!r}", param, ctx)
-            seed = int(text)
-        if not 0 <= seed < 2**63:
-            self.fail(f"expected a non-negative integer below 2**63, got {value!r}", param, ctx)
-        return seed
-
-
-class PluginChoice(click.Choice[str]):
-    """A choice among the names of an entry point group (``--to``, ``--export``), read from the
-    installed packages' metadata when first needed: nothing is imported for ``--help``."""
-
-    def __init__(self, group: str) -> None:
-        self.group = group
-        self.case_sensitive = True
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        try:
-            return tuple(plugins.names(self.group))
-        except plugins.PluginError as exc:
-            raise click.ClickException(str(exc)) from None
-
-    @choices.setter
-    def choices(self, value: tuple[str, ...]) -> None:
-        raise AttributeError("the choices are the entry points' names")
 
 
 def _stdout_failure(exc: OSError) -> str | None:
@@ -430,31 +393,15 @@ class _BuildProgress:
         self.stage = None
 
 
-class _Stress(click.ParamType):
-    """``--stress N`` (seeds per question) or a bare ``--stress`` (the sweep)."""
-
-    name = "stress"
-    SWEEP = "sweep"
-
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> int | str:
-        if isinstance(value, int) or value == self.SWEEP:
-            return value if isinstance(value, int) else self.SWEEP
-        counts: click.ParamType = click.IntRange(1, 100_000)
-        count: int = counts.convert(value, param, ctx)
-        return count
-
-
 @main.command()
 @_bank_option
 @click.option(
     "--stress",
-    type=_Stress(),
+    type=Stress(),
     default=200,
     show_default=True,
     is_flag=False,
-    flag_value=_Stress.SWEEP,
+    flag_value=Stress.SWEEP,
     metavar="[N]",
     help="Seeds drawn per question. Alone: every bundled bank (or each --bank), "
     "50 seeds, at decimals 0 to 4 (or --decimals): no kept slip may pass for right.",
@@ -482,7 +429,7 @@ def check(
     config = load_config(config_path, {"banks": banks, "decimals": decimals})
     banks, decimals, secret = config.value("banks"), config.value("decimals"), config.secret
 
-    if stress == _Stress.SWEEP:
+    if stress == Stress.SWEEP:
         # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
         from worksheetgen.pipeline.check import (
             SWEEP_DECIMALS,
