@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar
 import click
 
 from worksheetgen import __version__, plugins
-from worksheetgen.cliparams import PluginChoice, SeedType, Stress
+from worksheetgen.cliparams import Choice, IntRange, PathArg, PluginChoice, Seed, Stress
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import excerpt, shown
 
@@ -146,7 +146,7 @@ def _bank_option(fn: F) -> F:
         "--bank",
         "banks",
         multiple=True,
-        type=click.Path(),
+        type=PathArg(),
         help="A bank file or folder (repeatable). Default: the bundled default bank.",
     )
     return option(fn)
@@ -157,41 +157,41 @@ def _config_option(fn: F) -> F:
     option = click.option(
         "--config",
         "config_path",
-        type=click.Path(dir_okay=False),
+        type=PathArg(dir_okay=False),
         help="The course configuration. Default: worksheetgen.toml in this folder or a parent.",
     )
     return option(fn)
 
 
 @main.command()
-@click.option("--seed", type=SeedType(), required=True, help="Seed for every random draw.")
+@click.option("--seed", type=Seed(), required=True, help="Seed for every random draw.")
 @_bank_option
 @click.option(
     "--out",
     default=None,
-    type=click.Path(),
+    type=PathArg(),
     help="Folder that receives one sub-folder per build. Default: the configuration's "
     "out, else output.",
 )
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (no TeX needed).")
 @click.option("--title", help="Title printed on the sheet and key.")
 @click.option("--course", help="Course printed above the title.")
-@click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
+@click.option("--decimals", type=IntRange(0, 6), help="Decimals for every answer.")
 @click.option(
     "--paper",
-    type=click.Choice(["a4", "letter"]),
+    type=Choice(["a4", "letter"]),
     help="Paper size of the PDFs. Default: the configuration's paper, else a4.",
 )
 @click.option(
     "--engine",
-    type=click.Choice(["auto", "pdflatex", "lualatex"]),
+    type=Choice(["auto", "pdflatex", "lualatex"]),
     help="TeX engine. auto: pdfLaTeX, or LuaLaTeX when the text has letters pdfLaTeX "
     "cannot print. Default: the configuration's engine, else auto.",
 )
 @click.option(
     "--templates",
     "template_dir",
-    type=click.Path(exists=True, file_okay=False),
+    type=PathArg(exists=True, file_okay=False),
     help="A folder with latex/ and markdown/ templates that override the bundled ones.",
 )
 @click.option(
@@ -203,20 +203,20 @@ def _config_option(fn: F) -> F:
 )
 @click.option(
     "--roster",
-    type=click.Path(dir_okay=False),
+    type=PathArg(dir_okay=False),
     help="A class roster CSV (header; 'name' required, 'id' optional): one sheet per "
     "student, a combined PDF to print and per-student PDFs.",
 )
 @click.option(
     "--versions",
-    type=click.IntRange(1, 702),
+    type=IntRange(1, 702),
     metavar="N",
     help="N anonymous versions A, B, C, ... instead of a roster.",
 )
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(0, 64),
+    type=IntRange(0, 64),
     default=None,
     help="Processes that draw and render a class's sheets (0: one per core). "
     "Default: one per core on Linux without PDFs; with PDFs one, while TeX "
@@ -408,7 +408,7 @@ class _BuildProgress:
 )
 @click.option(
     "--decimals",
-    type=click.IntRange(0, 6),
+    type=IntRange(0, 6),
     default=None,
     help="Check at these decimals, as build --decimals would print them.",
 )
@@ -492,13 +492,13 @@ def families() -> None:
     "--key",
     "key_path",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=PathArg(dir_okay=False),
     help="The key.json of the build the students answered.",
 )
-@click.argument("responses", type=click.Path(dir_okay=False))
+@click.argument("responses", type=PathArg(dir_okay=False))
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=PathArg(file_okay=False),
     help="Folder for scores.csv and report.md. Default: the responses file's folder.",
 )
 @click.option(
@@ -510,7 +510,7 @@ def families() -> None:
 )
 @click.option(
     "--tries",
-    type=click.Choice(["last", "first"]),
+    type=Choice(["last", "first"]),
     default="last",
     show_default=True,
     help='A Moodle download with a row per try (adaptive quizzes, "all tries"): the try '
@@ -519,7 +519,7 @@ def families() -> None:
 @click.option(
     "--attempt",
     "attempt",
-    type=click.Choice(["highest", "last", "first"]),
+    type=Choice(["highest", "last", "first"]),
     default="highest",
     show_default=True,
     help="A Moodle download where a student has several finished attempts: the one that "
@@ -577,12 +577,12 @@ def grade(
     "--key",
     "key_path",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=PathArg(dir_okay=False),
     help="The key.json of a build (output/<sheet>-seed<N>/key.json).",
 )
 @click.option(
     "--out",
-    type=click.Path(),
+    type=PathArg(),
     help="File (or folder) to write; '-': standard output. Default: moodle.xml, "
     "gift.txt or canvas-qti.zip beside the key.",
 )
@@ -605,7 +605,7 @@ def export_cmd(
 
 
 @main.command()
-@click.argument("folder", required=False, type=click.Path(file_okay=False))
+@click.argument("folder", required=False, type=PathArg(file_okay=False))
 @click.option("--course", help="The course's name, written into the configuration.")
 @reports_errors
 def init(folder: str | None, course: str | None) -> None:

@@ -1,6 +1,10 @@
-"""The command line's value types that are not Click's own: a seed, a choice among installed
-plugins' names, ``--stress``. Imports only Click and plugins: nothing here loads NumPy, SymPy
-or Jinja2.
+"""The command line's value types: every integer, range and choice an option takes is read by
+the one rule for numbers (worksheetgen.textrules.integer: ASCII digits only) and refused in
+the project's words, ``--jobs: expected an integer from 0 to 64, got -1``, never Click's.
+
+The types extend Click's own (``IntRange``, ``Choice``), so ``--help`` and the generated
+reference show them as before. Imports only Click, textrules, errors and plugins: nothing
+here loads NumPy, SymPy or Jinja2.
 """
 
 from __future__ import annotations
@@ -10,27 +14,89 @@ from typing import Any
 import click
 
 from worksheetgen import plugins
+from worksheetgen.errors import describe
+from worksheetgen.textrules import (
+    PATH_LIMITS,
+    char_kind,
+    char_name,
+    integer,
+    path_problem,
+    refused,
+)
 
 
-class SeedType(click.ParamType):
-    """A non-negative integer seed."""
+def is_surrogate(c: str) -> bool:
+    """True for the escapes Python gives bytes of a name that are no UTF-8 (U+DC80..U+DCFF)."""
+    return "\udc80" <= c <= "\udcff"
+
+
+def _got(value: Any) -> str:
+    """The found value as a message quotes it: an integer as written, text quoted (and cut),
+    with a word on digits of another script, which the rule for numbers does not take."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    text = str(value)
+    other = any(c.isdigit() and not c.isascii() for c in text)
+    return describe(text) + (" (write the digits 0-9)" if other else "")
+
+
+class IntRange(click.IntRange):
+    """An integer from ``lo`` to ``hi`` (both included) in ASCII digits."""
+
+    def __init__(self, lo: int, hi: int, *, expected: str | None = None) -> None:
+        super().__init__(lo, hi)
+        self.lo, self.hi = lo, hi
+        self.expected = expected or f"an integer from {lo} to {hi}"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = value if isinstance(value, int) and not isinstance(value, bool) else None
+        if number is None:
+            number = integer(str(value))
+        if number is None or not self.lo <= number <= self.hi:
+            self.fail(f"expected {self.problem(number, str(value))}, got {_got(value)}", param, ctx)
+        return number
+
+    def problem(self, number: int | None, text: str) -> str:
+        """What was expected, for ``text``, which is no integer (``number`` None) or one out of
+        range."""
+        return self.expected
+
+
+class Seed(IntRange):
+    """A non-negative integer seed below 2**63."""
 
     name = "SEED"
 
-    def convert(self, value: Any, param: Any, ctx: Any) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            seed = value
-        else:
-            text = str(value).strip()
-            if not text.isdigit():
-                self.fail(f"expected a non-negative integer, got {value!r}", param, ctx)
-            seed = int(text)
-        if not 0 <= seed < 2**63:
-            self.fail(f"expected a non-negative integer below 2**63, got {value!r}", param, ctx)
-        return seed
+    def __init__(self) -> None:
+        super().__init__(0, 2**63 - 1, expected="a non-negative integer")
+
+    def problem(self, number: int | None, text: str) -> str:
+        too_big = (number or 0) > 0 or (text.isascii() and text.strip().isdigit())
+        return "a non-negative integer below 2**63" if too_big else self.expected
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return "SEED"
+
+    def _describe_range(self) -> str:
+        return ""
 
 
-class PluginChoice(click.Choice[str]):
+class Choice(click.Choice[str]):
+    """One of a fixed list of words, written exactly."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        choices = tuple(self.choices)
+        if value in choices:
+            return value
+        listed = " or ".join(choices) if len(choices) <= 2 else ", ".join(choices)
+        self.fail(
+            f"expected {'' if len(choices) <= 2 else 'one of '}{listed}, got {_got(value)}",
+            param,
+            ctx,
+        )
+
+
+class PluginChoice(Choice):
     """A choice among the names of an entry point group (``--to``, ``--export``), read from the
     installed packages' metadata when first needed: nothing is imported for ``--help``."""
 
@@ -59,8 +125,33 @@ class Stress(click.ParamType):
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> int | str:
-        if isinstance(value, int) or value == self.SWEEP:
-            return value if isinstance(value, int) else self.SWEEP
-        counts: click.ParamType = click.IntRange(1, 100_000)
-        count: int = counts.convert(value, param, ctx)
+        if value == self.SWEEP:
+            return self.SWEEP
+        count: int = IntRange(1, 100_000).convert(value, param, ctx)
         return count
+
+
+class PathArg(click.Path):
+    """A path the file system can take: no name longer than 255 bytes, no path longer than
+    4,095 (refused here, in one line, before any work; the OS would say "File name too
+    long" halfway through)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            if value == "":
+                self.fail("expected a path, got nothing", param, ctx)
+            # the text rule, except for the escapes of bytes that are no UTF-8 (a folder
+            # named in Latin-1 is still a folder): a control or bidi character in a path would
+            # reorder or hide what every message about it shows
+            bad = next((c for c in value if refused(c) and not is_surrogate(c)), None)
+            if bad is not None:
+                self.fail(
+                    f"expected a path of printable characters, got {char_name(bad)}, "
+                    f"{char_kind(bad)}",
+                    param,
+                    ctx,
+                )
+            problem = path_problem(value)
+            if problem is not None:
+                self.fail(f"expected a path of {PATH_LIMITS}, got {problem}", param, ctx)
+        return super().convert(value, param, ctx)

@@ -57,6 +57,9 @@ WRITE_ERRNOS = frozenset(
     if hasattr(errno, name)
 )
 
+#: what a write into a folder that was moved or removed meanwhile fails with
+_GONE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOENT", "ESTALE") if hasattr(errno, n))
+
 # .<name>.tmp-<pid>-<8 random> (mkdtemp/mkstemp's suffix) and the TeX folders in TMPDIR
 _STALE_IN_OUT = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(\d+)-[A-Za-z0-9_]{8}$")
 _STALE_IN_TMP = re.compile(r"^worksheetgen-(?P<kind>tex|fmt)-(\d+)-[A-Za-z0-9_]{8}$")
@@ -156,6 +159,14 @@ def write_failure(
     permission, ...), naming the file (``exc.filename`` or ``path``; a name inside the
     temporary folder ``rename[0]`` is shown inside its target ``rename[1]``); None for any
     other OSError (a bug: it keeps its traceback)."""
+    if exc.errno in _GONE_ERRNOS and rename is not None and not rename[0].is_dir():
+        # the folder written into was renamed or removed under the build (its parent, --out,
+        # moved away): what was written there is a temporary folder the next build sweeps
+        return OutputError(
+            "cannot write here: the folder was moved or removed while the build wrote into "
+            "it; nothing was written",
+            file=os.fsdecode(rename[1]),
+        )
     if exc.errno not in WRITE_ERRNOS:
         return None
     name = exc.filename if exc.filename is not None else path

@@ -12,6 +12,7 @@ sheet, a terminal or an LMS they hide or reorder what is shown.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 
@@ -140,7 +141,7 @@ def _clip(units: list[str], limit: int) -> list[str]:
 #: int() underscores and superscripts' neighbours; TeX and every file format take ASCII)
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 #: a decimal number without exponent: ``6``, ``2.5``, ``.5``
-_DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?", re.ASCII)
 #: the most digits an integer written by a person may have (far above every limit)
 MAX_INT_DIGITS = 30
 
@@ -159,6 +160,29 @@ def integer(text: str) -> int | None:
 def is_decimal(text: str) -> bool:
     """True when ``text`` is an unsigned decimal number in ASCII digits (``6``, ``2.5``)."""
     return len(text) <= 2 * MAX_INT_DIGITS and _DECIMAL.fullmatch(text) is not None
+
+
+#: the longest file or folder name (bytes) and path (bytes, with the ending NUL: 4,095) the
+#: usual file systems take (ext4, XFS, Btrfs, tmpfs; Linux's PATH_MAX)
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 4095
+
+
+def path_problem(path: str) -> str | None:
+    """Why the file system would refuse ``path`` for its length ("a name of 300 bytes"), as
+    the end of an 'expected a path …, got …' message, or None."""
+    data = os.fsencode(path)
+    if len(data) <= MAX_NAME_BYTES:
+        return None
+    if len(data) > MAX_PATH_BYTES:
+        return f"a path of {len(data):,} bytes"
+    longest = max(data.split(b"/"), key=len)
+    if len(longest) > MAX_NAME_BYTES:
+        return f"a name of {len(longest):,} bytes ({excerpt(os.fsdecode(longest), 40)})"
+    return None
+
+
+PATH_LIMITS = f"at most {MAX_NAME_BYTES} bytes a name and {MAX_PATH_BYTES:,} in all"
 
 
 def unprintable(text: str) -> str | None:
