@@ -196,6 +196,48 @@ def test_every_integer_and_choice_option_answers_in_the_projects_words(args, lin
     assert "is not" not in result.output and "range" not in result.output
 
 
+# ---- per-part points: every part above 0 ---------------------------------------------------
+
+
+@pytest.mark.parametrize("points", ["{total: 6, a: 6}", "{total: 6, scaled: 6}"])
+def test_a_total_that_leaves_a_part_nothing_is_refused(
+    points, write_bank, tmp_path, runner
+) -> None:
+    bank = write_bank(
+        f"""
+        questions:
+          - id: soft
+            family: softmax
+            points: {points}
+        """
+    )
+    out = tmp_path / "out"
+    result = runner.invoke(
+        main, ["build", "--bank", str(bank), "--seed", "1", "--no-pdf", "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"worksheetgen: error: {bank}:4: questions[0].points: expected points above 0 for every "
+        "part, got 0 left of the total 6 for b (A); give the named parts less or raise the total\n"
+    )
+    assert not out.exists()
+
+
+def test_a_total_that_leaves_each_other_part_a_share_still_builds(write_bank, tmp_path, runner):
+    bank = write_bank(
+        """
+        questions:
+          - id: soft
+            family: softmax
+            points: {total: 6, a: 5}
+        """
+    )
+    result = runner.invoke(
+        main, ["build", "--bank", str(bank), "--seed", "1", "--no-pdf", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+
+
 # ---- output folders: too long, or moved away during a build ---------------------------------
 
 
