@@ -290,6 +290,7 @@ def test_a_folder_moved_away_while_a_class_is_written_is_one_line(tmp_path, runn
         "folder was moved or removed while the build wrote into it; nothing was written\n"
     )
     assert not out.exists()
+    assert list((tmp_path / "moved").iterdir()) == []  # its staging folder went with it
 
 
 def test_a_staging_folder_gone_at_the_swap_is_one_line(tmp_path) -> None:

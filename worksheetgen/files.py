@@ -236,6 +236,23 @@ def release(path: str | Path) -> None:
         os.close(fd)
 
 
+def remove_temp(path: Path) -> None:
+    """Remove the temporary folder ``path`` (a build's staging folder that was not swapped
+    into place) and drop its lock. When it is not there because a folder above it was
+    renamed during the build, it is removed where it went: the lock held on it says where
+    (Linux), and only a folder of its own unique name is removed."""
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+    elif str(path) in _locks:
+        try:
+            moved = Path(os.readlink(f"/proc/self/fd/{_locks[str(path)]}"))
+        except OSError:  # no /proc: the next build in that folder sweeps it
+            moved = None
+        if moved is not None and moved.name == path.name and moved.is_dir():
+            shutil.rmtree(moved, ignore_errors=True)
+    release(path)
+
+
 def temp_folder(parent: Path, name: str, kind: str = "tmp") -> Path:
     """A new empty folder ``parent/.<name>.<kind>-<pid>-XXXXXXXX`` (locked until
     :func:`release`), readable as any new folder is."""

@@ -19,6 +19,7 @@ from worksheetgen.files import (
     check_replaceable,
     failures_as_errors,
     release,
+    remove_temp,
     sweep_stale,
     temp_folder,
 )
@@ -143,6 +144,4 @@ def write_atomically(target: Path, files: dict[str, bytes]) -> None:
                 path.write_bytes(data)
             swap_into_place(tmp, target)
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        release(tmp)
+        remove_temp(tmp)
