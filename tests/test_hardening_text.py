@@ -5,13 +5,17 @@ folders that vanish or have names too long."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
+from tests.conftest import needs_tex
 from worksheetgen.cli import main
 from worksheetgen.errors import BankError, UsageError
 from worksheetgen.files import write_failure
 from worksheetgen.pipeline import class_build
 from worksheetgen.pipeline.output import check_out
+from worksheetgen.render.texlines import MAX_TEX_LINE_CHARS, fold_long_lines
 from worksheetgen.textrules import MAX_LINE_CHARS, MAX_RUN_CHARS, excerpt, integer
 
 BANK = """\
@@ -236,6 +240,54 @@ def test_a_total_that_leaves_each_other_part_a_share_still_builds(write_bank, tm
         main, ["build", "--bank", str(bank), "--seed", "1", "--no-pdf", "--out", str(tmp_path)]
     )
     assert result.exit_code == 0, result.output
+
+
+# ---- a prompt of one long word: TeX sets it ------------------------------------------------
+
+
+def test_a_long_line_is_folded_where_tex_sets_the_same() -> None:
+    line = "Compute " + "x\\allowbreak{}" * 5000 + " now."
+    folded = fold_long_lines(line, 1000)
+    pieces = folded.split("\n")
+    assert len(pieces) > 1 and all(len(p) <= 1000 for p in pieces)
+    assert all(
+        p.endswith("%") and pieces[i + 1].startswith("\\") for i, p in enumerate(pieces[:-1])
+    )
+    assert "".join(p.removesuffix("%") for p in pieces) == line
+
+
+def test_folding_keeps_escaped_backslashes_and_comments() -> None:
+    line = "\\\\" * 600 + "\\textbf{a}" + "\\%" * 600
+    folded = fold_long_lines(line, 1000)
+    assert folded.split("\n")[0] == "\\\\" * 600 + "%"  # before \textbf, never inside \\
+    comment = "a " * 10 + "%" + " b" * 1000
+    folded = fold_long_lines(comment, 100)  # a comment's words stay in the comment
+    assert folded.endswith("\n%" + " b" * 1000) or folded.endswith("a %" + " b" * 1000)
+    assert folded.replace("\n", " ") == comment
+    words = "word " * 1000
+    assert all(len(p) <= 100 for p in fold_long_lines(words, 100).split("\n"))
+    assert fold_long_lines(words, 100).replace("\n", " ") == words
+
+
+@needs_tex
+def test_a_prompt_of_one_long_word_builds_and_prints_whole(tmp_path, runner) -> None:
+    bank = tmp_path / "bank.yaml"
+    prompt = '"Compute {% for i in range(4900) %}xyzw{% endfor %} now."'
+    bank.write_text(BANK.format(extra=f"    prompt: {prompt}\n"), encoding="utf-8")
+    out = tmp_path / "out"
+    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    for name in ("sheet", "key"):
+        tex = (out / "t-seed1" / f"{name}.tex").read_text(encoding="utf-8")
+        assert max(len(line.encode()) for line in tex.splitlines()) <= 4 * MAX_TEX_LINE_CHARS
+        text = subprocess.run(
+            ["pdftotext", str(out / "t-seed1" / f"{name}.pdf"), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.replace("\n", "")
+        assert "Compute xyzwxyzw" in text and "xyzwxyzw now." in text
+        assert text.count("xyzw") >= 4850  # page breaks split a few
 
 
 # ---- output folders: too long, or moved away during a build ---------------------------------

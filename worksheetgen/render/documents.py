@@ -24,6 +24,7 @@ from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
+from worksheetgen.render.texlines import fold_long_lines
 from worksheetgen.resources import data_dir
 from worksheetgen.speed.cache import private_cache_folder
 
@@ -237,7 +238,9 @@ def render_document(
     env = environment(fmt, template_dir)
     name = f"{kind}{FORMATS[fmt]}.j2"
     try:
-        return env.get_template(name).render(**context)
+        text = env.get_template(name).render(**context)
+        # no line longer than TeX's input buffer (a prompt of one long word makes one)
+        return fold_long_lines(text) if fmt == "latex" else text
     except jinja2.TemplateError as exc:
         where, line = _template_frame(exc)
         where = getattr(exc, "filename", None) or where or name
