@@ -15,19 +15,7 @@ import click
 
 from worksheetgen import plugins
 from worksheetgen.errors import describe
-from worksheetgen.textrules import (
-    PATH_LIMITS,
-    char_kind,
-    char_name,
-    integer,
-    path_problem,
-    refused,
-)
-
-
-def is_surrogate(c: str) -> bool:
-    """True for the escapes Python gives bytes of a name that are no UTF-8 (U+DC80..U+DCFF)."""
-    return "\udc80" <= c <= "\udcff"
+from worksheetgen.textrules import PATH_LIMITS, integer, path_problem
 
 
 def _got(value: Any) -> str:
@@ -132,25 +120,15 @@ class Stress(click.ParamType):
 
 
 class PathArg(click.Path):
-    """A path the file system can take: no name longer than 255 bytes, no path longer than
-    4,095 (refused here, in one line, before any work; the OS would say "File name too
-    long" halfway through)."""
+    """A path the file system can take: not empty, no name longer than 255 bytes, no path
+    longer than 4,095 (refused here, in one line, before any work; the OS would say "File
+    name too long" halfway through). Any other name the OS takes is taken: messages show its
+    control and format characters escaped."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             if value == "":
                 self.fail("expected a path, got nothing", param, ctx)
-            # the text rule, except for the escapes of bytes that are no UTF-8 (a folder
-            # named in Latin-1 is still a folder): a control or bidi character in a path would
-            # reorder or hide what every message about it shows
-            bad = next((c for c in value if refused(c) and not is_surrogate(c)), None)
-            if bad is not None:
-                self.fail(
-                    f"expected a path of printable characters, got {char_name(bad)}, "
-                    f"{char_kind(bad)}",
-                    param,
-                    ctx,
-                )
             problem = path_problem(value)
             if problem is not None:
                 self.fail(f"expected a path of {PATH_LIMITS}, got {problem}", param, ctx)
