@@ -8,6 +8,11 @@ such as U+202E, the byte-order mark, soft hyphen ...; zero-width (non-)joiners s
 spell words in several scripts), line/paragraph separators, surrogates and Unicode
 noncharacters (U+FFFE, U+FDD0 ...). None of them can be written to XML 1.0, and in a
 sheet, a terminal or an LMS they hide or reorder what is shown.
+
+Also here, for every door alike: the one rule for numbers (:func:`integer`,
+:func:`is_decimal`: ASCII digits only, whatever Python's ``int()`` and ``\\d`` would take),
+how long a path the file system takes (:func:`path_problem`), and how much of a found value
+an error line quotes (:func:`excerpt`).
 """
 
 from __future__ import annotations
@@ -140,7 +145,7 @@ def _clip(units: list[str], limit: int) -> list[str]:
 #: and regular expressions' \d also take Arabic-Indic, full-width and other digits, and
 #: int() underscores and superscripts' neighbours; TeX and every file format take ASCII)
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-#: a decimal number without exponent: ``6``, ``2.5``, ``.5``
+#: a decimal number without sign or exponent: ``6``, ``2.5``, ``2.``
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?", re.ASCII)
 #: the most digits an integer written by a person may have (far above every limit)
 MAX_INT_DIGITS = 30
@@ -171,7 +176,10 @@ MAX_PATH_BYTES = 4095
 def path_problem(path: str) -> str | None:
     """Why the file system would refuse ``path`` for its length ("a name of 300 bytes"), as
     the end of an 'expected a path …, got …' message, or None."""
-    data = os.fsencode(path)
+    try:
+        data = os.fsencode(path)
+    except UnicodeEncodeError:  # a lone surrogate no file name decodes to: its length still
+        data = path.encode("utf-8", "surrogatepass")
     if len(data) <= MAX_NAME_BYTES:
         return None
     if len(data) > MAX_PATH_BYTES:
