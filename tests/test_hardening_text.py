@@ -291,6 +291,28 @@ def test_a_prompt_of_one_long_word_builds_and_prints_whole(tmp_path, runner) -> 
         assert text.count("xyzw") >= 4850  # page breaks split a few
 
 
+@needs_tex
+@pytest.mark.parametrize("letter", ["y", "W"])
+def test_a_title_and_course_of_thousands_of_letters_build(letter, tmp_path, runner) -> None:
+    # the running head holds course and title on one line when they fit: a box wider than
+    # TeX's largest dimension stopped TeX with "Dimension too large"
+    word = letter * 3999
+    bank = tmp_path / "bank.yaml"
+    bank.write_text(
+        f"sheet:\n  title: T{word}\n  course: C{word}\n"
+        "questions:\n  - id: q1\n    family: scaling\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = runner.invoke(main, ["build", "--seed", "1", "--bank", str(bank), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (folder,) = out.iterdir()
+    text = subprocess.run(
+        ["pdftotext", str(folder / "sheet.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout.replace("\n", "")
+    assert f"T{letter * 50}" in text and f"C{letter * 50}" in text
+
+
 # ---- output folders: too long, or moved away during a build ---------------------------------
 
 
