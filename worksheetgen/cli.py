@@ -18,8 +18,9 @@ from typing import Any, Literal, TypeVar
 import click
 
 from worksheetgen import __version__, plugins
+from worksheetgen.cliparams import Choice, IntRange, PathArg, PluginChoice, Seed, Stress
 from worksheetgen.speed.process import tune_process
-from worksheetgen.textrules import shown
+from worksheetgen.textrules import excerpt, shown
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -66,44 +67,6 @@ def _using(config: Any, quiet: bool = False) -> Any:
     if config.path is not None and not quiet:
         click.echo(f"worksheetgen: configuration: {shown(str(config.path))}", err=True)
     return config
-
-
-class SeedType(click.ParamType):
-    """A non-negative integer seed."""
-
-    name = "SEED"
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            seed = value
-        else:
-            text = str(value).strip()
-            if not text.isdigit():
-                self.fail(f"expected a non-negative integer, got {value!r}", param, ctx)
-            seed = int(text)
-        if not 0 <= seed < 2**63:
-            self.fail(f"expected a non-negative integer below 2**63, got {value!r}", param, ctx)
-        return seed
-
-
-class PluginChoice(click.Choice[str]):
-    """A choice among the names of an entry point group (``--to``, ``--export``), read from the
-    installed packages' metadata when first needed: nothing is imported for ``--help``."""
-
-    def __init__(self, group: str) -> None:
-        self.group = group
-        self.case_sensitive = True
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        try:
-            return tuple(plugins.names(self.group))
-        except plugins.PluginError as exc:
-            raise click.ClickException(str(exc)) from None
-
-    @choices.setter
-    def choices(self, value: tuple[str, ...]) -> None:
-        raise AttributeError("the choices are the entry points' names")
 
 
 def _stdout_failure(exc: OSError) -> str | None:
@@ -156,12 +119,12 @@ class OneLineErrors(click.Group):
                 if isinstance(exc, click.MissingParameter)
                 else exc.message
             )
-            click.echo(f"worksheetgen: error: {where}: {shown(message)}", err=True)
+            click.echo(f"worksheetgen: error: {where}: {excerpt(message)}", err=True)
             sys.exit(exc.exit_code)
         except click.UsageError as exc:
             command = exc.ctx.command_path if exc.ctx is not None else "worksheetgen"
             click.echo(
-                f"worksheetgen: error: {shown(exc.format_message())} (see {command} --help)",
+                f"worksheetgen: error: {excerpt(exc.format_message())} (see {command} --help)",
                 err=True,
             )
             sys.exit(exc.exit_code)
@@ -169,7 +132,7 @@ class OneLineErrors(click.Group):
             click.echo("worksheetgen: interrupted", err=True)
             sys.exit(130)
         except click.ClickException as exc:
-            click.echo(f"worksheetgen: error: {shown(exc.format_message())}", err=True)
+            click.echo(f"worksheetgen: error: {excerpt(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except OSError as exc:
             line = _stdout_failure(exc)
@@ -204,7 +167,7 @@ def _bank_option(fn: F) -> F:
         "--bank",
         "banks",
         multiple=True,
-        type=click.Path(),
+        type=PathArg(),
         help="A bank file or folder (repeatable). Default: the bundled default bank.",
     )
     return option(fn)
@@ -215,41 +178,41 @@ def _config_option(fn: F) -> F:
     option = click.option(
         "--config",
         "config_path",
-        type=click.Path(dir_okay=False),
+        type=PathArg(dir_okay=False),
         help="The course configuration. Default: worksheetgen.toml in this folder or a parent.",
     )
     return option(fn)
 
 
 @main.command()
-@click.option("--seed", type=SeedType(), required=True, help="Seed for every random draw.")
+@click.option("--seed", type=Seed(), required=True, help="Seed for every random draw.")
 @_bank_option
 @click.option(
     "--out",
     default=None,
-    type=click.Path(),
+    type=PathArg(),
     help="Folder that receives one sub-folder per build. Default: the configuration's "
     "out, else output.",
 )
 @click.option("--no-pdf", is_flag=True, help="Skip the PDFs (no TeX needed).")
 @click.option("--title", help="Title printed on the sheet and key.")
 @click.option("--course", help="Course printed above the title.")
-@click.option("--decimals", type=click.IntRange(0, 6), help="Decimals for every answer.")
+@click.option("--decimals", type=IntRange(0, 6), help="Decimals for every answer.")
 @click.option(
     "--paper",
-    type=click.Choice(["a4", "letter"]),
+    type=Choice(["a4", "letter"]),
     help="Paper size of the PDFs. Default: the configuration's paper, else a4.",
 )
 @click.option(
     "--engine",
-    type=click.Choice(["auto", "pdflatex", "lualatex"]),
+    type=Choice(["auto", "pdflatex", "lualatex"]),
     help="TeX engine. auto: pdfLaTeX, or LuaLaTeX when the text has letters pdfLaTeX "
     "cannot print. Default: the configuration's engine, else auto.",
 )
 @click.option(
     "--templates",
     "template_dir",
-    type=click.Path(exists=True, file_okay=False),
+    type=PathArg(exists=True, file_okay=False),
     help="A folder with latex/ and markdown/ templates that override the bundled ones.",
 )
 @click.option(
@@ -261,20 +224,20 @@ def _config_option(fn: F) -> F:
 )
 @click.option(
     "--roster",
-    type=click.Path(dir_okay=False),
+    type=PathArg(dir_okay=False),
     help="A class roster CSV (header; 'name' required, 'id' optional): one sheet per "
     "student, a combined PDF to print and per-student PDFs.",
 )
 @click.option(
     "--versions",
-    type=click.IntRange(1, 702),
+    type=IntRange(1, 702),
     metavar="N",
     help="N anonymous versions A, B, C, ... instead of a roster.",
 )
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(0, 64),
+    type=IntRange(0, 64),
     default=None,
     help="Processes that draw and render a class's sheets (0: one per core). "
     "Default: one per core on Linux without PDFs; with PDFs one, while TeX "
@@ -453,38 +416,22 @@ class _BuildProgress:
         self.stage = None
 
 
-class _Stress(click.ParamType):
-    """``--stress N`` (seeds per question) or a bare ``--stress`` (the sweep)."""
-
-    name = "stress"
-    SWEEP = "sweep"
-
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> int | str:
-        if isinstance(value, int) or value == self.SWEEP:
-            return value if isinstance(value, int) else self.SWEEP
-        counts: click.ParamType = click.IntRange(1, 100_000)
-        count: int = counts.convert(value, param, ctx)
-        return count
-
-
 @main.command()
 @_bank_option
 @click.option(
     "--stress",
-    type=_Stress(),
+    type=Stress(),
     default=200,
     show_default=True,
     is_flag=False,
-    flag_value=_Stress.SWEEP,
+    flag_value=Stress.SWEEP,
     metavar="[N]",
     help="Seeds drawn per question. Alone: every bundled bank (or each --bank), "
     "50 seeds, at decimals 0 to 4 (or --decimals): no kept slip may pass for right.",
 )
 @click.option(
     "--decimals",
-    type=click.IntRange(0, 6),
+    type=IntRange(0, 6),
     default=None,
     help="Check at these decimals, as build --decimals would print them.",
 )
@@ -505,7 +452,7 @@ def check(
     config = _using(load_config(config_path, {"banks": banks, "decimals": decimals}))
     banks, decimals, secret = config.value("banks"), config.value("decimals"), config.secret
 
-    if stress == _Stress.SWEEP:
+    if stress == Stress.SWEEP:
         # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
         from worksheetgen.pipeline.check import (
             SWEEP_DECIMALS,
@@ -568,13 +515,13 @@ def families() -> None:
     "--key",
     "key_path",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=PathArg(dir_okay=False),
     help="The key.json of the build the students answered.",
 )
-@click.argument("responses", type=click.Path(dir_okay=False))
+@click.argument("responses", type=PathArg(dir_okay=False))
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=PathArg(file_okay=False),
     help="Folder for scores.csv and report.md. Default: the responses file's folder.",
 )
 @click.option(
@@ -592,7 +539,7 @@ def families() -> None:
 )
 @click.option(
     "--tries",
-    type=click.Choice(["last", "first"]),
+    type=Choice(["last", "first"]),
     default="last",
     show_default=True,
     help='A Moodle download with a row per try (adaptive quizzes, "all tries"): the try '
@@ -601,7 +548,7 @@ def families() -> None:
 @click.option(
     "--attempt",
     "attempt",
-    type=click.Choice(["highest", "last", "first"]),
+    type=Choice(["highest", "last", "first"]),
     default="highest",
     show_default=True,
     help="A Moodle download where a student has several finished attempts: the one that "
@@ -673,12 +620,12 @@ def grade(
     "--key",
     "key_path",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=PathArg(dir_okay=False),
     help="The key.json of a build (output/<sheet>-seed<N>/key.json).",
 )
 @click.option(
     "--out",
-    type=click.Path(),
+    type=PathArg(),
     help="File (or folder) to write; '-': standard output. Default: moodle.xml, "
     "gift.txt or canvas-qti.zip beside the key.",
 )
@@ -701,7 +648,7 @@ def export_cmd(
 
 
 @main.command()
-@click.argument("folder", required=False, type=click.Path(file_okay=False))
+@click.argument("folder", required=False, type=PathArg(file_okay=False))
 @click.option("--course", help="The course's name, written into the configuration.")
 @reports_errors
 def init(folder: str | None, course: str | None) -> None:

@@ -1,8 +1,8 @@
 """The exception hierarchy: every error a user can act on is a WorksheetgenError.
 
 The CLI prints ``str(error)`` as one line (control and format characters from the input
-shown escaped, see worksheetgen.textrules.shown) and exits non-zero; anything that is not a
-WorksheetgenError is a bug and keeps its traceback.
+shown escaped, long values cut to an excerpt, see worksheetgen.textrules.excerpt) and exits
+non-zero; anything that is not a WorksheetgenError is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import stat
 from collections.abc import Iterable
 from typing import Any
 
-from worksheetgen.textrules import shown
+from worksheetgen.textrules import excerpt
 
 
 class WorksheetgenError(Exception):
@@ -42,8 +42,9 @@ class WorksheetgenError(Exception):
         text = ": ".join([*parts, self.message])
         if "\n" in text or "\r" in text:
             text = " ".join(text.splitlines())
-        # what the input holds is shown, never obeyed: ESC could retitle or clear a terminal
-        return shown(text)
+        # what the input holds is shown, never obeyed: ESC could retitle or clear a terminal;
+        # and quoted in part, never whole: a field of a million characters is one short line
+        return excerpt(text)
 
 
 class BankError(WorksheetgenError):

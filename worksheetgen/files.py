@@ -57,6 +57,9 @@ WRITE_ERRNOS = frozenset(
     if hasattr(errno, name)
 )
 
+#: what a write into a folder that was moved or removed meanwhile fails with
+_GONE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOENT", "ESTALE") if hasattr(errno, n))
+
 # .<name>.tmp-<pid>-<8 random> (mkdtemp/mkstemp's suffix) and the TeX folders in TMPDIR
 _STALE_IN_OUT = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(\d+)-[A-Za-z0-9_]{8}$")
 _STALE_IN_TMP = re.compile(r"^worksheetgen-(?P<kind>tex|fmt)-(\d+)-[A-Za-z0-9_]{8}$")
@@ -156,6 +159,14 @@ def write_failure(
     permission, ...), naming the file (``exc.filename`` or ``path``; a name inside the
     temporary folder ``rename[0]`` is shown inside its target ``rename[1]``); None for any
     other OSError (a bug: it keeps its traceback)."""
+    if exc.errno in _GONE_ERRNOS and rename is not None and not rename[0].is_dir():
+        # the folder written into was renamed or removed under the build (its parent, --out,
+        # moved away): what was written there is a temporary folder the next build sweeps
+        return OutputError(
+            "cannot write here: the folder was moved or removed while the build wrote into "
+            "it; nothing was written",
+            file=os.fsdecode(rename[1]),
+        )
     if exc.errno not in WRITE_ERRNOS:
         return None
     name = exc.filename if exc.filename is not None else path
@@ -223,6 +234,23 @@ def release(path: str | Path) -> None:
     fd = _locks.pop(str(path), None)
     if fd is not None:
         os.close(fd)
+
+
+def remove_temp(path: Path) -> None:
+    """Remove the temporary folder ``path`` (a build's staging folder that was not swapped
+    into place) and drop its lock. When it is not there because a folder above it was
+    renamed during the build, it is removed where it went: the lock held on it says where
+    (Linux), and only a folder of its own unique name is removed."""
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+    elif str(path) in _locks:
+        try:
+            moved = Path(os.readlink(f"/proc/self/fd/{_locks[str(path)]}"))
+        except OSError:  # no /proc: the next build in that folder sweeps it
+            moved = None
+        if moved is not None and moved.name == path.name and moved.is_dir():
+            shutil.rmtree(moved, ignore_errors=True)
+    release(path)
 
 
 def temp_folder(parent: Path, name: str, kind: str = "tmp") -> Path:

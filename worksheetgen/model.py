@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from worksheetgen.textrules import is_decimal
+
 AnswerKind = Literal["matrix", "vector", "scalar", "shape", "text", "choice", "heatmap"]
 
 
@@ -98,15 +100,13 @@ class Space:
         text = str(value).replace(" ", "") if isinstance(value, str) else None
         unit = text[-2:] if text else ""
         number = text[:-2] if text else ""
-        if (
-            text is None
-            or unit not in SPACE_UNITS
-            or not number.replace(".", "", 1).isdigit()
-            or not number[0].isdigit()
-        ):
+        # the one rule for numbers: ASCII digits (TeX reads no other, and float() would
+        # take Arabic-Indic or full-width ones and refuse superscripts in Python's words)
+        if text is None or unit not in SPACE_UNITS or not is_decimal(number):
+            other = isinstance(value, str) and any(c.isdigit() and not c.isascii() for c in value)
             raise ValueError(
                 f"expected none, a height such as 6cm, 60mm or 2.5in, or {{height: 6cm, "
-                f"style: lines}}, got {value!r}"
+                f"style: lines}}, got {value!r}" + (" (write the digits 0-9)" if other else "")
             )
         space = cls(text, style)
         if space.mm == 0:

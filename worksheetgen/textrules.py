@@ -8,10 +8,17 @@ such as U+202E, the byte-order mark, soft hyphen ...; zero-width (non-)joiners s
 spell words in several scripts), line/paragraph separators, surrogates and Unicode
 noncharacters (U+FFFE, U+FDD0 ...). None of them can be written to XML 1.0, and in a
 sheet, a terminal or an LMS they hide or reorder what is shown.
+
+Also here, for every door alike: the one rule for numbers (:func:`integer`,
+:func:`is_decimal`: ASCII digits only, whatever Python's ``int()`` and ``\\d`` would take),
+how long a path the file system takes (:func:`path_problem`), and how much of a found value
+an error line quotes (:func:`excerpt`).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import unicodedata
 
 #: the invisible word joiner (U+2060) the Moodle export puts inside text a filter of Moodle's
@@ -78,6 +85,112 @@ def shown(text: str) -> str:
 def _escaped(c: str) -> str:
     n = ord(c)
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
+#: the longest error line, in characters as shown (escapes count in full): an error quotes an
+#: excerpt of what it found, never all of it
+MAX_LINE_CHARS = 1000
+#: the longest run without white space an error line shows whole (a value, a path)
+MAX_RUN_CHARS = 200
+
+
+def excerpt(text: str, limit: int = MAX_LINE_CHARS) -> str:
+    """``text`` as one line may show it: escaped as :func:`shown` does, every run of more
+    than :data:`MAX_RUN_CHARS` characters without a space cut to its start and end, and the
+    whole cut to ``limit`` characters (its start and end, joined by "…"); lengths count the
+    escapes in full, and an escape is never cut in two. A field of a million characters is
+    quoted by a few hundred."""
+    if len(text) <= min(limit, MAX_RUN_CHARS) and text.isascii() and text.isprintable():
+        return text
+    if len(text) > 4 * limit:  # bound the work: only the start and the end can be shown
+        text = text[: 2 * limit] + "\u2026" + text[-2 * limit :]
+    units: list[str] = []
+    run: list[str] = []
+    for c in text:
+        if c == " ":
+            units += _clip(run, MAX_RUN_CHARS)
+            units.append(c)
+            run = []
+        else:
+            run.append(_escaped(c) if refused(c) else c)
+    units += _clip(run, MAX_RUN_CHARS)
+    return "".join(_clip(units, limit))
+
+
+def _clip(units: list[str], limit: int) -> list[str]:
+    """``units`` (characters as shown), or when they are longer than ``limit`` together,
+    their start (three quarters) and end joined by "…"."""
+    if sum(len(u) for u in units) <= limit:
+        return units
+    head_room = (limit - 1) * 3 // 4
+    tail_room = limit - 1 - head_room
+    head: list[str] = []
+    used = 0
+    for u in units:
+        if used + len(u) > head_room:
+            break
+        head.append(u)
+        used += len(u)
+    tail: list[str] = []
+    used = 0
+    for u in reversed(units[len(head) :]):
+        if used + len(u) > tail_room:
+            break
+        tail.append(u)
+        used += len(u)
+    return [*head, "\u2026", *reversed(tail)]
+
+
+#: an integer as a person writes one: ASCII digits only, an optional sign (Python's int()
+#: and regular expressions' \d also take Arabic-Indic, full-width and other digits, and
+#: int() underscores and superscripts' neighbours; TeX and every file format take ASCII)
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+#: a decimal number without sign or exponent: ``6``, ``2.5``, ``2.``
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?", re.ASCII)
+#: the most digits an integer written by a person may have (far above every limit)
+MAX_INT_DIGITS = 30
+
+
+def integer(text: str) -> int | None:
+    """``text`` read as an integer by the one rule for numbers, or None when it is not one:
+    ASCII digits only, an optional sign, white space around it ignored, at most
+    :data:`MAX_INT_DIGITS` digits (``"٣"``, ``"１"``, ``"²"``, ``"1_0"``, ``"10**100"`` are
+    None)."""
+    t = text.strip(" \t")
+    if len(t) > MAX_INT_DIGITS + 1 or not _INTEGER.fullmatch(t):
+        return None
+    return int(t)
+
+
+def is_decimal(text: str) -> bool:
+    """True when ``text`` is an unsigned decimal number in ASCII digits (``6``, ``2.5``)."""
+    return len(text) <= 2 * MAX_INT_DIGITS and _DECIMAL.fullmatch(text) is not None
+
+
+#: the longest file or folder name (bytes) and path (bytes, with the ending NUL: 4,095) the
+#: usual file systems take (ext4, XFS, Btrfs, tmpfs; Linux's PATH_MAX)
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 4095
+
+
+def path_problem(path: str) -> str | None:
+    """Why the file system would refuse ``path`` for its length ("a name of 300 bytes"), as
+    the end of an 'expected a path …, got …' message, or None."""
+    try:
+        data = os.fsencode(path)
+    except UnicodeEncodeError:  # a lone surrogate no file name decodes to: its length still
+        data = path.encode("utf-8", "surrogatepass")
+    if len(data) <= MAX_NAME_BYTES:
+        return None
+    if len(data) > MAX_PATH_BYTES:
+        return f"a path of {len(data):,} bytes"
+    longest = max(data.split(b"/"), key=len)
+    if len(longest) > MAX_NAME_BYTES:
+        return f"a name of {len(longest):,} bytes ({excerpt(os.fsdecode(longest), 40)})"
+    return None
+
+
+PATH_LIMITS = f"at most {MAX_NAME_BYTES} bytes a name and {MAX_PATH_BYTES:,} in all"
 
 
 def unprintable(text: str) -> str | None:

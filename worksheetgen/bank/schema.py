@@ -442,6 +442,13 @@ def question_points(
             f"expected the parts to add up to the total {_number(total):g}, got {_number(named):g}",
         )
     share = (total - named) / len(rest) if rest else Fraction(0)
+    if rest and share <= 0:
+        left = ", ".join(f"{PART_LETTERS[names.index(n)]} ({n})" for n in rest)
+        raise doc.error(
+            path,
+            f"expected points above 0 for every part, got 0 left of the total "
+            f"{_number(total):g} for {left}; give the named parts less or raise the total",
+        )
     if (share * 100).denominator != 1:
         raise doc.error(
             path,

@@ -46,10 +46,11 @@ Attempts = Literal["highest", "last", "first"]
 
 _FIXED = ("last name", "first name", "status")
 _IDENTITY = ("id number", "email address")
-_RESPONSE = re.compile(r"^response (\d{1,4})$")
-_RIGHT = re.compile(r"^right answer (\d{1,4})$")
-_QTEXT = re.compile(r"^question (\d{1,4})$")
-_GRADES = re.compile(r"^q\. ?\d{1,4} ?/")
+# ASCII digits only (the one rule for numbers): Python's \d also takes other scripts' digits
+_RESPONSE = re.compile(r"^response ([0-9]{1,4})$")
+_RIGHT = re.compile(r"^right answer ([0-9]{1,4})$")
+_QTEXT = re.compile(r"^question ([0-9]{1,4})$")
+_GRADES = re.compile(r"^q\. ?[0-9]{1,4} ?/")
 _NONE = "-"  # what Moodle writes for no response, no right answer, not finished
 _IN_PROGRESS = "in progress"
 _RIGHT_OPTION = (
@@ -383,11 +384,11 @@ def _match(slot: _Slot, texts: str, line: int, name: str) -> tuple[Variant, list
     )
 
 
-_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-\u2212]?\d+(?:\.\d+)?(?![\w.])")
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-\u2212]?[0-9]+(?:\.[0-9]+)?(?![\w.])")
 
 
 #: a table heading as Moodle's HTML-to-text writes it ("KEY 2", "QUERY 1"): not a value
-_HEADINGS = re.compile(r"\b[A-Z]{2,}\s+\d+\b")
+_HEADINGS = re.compile(r"\b[A-Z]{2,}\s+[0-9]+\b")
 
 
 def _numbers(text: str) -> list[float]:
@@ -412,7 +413,7 @@ def _flat(value: object) -> list[float] | None:
 
 def _named(text: str, name: str) -> list[float]:
     """The numbers the text sets ``name`` to ("d_k = 4")."""
-    pattern = re.escape(name) + r"\s*=\s*([-\u2212]?\d+(?:\.\d+)?)(?![\w.])"
+    pattern = re.escape(name) + r"\s*=\s*([-\u2212]?[0-9]+(?:\.[0-9]+)?)(?![\w.])"
     return [round(float(m.replace("\u2212", "-")), 6) for m in re.findall(pattern, text)]
 
 

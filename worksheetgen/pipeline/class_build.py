@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 from worksheetgen import errors
 from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
 from worksheetgen.errors import CompileError, UsageError, WorksheetgenError
-from worksheetgen.files import failures_as_errors, release
+from worksheetgen.files import failures_as_errors, remove_temp
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Bank, Build, Pool, Student
 from worksheetgen.pipeline.options import (
@@ -236,9 +236,7 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
             report("write", 1, 1)
             swap_into_place(tmp, target)
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        release(tmp)
+        remove_temp(tmp)  # also where it went, if --out was moved away meanwhile
     return BuildResult(
         target,
         tuple(sorted(files)),

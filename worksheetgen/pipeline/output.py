@@ -19,18 +19,29 @@ from worksheetgen.files import (
     check_replaceable,
     failures_as_errors,
     release,
+    remove_temp,
     sweep_stale,
     temp_folder,
 )
+from worksheetgen.textrules import PATH_LIMITS, path_problem
 
 
 def check_out(out: str | Path) -> None:
     """Refuse an ``--out`` that cannot hold build folders, before any work is done: a file,
     a path through a file, or a folder (or its nearest existing parent) we cannot write."""
+    problem = path_problem(str(out))
+    if problem is not None:
+        raise UsageError(f"expected a path of {PATH_LIMITS}, got {problem}", field="--out")
     path = Path(out)
     existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
+    try:
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+    except OSError as exc:  # a name the file system refuses, a loop of links, ...
+        raise UsageError(
+            f"expected a folder to write builds into, got {path} ({exc.strerror or exc})",
+            field="--out",
+        ) from None
     if not existing.is_dir():
         what = (
             f"the file {path}"
@@ -133,6 +144,4 @@ def write_atomically(target: Path, files: dict[str, bytes]) -> None:
                 path.write_bytes(data)
             swap_into_place(tmp, target)
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        release(tmp)
+        remove_temp(tmp)

@@ -30,6 +30,7 @@ from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
+from worksheetgen.render.texlines import fold_long_lines
 from worksheetgen.resources import data_dir
 from worksheetgen.speed.cache import load, private_cache_folder, store
 
@@ -379,7 +380,9 @@ def render_document(
     budget = [0.0, time.monotonic() + MAX_TEMPLATE_SECONDS] if template_dir else None
     token = _BUDGET.set(budget)
     try:
-        return env.get_template(name).render(**context)
+        text = env.get_template(name).render(**context)
+        # no line longer than TeX's input buffer (a prompt of one long word makes one)
+        return fold_long_lines(text) if fmt == "latex" else text
     except WorksheetgenError:
         raise
     except jinja2.TemplateError as exc:
