@@ -267,15 +267,28 @@ def test_grade_gives_partial_credit_per_matrix_entry(runner, built, sheet_id, tm
     assert "(2,2) wrote 0.55, key 0.80" in report
 
 
-def test_grade_scores_a_shape_all_or_nothing_and_blank_as_zero(built, sheet_id):
+def test_grade_scores_a_shape_per_dimension_and_blank_as_zero(built, sheet_id):
+    # one rule with the LMS exports (a gap or blank per dimension): a shape earns its share
+    # per right dimension (it was all or nothing here, 0.40 against Moodle's 0.70)
     data = json.loads(built.read_text(encoding="utf-8"))
+    (q,) = [
+        q
+        for s in data["sheets"]
+        if s["id"] == sheet_id
+        for q in s["questions"]
+        if q["id"] == "practice-heads"
+    ]
+    rows, cols = q["answer"]["W_O_shape"]
     text = (
         HEADER
-        + single(sheet_id, "practice-heads", "W_O_shape", "4 by 2")
+        + single(sheet_id, "practice-heads", "W_O_shape", f"{rows} by {cols + 1}")
         + f"{sheet_id},practice-heads,d_k,,\n"
     )
     result = graded(data, text)
     shape = part(result, "practice-heads", "W_O_shape")
+    assert shape.status == "partial" and shape.earned == shape.possible / 2
+    wrong = single(sheet_id, "practice-heads", "W_O_shape", f"{rows + 1} by {cols + 1}")
+    shape = part(graded(data, HEADER + wrong), "practice-heads", "W_O_shape")
     assert (shape.status, shape.earned) == ("wrong", 0)
     assert part(result, "practice-heads", "d_k").status == "blank"
 

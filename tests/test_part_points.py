@@ -398,10 +398,14 @@ def test_moodle_gives_a_written_part_its_own_points(runner, folder, key_data, tm
 
 def test_gift_says_each_entrys_mark(runner, folder, tmp_path):
     text = _export(runner, folder, "gift", tmp_path).read_text(encoding="utf-8")
+    # marks a person can type: the file's marks are the sheet's points times 9 (some entry
+    # is worth a ninth of a point here), and the header says to set the maximum grade back
+    (header,) = [ln for ln in text.splitlines() if ln.startswith("// Marks: ")]
+    assert "the sheet's points times 9: some are fractions no decimal writes" in header
     (soft,) = [ln for ln in text.splitlines() if ln.startswith("// 1. soft")]
-    assert "((a) 0.5 each of 4; (b) 1 each of 4)" in soft
+    assert "((a) 4.5 each of 4; (b) 9 each of 4)" in soft  # 0.5 and 1 point
     (heads,) = [ln for ln in text.splitlines() if ln.startswith("// 2. heads")]
-    assert "((a) 1; (b) 1; (c) 1.5 each of 2)" in heads
+    assert "((a) 9; (b) 9; (c) 13.5 each of 2)" in heads  # 1, 1 and 1.5
 
 
 def test_canvas_points_and_shares_agree_with_the_sheet(runner, folder, key_data, tmp_path):

@@ -493,7 +493,7 @@ def exported(tmp_path_factory) -> Path:
             out=str(out),
             pdf=False,
             versions=8,
-            exports=("moodle", "gift", "qti"),
+            exports=("moodle", "qti"),
         )
     )
     return result.folder
@@ -503,13 +503,19 @@ def _slot_of(key: dict) -> dict[tuple[str, str], str]:
     return {(s["id"], q["id"]): q["slot"] for s in key["sheets"] for q in s["questions"]}
 
 
-def test_moodle_xml_keeps_one_category_per_slot_with_every_alternatives_variants(exported):
+def _picks_of(key: dict, slot: str) -> dict[str, list[str]]:
+    """Per sheet, the question ids it got from ``slot``, in sheet order."""
+    return {s["id"]: [q["id"] for q in s["questions"] if q["slot"] == slot] for s in key["sheets"]}
+
+
+def test_moodle_xml_keeps_one_category_per_slot_and_one_question_per_sheets_picks(exported):
     key = _key(exported)
     slot_of = _slot_of(key)
     root = ET.parse(exported / "moodle.xml").getroot()
     category = None
     members: dict[str, set[str]] = {}
     infos: dict[str, str] = {}
+    combined: dict[str, str] = {}
     for q in root.findall("question"):
         if q.get("type") == "category":
             category = q.findtext("category/text")
@@ -517,42 +523,39 @@ def test_moodle_xml_keeps_one_category_per_slot_with_every_alternatives_variants
             continue
         name = q.findtext("name/text")
         number, qid, sheet = re.fullmatch(r"(\d+)\. (\S+) \[(\S+)\]", name).groups()
-        members.setdefault(category, set()).add(slot_of[(sheet, qid)])
-    # every category holds the variants of one slot, and every slot has one category
+        slot = qid if qid == "shapes" else slot_of[(sheet, qid)]
+        members.setdefault(category, set()).add(slot)
+        if qid == "shapes":
+            combined[sheet] = q.findtext("questiontext/text") or ""
+    # every category holds the questions of one slot, and every slot has one category
     assert all(len(slots) == 1 for slots in members.values())
     assert sorted(s for slots in members.values() for s in slots) == sorted(
         s["id"] for s in key["slots"]
     )
     shapes = next(c for c, slots in members.items() if slots == {"shapes"})
     assert "/03 shapes - " in shapes
-    assert "add 2 random question(s) from this category" in infos[shapes]
-    count = sum(1 for s in key["sheets"] for q in s["questions"] if q["slot"] == "shapes")
-    assert infos[shapes].startswith(f"{count} variant(s) of pool 3 (shapes: ")
+    assert "add one random question from this category" in infos[shapes]
+    assert infos[shapes].startswith("8 question(s), each one sheet's 2 picks of pool 3 (shapes: ")
+    # the pool of pick 2: one cloze question per sheet, holding exactly that sheet's picks
+    assert sorted(combined) == sorted(s["id"] for s in key["sheets"])
+    titles = {q["id"]: q.get("title") for s in key["sheets"] for q in s["questions"]}
+    for sheet, picks in _picks_of(key, "shapes").items():
+        assert len(picks) == 2
+        for qid in picks:
+            assert titles[qid] is None or titles[qid] in combined[sheet]
 
 
-def test_gift_keeps_one_category_per_slot(exported):
-    key = _key(exported)
-    slot_of = _slot_of(key)
-    text = (exported / "gift.txt").read_text("utf-8")
-    by_slot: dict[str, set[str]] = {}
-    category = ""
-    for line in text.splitlines():
-        if line.startswith("$CATEGORY: "):
-            category = line.split("/top/", 1)[1]
-            continue
-        m = re.match(r"::(\d+)\. (\S+) \[([^\]]+)\]", line)
-        if m:
-            slot = slot_of[(m.group(3), m.group(2))]
-            leaf = category.split("/")[1]  # sheet title / slot (/ a variant's own)
-            by_slot.setdefault(slot, set()).add(leaf.split(" - ")[0])
-    # the variants of a slot are all under one category named for the slot
-    assert {s: c for s, c in by_slot.items()} == {
-        s["id"]: {f"{i:02d} {s['id']}"} for i, s in enumerate(key["slots"], 1) if s["id"] in by_slot
-    }
-    assert set(by_slot) == {s["id"] for s in key["slots"]}
+def test_gift_refuses_a_pool_of_pick_2_it_cannot_deal(exported, runner, tmp_path):
+    key = str(exported / "key.json")
+    result = runner.invoke(main, ["export", "--to", "gift", "--key", key, "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "pool shapes: expected a pool GIFT can deal as the sheets did, got pick 2" in (
+        result.output
+    )
+    assert "Traceback" not in result.output and not list(tmp_path.iterdir())
 
 
-def test_canvas_qti_keeps_one_group_per_slot_picking_as_many_as_each_sheet_got(exported):
+def test_canvas_qti_keeps_one_group_per_slot_dealing_one_sheets_picks(exported):
     key = _key(exported)
     slot_of = _slot_of(key)
     with zipfile.ZipFile(exported / "canvas-qti.zip") as zf:
@@ -562,7 +565,6 @@ def test_canvas_qti_keeps_one_group_per_slot_picking_as_many_as_each_sheet_got(e
     ns = {"q": "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"}
     groups = root.findall(".//q:section[@title]", ns)
     groups = [g for g in groups if g.get("ident") != "root_section"]
-    picks = {s["id"]: s["pick"] for s in key["slots"]}
     seen = []
     total = 0.0
     for g in groups:
@@ -571,19 +573,21 @@ def test_canvas_qti_keeps_one_group_per_slot_picking_as_many_as_each_sheet_got(e
             number, qid, sheet = re.fullmatch(
                 r"(\d+)\. (\S+) \[(\S+)\]", item.get("title")
             ).groups()
-            slots.add(slot_of[(sheet, qid)])
+            slots.add(qid if qid == "shapes" else slot_of[(sheet, qid)])
         assert len(slots) == 1
         (slot,) = slots
         seen.append(slot)
+        # every group deals one question: a variant, or one sheet's picks of a pool
         number = g.find("q:selection_ordering/q:selection/q:selection_number", ns).text
-        assert int(number) == picks[slot]
+        assert int(number) == 1
         points = g.find(".//q:points_per_item", ns).text
-        total += float(points) * picks[slot]
+        total += float(points)
         idents = [item.get("ident") for item in g.findall("q:item", ns)]
         assert len(idents) == len(set(idents))
-    assert sorted(seen) == sorted(picks)
+    assert sorted(seen) == sorted(s["id"] for s in key["slots"])
     ns_meta = {"c": meta.tag.split("}")[0][1:]}
     assert float(meta.findtext("c:points_possible", namespaces=ns_meta)) == total
+    assert total == sum(q["points"] for q in key["sheets"][0]["questions"])
 
 
 # ---------------------------------------------------------------- configuration, CLI

@@ -15,11 +15,14 @@ Every text is escaped for GIFT: ``\\`` and the characters ``~ = # { } :``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from typing import Any
 
+from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.export import html
+from worksheetgen.export import html, pools
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
 from worksheetgen.keyjson.read import (
     Cell,
@@ -30,9 +33,11 @@ from worksheetgen.keyjson.read import (
     category_name,
     choice_feedback,
     gradable_parts,
+    graded_points,
     number_text,
     variant_name,
     written_parts,
+    written_points,
 )
 
 _SPECIAL = "~=#{}:"
@@ -108,6 +113,13 @@ def _question(name: str, text_html: str, answer: str) -> str:
     return f"::{gift_escape(name)}::[html]{gift_escape(text_html)}{answer}"
 
 
+def with_general_feedback(answer: str, v: Variant, parts: Sequence[KeyPart]) -> str:
+    """An answer block ``{...}`` with the key of ``parts`` as the question's general feedback
+    (GIFT's ``####``), as the Moodle XML export gives every question."""
+    assert answer.endswith("}")
+    return f"{answer[:-1]} ####{gift_escape(html.key_html(v, parts))}}}"
+
+
 def _text(v: Variant, i: int, part: KeyPart, single: bool, entry: str = "") -> str:
     root = html.question_root()
     html.add_intro(root, v)
@@ -131,13 +143,15 @@ def _one(v: Variant, part: KeyPart) -> str | None:
     """The one GIFT question for a single-part variant, when GIFT can ask it as one."""
     name = variant_name(v)
     if part.choices:
-        return _question(name, _text(v, 0, part, True, CHOICE_NOTE), choices_answer(part))
-    if part.kind == "choice":
-        return _question(name, _text(v, 0, part, True, CHOICE_NOTE), options_answer(part))
-    if part.kind == "scalar":
+        answer, note = choices_answer(part), CHOICE_NOTE
+    elif part.kind == "choice":
+        answer, note = options_answer(part), CHOICE_NOTE
+    elif part.kind == "scalar":
         assert part.answer is not None
-        return _question(name, _text(v, 0, part, True), numeric_answer(part.answer.cells[0]))
-    return None
+        answer, note = numeric_answer(part.answer.cells[0]), ""
+    else:
+        return None
+    return _question(name, _text(v, 0, part, True, note), with_general_feedback(answer, v, [part]))
 
 
 def _split(v: Variant, parts: Sequence[KeyPart]) -> Iterator[str]:
@@ -162,6 +176,7 @@ def _split(v: Variant, parts: Sequence[KeyPart]) -> Iterator[str]:
         if part.answer is not None and any(c.masked for c in part.answer.cells):
             html.add(rest, "p", html.MASKED_HINT)
         own = "".join(html.serialize(child) for child in rest) + end
+        answer = with_general_feedback(answer, v, parts)
         return f"::{gift_escape(name)}::[html]{head}{gift_escape(own)}{answer}"
 
     for i, part in enumerate(parts):
@@ -188,23 +203,79 @@ def _essay(v: Variant, parts: Sequence[KeyPart], suffix: str) -> str:
     return _question(variant_name(v) + suffix, html.serialize(root), answer)
 
 
-def entry_marks_note(v: Variant, parts: Sequence[KeyPart]) -> str:
-    """A comment giving each entry's mark when key.json gives points per part: GIFT has no
-    syntax for a question's mark (Moodle imports each with 1), so the file says what to set."""
-    points = v.answer_points()
-    each = []
-    for i, part in enumerate(parts):
-        a = part.answer
-        if a is None:
-            continue
-        n = 1 if part.choices or part.kind == "choice" else len(a.cells)
-        share = points[a.name] / n
-        exact = 10_000 % share.denominator == 0  # a decimal of at most four places
-        mark = number_text(float(share)) if exact else f"{share.numerator}/{share.denominator}"
-        each.append(f"{html.part_letter(i)} {mark}" + (f" each of {n}" if n > 1 else ""))
+def entry_marks(v: Variant, parts: Sequence[KeyPart]) -> list[Fraction]:
+    """Each graded part's mark per entry in Moodle, exactly: the sheet's part points over the
+    part's entries (a plain ``points: N`` split equally among the answers, as the sheet and
+    ``grade`` split it), scaled so the entries total what the LMS gives the graded parts."""
+    per_gap = pools.part_gap_points(v, parts)
+    whole = sum((g * pools.gap_count(p) for g, p in zip(per_gap, parts, strict=True)), Fraction(0))
+    target = Fraction(str(graded_points(v)))
+    return [g * target / whole if whole else g for g in per_gap]
+
+
+def mark_scale(doc: KeyDoc) -> int:
+    """What every mark of the file is multiplied by so that each can be typed (Moodle's mark
+    field takes a decimal: 0.5 can be typed, 1/6 cannot): 1 when every mark can already."""
+    denominators = [1]
+    for q in doc.questions:
+        for v in q.variants:
+            graded = gradable_parts(v)
+            if graded:
+                denominators += [m.denominator for m in entry_marks(v, graded)]
+                denominators.append(Fraction(str(graded_points(v))).denominator)
+            if written_parts(v):
+                w = written_points(v, bool(graded))
+                denominators.append(Fraction(str(w)).denominator)
+    return math.lcm(*(_undecimal(d) for d in denominators))
+
+
+def _undecimal(d: int) -> int:
+    """The part of a denominator no decimal of at most 7 places can write (1 for 2, 4, 5, 8,
+    ...: 0.5 is typed as it is; 3 for 6: 1/6 is not)."""
+    rest = d
+    for p in (2, 5):
+        while rest % p == 0:
+            rest //= p
+    return rest if 10**7 % (d // rest) == 0 else d
+
+
+def _mark(x: Fraction, scale: int) -> str:
+    return number_text(float(x * scale))
+
+
+def marks_header(doc: KeyDoc, scale: int) -> str:
+    """The file's note on marks: Moodle imports every GIFT question with mark 1."""
+    if scale == 1:
+        return (
+            "// Marks: GIFT cannot state a question's mark (Moodle imports each with 1); set "
+            "each question's mark in the quiz to the mark the comment before its category "
+            "gives, the sheet's points."
+        )
+    total = sum((Fraction(str(v.points)) for v in doc.sheets[0].variants), Fraction(0))
     return (
-        f"// {variant_name(v)}: the sheet gives points per part; set each question's mark "
-        f"in Moodle to its entry's points ({'; '.join(each)}), as GIFT cannot."
+        "// Marks: GIFT cannot state a question's mark (Moodle imports each with 1); set "
+        "each question's mark in the quiz to the number the comment before its "
+        f"category gives (the sheet's points times {scale}: some are fractions no decimal "
+        f"writes, like 1/3), then the quiz's maximum grade to {_mark(total, 1)}, the sheet's "
+        "total: "
+        "Moodle scales the marks back to the sheet's points."
+    )
+
+
+def entry_marks_note(v: Variant, parts: Sequence[KeyPart], scale: int = 1) -> str:
+    """A comment giving each entry's mark (times ``scale``, a decimal): GIFT has no
+    syntax for a question's mark (Moodle imports each with 1), so the file says what to set."""
+    each = []
+    for i, (part, mark) in enumerate(zip(parts, entry_marks(v, parts), strict=True)):
+        if part.answer is None:
+            continue
+        n = pools.gap_count(part)
+        each.append(
+            f"{html.part_letter(i)} {_mark(mark, scale)}" + (f" each of {n}" if n > 1 else "")
+        )
+    return (
+        f"// {variant_name(v)}: set each question's mark to its entry's mark "
+        f"({'; '.join(each)}), as GIFT cannot."
     )
 
 
@@ -212,13 +283,26 @@ def _category(path: Sequence[str]) -> str:
     return f"$CATEGORY: {category_path(path)}"
 
 
-def _blocks(doc: KeyDoc, q: KeyQuestion) -> Iterator[str]:
+def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     """The GIFT blocks of one key question, one at a time."""
+    if q.pick > 1:
+        # GIFT has no cloze: a sheet's picks cannot be one question, and random questions
+        # from a category draw each on its own
+        raise ExportError(
+            f"expected a pool GIFT can deal as the sheets did, got pick {q.pick} (GIFT has no "
+            "question holding several, and random questions draw each on its own): export "
+            "it with --to moodle (one cloze question per sheet) or pick 1",
+            file=doc.source,
+            field=f"pool {q.qid}",
+        )
+    pools.check_slot(doc, q, "Moodle")
     graded = [(v, gradable_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
     base = category_name(doc, q)
     whole = [(v, _one(v, p[0]) if len(p) == 1 else None) for v, p in graded if p]
     if has_graded and all(text is not None for _, text in whole):
+        mark = Fraction(str(graded_points(whole[0][0])))
+        yield f"// Question {q.number} ({q.qid}): mark {_mark(mark, scale)} each."
         yield _category(base)
         yield from (text for _, text in whole if text is not None)
     elif has_graded:
@@ -231,11 +315,12 @@ def _blocks(doc: KeyDoc, q: KeyQuestion) -> Iterator[str]:
         for v, parts in graded:
             if parts:
                 yield _category([*base, v.sheet_id])
-                if v.part_points is not None:
-                    yield entry_marks_note(v, parts)
+                yield entry_marks_note(v, parts, scale)
                 yield from _split(v, parts)
     written = [(v, written_parts(v)) for v in q.variants]
     if any(p for _, p in written):
+        w = Fraction(str(written_points(next(v for v, p in written if p), has_graded)))
+        yield f"// Question {q.number} ({q.qid}), written part: mark {_mark(w, scale)} each."
         yield _category(category_name(doc, q, written=has_graded))
         yield from (_essay(v, p, " (written)" if has_graded else "") for v, p in written if p)
 
@@ -248,8 +333,10 @@ def write_gift(doc: KeyDoc, text: Any) -> None:
         "// Numbers are accepted within the tolerance of their printed digits; "
         "0 % answers name the slip that gives them."
     )
+    scale = mark_scale(doc)
+    text.write("\n" + marks_header(doc, scale))
     for q in doc.questions:
-        for block in _blocks(doc, q):
+        for block in _blocks(doc, q, scale):
             text.write("\n\n" + block)
     text.write("\n")
 

@@ -17,7 +17,6 @@ is kept off Moodle's emoticon and URL filters (see html.protect).
 
 from __future__ import annotations
 
-import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
@@ -28,7 +27,7 @@ from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.export import html
+from worksheetgen.export import html, pools
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
@@ -255,8 +254,18 @@ def _intro(v: Variant) -> ET.Element:
 def _cloze(
     quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str, idnumber: str
 ) -> None:
-    root = _intro(v)
-    single = len(parts) == 1
+    _cloze_of(quiz, [(v, parts)], name, idnumber)
+
+
+def _cloze_of(
+    quiz: ET.Element,
+    sections: Sequence[tuple[Variant, Sequence[KeyPart]]],
+    name: str,
+    idnumber: str,
+) -> None:
+    """One cloze question asking the graded parts of ``sections``: one variant's, or a pool's
+    picks on one sheet (each under its own heading), so one random draw deals them together."""
+    root = html.question_root()
     gaps: list[str] = []
 
     def gap(text: str) -> str:
@@ -264,25 +273,34 @@ def _cloze(
         gaps.append(text)
         return f"\ue000{len(gaps) - 1}\ue001"
 
-    weights = gap_weights(v, parts)
-    for i, part in enumerate(parts):
-        html.add_part_prompt(root, i, part, single)
-        weight = weights[i]
-        if part.choices:
-            html.add(root, "p", gap(weighted(choices_gap(part), weight)))
-        elif part.kind == "choice":
-            html.add(root, "p", gap(weighted(option_gap(part), weight)))
-        else:
-            html.add_answer_area(root, part, _numeric_gaps(gap, weight))
-    if html.any_masked(parts):
+    weights = iter(section_weights(sections))
+    mark = 0
+    for v, parts in sections:
+        if len(sections) > 1:
+            html.add(
+                html.add(root, "p"), "b", f"{v.title} ({number_text(graded_points(v))} point(s))"
+            )
+        html.add_intro(root, v)
+        single = len(parts) == 1
+        for i, part in enumerate(parts):
+            html.add_part_prompt(root, i, part, single)
+            weight = next(weights)
+            mark += weight * _gap_count(part)
+            if part.choices:
+                html.add(root, "p", gap(weighted(choices_gap(part), weight)))
+            elif part.kind == "choice":
+                html.add(root, "p", gap(weighted(option_gap(part), weight)))
+            else:
+                html.add_answer_area(root, part, _numeric_gaps(gap, weight))
+    if any(html.any_masked(parts) for _, parts in sections):
         html.add(root, "p", html.MASKED_HINT)
     # a prompt's own "{1:NUMERICAL:...}" must not become a gap: Moodle finds gaps in the
     # HTML source, where &#123; is not a brace (the browser and MathJax still read "{")
     text = html.serialize(root).replace("{", "&#123;")
     text = _GAP_MARK.sub(lambda m: xml_escape(gaps[int(m.group(1))]), text)
     # Moodle gives a cloze question the sum of its gaps' weights as its mark
-    mark = sum(weights[i] * _gap_count(part) for i, part in enumerate(parts))
-    _head(quiz, "cloze", v, name, text, html.key_html(v, parts), mark, idnumber)
+    feedback = "".join(html.key_html(v, parts) for v, parts in sections)
+    _head(quiz, "cloze", sections[0][0], name, text, feedback, mark, idnumber)
 
 
 def _numeric_gaps(gap: Callable[[str], str], weight: int) -> Callable[[Cell], str]:
@@ -292,27 +310,22 @@ def _numeric_gaps(gap: Callable[[str], str], weight: int) -> Callable[[Cell], st
 
 def _gap_count(part: KeyPart) -> int:
     """How many gaps a part of a cloze question has: one per entry, one for a choice."""
-    if part.choices or part.kind == "choice" or part.answer is None:
-        return 1
-    return len(part.answer.cells)
+    return pools.gap_count(part)
 
 
 def gap_weights(v: Variant, parts: Sequence[KeyPart]) -> list[int]:
-    """The weight of each gap of each part (Moodle's whole-number ``{w:...}``): 1 each,
-    unless key.json gives points per part; then the smallest whole numbers in proportion to
-    each entry's points (a part's points over its gaps), so the cloze question's mark, the
-    sum of its weights, is a whole multiple of the question's graded points."""
-    if v.part_points is None:
-        return [1] * len(parts)
-    points = v.answer_points()
-    per_gap = [
-        points[p.answer.name] / _gap_count(p) if p.answer is not None else Fraction(0)
-        for p in parts
-    ]
-    scale = math.lcm(*(w.denominator for w in per_gap))
-    whole = [int(w * scale) for w in per_gap]
-    common = math.gcd(*whole) or 1
-    return [w // common for w in whole]
+    """The weight of each gap of each part (Moodle's whole-number ``{w:...}``)."""
+    return section_weights([(v, parts)])
+
+
+def section_weights(sections: Sequence[tuple[Variant, Sequence[KeyPart]]]) -> list[int]:
+    """The weight of each gap of each part of ``sections``, in order: the smallest whole
+    numbers in proportion to each entry's points on the sheet (a part's points over its gaps;
+    a plain ``points: N`` split equally among the answers, as the sheet and ``grade`` split
+    it), so a part's share of the cloze question's mark, the sum of its weights, is the
+    sheet's."""
+    per_gap = [g for v, parts in sections for g in pools.part_gap_points(v, parts)]
+    return pools.whole_weights(per_gap)
 
 
 def weighted(gap: str, weight: int) -> str:
@@ -418,25 +431,36 @@ def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
         _cloze(quiz, v, parts, name, idnumber)
 
 
-def _about(q: KeyQuestion) -> str:
+def _about(q: KeyQuestion, deals: Sequence[pools.Deal]) -> str:
     """What a question's category holds, and how a quiz gives each student its share."""
+    points = number_text(float(sum(Fraction(str(graded_points(v))) for v in deals[0].variants)))
     if all(v.qid == q.qid for v in q.variants):
         return (
             f"{len(q.variants)} variant(s) of question {q.number} ({q.qid}), "
-            f"{q.variants[0].points:g} point(s) on the sheet; add a random question "
-            "from this category to give each student one."
+            f"{points} point(s) on the sheet; add one random question "
+            f"from this category to give each student one, with the mark {points}."
         )
     names = ", ".join(dict.fromkeys(v.qid for v in q.variants))
-    points = "/".join(f"{p:g}" for p in dict.fromkeys(v.points for v in q.variants))
-    return (
-        f"{len(q.variants)} variant(s) of pool {q.number} ({q.qid}: {names}), "
-        f"{points} point(s) each on the sheet; add {q.pick} random question(s) "
-        f"from this category to give each student {q.pick}, as each sheet got."
+    held = (
+        f"{len(deals)} question(s), each one sheet's {q.pick} picks of pool {q.number}"
+        if q.pick > 1
+        else f"{len(q.variants)} variant(s) of pool {q.number}"
     )
+    return (
+        f"{held} ({q.qid}: {names}), {points} point(s) on every sheet; add one random "
+        f"question from this category, with the mark {points}, to give each student a set "
+        "a sheet printed."
+    )
+
+
+def _deal_name(q: KeyQuestion, deal: pools.Deal) -> str:
+    """The name of a question holding one sheet's picks of a pool."""
+    return f"{q.number}. {q.qid} [{deal.sheet_id}]"
 
 
 def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[], None]) -> None:
     """Add the questions of one key question to ``quiz``, calling ``flush`` after each."""
+    deals = pools.check_slot(doc, q, "Moodle")
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
@@ -444,12 +468,18 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         _category(
             quiz,
             category_path(category_name(doc, q)),
-            _about(q),
+            _about(q, deals),
         )
-        for v, parts in graded:
-            if parts:
-                _graded(quiz, v, parts)
+        if q.pick > 1:
+            for deal in deals:
+                sections = [(v, gradable_parts(v)) for v in deal.variants]
+                _cloze_of(quiz, sections, _deal_name(q, deal), f"{q.qid}:{deal.sheet_id}")
                 flush()
+        else:
+            for v, parts in graded:
+                if parts:
+                    _graded(quiz, v, parts)
+                    flush()
     if any(p for _, p in written):
         _category(
             quiz,

@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_of
-from worksheetgen.export import html
+from worksheetgen.export import html, pools
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
@@ -154,7 +154,7 @@ def _spellings(k: int, d: int) -> list[str]:
             out.append(f.replace("0.", ".", 1))
     if k < 0:
         out += [f.replace("-", "−", 1) for f in list(out)]
-    elif k > 0:
+    else:  # zero too: every blank promises a leading + (+0.00, +0)
         out += ["+" + f for f in list(out)]
     return list(dict.fromkeys(x for x in out if x not in ("", "-", ".", "-0", "−0")))
 
@@ -293,6 +293,18 @@ def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -
 
 def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart]) -> None:
     """A fill-in-multiple-blanks item: one [blank] per entry, choice parts included."""
+    _blanks_of(section, iid, [(v, parts)], variant_name(v))
+
+
+def _blanks_of(
+    section: ET.Element,
+    iid: str,
+    sections: Sequence[tuple[Variant, Sequence[KeyPart]]],
+    title: str,
+) -> None:
+    """A fill-in-multiple-blanks item asking the graded parts of ``sections``: one variant's,
+    or a pool's picks on one sheet (each under its own heading), so that one draw of the
+    group deals them together."""
     blanks: list[tuple[str, list[str]]] = []
     used: set[str] = set()
 
@@ -301,58 +313,66 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
         used.add(name)
         return name
 
-    owner: list[int] = []  # the part each blank belongs to
+    per_blank: list[Fraction] = []  # each blank's points on the sheet
+    share = Fraction(0)
 
     def cell_blank(cell: Cell) -> str:
         bid = blank_id(cell.key)
         blanks.append((bid, accepted_texts(cell)))
-        owner.append(i)
+        per_blank.append(share)
         return f"[{bid}]"
 
-    root = _intro(v)
-    single = len(parts) == 1
+    root = html.question_root()
     digits: set[int] = set()
-    for i, part in enumerate(parts):
-        html.add_part_prompt(root, i, part, single)
-        if part.choices or part.kind == "choice":
-            if part.choices:
-                opts = [(c.label, html.choice_text(c), c.correct) for c in part.choices]
+    many = len(sections) > 1
+    for n, (v, parts) in enumerate(sections):
+        if many:
+            heading = f"{v.title} ({number_text(graded_points(v))} point(s))"
+            html.add(html.add(root, "p"), "b", heading)
+        html.add_intro(root, v)
+        single = len(parts) == 1
+        for i, (part, share) in enumerate(zip(parts, pools.part_gap_points(v, parts), strict=True)):
+            html.add_part_prompt(root, i, part, single)
+            if part.choices or part.kind == "choice":
+                if part.choices:
+                    opts = [(c.label, html.choice_text(c), c.correct) for c in part.choices]
+                else:
+                    a = part.answer
+                    assert a is not None
+                    opts = [(chr(ord("A") + k), o, o == a.value) for k, o in enumerate(a.options)]
+                ul = html.add(root, "ul")
+                for label, text, _ in opts:
+                    html.add(ul, "li", f"{label}. {text}")
+                bid = blank_id(f"choice_{i + 1}" if not many else f"choice_{n + 1}_{i + 1}")
+                label, text, _ = next(o for o in opts if o[2])
+                blanks.append((bid, list(dict.fromkeys([label, label.lower(), text]))))
+                per_blank.append(share)
+                html.add(root, "p", f"Your choice (letter): [{bid}]")
             else:
                 a = part.answer
                 assert a is not None
-                opts = [(chr(ord("A") + k), o, o == a.value) for k, o in enumerate(a.options)]
-            ul = html.add(root, "ul")
-            for label, text, _ in opts:
-                html.add(ul, "li", f"{label}. {text}")
-            bid = blank_id(f"choice_{i + 1}")
-            label, text, _ = next(o for o in opts if o[2])
-            blanks.append((bid, list(dict.fromkeys([label, label.lower(), text]))))
-            owner.append(i)
-            html.add(root, "p", f"Your choice (letter): [{bid}]")
-        else:
-            a = part.answer
-            assert a is not None
-            digits |= {decimals_of(c.printed) for c in a.cells if not c.masked}
-            html.add_answer_area(root, part, cell_blank)
+                digits |= {decimals_of(c.printed) for c in a.cells if not c.masked}
+                html.add_answer_area(root, part, cell_blank)
     note = []
     if digits:
         note.append(spelling_note(sorted(digits)))
-    if html.any_masked(parts):
+    if any(html.any_masked(parts) for _, parts in sections):
         note.append(html.MASKED_HINT)
-    shares = blank_shares(v, parts, owner)
+    shares = blank_shares(per_blank)
     if len(set(shares)) > 1:
-        note.append(canvas_split_note(v, parts, len(blanks)))
+        note.append(canvas_split_note(sections, len(blanks)))
     if note:
         html.add(root, "p", " ".join(note))
     answer_ids = [
         ident("blank", iid, bid, str(k)) for bid, texts in blanks for k in range(len(texts))
     ]
+    points = float(sum((Fraction(str(graded_points(v))) for v, _ in sections), Fraction(0)))
     item = _item(
         section,
         iid,
-        variant_name(v),
+        title,
         "fill_in_multiple_blanks_question",
-        graded_points(v),
+        points,
         answer_ids,
     )
     pres = _el(item, "presentation")
@@ -366,45 +386,51 @@ def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart])
             _material(option, text, texttype="text/plain")
     res = _outcomes(item)
     _general_feedback(res)
-    for (bid, texts), share in zip(blanks, shares, strict=True):
+    for (bid, texts), score in zip(blanks, shares, strict=True):
         # any accepted spelling of a blank adds its share
         cond = _el(res, "respcondition")
         alts = _el(_el(cond, "conditionvar"), "or")
         for k in range(len(texts)):
             _el(alts, "varequal", ident("blank", iid, bid, str(k)), respident=f"response_{bid}")
-        _el(cond, "setvar", share, varname="SCORE", action="Add")
-    _feedback(item, "general_fb", html.key_html(v, parts))
+        _el(cond, "setvar", score, varname="SCORE", action="Add")
+    feedback = "".join(html.key_html(v, parts) for v, parts in sections)
+    _feedback(item, "general_fb", feedback)
 
 
-def blank_shares(v: Variant, parts: Sequence[KeyPart], owner: Sequence[int]) -> list[str]:
-    """Each blank's share of the item's SCORE (percent, two decimals): equal shares, or in
-    proportion to its part's points over the part's blanks when key.json gives points per
-    part."""
-    if v.part_points is None or not owner:
-        return [f"{100 / len(owner):.2f}"] * len(owner) if owner else []
-    points = v.answer_points()
-    count = [owner.count(i) for i in range(len(parts))]
-    per_blank = [
-        points[p.answer.name] / count[i] if p.answer is not None and count[i] else Fraction(0)
-        for i, p in enumerate(parts)
-    ]
-    total = sum((per_blank[i] for i in owner), Fraction(0))
-    return [f"{float(100 * per_blank[i] / total):.2f}" for i in owner]
+def blank_shares(per_blank: Sequence[Fraction]) -> list[str]:
+    """Each blank's share of the item's SCORE (percent, two decimals), in proportion to its
+    points on the sheet (a part's points over its blanks; a plain ``points: N`` split equally
+    among the answers, as the sheet and ``grade`` split it)."""
+    total = sum(per_blank, Fraction(0))
+    if not per_blank:
+        return []
+    if total == 0:
+        return [f"{100 / len(per_blank):.2f}"] * len(per_blank)
+    return [f"{float(100 * x / total):.2f}" for x in per_blank]
 
 
-def canvas_split_note(v: Variant, parts: Sequence[KeyPart], blanks: int) -> str:
+def canvas_split_note(sections: Sequence[tuple[Variant, Sequence[KeyPart]]], blanks: int) -> str:
     """What a fill-in-multiple-blanks item says when its parts' points differ per blank:
     Canvas gives every blank an equal share of the item's points on import, so the item
     states the sheet's points for a teacher to regrade by (the item's total is the sheet's)."""
-    points = v.answer_points()
-    each = ", ".join(
-        f"{html.part_letter(i)} {number_text(float(points[p.answer.name]))}"
-        for i, p in enumerate(parts)
-        if p.answer is not None
-    )
+    each = []
+    many = len(sections) > 1
+    for v, parts in sections:
+        points = v.answer_points()
+        head = f"{v.title}: " if many else ""
+        each.append(
+            head
+            + ", ".join(
+                f"{html.part_letter(i)} {number_text(float(points[p.answer.name]))}"
+                for i, p in enumerate(parts)
+                if p.answer is not None
+            )
+        )
+    total = sum((Fraction(str(graded_points(v))) for v, _ in sections), Fraction(0))
     return (
-        f"Canvas splits this question's {number_text(graded_points(v))} points equally "
-        f"among its {blanks} blanks; on the printed sheet the parts are worth: {each}."
+        f"Canvas splits this question's {number_text(float(total))} points equally "
+        f"among its {blanks} blanks; on the printed sheet the parts are worth: "
+        f"{'; '.join(each)}."
     )
 
 
@@ -452,31 +478,41 @@ def _group(gid: str, title: str, points: float, pick: int = 1) -> ET.Element:
     return section
 
 
-def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
+def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> float:
     """Write the group(s) of one question, an item at a time; returns the points a student
     can get."""
+    deals = pools.check_slot(doc, q, "Canvas")
     total = 0.0
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
     title = f"{q.number}. {q.qid}: {q.title}"
     if has_graded:
-        points = max(graded_points(v) for v, p in graded if p)
-        section = _group(ident(aid, "group", q.qid), title, points, q.pick)
+        # every deal is worth the same (pools.check_slot): the group gives it to each
+        first = deals[0].variants
+        points = float(sum((Fraction(str(graded_points(v))) for v in first), Fraction(0)))
+        section = _group(ident(aid, "group", q.qid), title, points)
         out.open(section)
-        for v, parts in graded:
-            if parts:
-                _graded_item(section, ident(aid, "item", *_item_names(q, v)), v, parts)
+        if q.pick > 1:
+            for deal in deals:
+                sections = [(v, gradable_parts(v)) for v in deal.variants]
+                name = f"{q.number}. {q.qid} [{deal.sheet_id}]"
+                _blanks_of(section, ident(aid, "item", q.qid, deal.sheet_id), sections, name)
                 out.flush()
+        else:
+            for v, parts in graded:
+                if parts:
+                    _graded_item(section, ident(aid, "item", *_item_names(q, v)), v, parts)
+                    out.flush()
         out.close()
-        total += points * q.pick
+        total += points
     if any(p for _, p in written):
         wtitle = title + (" (written part)" if has_graded else "")
         # a mixed question's written part has no points of its own in the key (unless it
         # gives points per part): its points are all in the graded group, so the quiz totals
         # what the key totals
         points = max(written_points(v, has_graded) for v, p in written if p)
-        section = _group(ident(aid, "group", q.qid, "written"), wtitle, points, q.pick)
+        section = _group(ident(aid, "group", q.qid, "written"), wtitle, points)
         out.open(section)
         for v, parts in written:
             if parts:
@@ -485,7 +521,7 @@ def _question(out: html.XmlStream, aid: str, q: KeyQuestion) -> float:
                 _essay(section, wid, v, parts, name, points)
                 out.flush()
         out.close()
-        total += points * q.pick
+        total += points
     return total
 
 
@@ -507,7 +543,7 @@ def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
     _el(f, "fieldentry", "1")
     out.open(assessment)
     out.open(ET.Element("section", ident="root_section"))
-    total = sum(_question(out, aid, q) for q in doc.questions)
+    total = sum(_question(out, aid, doc, q) for q in doc.questions)
     for _ in range(3):
         out.close()
     return total

@@ -80,7 +80,7 @@ class PartResult:
             return "right"
         if self.right + self.carried == self.total:
             return "carried"
-        if self.kind in ("scalar", "shape", "choice"):
+        if self.kind in ("scalar", "choice"):
             return "wrong"  # all or nothing
         return "partial" if self.right + self.carried > 0 else "wrong"
 
@@ -406,7 +406,8 @@ def _grade_numeric(
     full[ans.name] = bool(right.all())
     total = ans.n_entries
     n_right, n_carried = int(right.sum()), int(carried.sum())
-    whole = ans.kind in ("scalar", "shape")  # all or nothing
+    # all or nothing; a shape earns a share per dimension, as the LMS exports grade it
+    whole = ans.kind == "scalar"
     if whole:
         credit = Fraction(1) if n_right + n_carried == total else Fraction(0)
     else:

@@ -1,0 +1,141 @@
+"""What one random draw of an LMS may deal for a slot of the key, and when it cannot.
+
+A slot of the key is a question (one variant per sheet) or a pool (each sheet got ``pick`` of
+its alternatives). A Moodle random question and a Canvas question group draw questions from
+a category or group independently of each other, so the only set a draw can keep together is
+one question. The exports therefore give each slot one question per *deal*: what one sheet
+printed for the slot (one variant; for a pool of pick 2 or more, that sheet's picks together
+in one question), and the quiz draws one deal per student. Every set a student can get is
+then a set some sheet printed: distinct alternatives, one version of each.
+
+One random slot carries one mark and one Canvas group one score for every question it draws,
+so a student's maximum in the LMS equals their sheet's points only when every deal of the
+slot is worth the same; ``check_slot`` refuses a slot whose deals differ, with one line
+naming it and what to change. ``deal_points`` is the points per gap (or blank) of a deal,
+the sheet's part points (equal shares when the bank gives one number), for the weights.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from worksheetgen.errors import ExportError
+from worksheetgen.keyjson.read import (
+    KeyDoc,
+    KeyPart,
+    KeyQuestion,
+    Variant,
+    gradable_parts,
+    graded_points,
+    number_text,
+    written_parts,
+    written_points,
+)
+
+
+@dataclass(frozen=True)
+class Deal:
+    """What one sheet printed for a slot: its variants there, in the sheet's order."""
+
+    sheet_id: str
+    variants: tuple[Variant, ...]
+
+    @property
+    def combined(self) -> bool:
+        """True when the deal holds several questions (a pool's picks)."""
+        return len(self.variants) > 1
+
+
+def deals(doc: KeyDoc, q: KeyQuestion) -> list[Deal]:
+    """The deals of slot ``q``, one per sheet in key order (a sheet without it has none)."""
+    if q.pick == 1:
+        return [Deal(v.sheet_id, (v,)) for v in q.variants]
+    out = []
+    for sheet in doc.sheets:
+        got = tuple(v for v in sheet.variants if v.slot == q.qid)
+        if got:
+            out.append(Deal(sheet.id, got))
+    return out
+
+
+def gap_count(part: KeyPart) -> int:
+    """How many gaps (blanks) a part has in one question: one per entry, one for a choice."""
+    if part.choices or part.kind == "choice" or part.answer is None:
+        return 1
+    return len(part.answer.cells)
+
+
+def part_gap_points(v: Variant, parts: Sequence[KeyPart]) -> list[Fraction]:
+    """Each part's points per gap: the sheet's part points (key.json's per-part points, or
+    the question's points split equally among its answers, as the sheet and ``grade`` split
+    a plain ``points: N``) over the part's gaps."""
+    points = v.answer_points()
+    return [
+        points[p.answer.name] / gap_count(p) if p.answer is not None else Fraction(0) for p in parts
+    ]
+
+
+def whole_weights(per_gap: Sequence[Fraction]) -> list[int]:
+    """The smallest whole numbers in the proportion of ``per_gap`` (Moodle's gap weights)."""
+    if not per_gap:
+        return []
+    scale = math.lcm(*(w.denominator for w in per_gap))
+    whole = [int(w * scale) for w in per_gap]
+    common = math.gcd(*whole) or 1
+    return [w // common for w in whole]
+
+
+def _graded(deal: Deal) -> Fraction:
+    return sum(
+        (Fraction(str(graded_points(v))) for v in deal.variants if gradable_parts(v)),
+        Fraction(0),
+    )
+
+
+def _written(deal: Deal, has_graded: bool) -> Fraction:
+    return sum(
+        (Fraction(str(written_points(v, has_graded))) for v in deal.variants if written_parts(v)),
+        Fraction(0),
+    )
+
+
+def _listed(values: Sequence[Fraction]) -> str:
+    return ", ".join(number_text(float(x)) for x in sorted(set(values)))
+
+
+def check_slot(doc: KeyDoc, q: KeyQuestion, lms: str) -> list[Deal]:
+    """The deals of slot ``q``, after checking that ``lms`` (``Moodle``, ``Canvas``) can deal
+    them as the sheets did: every deal worth the same points in its graded question and in
+    its written part (one random slot carries one mark, one group one score), and a pool of
+    pick 2 or more without written parts (an essay cannot be drawn together with a cloze or
+    blanks question). Raises an ExportError naming the slot and what to change."""
+    found = deals(doc, q)
+    kind = "pool" if any(v.qid != q.qid for v in q.variants) else "question"
+    where = f"{kind} {q.qid}"
+    has_graded = any(gradable_parts(v) for v in q.variants)
+    if q.pick > 1 and any(written_parts(v) for v in q.variants):
+        raise ExportError(
+            f"expected a pool {lms} can deal as one question per sheet, got alternatives "
+            f"with written parts ({lms} cannot draw an essay together with the rest of a "
+            "sheet's picks): give the written questions a slot of their own, or pick 1",
+            file=doc.source,
+            field=where,
+        )
+    what = "mark" if lms == "Moodle" else "score"
+    for part, sums in (
+        ("graded", [_graded(d) for d in found]),
+        ("written", [_written(d, has_graded) for d in found]),
+    ):
+        if len(set(sums)) > 1:
+            each = "alternatives" if kind == "pool" else "versions"
+            raise ExportError(
+                f"expected every sheet's {part} points for it to be equal ({lms} gives one "
+                f"{what} to all it draws there), got {_listed(sums)}: give its {each} "
+                "equal points",
+                file=doc.source,
+                field=where,
+            )
+    return found
