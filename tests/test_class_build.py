@@ -381,7 +381,7 @@ def test_class_pdfs_start_every_student_on_an_odd_page_and_cut_per_student_pdfs(
         assert start - 1 == len(pages)
     sheet_text = "".join(_page_texts(folder / "sheets.pdf"))
     assert f"Name: {TRICKY}" in sheet_text
-    assert "page 1" in _page_texts(folder / "students" / "l2-sheet.pdf")[0]
+    assert "Page 1 of" in _page_texts(folder / "students" / "l2-sheet.pdf")[0]
 
 
 @needs_tex

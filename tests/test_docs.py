@@ -268,3 +268,18 @@ def test_readme_command_examples_run_in_order(runner, tmp_path: Path, monkeypatc
         assert result.exit_code == 0, (line, result.output)
     assert (tmp_path / "grades" / "scores.csv").is_file()
     assert (tmp_path / "output" / "self-attention-seed42" / "canvas-qti.zip").is_file()
+
+
+def test_the_cli_references_synopsis_names_every_build_option():
+    """The synopsis at the top of docs/reference/cli.md lists every option of build's --help."""
+    from click.testing import CliRunner
+
+    from worksheetgen.cli import main
+
+    text = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
+    synopsis = text.split("```")[1]
+    build = synopsis.split("worksheetgen init")[0]
+    helptext = CliRunner().invoke(main, ["build", "--help"]).output
+    options = set(re.findall(r"^\s+(--[a-z-]+)", helptext, re.M)) - {"--help"}
+    missing = sorted(o for o in options if o not in build)
+    assert not missing, missing

@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-BANKS = ("default", "note", "practice", "slips")
+BANKS = ("default", "note", "practice", "slips", "quiz")
 SEEDS = (1, 42, 2024)
 KINDS = ("sheet", "roster", "versions")
 TEXT_SUFFIXES = (".tex", ".md", ".json")

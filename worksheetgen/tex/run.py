@@ -198,7 +198,11 @@ def first_error(log: str) -> str:
 
 
 _QUESTION_RE = re.compile(r"^\\wsquestion(?:\[[^\]]*\])?\{(\d+)\}")
-_SHEET_RE = re.compile(r"^\\wsheader\{.*?\}\{.*?\}\{(.*?)\}\{\}$")
+# \wsheader{course}{title}{label}{}, or a sheet's \wssheetheader{course}{title}{label}{ code}
+_SHEET_RE = re.compile(
+    r"^\\ws(?:sheet)?header\{.*?\}\{.*?\}\{(.*?)\}"
+    r"\{(?: \\textperiodcentered\\ sheet code [^{}\\]*(?: \\textperiodcentered\\ answer key)?)?\}$"
+)
 _TEX_ESCAPES_RE = re.compile(
     r"\\(?:textperiodcentered\\ |kern0pt |allowbreak\{\}|"
     r"[a-z]+\{\}|(.))"
