@@ -507,3 +507,16 @@ def md_math(math: str) -> str:
 def markup_md(markup: str) -> str:
     """Prompt markup as Markdown with $math$ for MathJax/KaTeX."""
     return "".join(f"${md_math(t)}$" if m else escape_md(t) for m, t in split_markup(markup))
+
+
+@lru_cache(maxsize=8192)  # a class's export sets the same cells' math again and again
+def lms_math(math: str) -> str:
+    """Inline math for an LMS (Moodle's MathJax filter, Canvas): ``\\( … \\)``, sanitized."""
+    return r"\(" + sanitize_math(math).strip() + r"\)"
+
+
+@lru_cache(maxsize=16384)
+def markup_lms(markup: str) -> str:
+    """Markup as the LMS exports write it: plain text (their writers escape it for HTML or
+    their format) with ``\\( … \\)`` math, on one line."""
+    return " ".join("".join(lms_math(t) if m else t for m, t in split_markup(markup)).split())
