@@ -470,7 +470,7 @@ def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
                     f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny
                 )
         elif a.kind == "choice":
-            p.text = f"{prefix}Answer: {a.value}"
+            p.text = f"{prefix}Answer: {markup_text(str(a.value))}"
             if a.explanation:
                 p.text += " — " + markup_text(a.explanation)
         else:
