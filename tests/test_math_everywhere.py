@@ -19,13 +19,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import needs_tex
+from tests.conftest import ROOT, needs_tex
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import WorksheetgenError
 from worksheetgen.render.markup import markup_md, markup_md_inline
 
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no pdftotext")
+
+BANKS = sorted((ROOT / "banks").glob("*.yaml"))
 
 #: what must never reach the paper: TeX's own characters, and math typed as ASCII
 RAW_TEX = ("\\", "$")
@@ -93,12 +95,12 @@ def _pdf_text(pdf: Path) -> str:
     ).stdout
 
 
-def _no_raw_math(folder: Path, unwanted: tuple[str, ...] = RAW_TEX + ASCII_MATH) -> None:
+def _no_raw_math(folder: Path) -> None:
     """The class's sheets, keys and grid read as typeset math: no TeX, no ASCII math."""
     pdfs = [folder / "sheets.pdf", folder / "keys.pdf", folder / "keys-grid.pdf"]
     for pdf in pdfs:
         text = _pdf_text(pdf)
-        for bad in unwanted:
+        for bad in RAW_TEX + ASCII_MATH:
             lines = [ln for ln in text.splitlines() if bad in ln]
             assert not lines, f"{pdf.name}: {bad!r} printed in {lines[:3]}"
 
@@ -120,6 +122,14 @@ def roster(tmp_path: Path) -> Path:
 @needs_tex
 @needs_poppler
 @pytest.mark.slow
+@pytest.mark.parametrize("bank", BANKS, ids=lambda p: p.stem)
+def test_no_raw_tex_or_ascii_math_in_any_bundled_banks_pdfs(bank, roster, tmp_path):
+    _no_raw_math(_build(tmp_path / "out", bank, roster))
+
+
+@needs_tex
+@needs_poppler
+@pytest.mark.slow
 def test_a_title_with_math_is_typeset_on_paper_and_mathjax_in_the_exports(
     math_bank, roster, tmp_path
 ):
@@ -134,7 +144,7 @@ def test_a_title_with_math_is_typeset_on_paper_and_mathjax_in_the_exports(
         "--export",
         "qti",
     )
-    _no_raw_math(folder, RAW_TEX)
+    _no_raw_math(folder)
     sheets = _pdf_text(folder / "sheets.pdf")
     assert "Scaling by" in sheets and "a quiz on softmax(QK" in sheets
 
@@ -157,6 +167,10 @@ def test_a_title_with_math_is_typeset_on_paper_and_mathjax_in_the_exports(
     assert r"Where \(Q\), \(K\) and \(V\) come from" in moodle
     assert r"$CATEGORY: $course$/top/Scaling by \(\sqrt{d_k}\): a quiz on" in gift
     assert r"Scaling by \(\sqrt{d_k}\): a quiz on \(\mathrm{softmax}(QK^\top)\)" in qti
+    # the options of spot-the-bug and of cross
+    for text in (moodle, qti):
+        assert r"Divides the scores by \(d_k\) instead of by \(\sqrt{d_k}\)." in text
+    assert r"Divides the scores by \\(d_k\\) instead of by \\(\\sqrt\{d_k\}\\)." in gift
 
     # grade's report.md prints the title's math as Markdown math
     key = folder / "key.json"
