@@ -51,7 +51,7 @@ CONCEPTS: tuple[Concept, ...] = (
             "It gives them equal weight, for every query",
             "It gives all the weight to the earlier token (a tie-break)",
             "It gives both of them zero weight",
-            "It depends on their values V",
+            "It depends on their values $V$",
         ),
     ),
     Concept(
@@ -66,9 +66,9 @@ CONCEPTS: tuple[Concept, ...] = (
         "section 2, Why we use it",
         (
             "To keep the scores' variance near 1, so the softmax does not saturate",
-            "To make every row of A sum to 1, whatever the width d_k of the keys",
+            "To make every row of $A$ sum to 1, whatever the width $d_k$ of the keys",
             "To normalize the scores over the keys instead of over the queries",
-            "Because the values V have width d_k, and the output must keep that width",
+            "Because the values $V$ have width $d_k$, and the output must keep that width",
         ),
     ),
     Concept(
@@ -81,11 +81,11 @@ CONCEPTS: tuple[Concept, ...] = (
         "Only which sequence supplies $Q$ versus $K, V$ changes.",
         "section 1, What self-attention is",
         (
-            "Self: Q, K, V all from one sequence; cross: Q from one sequence, K and V from the "
-            "other",
-            "Self: Q, K, V all from one sequence; cross: Q and K from one sequence, V from the "
-            "other",
-            "Self: Q from the input and K, V from the output; cross: all three from both "
+            "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ from one sequence, "
+            "$K$ and $V$ from the other",
+            "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ and $K$ from one sequence, "
+            "$V$ from the other",
+            "Self: $Q$ from the input and $K$, $V$ from the output; cross: all three from both "
             "sequences concatenated",
         ),
     ),
@@ -135,9 +135,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "Concat stacks the heads; $W_O$ projects them; the residual is a separate sum.",
         "section 3, Architecture",
         (
-            "No: concat stacks the heads, W_O projects them, and the residual is a separate sum",
+            "No: concat stacks the heads, $W_O$ projects them, and the residual is a separate sum",
             "Yes: concatenating the heads adds their outputs to the input, which is the residual",
-            "No, and W_O is not among attention's parameters: it is part of the feed-forward layer",
+            "No, and $W_O$ is not among attention's parameters: it is part of the feed-forward "
+            "layer",
         ),
     ),
     Concept(
@@ -151,10 +152,10 @@ CONCEPTS: tuple[Concept, ...] = (
         "Weights from queries and keys; the mix is of values.",
         "section 1, What self-attention is",
         (
-            "The values V: output row t is a weighted sum of the rows of V",
-            "The keys K, since the weights were computed from the keys",
-            "The queries Q, so that each output row stays tied to its own query",
-            "The scores QK^T again, to sharpen the weights before the output",
+            "The values $V$: output row $t$ is a weighted sum of the rows of $V$",
+            "The keys $K$, since the weights were computed from the keys",
+            "The queries $Q$, so that each output row stays tied to its own query",
+            "The scores $QK^\\top$ again, to sharpen the weights before the output",
         ),
     ),
     Concept(
@@ -166,9 +167,9 @@ CONCEPTS: tuple[Concept, ...] = (
         "Each row of $A$ sums to 1.",
         "section 4, How it works",
         (
-            "Over the keys: each row of A sums to 1",
-            "Over the queries: each column of A sums to 1",
-            "Over the whole matrix: all entries of A sum to 1",
+            "Over the keys: each row of $A$ sums to 1",
+            "Over the queries: each column of $A$ sums to 1",
+            "Over the whole matrix: all entries of $A$ sum to 1",
         ),
     ),
     Concept(
@@ -184,7 +185,7 @@ CONCEPTS: tuple[Concept, ...] = (
             "When it predicts the next token, so no token reads the future",
             "Always, in every attention layer of every transformer model",
             "Only in cross-attention, where the decoder reads the encoder's output",
-            "Only when the sequence length T is larger than the width d",
+            "Only when the sequence length $T$ is larger than the width $d$",
         ),
     ),
     Concept(
@@ -198,7 +199,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "section 6, Negative points",
         (
             "No: permuting the tokens just permutes the outputs; order must be added",
-            "Yes: the rows of Q are stored in token order, and the scores keep that order",
+            "Yes: the rows of $Q$ are stored in token order, and the scores keep that order",
             "Yes: the softmax runs from left to right over the keys, as an RNN does",
         ),
     ),
