@@ -42,8 +42,45 @@ class WorksheetgenError(Exception):
         text = ": ".join([*parts, self.message])
         if "\n" in text or "\r" in text:
             text = " ".join(text.splitlines())
+        text = redact(text)  # an excerpt of a file never shows a course secret
         # what the input holds is shown, never obeyed: ESC could retitle or clear a terminal
         return shown(text)
+
+
+#: the least run of a secret's characters that is hidden (an excerpt cut short still is)
+SECRET_RUN = 8
+#: every run of SECRET_RUN characters of a secret this process holds (``keep_secret``)
+_SECRET_RUNS: set[str] = set()
+#: what a message shows in place of a secret
+HIDDEN = "(a secret, not shown)"
+
+
+def keep_secret(secret: bytes | str) -> None:
+    """Remember a secret (the course secret, or a file that looks like one), so that no
+    error message of this process shows it, whole or any run of ``SECRET_RUN`` characters
+    of it (an excerpt cut to 15 characters, a repr in quotes)."""
+    text = secret.decode("utf-8", "replace") if isinstance(secret, bytes) else secret
+    for form in (text, repr(text)[1:-1]):
+        _SECRET_RUNS.update(form[i : i + SECRET_RUN] for i in range(len(form) - SECRET_RUN + 1))
+
+
+def redact(text: str) -> str:
+    """``text`` with every run of a kept secret's characters replaced by ``HIDDEN``."""
+    if not _SECRET_RUNS or len(text) < SECRET_RUN:
+        return text
+    hidden = bytearray(len(text))
+    for i in range(len(text) - SECRET_RUN + 1):
+        if text[i : i + SECRET_RUN] in _SECRET_RUNS:
+            hidden[i : i + SECRET_RUN] = b"\x01" * SECRET_RUN
+    if not any(hidden):
+        return text
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if not hidden[i]:
+            out.append(ch)
+        elif i == 0 or not hidden[i - 1]:
+            out.append(HIDDEN)
+    return "".join(out)
 
 
 class BankError(WorksheetgenError):
