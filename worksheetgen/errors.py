@@ -49,28 +49,47 @@ class WorksheetgenError(Exception):
 
 #: the least run of a secret's characters that is hidden (an excerpt cut short still is)
 SECRET_RUN = 8
-#: every run of SECRET_RUN characters of a secret this process holds (``keep_secret``)
+#: every run of SECRET_RUN characters of the course secret of the command that runs
+#: (``course_secret``), and of the secret-like files it read (``keep_secret``)
+_COURSE_RUNS: set[str] = set()
 _SECRET_RUNS: set[str] = set()
 #: what a message shows in place of a secret
 HIDDEN = "(a secret, not shown)"
 
 
-def keep_secret(secret: bytes | str) -> None:
-    """Remember a secret (the course secret, or a file that looks like one), so that no
-    error message of this process shows it, whole or any run of ``SECRET_RUN`` characters
-    of it (an excerpt cut to 15 characters, a repr in quotes)."""
+def _runs(secret: bytes | str) -> set[str]:
     text = secret.decode("utf-8", "replace") if isinstance(secret, bytes) else secret
-    for form in (text, repr(text)[1:-1]):
-        _SECRET_RUNS.update(form[i : i + SECRET_RUN] for i in range(len(form) - SECRET_RUN + 1))
+    return {
+        form[i : i + SECRET_RUN]
+        for form in (text, repr(text)[1:-1])
+        for i in range(len(form) - SECRET_RUN + 1)
+    }
+
+
+def course_secret(secret: bytes | str | None) -> None:
+    """The course secret of the command that runs (None: none), so that no error message
+    shows it, whole or any run of ``SECRET_RUN`` characters of it (an excerpt cut to 15
+    characters, a repr in quotes). It replaces the one before (a process running several
+    commands, as tests do, hides only the current one)."""
+    _COURSE_RUNS.clear()
+    if secret is not None:
+        _COURSE_RUNS.update(_runs(secret))
+
+
+def keep_secret(secret: bytes | str) -> None:
+    """Hide a secret read from a file (one that looks like a secret file) in every later
+    error message of this process, as the course secret is."""
+    _SECRET_RUNS.update(_runs(secret))
 
 
 def redact(text: str) -> str:
     """``text`` with every run of a kept secret's characters replaced by ``HIDDEN``."""
-    if not _SECRET_RUNS or len(text) < SECRET_RUN:
+    if not (_COURSE_RUNS or _SECRET_RUNS) or len(text) < SECRET_RUN:
         return text
     hidden = bytearray(len(text))
     for i in range(len(text) - SECRET_RUN + 1):
-        if text[i : i + SECRET_RUN] in _SECRET_RUNS:
+        run = text[i : i + SECRET_RUN]
+        if run in _COURSE_RUNS or run in _SECRET_RUNS:
             hidden[i : i + SECRET_RUN] = b"\x01" * SECRET_RUN
     if not any(hidden):
         return text

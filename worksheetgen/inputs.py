@@ -38,6 +38,12 @@ _SECRET_FILES: set[tuple[int, int]] = set()
 _SECRET_SHAPE = (16, 4096)
 
 
+def forget_secret_file() -> None:
+    """A new command starts: the secret file read by the one before is no longer refused
+    (``read_limited`` with ``secret`` names the current one)."""
+    _SECRET_FILES.clear()
+
+
 def _private(mode: int) -> bool:
     """Readable by its owner only: the secret file's mode (never so on Windows)."""
     return os.name == "posix" and not mode & 0o077
@@ -123,8 +129,9 @@ def read_limited(
                 raise fail(f"expected {what} of at most {limit} bytes, got more while reading it")
         data = b"".join(chunks)
         if secret:
+            _SECRET_FILES.clear()
             _SECRET_FILES.add((st.st_dev, st.st_ino))
-        if secret or (_private(st.st_mode) and total <= 8192 and _looks_secret(data)):
+        if not secret and _private(st.st_mode) and total <= 8192 and _looks_secret(data):
             keep_secret(data.strip())
         return data
     except OSError as exc:
@@ -264,10 +271,16 @@ def check_json_tree(
 
 
 def load_json(
-    data: bytes, shown: str, error: type[WorksheetgenError], max_depth: int = MAX_JSON_DEPTH
+    data: bytes,
+    shown: str,
+    error: type[WorksheetgenError],
+    max_depth: int = MAX_JSON_DEPTH,
+    shape: Callable[[Any], None] | None = None,
 ) -> Any:
     """Parse UTF-8 JSON bytes (a BOM is allowed) within the bounds above; one ``error``
-    naming the file (and the line or the field) for anything else."""
+    naming the file (and the line or the field) for anything else. ``shape`` sees the parsed
+    value first, before the walks over every value, to refuse a document too large for its
+    kind at once (it must look only near the top: the value may nest deeper than allowed)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -289,6 +302,8 @@ def load_json(
         raise error(
             f"expected JSON nested at most {max_depth} levels deep, got far deeper", file=shown
         ) from None
+    if shape is not None:
+        shape(value)
     # walk the strings only when the text may hold one the text rule refuses: a \u escape
     # (a lone surrogate or a control character can only be written so) or a raw character
     # outside printable ASCII that the rule refuses (DEL, C1 controls, bidi overrides ...)

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import ConfigError, keep_secret
-from worksheetgen.inputs import read_limited
+from worksheetgen.errors import ConfigError, course_secret
+from worksheetgen.inputs import forget_secret_file, read_limited
 from worksheetgen.textrules import shown
 
 if sys.version_info >= (3, 11):
@@ -259,6 +259,7 @@ def load_config(
             settings[name] = Setting(DEFAULTS[name], "default")
     secret: bytes | None = None
     source: str | None = None
+    forget_secret_file()
     if env.get(SECRET_ENV):
         secret, source = env[SECRET_ENV].encode("utf-8"), SECRET_ENV
         if len(secret) < 16:
@@ -268,8 +269,7 @@ def load_config(
     elif settings["secret_file"].value is not None:
         secret = read_secret_file(settings["secret_file"].value)
         source = settings["secret_file"].source
-    if secret is not None:
-        keep_secret(secret)  # no error message of this run shows it
+    course_secret(secret)  # no error message of this command shows it
     return Config(path, settings, secret, source)
 
 
