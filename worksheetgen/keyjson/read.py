@@ -27,6 +27,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from worksheetgen.bank.roster import MAX_STUDENTS
 from worksheetgen.errors import ConfigError, ExportError, WorksheetgenError, shorten
 from worksheetgen.exact.kinds import NUMERIC_KINDS, PART_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT
@@ -39,6 +40,12 @@ from worksheetgen.textrules import char_problem, id_problem
 #: the largest key.json read: well above the key of the largest class build (40,000
 #: questions), far below what would exhaust memory before it is refused
 MAX_KEY_BYTES = 1_000_000_000
+
+#: the most sheets a key holds: a class build has one per student of a roster (at most
+#: bank.roster.MAX_STUDENTS) or one per version (at most 702)
+MAX_KEY_SHEETS = MAX_STUDENTS
+#: the most questions a key holds, all sheets together (pipeline.class_build.MAX_CLASS_ITEMS)
+MAX_KEY_QUESTIONS = 40_000
 
 KINDS = PART_KINDS
 # A question's points, as a bank may give them (and grade can add up and print exactly).
@@ -342,11 +349,42 @@ def _check_secret(doc: Any, data: bytes, shown: str) -> None:
     )
 
 
+def _shape(shown: str, error: type[WorksheetgenError]) -> Any:
+    """A check of a parsed key's size, before any walk over its values: no more sheets and
+    questions than the largest class build writes (the contract's checks take time in
+    proportion, about a millisecond a sheet; a key of 28,000 sheets is refused at once)."""
+
+    def check(doc: Any) -> None:
+        sheets = doc.get("sheets") if isinstance(doc, dict) else None
+        if not isinstance(sheets, list):
+            return  # the contract's checks say what is wrong
+        if len(sheets) > MAX_KEY_SHEETS:
+            raise error(
+                f"expected at most {MAX_KEY_SHEETS} sheets (the largest class build), "
+                f"got {len(sheets)}",
+                file=shown,
+                field="sheets",
+            )
+        count = sum(
+            len(q) if isinstance(q, list) else 0
+            for q in (s.get("questions") if isinstance(s, dict) else None for s in sheets)
+        )
+        if count > MAX_KEY_QUESTIONS:
+            raise error(
+                f"expected at most {MAX_KEY_QUESTIONS} questions in all sheets together "
+                f"(the largest class build), got {count}",
+                file=shown,
+                field="sheets",
+            )
+
+    return check
+
+
 def read_key_data(path: str | os.PathLike[str], error: type[WorksheetgenError]) -> Any:
     """The parsed JSON of a key.json file (not yet checked against the contract), read once
     through the one gate; a key of another course secret is refused here (``expect_secret``)."""
     data = read_limited(path, MAX_KEY_BYTES, what="a key.json file", error=error)
-    doc = load_json(data, str(path), error)
+    doc = load_json(data, str(path), error, shape=_shape(str(path), error))
     _check_secret(doc, data, str(path))
     return doc
 
