@@ -53,7 +53,10 @@ def refused(cwd: Path, *args: str, secret: str | None = None) -> str:
     took = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     assert done.returncode != 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
-    lines = done.stderr.splitlines()
+    # the note naming the configuration file in use is no error line
+    lines = [
+        x for x in done.stderr.splitlines() if not x.startswith("worksheetgen: configuration:")
+    ]
     assert len(lines) == 1, done.stderr
     assert took < SECONDS, (took, lines[0])
     return lines[0]
