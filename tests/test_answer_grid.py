@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from worksheetgen.pipeline.build import BuildOptions, build
-from worksheetgen.render.grid import MAX_COLUMNS, GridItem, GridRow, PartAnswer, grid_questions
+from worksheetgen.render.grid import (
+    GridItem,
+    GridRow,
+    PartAnswer,
+    grid_layout,
+    grid_questions,
+)
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no pdftotext")
@@ -90,6 +96,9 @@ def _check_against_key(folder: Path, grid_md: str) -> int:
                         value = value[c]
                     if q["kinds"][part["answer"]] == "text":
                         assert cell == ""
+                    elif q["kinds"][part["answer"]] == "choice":  # the option's letter
+                        letter = "abcdefgh"[q["options"][part["answer"]].index(value)]
+                        assert cell == f"**{letter}**", (sheet["id"], q["id"], name)
                     else:
                         assert _printed(cell) == str(value), (sheet["id"], q["id"], name)
                     checked += 1
@@ -141,8 +150,28 @@ def test_multiple_choice_shows_the_right_letter(tmp_path, write_bank):
     assert [r[2] for r in rows] == [f"**{x}**" for x in letters]
 
 
-def _part(rows: int, cols: int, margin: str = "") -> PartAnswer:
-    cells = tuple(tuple(f"{r}.{c}" for c in range(cols)) for r in range(rows))
+def test_a_pick_one_answer_shows_the_letter_the_sheet_prints_for_it(tmp_path, write_bank):
+    bank = write_bank(
+        """\
+        sheet: {id: picks, title: Picks}
+        questions:
+          - id: bug
+            family: spot-the-bug
+          - id: map
+            family: heatmap
+        """
+    )
+    result = build(
+        BuildOptions(seed=3, banks=(str(bank),), out=str(tmp_path), pdf=False, versions=8)
+    )
+    assert _check_against_key(result.folder, "keys-grid.md") == _entries(result.folder)
+    tables = _tables((result.folder / "keys-grid.md").read_text("utf-8"))
+    picks = [r[2] for _, rows in tables[1][:1] for r in rows]
+    assert set(picks) <= {f"**{x}**" for x in "abcdefgh"} and len(set(picks)) > 1
+
+
+def _part(rows: int, cols: int, margin: str = "", digits: int = 1) -> PartAnswer:
+    cells = tuple(tuple(f"{r}.{c}" + "0" * (digits - 1) for c in range(cols)) for r in range(rows))
     return PartAnswer("a", "A", "matrix", cells, margin)
 
 
@@ -151,14 +180,22 @@ def _row(label: str, *parts: PartAnswer) -> GridRow:
 
 
 def test_a_wide_table_is_split_into_blocks_of_whole_rows_that_fit_the_page():
-    (question,) = grid_questions([_row("A", _part(4, 4)), _row("B", _part(4, 4))])
-    assert all(b.width <= MAX_COLUMNS for b in question.blocks)
+    rows = [_row("A", _part(4, 4, digits=4)), _row("B", _part(4, 4, digits=4))]
+    (question,) = grid_questions(rows)
+    room = grid_layout(rows).answers_width
+    assert all(b.width <= room for b in question.blocks)
     indexes = [c.index for b in question.blocks for g in b.groups for c in g.columns]
     assert indexes == [f"{r}{c}" for r in range(1, 5) for c in range(1, 5)]
     # whole rows, shared out evenly: two blocks of two rows each
     assert [len(b.groups[0].columns) for b in question.blocks] == [8, 8]
     entries = [e for b in question.blocks for e in b.lines[1].cells[0].entries]
-    assert entries == [f"{r}.{c}" for r in range(4) for c in range(4)]
+    assert entries == [f"{r}.{c}000" for r in range(4) for c in range(4)]
+
+
+def test_a_table_of_short_numbers_takes_one_block_as_wide_as_the_text():
+    rows = [_row("A", _part(4, 4)), _row("B", _part(4, 4))]
+    (question,) = grid_questions(rows)
+    assert len(question.blocks) == 1 and len(question.blocks[0].groups[0].columns) == 16
 
 
 def test_the_margin_is_printed_once_over_its_columns_when_every_sheet_shares_it():

@@ -136,7 +136,8 @@ CASES = [
         "unknown-field",
         bank(Q + "    pionts: 2\n"),
         'bank.yaml:4: questions[0].pionts: unknown field (did you mean "points"?); '
-        "expected one of: id, family, points, decimals, params, prompt, format, title, space",
+        "expected one of: id, family, points, decimals, params, prompt, format, title, space, "
+        "carry",
     ),
     Case(
         "unknown-parameter",
@@ -148,7 +149,7 @@ CASES = [
         "unknown-sheet-field",
         bank("sheet: {titel: x}\n" + Q),
         'bank.yaml:1: sheet.titel: unknown field (did you mean "title"?); '
-        "expected one of: id, title, course, instructions, decimals, kind, space, shuffle",
+        "expected one of: id, title, course, instructions, decimals, kind, space, shuffle, carry",
     ),
     Case(
         "missing-id",

@@ -169,7 +169,8 @@ def test_grading_guide_example_grades_against_the_practice_key(runner, tmp_path:
     from worksheetgen.cli import main
 
     guide = (DOCS / "guide" / "grading.md").read_text(encoding="utf-8")
-    (csv_text,) = re.findall(r"^```csv\n(.*?)^```$", guide, re.M | re.S)
+    examples = re.findall(r"^```csv\n(.*?)^```$", guide, re.M | re.S)
+    assert len(examples) == 2  # a responses file and a marks file
     build = runner.invoke(
         main,
         ["build", "--seed", "1", "--bank", str(ROOT / "banks" / "practice.yaml"), "--no-pdf"]
@@ -178,14 +179,16 @@ def test_grading_guide_example_grades_against_the_practice_key(runner, tmp_path:
     assert build.exit_code == 0, build.output
     key = tmp_path / "note-3-2-practice-seed1" / "key.json"
     assert "--key output/note-3-2-practice-seed1/key.json" in guide
-    responses = tmp_path / "responses.csv"
-    responses.write_text(csv_text, encoding="utf-8")
-    graded = runner.invoke(
-        main, ["grade", "--key", str(key), str(responses), "--out", str(tmp_path / "grades")]
-    )
-    assert graded.exit_code == 0, graded.output
-    scores = (tmp_path / "grades" / "scores.csv").read_text(encoding="utf-8")
-    assert scores.splitlines()[1].startswith("note-3-2-practice,")
+    for i, csv_text in enumerate(examples):
+        responses = tmp_path / f"responses{i}.csv"
+        responses.write_text(csv_text, encoding="utf-8")
+        out = tmp_path / f"grades{i}"
+        graded = runner.invoke(
+            main, ["grade", "--key", str(key), str(responses), "--out", str(out)]
+        )
+        assert graded.exit_code == 0, graded.output
+        scores = (out / "scores.csv").read_text(encoding="utf-8")
+        assert scores.splitlines()[1].startswith("note-3-2-practice,")
 
 
 def test_bank_guide_example_loads_as_a_bank(tmp_path: Path):

@@ -438,19 +438,24 @@ def test_grading_a_moodle_download_of_a_quiz_with_a_pool_of_pick_2(runner, tmp_p
         scores = list(csv.DictReader(fh))
     got = [(s["own"], s["alt-soft"], s["alt-causal"], s["alt-heads"], s["total"]) for s in scores]
     assert got == [("1", "2", "2", "", "5"), ("1", "2", "", "3", "6")]
-    # the two random questions of one attempt drew two versions of one question
-    twice = [[("A", "own"), by_id["alt-soft"][0], by_id["alt-soft"][-1]]]
+    # an attempt whose two random questions drew two versions of one question is listed and
+    # not graded; the other attempts are graded (the file is never refused for it)
+    twice = [
+        [("A", "own"), by_id["alt-soft"][0], by_id["alt-soft"][-1]],
+        [("B", "own"), heads[0], by_id["alt-soft"][-1]],
+    ]
     assert by_id["alt-soft"][0] != by_id["alt-soft"][-1]
     download.write_text(_moodle_download(folder / "key.json", twice), encoding="utf-8")
     result = runner.invoke(main, argv)
-    assert result.exit_code == 1
+    assert result.exit_code == 0, result.output
     first, last = by_id["alt-soft"][0][0], by_id["alt-soft"][-1][0]
-    assert result.output == (
-        f"worksheetgen: error: {download}:2: Response 3: expected the 2 questions of pool 'p' "
-        f"to differ, got 'alt-soft' twice (versions {first} and {last}: Moodle's random "
-        "questions drew two versions of one question; grade this attempt from a responses "
-        "CSV: grade --template)\n"
-    )
+    with open(out / "scores.csv", encoding="utf-8", newline="") as fh:
+        assert [s["student"] for s in csv.DictReader(fh)] == ["s1@example.com"]
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert (
+        "s0@example.com (Test Student0): question alt-soft twice in pool p "
+        f"(versions {first} and {last}, line 2)."
+    ) in report
 
 
 def test_grading_a_moodle_download_of_a_pool_with_written_parts_is_refused_in_one_line(

@@ -15,7 +15,8 @@ from worksheetgen.tex import run as tex
 
 # the same letters as math and as text cells, repeats, p-columns with >{...}, a column
 # type redefined between two tables, a *{count} template whose count changes, and a matrix
-# wider than amsmath's default ten columns once MaxMatrixCols allows it
+# wider than amsmath's default ten columns once MaxMatrixCols allows it, and the answer
+# grid's long tables of fixed-width columns (the same template twice)
 BODY = r"""\begin{document}
 \newcounter{wscols}\setcounter{wscols}{2}
 $\begin{bmatrix} 0.18 & 0.82 \\ 0.50 & 0.50 \end{bmatrix}
@@ -37,6 +38,15 @@ again & the same template, a second time
 \setcounter{wscols}{3}\begin{tabular}{*{\value{wscols}}{c}} now & three & columns \end{tabular}
 \setcounter{MaxMatrixCols}{12}
 $\begin{bmatrix} 1 & 2 & 3 & 4 & 5 & 6 & 7 & 8 & 9 & 10 & 11 \end{bmatrix}$
+{\footnotesize\begin{longtable}[l]{@{}w{l}{40pt}>{\ttfamily}w{l}{30pt}|w{r}{20pt}w{c}{12pt}@{}}
+\multicolumn{2}{@{}l}{} & \multicolumn{2}{|>{\centering\arraybackslash}p{38pt}}{(a) $A$}\\
+sheet & code & 11 & 12\\ \hline\endhead
+Ada & AB-C & $0.25$ & \textbf{b}\\
+\end{longtable}}
+{\footnotesize\begin{longtable}[l]{@{}w{l}{40pt}>{\ttfamily}w{l}{30pt}|w{r}{20pt}w{c}{12pt}@{}}
+sheet & code & 11 & 12\\ \hline\endhead
+Bob & DE-F & $-\infty$ & \textbf{a}\\
+\end{longtable}}
 \clearpage\makeatletter ws-array:\csname ver@array.sty\endcsname
   :\ifdefined\ws@template cached\else built\fi:\makeatother
 \end{document}

@@ -35,16 +35,37 @@ def reports_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except WorksheetgenError as exc:
+            _plugin_warnings()
             click.echo(f"worksheetgen: error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        finally:
+            _plugin_warnings()
 
     return wrapper  # type: ignore[return-value]
+
+
+_WARNED = [0]
+
+
+def _plugin_warnings() -> None:
+    """Show on stderr what went wrong with plugins without stopping the command."""
+    for line in plugins.warnings_since(_WARNED[0]):
+        click.echo(f"worksheetgen: warning: {line}", err=True)
+    _WARNED[0] = len(plugins.WARNINGS)
 
 
 def _binary_stdout() -> Any:
     """Standard output as bytes (for an output path given as ``-``)."""
     sys.stdout.flush()
     return sys.stdout.buffer
+
+
+def _using(config: Any, quiet: bool = False) -> Any:
+    """Say on stderr which configuration file a command follows (never on stdout: it may
+    be the file asked for), unless --quiet; returns ``config``."""
+    if config.path is not None and not quiet:
+        click.echo(f"worksheetgen: configuration: {shown(str(config.path))}", err=True)
+    return config
 
 
 class SeedType(click.ParamType):
@@ -308,6 +329,7 @@ def build(
         config_path,
         {**given, "out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
     )
+    _using(config, quiet)
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(
@@ -330,6 +352,7 @@ def build(
                 kind=config.value("kind"),
                 space=config.value("space"),
                 shuffle=config.value("shuffle"),
+                carry=config.value("carry"),
             ),
             reporter,
         )
@@ -479,7 +502,7 @@ def check(
     from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
     from worksheetgen.pipeline.config import load_config
 
-    config = load_config(config_path, {"banks": banks, "decimals": decimals})
+    config = _using(load_config(config_path, {"banks": banks, "decimals": decimals}))
     banks, decimals, secret = config.value("banks"), config.value("decimals"), config.secret
 
     if stress == _Stress.SWEEP:
@@ -562,6 +585,12 @@ def families() -> None:
     "output).",
 )
 @click.option(
+    "--marks",
+    is_flag=True,
+    help="With --template: one row per student and part instead, to type the part's points "
+    "(or right/wrong) in its mark column; grading reads both kinds of row, mixed in one file.",
+)
+@click.option(
     "--tries",
     type=click.Choice(["last", "first"]),
     default="last",
@@ -578,6 +607,12 @@ def families() -> None:
     help="A Moodle download where a student has several finished attempts: the one that "
     "counts (highest: as Moodle's default grading method).",
 )
+@click.option(
+    "--carry/--no-carry",
+    default=None,
+    help="Credit error carried forward in every question, or in none (as an LMS marks). "
+    "Default: as the key says for each question (the bank's or the course's carry).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @_config_option
 @reports_errors
@@ -586,8 +621,10 @@ def grade(
     responses: str,
     out: str | None,
     template: bool,
+    marks: bool,
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
+    carry: bool | None,
     quiet: bool,
     config_path: str | None,
 ) -> None:
@@ -595,8 +632,8 @@ def grade(
     .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
     from worksheetgen.pipeline.config import expect_key_secret, load_config
 
-    with expect_key_secret(load_config(config_path)):
-        _grade(key_path, responses, out, template, tries, attempt, quiet)
+    with expect_key_secret(_using(load_config(config_path), quiet)):
+        _grade(key_path, responses, out, template, marks, tries, attempt, carry, quiet)
 
 
 def _grade(
@@ -604,8 +641,10 @@ def _grade(
     responses: str,
     out: str | None,
     template: bool,
+    marks: bool,
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
+    carry: bool | None,
     quiet: bool,
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
@@ -613,14 +652,15 @@ def _grade(
     from worksheetgen.grading.report import grade_files
     from worksheetgen.grading.template import write_template
 
+    if marks and not template:
+        raise click.UsageError("--marks writes a template: use it with --template")
     if template:
-        path = write_template(key_path, responses, stdout=_binary_stdout())
+        path = write_template(key_path, responses, stdout=_binary_stdout(), marks=marks)
         if path is not None and not quiet:
-            click.echo(
-                f"Wrote a blank responses file to {shown(str(path))}: fill in the value column."
-            )
+            column = "mark column (points, or right/wrong)" if marks else "value column"
+            click.echo(f"Wrote a blank responses file to {shown(str(path))}: fill in the {column}.")
         return
-    run = grade_files(key_path, responses, out, tries, attempt)
+    run = grade_files(key_path, responses, out, tries, attempt, carry)
     if quiet:
         return
     students = run.result.students
@@ -629,6 +669,11 @@ def _grade(
     )
     for path in run.files:
         click.echo(f"  {shown(str(path))}")
+    if run.result.against_pool:
+        click.echo(
+            f"  {len(run.result.against_pool)} attempt(s) not graded: the LMS dealt them "
+            "against the bank's pool rule (report.md lists them)"
+        )
 
 
 @main.command(name="export")
@@ -663,7 +708,7 @@ def export_cmd(
     from worksheetgen.export import export_file
     from worksheetgen.pipeline.config import expect_key_secret, load_config
 
-    with expect_key_secret(load_config(config_path)):
+    with expect_key_secret(_using(load_config(config_path), quiet)):
         path = export_file(key_path, fmt, out, stdout=_binary_stdout())
     if path is not None and not quiet:
         click.echo(f"Exported {shown(key_path)} to {fmt}: {shown(str(path))}")
@@ -681,7 +726,10 @@ def init(folder: str | None, course: str | None) -> None:
     from worksheetgen.pipeline.config import init_course
 
     config, secret = init_course(Path(folder or "."), course)
-    click.echo(f"Wrote {config} and the course secret {secret} (readable only by you).")
+    click.echo(
+        f"Wrote {shown(str(config))} and the course secret {shown(str(secret))} "
+        "(readable only by you)."
+    )
     click.echo(
         "  Keep the secret private and out of version control: without it no key can be "
         "rebuilt, with it anyone can rebuild every key."
@@ -697,19 +745,22 @@ def config_cmd(config_path: str | None) -> None:
     from worksheetgen.pipeline.config import UNSET, fingerprint, load_config
 
     config = load_config(config_path)
-    click.echo(f"configuration: {config.path if config.path is not None else 'none found'}")
+    where = "none found" if config.path is None else shown(str(config.path))
+    click.echo(f"configuration: {where}")
     for name, setting in config.settings.items():
         value = setting.value
         text = ", ".join(value) if isinstance(value, tuple) else value
         if isinstance(value, bool):
             text = "true" if value else "false"
         unset = text is None or text == ""
-        shown_value = f"(unset: {UNSET.get(name, 'none')})" if unset else text
-        click.echo(f"{name} = {shown_value}  ({setting.source})")
+        # what the file holds is shown, never obeyed (an ESC, a bidi override)
+        shown_value = f"(unset: {UNSET.get(name, 'none')})" if unset else shown(str(text))
+        click.echo(f"{name} = {shown_value}  ({shown(setting.source)})")
     if config.secret is None:
         click.echo("secret = (none: anyone who knows the seed can rebuild a key)  (default)")
     else:
-        click.echo(f"secret = fingerprint {fingerprint(config.secret)}  ({config.secret_source})")
+        source = shown(str(config.secret_source))
+        click.echo(f"secret = fingerprint {fingerprint(config.secret)}  ({source})")
 
 
 def run() -> None:

@@ -144,6 +144,9 @@ class QuestionSpec:
     #: room to work under the question (its own or its bank file's ``sheet: space``); None
     #: when neither says, so the course's default or a quiz's applies
     space: Space | None = None
+    #: whether grading credits error carried forward in this question (its own ``carry``,
+    #: else its bank file's ``sheet: carry``, else the course's); None: not said (true)
+    carry: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -13,21 +13,38 @@ that two packages claim) into one ``PluginError`` naming the plugin and its pack
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import os
+import stat
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import WorksheetgenError
+from worksheetgen.errors import WorksheetgenError, shorten
+from worksheetgen.textrules import shown
 
 #: the distribution whose entry points are the bundled families and exporters
 BUNDLED = "worksheetgen"
 #: the entry point groups: names -> ``Family`` subclasses, names -> ``Exporter`` classes
 FAMILIES = "worksheetgen.families"
 EXPORTERS = "worksheetgen.exporters"
+#: the largest ``entry_points.txt`` read (worksheetgen's own is a few hundred bytes)
+MAX_ENTRY_POINTS_BYTES = 1_000_000
+
+#: what went wrong with plugins without stopping the command (a distribution skipped, a
+#: plugin that printed while it was imported), one line each, for the CLI to show on stderr
+#: (library functions never print)
+WARNINGS: list[str] = []
+
+
+def warnings_since(start: int = 0) -> list[str]:
+    """The warnings recorded since ``start`` (a length of :data:`WARNINGS` taken before)."""
+    return WARNINGS[start:]
 
 
 class PluginError(WorksheetgenError):
@@ -104,9 +121,8 @@ def _entry_points(group: str) -> list[Entry]:
             if not folder.endswith((".dist-info", ".egg-info")):
                 continue
             info = Path(base or ".", folder)
-            try:
-                text = (info / "entry_points.txt").read_text(encoding="utf-8")
-            except OSError:
+            text = _entry_points_text(info, header)
+            if text is None:
                 continue
             inside = False
             for raw in text.splitlines():
@@ -120,6 +136,32 @@ def _entry_points(group: str) -> list[Entry]:
                     name, _, value = line.partition("=")
                     found.append(Entry(name.strip(), value.strip(), _package_name(info)))
     return found
+
+
+def _entry_points_text(info: Path, header: str) -> str | None:
+    """The text of a distribution's ``entry_points.txt``, or None when there is none or it
+    cannot be read as it should: not a regular file (a FIFO would hang), too large, not
+    UTF-8. Such a distribution is skipped, with a warning when it names one of our groups:
+    another package's broken metadata must not stop a command that does not use it."""
+    path = info / "entry_points.txt"
+    try:
+        found = os.stat(path)
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_ENTRY_POINTS_BYTES:
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(MAX_ENTRY_POINTS_BYTES + 1)
+    except OSError:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        if header.encode("ascii") in data or b"[worksheetgen." in data:
+            WARNINGS.append(
+                f"{shown(str(path))}: expected UTF-8 text, got other bytes; the entry points "
+                f"of package {shown(_package_name(info))} were skipped"
+            )
+        return None
 
 
 def _package(entry: Any) -> str:
@@ -180,7 +222,8 @@ def load(group: str, adopt: Callable[[Any, str], Any]) -> dict[str, Any]:
     for name in names(group):
         plugin = found[name]
         try:
-            obj = plugin.entry.load()
+            with _stdout_kept_from(plugin):
+                obj = plugin.entry.load()
         except Exception as exc:  # any failure of a foreign module: its one line, no traceback
             text = " ".join(str(exc).split()) or "(no message)"
             text = text if len(text) <= 200 else text[:197] + "..."
@@ -192,3 +235,40 @@ def load(group: str, adopt: Callable[[Any, str], Any]) -> dict[str, Any]:
         except Unfit as exc:
             raise plugin.error(f"{plugin.value}: {exc}") from None
     return out
+
+
+@contextlib.contextmanager
+def _stdout_kept_from(plugin: Plugin) -> Iterator[None]:
+    """Import ``plugin`` with standard output taken away from it, at the file descriptor
+    too: a module that prints while it is imported would otherwise put its line into the
+    file a command writes to standard output (``export --out -``). What it printed is
+    dropped and said in a warning."""
+    sys.stdout.flush()
+    try:
+        saved: int | None = os.dup(1)
+    except OSError:  # no standard output at all: nothing to protect
+        saved = None
+    sink = tempfile.TemporaryFile() if saved is not None else None
+    text = io.StringIO()
+    try:
+        if sink is not None:
+            os.dup2(sink.fileno(), 1)
+        with contextlib.redirect_stdout(text):
+            yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        printed = text.getvalue().encode("utf-8", "replace")
+        if saved is not None and sink is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+            sink.seek(0)
+            printed += sink.read(4096)
+            sink.close()
+        if printed:
+            excerpt = shorten(" ".join(printed.decode("utf-8", "replace").split()), 60)
+            WARNINGS.append(
+                f"plugin {plugin.name!r} ({plugin.group}, from package "
+                f"{shown(plugin.package)}) wrote to standard output while it was imported; "
+                f"dropped, so it cannot land in our output: {shown(repr(excerpt))}"
+            )

@@ -173,10 +173,13 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
             info.setdefault(k, v)
         decimals = file_info.get("decimals", info.get("decimals", 2))
         space = file_info.get("space")  # this file's questions' room to work
+        carry = file_info.get("carry")  # this file's questions' carried credit
         for i, raw in enumerate(doc.data["questions"]):
             if is_pool(raw):
                 pool, inline, where = pool_entry(doc, raw, i, decimals, space)
-                for spec in inline:
+                for n, spec in enumerate(inline):
+                    if spec.carry is None and carry is not None:
+                        inline[n] = spec = replace(spec, carry=carry)
                     _check_unique(doc, where[spec.id] + ("id",), spec, seen, placed)
                     seen[spec.id] = spec.location
                     specs.append(spec)
@@ -184,6 +187,8 @@ def load_banks(paths: Iterable[str | Path]) -> Bank:
                 layout.append(pool)
                 continue
             spec = question_spec(doc, raw, i, decimals, space)
+            if spec.carry is None and carry is not None:
+                spec = replace(spec, carry=carry)
             _check_unique(doc, ("questions", i, "id"), spec, seen, placed)
             seen[spec.id] = spec.location
             placed[spec.id] = (doc, ("questions", i, "id"))

@@ -30,8 +30,19 @@ QUESTION_FIELDS = (
     "format",
     "title",
     "space",
+    "carry",
 )
-SHEET_FIELDS = ("id", "title", "course", "instructions", "decimals", "kind", "space", "shuffle")
+SHEET_FIELDS = (
+    "id",
+    "title",
+    "course",
+    "instructions",
+    "decimals",
+    "kind",
+    "space",
+    "shuffle",
+    "carry",
+)
 SHEET_KINDS = ("worksheet", "quiz")
 POOL_FIELDS = ("pool", "pick", "from")
 TOP_FIELDS = ("sheet", "questions")
@@ -113,7 +124,16 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
                 ("sheet", "shuffle"), f"expected true or false, got {describe(sheet['shuffle'])}"
             )
         info["shuffle"] = sheet["shuffle"]
+    if "carry" in sheet:
+        info["carry"] = carry_field(doc, sheet["carry"], ("sheet", "carry"))
     return info
+
+
+def carry_field(doc: Doc, value: Any, path: tuple) -> bool:
+    """A ``carry`` field: whether grading credits error carried forward (true or false)."""
+    if not isinstance(value, bool):
+        raise doc.error(path, f"expected true or false, got {describe(value)}")
+    return value
 
 
 def space_field(doc: Doc, value: Any, path: tuple) -> Space:
@@ -311,6 +331,7 @@ def question_spec(
         prompt_line=doc.text_line(path + ("prompt",)) if prompt is not None else None,
         part_points=part_points,
         space=space_field(doc, raw["space"], path + ("space",)) if "space" in raw else sheet_space,
+        carry=carry_field(doc, raw["carry"], path + ("carry",)) if "carry" in raw else None,
     )
     if prompt is not None:
         check_prompt_template(

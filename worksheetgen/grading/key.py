@@ -86,6 +86,9 @@ class QuestionKey:
     version: str = ""
     #: each graded answer's points (key.json's per-part points, else equal shares)
     answer_points: Mapping[str, Fraction] = field(default_factory=dict)
+    #: whether the ``carries`` are credited (key.json's "carry"): false marks each answer
+    #: against the key alone, as an LMS does
+    carry: bool = True
 
     def points_of(self, name: str) -> Fraction:
         """The points of the answer called ``name`` (an equal share when the key does not
@@ -248,7 +251,7 @@ def _question_key(v: Variant) -> QuestionKey:
     return QuestionKey(
         id=v.qid,
         number=v.number,
-        title=v.stated_title or v.qid,  # report.md names an untitled question by its id
+        title=v.title,  # the sheet's heading: the stated title, else the family's
         family=v.family,
         points=Fraction(str(v.points)),
         given=v.given,
@@ -256,6 +259,7 @@ def _question_key(v: Variant) -> QuestionKey:
         slips=tuple(_slip(d, answers) for d in v.distractors),
         carries=v.carries,
         answer_points=v.answer_points(),
+        carry=v.carry,
     )
 
 

@@ -79,7 +79,11 @@ class _Gap:
     answer: str
     cell: tuple[int, int]
     value: float | None = None  # numeric: the key's exact value (None: masked)
+    printed: str = ""  # numeric: the value the sheet prints (what current exports accept)
     options: dict[str, str] = field(default_factory=dict)  # normalized shown text -> value
+    #: a multiple-choice item's options: normalized shown text -> the letter the sheet prints
+    #: (what report.md shows for the student's choice, beside the key's letter)
+    letters: dict[str, str] = field(default_factory=dict)
     right: str | None = None  # options: the normalized text of the right one
 
 
@@ -110,8 +114,9 @@ def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
         if p.choices:
             name = p.answer.name if p.answer is not None else (named[0] if named else "")
             options = {_shown_text(c.text): norm_text(c.label) for c in p.choices}
+            letters = {_shown_text(c.text): c.label for c in p.choices}
             right = next((_shown_text(c.text) for c in p.choices if c.correct), None)
-            gaps.append(_Gap(name, (0, 0), options=options, right=right))
+            gaps.append(_Gap(name, (0, 0), options=options, right=right, letters=letters))
         elif p.kind == "choice" and p.answer is not None:
             a = p.answer
             options = {_shown_text(o): norm_text(o) for o in a.options}
@@ -119,7 +124,7 @@ def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
         elif p.answer is not None:
             for r, row in enumerate(p.answer.rows):
                 for c, cell in enumerate(row):
-                    gaps.append(_Gap(p.answer.name, (r, c), value=cell.value))
+                    gaps.append(_Gap(p.answer.name, (r, c), value=cell.value, printed=cell.printed))
     single = len(parts) == 1 and (bool(parts[0].choices) or parts[0].kind in ("scalar", "choice"))
     return gaps, not single
 
@@ -160,8 +165,24 @@ def _php_number(x: float) -> float:
     return float(f"{x:.14g}")
 
 
-def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap]) -> bool:
-    """Does a Right answer column's text belong to the version with these gaps?"""
+def _printed_number(text: str) -> float | None:
+    """A printed key value read back as Moodle stores it (a float: ``0.50`` shows as
+    ``0.5``); None for a printed value that is no plain number."""
+    try:
+        return float(text.strip().replace("\u2212", "-"))
+    except ValueError:
+        return None
+
+
+#: how a Right answer column states a numeric gap: the exact value at PHP's 14 digits (the
+#: exports before the printed value was the answer) or the printed value (today's exports)
+Style = Literal["exact", "printed"]
+STYLES: tuple[Style, ...] = ("exact", "printed")
+
+
+def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap], style: Style) -> bool:
+    """Does a Right answer column's text belong to the version with these gaps, its numbers
+    stated in ``style``?"""
     for text, gap in zip(texts, gaps, strict=True):
         t = text.strip()
         if gap.options:
@@ -172,9 +193,13 @@ def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap]) -> bool:
                 return False
         else:
             try:
-                if float(t) != _php_number(gap.value):
-                    return False
+                x = float(t)
             except ValueError:
+                return False
+            if style == "exact":
+                if x != _php_number(gap.value):
+                    return False
+            elif x != _printed_number(gap.printed):
                 return False
     return True
 
@@ -338,12 +363,15 @@ def _option_value(gap: _Gap, text: str) -> str:
 
 
 def _match(slot: _Slot, texts: str, line: int, name: str) -> tuple[Variant, list[_Gap], bool]:
-    """The version of ``slot``'s question whose key is the Right answer ``texts``."""
-    for v in slot.question.variants:
-        gaps, cloze = _gaps(v)
-        split = _split(texts, gaps, cloze)
-        if split is not None and _is_right_answer(split, gaps):
-            return v, gaps, cloze
+    """The version of ``slot``'s question whose key is the Right answer ``texts``: its exact
+    values as older exports made Moodle state them, else its printed values as today's do
+    (an exact match first, so that versions whose printed values agree stay apart)."""
+    for style in STYLES:
+        for v in slot.question.variants:
+            gaps, cloze = _gaps(v)
+            split = _split(texts, gaps, cloze)
+            if split is not None and _is_right_answer(split, gaps, style):
+                return v, gaps, cloze
     names = "/".join(v.sheet_id for v in slot.question.variants)
     raise GradeError(
         f"expected the right answer of a version ({names}) of question "
@@ -442,9 +470,15 @@ def _read_attempt(
     slots: Sequence[_Slot],
     cols: _Columns,
     name: str,
+    clashes: list[str],
+    numbers: dict[str, int] | None = None,
 ) -> dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]]:
-    """The version drawn and the cells written, per question id, from one try's row."""
+    """The version drawn and the cells written, per question id, from one try's row; a slot
+    that drew a second version of a question drawn before (Moodle's random questions of a
+    pool can) is added to ``clashes`` and not read. ``numbers`` gets each question's quiz slot
+    (its first: the one Moodle calls "Question N")."""
     line, record = row
+    numbers = {} if numbers is None else numbers
     drawn: dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]] = {}
     essays: list[tuple[_Slot, str]] = []
     for slot in slots:
@@ -454,17 +488,14 @@ def _read_attempt(
             continue
         v, gaps, cloze = _match_slot(slot, record, cols, line, name)
         if v.qid in drawn:  # a pool's random questions drew two versions of one question
-            raise GradeError(
-                f"expected the {slot.question.pick} questions of pool {slot.question.qid!r} "
-                f"to differ, got {v.qid!r} twice (versions {drawn[v.qid][0].sheet_id} and "
-                f"{v.sheet_id}: Moodle's random questions drew two versions of one question; "
-                "grade this attempt from a responses CSV: grade --template)",
-                file=name,
-                line=line,
-                field=f"Response {slot.number}",
+            clashes.append(
+                f"question {v.qid} twice in pool {slot.question.qid} (versions "
+                f"{drawn[v.qid][0].sheet_id} and {v.sheet_id}, line {line})"
             )
+            continue  # the rest of the row is still read, so that a bad cell is reported
         cells: dict[str, dict[tuple[int, int], ResponseCell]] = {}
         drawn[v.qid] = (v, cells)
+        numbers.setdefault(v.qid, slot.number)
         if typed.strip() == _NONE:
             continue
         split = _split(typed, gaps, cloze)
@@ -481,7 +512,8 @@ def _read_attempt(
             if not t:
                 continue
             value: float | str = _option_value(gap, t) if gap.options else _number_value(t)
-            cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, t, value)
+            shown = gap.letters.get(_shown_text(t), t)  # a choice by its letter, not its TeX
+            cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, shown, value)
     for slot, typed in essays:
         got = drawn.get(slot.question.qid)
         if got is not None:
@@ -495,6 +527,7 @@ def _read_attempt(
             v = slot.question.variants[0]
         cells = got[1] if got is not None else {}
         drawn[v.qid] = (v, cells)
+        numbers.setdefault(v.qid, slot.number)
         parts = written_parts(v)
         if typed.strip() != _NONE and parts and parts[0].answer is not None:
             cells.setdefault(parts[0].answer.name, {})[(0, 0)] = ResponseCell(
@@ -533,11 +566,13 @@ def parse_moodle(
     name: str,
     tries: Tries = "last",
     attempts: Attempts = "highest",
+    carry: bool | None = None,
 ) -> tuple[Responses, GradeKey]:
     """Read a Moodle Responses CSV (its text) against the key (GradeError naming the line):
     the responses (attempts in progress listed, not graded) and the key they are graded
-    against, one sheet per student of the versions that student drew."""
-    return parse_moodle_rows(_records(text, name), doc, key, name, tries, attempts)
+    against, one sheet per student of the versions that student drew (the highest-scoring
+    attempt as ``carry`` grades it)."""
+    return parse_moodle_rows(_records(text, name), doc, key, name, tries, attempts, carry)
 
 
 def parse_moodle_rows(
@@ -547,6 +582,7 @@ def parse_moodle_rows(
     name: str,
     tries: Tries = "last",
     attempts: Attempts = "highest",
+    carry: bool | None = None,
 ) -> tuple[Responses, GradeKey]:
     """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
     _check_pools(doc)
@@ -562,32 +598,49 @@ def parse_moodle_rows(
             line=header_line + 1,
             field="rows",
         )
-    # each question id once, in the key's order (a pool's slot: the ids of its alternatives)
-    order = list(dict.fromkeys(v.qid for q in doc.questions for v in q.variants))
     finished: dict[str, list[_Finished]] = {}
     in_progress: dict[str, str] = {}
+    against_pool: list[str] = []
+    attempts_seen: dict[str, int] = {}
     for attempt in found:
         status = next(
             (r[cols.status].strip() for _, r in reversed(attempt.rows) if r[cols.status].strip()),
             "",
         )
+        attempts_seen[attempt.student] = attempts_seen.get(attempt.student, 0) + 1
         row = attempt.rows[0] if tries == "first" else attempt.rows[-1]
-        drawn = _read_attempt(attempt, row, slots, cols, name)  # checks every try's row
+        clashes: list[str] = []
+        numbers: dict[str, int] = {}
+        drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers)
         for other in attempt.rows:
             if other is not row:
-                _read_attempt(attempt, other, slots, cols, name)
+                _read_attempt(attempt, other, slots, cols, name, [])
         if status.casefold() == _IN_PROGRESS:
             if attempt.student not in finished:
                 in_progress[attempt.student] = _who(attempt)
             continue
-        questions = [_question_key(key, drawn[qid][0]) for qid in order if qid in drawn]
+        if clashes:  # dealt against the pool rule: no sheet the bank prints; the rest graded
+            n = sum(a.student == attempt.student for a in found)
+            which = f", attempt {attempts_seen[attempt.student]} of {n}" if n > 1 else ""
+            against_pool.append(f"{_who(attempt)}{which}: {'; '.join(clashes)}")
+            continue
+        # in quiz order, each numbered as Moodle numbers its slot ("Question N"): the
+        # versions drawn come from several sheets, whose own numbers may repeat
+        questions = [
+            replace(_question_key(key, drawn[qid][0]), number=numbers[qid])
+            for qid in sorted(drawn, key=lambda q: numbers[q])
+        ]
         sheet = SheetKey(id=attempt.student, name=attempt.name, questions=tuple(questions))
         answers = StudentAnswers(
-            attempt.student, attempt.student, attempt.line, {q: drawn[q][1] for q in drawn}
+            attempt.student,
+            attempt.student,
+            attempt.line,
+            {q: drawn[q][1] for q in drawn},
+            submitted=True,
         )
         finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers))
         in_progress.pop(attempt.student, None)  # a finished attempt is graded instead
-    counted = [(_counted(tries_of, attempts), tries_of) for tries_of in finished.values()]
+    counted = [(_counted(tries_of, attempts, carry), tries_of) for tries_of in finished.values()]
     graded_key = GradeKey(
         path=key.path, title=key.title, seed=key.seed, sheets=tuple(c.sheet for c, _ in counted)
     )
@@ -601,6 +654,7 @@ def parse_moodle_rows(
             for c, every in counted
             if len(every) > 1
         ),
+        against_pool=tuple(against_pool),
     )
     return responses, graded_key
 
@@ -618,7 +672,7 @@ def _who(attempt: _Attempt) -> str:
     return attempt.student + (f" ({attempt.name})" if attempt.name != attempt.student else "")
 
 
-def _counted(every: Sequence[_Finished], rule: Attempts) -> _Finished:
+def _counted(every: Sequence[_Finished], rule: Attempts, carry: bool | None = None) -> _Finished:
     """The attempt that counts among a student's finished ones (in file order, which is
     Moodle's order of attempts): the first, the last, or the highest-scoring (the first of
     equal scores, as Moodle's "Highest grade" keeps the earliest best)."""
@@ -626,5 +680,7 @@ def _counted(every: Sequence[_Finished], rule: Attempts) -> _Finished:
         return every[0]
     if rule == "last":
         return every[-1]
-    scores = [sum((q.earned for q in grade_sheet(f.sheet, f.answers)), Fraction(0)) for f in every]
+    scores = [
+        sum((q.earned for q in grade_sheet(f.sheet, f.answers, carry)), Fraction(0)) for f in every
+    ]
     return every[scores.index(max(scores))]

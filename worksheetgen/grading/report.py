@@ -111,6 +111,8 @@ def _part_line(p: PartResult) -> str:
             head + f"free text, to grade by hand ({points_text(p.possible)} points). "
             f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(shorten(p.model, 200))}"
         )
+    if status == "marked":
+        return head + f"marked by hand ({points_text(p.earned)}/{points_text(p.possible)})."
     if status == "blank":
         text = "blank"
     elif status == "right":
@@ -144,6 +146,25 @@ def _part_line(p: PartResult) -> str:
     return line + "."
 
 
+def _carry_lines(result: GradeResult) -> list[str]:
+    """What carried credit did: the switch, and the students whose score it changed (an LMS,
+    which marks each answer against the key alone, gives them the lower mark)."""
+    if result.carry == "off":
+        return ["Carried credit: off (grade --no-carry): each answer marked against the key."]
+    differ = [s for s in result.students if s.without_carry is not None]
+    if not differ:
+        return []
+    listed = ", ".join(
+        f"{s.student} {points_text(s.earned)} (without: {points_text(plain)})"
+        for s in differ
+        if (plain := s.without_carry) is not None
+    )
+    return [
+        f"Carried credit changes the score of {_count(len(differ), 'student')} (an LMS, "
+        f"which credits no carried step, gives the lower one): {_md(listed)}."
+    ]
+
+
 def report_md(result: GradeResult) -> str:
     """A Markdown report: class summary, slips seen, and each student's parts with diagnoses."""
     key = result.key
@@ -171,6 +192,13 @@ def report_md(result: GradeResult) -> str:
         )
     if result.attempts:
         out.append(f"Several attempts: {_md('; '.join(result.attempts))}.")
+    out += _carry_lines(result)
+    if result.against_pool:
+        out.append(
+            "Not graded, dealt against the bank's pool rule (the LMS drew two versions of one "
+            "question, which no printed sheet has; grade these from a responses CSV: "
+            f"grade --template): {_md(' / '.join(result.against_pool))}."
+        )
     out += ["", "## Slips seen", ""]
     counts = result.slip_counts()
     if counts:
@@ -188,6 +216,12 @@ def report_md(result: GradeResult) -> str:
         if s.ungraded:
             score += f" (+ {points_text(s.ungraded)} to grade by hand)"
         out += ["", f"## {who}: {score}", ""]
+        if s.without_carry is not None:
+            out += [
+                f"Without carried credit (what an LMS gives): {points_text(s.without_carry)} / "
+                f"{points_text(s.possible)}.",
+                "",
+            ]
         if not s.responded:
             out.append("No responses.")
             continue
@@ -197,6 +231,11 @@ def report_md(result: GradeResult) -> str:
                 + (f", version {_md(q.version)}" if q.version else "")
                 + "), "
                 f"{points_text(q.earned)} / {points_text(q.points)}"
+                + (
+                    f" (without carried credit: {points_text(q.without_carry)})"
+                    if q.without_carry is not None
+                    else ""
+                )
             )
             out.append("")
             out += [_part_line(p) for p in q.parts]
@@ -235,8 +274,11 @@ def grade_files(
     out_dir: str | os.PathLike[str] | None = None,
     tries: Tries = "last",
     attempts: Attempts = "highest",
+    carry: bool | None = None,
 ) -> GradeRun:
-    """Load, validate and grade everything, then (only then) write scores.csv and report.md."""
+    """Load, validate and grade everything, then (only then) write scores.csv and report.md.
+    ``carry``: credit error carried forward in every question (True), in none (False), or as
+    the key says for each (None)."""
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
     responses_file = Path(responses_path)
     for name in (SCORES_FILE, REPORT_FILE):
@@ -263,12 +305,12 @@ def grade_files(
                 line=rows[0][0] if rows else 1,
                 field="header",
             )
-        responses, key = parse_moodle_rows(rows, doc, key, name, tries, attempts)
+        responses, key = parse_moodle_rows(rows, doc, key, name, tries, attempts, carry)
     else:
         text = read_text(responses_path, name)
         if is_moodle_responses(header_row(text, name)):
-            responses, key = parse_moodle(text, doc, key, name, tries, attempts)
+            responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry)
         else:
             responses = parse_responses(text, key, name)
-    result = grade(key, responses)
+    result = grade(key, responses, carry)
     return GradeRun(result, tuple(write_outputs(result, out)))

@@ -24,11 +24,23 @@ from worksheetgen.bank.roster import delimiter
 from worksheetgen.errors import GradeError, did_you_mean
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.grading.csvcells import unprotect
-from worksheetgen.grading.key import GradedAnswer, GradeKey, SheetKey, entry_label, norm_text
+from worksheetgen.grading.key import (
+    GradedAnswer,
+    GradeKey,
+    QuestionKey,
+    SheetKey,
+    entry_label,
+    norm_text,
+)
 from worksheetgen.inputs import read_limited
 
 COLUMNS = ("student", "question", "answer", "entry", "value")
-OPTIONAL_COLUMNS = ("sheet",)
+#: ``sheet`` when students share versions; ``mark`` for marks per part (``grade --template
+#: --marks``): a row with a mark gives the part's points, whatever its cells say
+OPTIONAL_COLUMNS = ("sheet", "mark")
+#: what a TA may type for a part that is all right or all wrong (compared without case)
+RIGHT_WORDS = frozenset({"✓", "✔", "r", "right", "correct", "y", "yes", "ok", "full"})
+WRONG_WORDS = frozenset({"x", "✗", "✘", "×", "w", "wrong", "incorrect", "n", "no"})
 #: what a student may write for a masked (−∞) cell, compared without regard to case
 MASKED_WORDS = frozenset(MASKED_SPELLINGS)
 #: the largest responses file read (the filled template of the largest class build is
@@ -40,6 +52,15 @@ MAX_NUMBER_CHARS = 100
 # ASCII digits only: Python's \d and int() also take Arabic-Indic and other decimal digits,
 # which no responses file means; row, column and shape numbers have at most 6 digits
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+#: a number with its digits in groups of three, as sheets and keys may print it
+#: (2 359 296, 0.123 45): separated by a plain, thin (U+2009), narrow no-break (U+202F) or
+#: no-break (U+00A0) space; only whole groups of three, so "12 34" is no number
+_GROUP = "[ \u2009\u202f\u00a0]"
+_GROUPED = re.compile(
+    rf"^[+-]?\d{{1,3}}(?:{_GROUP}\d{{3}})*"  # the whole part: 2 359 296
+    rf"(?:\.(?:\d{{3}}(?:{_GROUP}\d{{3}})*(?:{_GROUP}\d{{1,2}})?|\d+))?$",  # .123 45
+    re.ASCII,
+)
 _FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$", re.ASCII)
 _INDEX = re.compile(r"^\d{1,6}$", re.ASCII)
 _CELL = re.compile(r"^\(?\s*(\d{1,6})\s*[,;: ]\s*(\d{1,6})\s*\)?$", re.ASCII)
@@ -58,6 +79,15 @@ class ResponseCell:
     value: float | str  # a float (-inf for masked) for numeric kinds, else the text
 
 
+@dataclass(frozen=True)
+class PartMark:
+    """The points a TA typed for one whole part (a mark row), with its CSV line."""
+
+    line: int
+    text: str
+    points: Fraction
+
+
 @dataclass
 class StudentAnswers:
     """One student's responses: answer cells by question id, answer name and (row, col)."""
@@ -66,6 +96,21 @@ class StudentAnswers:
     sheet: str
     first_line: int
     cells: dict[str, dict[str, dict[tuple[int, int], ResponseCell]]] = field(default_factory=dict)
+    #: a submitted attempt (a Moodle download): graded and counted even when all blank
+    submitted: bool = False
+    #: marks typed per part (mark rows), by question id and answer name: each replaces
+    #: the grading of that part's cells
+    marks: dict[str, dict[str, PartMark]] = field(default_factory=dict)
+
+    @property
+    def responded(self) -> bool:
+        """Did the student hand anything in: a submitted attempt, or at least one value (a
+        template's rows left blank are no response)?"""
+        return (
+            self.submitted
+            or any(cells for answer in self.cells.values() for cells in answer.values())
+            or any(self.marks.values())
+        )
 
 
 @dataclass(frozen=True)
@@ -79,6 +124,9 @@ class Responses:
     in_progress: tuple[str, ...] = ()
     #: students with several finished attempts (a Moodle download): which one counts
     attempts: tuple[str, ...] = ()
+    #: attempts the LMS dealt against the bank's pool rule (two versions of one question),
+    #: by student and question: listed, not graded
+    against_pool: tuple[str, ...] = ()
 
 
 def shorten(text: str, n: int = 40) -> str:
@@ -146,6 +194,9 @@ def _parse_number(text: str, masked_ok: bool = True) -> float | None:
             "value", f"expected a number of at most {MAX_NUMBER_CHARS} characters, got {len(t)}"
         )
     x: float | None = None
+    grouped = _GROUPED.match(t)
+    if grouped and re.search(_GROUP, t):
+        t = re.sub(_GROUP, "", t)
     if _NUMBER.match(t):
         x = float(t)
     else:
@@ -328,6 +379,7 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
     by_sheet = "sheet" in index
     students: dict[str, StudentAnswers] = {}
     seen: dict[tuple[str, str, str, tuple[int, int]], int] = {}
+    marked: dict[tuple[str, str, str], int] = {}
     rows = answered = 0
     for line, record in records:
         if not any(c.strip() for c in record):
@@ -345,9 +397,12 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
         for col in _PROTECTED_COLUMNS:  # written by --template through csvcells.protect
             if col in row:
                 row[col] = unprotect(row[col])
-        answered += bool(row.get("value"))
+        answered += bool(row.get("value")) or bool(row.get("mark"))
         try:
-            _read_row(key, row, line, by_sheet, students, seen)
+            if row.get("mark") or ("mark" in row and not row["entry"] and not row["value"]):
+                _read_mark_row(key, row, line, by_sheet, students, marked)
+            else:
+                _read_row(key, row, line, by_sheet, students, seen)
         except _RowError as exc:
             raise GradeError(exc.message, file=name, line=line, field=exc.column) from None
     if not rows:  # grading it would replace earlier scores with zeros for everyone
@@ -359,8 +414,9 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
             field="rows",
         )
     if not answered:  # a template nobody filled in: the same zeros
+        column = "value or mark column" if "mark" in index else "value column"
         raise GradeError(
-            f"expected at least one answer in the value column, got {rows} rows "
+            f"expected at least one answer in the {column}, got {rows} rows "
             "with none (is this the blank template?)",
             file=name,
             line=header_line + 1,
@@ -404,16 +460,8 @@ def _pick_sheet(
     return sheet
 
 
-def _read_row(
-    key: GradeKey,
-    row: dict[str, str],
-    line: int,
-    by_sheet: bool,
-    students: dict[str, StudentAnswers],
-    seen: dict[tuple[str, str, str, tuple[int, int]], int],
-) -> None:
-    sheet = _pick_sheet(key, row, line, by_sheet, students)
-    student = row["student"]
+def _question_answer(sheet: SheetKey, row: dict[str, str]) -> tuple[QuestionKey, GradedAnswer]:
+    """The question and answer a row names (a _RowError saying which ids there are)."""
     qid = row["question"]
     q = sheet.question(qid)
     if q is None:
@@ -432,6 +480,88 @@ def _read_row(
             f"{_one_of(list(q.names))}), got {_got(aname)}"
             f"{_close_match(aname, q.names)}",
         )
+    return q, ans
+
+
+def points_cell(x: Fraction) -> str:
+    """A part's points as a mark template and its errors show them (3, 1.5, 3.333)."""
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):.4g}"
+
+
+def parse_mark(text: str, possible: Fraction) -> Fraction:
+    """The points a mark cell gives a part worth ``possible``: a word or sign for all or
+    nothing (✓, r, right, ... / x, w, wrong, ...), else a number of points from 0 to
+    ``possible`` (1.5, 1/2; digits grouped or not), exactly as typed."""
+    t = text.strip()
+    word = t.casefold()
+    if word in RIGHT_WORDS:
+        return possible
+    if word in WRONG_WORDS:
+        return Fraction(0)
+    said = f"points from 0 to {points_cell(possible)} (or ✓/x, right/wrong, r/w)"
+    try:
+        number = _parse_number(t, masked_ok=False)
+    except _RowError as exc:  # too long, or too large for a float: said of this column
+        raise _RowError("mark", exc.message) from None
+    if number is None:
+        raise _RowError("mark", f"expected {said}, got {_got(t)}")
+    plain = re.sub(_GROUP, "", t.replace("\u2212", "-"))
+    m = _FRACTION.match(plain)
+    try:
+        x = Fraction(int(m.group(1)), int(m.group(2))) if m else Fraction(plain)
+    except (ValueError, ZeroDivisionError):
+        raise _RowError("mark", f"expected {said}, got {_got(t)}") from None
+    if not 0 <= x <= possible:
+        raise _RowError("mark", f"expected {said}, got {_got(t)}")
+    return x
+
+
+def _read_mark_row(
+    key: GradeKey,
+    row: dict[str, str],
+    line: int,
+    by_sheet: bool,
+    students: dict[str, StudentAnswers],
+    marked: dict[tuple[str, str, str], int],
+) -> None:
+    """A mark row: one part's points typed by a TA (entry and value empty; a blank mark is
+    a part not marked)."""
+    sheet = _pick_sheet(key, row, line, by_sheet, students)
+    student = row["student"]
+    q, ans = _question_answer(sheet, row)
+    for column in ("entry", "value"):
+        if row[column]:
+            raise _RowError(
+                column,
+                f"expected an empty {column} on a row with a mark (one row per part: a "
+                f"mark gives the whole part's points), got {_got(row[column])}",
+            )
+    entry = students.setdefault(student, StudentAnswers(student, sheet.id, line))
+    if not row["mark"]:
+        return  # a blank in a filled-in marks template: not marked
+    first = marked.get((student, q.id, ans.name))
+    if first is not None:
+        raise _RowError(
+            "mark",
+            f"expected one mark per student, question and answer, got a second for "
+            f"{student}/{q.id}/{ans.name} (first on line {first})",
+        )
+    marked[(student, q.id, ans.name)] = line
+    points = parse_mark(row["mark"], q.points_of(ans.name))
+    entry.marks.setdefault(q.id, {})[ans.name] = PartMark(line, row["mark"], points)
+
+
+def _read_row(
+    key: GradeKey,
+    row: dict[str, str],
+    line: int,
+    by_sheet: bool,
+    students: dict[str, StudentAnswers],
+    seen: dict[tuple[str, str, str, tuple[int, int]], int],
+) -> None:
+    sheet = _pick_sheet(key, row, line, by_sheet, students)
+    student = row["student"]
+    q, ans = _question_answer(sheet, row)
     cells = _parse_entry(ans, row["entry"])
     for cell in cells:
         first = seen.get((student, q.id, ans.name, cell))

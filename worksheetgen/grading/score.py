@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any, Literal
@@ -31,9 +31,9 @@ from worksheetgen.grading.key import (
     entry_label,
     norm_text,
 )
-from worksheetgen.grading.responses import ResponseCell, Responses, StudentAnswers
+from worksheetgen.grading.responses import PartMark, ResponseCell, Responses, StudentAnswers
 
-Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded"]
+Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded", "marked"]
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,15 @@ class PartResult:
     wrong: tuple[WrongEntry, ...] = ()
     response: str = ""
     model: str = ""
+    #: the points were typed by a TA for the whole part (a mark row): no cells are graded
+    marked: bool = False
 
     @property
     def status(self) -> Status:
-        """right, carried (all credit, some of it carried forward), partial, wrong, blank or
-        ungraded (free text for a person to mark)."""
+        """right, carried (all credit, some of it carried forward), partial, wrong, blank,
+        ungraded (free text for a person to mark) or marked (by hand, a mark row)."""
+        if self.marked:
+            return "marked"
         if self.kind == "text":
             return "ungraded"
         if self.answered == 0:
@@ -91,6 +95,8 @@ class QuestionResult:
     points: Fraction
     parts: tuple[PartResult, ...]
     version: str = ""  # the version drawn, for a Moodle download (QuestionKey.version)
+    #: the points without carried credit (what an LMS gives), when they differ from earned
+    without_carry: Fraction | None = None
 
     @cached_property
     def earned(self) -> Fraction:
@@ -98,7 +104,9 @@ class QuestionResult:
 
     @cached_property
     def ungraded(self) -> Fraction:
-        return sum((p.possible for p in self.parts if p.kind == "text"), Fraction(0))
+        return sum(
+            (p.possible for p in self.parts if p.kind == "text" and not p.marked), Fraction(0)
+        )
 
 
 @dataclass(frozen=True)
@@ -114,6 +122,16 @@ class StudentResult:
     @cached_property
     def earned(self) -> Fraction:
         return sum((q.earned for q in self.questions), Fraction(0))
+
+    @cached_property
+    def without_carry(self) -> Fraction | None:
+        """The total without carried credit (what an LMS gives), when it differs."""
+        if all(q.without_carry is None for q in self.questions):
+            return None
+        return sum(
+            (q.earned if q.without_carry is None else q.without_carry for q in self.questions),
+            Fraction(0),
+        )
 
     @cached_property
     def possible(self) -> Fraction:
@@ -136,6 +154,10 @@ class GradeResult:
     in_progress: tuple[str, ...] = ()
     #: students with several finished attempts: which one counts, for the report
     attempts: tuple[str, ...] = ()
+    #: attempts dealt against the bank's pool rule: listed in the report, not graded
+    against_pool: tuple[str, ...] = ()
+    #: carried credit: "key" (each question as key.json says), "on" or "off" (grade's switch)
+    carry: str = "key"
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -349,6 +371,7 @@ def _grade_numeric(
     share: Fraction,
     vals: dict[str, Any],
     full: dict[str, bool],
+    carry: bool = True,
 ) -> PartResult:
     assert ans.grid is not None
     grid = np.full(ans.grid.shape, np.nan)
@@ -359,7 +382,7 @@ def _grade_numeric(
     right = _close(ans.grid, grid, ans.tolerance) & answered
     carried = np.zeros(grid.shape, dtype=bool)
     sources: tuple[str, ...] = ()
-    if not right.all():
+    if not right.all() and carry:
         redo = _recompute(q, ans.name, vals)
         if (
             redo is not None
@@ -416,6 +439,7 @@ def _grade_choice(
     share: Fraction,
     vals: dict[str, Any],
     full: dict[str, bool],
+    carry: bool = True,
 ) -> PartResult:
     text = str(cell.value) if cell is not None else None
     vals[ans.name] = text
@@ -423,7 +447,7 @@ def _grade_choice(
     full[ans.name] = ok
     carried = False
     sources: tuple[str, ...] = ()
-    if text is not None and not ok:
+    if text is not None and not ok and carry:
         redo = _recompute(q, ans.name, vals)
         if (
             redo is not None
@@ -464,20 +488,64 @@ def _grade_choice(
 
 
 def grade_question(
-    q: QuestionKey, got: dict[str, dict[tuple[int, int], ResponseCell]]
+    q: QuestionKey,
+    got: dict[str, dict[tuple[int, int], ResponseCell]],
+    carry: bool | None = None,
+    marks: Mapping[str, PartMark] | None = None,
 ) -> QuestionResult:
     """Score one question: each part's points (the key's, or equal shares), per-entry credit
-    in tables, carried credit."""
+    in tables, carried credit (as the key says for the question, unless ``carry`` says; with
+    it on, the points without it too, where they differ). A part in ``marks`` (by answer
+    name) gets the points a TA typed, whatever its cells say."""
+    on = q.carry if carry is None else carry
+    marks = marks or {}
+    result = _grade_question(q, got, on, marks)
+    if on:
+        plain = _grade_question(q, got, False, marks)
+        if plain.earned != result.earned:
+            return replace(result, without_carry=plain.earned)
+    return result
+
+
+def _marked_part(ans: GradedAnswer, mark: PartMark, share: Fraction) -> PartResult:
+    """A part marked by hand: the points typed, nothing diagnosed."""
+    return PartResult(
+        answer=ans.name,
+        part=ans.part,
+        kind=ans.kind,
+        earned=mark.points,
+        possible=share,
+        right=int(mark.points == share),
+        carried=0,
+        answered=1,
+        total=1,
+        response=mark.text,
+        marked=True,
+    )
+
+
+def _grade_question(
+    q: QuestionKey,
+    got: dict[str, dict[tuple[int, int], ResponseCell]],
+    carry: bool,
+    marks: Mapping[str, PartMark],
+) -> QuestionResult:
     vals: dict[str, Any] = {}
     full: dict[str, bool] = {}
     parts = []
     for ans in q.answers:
         share = q.points_of(ans.name)
         cells = got.get(ans.name, {})
-        if ans.kind in NUMERIC_KINDS:
-            parts.append(_grade_numeric(q, ans, cells, share, vals, full))
+        mark = marks.get(ans.name)
+        if mark is not None:
+            # no value of the student's to carry forward from: a later part is marked
+            # against the key alone (and is full when this part is)
+            full[ans.name] = mark.points == share
+            parts.append(_marked_part(ans, mark, share))
+        elif ans.kind in NUMERIC_KINDS:
+            parts.append(_grade_numeric(q, ans, cells, share, vals, full, carry))
         elif ans.kind == "choice":
-            parts.append(_grade_choice(q, ans, cells.get((0, 0)), share, vals, full))
+            parts.append(_grade_choice(q, ans, cells.get((0, 0)), share, vals, full, carry))
         else:
             cell = cells.get((0, 0))
             parts.append(
@@ -505,24 +573,31 @@ def grade_question(
     )
 
 
-def grade_sheet(sheet: SheetKey, answers: StudentAnswers) -> tuple[QuestionResult, ...]:
-    """Score one student's answers to every question of their sheet."""
-    return tuple(grade_question(q, answers.cells.get(q.id, {})) for q in sheet.questions)
+def grade_sheet(
+    sheet: SheetKey, answers: StudentAnswers, carry: bool | None = None
+) -> tuple[QuestionResult, ...]:
+    """Score one student's answers to every question of their sheet (carried credit as the
+    key says for each question, unless ``carry`` says for all)."""
+    return tuple(
+        grade_question(q, answers.cells.get(q.id, {}), carry, answers.marks.get(q.id))
+        for q in sheet.questions
+    )
 
 
-def grade(key: GradeKey, responses: Responses) -> GradeResult:
-    """Grade every student of ``responses`` against ``key``."""
+def grade(key: GradeKey, responses: Responses, carry: bool | None = None) -> GradeResult:
+    """Grade every student of ``responses`` against ``key`` (carried credit as the key says
+    for each question; ``carry`` true or false: for every question)."""
     students = []
     for s in responses.students:
         sheet = key.sheet(s.sheet)
         assert sheet is not None  # read_responses only accepts the key's sheets
-        questions = grade_sheet(sheet, s)
+        questions = grade_sheet(sheet, s, carry)
         students.append(
             StudentResult(
                 student=s.student,
                 sheet=sheet.id,
                 name=sheet.name,
-                responded=s.first_line > 0,
+                responded=s.responded,
                 questions=questions,
             )
         )
@@ -533,4 +608,6 @@ def grade(key: GradeKey, responses: Responses) -> GradeResult:
         students=tuple(students),
         in_progress=responses.in_progress,
         attempts=responses.attempts,
+        against_pool=responses.against_pool,
+        carry="key" if carry is None else "on" if carry else "off",
     )

@@ -12,11 +12,14 @@ from worksheetgen.errors import GradeError
 from worksheetgen.files import STDOUT, check_replaceable, write_failure, write_file, write_stream
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import GradeKey, load_key
-from worksheetgen.grading.responses import COLUMNS
+from worksheetgen.grading.responses import COLUMNS, points_cell
 
 
-def template_csv(key: GradeKey) -> str:
-    """A blank responses CSV for ``key``: one row per student, question, answer and entry."""
+def template_csv(key: GradeKey, marks: bool = False) -> str:
+    """A blank responses CSV for ``key``: one row per student, question, answer and entry;
+    with ``marks``, one row per student and part instead, with the part's points in ``max``
+    and an empty ``mark`` for the TA (its other columns are the per-entry file's, so rows of
+    both can be put in one file)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     # a roster key names its students beside their ids (grading ignores the column: it
@@ -25,10 +28,17 @@ def template_csv(key: GradeKey) -> str:
     header = list(COLUMNS)
     if named:
         header.insert(1, "name")
+    if marks:
+        header += ["mark", "max", "part"]  # grading reads mark; max and part are for the TA
     w.writerow(header)
     for s in key.sheets:
+        who = [protect(s.id), protect(s.name)] if named else [protect(s.id)]
         for q in s.questions:
             for a in q.answers:
+                if marks:
+                    points = points_cell(q.points_of(a.name))
+                    w.writerow([*who, protect(q.id), protect(a.name), "", "", "", points, a.part])
+                    continue
                 rows, cols = a.dims
                 if a.kind == "matrix":
                     entries = [f"{r},{c}" for r in range(1, rows + 1) for c in range(1, cols + 1)]
@@ -36,21 +46,24 @@ def template_csv(key: GradeKey) -> str:
                     entries = [str(c) for c in range(1, cols + 1)]
                 else:
                     entries = [""]
-                who = [protect(s.id), protect(s.name)] if named else [protect(s.id)]
                 w.writerows([*who, protect(q.id), protect(a.name), e, ""] for e in entries)
     return buf.getvalue()
 
 
 def write_template(
-    key_path: str | os.PathLike[str], target: str | os.PathLike[str], stdout: BinaryIO | None = None
+    key_path: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    stdout: BinaryIO | None = None,
+    marks: bool = False,
 ) -> Path | None:
-    """Write a blank responses CSV for a key; never overwrites an existing file (nor
+    """Write a blank responses CSV for a key (``marks``: one row per part, to type its
+    points); never overwrites an existing file (nor
     anything else: a symlink, a FIFO, a device). ``target`` ``-`` writes it to ``stdout``
     and returns None."""
     if os.fspath(target) == STDOUT:
         if stdout is None:
             raise GradeError("expected a stream to write the template to, got none")
-        write_stream(stdout, template_csv(load_key(key_path)).encode("utf-8"))
+        write_stream(stdout, template_csv(load_key(key_path), marks).encode("utf-8"))
         return None
     path = Path(target)
     if os.path.lexists(path):
@@ -63,7 +76,7 @@ def write_template(
     # a parent that is a symlink to nothing, or a file
     check_replaceable(path, field=None, what="a new file for the template")
     key = load_key(key_path)
-    text = template_csv(key)
+    text = template_csv(key, marks)
     try:
         write_file(path, text.encode("utf-8"))
     except OSError as exc:

@@ -199,6 +199,8 @@ class Variant:
     stated_title: str | None = None  # the title key.json states (None: the family's)
     #: each graded answer's points when key.json gives them per part (None: split equally)
     part_points: Mapping[str, float] | None = None
+    #: whether grading credits the ``carries`` (key.json's "carry"; absent: true)
+    carry: bool = True
     slot: str = ""  # the slot it fills: the pool it was picked from, or its own id
 
     @property
@@ -720,6 +722,9 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
     if fmt is not None:
         fmt = r.text(fmt, f"{w}.format")
     target = q.get("choice_answer")
+    carry = q.get("carry", True)
+    if not isinstance(carry, bool):
+        raise r.fail(f"{w}.carry", f"expected true or false, got {_kind(carry)}")
     part_points = None
     if "part_points" in q:
         part_points = _part_points(r, q["part_points"], f"{w}.part_points", points, parts)
@@ -745,6 +750,7 @@ def _variant(r: _Reader, raw: Any, w: str, sheet_id: str, sheet_label: str, inde
         stated_title=stated,
         part_points=part_points,
         slot=slot,
+        carry=carry,
     )
 
 

@@ -78,6 +78,8 @@ def _item_json(item: Item) -> dict[str, Any]:
         ],
         "carries": _carries(item),
     }
+    if item.spec.carry is False:  # the grader credits no carried step (absent: it does)
+        q["carry"] = False
     if item.spec.part_points:  # points given per part (else the grader splits them equally)
         q["part_points"] = dict(item.spec.part_points)
     if sol.shown_steps:  # a worked solution printed with the question (spot the bug)

@@ -13,20 +13,24 @@ May import: the standard library, ``tomli`` on Python 3.10, errors, textrules, m
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
 import stat
 import sys
+from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import ConfigError, course_secret
+from worksheetgen.errors import ConfigError, course_secret, file_kind
 from worksheetgen.inputs import forget_secret_file, read_limited
-from worksheetgen.textrules import shown
+from worksheetgen.textrules import problem, shown
+
+if os.name == "posix":  # group members and user names, for the ownership check: POSIX only
+    import grp
+    import pwd
 
 if sys.version_info >= (3, 11):
     import tomllib  # the standard library reads TOML from Python 3.11 on
@@ -54,6 +58,7 @@ SETTINGS = (
     "kind",
     "space",
     "shuffle",
+    "carry",
 )
 #: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
 #: text has letters pdfLaTeX's fonts lack)
@@ -72,6 +77,7 @@ DEFAULTS: dict[str, Any] = {
     "kind": None,  # worksheet or quiz, where the banks' sheet: kind does not say
     "space": None,  # room to work under every question whose bank gives none
     "shuffle": None,  # None: the bank's sheet: shuffle (false unless it says true)
+    "carry": None,  # None: the bank's carry (true unless it says false)
 }
 #: what a setting left unset means, as ``worksheetgen config`` says it
 UNSET: dict[str, str] = {
@@ -84,6 +90,7 @@ UNSET: dict[str, str] = {
     "kind": "the bank's, else worksheet",
     "space": "the bank's, else none (a quiz: 5cm lines under computation questions)",
     "shuffle": "the bank's, else false",
+    "carry": "the bank's, else true",
 }
 
 
@@ -109,14 +116,105 @@ class Config:
         return self.settings[name].value
 
 
+#: names the configuration files (one path, or several joined by ``os.pathsep``) that may be
+#: used although they fail the ownership check, as git's ``safe.directory`` does; ``*``: any
+TRUST_ENV = "WORKSHEETGEN_TRUST_CONFIG"
+
+
 def find_config(start: Path | None = None) -> Path | None:
-    """The nearest ``worksheetgen.toml`` in ``start`` (the working folder) or its parents."""
-    here = (start or Path.cwd()).resolve()
+    """The nearest ``worksheetgen.toml`` in ``start`` (the working folder) or its parents.
+
+    Whatever is there under that name is the course's configuration: one that is not a
+    regular file (a FIFO, a folder, a link to nothing) is refused, never skipped, so a build
+    never runs without the course's settings and secret without a word."""
+    here = Path(os.path.abspath(start or Path.cwd()))
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
+        try:
+            os.lstat(candidate)
+        except OSError:
+            continue
+        _check_kind(candidate)
+        return candidate
     return None
+
+
+def _check_kind(path: Path) -> os.stat_result:
+    """The status of the regular file ``path`` (a link is followed), or a one-line error
+    naming what it is instead; nothing is opened, so a FIFO cannot hang."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{shown(str(path))}: expected a configuration file, got a link to nothing"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"{shown(str(path))}: expected a configuration file, got an error ({exc.strerror})"
+        ) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(
+            f"{shown(str(path))}: expected a configuration file, got {file_kind(info.st_mode)}"
+        )
+    return info
+
+
+def _trusted_owner(uid: int) -> bool:
+    return uid in (os.getuid(), 0)
+
+
+def _others_may_write(info: os.stat_result) -> bool:
+    """True when someone besides its owner may write what ``info`` describes: anyone (the
+    world bit), or a group with others in it (a group-writable file of one's own private
+    group, as umask 002 makes them, is no door)."""
+    if info.st_mode & 0o002:
+        return True
+    if not info.st_mode & 0o020:
+        return False
+    if info.st_gid != os.getgid():
+        return True
+    try:
+        members = grp.getgrgid(info.st_gid).gr_mem
+        me = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return True
+    return any(member != me for member in members)
+
+
+def untrusted(path: Path, environ: Mapping[str, str] | None = None) -> str | None:
+    """Why a configuration found by looking in the working folder and its parents may not
+    be followed ("owned by uid 65534", "writable by others", "in a folder others can write"),
+    or None when it may: it and its folder belong to you (or root) and nobody else may
+    write them, or ``WORKSHEETGEN_TRUST_CONFIG`` names it. A file someone else could plant
+    there would otherwise set where outputs go and the secret that keys every sheet."""
+    if not hasattr(os, "getuid"):
+        return None
+    env = os.environ if environ is None else environ
+    trusted = [t for t in env.get(TRUST_ENV, "").split(os.pathsep) if t]
+    if "*" in trusted or any(_same_file(t, path) for t in trusted):
+        return None
+    info = os.stat(path)
+    if not _trusted_owner(info.st_uid):
+        return f"owned by another user (uid {info.st_uid})"
+    if _others_may_write(info):
+        return f"writable by others (mode {stat.S_IMODE(info.st_mode):04o})"
+    for folder in dict.fromkeys((path.parent, Path(os.path.realpath(path)).parent)):
+        try:
+            where = os.stat(folder)
+        except OSError:
+            continue
+        if not _trusted_owner(where.st_uid):
+            return f"in a folder of another user (uid {where.st_uid})"
+        if _others_may_write(where):
+            return f"in a folder others can write (mode {stat.S_IMODE(where.st_mode):04o})"
+    return None
+
+
+def _same_file(a: str, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _line_of(text: str, key: str) -> int:
@@ -136,6 +234,8 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
     """One setting of the file, checked and made relative to the file's folder."""
     line = _line_of(text, key)
     here = path.parent
+    if isinstance(value, str) and problem(value) is not None:  # the one text rule
+        raise ConfigError(f"{path}:{line}: {key}: {problem(value)}")
     if key in ("course", "title"):
         if not isinstance(value, str) or not value.strip() or len(value) > 4000:
             raise _fail(path, line, key, "a non-empty string of at most 4000 characters", value)
@@ -157,7 +257,7 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
             return Space.parse(value)
         except ValueError as exc:
             raise ConfigError(f"{path}:{line}: {key}: {exc}") from None
-    if key == "shuffle":
+    if key in ("shuffle", "carry"):
         if not isinstance(value, bool):
             raise _fail(path, line, key, "true or false", value)
         return value
@@ -170,6 +270,9 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
             value = [value]
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             raise _fail(path, line, key, "a bank path or a list of bank paths", value)
+        for v in value:
+            if problem(v) is not None:
+                raise ConfigError(f"{path}:{line}: {key}: {problem(v)}")
         return tuple(str(here / v) for v in value)
     if not isinstance(value, str) or not value.strip():  # out, secret_file
         raise _fail(path, line, key, "a path", value)
@@ -178,13 +281,9 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
 
 def _parse(path: Path) -> dict[str, Setting]:
     """The settings a configuration file sets, each with its file:line."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the configuration ({exc.strerror})") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}:1: expected at most {MAX_CONFIG_BYTES} bytes, got more")
+    # the one gate of every input: a regular file (never a FIFO, device or folder, refused
+    # before anything is opened), read within its limit
+    data = read_limited(path, MAX_CONFIG_BYTES, what="a configuration file", error=ConfigError)
     try:
         text = data.decode("utf-8")
         doc = tomllib.loads(text)
@@ -243,9 +342,21 @@ def load_config(
     """The effective settings: the command line's ``options`` (those not None), then the
     configuration file (``given`` or the nearest one), then the defaults; and the secret."""
     env = os.environ if environ is None else environ
-    path = Path(given) if given is not None else find_config(start)
-    if given is not None and not path.is_file():  # type: ignore[union-attr]
-        raise ConfigError(f"--config: expected a configuration file, got {given!r}")
+    if given is not None:  # named on the command line: trusted, as it was chosen
+        path: Path | None = Path(given)
+        try:
+            _check_kind(Path(given))
+        except ConfigError as exc:
+            raise ConfigError(f"--config: {exc}") from None
+    else:
+        path = find_config(start)
+        why = None if path is None else untrusted(path, env)
+        if path is not None and why is not None:
+            raise ConfigError(
+                f"{shown(str(path))}: expected a configuration of your own that only you can "
+                f"write, got one {why}; to use it anyway, name it with --config or set "
+                f"{TRUST_ENV}={shown(str(path))}"
+            )
     from_file = _parse(path) if path is not None else {}
     settings: dict[str, Setting] = {}
     for name in SETTINGS:
@@ -293,16 +404,29 @@ def expect_key_secret(config: Config) -> AbstractContextManager[None]:
     return expect_secret(fingerprint(config.secret), config.secret_source)
 
 
+def toml_string(text: str) -> str:
+    """``text`` (printable: the text rule holds) as a TOML basic string: every character as
+    written but the quote and the backslash, escaped (JSON's ``\\ud83e\\udd16`` surrogate
+    pairs for an emoji are not TOML)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
     """Write ``worksheetgen.toml`` and a random secret (mode 0600) into ``folder``; refuse to
     replace either."""
     config, secret = folder / CONFIG_NAME, folder / SECRET_NAME
+    if course is not None:  # the rule a course's name meets when read back
+        bad = problem(course)
+        if bad is None and (not course.strip() or len(course) > 4000):
+            bad = f"expected a non-empty name of at most 4000 characters, got {len(course)}"
+        if bad is not None:
+            raise ConfigError(f"--course: {bad}")
     for path in (config, secret):
         if path.exists():
             raise ConfigError(f"{path}: expected no such file, got one; remove it first")
     lines = [
         "# worksheetgen course configuration: options given on the command line win",
-        f"course = {json.dumps(course)}" if course else '# course = "Course name"',
+        f"course = {toml_string(course)}" if course else '# course = "Course name"',
         '# title = "Quiz 1"',
         "# decimals = 2",
         '# banks = ["banks/"]',

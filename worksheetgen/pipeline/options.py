@@ -31,6 +31,8 @@ class BuildOptions:
     kind: str | None = None  # worksheet or quiz, when the banks do not say (worksheetgen.toml)
     space: Space | None = None  # room to work where the banks give none (worksheetgen.toml)
     shuffle: bool | None = None  # each sheet's questions in its own order (None: the bank's)
+    #: carried credit in grading, for the questions whose bank does not say (worksheetgen.toml)
+    carry: bool | None = None
     paper: str = "a4"  # the paper size of the PDFs: a4 or letter
     engine: str = "auto"  # the TeX engine: auto (by the text), pdflatex or lualatex
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per

@@ -30,7 +30,7 @@ from worksheetgen.model import (
 )
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
-from worksheetgen.render.grid import GridRow, grid_questions, grid_row
+from worksheetgen.render.grid import GridRow, grid_layout, grid_questions, grid_row
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
@@ -59,6 +59,28 @@ def part_points_text(item: Item, part: Part) -> str:
         if name == part.answer:
             return points_text(points)
     return ""
+
+
+def carry_text(item: Item) -> str:
+    """The key's line on error carried forward for a question: which parts ``grade`` credits
+    when they follow from the student's own earlier answers ("Carried forward: (b) from (a)."),
+    that none is credited where the bank turns it off, or "" for a question with no such step."""
+    asked = [p.answer for p in item.solution.parts]
+    letter = {name: "abcdefghijklmnopqrstuvwxyz"[i] for i, name in enumerate(asked) if i < 26}
+    steps: dict[str, list[str]] = {}
+    for c in get_family(item.spec.family).carries_for(item.given, asked):
+        sources = [letter[n] for n in c["from"] if n in letter]
+        if c["answer"] in letter and sources and c["answer"] not in steps:
+            steps[c["answer"]] = sources
+    if not steps:
+        return ""
+    if item.spec.carry is False:
+        return "No credit carried forward: each part is marked against the key alone."
+    said = "; ".join(
+        f"({letter[a]}) from " + " and ".join(f"({s})" for s in sources)
+        for a, sources in sorted(steps.items(), key=lambda kv: letter[kv[0]])
+    )
+    return f"Carried forward: {said}."
 
 
 def work_space(build: Build, item: Item) -> Space | None:
@@ -148,7 +170,7 @@ def load_bank(options: BuildOptions) -> Bank:
     if options.course:
         bad = text_problem(options.course)
         if bad:
-            raise UsageError(f"course: {bad}")
+            raise UsageError(f"--course: {bad}")
         info = replace(info, course=options.course)
     if options.kind and not info.kind:  # a bank's sheet: kind wins over the course's
         info = replace(info, kind=options.kind)
@@ -157,6 +179,10 @@ def load_bank(options: BuildOptions) -> Bank:
     if options.shuffle is not None:
         info = replace(info, shuffle=options.shuffle)
     questions = bank.questions
+    if options.carry is not None:  # a question's or its bank's carry wins over the course's
+        questions = tuple(
+            replace(q, carry=options.carry) if q.carry is None else q for q in questions
+        )
     if options.decimals is not None:
         questions = tuple(replace(q, decimals=options.decimals) for q in questions)
         info = with_decimals(info, options.decimals)
@@ -242,6 +268,7 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,
         "part_points_text": part_points_text,
+        "carry_text": carry_text,
         "work_space": lambda item: work_space(build, item),
         "uses_space": uses_space(build),
         "space_text": space_text,
@@ -252,11 +279,6 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
     }
 
 
-#: sheets in one table of the answer grid before its header is printed again (a table is
-#: one box: it never breaks across pages)
-GRID_ROWS_PER_TABLE = 40
-
-
 def sheet_grid_row(sheet: Sheet) -> GridRow:
     """A solved sheet's line of the TA's answer grid."""
     return grid_row(sheet, [item_title(item) for item in sheet.items])
@@ -265,11 +287,8 @@ def sheet_grid_row(sheet: Sheet) -> GridRow:
 def grid_context(build: Build, rows: Sequence[GridRow]) -> dict[str, Any]:
     """What the answer grid's template sees besides a document's context: the questions'
     tables (of ``rows``, one per sheet) and how many sheets there are."""
-    return {
-        "grid": grid_questions(rows),
-        "grid_count": len(rows),
-        "grid_rows_per_table": GRID_ROWS_PER_TABLE,
-    }
+    layout = grid_layout(rows)
+    return {"grid": grid_questions(rows, layout), "grid_layout": layout, "grid_count": len(rows)}
 
 
 def render_all(build: Build, template_dir: str | None = None) -> dict[str, str]:

@@ -9,15 +9,21 @@ immutable sandbox into *markup*: plain text with ``$...$`` math, which each form
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import stat
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import nodes
+from jinja2.exceptions import SecurityError
+from jinja2.loaders import split_template_path
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from worksheetgen.errors import TemplateError
+from worksheetgen.errors import TemplateError, WorksheetgenError, file_kind
 from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
@@ -25,7 +31,7 @@ from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
 from worksheetgen.resources import data_dir
-from worksheetgen.speed.cache import private_cache_folder
+from worksheetgen.speed.cache import load, private_cache_folder, store
 
 # ---------------------------------------------------------------- document templates
 
@@ -120,20 +126,22 @@ def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
 
 
 class _TemplateCache(jinja2.FileSystemBytecodeCache):
-    """Jinja2's on-disk cache of compiled templates that never fails a build: a file it
-    cannot read or write is simply compiled again."""
+    """Jinja2's on-disk cache of compiled templates that never fails a build and never runs
+    what it cannot trust: an entry is read through the cache's gate (ours, writable by
+    nobody else, whole: its digest checked before Jinja2 unpickles and unmarshals it), and
+    anything else is simply compiled again."""
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        data = load(Path(self._get_cache_filename(bucket)))
+        if data is None:
+            return
         try:
-            super().load_bytecode(bucket)
-        except (OSError, EOFError, ValueError, TypeError):
+            bucket.bytecode_from_string(data)
+        except Exception:  # an entry of an older Jinja2 that passed its digest: made again
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
+        store(Path(self._get_cache_filename(bucket)), bucket.bytecode_to_string())
 
 
 def _bytecode_cache(settings: str) -> jinja2.BytecodeCache | None:
@@ -146,6 +154,132 @@ def _bytecode_cache(settings: str) -> jinja2.BytecodeCache | None:
     """
     path = private_cache_folder("templates", f"{jinja2.__version__}|{settings}")
     return None if path is None else _TemplateCache(str(path), "%s.cache")
+
+
+# ---------------------------------------------------------------- templates of one's own
+#
+# ``--templates`` names a folder someone may have shared: its templates run in Jinja2's
+# immutable sandbox, may read no file outside their folder (a link that leads out of it is
+# refused, as is anything but a regular file), and have bounded work, as prompts do.
+
+MAX_TEMPLATE_BYTES = 1_000_000  # one template file of one's own
+MAX_TEMPLATE_STEPS = 5_000_000  # loop steps in one document (a class of 702 uses ~1/10)
+MAX_TEMPLATE_SECONDS = 60  # one document's rendering
+MAX_TEMPLATE_ITEMS = 10_000_000  # the longest text or list a template may build with *
+MAX_TEMPLATE_BITS = 100_000  # the largest integer a template may build with ** or *
+_BUDGET: ContextVar[list[float] | None] = ContextVar("worksheetgen_template_steps", default=None)
+
+
+def _counted(iterable: Any) -> Iterator[Any]:
+    """Iterate, charging each step to the current document's step and time budget."""
+    budget = _BUDGET.get()
+    for x in iterable:
+        if budget is not None:
+            budget[0] += 1
+            if budget[0] > MAX_TEMPLATE_STEPS:
+                raise SecurityError(
+                    f"expected at most {MAX_TEMPLATE_STEPS:,} loop steps in a document, got more"
+                )
+            if not int(budget[0]) % 4096 and time.monotonic() > budget[1]:
+                raise SecurityError(
+                    f"expected a document rendered within {MAX_TEMPLATE_SECONDS} seconds, "
+                    "got one still running"
+                )
+        yield x
+
+
+class _OwnTemplates(ImmutableSandboxedEnvironment):
+    """The sandbox of templates of one's own: every loop counted (see :func:`_counted`), and
+    ``*`` and ``**`` cannot build a text, list or number too large to hold."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        tree = super()._parse(source, name, filename)
+        for loop in tree.find_all(nodes.For):
+            loop.iter = nodes.Filter(
+                loop.iter, "wsg_counted", [], [], None, None, lineno=loop.lineno
+            )
+        return tree
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        ints = all(isinstance(x, int) and not isinstance(x, bool) for x in (left, right))
+        if operator == "**" and ints and right > 0 and abs(left) > 1:
+            if abs(left).bit_length() * right > MAX_TEMPLATE_BITS:
+                raise SecurityError(
+                    f"expected powers of at most {MAX_TEMPLATE_BITS} bits, got more"
+                )
+        if operator == "*":
+            if ints and left.bit_length() + right.bit_length() > MAX_TEMPLATE_BITS:
+                raise SecurityError(
+                    f"expected products of at most {MAX_TEMPLATE_BITS} bits, got more"
+                )
+            for seq, n in ((left, right), (right, left)):
+                if (
+                    isinstance(seq, str | list | tuple)
+                    and isinstance(n, int)
+                    and len(seq) * n > MAX_TEMPLATE_ITEMS
+                ):
+                    raise SecurityError(
+                        f"expected texts and lists of at most {MAX_TEMPLATE_ITEMS:,} items, "
+                        "got more"
+                    )
+        return super().call_binop(context, operator, left, right)
+
+
+class _OwnFolderLoader(jinja2.BaseLoader):
+    """Templates from a folder of one's own: only regular files inside the folder. A link
+    that leads out of it (to /etc/passwd, say) is refused, never followed, and so are a
+    FIFO, a device or a folder under a template's name."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        path = os.path.join(self.folder, *split_template_path(template))
+        if not os.path.lexists(path):
+            raise jinja2.TemplateNotFound(template)
+        root = os.path.realpath(self.folder)
+        real = os.path.realpath(path)
+        if os.path.commonpath([root, real]) != root:
+            raise TemplateError(
+                f"expected a template inside the templates folder {root}, got a link to {real}",
+                file=path,
+            )
+        try:
+            info = os.stat(real)
+            if not stat.S_ISREG(info.st_mode):
+                raise TemplateError(
+                    f"expected a template file, got {file_kind(info.st_mode)}", file=path
+                )
+            if info.st_size > MAX_TEMPLATE_BYTES:
+                raise TemplateError(
+                    f"expected a template of at most {MAX_TEMPLATE_BYTES} bytes, got "
+                    f"{info.st_size}",
+                    file=path,
+                )
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(MAX_TEMPLATE_BYTES + 1)
+        except OSError as exc:
+            raise TemplateError(
+                f"expected a readable template, got {exc.strerror or exc}", file=path
+            ) from None
+        try:
+            source = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TemplateError("expected UTF-8 text, got other bytes", file=path) from None
+        mtime = info.st_mtime_ns
+
+        def uptodate() -> bool:
+            try:
+                return os.stat(real).st_mtime_ns == mtime
+            except OSError:
+                return False
+
+        return source, path, uptodate
 
 
 def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
@@ -162,8 +296,12 @@ def environment(fmt: str, extra_dir: str | None = None) -> jinja2.Environment:
 
 @lru_cache(maxsize=8)
 def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.Environment:
-    dirs = [str(Path(extra_dir) / fmt)] if extra_dir else []
-    dirs.append(str(data_dir("templates") / fmt))
+    bundled = jinja2.FileSystemLoader(str(data_dir("templates") / fmt))
+    loader: jinja2.BaseLoader = (
+        jinja2.ChoiceLoader([_OwnFolderLoader(str(Path(extra_dir) / fmt)), bundled])
+        if extra_dir
+        else bundled
+    )
     kwargs: dict[str, Any] = {}
     if fmt == "latex":
         kwargs = dict(
@@ -176,7 +314,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
             line_statement_prefix=None,
             line_comment_prefix=None,
         )
-    kind = ImmutableSandboxedEnvironment if extra_dir else jinja2.Environment
+    kind = _OwnTemplates if extra_dir else jinja2.Environment
     kwargs.update(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -188,7 +326,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
     # the bundled templates do not change while we run: no stat() before each use; a user's
     # folder may be edited between two builds of one process, so it is checked
     env = kind(
-        loader=jinja2.FileSystemLoader(dirs),
+        loader=loader,
         auto_reload=bool(extra_dir),
         bytecode_cache=_bytecode_cache(settings),
         **kwargs,
@@ -208,6 +346,8 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         relation=relation,
         margin=margin,
     )
+    if extra_dir:
+        env.filters["wsg_counted"] = _counted
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places, blank_width=blank_width)
     ext = FORMATS[fmt]
 
@@ -236,8 +376,12 @@ def render_document(
     """
     env = environment(fmt, template_dir)
     name = f"{kind}{FORMATS[fmt]}.j2"
+    budget = [0.0, time.monotonic() + MAX_TEMPLATE_SECONDS] if template_dir else None
+    token = _BUDGET.set(budget)
     try:
         return env.get_template(name).render(**context)
+    except WorksheetgenError:
+        raise
     except jinja2.TemplateError as exc:
         where, line = _template_frame(exc)
         where = getattr(exc, "filename", None) or where or name
@@ -254,6 +398,8 @@ def render_document(
         raise TemplateError(
             f"template error: {type(exc).__name__}: {exc}", file=where or name, line=line
         ) from None
+    finally:
+        _BUDGET.reset(token)
 
 
 def _template_frame(exc: BaseException) -> tuple[str | None, int | None]:

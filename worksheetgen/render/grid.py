@@ -2,32 +2,154 @@
 
 The grid is one more rendering of the solved sheets the key prints (the same ``Answer``
 records, printed the same way): each sheet gives a ``GridRow`` (plain strings, cheap to pass
-from a class build's workers), and ``grid_questions`` lays the rows out per question, a
-table block of at most ``MAX_COLUMNS`` answer cells each, one row per sheet. Matrices and
-vectors are flattened into one column per cell (``A11 .. A44``), whole rows to a block where
-they fit; multiple choice shows the letter, a choice among printed options its text. The
-accepted margin is printed once, over its columns, when every sheet shares it; else each row
-says its own.
+from a class build's workers), and ``grid_questions`` lays the rows out per question, in
+table blocks as wide as a page's text, one row per sheet. Matrices and vectors are flattened
+into one column per cell (``A11 .. A44``), whole rows to a block where they fit; a choice
+(multiple choice, or a pick-one among printed options) shows the letter of the right option
+as the sheet prints it. The accepted margin is printed once, over its columns, when every
+sheet shares it; else each row says its own.
 
-May import: the standard library, model, exact and render.documents (the key's margin).
+Every column has a width fixed here, from the widest thing it holds (a generous estimate of
+the printed width at the grid's type size), so that the LaTeX tables break across pages and
+are set in one TeX run (a table whose columns are measured by TeX needs a second run to
+line its pages up), and each block fits the text width of either paper. ``grid_layout``
+gives the columns every table shares: the sheet's label (long names wrap, and are shortened
+past a few lines, the full name then listed at the end of the grid), its code, and the
+question's number on the sheet where the sheets number it differently.
+
+May import: the standard library, model, exact, render.markup and render.documents (the
+key's margin).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from worksheetgen.exact import mathtex
 from worksheetgen.model import Item, Sheet
 from worksheetgen.render.documents import margin
+from worksheetgen.render.markup import escape_tex
 
-#: answer cells in one table block: a block fits the width of a portrait page in small type
-MAX_COLUMNS = 12
+#: the size of the grid's type, points (LaTeX's footnotesize in an 11 pt document)
+FONT_PT = 9.0
+#: the space either side of a column's entries (LaTeX's tabcolsep in the grid), points
+COLUMN_SEP = 3.0
+#: the width of a rule between two parts' columns, points
+RULE = 0.4
+#: the width the grid's tables may take, points: a little less than the text width of A4
+#: with 2 cm margins (481 pt; US Letter's is 498 pt)
+TABLE_WIDTH = 476.0
+#: the widest the sheets' label column gets, points (about 3.5 cm: a long name wraps)
+NAME_WIDTH = 100.0
+#: the lines a label may take in its column before it is shortened (the full name is listed)
+NAME_LINES = 3
 #: the kinds whose entries are words or letters, not math
 _WORDS = ("choice", "letter", "text")
-#: how many number columns a column of text (a choice among printed options) takes up
-TEXT_WIDTH = 3
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+# ------------------------------------------------------------------ printed widths
+# Widths in em of the grid's type, on the generous side of Palatino's and Latin Modern's: a
+# column set from them is never narrower than what it holds.
+
+_NARROW = set(".,;:'!|()[]ijlt")
+_WIDE = set("mwMW@%&")
+_MATH_SYMBOLS = {
+    "infty": 1.05,
+    "times": 0.8,
+    "pm": 0.8,
+    "cdot": 0.3,
+    "top": 0.8,
+    "sqrt": 0.9,
+    "ldots": 1.0,
+    "cdots": 1.0,
+    "to": 1.0,
+    "leq": 0.8,
+    "geq": 0.8,
+    "approx": 0.8,
+    "in": 0.7,
+    "mathbb": 0.0,
+    "mathrm": 0.0,
+    "text": 0.0,
+    "operatorname": 0.0,
+    "mathit": 0.0,
+    "mathbf": 0.0,
+    "left": 0.0,
+    "right": 0.0,
+    "big": 0.0,
+    "Big": 0.0,
+    "frac": 0.0,
+    "tfrac": 0.0,
+    "dfrac": 0.0,
+}
+_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+
+
+def _char_em(c: str) -> float:
+    if c == " ":
+        return 0.34
+    if c.isdigit():
+        return 0.52
+    if unicodedata.east_asian_width(c) in "WF":
+        return 1.02
+    if c in _NARROW:
+        return 0.34
+    if c in _WIDE:
+        return 0.95
+    if c.isupper():
+        return 0.78
+    if c.isascii():
+        return 0.56
+    if unicodedata.combining(c):
+        return 0.0
+    return 0.8 if c.isupper() or not c.isalpha() else 0.62
+
+
+@lru_cache(maxsize=4096)
+def text_em(text: str) -> float:
+    """About how wide ``text`` prints, in em (never much less than it is)."""
+    return sum(_char_em(c) for c in text)
+
+
+@lru_cache(maxsize=4096)
+def math_em(math: str) -> float:
+    """About how wide LaTeX math prints, in em (commands as their symbols, scripts as full
+    size letters: generous)."""
+    width = 0.0
+    pos = 0
+    for m in _COMMAND.finditer(math):
+        width += _math_run(math[pos : m.start()])
+        name = m.group(1)
+        width += _MATH_SYMBOLS.get(name, 0.3 if not name.isalpha() else 1.0)
+        pos = m.end()
+    return width + _math_run(math[pos:])
+
+
+def _math_run(run: str) -> float:
+    width = 0.0
+    for c in run:
+        if c in "{}^_ \t\n&$":
+            continue
+        if c in "-+=<>":
+            width += 0.85
+        elif c in ".,;:":
+            width += 0.3
+        elif c in "()[]|/":
+            width += 0.42
+        else:
+            width += _char_em(c) * 1.08  # math italic leans out
+    return width
+
+
+def _pt(em: float) -> float:
+    return round(em * FONT_PT + 1.0, 1)
+
+
+# ------------------------------------------------------------------ one sheet's answers
 
 
 @dataclass(frozen=True)
@@ -36,8 +158,9 @@ class PartAnswer:
 
     letter: str  # the part's letter, as the key prints it
     label: str  # the answer's LaTeX label (A, S, o_1, ...)
-    kind: str  # matrix, vector, scalar, shape, choice (an option's text), letter (multiple
-    # choice: the right option's letter) or text (written: the key has it)
+    kind: str  # matrix, vector, scalar, shape, choice (a pick-one among printed options: the
+    # right option's letter as the sheet prints it), letter (multiple choice: the right
+    # option's letter) or text (written: the key has it)
     rows: tuple[tuple[str, ...], ...]  # printed entries: a matrix's rows, else one row
     margin: str  # the accepted margin when wider than half a unit of the last digit, else ""
 
@@ -61,6 +184,15 @@ class GridRow:
     items: tuple[GridItem, ...]
 
 
+def option_letter(options: Sequence[str], value: object) -> str:
+    """The letter the sheet prints before ``value`` among ``options`` (a, b, c, ... in the
+    order printed, as grading reads a letter), or the value itself when it is not one."""
+    text = str(value)
+    if text in options and options.index(text) < len(LETTERS):
+        return LETTERS[options.index(text)]
+    return text
+
+
 def _part(item: Item, index: int) -> PartAnswer:
     sol = item.solution
     part = sol.parts[index]
@@ -76,8 +208,8 @@ def _part(item: Item, index: int) -> PartAnswer:
         rows = (tuple(str(c) for c in value),)
     elif answer.kind == "shape":
         rows = ((rf"{mathtex.shape(value)}",),)
-    elif answer.kind == "choice":  # one of the printed options (no letters): its text
-        rows = ((str(answer.value),),)
+    elif answer.kind == "choice":  # one of the printed options: its letter
+        rows = ((option_letter(answer.options, answer.value),),)
     elif answer.kind == "scalar":
         rows = ((str(value),),)
     else:  # a written answer has no compact form: the key has it
@@ -99,14 +231,105 @@ def grid_row(sheet: Sheet, titles: Sequence[str]) -> GridRow:
     return GridRow(sheet.label, sheet.code, items)
 
 
+# ------------------------------------------------------------------ the columns every table shares
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The columns before the answers, shared by every table of the grid (widths in points)."""
+
+    name_width: float
+    #: True when some label takes more than a line of its column (a paragraph in its cell)
+    name_wraps: bool
+    code_width: float
+    #: the question's number on each sheet, where the sheets number a question differently
+    number_width: float
+    #: each sheet's label as the LaTeX tables print it (by sheet code): shortened past
+    #: ``NAME_LINES`` lines, long runs without spaces breakable
+    labels: dict[str, str]
+    #: (code, full label) of every sheet whose label the tables shorten
+    shortened: tuple[tuple[str, str], ...]
+
+    @property
+    def answers_width(self) -> float:
+        """The width left for a table's answer columns (a question numbered per sheet takes
+        ``number_width`` of it)."""
+        used = self.name_width + self.code_width + 2 * COLUMN_SEP
+        return TABLE_WIDTH - used
+
+
+def _label_tex(label: str, width: float) -> tuple[str, bool]:
+    """A label as the LaTeX tables print it in a column ``width`` points wide, and whether
+    it is shortened: at most ``NAME_LINES`` lines (a run without spaces wider than the
+    column may break after any character)."""
+    budget = (NAME_LINES - 0.6) * width / FONT_PT  # em; a ragged line wastes some
+    short = False
+    if text_em(label) > budget:
+        kept, used = [], 0.0
+        for c in label:
+            used += _char_em(c)
+            if used > budget - 1.0:
+                break
+            kept.append(c)
+        label = "".join(kept).rstrip() + "\u2026"
+        short = True
+    line = (width - 2.0) / FONT_PT
+    pieces = []
+    for word in re.split(r"(\s+)", label):
+        if not word or text_em(word) <= line:
+            pieces.append(escape_tex(word))
+            continue
+        run: list[str] = []  # a word wider than the column: breaks where it fills a line
+        used = 0.0
+        for c in word:
+            w = _char_em(c)
+            if used + w > line and run and not unicodedata.combining(c):
+                pieces.append(escape_tex("".join(run)) + r"\allowbreak{}")
+                run, used = [], 0.0
+            run.append(c)
+            used += w
+        pieces.append(escape_tex("".join(run)))
+    tex = "".join(pieces)
+    if short or text_em(label) > line:  # more than a line: a paragraph of the column's width
+        tex = rf"\parbox[t]{{{width}pt}}{{\raggedright {tex}}}"
+    return tex, short
+
+
+def grid_layout(rows: Sequence[GridRow]) -> Layout:
+    """The label, code and number columns of the grid's tables for these sheets."""
+    widest = max((text_em(r.label) for r in rows), default=0.0)
+    name_width = min(NAME_WIDTH, max(_pt(widest), _pt(text_em("sheet"))))
+    code_width = _pt(max((0.55 * len(r.code) for r in rows), default=2.5))
+    labels = {}
+    shortened = []
+    for r in rows:
+        tex, short = _label_tex(r.label, name_width)
+        labels[r.code] = tex
+        if short:
+            shortened.append((r.code, r.label))
+    number = max((len(str(i.number)) for r in rows for i in r.items), default=1)
+    return Layout(
+        name_width,
+        _pt(widest) > name_width,
+        code_width,
+        _pt(max(0.52 * (number + 1), text_em("Q"))),
+        labels,
+        tuple(shortened),
+    )
+
+
+# ------------------------------------------------------------------ per question
+
+
 @dataclass(frozen=True)
 class Column:
-    """One answer cell's column: which part, its index text ("11", "2", ""), and where
-    its entry sits in the part's rows."""
+    """One answer cell's column: which part, its index text ("11", "2", ""), where its
+    entry sits in the part's rows, and its width (points, between the column's spaces)."""
 
     row: int
     col: int
     index: str
+    width: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -121,6 +344,8 @@ class Group:
     columns: tuple[Column, ...]
     margin: str
     own_margin: bool
+    #: the width of the rows' own margin column (points), when ``own_margin``
+    margin_width: float = 0.0
 
     @property
     def label_is_math(self) -> bool:
@@ -128,10 +353,29 @@ class Group:
         return self.kind != "choice" or any(c in self.label for c in "\\^_{")
 
     @property
-    def width(self) -> int:
-        """How much of a block's ``MAX_COLUMNS`` it takes: a column per number (a text
-        column as ``TEXT_WIDTH``), and one for the rows' own margins."""
-        return len(self.columns) * (TEXT_WIDTH if self.kind == "choice" else 1) + self.own_margin
+    def heading(self) -> str:
+        """The heading's text as the LaTeX table prints it (math where it is)."""
+        head = f"({self.letter})"
+        if self.kind == "text":
+            return head + " written"
+        if not self.label_is_math:
+            return f"{head} {escape_tex(self.label)}"
+        if self.label:
+            head += f" ${self.label}$"
+        if self.margin:
+            head += rf" $\pm{self.margin}$"
+        return head
+
+    @property
+    def inner(self) -> float:
+        """The width its columns span between the outer spaces (points)."""
+        cols = [c.width for c in self.columns] + ([self.margin_width] if self.own_margin else [])
+        return sum(cols) + 2 * COLUMN_SEP * (len(cols) - 1)
+
+    @property
+    def width(self) -> float:
+        """The width it takes in a table (points): its columns, their spaces and a rule."""
+        return self.inner + 2 * COLUMN_SEP + RULE
 
 
 @dataclass(frozen=True)
@@ -167,9 +411,14 @@ class Block:
     lines: tuple[Line, ...]
 
     @property
-    def width(self) -> int:
-        """How much of ``MAX_COLUMNS`` its groups take."""
+    def width(self) -> float:
+        """The width its groups take (points)."""
         return sum(g.width for g in self.groups)
+
+    @property
+    def columns(self) -> int:
+        """How many answer columns it has (the rows' own margins included)."""
+        return sum(len(g.columns) + g.own_margin for g in self.groups)
 
 
 @dataclass(frozen=True)
@@ -184,19 +433,30 @@ class GridQuestion:
     blocks: tuple[Block, ...]
 
 
-def _chunks(rows: int, cols: int, limit: int) -> list[list[tuple[int, int]]]:
-    """A part's cells (row-major) in pieces of at most ``limit``: whole rows to a piece when a
-    row fits, the rows shared out evenly (a 4 x 4 table at 12: two pieces of two rows)."""
-    cells = [(r, c) for r in range(rows) for c in range(cols)]
-    if rows * cols <= limit:
+def _pieces(widths: Sequence[Sequence[float]], limit: float) -> list[list[tuple[int, int]]]:
+    """A part's cells (row-major; ``widths``: each cell's room in a table, points) in pieces
+    no wider than ``limit``: whole rows to a piece when a row fits, the rows shared out
+    evenly (a 4 x 4 table too wide for one piece: two pieces of two rows)."""
+    rows = len(widths)
+    cells = [(r, c) for r in range(rows) for c in range(len(widths[r]))]
+    row_width = [sum(w) for w in widths]
+    if sum(row_width) <= limit:
         return [cells]
-    if cols <= limit:
-        pieces = -(-rows * cols // limit)
-        per = -(-rows // pieces)
-        if per * cols > limit:
-            per = limit // cols
-        return [cells[i : i + per * cols] for i in range(0, len(cells), per * cols)]
-    return [cells[i : i + limit] for i in range(0, len(cells), limit)]
+    if max(row_width) <= limit:
+        for count in range(2, rows + 1):
+            per = -(-rows // count)
+            spans = [range(i, min(i + per, rows)) for i in range(0, rows, per)]
+            if all(sum(row_width[r] for r in span) <= limit for span in spans):
+                return [[(r, c) for r in span for c in range(len(widths[r]))] for span in spans]
+    out: list[list[tuple[int, int]]] = [[]]
+    used = 0.0
+    for r, c in cells:
+        if out[-1] and used + widths[r][c] > limit:
+            out.append([])
+            used = 0.0
+        out[-1].append((r, c))
+        used += widths[r][c]
+    return out
 
 
 def _index(kind: str, rows: int, cols: int, r: int, c: int) -> str:
@@ -207,9 +467,18 @@ def _index(kind: str, rows: int, cols: int, r: int, c: int) -> str:
     return ""
 
 
-def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]]) -> GridQuestion:
+def _entry_em(kind: str, entry: str) -> float:
+    if kind in ("choice", "letter"):
+        return text_em(entry) * 1.1  # bold
+    if kind == "text":
+        return 0.0
+    return math_em(mathtex.cell(entry))
+
+
+def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]], room: float) -> GridQuestion:
     first = rows[0][1]
     count = max(len(item.parts) for _, item in rows)
+    same = all(item.number == first.number for _, item in rows)
     groups: list[Group] = []
     for p in range(count):
         parts = [item.parts[p] for _, item in rows if p < len(item.parts)]
@@ -222,13 +491,32 @@ def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]]) -> GridQuestio
         margins = {part.margin for part in parts}
         shared = margins.pop() if len(margins) == 1 else ""
         own = bool(margins)  # more than one margin among the sheets
-        for piece in _chunks(height, width, MAX_COLUMNS - own):
-            columns = tuple(Column(r, c, _index(head.kind, height, width, r, c)) for r, c in piece)
-            groups.append(Group(p, head.letter, label, head.kind, columns, shared, own))
+        own_width = _pt(max((math_em(m) for m in {p.margin for p in parts}), default=0.0))
+        own_width = max(own_width, _pt(0.8)) if own else 0.0
+        cell_em = [[0.0] * width for _ in range(height)]
+        for answer in parts:
+            for r, entries in enumerate(answer.rows):
+                for c, entry in enumerate(entries):
+                    cell_em[r][c] = max(cell_em[r][c], _entry_em(head.kind, entry))
+        widths = [
+            [
+                _pt(max(cell_em[r][c], text_em(_index(head.kind, height, width, r, c))))
+                for c in range(width)
+            ]
+            for r in range(height)
+        ]
+        spaced = [[w + 2 * COLUMN_SEP for w in row] for row in widths]
+        extra = own_width + 2 * COLUMN_SEP if own else 0.0
+        for piece in _pieces(spaced, room - RULE - extra):
+            columns = tuple(
+                Column(r, c, _index(head.kind, height, width, r, c), widths[r][c]) for r, c in piece
+            )
+            group = Group(p, head.letter, label, head.kind, columns, shared, own, own_width)
+            groups.append(_fit_heading(group))
     blocks: list[list[Group]] = [[]]
     for group in groups:
         used = sum(g.width for g in blocks[-1])
-        if blocks[-1] and used + group.width > MAX_COLUMNS:
+        if blocks[-1] and used + group.width > room:
             blocks.append([])
         blocks[-1].append(group)
     out = []
@@ -243,8 +531,39 @@ def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]]) -> GridQuestio
                 cells.append(Cell(entries, part.margin if part is not None else "", math))
             lines.append(Line(row.label, row.code, tuple(cells), item.number))
         out.append(Block(tuple(block), tuple(lines)))
-    same = all(item.number == first.number for _, item in rows)
     return GridQuestion(qid, first.number if same else 0, first.title, tuple(out))
+
+
+def _heading_em(group: Group) -> float:
+    head = text_em(f"({group.letter}) ")
+    if group.kind == "text":
+        return head + text_em("written")
+    if not group.label_is_math:
+        return head + text_em(group.label)
+    margin = math_em(rf"\pm{group.margin}") + 0.4 if group.margin else 0.0
+    return head + math_em(group.label) + margin
+
+
+def _fit_heading(group: Group) -> Group:
+    """The group with its columns widened evenly where its heading is wider than they are
+    (a heading too wide for a page's table wraps in its cell)."""
+    want = min(_pt(_heading_em(group)), 14 * FONT_PT)
+    short = want - group.inner
+    if short <= 0:
+        return group
+    add = round(short / (len(group.columns) + group.own_margin) + 0.05, 1)
+    columns = tuple(Column(c.row, c.col, c.index, round(c.width + add, 1)) for c in group.columns)
+    wider = group.margin_width + add if group.own_margin else 0.0
+    return Group(
+        group.part,
+        group.letter,
+        group.label,
+        group.kind,
+        columns,
+        group.margin,
+        group.own_margin,
+        round(wider, 1),
+    )
 
 
 def _entry(part: PartAnswer | None, col: Column) -> str:
@@ -253,11 +572,18 @@ def _entry(part: PartAnswer | None, col: Column) -> str:
     return part.rows[col.row][col.col]
 
 
-def grid_questions(rows: Sequence[GridRow]) -> list[GridQuestion]:
+def grid_questions(rows: Sequence[GridRow], layout: Layout | None = None) -> list[GridQuestion]:
     """The grid's questions, in the order they first appear, each with a row for every
-    sheet that has it."""
+    sheet that has it, in blocks that fit beside ``layout``'s columns (by default, those of
+    ``grid_layout(rows)``)."""
+    layout = layout if layout is not None else grid_layout(rows)
     by_id: dict[str, list[tuple[GridRow, GridItem]]] = {}
     for row in rows:
         for item in row.items:
             by_id.setdefault(item.qid, []).append((row, item))
-    return [_question(qid, found) for qid, found in by_id.items()]
+    out = []
+    for qid, found in by_id.items():
+        numbered = all(item.number == found[0][1].number for _, item in found)
+        room = layout.answers_width - (0 if numbered else layout.number_width + 2 * COLUMN_SEP)
+        out.append(_question(qid, found, room))
+    return out

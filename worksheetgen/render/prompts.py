@@ -27,7 +27,7 @@ from jinja2.visitor import NodeTransformer
 from worksheetgen.errors import TemplateError, did_you_mean, shorten
 from worksheetgen.render import markup
 from worksheetgen.render.markup import split_markup, tex_math_problems, unsafe_math_problems
-from worksheetgen.speed.cache import private_cache_folder, store
+from worksheetgen.speed.cache import load, private_cache_folder, store
 from worksheetgen.textrules import problem
 
 # ---------------------------------------------------------------- prompt templates (sandbox)
@@ -406,13 +406,14 @@ def compile_prompt(text: str) -> PromptTemplate:
     """
     env = _prompt_env()
     cached = _prompt_cache_file(text)
-    if cached is not None:
+    data = None if cached is None else load(cached)  # ours, nobody else's to write, whole
+    if data is not None:
         try:
-            names, code = marshal.loads(cached.read_bytes())
+            names, code = marshal.loads(data)
             template = env.template_class.from_code(env, code, env.make_globals(None), None)
             return PromptTemplate(template, tuple((str(n), int(line)) for n, line in names))
-        except (OSError, EOFError, ValueError, TypeError):
-            pass  # missing or unreadable: compiled (and saved) again below
+        except Exception:  # an entry of another Python that passed its digest: made again
+            pass
     compiled = _compile_checked(env, text)
     if cached is not None:
         store(cached, marshal.dumps((compiled[1], compiled[0])))

@@ -35,7 +35,7 @@ from worksheetgen.files import (
     write_failure,
     write_file,
 )
-from worksheetgen.speed.cache import cache_root, private_cache_folder, store
+from worksheetgen.speed.cache import cache_root, private_cache_folder, seal, sealed, store_raw
 from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used from here too
     LUALATEX,
     PDFLATEX,
@@ -44,6 +44,7 @@ from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used f
     needs_unicode_engine,
     unprintable_sample,
 )
+from worksheetgen.textrules import shown
 
 TEX_TIMEOUT_SECONDS = 120
 TEX_SECONDS_PER_SHEET = 2  # added to the limit for every sheet of a whole-class document
@@ -354,6 +355,8 @@ def _usable_format(fmt: Path) -> bool:
     """True when ``fmt`` is a whole format TeX can load: a regular file (a FIFO would hang
     TeX) that ends in TeX's check word (a format cut short makes every run fail with
     "Fatal format file error")."""
+    if not sealed(fmt):  # ours, nobody else's to write, and whole (its digest checked)
+        return False
     try:
         info = os.lstat(fmt)
         if not stat.S_ISREG(info.st_mode) or info.st_size < 1024:
@@ -386,7 +389,9 @@ def _dump_format(
         made = work / f"{name}.fmt"
         if returncode != 0 or not made.exists():
             return False
-        return store(folder / f"{name}.fmt", _inflated(made.read_bytes()))
+        target = folder / f"{name}.fmt"
+        # TeX reads the format as it is: its digest is kept beside it, in name.fmt.sum
+        return store_raw(target, _inflated(made.read_bytes())) and seal(target)
 
 
 def _inflated(data: bytes) -> bytes:
@@ -410,6 +415,7 @@ def _prune_formats(folder: Path, keep: Path) -> None:
         for old in made[MAX_FORMATS:]:
             if old != keep:
                 old.unlink(missing_ok=True)
+                Path(f"{old}.sum").unlink(missing_ok=True)
     except OSError:
         pass
 
@@ -421,10 +427,11 @@ def forget_format(fmt: str, locked: bool = False) -> None:
         with _format_lock:
             forget_format(fmt, locked=True)
         return
-    try:
-        os.unlink(fmt + ".fmt")
-    except OSError:
-        pass
+    for end in (".fmt", ".fmt.sum"):
+        try:
+            os.unlink(fmt + end)
+        except OSError:
+            pass
 
 
 #: PDFs the same whatever the day: no CreationDate, no ModDate, no trailer /ID (pdfTeX puts
@@ -436,7 +443,9 @@ _SAME_BYTES = {
 }
 
 
-def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None) -> list[str]:
+def _command(
+    engine_path: str, engine: str, pages: bool, fmt: str | None = None, recorder: bool = False
+) -> list[str]:
     cmd = [
         engine_path,
         "-interaction=nonstopmode",
@@ -446,6 +455,8 @@ def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None)
         "-no-parse-first-line",
         "-jobname=doc",
     ]
+    if recorder:  # every file TeX opens, in doc.fls (see outside_reads)
+        cmd.append("-recorder")
     if fmt is not None:
         cmd.append(f"-fmt={fmt}")
     settings = [_SAME_BYTES[engine]]
@@ -456,6 +467,80 @@ def _command(engine_path: str, engine: str, pages: bool, fmt: str | None = None)
         )
     # the primitive \input (no braces) opens the file once, as a pipe needs
     return [*cmd, " ".join(settings) + r" \input doc.tex "]
+
+
+@lru_cache(maxsize=1)
+def _tex_roots() -> tuple[str, ...]:
+    """The folders TeX may read besides a document's own: the TeX installation's trees
+    (kpathsea's TEXMF variables), the system's font folders and the format cache."""
+    roots = {
+        "/usr/share/fonts",
+        "/usr/local/share/fonts",
+        "/etc/fonts",
+        "/usr/share/fontconfig",
+        "/var/cache/fontconfig",
+    }
+    kpsewhich = shutil.which("kpsewhich")
+    names = (
+        "TEXMF TEXMFROOT TEXMFDIST TEXMFVAR TEXMFSYSVAR TEXMFCONFIG TEXMFSYSCONFIG "
+        "TEXMFCACHE TEXMFLOCAL TEXMFHOME OSFONTDIR TEXMFCNF"
+    ).split()
+    found = ""
+    if kpsewhich is not None:
+        try:
+            found = subprocess.run(  # one string: kpsewhich expands one argument of its kind
+                [kpsewhich, "-expand-braces=" + ":".join(f"${n}" for n in names)],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                env=_tex_env(),
+                check=False,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            found = ""
+    for line in found.splitlines():
+        for part in line.split(":"):
+            part = part.strip().lstrip("!")
+            if os.path.isabs(part):
+                roots.add(os.path.realpath(part.rstrip("/") or "/"))
+    # pdfTeX and LuaTeX binaries find their trees relative to themselves (TinyTeX, MacTeX)
+    for engine in (PDFLATEX, LUALATEX):
+        path = shutil.which(engine)
+        if path is not None:
+            tree = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(path))))
+            if os.path.isdir(os.path.join(tree, "texmf-dist")):
+                roots.add(tree)
+    cache = cache_root()
+    if cache is not None:
+        roots.add(os.path.realpath(cache))
+    return tuple(sorted(r for r in roots if r != "/"))
+
+
+def outside_reads(work: Path) -> str | None:
+    """The first file TeX's recorder (``doc.fls``) says it read outside ``work`` and the TeX
+    installation (:func:`_tex_roots`), or None. A missing record is read as nothing read
+    (TeX that stopped before it began)."""
+    try:
+        with open(work / "doc.fls", encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read(20_000_000).splitlines()
+    except OSError:
+        return None
+    here = os.path.realpath(work)
+    roots = (here, *_tex_roots())
+    for line in lines:
+        if not line.startswith("INPUT "):
+            continue
+        name = line[6:]
+        # as named (fontconfig's conf.d links into conf.avail) or where it leads
+        for path in (
+            os.path.normpath(os.path.join(here, name)),
+            os.path.realpath(os.path.join(here, name)),
+        ):
+            if any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots):
+                break
+        else:
+            return shown(name)
+    return None
 
 
 def read_ranges(text: str, name: str) -> tuple[tuple[int, int], ...]:
@@ -513,13 +598,29 @@ def compile_job(
         else:
             assert text is not None
             tex.write_text(blank_preamble(text) if fmt is not None else text, encoding="utf-8")
+        # a document of templates of one's own may not read files outside its folder and
+        # the TeX installation: pdfTeX's \pdfobj stream file {/etc/passwd} would put them
+        # into the PDF, and openin_any=p does not stop it; TeX's recorder lists every file
+        # such a primitive opens, and the PDF is refused if one is outside
+        confined = not job.formats
         try:
             returncode, output = run_tex(
-                _command(engine_path, engine, job.pages, fmt), work, timeout, cancel
+                _command(engine_path, engine, job.pages, fmt, recorder=confined),
+                work,
+                timeout,
+                cancel,
             )
         finally:
             if job.feed is not None:
                 job.feed.tex_stopped()
+        outside = outside_reads(work) if confined else None
+        if outside is not None:
+            raise CompileError(
+                f"expected a document that reads no file outside its templates and the TeX "
+                f"installation, got one that read {outside} (a template of one's own may "
+                "not embed other files); nothing written",
+                file=f"{job.name}.tex",
+            )
         trouble = (
             fmt is not None
             and returncode != 0
