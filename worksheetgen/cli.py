@@ -577,12 +577,27 @@ def grade(
 ) -> None:
     """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV, .xlsx or
     .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
+    from worksheetgen.pipeline.config import expect_key_secret, load_config
+
+    with expect_key_secret(_using(load_config(config_path), quiet)):
+        _grade(key_path, responses, out, template, marks, tries, attempt, carry, quiet)
+
+
+def _grade(
+    key_path: str,
+    responses: str,
+    out: str | None,
+    template: bool,
+    marks: bool,
+    tries: Literal["last", "first"],
+    attempt: Literal["highest", "last", "first"],
+    carry: bool | None,
+    quiet: bool,
+) -> None:
+    """grade's work, with every key read checked against the course secret."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.grading.report import grade_files
     from worksheetgen.grading.template import write_template
-    from worksheetgen.pipeline.config import check_key_secret, load_config
-
-    check_key_secret(key_path, _using(load_config(config_path), quiet))
 
     if marks and not template:
         raise click.UsageError("--marks writes a template: use it with --template")
@@ -638,11 +653,10 @@ def export_cmd(
     """Export a key's questions for an LMS: one question per variant, tolerances kept."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.export import export_file
-    from worksheetgen.pipeline.config import check_key_secret, load_config
+    from worksheetgen.pipeline.config import expect_key_secret, load_config
 
-    check_key_secret(key_path, _using(load_config(config_path), quiet))
-
-    path = export_file(key_path, fmt, out, stdout=_binary_stdout())
+    with expect_key_secret(_using(load_config(config_path), quiet)):
+        path = export_file(key_path, fmt, out, stdout=_binary_stdout())
     if path is not None and not quiet:
         click.echo(f"Exported {shown(key_path)} to {fmt}: {shown(str(path))}")
 

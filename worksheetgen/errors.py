@@ -42,9 +42,65 @@ class WorksheetgenError(Exception):
         text = ": ".join([*parts, self.message])
         if "\n" in text or "\r" in text:
             text = " ".join(text.splitlines())
+        text = redact(text)  # an excerpt of a file never shows a course secret
         # what the input holds is shown, never obeyed: ESC could retitle or clear a terminal;
         # and quoted in part, never whole: a field of a million characters is one short line
         return excerpt(text)
+
+
+#: the least run of a secret's characters that is hidden (an excerpt cut short still is)
+SECRET_RUN = 8
+#: every run of SECRET_RUN characters of the course secret of the command that runs
+#: (``course_secret``), and of the secret-like files it read (``keep_secret``)
+_COURSE_RUNS: set[str] = set()
+_SECRET_RUNS: set[str] = set()
+#: what a message shows in place of a secret
+HIDDEN = "(a secret, not shown)"
+
+
+def _runs(secret: bytes | str) -> set[str]:
+    text = secret.decode("utf-8", "replace") if isinstance(secret, bytes) else secret
+    return {
+        form[i : i + SECRET_RUN]
+        for form in (text, repr(text)[1:-1])
+        for i in range(len(form) - SECRET_RUN + 1)
+    }
+
+
+def course_secret(secret: bytes | str | None) -> None:
+    """The course secret of the command that runs (None: none), so that no error message
+    shows it, whole or any run of ``SECRET_RUN`` characters of it (an excerpt cut to 15
+    characters, a repr in quotes). It replaces the one before (a process running several
+    commands, as tests do, hides only the current one)."""
+    _COURSE_RUNS.clear()
+    if secret is not None:
+        _COURSE_RUNS.update(_runs(secret))
+
+
+def keep_secret(secret: bytes | str) -> None:
+    """Hide a secret read from a file (one that looks like a secret file) in every later
+    error message of this process, as the course secret is."""
+    _SECRET_RUNS.update(_runs(secret))
+
+
+def redact(text: str) -> str:
+    """``text`` with every run of a kept secret's characters replaced by ``HIDDEN``."""
+    if not (_COURSE_RUNS or _SECRET_RUNS) or len(text) < SECRET_RUN:
+        return text
+    hidden = bytearray(len(text))
+    for i in range(len(text) - SECRET_RUN + 1):
+        run = text[i : i + SECRET_RUN]
+        if run in _COURSE_RUNS or run in _SECRET_RUNS:
+            hidden[i : i + SECRET_RUN] = b"\x01" * SECRET_RUN
+    if not any(hidden):
+        return text
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if not hidden[i]:
+            out.append(ch)
+        elif i == 0 or not hidden[i - 1]:
+            out.append(HIDDEN)
+    return "".join(out)
 
 
 class BankError(WorksheetgenError):

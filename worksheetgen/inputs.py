@@ -18,10 +18,11 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import WorksheetgenError, file_kind, shorten
+from worksheetgen.errors import WorksheetgenError, file_kind, keep_secret, shorten
 from worksheetgen.textrules import problem as text_problem
 from worksheetgen.textrules import refused
 
@@ -30,6 +31,28 @@ from worksheetgen.textrules import refused
 MAX_JSON_DEPTH = 64
 
 _CHUNK = 1 << 20
+
+#: the files the course secret was read from, by (device, inode): no other reader reads them
+_SECRET_FILES: set[tuple[int, int]] = set()
+#: a private file (mode 0600) of one word of this many bytes looks like a secret file
+_SECRET_SHAPE = (16, 4096)
+
+
+def forget_secret_file() -> None:
+    """A new command starts: the secret file read by the one before is no longer refused
+    (``read_limited`` with ``secret`` names the current one)."""
+    _SECRET_FILES.clear()
+
+
+def _private(mode: int) -> bool:
+    """Readable by its owner only: the secret file's mode (never so on Windows)."""
+    return os.name == "posix" and not mode & 0o077
+
+
+def _looks_secret(data: bytes) -> bool:
+    """One line of one word, of a secret's length (``init`` writes 64 hex digits)."""
+    word = data.strip()
+    return _SECRET_SHAPE[0] <= len(word) <= _SECRET_SHAPE[1] and len(word.split()) == 1
 
 
 def _kind_of(mode: int) -> str | None:
@@ -45,12 +68,19 @@ def read_limited(
     error: type[WorksheetgenError],
     field: str | None = None,
     shown: str | None = None,
+    check: Callable[[os.stat_result], str | None] | None = None,
+    secret: bool = False,
 ) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
     ``what`` names the expected file in messages ("a CSV file"); every problem is one
     ``error`` naming the file (as ``shown``, by default the path): missing, not a regular
-    file, larger than ``limit``, unreadable.
+    file, larger than ``limit``, unreadable. ``check`` sees the opened file's ``fstat``
+    before a byte is read and returns a problem to refuse it with (or None).
+
+    Secrets stay secret: the course secret's file (read with ``secret``) is refused by every
+    other reader before a byte is read, and a private file (mode 0600) that holds one word
+    of a secret's length is kept as a secret (``errors.keep_secret``): no error shows it.
     """
     shown = str(path) if shown is None else shown
 
@@ -82,6 +112,11 @@ def read_limited(
         st = os.fstat(fd)  # what was opened (the path may have been swapped since)
         refuse_kind(st.st_mode)
         refuse_size(st.st_size)
+        if not secret and (st.st_dev, st.st_ino) in _SECRET_FILES:
+            raise fail(f"expected {what}, got the course secret's file (not read, never shown)")
+        problem = None if check is None else check(st)
+        if problem is not None:
+            raise fail(problem)
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -92,7 +127,13 @@ def read_limited(
             total += len(chunk)
             if total > limit:
                 raise fail(f"expected {what} of at most {limit} bytes, got more while reading it")
-        return b"".join(chunks)
+        data = b"".join(chunks)
+        if secret:
+            _SECRET_FILES.clear()
+            _SECRET_FILES.add((st.st_dev, st.st_ino))
+        if not secret and _private(st.st_mode) and total <= 8192 and _looks_secret(data):
+            keep_secret(data.strip())
+        return data
     except OSError as exc:
         raise fail(f"expected a readable file, got {exc.strerror or exc}") from None
     finally:
@@ -230,10 +271,16 @@ def check_json_tree(
 
 
 def load_json(
-    data: bytes, shown: str, error: type[WorksheetgenError], max_depth: int = MAX_JSON_DEPTH
+    data: bytes,
+    shown: str,
+    error: type[WorksheetgenError],
+    max_depth: int = MAX_JSON_DEPTH,
+    shape: Callable[[Any], None] | None = None,
 ) -> Any:
     """Parse UTF-8 JSON bytes (a BOM is allowed) within the bounds above; one ``error``
-    naming the file (and the line or the field) for anything else."""
+    naming the file (and the line or the field) for anything else. ``shape`` sees the parsed
+    value first, before the walks over every value, to refuse a document too large for its
+    kind at once (it must look only near the top: the value may nest deeper than allowed)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -255,6 +302,8 @@ def load_json(
         raise error(
             f"expected JSON nested at most {max_depth} levels deep, got far deeper", file=shown
         ) from None
+    if shape is not None:
+        shape(value)
     # walk the strings only when the text may hold one the text rule refuses: a \u escape
     # (a lone surrogate or a control character can only be written so) or a raw character
     # outside printable ASCII that the rule refuses (DEL, C1 controls, bidi overrides ...)

@@ -253,12 +253,20 @@ def parse_roster(
             line, start = start, reader.line_num + 1
             if columns is None:
                 columns = _header(row, shown)
-                width = len(row)
+                width, header, header_line = len(row), row, line
                 continue
             if not any(cell.strip() for cell in row):
                 continue  # a blank line
             if _is_points_row(row, columns):
                 continue  # Canvas's "Points Possible" row under the header
+            if _is_header_again(row, header, columns):
+                raise RosterError(
+                    f"expected a student, got the header row of line {header_line} again "
+                    "(two rosters pasted together?): remove it",
+                    file=shown,
+                    line=line,
+                    field="row",
+                )
             if len(row) != width:
                 hint = (
                     "quote a name that contains the separator"
@@ -294,6 +302,16 @@ def parse_roster(
             field="row",
         )
     return tuple(students)
+
+
+def _is_header_again(row: list[str], header: list[str], columns: Columns) -> bool:
+    """A row whose name and id cells are the header's own (a header repeated mid-file, as
+    when two rosters are pasted together): no student is called "name"."""
+    used = [i for i in (columns.name, columns.first, columns.last, *columns.ids) if i is not None]
+    return all(
+        i < len(row) and i < len(header) and _column_key(row[i]) == _column_key(header[i])
+        for i in used
+    )
 
 
 def _is_points_row(row: list[str], columns: Columns) -> bool:

@@ -18,18 +18,22 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from worksheetgen.errors import ExportError, WorksheetgenError, shorten
+from worksheetgen.bank.roster import MAX_STUDENTS
+from worksheetgen.errors import ConfigError, ExportError, WorksheetgenError, shorten
 from worksheetgen.exact.kinds import NUMERIC_KINDS, PART_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT
 from worksheetgen.exact.rounding import SLACK
 from worksheetgen.families import FAMILIES, get_family
-from worksheetgen.inputs import read_json
+from worksheetgen.inputs import load_json, read_limited
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
 from worksheetgen.render.markup import markup_lms
 from worksheetgen.textrules import char_problem, id_problem
@@ -37,6 +41,12 @@ from worksheetgen.textrules import char_problem, id_problem
 #: the largest key.json read: well above the key of the largest class build (40,000
 #: questions), far below what would exhaust memory before it is refused
 MAX_KEY_BYTES = 1_000_000_000
+
+#: the most sheets a key holds: a class build has one per student of a roster (at most
+#: bank.roster.MAX_STUDENTS) or one per version (at most 702)
+MAX_KEY_SHEETS = MAX_STUDENTS
+#: the most questions a key holds, all sheets together (pipeline.class_build.MAX_CLASS_ITEMS)
+MAX_KEY_QUESTIONS = 40_000
 
 KINDS = PART_KINDS
 # A question's points, as a bank may give them (and grade can add up and print exactly).
@@ -302,9 +312,84 @@ def load_key(path: str | os.PathLike[str], error: type[WorksheetgenError] = Expo
     return parse_key(read_key_data(path, error), str(path), error)
 
 
+#: the course secret's fingerprint every key read must carry (with where the secret came
+#: from, for the message), while a command with a course secret runs (``expect_secret``)
+_EXPECTED_SECRET: ContextVar[tuple[str, str] | None] = ContextVar("expected_secret", default=None)
+
+
+@contextmanager
+def expect_secret(fingerprint: str, source: str) -> Iterator[None]:
+    """Within this block every key read (``load_key``, ``read_key_data``) must carry the
+    course secret's ``fingerprint`` when it names one: a key built with another secret is
+    refused (``ConfigError``) in the same one read, after the key's gate (kind, size, read
+    limit, nesting) and before anything else is checked."""
+    token = _EXPECTED_SECRET.set((fingerprint, source))
+    try:
+        yield
+    finally:
+        _EXPECTED_SECRET.reset(token)
+
+
+_SECRET_LINE = re.compile(rb'^\s*"secret"\s*:', re.M)
+
+
+def _check_secret(doc: Any, data: bytes, shown: str) -> None:
+    """Refuse a key built with another course secret than the one expected (a key built
+    without one, or that is not an object, is left to the contract's checks)."""
+    expected = _EXPECTED_SECRET.get()
+    found = doc.get("secret") if isinstance(doc, dict) else None
+    if expected is None or found is None or found == expected[0]:
+        return
+    wanted, source = expected
+    at = _SECRET_LINE.search(data)
+    line = 1 if at is None else data.count(b"\n", 0, at.start()) + 1
+    raise ConfigError(
+        f"expected a key built with the configured course secret ({source}, {wanted}), "
+        f"got one built with another ({shorten(str(found), 80)})",
+        file=shown,
+        line=line,
+        field="secret",
+    )
+
+
+def _shape(shown: str, error: type[WorksheetgenError]) -> Any:
+    """A check of a parsed key's size, before any walk over its values: no more sheets and
+    questions than the largest class build writes (the contract's checks take time in
+    proportion, about a millisecond a sheet; a key of 28,000 sheets is refused at once)."""
+
+    def check(doc: Any) -> None:
+        sheets = doc.get("sheets") if isinstance(doc, dict) else None
+        if not isinstance(sheets, list):
+            return  # the contract's checks say what is wrong
+        if len(sheets) > MAX_KEY_SHEETS:
+            raise error(
+                f"expected at most {MAX_KEY_SHEETS} sheets (the largest class build), "
+                f"got {len(sheets)}",
+                file=shown,
+                field="sheets",
+            )
+        count = sum(
+            len(q) if isinstance(q, list) else 0
+            for q in (s.get("questions") if isinstance(s, dict) else None for s in sheets)
+        )
+        if count > MAX_KEY_QUESTIONS:
+            raise error(
+                f"expected at most {MAX_KEY_QUESTIONS} questions in all sheets together "
+                f"(the largest class build), got {count}",
+                file=shown,
+                field="sheets",
+            )
+
+    return check
+
+
 def read_key_data(path: str | os.PathLike[str], error: type[WorksheetgenError]) -> Any:
-    """The parsed JSON of a key.json file (not yet checked against the contract)."""
-    return read_json(path, MAX_KEY_BYTES, what="a key.json file", error=error)
+    """The parsed JSON of a key.json file (not yet checked against the contract), read once
+    through the one gate; a key of another course secret is refused here (``expect_secret``)."""
+    data = read_limited(path, MAX_KEY_BYTES, what="a key.json file", error=error)
+    doc = load_json(data, str(path), error, shape=_shape(str(path), error))
+    _check_secret(doc, data, str(path))
+    return doc
 
 
 def _described(x: Any) -> str:

@@ -13,19 +13,19 @@ May import: the standard library, ``tomli`` on Python 3.10, errors, textrules, m
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
 import stat
 import sys
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worksheetgen.errors import ConfigError, file_kind
-from worksheetgen.inputs import read_limited
+from worksheetgen.errors import ConfigError, course_secret, file_kind
+from worksheetgen.inputs import forget_secret_file, read_limited
 from worksheetgen.textrules import problem, shown
 
 if os.name == "posix":  # group members and user names, for the ownership check: POSIX only
@@ -41,6 +41,8 @@ CONFIG_NAME = "worksheetgen.toml"
 SECRET_NAME = ".worksheetgen-secret"
 SECRET_ENV = "WORKSHEETGEN_SECRET"
 MAX_CONFIG_BYTES = 1_000_000
+#: the most bytes a secret file may hold (a secret is 16 to 4096 bytes, blank lines around it)
+MAX_SECRET_BYTES = 8192
 
 #: the settings a configuration may hold, in the order ``worksheetgen config`` prints them
 SETTINGS = (
@@ -301,20 +303,29 @@ def _parse(path: Path) -> dict[str, Setting]:
     return settings
 
 
+def _private(path: str | os.PathLike[str], st: os.stat_result) -> str | None:
+    """The secret file's problem when others may read it (mode 0600 is asked for)."""
+    mode = stat.S_IMODE(st.st_mode)
+    if os.name == "posix" and mode & 0o077:
+        return (
+            f"expected mode 0600 (readable only by its owner), got {mode:04o}; run chmod 600 {path}"
+        )
+    return None
+
+
 def read_secret_file(path: str | os.PathLike[str]) -> bytes:
-    """The secret in ``path``: refused unless only its owner may read it (mode 0600)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        raise ConfigError(f"{path}: secret_file: cannot read it ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as fh:
-        mode = stat.S_IMODE(os.fstat(fh.fileno()).st_mode)
-        if os.name == "posix" and mode & 0o077:
-            raise ConfigError(
-                f"{path}: secret_file: expected mode 0600 (readable only by its owner), "
-                f"got {mode:04o}; run chmod 600 {path}"
-            )
-        data = fh.read(4097).strip()
+    """The secret in ``path``: read through the one gate (a regular file, never a FIFO, a
+    device or a folder, at most ``MAX_SECRET_BYTES``) and refused unless only its owner may
+    read it (mode 0600)."""
+    data = read_limited(
+        path,
+        MAX_SECRET_BYTES,
+        what="a secret file",
+        error=ConfigError,
+        field="secret_file",
+        check=lambda st: _private(path, st),
+        secret=True,
+    ).strip()
     if not 16 <= len(data) <= 4096:
         raise ConfigError(
             f"{path}:1: secret_file: expected a secret of 16 to 4096 bytes, got {len(data)}"
@@ -359,6 +370,7 @@ def load_config(
             settings[name] = Setting(DEFAULTS[name], "default")
     secret: bytes | None = None
     source: str | None = None
+    forget_secret_file()
     if env.get(SECRET_ENV):
         secret, source = env[SECRET_ENV].encode("utf-8"), SECRET_ENV
         if len(secret) < 16:
@@ -368,6 +380,7 @@ def load_config(
     elif settings["secret_file"].value is not None:
         secret = read_secret_file(settings["secret_file"].value)
         source = settings["secret_file"].source
+    course_secret(secret)  # no error message of this command shows it
     return Config(path, settings, secret, source)
 
 
@@ -379,31 +392,16 @@ def fingerprint(secret: bytes) -> str:
     return secret_fingerprint(secret)
 
 
-def check_key_secret(key_path: str, config: Config) -> None:
-    """Refuse a key.json built with another secret than the configured one (a key built
-    without a secret, or one that cannot be read, is left to the key's own reader)."""
-    if config.secret is None:
-        return
-    try:
-        with open(key_path, encoding="utf-8") as fh:
-            text = fh.read()
-        doc = json.loads(text)
-    except (OSError, ValueError):
-        return
-    found = doc.get("secret") if isinstance(doc, dict) else None
-    if found is None:
-        return
-    wanted = fingerprint(config.secret)
-    if found != wanted:
-        line = next(
-            (n for n, t in enumerate(text.splitlines(), 1) if t.lstrip().startswith('"secret"')),
-            1,
-        )
-        raise ConfigError(
-            f"{key_path}:{line}: secret: expected a key built with the configured course "
-            f"secret ({config.secret_source}, {wanted}), got one built with another "
-            f"({shown(str(found))})"
-        )
+def expect_key_secret(config: Config) -> AbstractContextManager[None]:
+    """A block within which every key.json read must be built with the configured course
+    secret (a key built without a secret is left to the key's own reader). The check is
+    made by the one key reader, in its one gated read (``keyjson.read.expect_secret``)."""
+    if config.secret is None or config.secret_source is None:
+        return nullcontext()
+    # keyjson is imported only by a command that reads a key (never for --help)
+    from worksheetgen.keyjson.read import expect_secret
+
+    return expect_secret(fingerprint(config.secret), config.secret_source)
 
 
 def toml_string(text: str) -> str:
