@@ -97,7 +97,7 @@ def _check_against_key(folder: Path, grid_md: str) -> int:
                     if q["kinds"][part["answer"]] == "text":
                         assert cell == ""
                     elif q["kinds"][part["answer"]] == "choice":  # the option's letter
-                        letter = "abcdefgh"[q["options"][part["answer"]].index(value)]
+                        letter = "ABCDEFGH"[q["options"][part["answer"]].index(value)]
                         assert cell == f"**{letter}**", (sheet["id"], q["id"], name)
                     else:
                         assert _printed(cell) == str(value), (sheet["id"], q["id"], name)
@@ -167,7 +167,7 @@ def test_a_pick_one_answer_shows_the_letter_the_sheet_prints_for_it(tmp_path, wr
     assert _check_against_key(result.folder, "keys-grid.md") == _entries(result.folder)
     tables = _tables((result.folder / "keys-grid.md").read_text("utf-8"))
     picks = [r[2] for _, rows in tables[1][:1] for r in rows]
-    assert set(picks) <= {f"**{x}**" for x in "abcdefgh"} and len(set(picks)) > 1
+    assert set(picks) <= {f"**{x}**" for x in "ABCDEFGH"} and len(set(picks)) > 1
 
 
 def _part(rows: int, cols: int, margin: str = "", digits: int = 1) -> PartAnswer:

@@ -817,7 +817,8 @@ def test_grade_carries_an_output_worked_from_a_wrong_a_before_the_student_rounde
     [
         ("no-scale", "right"),  # the name of the slip the option describes
         ("Skips the scale", "right"),  # the start of one option
-        ("  SKIPS the   scale: takes the softmax of the raw scores QK^T. ", "right"),
+        # the whole option as key.json and keys.md write it (its math in $…$)
+        ("  SKIPS the   scale: takes the softmax of the raw scores $QK^\\top$. ", "right"),
         ("c", "right"),  # its letter in the printed order (as Canvas asks)
         ("scale-by-dk", "wrong"),
         ("a", "wrong"),

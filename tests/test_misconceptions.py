@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import fields
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -15,6 +16,8 @@ from worksheetgen.attention.compute import CORRECT, Recipe, Switches
 from worksheetgen.exact import number as ex
 from worksheetgen.families import get_family
 from worksheetgen.families.base import Family
+from worksheetgen.render.markup import split_markup
+from worksheetgen.render.prompts import markup_math_problem
 
 E = math.e
 
@@ -58,6 +61,21 @@ def test_registry_has_exactly_the_issue_names_each_with_one_switch_flipped():
         }
         assert changed == {switch: value}, name
         assert m.description.endswith(".") and len(m.description) > 20
+
+
+ASCII_MATH = re.compile(r"d_k|W_O|\^T|-inf|sqrt|\b[A-Z]·[A-Z]\b| x ")
+
+
+def test_every_slip_has_a_name_for_paper_and_says_its_math_as_math():
+    """The key names a slip by its title (not its id) and both are markup: their math is
+    $…$ that TeX can set, never typed as ASCII (d_k, QK^T, -inf) outside it."""
+    for m in mc.MISCONCEPTIONS.values():
+        # it follows "The slip: " in the key, so it starts in lower case (or with math)
+        assert m.title != m.name and (m.title[0].islower() or m.title[0] == "$"), m.name
+        for markup in (m.title, m.description):
+            assert markup_math_problem(markup) is None, markup
+            text = "".join(t for is_math, t in split_markup(markup) if not is_math)
+            assert not ASCII_MATH.search(text), (m.name, text)
 
 
 def test_scale_by_dk_on_the_note_example_gives_softmax_of_1_0():

@@ -11,6 +11,7 @@ from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import BankError
 from worksheetgen.families import FAMILIES
+from worksheetgen.render.markup import markup_md, markup_tex
 from worksheetgen.solve.item import make_item
 
 BANK = """
@@ -92,7 +93,8 @@ def test_worked_solution_contains_exactly_the_planted_slip_and_the_key_corrects_
         choice = sol.answer("slip")
         assert choice.value == mc.get(slip).description
         assert choice.value in choice.options and len(choice.options) >= 3
-        assert slip in choice.explanation and slip in sol.steps[0].title
+        title = mc.get(slip).title  # the key names a slip as people do, not by its id
+        assert title in choice.explanation and title in sol.steps[0].title
     assert len(planted) >= 4, planted
 
 
@@ -134,8 +136,12 @@ def test_the_sheet_shows_the_buggy_work_and_the_key_names_the_slip(spec, write_b
 
     build = make_build(load_banks([write_bank(BANK)]), 3)
     docs = render_all(build)
-    slip = build.sheets[0].items[0].given["slip"]
+    slip = mc.get(build.sheets[0].items[0].given["slip"])
     assert "The worked solution to check:" in docs["sheet.tex"]
     assert "**The worked solution to check:**" in docs["sheet.md"]
-    assert f"The slip is {slip}" in docs["key.tex"] and f"The slip is {slip}" in docs["key.md"]
-    assert f"The slip is {slip}" not in docs["sheet.tex"] + docs["sheet.md"]
+    # the key names the slip by its name, its math typeset, never by its id
+    said = {"key.tex": markup_tex(slip.title), "key.md": markup_md(slip.title)}
+    for doc, name in said.items():
+        assert f"The slip: {name}." in docs[doc]
+        assert f"The slip is {slip.name}" not in docs[doc]
+    assert "The slip: " not in docs["sheet.tex"] + docs["sheet.md"]

@@ -60,6 +60,9 @@ class Misconception:
     """One named slip: what it is, how it computes, and where it makes sense."""
 
     name: str
+    #: what the key calls it on paper (markup: text with ``$…$`` math); ``name`` is its id
+    title: str
+    #: what it does, one sentence of markup (a multiple-choice option, a key's step)
     description: str
     recipe: Recipe
     applies: Applies
@@ -116,48 +119,56 @@ MISCONCEPTIONS: dict[str, Misconception] = {
     for m in (
         Misconception(
             "scale-by-dk",
-            "Divides the scores by d_k instead of by the square root of d_k.",
+            "scaling by $d_k$",
+            r"Divides the scores by $d_k$ instead of by $\sqrt{d_k}$.",
             flipped(scale="dk"),
             _has_scale,
         ),
         Misconception(
             "no-scale",
-            "Skips the scale: takes the softmax of the raw scores QK^T.",
+            "no scaling",
+            r"Skips the scale: takes the softmax of the raw scores $QK^\top$.",
             flipped(scale="none"),
             _has_scale,
         ),
         Misconception(
             "mask-with-zero",
-            "Masks future keys with 0 instead of -inf, so they still get weight.",
+            "masking with $0$",
+            r"Masks future keys with $0$ instead of $-\infty$, so they still get weight.",
             flipped(mask_fill="zero"),
             _is_causal,
         ),
         Misconception(
             "softmax-over-columns",
+            "softmax over the columns",
             "Normalizes each column (over queries) instead of each row (over keys).",
             flipped(axis="queries"),
             _always,
         ),
         Misconception(
             "mixed-keys",
-            "Mixes the keys instead of the values: computes A·K instead of A·V.",
+            "mixing the keys",
+            "Mixes the keys instead of the values: computes $AK$ instead of $AV$.",
             flipped(mix="K"),
             _keys_as_wide_as_values,
         ),
         Misconception(
             "no-transpose",
-            "Forgets to transpose the keys: computes Q·K instead of Q·K^T.",
+            "no transpose",
+            r"Forgets to transpose the keys: computes $QK$ instead of $QK^\top$.",
             flipped(transpose_k=False),
             _qk_defined,
         ),
         Misconception(
             "dk-equals-d",
-            "Forgets that each head gets d_k = d/h and gives every head the full width d.",
+            "the full width per head",
+            "Forgets that each head gets $d_k = d/h$ and gives every head the full width $d$.",
             flipped(head_width="d"),
             _always,
         ),
         Misconception(
             "reads-column",
+            "reading a column",
             "Reads the token's column of the weights (what every query gives it) "
             "instead of its row (what it gives every key).",
             flipped(read="column"),
@@ -165,7 +176,9 @@ MISCONCEPTIONS: dict[str, Misconception] = {
         ),
         Misconception(
             "wo-transposed",
-            "Writes the shape of W_O the wrong way round (d x concat instead of concat x d).",
+            "$W_O$ transposed",
+            r"Writes the shape of $W_O$ the wrong way round ($d \times \mathrm{concat}$ "
+            r"instead of $\mathrm{concat} \times d$).",
             flipped(wo_transposed=True),
             _wo_not_square,
         ),

@@ -15,7 +15,7 @@ from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.base import Family, param_text
 from worksheetgen.families.common import param_values
 from worksheetgen.model import Location, ParamValue, Pinned, Pool, QuestionSpec, Space
-from worksheetgen.render.prompts import check_instructions, check_prompt_template
+from worksheetgen.render.prompts import check_instructions, check_markup, check_prompt_template
 from worksheetgen.solve.draw import sample_contexts, sample_parts
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # \Z: no newline after it
@@ -95,6 +95,9 @@ def sheet_info(doc: Doc) -> dict[str, Any]:
     for key in ("title", "course", "instructions"):
         if key in sheet:
             info[key] = _text_field(doc, sheet[key], ("sheet", key))
+    for key in ("title", "course"):  # markup: their $math$ prints as a prompt's would
+        if key in info:
+            check_markup(info[key], doc.file, doc.text_line(("sheet", key)), f"sheet.{key}")
     if "instructions" in info:
         # any --decimals renders, and its $math$ prints as a prompt's would
         text = info["instructions"]
@@ -281,6 +284,13 @@ def question_spec(
     if "prompt" in raw:
         prompt = _text_field(doc, raw["prompt"], path + ("prompt",))
     title = _text_field(doc, raw["title"], path + ("title",), 200) if "title" in raw else None
+    if title is not None:
+        check_markup(
+            title,
+            doc.file,
+            doc.text_line(path + ("title",)),
+            path_text(path + ("title",)) or "title",
+        )
     fmt = raw.get("format", "open")
     if fmt not in ("open", "choice"):
         raise doc.error(path + ("format",), f"expected 'open' or 'choice', got {describe(fmt)}")

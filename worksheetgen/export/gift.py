@@ -102,7 +102,7 @@ def options_answer(part: KeyPart) -> str:
     fb = _fb(html.markup_text(a.explanation)) if a.explanation else ""
     alts = [
         ("=" if o == a.value else "~")
-        + _lettered(chr(ord("A") + k), html.inline_html(o))
+        + _lettered(chr(ord("A") + k), html.inline_html(html.markup_text(o)))
         + (fb if o == a.value else "")
         for k, o in enumerate(a.options)
     ]
@@ -327,7 +327,7 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
 
 def write_gift(doc: KeyDoc, text: Any) -> None:
     """Write the GIFT file of a checked key to a text stream, a question at a time."""
-    title = " ".join(doc.title.split())
+    title = html.markup_text(doc.title)
     text.write(
         f"// worksheetgen export of {title} (GIFT){html.key_note(doc)}.\n"
         "// Numbers are accepted within the tolerance of their printed digits; "

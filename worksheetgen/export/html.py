@@ -12,7 +12,6 @@ import re
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from worksheetgen.errors import ExportError
@@ -28,7 +27,7 @@ from worksheetgen.keyjson.read import (
     Variant,
     number_text,
 )
-from worksheetgen.render.markup import sanitize_math, split_markup
+from worksheetgen.render.markup import lms_math, markup_lms, sanitize_math
 from worksheetgen.textrules import WORD_JOINER
 
 CellContent = Callable[[Cell], str]
@@ -36,19 +35,15 @@ XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 MASKED_HINT = "Write a masked entry (−∞) as -inf; −∞ and masked are accepted too."
 
 
-@lru_cache(maxsize=8192)
 def math(tex: str) -> str:
     """Inline math for MathJax, with only safe commands."""
-    return r"\(" + sanitize_math(tex).strip() + r"\)"
+    return lms_math(tex)
 
 
-@lru_cache(maxsize=4096)
 def markup_text(markup: str) -> str:
-    """Prompt markup (text with $math$) as text with \\( \\) math, on one line."""
-    out = []
-    for is_math, text in split_markup(markup):
-        out.append(math(text) if is_math else text)
-    return " ".join("".join(out).split())
+    """Prompt markup (text with $math$) as text with \\( \\) math, on one line (the one
+    markup rule, ``render.markup.markup_lms``)."""
+    return markup_lms(markup)
 
 
 def choice_text(choice: Choice) -> str:
@@ -475,7 +470,7 @@ def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
                     f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny
                 )
         elif a.kind == "choice":
-            p.text = f"{prefix}Answer: {a.value}"
+            p.text = f"{prefix}Answer: {markup_text(str(a.value))}"
             if a.explanation:
                 p.text += " — " + markup_text(a.explanation)
         else:

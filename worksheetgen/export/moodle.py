@@ -237,7 +237,8 @@ def option_gap(part: KeyPart) -> str:
     a = part.answer
     assert a is not None
     alts = [
-        _alt("=" if o == a.value else "", cloze_escape(html.protected_plain(o))) for o in a.options
+        _alt("=" if o == a.value else "", cloze_escape(html.protected_plain(html.markup_text(o))))
+        for o in a.options
     ]
     return "{1:MULTICHOICE_V:" + "~".join(alts) + "}"
 
@@ -392,7 +393,10 @@ def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumbe
     else:
         a = part.answer
         assert a is not None
-        options = [(o == a.value, o, "Correct." if o == a.value else "") for o in a.options]
+        options = [
+            (o == a.value, html.markup_text(o), "Correct." if o == a.value else "")
+            for o in a.options
+        ]
     for correct, text, feedback in options:
         ans = ET.SubElement(q, "answer", {"fraction": "100" if correct else "0", "format": "html"})
         ET.SubElement(ans, "text").text = html.inline_html(text)
@@ -508,7 +512,7 @@ def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
     about = (
-        f"worksheetgen export of {doc.title!r}{html.key_note(doc)}: "
+        f"worksheetgen export of {html.markup_text(doc.title)!r}{html.key_note(doc)}: "
         f"{len(doc.questions)} question(s), one category each"
     )
     quiz.append(ET.Comment(" " + about.replace("--", "- -") + " "))

@@ -262,7 +262,10 @@ def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -
     else:
         a = part.answer
         assert a is not None
-        options = [(o == a.value, o, "Correct." if o == a.value else "") for o in a.options]
+        options = [
+            (o == a.value, html.markup_text(o), "Correct." if o == a.value else "")
+            for o in a.options
+        ]
     ids = [ident("choice", iid, str(k)) for k in range(len(options))]
     item = _item(section, iid, variant_name(v), "multiple_choice_question", graded_points(v), ids)
     pres = _el(item, "presentation")
@@ -339,7 +342,10 @@ def _blanks_of(
                 else:
                     a = part.answer
                     assert a is not None
-                    opts = [(chr(ord("A") + k), o, o == a.value) for k, o in enumerate(a.options)]
+                    opts = [
+                        (chr(ord("A") + k), html.markup_text(o), o == a.value)
+                        for k, o in enumerate(a.options)
+                    ]
                 ul = html.add(root, "ul")
                 for label, text, _ in opts:
                     html.add(ul, "li", f"{label}. {text}")
@@ -486,7 +492,7 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
-    title = f"{q.number}. {q.qid}: {q.title}"
+    title = f"{q.number}. {q.qid}: {html.markup_text(q.title)}"
     if has_graded:
         # every deal is worth the same (pools.check_slot): the group gives it to each
         first = deals[0].variants
@@ -536,7 +542,7 @@ def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
     out = html.XmlStream(text, what="a QTI assessment")  # not indented: a machine file inside a zip
     root = ET.Element("questestinterop", {"xmlns": QTI_NS})
     out.open(root)
-    assessment = ET.Element("assessment", ident=aid, title=doc.title)
+    assessment = ET.Element("assessment", ident=aid, title=html.markup_text(doc.title))
     md = _el(assessment, "qtimetadata")
     f = _el(md, "qtimetadatafield")
     _el(f, "fieldlabel", "cc_maxattempts")
@@ -552,7 +558,7 @@ def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
 def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     """Canvas's quiz settings (assessment_meta.xml): title, points, an unpublished quiz."""
     root = ET.Element("quiz", {"identifier": aid, "xmlns": CANVAS_NS})
-    _el(root, "title", doc.title)
+    _el(root, "title", html.markup_text(doc.title))
     _el(root, "description", f"worksheetgen export{html.key_note(doc)}")
     _el(root, "shuffle_answers", "false")
     _el(root, "scoring_policy", "keep_highest")

@@ -39,7 +39,7 @@ SELF_RIGHT = "all three from the decoder's target tokens"
 SELF_OPTIONS = (
     SELF_RIGHT,
     "all three from the encoder's source tokens",
-    "Q from the decoder, K and V from the encoder",
+    "$Q$ from the decoder, $K$ and $V$ from the encoder",
 )
 NUMERIC_DIMS = ("T_q", "T_k", "d_k", "d_v")
 
@@ -262,7 +262,7 @@ class Cross(Family):
                 r"\text{self-attention}",
                 SELF_RIGHT,
                 SELF_OPTIONS,
-                "Self-attention takes Q, K and V from one sequence; only cross-"
+                "Self-attention takes $Q$, $K$ and $V$ from one sequence; only cross-"
                 "attention splits them. The formula is the same.",
             ),
         ]

@@ -199,7 +199,7 @@ class SpotBug(QKVHead, Family):
         options = self.options(given)
         answers = (
             choice_answer(
-                "slip", r"\text{slip}", planted.description, options, f"The slip is {planted.name}."
+                "slip", r"\text{slip}", planted.description, options, f"The slip: {planted.title}."
             ),
             matrix_answer("A", "A", right.A, decimals, widen=2),
             output_answer(
@@ -215,7 +215,8 @@ class SpotBug(QKVHead, Family):
             Part("Correct the attention weights: write $A$.", "A"),
             Part("Correct the result: write the output $AV$.", "output", col_label="dim"),
         )
-        steps = [Step(f"The slip is {planted.name}.", text=planted.description)]
+        # on paper the slip's name, not its id (the id is in key.json and grade's report)
+        steps = [Step(f"The slip: {planted.title}.", text=planted.description)]
         steps += attention_steps(right, given, decimals)
         return Solution(
             shown=(

@@ -40,6 +40,7 @@ from worksheetgen.grading.responses import (
 )
 from worksheetgen.grading.score import grade_sheet
 from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant, gradable_parts, written_parts
+from worksheetgen.render.markup import markup_lms
 from worksheetgen.textrules import WORD_JOINER
 
 #: which try of an adaptive quiz counts when the download has one row per try
@@ -127,8 +128,10 @@ def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
             gaps.append(_Gap(name, (0, 0), options=options, right=right, letters=letters))
         elif p.kind == "choice" and p.answer is not None:
             a = p.answer
-            options = {_shown_text(o): norm_text(o) for o in a.options}
-            gaps.append(_Gap(a.name, (0, 0), options=options, right=_shown_text(str(a.value))))
+            # the options as the export wrote them (their math as \( … \))
+            options = {_shown_text(markup_lms(o)): norm_text(o) for o in a.options}
+            right = _shown_text(markup_lms(str(a.value)))
+            gaps.append(_Gap(a.name, (0, 0), options=options, right=right))
         elif p.answer is not None:
             for r, row in enumerate(p.answer.rows):
                 for c, cell in enumerate(row):

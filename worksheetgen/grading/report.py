@@ -36,7 +36,7 @@ from worksheetgen.grading.responses import header_row, parse_responses, read_tex
 from worksheetgen.grading.score import GradeResult, PartResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.keyjson.read import load_key as read_key
-from worksheetgen.render.markup import escape_md_inline
+from worksheetgen.render.markup import escape_md_inline, markup_md_inline
 
 SCORES_FILE = "scores.csv"
 REPORT_FILE = "report.md"
@@ -81,6 +81,12 @@ def _md(text: Any) -> str:
     in sheets.md and report.md."""
 
     return escape_md_inline(text)
+
+
+def _math_md(markup: str) -> str:
+    """A bank's text (a title, a slip's description: text with ``$…$`` math) in a line of
+    the report, its math as the sheets' Markdown prints it (``render.markup_md_inline``)."""
+    return markup_md_inline(markup)
 
 
 def _code(text: Any) -> str:
@@ -129,7 +135,7 @@ def _part_line(p: PartResult) -> str:
     if p.slips:
         named = "; ".join(
             f"**{_md(s.misconception)}**"
-            + (f" ({_md(s.description.rstrip('.'))})" if s.description else "")
+            + (f" ({_math_md(s.description.rstrip('.'))})" if s.description else "")
             for s in p.slips
         )
         line += f". Reproduced by {named}"
@@ -138,7 +144,8 @@ def _part_line(p: PartResult) -> str:
         line += ". No slip in the misconception library reproduces it"
     if p.wrong:
         shown = "; ".join(
-            (f"({w.entry}) " if w.entry else "") + f"wrote {_md(w.wrote)}, key {_md(w.expected)}"
+            (f"({w.entry}) " if w.entry else "")
+            + f"wrote {_md(w.wrote)}, key {_math_md(w.expected)}"
             for w in p.wrong[:12]
         )
         more = f"; and {len(p.wrong) - 12} more" if len(p.wrong) > 12 else ""
@@ -168,7 +175,7 @@ def _carry_lines(result: GradeResult) -> list[str]:
 def report_md(result: GradeResult) -> str:
     """A Markdown report: class summary, slips seen, and each student's parts with diagnoses."""
     key = result.key
-    out = [f"# Grading report: {_md(key.title or 'worksheet')}", ""]
+    out = [f"# Grading report: {_math_md(key.title or 'worksheet')}", ""]
     seed = f" (seed {key.seed})" if key.seed is not None else ""
     out.append(
         f"Key: {_code(key.path)}{seed}. Responses: {_code(result.responses)}. "
@@ -204,7 +211,8 @@ def report_md(result: GradeResult) -> str:
     if counts:
         out += ["| misconception | what it is | answers | students |", "|---|---|---:|---:|"]
         out += [
-            f"| {_md(s.misconception)} | {_md(s.description)} | {n} | {k} |" for s, n, k in counts
+            f"| {_md(s.misconception)} | {_math_md(s.description)} | {n} | {k} |"
+            for s, n, k in counts
         ]
     else:
         out.append("No wrong answer was reproduced by a slip in the misconception library.")
@@ -227,7 +235,7 @@ def report_md(result: GradeResult) -> str:
             continue
         for q in s.questions:
             out.append(
-                f"### Question {q.number}: {_md(q.title)} ({_code(q.id)}"
+                f"### Question {q.number}: {_math_md(q.title)} ({_code(q.id)}"
                 + (f", version {_md(q.version)}" if q.version else "")
                 + "), "
                 f"{points_text(q.earned)} / {points_text(q.points)}"

@@ -31,6 +31,7 @@ from worksheetgen.exact.rounding import SLACK
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.inputs import read_json
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
+from worksheetgen.render.markup import markup_lms
 from worksheetgen.textrules import char_problem, id_problem
 
 #: the largest key.json read: well above the key of the largest class build (40,000
@@ -1160,10 +1161,11 @@ def _printed_within(printed: Any, v: float, tol: float) -> bool:
 
 
 def slip_sentence(misconceptions: Sequence[str], descriptions: Sequence[str]) -> str:
-    """Feedback naming the slip(s) that give a wrong answer, as plain text."""
+    """Feedback naming the slip(s) that give a wrong answer, as LMS text (a description's
+    math as MathJax's ``\\( … \\)``)."""
     named = []
     for m, d in zip(misconceptions, descriptions, strict=True):
-        named.append(f"{m} ({d})" if d else m)
+        named.append(f"{m} ({markup_lms(d)})" if d else m)
     if len(named) == 1:
         return f"This is what the slip {named[0]} gives."
     return "This is what these slips give: " + "; ".join(named) + "."
@@ -1218,8 +1220,9 @@ def written_points(v: Variant, has_graded: bool) -> float:
 
 
 def category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[str]:
-    """The category path of a question's variants: sheet title, then the question."""
-    leaf = f"{q.number:02d} {q.qid} - {q.title}"
+    """The category path of a question's variants: sheet title, then the question (their
+    math as MathJax's ``\\( … \\)``)."""
+    leaf = f"{q.number:02d} {q.qid} - {markup_lms(q.title)}"
     if written:
         leaf += " (written part)"
-    return [doc.title, leaf]
+    return [markup_lms(doc.title), leaf]

@@ -31,6 +31,7 @@ from worksheetgen.model import (
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
 from worksheetgen.render.grid import GridRow, grid_layout, grid_questions, grid_row
+from worksheetgen.render.prompts import markup_math_problem
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
@@ -166,9 +167,15 @@ def load_bank(options: BuildOptions) -> Bank:
             raise UsageError(f"--title: {bad}")
         if len(options.title) > 4000:  # as a bank's title
             raise UsageError(f"--title: expected at most 4000 characters, got {len(options.title)}")
+        bad = markup_math_problem(options.title)  # its $math$ prints as a bank title's
+        if bad:
+            raise UsageError(f"--title: {bad}")
         info = replace(info, title=options.title)
     if options.course:
         bad = text_problem(options.course)
+        if bad:
+            raise UsageError(f"--course: {bad}")
+        bad = markup_math_problem(options.course)
         if bad:
             raise UsageError(f"--course: {bad}")
         info = replace(info, course=options.course)

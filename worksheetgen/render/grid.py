@@ -50,6 +50,8 @@ NAME_LINES = 3
 #: the kinds whose entries are words or letters, not math
 _WORDS = ("choice", "letter", "text")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# an option's letter, as the sheet prints it before the option (A, B, C, ...)
+OPTION_LETTERS = LETTERS.upper()
 
 
 # ------------------------------------------------------------------ printed widths
@@ -185,11 +187,11 @@ class GridRow:
 
 
 def option_letter(options: Sequence[str], value: object) -> str:
-    """The letter the sheet prints before ``value`` among ``options`` (a, b, c, ... in the
+    """The letter the sheet prints before ``value`` among ``options`` (A, B, C, ... in the
     order printed, as grading reads a letter), or the value itself when it is not one."""
     text = str(value)
-    if text in options and options.index(text) < len(LETTERS):
-        return LETTERS[options.index(text)]
+    if text in options and options.index(text) < len(OPTION_LETTERS):
+        return OPTION_LETTERS[options.index(text)]
     return text
 
 

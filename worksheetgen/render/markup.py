@@ -157,8 +157,11 @@ def escape_md_inline(text: Any) -> str:
     """``escape_md``'s escaping for text inside a line (a name in a heading, a value in a
     sentence, as grade's report.md prints them): the same characters escaped (emphasis,
     links, HTML, math), on one line, without the rule for the start of a paragraph."""
-    one_line = " ".join(_plain(str(text)).split())
-    return _MD_RE.sub(r"\\\1", one_line).replace("&", "&amp;")
+    return _escape_md_line(" ".join(_plain(str(text)).split()))
+
+
+def _escape_md_line(text: str) -> str:
+    return _MD_RE.sub(r"\\\1", text).replace("&", "&amp;")
 
 
 # Math in bank prompts may use only these commands: enough for attention arithmetic, and
@@ -507,3 +510,26 @@ def md_math(math: str) -> str:
 def markup_md(markup: str) -> str:
     """Prompt markup as Markdown with $math$ for MathJax/KaTeX."""
     return "".join(f"${md_math(t)}$" if m else escape_md(t) for m, t in split_markup(markup))
+
+
+@lru_cache(maxsize=16384)
+def markup_md_inline(markup: str) -> str:
+    """Markup inside a line of Markdown (a heading, a table cell, a sentence of grade's
+    report.md): text as :func:`escape_md_inline` escapes it, math as ``$…$``."""
+    one_line = " ".join(_plain(markup).split())
+    return "".join(
+        f"${md_math(t)}$" if m else _escape_md_line(t) for m, t in split_markup(one_line)
+    )
+
+
+@lru_cache(maxsize=8192)  # a class's export sets the same cells' math again and again
+def lms_math(math: str) -> str:
+    """Inline math for an LMS (Moodle's MathJax filter, Canvas): ``\\( … \\)``, sanitized."""
+    return r"\(" + sanitize_math(math).strip() + r"\)"
+
+
+@lru_cache(maxsize=16384)
+def markup_lms(markup: str) -> str:
+    """Markup as the LMS exports write it: plain text (their writers escape it for HTML or
+    their format) with ``\\( … \\)`` math, on one line."""
+    return " ".join("".join(lms_math(t) if m else t for m, t in split_markup(markup)).split())

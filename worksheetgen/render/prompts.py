@@ -738,3 +738,11 @@ def check_instructions(text: str, file: str, line: int | None) -> None:
         problem = markup_math_problem(markup)
         if problem:
             raise TemplateError(problem, file=file, line=line, field="sheet.instructions")
+
+
+def check_markup(text: str, file: str, line: int | None, field: str) -> None:
+    """Fail at bank load on a title or course whose ``$…$`` math would not print as written
+    (the same rule as a prompt's math: safe commands, math TeX can set)."""
+    problem = markup_math_problem(text)
+    if problem:
+        raise TemplateError(problem, file=file, line=line, field=field)
