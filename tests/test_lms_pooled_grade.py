@@ -137,18 +137,25 @@ def test_the_pooled_download_is_graded_as_moodle_graded_it(runner, tmp_path):
 
 
 def test_a_slip_in_the_pooled_question_is_diagnosed(runner, tmp_path):
-    """Ben ticked option A of q-cross-mc (the softmax-over-columns slip) inside the pooled
-    question of sheet A; the report names the slip under that question."""
+    """Ben typed a slip's values in the pooled question (attempts.json says which slip and
+    which sheet's picks Moodle drew); the report names the slip under one of the two
+    questions of that sheet, both headed as Moodle's Question 5."""
     ben = next(a for a in _attempts() if a["user"] == "s2")
-    assert ben["drawn"]["5"] == "5. shapes [A]"
-    assert ben["typed"]["5"]["planted"] == "softmax-over-columns"
+    slip = ben["typed"]["5"]["planted"]
+    assert slip
+    drawn = re.fullmatch(r"5\. shapes \[(\w)\]", ben["drawn"]["5"])
+    assert drawn
     _scores(runner, REAL / "responses-right.csv", tmp_path / "out")
     report = (tmp_path / "out" / "report.md").read_text("utf-8")
     section = report.split("(Ben Carter)", 1)[1].split("\n## ", 1)[0]
-    mc = section.split("(`q-cross-mc`, version A), 0 / 3", 1)[1].split("###", 1)[0]
-    assert "wrong (0/3). Reproduced by **softmax-over-columns**" in mc
-    assert "wrote A, key B" in mc
-    assert "(`q-cost`, version A), 3 / 3" in section
+    pooled = [c for c in section.split("### ")[1:] if c.startswith("Question 5:")]
+    key = json.loads(KEY.read_text("utf-8"))
+    sheet = drawn.group(1)
+    assert [f"(`{qid}`, version {sheet})" for qid in _picks(key, sheet)] == [
+        re.search(r"\(`[^`]+`, version \w\)", c).group(0)  # type: ignore[union-attr]
+        for c in pooled
+    ]
+    assert any(f"Reproduced by **{slip}**" in c for c in pooled), pooled
 
 
 def test_the_question_text_tells_the_sheet_of_a_pooled_slot(tmp_path):
@@ -162,14 +169,15 @@ def test_the_question_text_tells_the_sheet_of_a_pooled_slot(tmp_path):
 
 
 def test_a_pooled_right_answer_of_no_sheet_is_refused_with_its_line():
-    text = (REAL / "responses-right.csv").read_bytes().decode("utf-8-sig")
-    ada = next(a for a in _attempts() if a["user"] == "s1")
-    right = "; ".join(f"part {i}: {v}" for i, v in enumerate(ada["typed"]["5"]["key"], 1))
-    assert text.count(f'"{right}"') >= 2  # Ada's Response 5 and Right answer 5
-    bad = text.replace(f'"{right}","{right}"', f'"{right}","{right}0"', 1)
-    assert bad != text
+    rows = _rows(REAL / "responses-right.csv")
+    column = [c.strip() for c in rows[0][1]].index("Right answer 5")
+    line, first = rows[1]
+    assert first[column].startswith("part 1: ") and "; part 2: " in first[column]
+    first[column] += "0"  # the last gap's right answer of no sheet
     doc = load_key(KEY, GradeError)
     with pytest.raises(GradeError) as info:
-        parse_moodle_rows(list(_records(bad, "r.csv")), doc, grade_key(doc), "r.csv")
+        parse_moodle_rows(rows, doc, grade_key(doc), "r.csv")
     message = str(info.value)
-    assert "r.csv:2: Right answer 5: expected the right answer of a version (A/B/C/D)" in message
+    assert f"r.csv:{line}: Right answer 5: expected the right answer of a version (A/B/C/D)" in (
+        message
+    )
