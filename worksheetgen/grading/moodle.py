@@ -2,9 +2,13 @@
 
 A quiz built from ``export --to moodle`` has one random question per category: one slot per
 key question (two where a question has written parts as well: the graded parts, then an
-essay). The download does not say which version (A, B, C) each student drew, so each
-attempt's slot is matched to the version whose exact values, printed as Moodle prints them
-(14 significant digits, ``-inf`` for a masked cell, an option's text), are its Right answer
+essay). A pool of pick 2 or more is one slot too, drawing one cloze question per sheet that
+holds the sheet's picks in its order (``N. <pool> [<sheet>]``); downloads of quizzes from
+older exports have one slot per pick instead, and are read as such (the number of Response
+columns tells which). The download does not say which version (A, B, C) each student drew,
+so each attempt's slot is matched to the version (a pooled slot: the sheet's picks) whose
+values, as Moodle prints them (the exact value at 14 significant digits or, today, the
+printed value; ``-inf`` for a masked cell, an option's text), are its Right answer
 column. The Response column is then read gap by gap (``part 1: ...; part 2: ...``) into the
 same cells our own responses CSV gives, so grading is the same: partial and carried-forward
 credit, slip diagnoses, the class table.
@@ -96,6 +100,9 @@ class _Slot:
     number: int
     question: KeyQuestion
     written: bool
+    #: a pool of pick 2 or more dealt as today's exports deal it: per sheet, its picks in the
+    #: sheet's order (one cloze question each; empty for any other slot)
+    deals: tuple[tuple[Variant, ...], ...] = ()
 
 
 def _shown_text(text: str) -> str:
@@ -208,15 +215,26 @@ def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap], style: Style) -
     return True
 
 
-def _slots(doc: KeyDoc) -> list[_Slot]:
+def _deals(doc: KeyDoc, q: KeyQuestion) -> tuple[tuple[Variant, ...], ...]:
+    """Per sheet that has pool ``q``, the variants it picked there, in the sheet's order
+    (what the export puts in one question ``N. <pool> [<sheet>]``)."""
+    found = (tuple(v for v in sheet.variants if v.slot == q.qid) for sheet in doc.sheets)
+    return tuple(d for d in found if d)
+
+
+def _slots(doc: KeyDoc, pooled: bool = True) -> list[_Slot]:
     """The quiz's slots as the export makes them: per key question, its graded parts (if
-    any version has some; a pool's, once per question it picks: its category's random
-    questions), then its written parts (if any)."""
+    any version has some; a pool of pick 2 or more: one slot drawing a sheet's picks, or with
+    ``pooled`` false, as older exports made it, once per question it picks), then its
+    written parts (if any)."""
     out: list[_Slot] = []
     for q in doc.questions:
         if any(gradable_parts(v) for v in q.variants):
-            for _ in range(q.pick):
-                out.append(_Slot(len(out) + 1, q, False))
+            if pooled and q.pick > 1:
+                out.append(_Slot(len(out) + 1, q, False, _deals(doc, q)))
+            else:
+                for _ in range(q.pick):
+                    out.append(_Slot(len(out) + 1, q, False))
         if any(written_parts(v) for v in q.variants):
             out.append(_Slot(len(out) + 1, q, True))
     return out
@@ -366,17 +384,41 @@ def _option_value(gap: _Gap, text: str) -> str:
     return gap.options.get(_shown_text(text), norm_text(text))
 
 
-def _match(slot: _Slot, texts: str, line: int, name: str) -> tuple[Variant, list[_Gap], bool]:
-    """The version of ``slot``'s question whose key is the Right answer ``texts``: its exact
-    values as older exports made Moodle state them, else its printed values as today's do
-    (an exact match first, so that versions whose printed values agree stay apart)."""
+#: what a slot drew: each question in it with its gaps (several: a pool's picks on one
+#: sheet, gaps numbered through them in order), and whether it is a cloze question
+Drawn = tuple[list[tuple[Variant, list[_Gap]]], bool]
+
+
+def _candidates(slot: _Slot) -> list[Drawn]:
+    """What ``slot`` may draw: a version of its question, or one sheet's picks of a pool."""
+    if slot.deals:
+        return [([(v, _gaps(v)[0]) for v in deal], True) for deal in slot.deals]
+    out: list[Drawn] = []
+    for v in slot.question.variants:
+        gaps, cloze = _gaps(v)
+        out.append(([(v, gaps)], cloze))
+    return out
+
+
+def _versions(slot: _Slot) -> str:
+    if slot.deals:
+        return "/".join(deal[0].sheet_id for deal in slot.deals)
+    return "/".join(v.sheet_id for v in slot.question.variants)
+
+
+def _match(slot: _Slot, texts: str, line: int, name: str) -> Drawn:
+    """The version of ``slot``'s question (a pooled slot: the sheet's picks) whose key is the
+    Right answer ``texts``: its exact values as older exports made Moodle state them, else
+    its printed values as today's do (an exact match first, so that versions whose printed
+    values agree stay apart)."""
+    candidates = _candidates(slot)
     for style in STYLES:
-        for v in slot.question.variants:
-            gaps, cloze = _gaps(v)
+        for sections, cloze in candidates:
+            gaps = [g for _, gs in sections for g in gs]
             split = _split(texts, gaps, cloze)
             if split is not None and _is_right_answer(split, gaps, style):
-                return v, gaps, cloze
-    names = "/".join(v.sheet_id for v in slot.question.variants)
+                return sections, cloze
+    names = _versions(slot)
     raise GradeError(
         f"expected the right answer of a version ({names}) of question "
         f"{slot.question.number} ({slot.question.qid}) of the key, got "
@@ -437,35 +479,36 @@ def _fit(v: Variant, text: str, stated: Sequence[float]) -> int:
     return score
 
 
-def _match_text(slot: _Slot, text: str, line: int, name: str) -> Variant:
-    """The version of ``slot``'s question whose drawn numbers the Question text states (the
-    one that fits best; a tie is refused)."""
+def _match_text(slot: _Slot, text: str, line: int, name: str) -> tuple[Variant, ...]:
+    """The version of ``slot``'s question (a pooled slot: the sheet's picks) whose drawn
+    numbers the Question text states (the one that fits best; a tie is refused)."""
     stated = _numbers(_HEADINGS.sub(" ", text))
-    scored = [(_fit(v, text, stated), v) for v in slot.question.variants]
+    dealt = slot.deals or tuple((v,) for v in slot.question.variants)
+    scored = [(sum(_fit(v, text, stated) for v in deal), deal) for deal in dealt]
     best = max(k for k, _ in scored)
-    chosen = [v for k, v in scored if k == best]
-    if len(chosen) == 1 or all(v.given == chosen[0].given for v in chosen):
+    chosen = [d for k, d in scored if k == best]
+    givens = [[(v.qid, v.given) for v in d] for d in chosen]
+    if len(chosen) == 1 or all(g == givens[0] for g in givens):
         return chosen[0]
-    names = "/".join(v.sheet_id for v in slot.question.variants)
     raise GradeError(
-        f"expected the question text of one version ({names}) of question "
+        f"expected the question text of one version ({_versions(slot)}) of question "
         f"{slot.question.number} ({slot.question.qid}), got text that fits "
-        f"{'/'.join(v.sheet_id for v in chosen)} alike ({_RIGHT_OPTION})",
+        f"{'/'.join(d[0].sheet_id for d in chosen)} alike ({_RIGHT_OPTION})",
         file=name,
         line=line,
         field=f"Question {slot.number}",
     )
 
 
-def _match_slot(
-    slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str
-) -> tuple[Variant, list[_Gap], bool]:
-    """The version drawn in a graded slot: from its Right answer, else its Question text."""
+def _match_slot(slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str) -> Drawn:
+    """What a graded slot drew: from its Right answer, else its Question text."""
     if cols.right:
         return _match(slot, record[cols.right[slot.number]], line, name)
-    v = _match_text(slot, record[cols.qtext[slot.number]], line, name)
-    gaps, cloze = _gaps(v)
-    return v, gaps, cloze
+    deal = _match_text(slot, record[cols.qtext[slot.number]], line, name)
+    if slot.deals:
+        return [(v, _gaps(v)[0]) for v in deal], True
+    gaps, cloze = _gaps(deal[0])
+    return [(deal[0], gaps)], cloze
 
 
 def _read_attempt(
@@ -490,16 +533,24 @@ def _read_attempt(
         if slot.written:
             essays.append((slot, typed))
             continue
-        v, gaps, cloze = _match_slot(slot, record, cols, line, name)
-        if v.qid in drawn:  # a pool's random questions drew two versions of one question
-            clashes.append(
+        sections, cloze = _match_slot(slot, record, cols, line, name)
+        again = [v for v, _ in sections if v.qid in drawn]
+        if again:  # a pool's random questions drew two versions of one question
+            clashes += [
                 f"question {v.qid} twice in pool {slot.question.qid} (versions "
                 f"{drawn[v.qid][0].sheet_id} and {v.sheet_id}, line {line})"
-            )
+                for v in again
+            ]
             continue  # the rest of the row is still read, so that a bad cell is reported
-        cells: dict[str, dict[tuple[int, int], ResponseCell]] = {}
-        drawn[v.qid] = (v, cells)
-        numbers.setdefault(v.qid, slot.number)
+        # each gap with the cells of the question it belongs to (a pooled slot holds several)
+        gaps: list[_Gap] = []
+        into: list[dict[str, dict[tuple[int, int], ResponseCell]]] = []
+        for v, section in sections:
+            cells: dict[str, dict[tuple[int, int], ResponseCell]] = {}
+            drawn[v.qid] = (v, cells)
+            numbers.setdefault(v.qid, slot.number)
+            gaps += section
+            into += [cells] * len(section)
         if typed.strip() == _NONE:
             continue
         split = _split(typed, gaps, cloze)
@@ -511,7 +562,7 @@ def _read_attempt(
                 line=line,
                 field=f"Response {slot.number}",
             )
-        for gap, text in zip(gaps, split, strict=True):
+        for gap, text, cells in zip(gaps, split, into, strict=True):
             t = text.strip()
             if not t:
                 continue
@@ -524,7 +575,7 @@ def _read_attempt(
             v = got[0]
         elif cols.qtext:  # an essay-only question: its text may tell the version
             try:
-                v = _match_text(slot, record[cols.qtext[slot.number]], line, name)
+                v = _match_text(slot, record[cols.qtext[slot.number]], line, name)[0]
             except GradeError:  # versions that state the same numbers: graded by hand
                 v = slot.question.variants[0]
         else:
@@ -592,7 +643,14 @@ def parse_moodle_rows(
     _check_pools(doc)
     records = iter(rows)
     header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)), (1, []))
+    # a download of a quiz from an older export has a slot per pick of a pool (its Response
+    # columns say so); today's, one per pool
     slots = _slots(doc)
+    older = _slots(doc, pooled=False)
+    if len(older) != len(slots) and sum(bool(_RESPONSE.match(c)) for c in _cols(header)) == len(
+        older
+    ):
+        slots = older
     cols = _columns(header, name, header_line, len(slots))
     found = _attempts(records, cols, name)
     if not found:
