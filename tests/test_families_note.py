@@ -615,7 +615,7 @@ def test_concept_multiple_choice_keeps_the_right_option(write_bank):
     for a in sol.answers:
         assert a.kind == "choice" and a.value in a.options
     right = {
-        "softmax_axis": "Over the keys: each row of A sums to 1",
+        "softmax_axis": "Over the keys: each row of $A$ sums to 1",
         "positions": "No: permuting the tokens just permutes the outputs; order must be added",
         "why_heads": "So that different heads can attend to different things at the same time",
     }

@@ -577,6 +577,7 @@ def grade(
 ) -> None:
     """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV, .xlsx or
     .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import expect_key_secret, load_config
 
     with expect_key_secret(_using(load_config(config_path), quiet)):
