@@ -225,6 +225,7 @@ class ScoreTable(Family):
 @register
 class Softmax(ScoreTable):
     name = "softmax"
+    answers = ("scaled", "masked", "A")
     title = "Scaled softmax table"
     summary = "A score table S and d_k: fill in S/sqrt(d_k) and the row-wise softmax A."
     supports_choice = True
@@ -240,6 +241,7 @@ class Softmax(ScoreTable):
 @register
 class Causal(ScoreTable):
     name = "causal"
+    answers = ("scaled", "masked", "A")
     title = "Causal masking"
     summary = "A score table under a causal mask: the masked table with -inf, then A."
     supports_choice = True
@@ -293,6 +295,7 @@ class Lab3(QKVHead, Family):
     """The note's Lab 3: Q, K, V given (T = 4), scores, scale, mask, A, then A·V."""
 
     name = "lab3"
+    answers = ("scores", "scaled", "masked", "A", "output")
     title = "Lab 3: one attention head by hand"
     summary = "Q, K, V given: scores, scale, causal mask, A and the output A·V."
     supports_choice = True

@@ -250,6 +250,7 @@ class ConceptQuestions(Family):
     """One or more of the note's conceptual questions, as free text or pick-one."""
 
     name = "concept"
+    answers = tuple(answer_name(c.id) for c in CONCEPTS)
     title = "Concepts"
     choice_param = "multiple_choice"  # format: choice asks every question pick-one
     summary = (

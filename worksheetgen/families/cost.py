@@ -51,6 +51,7 @@ class Cost(Family):
     """How many attention scores a model computes: T^2 per head per layer, h*L*T^2 in all."""
 
     name = "cost"
+    answers = ("per_head", "total", "total_doubled", "unmasked")
     title = "The cost of attention"
     summary = (
         "Scores per head per layer (T^2), in total for h heads and L layers (h*L*T^2), "

@@ -49,6 +49,17 @@ class Cross(Family):
     """Cross-attention in an encoder-decoder: sources of Q, K, V; shapes of A and AV."""
 
     name = "cross"
+    answers = (
+        "Q_source",
+        "K_source",
+        "V_source",
+        "self_source",
+        "A_shape",
+        "output_shape",
+        "scaled",
+        "A",
+        "output",
+    )
     title = "Self versus cross attention"
     summary = (
         "Cross-attention between a decoder (T_q tokens) and an encoder (T_k tokens): "

@@ -25,6 +25,7 @@ def _values(p: ParamValue) -> list[int]:
 @register
 class Heads(Family):
     name = "heads"
+    answers = ("d_k", "concat_width", "W_O_shape")
     title = "Multi-head widths"
     summary = "Model width d and h heads: head width d_k = d/h, concat width, shape of W_O."
     # wo-transposed is not declared: here the concat is h * d/h = d wide, so W_O is square and

@@ -70,6 +70,7 @@ class Heatmap(Family):
     """A heatmap of attention weights A: the strongest key of a token; causal or not."""
 
     name = "heatmap"
+    answers = ("top_key", "is_causal")
     title = "Reading an attention heatmap"
     summary = (
         "An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "

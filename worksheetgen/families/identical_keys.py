@@ -72,6 +72,7 @@ class IdenticalKeys(Family):
     """Q and K with two equal keys: A's two columns are equal; explain why."""
 
     name = "identical-keys"
+    answers = ("scores", "A", "equal_pair", "equal_weights", "explain")
     title = "Identical keys"
     summary = (
         "Two equal keys get equal weight for every query: compute A and spot the equal "

@@ -33,6 +33,7 @@ class MultiHead(Family):
     """d and h: head width, concat width, W_O's shape, and 4d^2 (+ 4d) parameters."""
 
     name = "multihead"
+    answers = ("d_k", "concat_width", "W_Q_head_shape", "W_O_shape", "params", "params_bias")
     title = "Multi-head attention: widths and parameters"
     summary = (
         "Model width d and h heads (h divides d): d_k = d/h, concat width, shapes of a "

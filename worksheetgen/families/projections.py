@@ -55,6 +55,7 @@ class Projections(Family):
     """X (T x d) times W_Q, W_K, W_V; then S = QK^T and, if asked, S/sqrt(d_k), A and AV."""
 
     name = "projections"
+    answers = ("Q", "K", "V", "scores", "scaled", "A", "output")
     layout = LAYOUT
     title = "Queries, keys and values from X"
     summary = (

@@ -37,6 +37,7 @@ class ScaleEffect(Scaling):
     """Scaling's row (softmax with and without the scale) plus the variance argument."""
 
     name = "scale-effect"
+    answers = (*Scaling.answers, "var_qk", "var_scaled", "large_dk", "why_scale")
     title = "Why the scores are scaled"
     summary = (
         "Softmax a row with and without 1/sqrt(d_k) (did the largest entry gain or "

@@ -38,6 +38,7 @@ def _softmax_float(row: list[float]) -> np.ndarray:
 @register
 class Scaling(Family):
     name = "scaling"
+    answers: ClassVar[tuple[str, ...]] = ("scaled", "A", "A_unscaled", "largest_change", "peaked")
     title = "The effect of the scale"
     summary = "Softmax a row of scores with and without dividing by sqrt(d_k); which is peaked."
     supports_choice = True

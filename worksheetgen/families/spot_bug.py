@@ -84,6 +84,7 @@ class SpotBug(QKVHead, Family):
     """A worked solution with one planted slip: name it and correct the result."""
 
     name = "spot-the-bug"
+    answers = ("slip", "A", "output")
     title = "Spot the bug"
     summary = (
         "A worked attention head with exactly one slip: name the slip and write the "

@@ -54,6 +54,10 @@ class DotProduct(Family):
         IntParam("high", -9, 9, Pinned(3), "largest entry of q and k"),
     )
     prompt = "A query $q$ and a key $k$ of width $d_k = {{ d_k }}$ are below."
+    # the answers its parts ask: a part naming any other fails when this class is defined
+    answers = ("score", "scaled")
+    # how its given values are shown (worksheetgen.authoring.DISPLAY_KINDS lists the kinds)
+    display_kinds = ("vector", "scalar")
     slips = ("scale-by-dk", "no-scale")
     fingerprint = ("scaled",)
     # the scaled score follows from the student's own q·k: a wrong q·k costs marks once
