@@ -29,7 +29,6 @@ from worksheetgen.families.common import (
     int_scores,
     pinned,
 )
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 # The carried-forward steps of the attention chain (see Carry); each family's table below
@@ -222,7 +221,6 @@ class ScoreTable(Family):
         )
 
 
-@register
 class Softmax(ScoreTable):
     name = "softmax"
     answers = ("scaled", "masked", "A")
@@ -238,7 +236,6 @@ class Softmax(ScoreTable):
     )
 
 
-@register
 class Causal(ScoreTable):
     name = "causal"
     answers = ("scaled", "masked", "A")
@@ -290,7 +287,6 @@ class QKVHead:
         return out
 
 
-@register
 class Lab3(QKVHead, Family):
     """The note's Lab 3: Q, K, V given (T = 4), scores, scale, mask, A, then A·V."""
 

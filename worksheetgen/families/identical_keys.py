@@ -30,7 +30,6 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import computed, equal_score_rows, pinned
-from worksheetgen.families.registry import register
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of Q and K before giving up
@@ -67,7 +66,6 @@ def model_answer(a: int, b: int) -> str:
     )
 
 
-@register
 class IdenticalKeys(Family):
     """Q and K with two equal keys: A's two columns are equal; explain why."""
 

@@ -12,7 +12,6 @@ from worksheetgen.exact.answers import choice_answer, integer_answer, text_answe
 from worksheetgen.exact.mathtex import vector
 from worksheetgen.families.base import BoolParam, IntParam, Param, pick
 from worksheetgen.families.common import pinned
-from worksheetgen.families.registry import register
 from worksheetgen.families.scaling import Scaling
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -32,7 +31,6 @@ WHY_SCALE = (
 )
 
 
-@register
 class ScaleEffect(Scaling):
     """Scaling's row (softmax with and without the scale) plus the variance argument."""
 

@@ -38,7 +38,6 @@ from worksheetgen.families.common import (
     equal_score_rows,
     int_scores,
 )
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PLANTABLE = (
@@ -79,7 +78,6 @@ def buggy_steps(trace: Trace, given: dict[str, Any], slip: str, decimals: int) -
     return steps
 
 
-@register
 class SpotBug(QKVHead, Family):
     """A worked solution with one planted slip: name it and correct the result."""
 
