@@ -51,10 +51,6 @@ A_FROM_SCORES = Carry("A", ("scores",), ("scale", "softmax"), args=(("d_k", "d_k
 OUTPUT_FROM_A = Carry("output", ("A", "V"), ("matmul",))
 
 
-def _d_k_label(d_k: int | None) -> str:
-    return "" if d_k is None else sqrt_of(d_k)
-
-
 def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[Step]:
     """The worked steps of the note's procedure for one trace, rounded for display."""
 

@@ -79,7 +79,6 @@ from worksheetgen.families.common import (
 )
 from worksheetgen.model import (
     DISPLAY_KINDS,
-    Answer,
     Choices,
     DisplayKind,
     IntRange,
@@ -613,11 +612,6 @@ class Family:
         tuple shape. ``solve`` uses the correct recipe; a misconception flips one switch.
         """
         raise NotImplementedError
-
-
-def answer_lookup(answers: Sequence[Answer]) -> dict[str, Answer]:
-    """Answers by name."""
-    return {a.name: a for a in answers}
 
 
 def _listed(names: Sequence[str]) -> str:
