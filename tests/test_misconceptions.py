@@ -173,6 +173,7 @@ def test_wo_transposed_swaps_the_shape_and_applies_only_where_w_o_is_not_square(
         """Two heads emitting 3-wide values into a model of width 4: W_O is 6 x 4."""
 
         name = "wide-values"
+        answers: ClassVar[tuple[str, ...]] = ("W_O_shape",)
         slips: ClassVar[tuple[str, ...]] = ("wo-transposed",)
         fingerprint: ClassVar[tuple[str, ...]] = ("W_O_shape",)
 

@@ -127,6 +127,27 @@ def test_every_bundled_family_is_registered_by_its_entry_point():
         assert cls.name == name
 
 
+def test_an_installed_family_plugin_changes_nothing_the_bundled_families_tests_read(
+    installed, monkeypatch
+):
+    """Installing a plugin in the development environment (the example, here) adds a family
+    to the registry; the reference page, generated for the bundled families, stays as it is."""
+    from tests.test_docs import DOCS, _generate_module
+
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    installed(
+        plugins.FAMILIES,
+        "dot-product",
+        "worksheetgen_dot_product.family:DotProduct",
+        "worksheetgen-dot-product",
+    )
+    assert "dot-product" in FAMILIES
+    generate = _generate_module()
+    assert "dot-product" not in generate.bundled_families()
+    committed = (DOCS / "reference" / "families.md").read_text(encoding="utf-8")
+    assert generate.generated("families.md") == committed
+
+
 def test_the_bundled_exporters_are_registered_and_have_the_exporter_shape():
     assert export.exporter_names() == BUNDLED_EXPORTERS
     found = export.exporters()

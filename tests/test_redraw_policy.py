@@ -20,6 +20,7 @@ class Sevens(Family):
 
     name = "sevens"
     title = "Sevens"
+    answers: ClassVar[tuple[str, ...]] = ("digit",)
     redraws: ClassVar[int] = 500
 
     def __init__(self) -> None:

@@ -19,7 +19,6 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import WorksheetgenError, file_kind, keep_secret, shorten
@@ -312,10 +311,3 @@ def load_json(
     )
     check_json_tree(value, shown, error, max_depth, strings=strings, numbers=numbers.bad)
     return value
-
-
-def read_json(
-    path: str | os.PathLike[str] | Path, limit: int, *, what: str, error: type[WorksheetgenError]
-) -> Any:
-    """A JSON file read with ``read_limited`` and parsed with ``load_json``."""
-    return load_json(read_limited(path, limit, what=what, error=error), str(path), error)

@@ -7,11 +7,27 @@ Items into a Sheet, and Sheets into a Build that every renderer and exporter rea
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from worksheetgen.textrules import is_decimal
 
 AnswerKind = Literal["matrix", "vector", "scalar", "shape", "text", "choice", "heatmap"]
+
+#: How a given value is displayed in a question (``Shown.kind``), every kind there is:
+#:
+#: - ``matrix``: a list of rows of printed entries, inline in the question's math display;
+#: - ``vector``: a list of printed entries, inline;
+#: - ``scalar``: one printed string, inline;
+#: - ``heatmap``: a block of its own (``BLOCK_KINDS``): a mapping with the rows of printed
+#:   weights, the weights, and the row and column labels (``templates/*/shown/heatmap.*``).
+#:
+#: Each kind is drawn by the ``show(g)`` macro of its partial,
+#: ``templates/latex/shown/<kind>.tex.j2`` and ``templates/markdown/shown/<kind>.md.j2``. A
+#: family lists the kinds it shows in ``Family.display_kinds`` (checked against this list
+#: when the family is defined); a new kind is a line here, a partial per format, a
+#: ``BLOCK_KINDS`` line when it is a block and an HTML renderer in ``export.html.BLOCKS``.
+DisplayKind = Literal["matrix", "vector", "scalar", "heatmap"]
+DISPLAY_KINDS: tuple[DisplayKind, ...] = get_args(DisplayKind)
 
 
 @dataclass(frozen=True)
@@ -225,7 +241,7 @@ class Answer:
 #: ``show(g)`` macro of its template partial, ``templates/latex/shown/<kind>.tex.j2`` and
 #: ``templates/markdown/shown/<kind>.md.j2`` (a template folder of one's own may replace
 #: one); ``shown/<kind>.preamble.tex.j2``, where it exists, loads what the kind needs (TikZ).
-BLOCK_KINDS: dict[str, int] = {"heatmap": 10}
+BLOCK_KINDS: dict[DisplayKind, int] = {"heatmap": 10}
 
 
 @dataclass(frozen=True)
@@ -235,7 +251,7 @@ class Shown:
     scalar; a block kind's partial says what it reads, see ``BLOCK_KINDS``)."""
 
     label: str
-    kind: AnswerKind
+    kind: DisplayKind
     value: Any
 
     @property

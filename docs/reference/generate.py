@@ -13,6 +13,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from worksheetgen import plugins
 from worksheetgen.cli import main
 
 HERE = Path(__file__).resolve().parent
@@ -36,19 +37,32 @@ def _markdown_text(text: str) -> str:
     return text
 
 
+def bundled_families() -> list[str]:
+    """The names of worksheetgen's own families, read from the registry's entry points (a
+    plugin installed beside worksheetgen adds families this page does not describe)."""
+    found = plugins.plugins(plugins.FAMILIES)
+    return sorted(p.name for p in found if p.package == plugins.BUNDLED)
+
+
 def families_part() -> str:
-    """``worksheetgen families`` as Markdown: a heading per family, a line per parameter."""
+    """``worksheetgen families`` as Markdown, worksheetgen's own families only: a heading
+    per family, a line per parameter."""
+    ours = set(bundled_families())
     lines = ["## Every family and its parameters", ""]
     lines.append("What `worksheetgen families` prints, one family at a time.")
+    keep = False
     for line in _run("families").splitlines():
         if not line.strip():
             continue
         if line.startswith("    "):
-            name, _, rest = line.strip().partition(": ")
-            lines.append(f"- `{name}`: {_markdown_text(rest)}")
+            if keep:
+                name, _, rest = line.strip().partition(": ")
+                lines.append(f"- `{name}`: {_markdown_text(rest)}")
         else:
             name, _, rest = line.partition(": ")
-            lines += ["", f"### {name}", "", _markdown_text(rest), ""]
+            keep = name in ours
+            if keep:
+                lines += ["", f"### {name}", "", _markdown_text(rest), ""]
     return "\n".join(lines) + "\n"
 
 

@@ -570,14 +570,3 @@ def value_rounded(value: Any, decimals: int, whole: bool | None = None) -> Any:
     if isinstance(value, tuple | list):
         return [value_rounded(v, decimals) for v in value]
     return str(value)
-
-
-def value_kind(value: Any) -> str:
-    """The answer kind a fingerprint value prints as (for values no Answer describes)."""
-    if isinstance(value, tuple):
-        return "shape"
-    if isinstance(value, list):
-        return "matrix" if value and isinstance(value[0], list) else "vector"
-    if isinstance(value, str):
-        return "text"
-    return "scalar"

@@ -554,11 +554,6 @@ def matrix_floats(m: Matrix) -> list[list[float | str]]:
     return [[to_float(x) for x in row] for row in m]
 
 
-def matrix_rounded(m: Matrix, decimals: int) -> list[list[str]]:
-    """A matrix as printed strings."""
-    return [[rounded(x, decimals) for x in row] for row in m]
-
-
 def matrix_exact(m: Matrix) -> list[list[str]]:
     """A matrix as SymPy-parsable strings."""
     return [[text(x) for x in row] for row in m]

@@ -314,11 +314,6 @@ def _gap_count(part: KeyPart) -> int:
     return pools.gap_count(part)
 
 
-def gap_weights(v: Variant, parts: Sequence[KeyPart]) -> list[int]:
-    """The weight of each gap of each part (Moodle's whole-number ``{w:...}``)."""
-    return section_weights([(v, parts)])
-
-
 def section_weights(sections: Sequence[tuple[Variant, Sequence[KeyPart]]]) -> list[int]:
     """The weight of each gap of each part of ``sections``, in order: the smallest whole
     numbers in proportion to each entry's points on the sheet (a part's points over its gaps;

@@ -7,9 +7,9 @@ Families are found through the ``worksheetgen.families`` entry points (see
 from __future__ import annotations
 
 from worksheetgen.families.base import Family
-from worksheetgen.families.registry import Registry, register
+from worksheetgen.families.registry import Registry
 
-__all__ = ["FAMILIES", "Family", "get_family", "register"]
+__all__ = ["FAMILIES", "Family", "get_family"]
 
 #: family classes by name (read from the entry points on first use)
 FAMILIES = Registry()

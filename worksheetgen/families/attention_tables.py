@@ -29,7 +29,6 @@ from worksheetgen.families.common import (
     int_scores,
     pinned,
 )
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 # The carried-forward steps of the attention chain (see Carry); each family's table below
@@ -50,10 +49,6 @@ A_FROM_SCALED = (
 A_FROM_SCORES = Carry("A", ("scores",), ("scale", "softmax"), args=(("d_k", "d_k"),))
 #: AV from the student's A, times the given V (or the student's own V where it is an answer)
 OUTPUT_FROM_A = Carry("output", ("A", "V"), ("matmul",))
-
-
-def _d_k_label(d_k: int | None) -> str:
-    return "" if d_k is None else sqrt_of(d_k)
 
 
 def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[Step]:
@@ -222,9 +217,9 @@ class ScoreTable(Family):
         )
 
 
-@register
 class Softmax(ScoreTable):
     name = "softmax"
+    answers = ("scaled", "masked", "A")
     title = "Scaled softmax table"
     summary = "A score table S and d_k: fill in S/sqrt(d_k) and the row-wise softmax A."
     supports_choice = True
@@ -237,9 +232,9 @@ class Softmax(ScoreTable):
     )
 
 
-@register
 class Causal(ScoreTable):
     name = "causal"
+    answers = ("scaled", "masked", "A")
     title = "Causal masking"
     summary = "A score table under a causal mask: the masked table with -inf, then A."
     supports_choice = True
@@ -288,11 +283,11 @@ class QKVHead:
         return out
 
 
-@register
 class Lab3(QKVHead, Family):
     """The note's Lab 3: Q, K, V given (T = 4), scores, scale, mask, A, then A·V."""
 
     name = "lab3"
+    answers = ("scores", "scaled", "masked", "A", "output")
     title = "Lab 3: one attention head by hand"
     summary = "Q, K, V given: scores, scale, causal mask, A and the output A·V."
     supports_choice = True

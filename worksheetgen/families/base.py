@@ -1,10 +1,12 @@
 """What every question family shares: parameter declarations, validation and answer helpers.
 
 A family is one kind of question (``heads``: the widths of multi-head attention). It is a
-subclass of ``Family`` in a module of its own, registered under its ``name`` with
-``@register`` (``families.registry``), and it owns everything that differs between
-families: the stages, grading and the templates read what it declares and never test which
-family they have. Families never touch the file system or print.
+subclass of ``Family`` in a module of its own, registered under its ``name`` by an entry
+point of the ``worksheetgen.families`` group (``families.registry``), and it owns everything
+that differs between families: the stages, grading and the templates read what it declares
+and never test which family they have. Families never touch the file system or print.
+Family authors import all of this from ``worksheetgen.authoring``, the one front door; the
+declarations are checked when the class is defined (``definition_problems``).
 
 Adding a family, in the order the build uses it:
 
@@ -24,7 +26,8 @@ Adding a family, in the order the build uses it:
    that can never give a question raises DrawError.
 3. **Solve.** ``solve(given, decimals, item)`` returns a ``model.Solution``: ``shown``
    (the given values displayed, each a ``model.Shown`` with its display kind), ``parts``
-   (each a ``model.Part``: a sub-prompt and the name of the answer it asks for),
+   (each a ``model.Part``: a sub-prompt and the name of the answer it asks for, one of
+   the names the family declares in ``answers``),
    ``answers`` (``model.Answer``, made with ``exact.answers``: exact strings, floats and
    the printed strings) and ``steps`` (the worked solution of the key). Check the exact
    arithmetic against NumPy floats with ``cross_check``.
@@ -43,7 +46,8 @@ Adding a family, in the order the build uses it:
    recomputed from the student's own earlier answers (a slip costs marks once); key.json
    writes each variant's steps and the grader applies them, knowing no family.
 
-Display kinds: each ``Shown`` value names its kind, and every document draws it with the
+Display kinds (``model.DisplayKind``, listed in ``model.DISPLAY_KINDS``): each ``Shown``
+value names its kind, and every document draws it with the
 ``show(g)`` macro of the kind's template partial (``templates/latex/shown/<kind>.tex.j2``,
 ``templates/markdown/shown/<kind>.md.j2``; the HTML export's ``export.html.BLOCKS``).
 ``matrix`` (a list of rows of printed strings), ``vector`` (a list) and ``scalar`` (a
@@ -73,7 +77,15 @@ from worksheetgen.families.common import (
     range_pairs,
     shape_dims,
 )
-from worksheetgen.model import Answer, Choices, IntRange, ParamValue, Pinned, Solution
+from worksheetgen.model import (
+    DISPLAY_KINDS,
+    Choices,
+    DisplayKind,
+    IntRange,
+    ParamValue,
+    Pinned,
+    Solution,
+)
 
 if TYPE_CHECKING:
     from worksheetgen.bank.yamldoc import Doc
@@ -424,10 +436,23 @@ class Family:
     #: the display kinds (``model.Shown.kind``) its given values may be shown in: a
     #: document's preamble loads what each needs (``templates/latex/shown/<kind>.preamble
     #: .tex.j2``) from the bank alone, before any sheet is drawn; see ``model.BLOCK_KINDS``
-    display_kinds: ClassVar[tuple[str, ...]] = ("matrix", "vector", "scalar")
+    display_kinds: ClassVar[tuple[DisplayKind, ...]] = ("matrix", "vector", "scalar")
+    #: the names of every answer its parts may ask, in any variant (``model.Part.answer``,
+    #: ``model.Answer.name``): checked when the class is defined against ``target``,
+    #: ``carries`` and the answer names its parts write as literals, and at
+    #: build time against each variant's parts, so a typo fails on one line naming it
+    answers: ClassVar[tuple[str, ...]] = ()
     #: (matrix, dimension of its rows, of its columns) for the matrices a bank may pin: a
     #: dimension the bank also sets must agree with the pinned matrix's shape
     layout: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check a family's declarations when its class is defined: a typo in an answer name
+        or a display kind fails at import, on one line naming the family."""
+        super().__init_subclass__(**kwargs)
+        problems = definition_problems(cls)
+        if problems:
+            raise TypeError(problems[0])
 
     def validate(self, raw: Mapping[str, Any], doc: Doc, path: tuple) -> dict[str, ParamValue]:
         """Check the bank's ``params`` mapping; fill defaults; cross-field checks in ``check``."""
@@ -589,6 +614,119 @@ class Family:
         raise NotImplementedError
 
 
-def answer_lookup(answers: Sequence[Answer]) -> dict[str, Answer]:
-    """Answers by name."""
-    return {a.name: a for a in answers}
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names) if names else "(none)"
+
+
+def definition_problems(cls: type[Family], *, parts: bool | None = None) -> list[str]:
+    """What is wrong with a family class's declarations, one line each naming the family
+    (none for a class without a ``name``: a base other families extend).
+
+    Checked: ``name`` is a non-empty string; every ``display_kinds`` entry is a display kind
+    (``model.DISPLAY_KINDS``); ``answers`` is declared, each name once; ``target`` and
+    each ``Carry``'s answer (and at least one of its inputs) name declared answers; and,
+    with ``parts``, every answer name a ``Part(...)`` in the class's own
+    source writes as a literal is declared. ``parts`` defaults to True for a family outside
+    worksheetgen (a plugin: one module read, once); worksheetgen's own families are read by
+    the tests (``tests/test_family_definitions.py``), which keeps a build's start-up from
+    parsing every bundled module.
+    """
+    if "name" not in vars(cls) and not hasattr(cls, "name"):
+        return []
+    where = cls.__qualname__  # short: a plugin's import error says the module, within 200
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        return [f"family {cls.__module__}.{where}: name: expected a non-empty string, got {name!r}"]
+    at = f"family {name!r} ({where})"
+    out = [
+        f"{at}: display_kinds: expected one of {_listed(DISPLAY_KINDS)}, got {kind!r}"
+        f"{did_you_mean(str(kind), DISPLAY_KINDS)}"
+        for kind in cls.display_kinds
+        if kind not in DISPLAY_KINDS
+    ]
+    declared = cls.answers
+    if not declared:
+        return [*out, f"{at}: answers: expected the names of the answers its parts ask, got none"]
+    out += [
+        f"{at}: answers: expected each name once, got {n!r} twice"
+        for i, n in enumerate(declared)
+        if n in declared[:i]
+    ]
+
+    def unknown(field: str, got: str) -> str:
+        return (
+            f"{at}: {field}: expected an answer the family declares ({_listed(declared)}), "
+            f"got {got!r}{did_you_mean(got, declared)}"
+        )
+
+    if cls.target is not None and cls.target not in declared:
+        out.append(unknown("target", cls.target))
+    for carry in cls.carries:
+        if carry.answer not in declared:
+            out.append(unknown("carries", carry.answer))
+        elif not any(n in declared for n in carry.inputs):
+            out.append(
+                f"{at}: carries: expected the step for {carry.answer!r} to read at least one "
+                f"declared answer, got only {_listed(carry.inputs)}"
+            )
+    if parts is None:
+        parts = not cls.__module__.startswith("worksheetgen.")
+    if parts:
+        for prompt, answer in literal_parts(cls):
+            if answer not in declared:
+                out.append(
+                    f'{at}: part "{prompt}" asks for answer {answer!r}; expected one the family '
+                    f"declares ({_listed(declared)}){did_you_mean(answer, declared)}"
+                )
+    return out
+
+
+def literal_parts(cls: type) -> list[tuple[str, str]]:
+    """(prompt, answer name) of every ``Part(prompt, "name")`` the source of the class and of
+    the classes it extends (but ``Family``) writes with a literal name (a prompt that is not
+    a literal is shown as written, shortened); none from a class whose source cannot be read
+    (one made in a REPL)."""
+    import ast  # waits: only a plugin's definition and the tests read a family's source
+    import inspect  # waits: as ast
+
+    found: list[ast.ClassDef] = []
+    for klass in cls.__mro__:
+        if klass in (Family, object):
+            continue
+        try:
+            source = inspect.getsource(inspect.getmodule(klass) or klass)
+        except (OSError, TypeError):
+            continue
+        found += [
+            n
+            for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.ClassDef) and n.name == klass.__name__
+        ]
+    out = []
+    for node in (n for c in found for n in ast.walk(c)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        if called != "Part":
+            continue
+        given: dict[str | None, ast.expr] = dict(zip(("prompt", "answer"), node.args, strict=False))
+        given.update((k.arg, k.value) for k in node.keywords)
+        prompt, answer = given.get("prompt"), given.get("answer")
+        if not (isinstance(answer, ast.Constant) and isinstance(answer.value, str)):
+            continue
+        if prompt is None:
+            continue
+        if isinstance(prompt, ast.Constant) and isinstance(prompt.value, str):
+            text = prompt.value
+        elif isinstance(prompt, ast.JoinedStr):  # an f-string: its text, {…} where it varies
+            text = "".join(
+                str(v.value)
+                if isinstance(v, ast.Constant)
+                else "{" + ast.unparse(getattr(v, "value", v)) + "}"
+                for v in prompt.values
+            )
+        else:
+            text = ast.unparse(prompt)
+        out.append((text if len(text) <= 40 else text[:37] + "...", answer.value))
+    return out

@@ -120,11 +120,6 @@ def ints_of(m: Matrix) -> list[list[int]]:
     return [[ex.as_int(x) for x in row] for row in m]
 
 
-def transpose_rows(m: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    """The transpose of a list of rows."""
-    return [list(c) for c in zip(*m, strict=True)]
-
-
 def shape_dims(
     params: dict[str, ParamValue], layout: Sequence[tuple[str, str, str]]
 ) -> tuple[dict[str, tuple[int, str]], list[tuple[str, str]]]:

@@ -18,7 +18,6 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact.answers import choice_answer, text_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, OptionParam, pick
 from worksheetgen.families.common import param_values
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Solution, Step
 
 if TYPE_CHECKING:
@@ -245,11 +244,11 @@ def answer_name(concept_id: str) -> str:
     return concept_id.replace("-", "_")
 
 
-@register
 class ConceptQuestions(Family):
     """One or more of the note's conceptual questions, as free text or pick-one."""
 
     name = "concept"
+    answers = tuple(answer_name(c.id) for c in CONCEPTS)
     title = "Concepts"
     choice_param = "multiple_choice"  # format: choice asks every question pick-one
     summary = (

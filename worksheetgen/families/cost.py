@@ -10,7 +10,6 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import SolveError
 from worksheetgen.exact.answers import integer_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, pick
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -46,11 +45,11 @@ def total_question(h: int, layers: int) -> str:
     return "How many scores does the one head of the one layer compute?"
 
 
-@register
 class Cost(Family):
     """How many attention scores a model computes: T^2 per head per layer, h*L*T^2 in all."""
 
     name = "cost"
+    answers = ("per_head", "total", "total_doubled", "unmasked")
     title = "The cost of attention"
     summary = (
         "Scores per head per layer (T^2), in total for h heads and L layers (h*L*T^2), "

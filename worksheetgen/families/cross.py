@@ -25,7 +25,6 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import computed, max_of, param_values, pinned
-from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the lengths, or of Q and K, before giving up
@@ -44,11 +43,21 @@ SELF_OPTIONS = (
 NUMERIC_DIMS = ("T_q", "T_k", "d_k", "d_v")
 
 
-@register
 class Cross(Family):
     """Cross-attention in an encoder-decoder: sources of Q, K, V; shapes of A and AV."""
 
     name = "cross"
+    answers = (
+        "Q_source",
+        "K_source",
+        "V_source",
+        "self_source",
+        "A_shape",
+        "output_shape",
+        "scaled",
+        "A",
+        "output",
+    )
     title = "Self versus cross attention"
     summary = (
         "Cross-attention between a decoder (T_q tokens) and an encoder (T_k tokens): "

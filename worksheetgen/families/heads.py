@@ -10,7 +10,6 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
 from worksheetgen.families.base import Carry, Family, IntParam, Redraw, pick
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -22,9 +21,9 @@ def _values(p: ParamValue) -> list[int]:
     return list(range(p.lo, p.hi + 1))
 
 
-@register
 class Heads(Family):
     name = "heads"
+    answers = ("d_k", "concat_width", "W_O_shape")
     title = "Multi-head widths"
     summary = "Model width d and h heads: head width d_k = d/h, concat width, shape of W_O."
     # wo-transposed is not declared: here the concat is h * d/h = d wide, so W_O is square and

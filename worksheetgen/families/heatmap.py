@@ -22,7 +22,6 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
@@ -65,11 +64,11 @@ def askable(w: list[list[Fraction]], causal: bool) -> list[int]:
     return [i for i, row in enumerate(w) if top(row) is not None and (i > 0 or not causal)]
 
 
-@register
 class Heatmap(Family):
     """A heatmap of attention weights A: the strongest key of a token; causal or not."""
 
     name = "heatmap"
+    answers = ("top_key", "is_causal")
     title = "Reading an attention heatmap"
     summary = (
         "An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "

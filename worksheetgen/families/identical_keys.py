@@ -30,7 +30,6 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import computed, equal_score_rows, pinned
-from worksheetgen.families.registry import register
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of Q and K before giving up
@@ -67,11 +66,11 @@ def model_answer(a: int, b: int) -> str:
     )
 
 
-@register
 class IdenticalKeys(Family):
     """Q and K with two equal keys: A's two columns are equal; explain why."""
 
     name = "identical-keys"
+    answers = ("scores", "A", "equal_pair", "equal_weights", "explain")
     title = "Identical keys"
     summary = (
         "Two equal keys get equal weight for every query: compute A and spot the equal "

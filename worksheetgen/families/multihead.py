@@ -12,7 +12,6 @@ from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
 from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, Redraw, pick
 from worksheetgen.families.common import param_values, pinned
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -28,11 +27,11 @@ def layer_counts(d: int, h: int, d_k: int, d_v: int, wo_shape: tuple[int, int]) 
     return weights, biases
 
 
-@register
 class MultiHead(Family):
     """d and h: head width, concat width, W_O's shape, and 4d^2 (+ 4d) parameters."""
 
     name = "multihead"
+    answers = ("d_k", "concat_width", "W_Q_head_shape", "W_O_shape", "params", "params_bias")
     title = "Multi-head attention: widths and parameters"
     summary = (
         "Model width d and h heads (h divides d): d_k = d/h, concat width, shapes of a "

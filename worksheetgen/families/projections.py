@@ -39,7 +39,6 @@ from worksheetgen.families.common import (
     pinned,
     shape_dims,
 )
-from worksheetgen.families.registry import register
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the matrices before giving up
@@ -50,11 +49,11 @@ LAYOUT = (("X", "T", "d"), ("W_Q", "d", "d_k"), ("W_K", "d", "d_k"), ("W_V", "d"
 WEIGHTS = ("W_Q", "W_K", "W_V")
 
 
-@register
 class Projections(Family):
     """X (T x d) times W_Q, W_K, W_V; then S = QK^T and, if asked, S/sqrt(d_k), A and AV."""
 
     name = "projections"
+    answers = ("Q", "K", "V", "scores", "scaled", "A", "output")
     layout = LAYOUT
     title = "Queries, keys and values from X"
     summary = (

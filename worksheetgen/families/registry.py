@@ -26,15 +26,6 @@ def family_problem(obj: Any, name: str | None = None) -> str | None:
     return None
 
 
-def register(cls: type[Family]) -> type[Family]:
-    """Class decorator: check, when the module is imported, that ``cls`` is a well-formed family
-    (a Family subclass with a name). It does not register anything: the entry point does."""
-    problem = family_problem(cls)
-    if problem is not None:
-        raise TypeError(f"@register on {cls!r}: {problem}")
-    return cls
-
-
 def _adopt(obj: Any, name: str) -> type[Family]:
     """The family class an entry point names, checked."""
     problem = family_problem(obj, name)

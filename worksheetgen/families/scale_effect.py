@@ -12,7 +12,6 @@ from worksheetgen.exact.answers import choice_answer, integer_answer, text_answe
 from worksheetgen.exact.mathtex import vector
 from worksheetgen.families.base import BoolParam, IntParam, Param, pick
 from worksheetgen.families.common import pinned
-from worksheetgen.families.registry import register
 from worksheetgen.families.scaling import Scaling
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
@@ -32,11 +31,11 @@ WHY_SCALE = (
 )
 
 
-@register
 class ScaleEffect(Scaling):
     """Scaling's row (softmax with and without the scale) plus the variance argument."""
 
     name = "scale-effect"
+    answers = (*Scaling.answers, "var_qk", "var_scaled", "large_dk", "why_scale")
     title = "Why the scores are scaled"
     summary = (
         "Softmax a row with and without 1/sqrt(d_k) (did the largest entry gain or "

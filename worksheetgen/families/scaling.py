@@ -22,7 +22,6 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
@@ -35,9 +34,9 @@ def _softmax_float(row: list[float]) -> np.ndarray:
     return softmax_float(np.asarray(row, dtype=float))
 
 
-@register
 class Scaling(Family):
     name = "scaling"
+    answers: ClassVar[tuple[str, ...]] = ("scaled", "A", "A_unscaled", "largest_change", "peaked")
     title = "The effect of the scale"
     summary = "Softmax a row of scores with and without dividing by sqrt(d_k); which is peaked."
     supports_choice = True

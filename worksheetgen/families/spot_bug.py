@@ -38,7 +38,6 @@ from worksheetgen.families.common import (
     equal_score_rows,
     int_scores,
 )
-from worksheetgen.families.registry import register
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PLANTABLE = (
@@ -79,11 +78,11 @@ def buggy_steps(trace: Trace, given: dict[str, Any], slip: str, decimals: int) -
     return steps
 
 
-@register
 class SpotBug(QKVHead, Family):
     """A worked solution with one planted slip: name it and correct the result."""
 
     name = "spot-the-bug"
+    answers = ("slip", "A", "output")
     title = "Spot the bug"
     summary = (
         "A worked attention head with exactly one slip: name the slip and write the "

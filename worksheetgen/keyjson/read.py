@@ -205,11 +205,6 @@ class Variant:
     slot: str = ""  # the slot it fills: the pool it was picked from, or its own id
 
     @property
-    def has_choices(self) -> bool:
-        """True for a multiple-choice item."""
-        return any(p.choices for p in self.parts)
-
-    @property
     def choices(self) -> tuple[Choice, ...]:
         """A multiple-choice item's options (empty for other items)."""
         return next((p.choices for p in self.parts if p.choices), ())

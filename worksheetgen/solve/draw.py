@@ -248,11 +248,6 @@ def draw_variant(
     )
 
 
-def draw_given(spec: QuestionSpec, seed: int, sheet_id: str) -> dict[str, Any]:
-    """The given values of ``spec`` on sheet ``sheet_id``: they depend on nothing else."""
-    return draw_variant(spec, seed, sheet_id).given
-
-
 def _sample_givens(family: Family, params: dict[str, ParamValue], key: str) -> list[dict[str, Any]]:
     """The given values of a few fixed sample draws of ``family``: one per combination of
     drawn true/false parameters (they decide which variables and parts exist, e.g.

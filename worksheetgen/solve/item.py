@@ -388,6 +388,21 @@ def check_invariants(item: Item, label: str, exact: dict[str, Any] | None = None
     for part in sol.parts:
         if part.answer not in names:
             raise SolveError(f"part asks for unknown answer {part.answer!r}", field=label)
+    family = get_family(item.spec.family)
+    for part in sol.parts:
+        if part.answer not in family.answers:
+            raise SolveError(
+                f"family {family.name!r}: part asks for answer {part.answer!r}, which the "
+                f"family does not declare in answers ({', '.join(family.answers)})",
+                field=label,
+            )
+    for shown in sol.shown:
+        if shown.kind not in family.display_kinds:
+            raise SolveError(
+                f"family {family.name!r}: {shown.label!r} is shown as {shown.kind!r}, which "
+                f"the family does not declare in display_kinds ({', '.join(family.display_kinds)})",
+                field=label,
+            )
     if exact is None:
         exact = correct_values(item)
     _check_rows_sum_to_one(item, exact, label)

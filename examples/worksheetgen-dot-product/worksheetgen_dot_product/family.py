@@ -1,9 +1,10 @@
 """``dot-product``: one query against one key, the score q·k and the scaled score q·k/√d_k.
 
 The first step of self-attention for a single (query, key) pair. The answers are exact
-(worksheetgen.exact), the scaled score can be got wrong by the named slips ``scale-by-dk``
-(dividing by d_k) and ``no-scale`` (not dividing), and the scaled score is carried forward
-from the student's own q·k when grading.
+(``worksheetgen.authoring.exact``), the scaled score can be got wrong by the named slips
+``scale-by-dk`` (dividing by d_k) and ``no-scale`` (not dividing), and the scaled score is
+carried forward from the student's own q·k when grading. Everything it uses comes from
+``worksheetgen.authoring``, the one front door for family authors.
 """
 
 from __future__ import annotations
@@ -12,14 +13,28 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.attention.compute import Recipe
-from worksheetgen.errors import SolveError
-from worksheetgen.exact import number as ex
-from worksheetgen.exact.answers import integer_answer, scalar_answer
-from worksheetgen.exact.mathtex import sqrt_of
-from worksheetgen.families import Family
-from worksheetgen.families.base import Carry, IntParam, cross_check, int_matrix, pick
-from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
+# everything a family needs comes from the one front door, worksheetgen.authoring
+from worksheetgen.authoring import (
+    Carry,
+    Choices,
+    Family,
+    IntParam,
+    ParamValue,
+    Part,
+    Pinned,
+    Recipe,
+    Shown,
+    Solution,
+    SolveError,
+    Step,
+    cross_check,
+    exact,
+    int_matrix,
+    integer_answer,
+    pick,
+    scalar_answer,
+    sqrt_of,
+)
 
 
 def dot(q: list[int], k: list[int]) -> int:
@@ -39,6 +54,10 @@ class DotProduct(Family):
         IntParam("high", -9, 9, Pinned(3), "largest entry of q and k"),
     )
     prompt = "A query $q$ and a key $k$ of width $d_k = {{ d_k }}$ are below."
+    # the answers its parts ask: a part naming any other fails when this class is defined
+    answers = ("score", "scaled")
+    # how its given values are shown (worksheetgen.authoring.DISPLAY_KINDS lists the kinds)
+    display_kinds = ("vector", "scalar")
     slips = ("scale-by-dk", "no-scale")
     fingerprint = ("scaled",)
     # the scaled score follows from the student's own q·k: a wrong q·k costs marks once
@@ -57,19 +76,21 @@ class DotProduct(Family):
         return {"q": q, "k": k, "d_k": d_k}
 
     def evaluate(self, given: dict[str, Any], recipe: Recipe) -> dict[str, Any]:
-        score = ex.integer(dot(given["q"], given["k"]))
+        score = exact.integer(dot(given["q"], given["k"]))
         if recipe.scale == "none":
             return {"scaled": score}
-        divisor = ex.sqrt_int(given["d_k"]) if recipe.scale == "sqrt" else ex.integer(given["d_k"])
-        return {"scaled": ex.div(score, divisor)}
+        divisor = (
+            exact.sqrt_int(given["d_k"]) if recipe.scale == "sqrt" else exact.integer(given["d_k"])
+        )
+        return {"scaled": exact.div(score, divisor)}
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         q, k, d_k = given["q"], given["k"], given["d_k"]
         score = dot(q, k)
         if score != int(np.dot(q, k)):
             raise SolveError("q·k differs from NumPy's", field=item)
-        scaled = ex.div(ex.integer(score), ex.sqrt_int(d_k))
-        cross_check(item, "scaled", [ex.to_float(scaled)], [score / np.sqrt(d_k)])
+        scaled = exact.div(exact.integer(score), exact.sqrt_int(d_k))
+        cross_check(item, "scaled", [exact.to_float(scaled)], [score / np.sqrt(d_k)])
         products = " + ".join(f"({a})({b})" for a, b in zip(q, k, strict=True))
         return Solution(
             shown=(
@@ -89,7 +110,7 @@ class DotProduct(Family):
                 Step("Multiply entry by entry and add", f"q \\cdot k = {products} = {score}"),
                 Step(
                     f"Divide by $\\sqrt{{{d_k}}}$",
-                    f"{score} / {sqrt_of(d_k)} \\approx {ex.rounded(scaled, decimals)}",
+                    f"{score} / {sqrt_of(d_k)} \\approx {exact.rounded(scaled, decimals)}",
                 ),
             ),
         )
