@@ -41,6 +41,7 @@ def test_sheets_with_the_same_worked_key_share_a_version() -> None:
     assert by_id["few"].shown[1].codes == "C1, C3, C5"
     assert [v.tex for v in by_id["own"].shown] == ["tex 0"]  # the first sheet's, as example
     assert (by_id["own"].count, by_id["own"].sheets) == (6, 6)
+    assert by_id["own"].example.first == ("S0", "C0")
     labels = keys.labels()
     assert [s.get("few") for s in labels] == ["v1", "v2"] * 3
     assert all("same" not in s and "own" not in s for s in labels)
@@ -152,3 +153,11 @@ def test_a_classes_ta_key_is_the_grid_and_a_worked_key_per_version(tmp_path) -> 
     assert grid + worked <= _page_count(folders["class"] / "keys.pdf") // 5
     # the per-student keys are still there for those who want them
     assert (folders["class"] / "students" / "st01-key.pdf").is_file()
+
+
+def test_a_long_name_is_shortened_in_a_worked_keys_heading() -> None:
+    keys = WorkedKeys()
+    keys.add("W" * 600, "C0", [_piece("q", "x")])
+    (q,) = keys.questions()
+    label, code = q.example.first
+    assert code == "C0" and len(label) == 40 and label.endswith("\u2026")

@@ -36,6 +36,8 @@ MAX_SHOWN = 12
 #: fewer, (nearly) every student has numbers of their own, the grid carries the marking and
 #: the versions' worked keys would be most of the class's keys again
 SHARED = 3
+#: the longest a sheet's label is printed in a worked key's heading
+LABEL_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,15 @@ class Version:
     def label(self) -> str:
         """How the grid and the worked key name it: "v1", "v2", ..."""
         return f"v{self.number}"
+
+    @property
+    def first(self) -> tuple[str, str]:
+        """The first sheet that has it: its label (a long name shortened, so that the heading
+        that names it stays on the page; the grid has it whole) and its code."""
+        label, code = self.sheets[0]
+        if len(label) > LABEL_CHARS:
+            label = label[: LABEL_CHARS - 1].rstrip() + "\u2026"
+        return label, code
 
     @property
     def codes(self) -> str:
