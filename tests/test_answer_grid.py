@@ -146,8 +146,9 @@ def test_multiple_choice_shows_the_right_letter(tmp_path, write_bank):
     key = json.loads((result.folder / "key.json").read_text("utf-8"))
     letters = [s["questions"][1]["choice_answer"] for s in key["sheets"]]
     ((header, rows),) = _tables((result.folder / "keys-grid.md").read_text("utf-8"))[2]
-    assert header == ["sheet", "code", "(a)"]
-    assert [r[2] for r in rows] == [f"**{x}**" for x in letters]
+    # six versions, each its own: the key column names the worked key of each
+    assert header == ["sheet", "code", "key", "(a)"]
+    assert [r[3] for r in rows] == [f"**{x}**" for x in letters]
 
 
 def test_a_pick_one_answer_shows_the_letter_the_sheet_prints_for_it(tmp_path, write_bank):
@@ -166,7 +167,7 @@ def test_a_pick_one_answer_shows_the_letter_the_sheet_prints_for_it(tmp_path, wr
     )
     assert _check_against_key(result.folder, "keys-grid.md") == _entries(result.folder)
     tables = _tables((result.folder / "keys-grid.md").read_text("utf-8"))
-    picks = [r[2] for _, rows in tables[1][:1] for r in rows]
+    picks = [r[h.index("(a)")] for h, rows in tables[1][:1] for r in rows]
     assert set(picks) <= {f"**{x}**" for x in "ABCDEFGH"} and len(set(picks)) > 1
 
 

@@ -38,9 +38,16 @@ from worksheetgen.pipeline.options import (
     engine_refusal,
 )
 from worksheetgen.pipeline.output import check_out, staging_folder, swap_into_place, sweep_leftovers
-from worksheetgen.pipeline.sheet import document_context, grid_context, load_bank, sheet_grid_row
+from worksheetgen.pipeline.sheet import (
+    document_context,
+    grid_context,
+    item_title,
+    load_bank,
+    sheet_grid_row,
+)
 from worksheetgen.render.documents import render_document
 from worksheetgen.render.grid import GridRow
+from worksheetgen.render.worked import WorkedKeys, WorkedPiece
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.speed.workers import ForkMap
 
@@ -259,6 +266,7 @@ class RenderedSheet:
     draws_line: str  # its drawn parameters in manifest.json, one line
     items: int
     grid: GridRow  # its line of the answer grid
+    worked: tuple[WorkedPiece, ...] = ()  # its questions as the key prints them (TA key)
 
 
 def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
@@ -275,9 +283,26 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
         shuffle=build.info.shuffle,
     )
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
-    tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}
-    md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}
+    # each question's body as the key prints it, rendered once: for the key and for the
+    # TA key's worked versions (a NUL after each)
+    one = {**ctx, "sheet": sheet}
+    bodies = {
+        fmt: render_document(fmt, "worked", one, template_dir).split("\x00")[: len(sheet.items)]
+        for fmt in ("latex", "markdown")
+    }
+    tex, md = {}, {}
+    for kind in _KINDS:
+        with_bodies = {**ctx, "worked_bodies": bodies["latex"]}
+        tex[kind] = render_document("latex", kind, with_bodies, template_dir)
+        with_bodies = {**ctx, "worked_bodies": bodies["markdown"]}
+        md[kind] = render_document("markdown", kind, with_bodies, template_dir)
     draws = keyfile.sheet_draws(sheet)
+    worked = tuple(
+        WorkedPiece(item.spec.id, item_title(item), tex_body, md_body)
+        for item, tex_body, md_body in zip(
+            sheet.items, bodies["latex"], bodies["markdown"], strict=True
+        )
+    )
     return RenderedSheet(
         tex,
         md,
@@ -285,6 +310,7 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
         _json_item(draws),
         len(sheet.items),
         sheet_grid_row(sheet),
+        worked,
     )
 
 
@@ -377,11 +403,18 @@ def grid_head(build: Build, template_dir: str | None) -> str:
     return render_document("latex", "grid", ctx, template_dir)
 
 
-def grid_body(build: Build, rows: Sequence[GridRow]) -> dict[str, Any]:
-    """What the answer grid's templates see once every sheet is drawn (for the rest of the
-    LaTeX document after ``grid_head``, and the whole Markdown one)."""
+def grid_body(
+    build: Build, rows: Sequence[GridRow], worked: WorkedKeys, plan: ClassPlan
+) -> dict[str, Any]:
+    """What the TA key's templates see once every sheet is drawn (for the rest of the
+    LaTeX document after ``grid_head``, and the whole Markdown one): the answer grid, each
+    row naming its sheet's version of a question where several are printed, then the
+    worked keys, one per version of each question (``worked``)."""
     # the grid is the one "sheet" the base template's loop shows (the head is already out)
-    return {**_context(build, []), **grid_context(build, rows), "sheets": [None]}
+    ctx = {**_context(build, []), **grid_context(build, rows, worked.labels()), "sheets": [None]}
+    ctx["worked"] = worked.questions()
+    ctx["worked_own"] = f"the class's keys.pdf and in {plan.subfolder}/<id>-key.pdf"
+    return ctx
 
 
 def _write_sheets(
@@ -422,6 +455,7 @@ def _write_sheets(
     files.append("key.json")
     unicode = {"sheet": False, "key": False}
     grid_rows: list[GridRow] = []
+    worked = WorkedKeys(versions_build=plan.subfolder == "versions")
     grid_fh = open(tmp / f"{GRID}.tex", "w", encoding="utf-8")
     files.append(f"{GRID}.tex")
     try:
@@ -449,6 +483,7 @@ def _write_sheets(
             key_list.add_line(out.key_line)
             draw_list.add_line(out.draws_line)
             grid_rows.append(out.grid)
+            worked.add(out.grid.label, out.grid.code, out.worked)
             stats.sheets += 1
             stats.items += out.items
             report("sheets", n + 1, total)
@@ -459,7 +494,7 @@ def _write_sheets(
         key_list.close()
         key_fh.write(after)
         draw_list.close()
-        grid = grid_body(build, grid_rows)
+        grid = grid_body(build, grid_rows, worked, plan)
         tail = {**grid, "doc_head": False, "doc_tail": True}
         text = render_document("latex", "grid", tail, template_dir)
         grid_fh.write(text)

@@ -30,7 +30,13 @@ from worksheetgen.model import (
 )
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
-from worksheetgen.render.grid import GridRow, grid_layout, grid_questions, grid_row
+from worksheetgen.render.grid import (
+    GridRow,
+    grid_layout,
+    grid_questions,
+    grid_row,
+    with_versions,
+)
 from worksheetgen.render.prompts import markup_math_problem
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
@@ -291,9 +297,14 @@ def sheet_grid_row(sheet: Sheet) -> GridRow:
     return grid_row(sheet, [item_title(item) for item in sheet.items])
 
 
-def grid_context(build: Build, rows: Sequence[GridRow]) -> dict[str, Any]:
+def grid_context(
+    build: Build, rows: Sequence[GridRow], versions: Sequence[dict[str, str]] = ()
+) -> dict[str, Any]:
     """What the answer grid's template sees besides a document's context: the questions'
-    tables (of ``rows``, one per sheet) and how many sheets there are."""
+    tables (of ``rows``, one per sheet) and how many sheets there are; ``versions``: per
+    sheet, the worked-key version of each question the TA key prints several of."""
+    if versions:
+        rows = [with_versions(row, v) for row, v in zip(rows, versions, strict=True)]
     layout = grid_layout(rows)
     return {"grid": grid_questions(rows, layout), "grid_layout": layout, "grid_count": len(rows)}
 

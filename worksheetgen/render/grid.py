@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from worksheetgen.exact import mathtex
@@ -175,6 +175,9 @@ class GridItem:
     number: int
     title: str
     parts: tuple[PartAnswer, ...]
+    #: the version of the question's worked key that the TA key prints for this sheet
+    #: ("v2"), where it prints several (worksheetgen.render.worked); "" otherwise
+    version: str = ""
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,14 @@ def grid_row(sheet: Sheet, titles: Sequence[str]) -> GridRow:
     return GridRow(sheet.label, sheet.code, items)
 
 
+def with_versions(row: GridRow, versions: dict[str, str]) -> GridRow:
+    """The row with each question's worked-key version (question id -> "v2") noted."""
+    if not versions:
+        return row
+    items = tuple(replace(i, version=versions.get(i.qid, "")) for i in row.items)
+    return replace(row, items=items)
+
+
 # ------------------------------------------------------------------ the columns every table shares
 
 
@@ -251,6 +262,11 @@ class Layout:
     labels: dict[str, str]
     #: (code, full label) of every sheet whose label the tables shorten
     shortened: tuple[tuple[str, str], ...]
+
+    @property
+    def version_width(self) -> float:
+        """The width of the column naming each sheet's worked-key version ("v12")."""
+        return _pt(max(text_em("v12"), text_em("key")))
 
     @property
     def answers_width(self) -> float:
@@ -403,6 +419,7 @@ class Line:
     code: str
     cells: tuple[Cell, ...]
     number: int = 0  # the question's number on this sheet (shown where sheets differ)
+    version: str = ""  # the version of the worked key for this sheet ("v2"), if numbered
 
 
 @dataclass(frozen=True)
@@ -433,6 +450,13 @@ class GridQuestion:
     number: int
     title: str
     blocks: tuple[Block, ...]
+    #: True when the TA key prints several worked versions of it: each row names its own
+    versioned: bool = False
+
+    @property
+    def lead(self) -> int:
+        """How many columns come before the answers: label, code, Q and the version."""
+        return 2 + (not self.number) + self.versioned
 
 
 def _pieces(widths: Sequence[Sequence[float]], limit: float) -> list[list[tuple[int, int]]]:
@@ -531,9 +555,10 @@ def _question(qid: str, rows: Sequence[tuple[GridRow, GridItem]], room: float) -
                 entries = tuple(_entry(part, col) for col in g.columns)
                 math = tuple(map(_math, entries)) if g.kind not in _WORDS else ()
                 cells.append(Cell(entries, part.margin if part is not None else "", math))
-            lines.append(Line(row.label, row.code, tuple(cells), item.number))
+            lines.append(Line(row.label, row.code, tuple(cells), item.number, item.version))
         out.append(Block(tuple(block), tuple(lines)))
-    return GridQuestion(qid, first.number if same else 0, first.title, tuple(out))
+    versioned = any(item.version for _, item in rows)
+    return GridQuestion(qid, first.number if same else 0, first.title, tuple(out), versioned)
 
 
 def _heading_em(group: Group) -> float:
@@ -587,5 +612,7 @@ def grid_questions(rows: Sequence[GridRow], layout: Layout | None = None) -> lis
     for qid, found in by_id.items():
         numbered = all(item.number == found[0][1].number for _, item in found)
         room = layout.answers_width - (0 if numbered else layout.number_width + 2 * COLUMN_SEP)
+        if any(item.version for _, item in found):
+            room -= layout.version_width + 2 * COLUMN_SEP
         out.append(_question(qid, found, room))
     return out
