@@ -28,6 +28,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, pools
+from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
@@ -435,7 +436,7 @@ def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
         _cloze(quiz, v, parts, name, idnumber)
 
 
-def _about(q: KeyQuestion, deals: Sequence[pools.Deal]) -> str:
+def _about(q: KeyQuestion, deals: Sequence[Deal]) -> str:
     """What a question's category holds, and how a quiz gives each student its share."""
     points = number_text(float(sum(Fraction(str(graded_points(v))) for v in deals[0].variants)))
     if all(v.qid == q.qid for v in q.variants):
@@ -457,7 +458,7 @@ def _about(q: KeyQuestion, deals: Sequence[pools.Deal]) -> str:
     )
 
 
-def _deal_name(q: KeyQuestion, deal: pools.Deal) -> str:
+def _deal_name(q: KeyQuestion, deal: Deal) -> str:
     """The name of a question holding one sheet's picks of a pool."""
     return f"{q.number}. {q.qid} [{deal.sheet_id}]"
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 from worksheetgen.errors import ExportError
+from worksheetgen.keyjson.deals import Deal, deals
 from worksheetgen.keyjson.read import (
     KeyDoc,
     KeyPart,
@@ -34,31 +34,6 @@ from worksheetgen.keyjson.read import (
     written_parts,
     written_points,
 )
-
-
-@dataclass(frozen=True)
-class Deal:
-    """What one sheet printed for a slot: its variants there, in the sheet's order."""
-
-    sheet_id: str
-    variants: tuple[Variant, ...]
-
-    @property
-    def combined(self) -> bool:
-        """True when the deal holds several questions (a pool's picks)."""
-        return len(self.variants) > 1
-
-
-def deals(doc: KeyDoc, q: KeyQuestion) -> list[Deal]:
-    """The deals of slot ``q``, one per sheet in key order (a sheet without it has none)."""
-    if q.pick == 1:
-        return [Deal(v.sheet_id, (v,)) for v in q.variants]
-    out = []
-    for sheet in doc.sheets:
-        got = tuple(v for v in sheet.variants if v.slot == q.qid)
-        if got:
-            out.append(Deal(sheet.id, got))
-    return out
 
 
 def gap_count(part: KeyPart) -> int:

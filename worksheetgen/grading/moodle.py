@@ -39,6 +39,7 @@ from worksheetgen.grading.responses import (
     shorten,
 )
 from worksheetgen.grading.score import grade_sheet
+from worksheetgen.keyjson.deals import deals
 from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant, gradable_parts, written_parts
 from worksheetgen.render.markup import markup_lms
 from worksheetgen.textrules import WORD_JOINER
@@ -215,13 +216,6 @@ def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap], style: Style) -
     return True
 
 
-def _deals(doc: KeyDoc, q: KeyQuestion) -> tuple[tuple[Variant, ...], ...]:
-    """Per sheet that has pool ``q``, the variants it picked there, in the sheet's order
-    (what the export puts in one question ``N. <pool> [<sheet>]``)."""
-    found = (tuple(v for v in sheet.variants if v.slot == q.qid) for sheet in doc.sheets)
-    return tuple(d for d in found if d)
-
-
 def _slots(doc: KeyDoc, pooled: bool = True) -> list[_Slot]:
     """The quiz's slots as the export makes them: per key question, its graded parts (if
     any version has some; a pool of pick 2 or more: one slot drawing a sheet's picks, or with
@@ -231,7 +225,7 @@ def _slots(doc: KeyDoc, pooled: bool = True) -> list[_Slot]:
     for q in doc.questions:
         if any(gradable_parts(v) for v in q.variants):
             if pooled and q.pick > 1:
-                out.append(_Slot(len(out) + 1, q, False, _deals(doc, q)))
+                out.append(_Slot(len(out) + 1, q, False, tuple(d.variants for d in deals(doc, q))))
             else:
                 for _ in range(q.pick):
                     out.append(_Slot(len(out) + 1, q, False))
