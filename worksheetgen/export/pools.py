@@ -81,24 +81,45 @@ def _listed(values: Sequence[Fraction]) -> str:
     return ", ".join(number_text(float(x)) for x in sorted(set(values)))
 
 
+def deal_written(q: KeyQuestion, deal: Deal) -> float:
+    """What an LMS gives a deal of slot ``q`` for its written parts (graded by hand): see
+    ``written_points``."""
+    has_graded = any(gradable_parts(v) for v in q.variants)
+    return float(_written(deal, has_graded))
+
+
+def shares_written(q: KeyQuestion, found: Sequence[Deal]) -> bool:
+    """Whether slot ``q`` is exported with one written question for all its deals: it has
+    graded and written parts and more than one deal, so separate essays would be drawn apart
+    from the graded question (a student could get another version's essay). Its graded
+    question then asks the written part, and the one essay answers it."""
+    has_graded = any(gradable_parts(v) for v in q.variants)
+    has_written = any(written_parts(v) for v in q.variants)
+    return has_graded and has_written and len(found) > 1
+
+
 def check_slot(doc: KeyDoc, q: KeyQuestion, lms: str) -> list[Deal]:
     """The deals of slot ``q``, after checking that ``lms`` (``Moodle``, ``Canvas``) can deal
     them as the sheets did: every deal worth the same points in its graded question and in
-    its written part (one random slot carries one mark, one group one score), and a pool of
-    pick 2 or more without written parts (an essay cannot be drawn together with a cloze or
-    blanks question). Raises an ExportError naming the slot and what to change."""
+    its written part (one random slot carries one mark, one group one score), and, when the
+    slot's written part is one shared question (``shares_written``), a written part in every
+    deal (a sheet without one would be dealt an essay it never printed). Raises an
+    ExportError naming the slot and what to change."""
     found = deals(doc, q)
     kind = "pool" if any(v.qid != q.qid for v in q.variants) else "question"
     where = f"{kind} {q.qid}"
     has_graded = any(gradable_parts(v) for v in q.variants)
-    if q.pick > 1 and any(written_parts(v) for v in q.variants):
-        raise ExportError(
-            f"expected a pool {lms} can deal as one question per sheet, got alternatives "
-            f"with written parts ({lms} cannot draw an essay together with the rest of a "
-            "sheet's picks): give the written questions a slot of their own, or pick 1",
-            file=doc.source,
-            field=where,
-        )
+    if shares_written(q, found):
+        without = [d for d in found if not any(written_parts(v) for v in d.variants)]
+        if without:
+            names = ", ".join(dict.fromkeys(v.qid for d in without for v in d.variants))
+            raise ExportError(
+                f"expected a written part in every sheet's {kind} or in none ({lms} gives "
+                "the slot one written question, and a sheet without one would get it too), "
+                f"got {names} without: give the written questions a slot of their own",
+                file=doc.source,
+                field=where,
+            )
     what = "mark" if lms == "Moodle" else "score"
     for part, sums in (
         ("graded", [_graded(d) for d in found]),
