@@ -63,7 +63,13 @@ def pooled_plan(key: dict[str, Any], names: list[str], plan: dict[str, Any]) -> 
 
 
 def _names(moodle_xml: Path) -> list[str]:
-    root = ET.parse(moodle_xml).getroot()
+    """The question names of a Moodle XML file, or of a GIFT file (``::name::`` lines)."""
+    text = moodle_xml.read_text(encoding="utf-8")
+    if not text.lstrip().startswith("<"):
+        return [
+            re.sub(r"\\(.)", r"\1", m) for m in re.findall(r"^::((?:\\.|[^:\\])*)::", text, re.M)
+        ]
+    root = ET.fromstring(text)
     return [
         q.findtext("name/text") or "" for q in root.iter("question") if q.get("type") != "category"
     ]

@@ -9,7 +9,8 @@ per-answer feedback, short answer and essay, but no cloze. So:
   the whole prompt, in a category per variant, because a random pick must not mix variants;
   a comment in the file says so. Moodle XML keeps such a question as one cloze question.
 - written parts are essay questions with the model answer as general feedback (GIFT has no
-  grader information).
+  grader information); a question with several versions asks its written part in each
+  graded question and has one essay for all, as the Moodle XML export does.
 Every text is escaped for GIFT: ``\\`` and the characters ``~ = # { } :``.
 """
 

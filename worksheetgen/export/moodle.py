@@ -9,7 +9,8 @@ Mapping (see the README's "Exporting to an LMS"):
   accepts -inf, −∞ or "masked", MULTICHOICE_V gaps for choices
 - written parts (kind text)         -> ``essay`` with the model answer as grader information
   (in a "(written part)" category of its own, worth 0, when the question also has graded
-  parts)
+  parts; when it has several versions, or is a pool, each graded question asks its own
+  written part and the category holds one essay for all: pools.shares_written)
 A number's printed value is its first answer (Moodle shows it as the correct one); wrong answers
 a misconception produces get 0 % answers whose feedback names every slip they match. Every text
 is kept off Moodle's emoticon and URL filters (see html.protect).

@@ -14,7 +14,9 @@ holding one item per variant, so Canvas draws one variant per student. Items:
   -inf, −∞ and "masked", and a choice part accepts its option's letter or text. The question
   text says exactly how to write the numbers.
 - the written part of a question with graded parts is worth 0 (and says so): the quiz totals
-  what the key totals.
+  what the key totals. When the question has several versions (or is a pool), each graded
+  item asks its own written part and the written group holds one essay for all of them, so
+  no draw gives a student another version's written part (pools.shares_written).
 """
 
 from __future__ import annotations
