@@ -22,7 +22,12 @@ from worksheetgen.keyjson.read import load_key, written_parts
 
 REAL = Path(__file__).parent / "fixtures" / "moodle" / "real-4"
 KEY = REAL / "key.json"
-DOWNLOADS = ["responses-right.csv", "responses-right.xlsx", "responses-right.ods"]
+DOWNLOADS = [
+    "responses-right.csv",
+    "responses-right.xlsx",
+    "responses-right.ods",
+    "responses-qtext.csv",  # no Right answer: the versions told by the question text
+]
 
 
 def _rows(path: Path) -> list[tuple[int, list[str]]]:
