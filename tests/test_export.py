@@ -305,9 +305,9 @@ def test_moodle_puts_each_question_in_its_own_category_with_one_question_per_var
         "$course$/top/Fixture sheet/02 q-mask - Causal masking": ["q-mask:s1", "q-mask:s2"],
         "$course$/top/Fixture sheet/03 q-mc - Pick A": ["q-mc:s1", "q-mc:s2"],
         "$course$/top/Fixture sheet/04 q-words - Why scale": ["q-words:s1", "q-words:s2"],
+        # one essay both versions share: a separate draw could give another version's
         "$course$/top/Fixture sheet/04 q-words - Why scale (written part)": [
-            "q-words:s1:written",
-            "q-words:s2:written",
+            "q-words:written",
         ],
     }
 
@@ -426,12 +426,17 @@ def test_moodle_pick_one_answer_is_a_gap_and_written_part_an_essay_with_grader_i
     answers = graded.findall("answer")
     right = [htmllib.unescape(a.findtext("text")) for a in answers if a.get("fraction") == "100"]
     assert right == ["<span>without the scale</span>"]
-    essay = by_idnumber(questions, "q-words:s1:written")
+    # the written part is asked in the graded question, so each student reads their version's
+    text = htmllib.unescape(graded.find("questiontext/text").text)
+    assert "<b>(b)</b>" in text and "in the written question that follows" in text
+    essay = by_idnumber(questions, "q-words:written")  # one for both versions
+    assert essay.findtext("name/text") == "4. q-words (written)"
     # the written part of a mixed question has no points of its own: the key's total holds
     assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "0"
     assert "carries no points of its own" in essay.find("questiontext/text").text
     info = htmllib.unescape(essay.find("graderinfo/text").text)
     assert r"The variance of \(q \cdot k\) grows like \(d_k\)." in info
+    assert "Sheet s1:" in info and "Sheet s2:" in info  # each version's model answer
     assert essay.findtext("generalfeedback/text") in (None, "")  # not shown to students
 
 
@@ -575,9 +580,11 @@ def test_gift_multiple_choice_and_essay_read_back(runner, key_file):
     assert [w for w, _, _ in mc["answers"]] == [0, 100, 0]
     assert "no-scale" in mc["answers"][0][2] and "scale-by-dk" in mc["answers"][2][2]
     assert htmllib.unescape(mc["answers"][1][1]).startswith(r"B. <span>\(\begin{bmatrix} 0.80")
-    essay = next(q for q in questions if q["name"] == "4. q-words [s1] (written)")
+    # one essay both versions share, every version's model answer in its feedback
+    essay = next(q for q in questions if q["name"] == "4. q-words (written)")
     assert essay["kind"] == "essay"
     assert r"grows like \(d_k\)" in htmllib.unescape(essay["general"])
+    assert "Sheet s2:" in htmllib.unescape(essay["general"])
 
 
 # ---------------------------------------------------------------- Canvas QTI (unzipped)
@@ -617,7 +624,8 @@ def test_qti_groups_variants_of_each_question_and_picks_one(runner, key_file):
     ]
     for g in groups:
         assert g.findtext(f"{QTI}selection_ordering/{QTI}selection/{QTI}selection_number") == "1"
-        assert len(g.findall(f"{QTI}item")) == 2  # the two sheets' variants
+        # the two sheets' variants; the written part: one essay both versions share
+        assert len(g.findall(f"{QTI}item")) == (1 if "written" in g.get("title") else 2)
     points = [g.findtext(f".//{QTI}points_per_item") for g in groups]
     assert points == ["2", "4", "1", "3", "0"]  # a mixed question's written part: none
 

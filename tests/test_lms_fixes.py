@@ -360,7 +360,7 @@ def test_quiz_totals_are_the_keys_total(runner, key_file):
     assert Decimal(ET.fromstring(meta).findtext(f"{ns}points_possible")) == total
     # Moodle: a mixed question's written part (an essay of its own) adds no mark
     questions = moodle_questions(export(runner, key_file, "moodle"))
-    essay = by_idnumber(questions, "q-words:s1:written")
+    essay = by_idnumber(questions, "q-words:written")
     assert Decimal(essay.findtext("defaultgrade")) == 0
 
 

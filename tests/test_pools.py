@@ -458,7 +458,7 @@ def test_grading_a_moodle_download_of_a_quiz_with_a_pool_of_pick_2(runner, tmp_p
     ) in report
 
 
-def test_grading_a_moodle_download_of_a_pool_with_written_parts_is_refused_in_one_line(
+def test_grading_a_moodle_download_of_a_pool_with_written_parts_in_some_alternatives_is_refused(
     runner, tmp_path, write_bank
 ):
     bank = write_bank(
@@ -473,9 +473,10 @@ def test_grading_a_moodle_download_of_a_pool_with_written_parts_is_refused_in_on
     result = runner.invoke(main, argv)
     assert result.exit_code == 1
     assert result.output == (
-        f"worksheetgen: error: {folder / 'key.json'}: slots: expected pools without written "
-        "parts for a Moodle download, got pool 'p' with a written part (grade such a quiz "
-        "from a responses CSV: grade --template)\n"
+        f"worksheetgen: error: {folder / 'key.json'}: slots: expected a pool whose "
+        "alternatives all have a written part or none, as the Moodle export deals them, got "
+        "pool 'p' with alt-soft without one (grade such a quiz from a responses CSV: grade "
+        "--template)\n"
     )
     assert not out.exists()
 

@@ -9,7 +9,8 @@ per-answer feedback, short answer and essay, but no cloze. So:
   the whole prompt, in a category per variant, because a random pick must not mix variants;
   a comment in the file says so. Moodle XML keeps such a question as one cloze question.
 - written parts are essay questions with the model answer as general feedback (GIFT has no
-  grader information).
+  grader information); a question with several versions asks its written part in each
+  graded question and has one essay for all, as the Moodle XML export does.
 Every text is escaped for GIFT: ``\\`` and the characters ``~ = # { } :``.
 """
 
@@ -24,6 +25,7 @@ from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, pools
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
+from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
@@ -120,7 +122,9 @@ def with_general_feedback(answer: str, v: Variant, parts: Sequence[KeyPart]) -> 
     return f"{answer[:-1]} ####{gift_escape(html.key_html(v, parts))}}}"
 
 
-def _text(v: Variant, i: int, part: KeyPart, single: bool, entry: str = "") -> str:
+def _text(
+    v: Variant, i: int, part: KeyPart, single: bool, entry: str = "", ask_written: bool = False
+) -> str:
     root = html.question_root()
     html.add_intro(root, v)
     p = html.add_part_prompt(root, i, part, single)
@@ -128,6 +132,8 @@ def _text(v: Variant, i: int, part: KeyPart, single: bool, entry: str = "") -> s
         html.add(p, "br").tail = entry
     if part.answer is not None and any(c.masked for c in part.answer.cells):
         html.add(root, "p", html.MASKED_HINT)
+    if ask_written:
+        html.add_written_prompts(root, v, 1)
     return html.serialize(root)
 
 
@@ -139,7 +145,7 @@ def _entry_text(part: KeyPart, cell: Cell) -> str:
     return f"Write the entry of {html.math(a.label)} at {cell.label}."
 
 
-def _one(v: Variant, part: KeyPart) -> str | None:
+def _one(v: Variant, part: KeyPart, ask_written: bool = False) -> str | None:
     """The one GIFT question for a single-part variant, when GIFT can ask it as one."""
     name = variant_name(v)
     if part.choices:
@@ -151,14 +157,17 @@ def _one(v: Variant, part: KeyPart) -> str | None:
         answer, note = numeric_answer(part.answer.cells[0]), ""
     else:
         return None
-    return _question(name, _text(v, 0, part, True, note), with_general_feedback(answer, v, [part]))
+    text = _text(v, 0, part, True, note, ask_written)
+    return _question(name, text, with_general_feedback(answer, v, [part]))
 
 
-def _split(v: Variant, parts: Sequence[KeyPart]) -> Iterator[str]:
+def _split(v: Variant, parts: Sequence[KeyPart], ask_written: bool = False) -> Iterator[str]:
     """One GIFT question per entry (and per choice part) of a variant.
 
     Every question repeats the variant's prompt and given values: that HTML is made and
-    escaped once per variant, and only each entry's own paragraph per question.
+    escaped once per variant, and only each entry's own paragraph per question. With
+    ``ask_written``, the last one asks the variant's written parts too (answered in the
+    slot's one shared essay).
     """
     single = len(parts) == 1
     root = html.question_root()
@@ -168,13 +177,19 @@ def _split(v: Variant, parts: Sequence[KeyPart]) -> Iterator[str]:
     assert intro.endswith(end)
     head = gift_escape(intro[: -len(end)])
 
-    def question(name: str, i: int, part: KeyPart, answer: str, entry: str = "") -> str:
+    last = len(parts) - 1
+
+    def question(
+        name: str, i: int, part: KeyPart, answer: str, entry: str = "", end_of: bool = True
+    ) -> str:
         rest = html.question_root()  # holds this question's own paragraphs
         p = html.add_part_prompt(rest, i, part, single)
         if entry:
             html.add(p, "br").tail = entry
         if part.answer is not None and any(c.masked for c in part.answer.cells):
             html.add(rest, "p", html.MASKED_HINT)
+        if ask_written and i == last and end_of:
+            html.add_written_prompts(rest, v, len(parts))
         own = "".join(html.serialize(child) for child in rest) + end
         answer = with_general_feedback(answer, v, parts)
         return f"::{gift_escape(name)}::[html]{head}{gift_escape(own)}{answer}"
@@ -189,9 +204,11 @@ def _split(v: Variant, parts: Sequence[KeyPart]) -> Iterator[str]:
             yield question(name, i, part, options_answer(part), CHOICE_NOTE)
             continue
         assert part.answer is not None
-        for cell in part.answer.cells:
+        cells = part.answer.cells
+        for k, cell in enumerate(cells):
             label = f"{name} {part.answer.name}" + (f" {cell.label}" if cell.label else "")
-            yield question(label, i, part, numeric_answer(cell), _entry_text(part, cell))
+            entry = _entry_text(part, cell)
+            yield question(label, i, part, numeric_answer(cell), entry, k == len(cells) - 1)
 
 
 def _essay(v: Variant, parts: Sequence[KeyPart], suffix: str) -> str:
@@ -295,11 +312,13 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
             file=doc.source,
             field=f"pool {q.qid}",
         )
-    pools.check_slot(doc, q, "Moodle")
+    found = pools.check_slot(doc, q, "Moodle")
+    # several versions with a written part: the graded question asks it, one essay answers it
+    shared = pools.shares_written(q, found)
     graded = [(v, gradable_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
     base = category_name(doc, q)
-    whole = [(v, _one(v, p[0]) if len(p) == 1 else None) for v, p in graded if p]
+    whole = [(v, _one(v, p[0], shared) if len(p) == 1 else None) for v, p in graded if p]
     if has_graded and all(text is not None for _, text in whole):
         mark = Fraction(str(graded_points(whole[0][0])))
         yield f"// Question {q.number} ({q.qid}): mark {_mark(mark, scale)} each."
@@ -316,13 +335,25 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
             if parts:
                 yield _category([*base, v.sheet_id])
                 yield entry_marks_note(v, parts, scale)
-                yield from _split(v, parts)
+                yield from _split(v, parts, shared)
     written = [(v, written_parts(v)) for v in q.variants]
     if any(p for _, p in written):
         w = Fraction(str(written_points(next(v for v, p in written if p), has_graded)))
         yield f"// Question {q.number} ({q.qid}), written part: mark {_mark(w, scale)} each."
         yield _category(category_name(doc, q, written=has_graded))
+        if shared:
+            yield _shared_essay(q, found, float(w))
+            return
         yield from (_essay(v, p, " (written)" if has_graded else "") for v, p in written if p)
+
+
+def _shared_essay(q: KeyQuestion, found: Sequence[Deal], points: float) -> str:
+    """The one essay of a question whose versions have written parts: its text refers to the
+    prompt the graded question showed, its general feedback holds each sheet's model answer
+    (GIFT has no grader information)."""
+    key = html.shared_written_key([(d.sheet_id, d.variants) for d in found])
+    text = html.shared_written_text(q.number, q.qid, q.title, points)
+    return _question(f"{q.number}. {q.qid} (written)", text, "{####" + gift_escape(key) + "}")
 
 
 def write_gift(doc: KeyDoc, text: Any) -> None:

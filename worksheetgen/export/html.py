@@ -26,6 +26,7 @@ from worksheetgen.keyjson.read import (
     Shown,
     Variant,
     number_text,
+    written_parts,
 )
 from worksheetgen.render.markup import lms_math, markup_lms, sanitize_math
 from worksheetgen.textrules import WORD_JOINER
@@ -395,6 +396,62 @@ def add_part_prompt(root: ET.Element, i: int, part: KeyPart, single: bool) -> ET
         b = add(p, "b", part_letter(i))
         b.tail = " " + markup_text(part.prompt)
     return p
+
+
+def add_written_prompts(root: ET.Element, v: Variant, after: int) -> None:
+    """A variant's written parts asked inside its graded question (lettered after its
+    ``after`` graded parts), for a slot whose one written question is shared by every
+    version: the student reads the prompt of the version they drew, with its values, and
+    answers it in the written question that follows."""
+    parts = written_parts(v)
+    if not parts:
+        return
+    letters = [part_letter(after + j) for j in range(len(parts))]
+    for j, part in enumerate(parts):
+        add_part_prompt(root, after + j, part, False)
+    add(
+        root,
+        "p",
+        f"Answer {' and '.join(letters)} in words in the written question that follows this "
+        "one in the quiz.",
+    )
+
+
+def shared_written_text(number: int, qid: str, title: str, points: float) -> str:
+    """The text of the one written question of a slot with several versions (or a pool's
+    deals): it asks for the written part(s) the graded question showed, with their points."""
+    root = question_root()
+    add(
+        root,
+        "p",
+        f"Write here your answer to the written part of question {number} ({qid}: "
+        f"{markup_text(title)}): the part the question above asks in words, about the values "
+        "of your version of it.",
+    )
+    if points:
+        note = (
+            f"It is graded by hand and worth {number_text(points)} point(s), as on the printed key."
+        )
+    else:
+        note = (
+            "It is graded by hand and carries no points of its own: the question's points "
+            "are in its other parts, as on the printed key."
+        )
+    add(root, "p", note)
+    return serialize(root)
+
+
+def shared_written_key(deals: Sequence[tuple[str, Sequence[Variant]]]) -> str:
+    """The model answers of a shared written question, one per sheet (deal), each headed by
+    the sheet and the graded question that showed its prompt (what the grader looks up)."""
+    root = ET.Element("div", {"class": "worksheetgen-key"})
+    for sheet_id, variants in deals:
+        for v in variants:
+            parts = written_parts(v)
+            if parts:
+                add(add(root, "p"), "b", f"Sheet {sheet_id}: {v.qid} ({v.title})")
+                add_key(root, v, parts)
+    return serialize(root)
 
 
 def add_answer_area(root: ET.Element, part: KeyPart, content: CellContent) -> None:

@@ -9,7 +9,8 @@ Mapping (see the README's "Exporting to an LMS"):
   accepts -inf, −∞ or "masked", MULTICHOICE_V gaps for choices
 - written parts (kind text)         -> ``essay`` with the model answer as grader information
   (in a "(written part)" category of its own, worth 0, when the question also has graded
-  parts)
+  parts; when it has several versions, or is a pool, each graded question asks its own
+  written part and the category holds one essay for all: pools.shares_written)
 A number's printed value is its first answer (Moodle shows it as the correct one); wrong answers
 a misconception produces get 0 % answers whose feedback names every slip they match. Every text
 is kept off Moodle's emoticon and URL filters (see html.protect).
@@ -28,6 +29,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, pools
+from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
@@ -253,9 +255,14 @@ def _intro(v: Variant) -> ET.Element:
 
 
 def _cloze(
-    quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], name: str, idnumber: str
+    quiz: ET.Element,
+    v: Variant,
+    parts: Sequence[KeyPart],
+    name: str,
+    idnumber: str,
+    ask_written: bool = False,
 ) -> None:
-    _cloze_of(quiz, [(v, parts)], name, idnumber)
+    _cloze_of(quiz, [(v, parts)], name, idnumber, ask_written)
 
 
 def _cloze_of(
@@ -263,9 +270,12 @@ def _cloze_of(
     sections: Sequence[tuple[Variant, Sequence[KeyPart]]],
     name: str,
     idnumber: str,
+    ask_written: bool = False,
 ) -> None:
     """One cloze question asking the graded parts of ``sections``: one variant's, or a pool's
-    picks on one sheet (each under its own heading), so one random draw deals them together."""
+    picks on one sheet (each under its own heading), so one random draw deals them together.
+    With ``ask_written``, each section's written parts are asked there too (answered in the
+    slot's one shared essay)."""
     root = html.question_root()
     gaps: list[str] = []
 
@@ -293,6 +303,8 @@ def _cloze_of(
                 html.add(root, "p", gap(weighted(option_gap(part), weight)))
             else:
                 html.add_answer_area(root, part, _numeric_gaps(gap, weight))
+        if ask_written:
+            html.add_written_prompts(root, v, len(parts))
     if any(html.any_masked(parts) for _, parts in sections):
         html.add(root, "p", html.MASKED_HINT)
     # a prompt's own "{1:NUMERICAL:...}" must not become a gap: Moodle finds gaps in the
@@ -333,9 +345,13 @@ def weighted(gap: str, weight: int) -> str:
 _GAP_MARK = re.compile("\ue000(\\d+)\ue001")
 
 
-def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str) -> None:
+def _numerical(
+    quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str, ask_written: bool
+) -> None:
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
+    if ask_written:
+        html.add_written_prompts(root, v, 1)
     a = part.answer
     assert a is not None
     cell = a.rows[0][0]
@@ -363,9 +379,13 @@ def _numerical(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber:
     _el(q, "unitsleft", "0")
 
 
-def _multichoice(quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str) -> None:
+def _multichoice(
+    quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str, ask_written: bool
+) -> None:
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
+    if ask_written:
+        html.add_written_prompts(root, v, 1)
     q = _head(
         quiz,
         "multichoice",
@@ -417,20 +437,20 @@ def _essay(
     _text(q, "responsetemplate", "")
 
 
-def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
+def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], ask_written: bool) -> None:
     name = variant_name(v)
     idnumber = f"{v.qid}:{v.sheet_id}"
     if len(parts) == 1 and parts[0].choices:
-        _multichoice(quiz, v, parts[0], name, idnumber)
+        _multichoice(quiz, v, parts[0], name, idnumber, ask_written)
     elif len(parts) == 1 and parts[0].kind == "scalar":
-        _numerical(quiz, v, parts[0], name, idnumber)
+        _numerical(quiz, v, parts[0], name, idnumber, ask_written)
     elif len(parts) == 1 and parts[0].kind == "choice":
-        _multichoice(quiz, v, parts[0], name, idnumber)
+        _multichoice(quiz, v, parts[0], name, idnumber, ask_written)
     else:
-        _cloze(quiz, v, parts, name, idnumber)
+        _cloze(quiz, v, parts, name, idnumber, ask_written)
 
 
-def _about(q: KeyQuestion, deals: Sequence[pools.Deal]) -> str:
+def _about(q: KeyQuestion, deals: Sequence[Deal]) -> str:
     """What a question's category holds, and how a quiz gives each student its share."""
     points = number_text(float(sum(Fraction(str(graded_points(v))) for v in deals[0].variants)))
     if all(v.qid == q.qid for v in q.variants):
@@ -452,7 +472,7 @@ def _about(q: KeyQuestion, deals: Sequence[pools.Deal]) -> str:
     )
 
 
-def _deal_name(q: KeyQuestion, deal: pools.Deal) -> str:
+def _deal_name(q: KeyQuestion, deal: Deal) -> str:
     """The name of a question holding one sheet's picks of a pool."""
     return f"{q.number}. {q.qid} [{deal.sheet_id}]"
 
@@ -463,6 +483,8 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
+    # several deals with a written part: the graded question asks it, one essay answers it
+    shared = pools.shares_written(q, deals)
     if has_graded:
         _category(
             quiz,
@@ -472,19 +494,32 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         if q.pick > 1:
             for deal in deals:
                 sections = [(v, gradable_parts(v)) for v in deal.variants]
-                _cloze_of(quiz, sections, _deal_name(q, deal), f"{q.qid}:{deal.sheet_id}")
+                name = _deal_name(q, deal)
+                _cloze_of(quiz, sections, name, f"{q.qid}:{deal.sheet_id}", shared)
                 flush()
         else:
             for v, parts in graded:
                 if parts:
-                    _graded(quiz, v, parts)
+                    _graded(quiz, v, parts, shared)
                     flush()
     if any(p for _, p in written):
         _category(
             quiz,
             category_path(category_name(doc, q, written=has_graded)),
-            f"The written part of question {q.number} ({q.qid}), graded by hand.",
+            f"The written part of question {q.number} ({q.qid}), graded by hand"
+            + (
+                ": one essay every version shares, asking what the graded question showed; "
+                "add one random question from this category (or the essay itself), with the "
+                f"mark {number_text(pools.deal_written(q, deals[0]))}."
+                if shared
+                else "."
+            ),
         )
+        if shared:
+            points = pools.deal_written(q, deals[0])
+            _shared_essay(quiz, q, deals, points)
+            flush()
+            return
         for v, parts in written:
             if parts:
                 suffix = " (written)" if has_graded else ""
@@ -499,6 +534,24 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
                     written_points(v, has_graded),
                 )
                 flush()
+
+
+def _shared_essay(quiz: ET.Element, q: KeyQuestion, deals: Sequence[Deal], points: float) -> None:
+    """The one essay of a slot whose versions (or a pool's deals) have written parts: its
+    text refers to the prompt the graded question showed, its grader information holds each
+    sheet's model answer."""
+    text = html.shared_written_text(q.number, q.qid, q.title, points)
+    first = deals[0].variants[0]
+    q_el = _head(
+        quiz, "essay", first, f"{q.number}. {q.qid} (written)", text, "", points, f"{q.qid}:written"
+    )
+    _el(q_el, "responseformat", "editor")
+    _el(q_el, "responserequired", "1")
+    _el(q_el, "responsefieldlines", "10")
+    _el(q_el, "attachments", "0")
+    _el(q_el, "attachmentsrequired", "0")
+    _text(q_el, "graderinfo", html.shared_written_key([(d.sheet_id, d.variants) for d in deals]))
+    _text(q_el, "responsetemplate", "")
 
 
 def write_moodle_xml(doc: KeyDoc, text: Any) -> None:

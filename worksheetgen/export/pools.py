@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 from worksheetgen.errors import ExportError
+from worksheetgen.keyjson.deals import Deal, deals
 from worksheetgen.keyjson.read import (
     KeyDoc,
     KeyPart,
@@ -34,31 +34,6 @@ from worksheetgen.keyjson.read import (
     written_parts,
     written_points,
 )
-
-
-@dataclass(frozen=True)
-class Deal:
-    """What one sheet printed for a slot: its variants there, in the sheet's order."""
-
-    sheet_id: str
-    variants: tuple[Variant, ...]
-
-    @property
-    def combined(self) -> bool:
-        """True when the deal holds several questions (a pool's picks)."""
-        return len(self.variants) > 1
-
-
-def deals(doc: KeyDoc, q: KeyQuestion) -> list[Deal]:
-    """The deals of slot ``q``, one per sheet in key order (a sheet without it has none)."""
-    if q.pick == 1:
-        return [Deal(v.sheet_id, (v,)) for v in q.variants]
-    out = []
-    for sheet in doc.sheets:
-        got = tuple(v for v in sheet.variants if v.slot == q.qid)
-        if got:
-            out.append(Deal(sheet.id, got))
-    return out
 
 
 def gap_count(part: KeyPart) -> int:
@@ -106,24 +81,45 @@ def _listed(values: Sequence[Fraction]) -> str:
     return ", ".join(number_text(float(x)) for x in sorted(set(values)))
 
 
+def deal_written(q: KeyQuestion, deal: Deal) -> float:
+    """What an LMS gives a deal of slot ``q`` for its written parts (graded by hand): see
+    ``written_points``."""
+    has_graded = any(gradable_parts(v) for v in q.variants)
+    return float(_written(deal, has_graded))
+
+
+def shares_written(q: KeyQuestion, found: Sequence[Deal]) -> bool:
+    """Whether slot ``q`` is exported with one written question for all its deals: it has
+    graded and written parts and more than one deal, so separate essays would be drawn apart
+    from the graded question (a student could get another version's essay). Its graded
+    question then asks the written part, and the one essay answers it."""
+    has_graded = any(gradable_parts(v) for v in q.variants)
+    has_written = any(written_parts(v) for v in q.variants)
+    return has_graded and has_written and len(found) > 1
+
+
 def check_slot(doc: KeyDoc, q: KeyQuestion, lms: str) -> list[Deal]:
     """The deals of slot ``q``, after checking that ``lms`` (``Moodle``, ``Canvas``) can deal
     them as the sheets did: every deal worth the same points in its graded question and in
-    its written part (one random slot carries one mark, one group one score), and a pool of
-    pick 2 or more without written parts (an essay cannot be drawn together with a cloze or
-    blanks question). Raises an ExportError naming the slot and what to change."""
+    its written part (one random slot carries one mark, one group one score), and, when the
+    slot's written part is one shared question (``shares_written``), a written part in every
+    deal (a sheet without one would be dealt an essay it never printed). Raises an
+    ExportError naming the slot and what to change."""
     found = deals(doc, q)
     kind = "pool" if any(v.qid != q.qid for v in q.variants) else "question"
     where = f"{kind} {q.qid}"
     has_graded = any(gradable_parts(v) for v in q.variants)
-    if q.pick > 1 and any(written_parts(v) for v in q.variants):
-        raise ExportError(
-            f"expected a pool {lms} can deal as one question per sheet, got alternatives "
-            f"with written parts ({lms} cannot draw an essay together with the rest of a "
-            "sheet's picks): give the written questions a slot of their own, or pick 1",
-            file=doc.source,
-            field=where,
-        )
+    if shares_written(q, found):
+        without = [d for d in found if not any(written_parts(v) for v in d.variants)]
+        if without:
+            names = ", ".join(dict.fromkeys(v.qid for d in without for v in d.variants))
+            raise ExportError(
+                f"expected a written part in every sheet's {kind} or in none ({lms} gives "
+                "the slot one written question, and a sheet without one would get it too), "
+                f"got {names} without: give the written questions a slot of their own",
+                file=doc.source,
+                field=where,
+            )
     what = "mark" if lms == "Moodle" else "score"
     for part, sums in (
         ("graded", [_graded(d) for d in found]),

@@ -14,7 +14,9 @@ holding one item per variant, so Canvas draws one variant per student. Items:
   -inf, −∞ and "masked", and a choice part accepts its option's letter or text. The question
   text says exactly how to write the numbers.
 - the written part of a question with graded parts is worth 0 (and says so): the quiz totals
-  what the key totals.
+  what the key totals. When the question has several versions (or is a pool), each graded
+  item asks its own written part and the written group holds one essay for all of them, so
+  no draw gives a student another version's written part (pools.shares_written).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_of
 from worksheetgen.export import html, pools
+from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.read import (
     Cell,
     KeyDoc,
@@ -212,7 +215,9 @@ def _decimal_text(x: Decimal) -> str:
 # ---------------------------------------------------------------- items
 
 
-def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None:
+def _numerical(
+    section: ET.Element, iid: str, v: Variant, part: KeyPart, ask_written: bool = False
+) -> None:
     a = part.answer
     assert a is not None
     cell = a.cells[0]
@@ -222,6 +227,8 @@ def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None
     pres = _el(item, "presentation")
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
+    if ask_written:
+        html.add_written_prompts(root, v, 1)
     _material(pres, html.serialize(root))
     resp = _el(pres, "response_str", ident="response1", rcardinality="Single")
     _el(_el(resp, "render_fib", fibtype="Decimal"), "response_label", ident=aid)
@@ -256,7 +263,9 @@ def _numerical(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None
     _feedback(item, "general_fb", html.key_html(v, [part]))
 
 
-def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -> None:
+def _multiple_choice(
+    section: ET.Element, iid: str, v: Variant, part: KeyPart, ask_written: bool = False
+) -> None:
     if part.choices:
         options = [(c.correct, html.choice_text(c), choice_feedback(c)) for c in part.choices]
     else:
@@ -271,6 +280,8 @@ def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -
     pres = _el(item, "presentation")
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
+    if ask_written:
+        html.add_written_prompts(root, v, 1)
     _material(pres, html.serialize(root))
     choice = _el(
         _el(pres, "response_lid", ident="response1", rcardinality="Single"), "render_choice"
@@ -294,9 +305,11 @@ def _multiple_choice(section: ET.Element, iid: str, v: Variant, part: KeyPart) -
             _feedback(item, f"{cid}_fb", fb)
 
 
-def _blanks(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart]) -> None:
+def _blanks(
+    section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart], ask_written: bool
+) -> None:
     """A fill-in-multiple-blanks item: one [blank] per entry, choice parts included."""
-    _blanks_of(section, iid, [(v, parts)], variant_name(v))
+    _blanks_of(section, iid, [(v, parts)], variant_name(v), ask_written)
 
 
 def _blanks_of(
@@ -304,10 +317,12 @@ def _blanks_of(
     iid: str,
     sections: Sequence[tuple[Variant, Sequence[KeyPart]]],
     title: str,
+    ask_written: bool = False,
 ) -> None:
     """A fill-in-multiple-blanks item asking the graded parts of ``sections``: one variant's,
     or a pool's picks on one sheet (each under its own heading), so that one draw of the
-    group deals them together."""
+    group deals them together. With ``ask_written``, each section's written parts are asked
+    there too (answered in the slot's one shared essay)."""
     blanks: list[tuple[str, list[str]]] = []
     used: set[str] = set()
 
@@ -359,6 +374,8 @@ def _blanks_of(
                 assert a is not None
                 digits |= {decimals_of(c.printed) for c in a.cells if not c.masked}
                 html.add_answer_area(root, part, cell_blank)
+        if ask_written:
+            html.add_written_prompts(root, v, len(parts))
     note = []
     if digits:
         note.append(spelling_note(sorted(digits)))
@@ -465,13 +482,35 @@ def _essay(
     _feedback(item, "general_fb", html.key_html(v, parts))
 
 
-def _graded_item(section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart]) -> None:
+def _shared_essay(
+    section: ET.Element, iid: str, q: KeyQuestion, deals: Sequence[Deal], points: float
+) -> None:
+    """The one essay of a slot whose versions (or a pool's deals) have written parts: its
+    text refers to the prompt the graded item showed, its general feedback holds each
+    sheet's model answer."""
+    item = _item(section, iid, f"{q.number}. {q.qid} (written)", "essay_question", points)
+    pres = _el(item, "presentation")
+    _material(pres, html.shared_written_text(q.number, q.qid, q.title, points))
+    resp = _el(pres, "response_str", ident="response1", rcardinality="Single")
+    _el(_el(resp, "render_fib"), "response_label", ident="answer1", rshuffle="No")
+    res = _outcomes(item)
+    _general_feedback(res)
+    cond = _el(res, "respcondition", **{"continue": "No"})
+    _el(_el(cond, "conditionvar"), "other")
+    _feedback(
+        item, "general_fb", html.shared_written_key([(d.sheet_id, d.variants) for d in deals])
+    )
+
+
+def _graded_item(
+    section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart], ask_written: bool
+) -> None:
     if len(parts) == 1 and (parts[0].choices or parts[0].kind == "choice"):
-        _multiple_choice(section, iid, v, parts[0])
+        _multiple_choice(section, iid, v, parts[0], ask_written)
     elif len(parts) == 1 and parts[0].kind == "scalar":
-        _numerical(section, iid, v, parts[0])
+        _numerical(section, iid, v, parts[0], ask_written)
     else:
-        _blanks(section, iid, v, parts)
+        _blanks(section, iid, v, parts, ask_written)
 
 
 def _group(gid: str, title: str, points: float, pick: int = 1) -> ET.Element:
@@ -492,6 +531,8 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
+    # several deals with a written part: the graded item asks it, one essay answers it
+    shared = pools.shares_written(q, deals)
     title = f"{q.number}. {q.qid}: {html.markup_text(q.title)}"
     if has_graded:
         # every deal is worth the same (pools.check_slot): the group gives it to each
@@ -503,12 +544,14 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
             for deal in deals:
                 sections = [(v, gradable_parts(v)) for v in deal.variants]
                 name = f"{q.number}. {q.qid} [{deal.sheet_id}]"
-                _blanks_of(section, ident(aid, "item", q.qid, deal.sheet_id), sections, name)
+                iid = ident(aid, "item", q.qid, deal.sheet_id)
+                _blanks_of(section, iid, sections, name, shared)
                 out.flush()
         else:
             for v, parts in graded:
                 if parts:
-                    _graded_item(section, ident(aid, "item", *_item_names(q, v)), v, parts)
+                    iid = ident(aid, "item", *_item_names(q, v))
+                    _graded_item(section, iid, v, parts, shared)
                     out.flush()
         out.close()
         total += points
@@ -518,8 +561,15 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
         # gives points per part): its points are all in the graded group, so the quiz totals
         # what the key totals
         points = max(written_points(v, has_graded) for v, p in written if p)
+        if shared:  # one essay for every deal (each worth the same: pools.check_slot)
+            points = pools.deal_written(q, deals[0])
         section = _group(ident(aid, "group", q.qid, "written"), wtitle, points)
         out.open(section)
+        if shared:  # the group of one always gives it
+            _shared_essay(section, ident(aid, "item", q.qid, "written"), q, deals, points)
+            out.flush()
+            out.close()
+            return total + points
         for v, parts in written:
             if parts:
                 name = variant_name(v) + (" (written)" if has_graded else "")

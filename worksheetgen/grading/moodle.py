@@ -39,6 +39,7 @@ from worksheetgen.grading.responses import (
     shorten,
 )
 from worksheetgen.grading.score import grade_sheet
+from worksheetgen.keyjson.deals import deals
 from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant, gradable_parts, written_parts
 from worksheetgen.render.markup import markup_lms
 from worksheetgen.textrules import WORD_JOINER
@@ -215,13 +216,6 @@ def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap], style: Style) -
     return True
 
 
-def _deals(doc: KeyDoc, q: KeyQuestion) -> tuple[tuple[Variant, ...], ...]:
-    """Per sheet that has pool ``q``, the variants it picked there, in the sheet's order
-    (what the export puts in one question ``N. <pool> [<sheet>]``)."""
-    found = (tuple(v for v in sheet.variants if v.slot == q.qid) for sheet in doc.sheets)
-    return tuple(d for d in found if d)
-
-
 def _slots(doc: KeyDoc, pooled: bool = True) -> list[_Slot]:
     """The quiz's slots as the export makes them: per key question, its graded parts (if
     any version has some; a pool of pick 2 or more: one slot drawing a sheet's picks, or with
@@ -231,7 +225,7 @@ def _slots(doc: KeyDoc, pooled: bool = True) -> list[_Slot]:
     for q in doc.questions:
         if any(gradable_parts(v) for v in q.variants):
             if pooled and q.pick > 1:
-                out.append(_Slot(len(out) + 1, q, False, _deals(doc, q)))
+                out.append(_Slot(len(out) + 1, q, False, tuple(d.variants for d in deals(doc, q))))
             else:
                 for _ in range(q.pick):
                     out.append(_Slot(len(out) + 1, q, False))
@@ -528,6 +522,9 @@ def _read_attempt(
     numbers = {} if numbers is None else numbers
     drawn: dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]] = {}
     essays: list[tuple[_Slot, str]] = []
+    # per key question (a pool: its slot), the variants its graded slot drew: the written
+    # part belongs to these, whichever essay the quiz gave (today's exports: one per slot)
+    dealt: dict[str, list[Variant]] = {}
     for slot in slots:
         typed = record[cols.response[slot.number]]
         if slot.written:
@@ -545,6 +542,7 @@ def _read_attempt(
         # each gap with the cells of the question it belongs to (a pooled slot holds several)
         gaps: list[_Gap] = []
         into: list[dict[str, dict[tuple[int, int], ResponseCell]]] = []
+        dealt.setdefault(slot.question.qid, []).extend(v for v, _ in sections)
         for v, section in sections:
             cells: dict[str, dict[tuple[int, int], ResponseCell]] = {}
             drawn[v.qid] = (v, cells)
@@ -570,6 +568,11 @@ def _read_attempt(
             shown = gap.letters.get(_shown_text(t), t)  # a choice by its letter, not its TeX
             cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, shown, value)
     for slot, typed in essays:
+        with_written = [v for v in dealt.get(slot.question.qid, []) if written_parts(v)]
+        if with_written:  # the graded slot's deal: its written parts, one essay for all
+            for v in with_written:
+                _essay_cell(drawn[v.qid][1], v, typed, line)
+            continue
         got = drawn.get(slot.question.qid)
         if got is not None:
             v = got[0]
@@ -583,25 +586,38 @@ def _read_attempt(
         cells = got[1] if got is not None else {}
         drawn[v.qid] = (v, cells)
         numbers.setdefault(v.qid, slot.number)
-        parts = written_parts(v)
-        if typed.strip() != _NONE and parts and parts[0].answer is not None:
-            cells.setdefault(parts[0].answer.name, {})[(0, 0)] = ResponseCell(
-                line, typed.strip(), typed.strip()
-            )
+        _essay_cell(cells, v, typed, line)
     return drawn
 
 
+def _essay_cell(
+    cells: dict[str, dict[tuple[int, int], ResponseCell]], v: Variant, typed: str, line: int
+) -> None:
+    """What a student wrote in an essay, as the answer of each of ``v``'s written parts (a
+    shared essay answers all of them; the grader reads it beside each)."""
+    if typed.strip() == _NONE:
+        return
+    for part in written_parts(v):
+        if part.answer is not None:
+            cells.setdefault(part.answer.name, {})[(0, 0)] = ResponseCell(
+                line, typed.strip(), typed.strip()
+            )
+
+
 def _check_pools(doc: KeyDoc) -> None:
-    """Refuse a key with a pool a Moodle download cannot be read against: one with a written
-    part (an essay category of its own, whose draw need not match the graded one's)."""
+    """Refuse a key with a pool the Moodle export refuses to deal and a download cannot be
+    read against: one where some alternatives have a written part and others none (its one
+    written question would be given to sheets that never printed one)."""
     for q in doc.questions:
         if all(v.qid == q.qid for v in q.variants):
             continue
-        if any(written_parts(v) for v in q.variants):
+        without = [v.qid for v in q.variants if not written_parts(v)]
+        if any(written_parts(v) for v in q.variants) and without:
             raise GradeError(
-                f"expected pools without written parts for a Moodle download, got pool "
-                f"{q.qid!r} with a written part (grade such a quiz from a responses CSV: "
-                "grade --template)",
+                "expected a pool whose alternatives all have a written part or none, as "
+                f"the Moodle export deals them, got pool {q.qid!r} with "
+                f"{', '.join(dict.fromkeys(without))} without one (grade such a quiz from a "
+                "responses CSV: grade --template)",
                 file=doc.source,
                 field="slots",
             )
