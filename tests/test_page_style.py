@@ -1,0 +1,124 @@
+"""The printed page's style as it prints (issue 26, section 4): one digit-grouping style per
+document that grade reads back, the note's rounding said where the key departs from it, a
+shade-only heatmap for reading questions, one typeface for a whole class whatever names its
+roster holds, and lettered options in the Markdown sheet."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from worksheetgen.grading.key import load_key
+from worksheetgen.grading.responses import parse_responses
+from worksheetgen.grading.score import grade
+from worksheetgen.pipeline.build import BuildOptions, build
+
+needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
+needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no pdftotext")
+
+COST_BANK = """\
+sheet: {id: cost, title: Cost}
+questions:
+  - id: cost
+    family: cost
+    params: {T: 512, h: 8, L: 12, causal: true}
+"""
+
+# the cost question's answers for T = 512, h = 8, L = 12, by hand
+BIG = {
+    "per_head": 512 * 512,
+    "total": 8 * 12 * 512 * 512,
+    "total_doubled": 8 * 12 * 1024 * 1024,
+    "unmasked": 512 * 513 // 2,
+}
+
+
+def _text(pdf: Path) -> str:
+    return subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def _write_bank(tmp: Path, text: str) -> str:
+    bank = tmp / "bank.yaml"
+    bank.write_text(text, encoding="utf-8")
+    return str(bank)
+
+
+@pytest.fixture(scope="module")
+def cost_build(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("cost")
+    bank = _write_bank(tmp, COST_BANK)
+    return build(BuildOptions(seed=1, banks=(bank,), out=str(tmp / "out"))).folder
+
+
+def _spaced(n: int) -> str:
+    return f"{n:,}".replace(",", " ")
+
+
+@needs_tex
+@needs_poppler
+def test_the_key_groups_digits_one_way_in_answers_and_worked_steps(cost_build):
+    text = _text(cost_build / "key.pdf")
+    for n in BIG.values():
+        # the answer and the worked steps print it: grouped, every time
+        assert text.count(_spaced(n)) >= 2, (n, text)
+        assert str(n) not in text, n
+
+
+@needs_tex
+@needs_poppler
+def test_the_grid_and_markdown_group_digits_as_the_key_does(cost_build):
+    grid = _text(cost_build / "key-grid.pdf")
+    for n in BIG.values():
+        assert _spaced(n) in grid and str(n) not in grid
+    for md in ("key.md", "key-grid.md"):
+        doc = (cost_build / md).read_text(encoding="utf-8")
+        for n in BIG.values():
+            assert _spaced(n).replace(" ", r"\,") in doc and str(n) not in doc, (md, n)
+
+
+@needs_tex
+@needs_poppler
+def test_grade_reads_back_the_numbers_as_the_key_prints_them(cost_build):
+    text = _text(cost_build / "key.pdf")
+    key = load_key(cost_build / "key.json")
+    (sheet,) = key.sheets
+    printed = {}
+    labels = {
+        "per_head": "T2=",
+        "total": "hLT2=",
+        "total_doubled": "hL(2T)2=",
+        "unmasked": "T(T+1)/2=",
+    }
+    for name, label in labels.items():
+        # the number as it stands after the answer's label on the key's page
+        pattern = r"[ ]*".join(re.escape(c) for c in label)
+        m = re.search(pattern + r"\s*(\d{1,3}(?: \d{3})+)\b", text)
+        assert m, (name, text)
+        assert int(m.group(1).replace(" ", "")) == BIG[name]
+        printed[name] = m.group(1)
+    for space in (" ", "\u2009", "\u202f"):  # as copied: plain, thin or narrow spaces
+        rows = ["student,question,answer,entry,value"]
+        rows += [f"{sheet.id},cost,{n},,{v.replace(' ', space)}" for n, v in printed.items()]
+        result = grade(key, parse_responses("\n".join(rows) + "\n", key, "responses.csv"))
+        (student,) = result.students
+        (q,) = student.questions
+        assert {p.answer: p.right == p.total for p in q.parts} == dict.fromkeys(BIG, True)
+        assert q.earned == q.points
+
+
+def test_grouped_groups_only_a_long_whole_part():
+    from worksheetgen.exact.mathtex import cell, grouped
+
+    assert grouped("1024") == "1024"
+    assert grouped(262144) == r"262\,144"
+    assert grouped("-2359296") == r"-2\,359\,296"
+    assert grouped("12345.6789") == r"12\,345.6789"  # the decimals never grouped
+    assert grouped("0.12345") == "0.12345"
+    assert grouped("3/12345") == "3/12345"
+    assert cell("-inf") == r"-\infty"
