@@ -122,3 +122,33 @@ def test_grouped_groups_only_a_long_whole_part():
     assert grouped("0.12345") == "0.12345"
     assert grouped("3/12345") == "3/12345"
     assert cell("-inf") == r"-\infty"
+
+
+def test_the_markdown_sheet_and_key_letter_pick_one_options_as_the_pdf_and_grid_do(tmp_path):
+    import json
+
+    from tests.conftest import ROOT
+    from worksheetgen.render.grid import option_letter
+    from worksheetgen.render.markup import markup_md
+
+    folder = build(
+        BuildOptions(
+            seed=42, banks=(str(ROOT / "banks" / "quiz.yaml"),), out=str(tmp_path), pdf=False
+        )
+    ).folder
+    sheet = (folder / "sheet.md").read_text(encoding="utf-8").splitlines()
+    key = (folder / "key.md").read_text(encoding="utf-8").splitlines()
+    (data,) = json.loads((folder / "key.json").read_text(encoding="utf-8"))["sheets"]
+    seen = 0
+    for q in data["questions"]:
+        if q["format"] == "choice":  # multiple choice: its choices are lettered, not its parts
+            continue
+        for name, options in q.get("options", {}).items():
+            lines = [f"- ( ) **{'ABCDEFGH'[i]}** {markup_md(o)}" for i, o in enumerate(options)]
+            start = sheet.index(lines[0])
+            assert sheet[start : start + len(options)] == lines, (q["id"], name)
+            right = option_letter(options, q["answer"][name])
+            mark = f"- (x) **{right}** **{markup_md(q['answer'][name])}**"
+            assert mark in key, (q["id"], name, right)
+            seen += 1
+    assert seen >= 4
