@@ -152,3 +152,54 @@ def test_the_markdown_sheet_and_key_letter_pick_one_options_as_the_pdf_and_grid_
             assert mark in key, (q["id"], name, right)
             seen += 1
     assert seen >= 4
+
+
+# the fonts that set only the letters Pagella lacks (Greek, CJK) in a LuaLaTeX document
+_FALLBACK_FONTS = re.compile(r"DejaVu|WenQuanYi|Noto")
+
+
+def _fonts(pdf: Path) -> set[str]:
+    out = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True)
+    names = {line.split()[0].split("+")[-1] for line in out.stdout.splitlines()[2:] if line}
+    return {n for n in names if not _FALLBACK_FONTS.search(n)}
+
+
+@pytest.fixture(scope="module")
+def two_classes(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("fonts")
+    bank = _write_bank(tmp, COST_BANK)
+    rosters = {
+        "latin": "name,id\nAda Lovelace,s1\nAlan Turing,s2\n",
+        "greek": "name,id\nAda Lovelace,s1\nΑλέξης Παπαδόπουλος,s2\n王小明,s3\n",
+    }
+    out = {}
+    for name, text in rosters.items():
+        roster = tmp / f"{name}.csv"
+        roster.write_text(text, encoding="utf-8")
+        out[name] = build(
+            BuildOptions(
+                seed=1,
+                banks=(bank,),
+                out=str(tmp / name),
+                roster=str(roster),
+                course="Course of Study",
+            )
+        ).folder
+    return out
+
+
+@needs_tex
+@pytest.mark.skipif(shutil.which("pdffonts") is None, reason="no pdffonts")
+def test_one_typeface_for_every_student_whatever_names_the_roster_holds(two_classes):
+    fonts: dict[str, dict[str, set[str]]] = {"sheet": {}, "key": {}}
+    for name, folder in two_classes.items():
+        for pdf in sorted((folder / "students").glob("*.pdf")):
+            kind = "key" if pdf.stem.endswith("-key") else "sheet"
+            fonts[kind][f"{name}/{pdf.name}"] = _fonts(pdf)
+    # every student's sheet (and key), in either class: the same Palatino text and math fonts
+    for kind, found in fonts.items():
+        assert len(found) == 5, found
+        first = next(iter(found.values()))
+        assert {"TeXGyrePagella-Regular", "TeXGyrePagella-Bold", "URWPalladioL-Ital"} <= first
+        assert not any("LMRoman" in f for f in first), first
+        assert all(f == first for f in found.values()), (kind, found)
