@@ -203,3 +203,27 @@ def test_one_typeface_for_every_student_whatever_names_the_roster_holds(two_clas
         assert {"TeXGyrePagella-Regular", "TeXGyrePagella-Bold", "URWPalladioL-Ital"} <= first
         assert not any("LMRoman" in f for f in first), first
         assert all(f == first for f in found.values()), (kind, found)
+
+
+def _flat(pdf: Path) -> str:
+    return " ".join(_text(pdf).split())
+
+
+@needs_tex
+@needs_poppler
+def test_the_key_says_where_the_notes_rounding_of_sqrt2_gives_other_digits(tmp_path):
+    from tests.conftest import ROOT
+
+    # the practice bank reproduces the note's worked example: S = [[2, 0], [0, 2]], d_k = 2
+    folder = build(
+        BuildOptions(seed=1, banks=(str(ROOT / "banks" / "practice.yaml"),), out=str(tmp_path))
+    ).folder
+    text = _flat(folder / "key.pdf")
+    # the key's exact e^sqrt(2) = 4.113, and the note's e^1.41 = 4.096: both said, once each
+    said = re.findall(
+        r"as note 3\.2 does, gives e ?1\.41 ≈ 4\.10 where this key has 4\.11 "
+        r"\(row sum 5\.10 where this key has 5\.11\)",
+        text,
+    )
+    assert len(said) >= 2, text  # the worked example and its causal twin
+    assert "4.11" in text and "5.11" in text  # the exact values stay as they were
