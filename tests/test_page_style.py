@@ -227,3 +227,49 @@ def test_the_key_says_where_the_notes_rounding_of_sqrt2_gives_other_digits(tmp_p
     )
     assert len(said) >= 2, text  # the worked example and its causal twin
     assert "4.11" in text and "5.11" in text  # the exact values stay as they were
+
+
+HEATMAP_BANK = """\
+sheet: {id: heat, title: Heat}
+questions:
+  - id: heat
+    family: heatmap
+    params: {T: 4%s}
+"""
+
+
+@needs_tex
+@needs_poppler
+@pytest.mark.parametrize("numbers", [False, True])
+def test_a_reading_heatmap_is_shade_only_and_one_to_compute_with_prints_its_weights(
+    tmp_path, numbers
+):
+    import json
+
+    bank = _write_bank(tmp_path, HEATMAP_BANK % (", numbers: true" if numbers else ""))
+    folder = build(BuildOptions(seed=1, banks=(bank,), out=str(tmp_path / "out"))).folder
+    text = _text(folder / "sheet.pdf")
+    (sheet,) = json.loads((folder / "key.json").read_text(encoding="utf-8"))["sheets"]
+    weights = {f"{x:.2f}" for row in sheet["questions"][0]["given"]["A"] for x in row}
+    printed = re.findall(r"\b[01]\.\d\d\b", text)
+    if numbers:
+        assert weights <= set(printed), (weights, text)
+    else:
+        assert "darker = more weight" in text
+        assert printed == [], text  # no weight in the heatmap: it is read by its shades
+
+
+def test_a_shade_only_heatmap_asks_a_row_whose_largest_weight_stands_out(tmp_path):
+    import json
+    from fractions import Fraction
+
+    bank = _write_bank(tmp_path, HEATMAP_BANK % "")
+    folder = build(
+        BuildOptions(seed=5, banks=(bank,), out=str(tmp_path / "out"), versions=20, pdf=False)
+    ).folder
+    sheets = json.loads((folder / "key.json").read_text(encoding="utf-8"))["sheets"]
+    assert len(sheets) == 20
+    for sheet in sheets:
+        given = sheet["questions"][0]["given"]
+        row = sorted((Fraction(str(x)) for x in given["A"][given["token"] - 1]), reverse=True)
+        assert row[0] - row[1] >= Fraction(3, 20), (sheet["id"], row)
