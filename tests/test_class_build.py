@@ -328,7 +328,9 @@ def test_every_character_pdflatex_is_trusted_with_prints_as_outline_glyphs(tmp_p
     body = "\n".join("".join(chars[i : i + 40]) + r"\par" for i in range(0, len(chars), 40))
     source = (
         "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}"
-        "\\usepackage{mathpazo}\\begin{document}\n" + body + "\n\\end{document}\n"
+        "\\usepackage{mathpazo}\\usepackage{tgpagella}\\begin{document}\n"
+        + body
+        + "\n\\end{document}\n"
     )
     out = tex.compile_job(tex.TexJob("chars", source, engine=tex.PDFLATEX), tmp_path / "keep")
     pdf = tmp_path / "chars.pdf"

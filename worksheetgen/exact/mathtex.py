@@ -2,28 +2,54 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked
 
+# The one digit-grouping style of every printed document (sheet, key, grid, Markdown): a whole
+# part of five digits or more in groups of three with thin spaces (2\,359\,296), four digits
+# or fewer as they are (1024), the digits after the point never grouped. What a student
+# copies from the page is read back by grade (thin, narrow or plain spaces between groups).
+_LONG_WHOLE_RE = re.compile(r"^([+-]?)(\d{5,})((?:\.\d*)?)$")
+
+
+def grouped(printed: Any) -> str:
+    """A printed number as math in the documents' one digit-grouping style (see above);
+    anything else (a fraction, a word) as it is."""
+    s = str(printed)
+    if len(s) < 5:
+        return s
+    m = _LONG_WHOLE_RE.match(s)
+    if m is None:
+        return s
+    sign, whole, rest = m.groups()
+    head = len(whole) % 3 or 3
+    groups = [whole[:head]] + [whole[i : i + 3] for i in range(head, len(whole), 3)]
+    return sign + r"\,".join(groups) + rest
+
 
 def cell(x: Any) -> str:
-    """One printed entry in math mode: "-inf" becomes −∞, a minus sign stays a minus."""
+    """One printed entry in math mode: "-inf" becomes −∞, a minus sign stays a minus, a
+    long whole part is grouped (:func:`grouped`)."""
     s = str(x)
     if s in MASKED_TEXT:
         return r"-\infty"
-    return s
+    return grouped(s)
 
 
 def _joined(sep: str, xs: Sequence[Any]) -> str:
     """Entries as math joined by ``sep``: a list of plain printed numbers in one step."""
     if isinstance(xs, list | tuple) and not has_masked(xs):
         try:
-            return sep.join(xs)
+            joined = sep.join(xs)
         except TypeError:  # not all text
             pass
+        else:
+            if not any(len(x) > 4 for x in xs):
+                return joined
     return sep.join(cell(x) for x in xs)
 
 
@@ -58,7 +84,7 @@ def value_math(printed: Any, kind: str, small: bool = False) -> str:
         return vector(printed)
     if kind == "shape":
         return shape(printed)
-    return str(printed)
+    return cell(printed)
 
 
 def sqrt_of(n: int) -> str:

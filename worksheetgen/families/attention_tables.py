@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 
 import numpy as np
@@ -9,6 +11,7 @@ import numpy as np
 from worksheetgen.attention.compute import CORRECT, Recipe, Trace, attend, attend_float
 from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import matrix_answer, output_answer, relation, table
+from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.mathtex import bmatrix, ints, sqrt_of
 from worksheetgen.families.base import (
     BoolParam,
@@ -74,15 +77,16 @@ def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[
                 r"\tilde S " + r(trace.masked),
             )
         )
+    sums = [ex.rounded(s, decimals) for s in trace.sums]
     steps.append(
         Step(
             "Exponentiate each entry ($e^{-\\infty} = 0$)"
             if trace.masked is not None
             else "Exponentiate each entry",
             r"e^{\tilde S} " + r(trace.exps),
+            note_rounding(trace, decimals, sums) if d_k is not None else "",
         )
     )
-    sums = [ex.rounded(s, decimals) for s in trace.sums]
     steps.append(
         Step("Row sums (each query sums over its keys)", r"\left(" + ",\\ ".join(sums) + r"\right)")
     )
@@ -100,6 +104,38 @@ def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[
             )
         )
     return steps
+
+
+def note_rounding(trace: Trace, decimals: int, sums: list[str]) -> str:
+    """Where rounding the scaled scores first, as note 3.2 does (e^1.41 = 4.10, not the 4.11
+    of e^sqrt(2)), would print other exponentials or row sums than the key's, a sentence
+    saying so; else nothing. The key's values stay those of the exact scores."""
+    shown = table(trace.masked if trace.masked is not None else trace.scaled, decimals)
+    exps = table(trace.exps, decimals, whole=False)
+    unit = Decimal(1).scaleb(-decimals)
+    first = None
+    note_sums = []
+    for i, row in enumerate(shown):
+        total = Decimal(0)
+        for j, s in enumerate(row):
+            e = Decimal(0) if s == MASKED else Decimal(repr(math.exp(float(s))))
+            e = e.quantize(unit, rounding=ROUND_HALF_UP)
+            total += e
+            if first is None and str(e) != exps[i][j]:
+                first = (s, str(e), exps[i][j])
+        note_sums.append(str(total))
+    if first is None and note_sums == sums:
+        return ""
+    text = "— of the exact scaled scores, not of the rounded ones above. Rounding first"
+    if first is not None:
+        s, note, ours = first
+        text += f", as note 3.2 does, gives $e^{{{s}}} \\approx {note}$ where this key has ${ours}$"
+    else:
+        text += ", as note 3.2 does, gives other row sums"
+    differ = [(n, k) for n, k in zip(note_sums, sums, strict=True) if n != k]
+    if differ:  # the last: the row with the most keys, in a causal table
+        text += f" (row sum ${differ[-1][0]}$ where this key has ${differ[-1][1]}$)"
+    return text + "."
 
 
 class ScoreTable(Family):

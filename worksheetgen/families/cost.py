@@ -8,6 +8,7 @@ import numpy as np
 
 from worksheetgen.attention.compute import Recipe
 from worksheetgen.errors import SolveError
+from worksheetgen.exact import mathtex
 from worksheetgen.exact.answers import integer_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, pick
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
@@ -24,15 +25,8 @@ def counts(t: int, h: int, layers: int) -> dict[str, int]:
 
 
 def grouped(n: int) -> str:
-    """A large whole number with thin spaces between groups of three digits (LaTeX math)."""
-    s = str(n)
-    if len(s) <= 4:
-        return s
-    groups: list[str] = []
-    while s:
-        groups.insert(0, s[-3:])
-        s = s[:-3]
-    return r"\,".join(groups)
+    """A large whole number in the documents' one digit-grouping style (LaTeX math)."""
+    return mathtex.grouped(n)
 
 
 def total_question(h: int, layers: int) -> str:

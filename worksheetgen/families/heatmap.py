@@ -33,6 +33,9 @@ UNITS = 20  # drawn weights are multiples of 1/20 = 0.05
 CAUSAL = "causal: every weight above the diagonal is 0"
 NOT_CAUSAL = "not causal: some query puts weight on a later key"
 CAUSAL_OPTIONS = (CAUSAL, NOT_CAUSAL)
+#: in a shade-only heatmap, the asked row's largest weight is at least this far above the
+#: next (a tenth of the grey scale): reading it is seeing the darkest cell, not guessing
+SHADE_GAP = Fraction(3, 20)
 
 
 def exact_rows(rows: Any) -> list[list[Fraction]]:
@@ -57,6 +60,12 @@ def top(values: list[Fraction]) -> int | None:
 def is_causal(w: list[list[Fraction]]) -> bool:
     """No weight above the diagonal."""
     return all(x == 0 for i, row in enumerate(w) for x in row[i + 1 :])
+
+
+def clear_top(values: list[Fraction]) -> bool:
+    """True when the largest value stands out by SHADE_GAP from the next."""
+    ranked = sorted(values, reverse=True)
+    return len(ranked) < 2 or ranked[0] - ranked[1] >= SHADE_GAP
 
 
 def askable(w: list[list[Fraction]], causal: bool) -> list[int]:
@@ -86,6 +95,13 @@ class Heatmap(Family):
             "draw a causal A (zeros above the diagonal); {choices: [true, false]} draws",
         ),
         IntParam("token", 0, 6, Pinned(0), "the query token asked about (1..T); 0 draws one"),
+        BoolParam(
+            "numbers",
+            Pinned(False),
+            "print each weight in its cell (for a question that computes with them); by "
+            "default the heatmap is shaded only, and the asked row's largest weight stands "
+            "out by 0.15",
+        ),
         MatrixParam(
             "A",
             2,
@@ -151,11 +167,12 @@ class Heatmap(Family):
 
     def draw(self, params: dict[str, ParamValue], rng: np.random.Generator) -> dict[str, Any]:
         a, token = pinned(params, "A"), pick(params["token"], rng)
+        numbers = bool(pick(params["numbers"], rng))
         if a is not None:
             w = exact_rows(a)
             rows = askable(w, is_causal(w))
             t_row = token - 1 if token else rows[int(rng.integers(len(rows)))]
-            return self._given(w, t_row)
+            return self._given(w, t_row, numbers)
         t = pick(params["T"], rng)
         causal = bool(pick(params["causal"], rng))
 
@@ -171,13 +188,15 @@ class Heatmap(Family):
             if not causal and is_causal(w):
                 raise failed
             if token:
-                if token <= t and top(w[token - 1]) is not None and (token > 1 or not causal):
-                    return self._given(w, token - 1)
+                row = w[token - 1] if token <= t else []
+                if row and top(row) is not None and (token > 1 or not causal):
+                    if numbers or clear_top(row):
+                        return self._given(w, token - 1, numbers)
                 raise failed
-            rows = askable(w, causal)
+            rows = [i for i in askable(w, causal) if numbers or clear_top(w[i])]
             if not rows:
                 raise failed
-            return self._given(w, rows[int(rng.integers(len(rows)))])
+            return self._given(w, rows[int(rng.integers(len(rows)))], numbers)
 
         return redrawn(weights, TRIES)
 
@@ -189,9 +208,14 @@ class Heatmap(Family):
         return [Fraction(bounds[i + 1] - bounds[i], UNITS) for i in range(n)]
 
     @staticmethod
-    def _given(w: list[list[Fraction]], row: int) -> dict[str, Any]:
-        """Weights as JSON numbers (short decimals, read back exactly) and the token asked."""
-        return {"T": len(w), "A": [[float(x) for x in r] for r in w], "token": row + 1}
+    def _given(w: list[list[Fraction]], row: int, numbers: bool) -> dict[str, Any]:
+        """Weights as JSON numbers (short decimals, read back exactly), the token asked and,
+        where the heatmap prints its weights, ``numbers``."""
+        given: dict[str, Any] = {"T": len(w), "A": [[float(x) for x in r] for r in w]}
+        given["token"] = row + 1
+        if numbers:
+            given["numbers"] = True
+        return given
 
     fingerprint = ("top_key",)
     target = "top_key"
@@ -268,7 +292,13 @@ class Heatmap(Family):
             Shown(
                 "A",
                 "heatmap",
-                {"rows": texts, "weights": given["A"], "row_label": "query", "col_label": "key"},
+                {
+                    "rows": texts,
+                    "weights": given["A"],
+                    "row_label": "query",
+                    "col_label": "key",
+                    "numbers": bool(given.get("numbers", False)),
+                },
             ),
         )
         return Solution(shown=shown, parts=parts, answers=answers, steps=tuple(steps))

@@ -17,10 +17,11 @@ def _ranges(*spans: tuple[int, int]) -> frozenset[str]:
     return frozenset(chr(c) for a, b in spans for c in range(a, b + 1))
 
 
-# Characters pdfLaTeX prints with T1 + utf8 + mathpazo as real outline glyphs (checked by a
-# test that compiles all of them): ASCII, Latin-1 (not the spacing accents ¨ ¯ ´, which only
-# exist as bitmaps), Latin Extended-A but for a few letters T1 lacks, Romanian comma-below
-# letters, and common punctuation. Anything else makes the document a LuaLaTeX one.
+# Characters pdfLaTeX prints with T1 + utf8 + mathpazo + tgpagella as real outline glyphs
+# (checked by a test that compiles all of them): ASCII, Latin-1 (not the spacing accents
+# ¨ ¯ ´, which only exist as bitmaps), Latin Extended-A but for a few letters T1 lacks,
+# Romanian comma-below letters, and common punctuation. Anything else makes the document a
+# LuaLaTeX one.
 PDFLATEX_CHARS = _ranges(
     (0x0A, 0x0A),
     (0x20, 0x7E),
