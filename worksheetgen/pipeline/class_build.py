@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -41,6 +41,7 @@ from worksheetgen.pipeline.output import check_out, staging_folder, swap_into_pl
 from worksheetgen.pipeline.sheet import document_context, grid_context, load_bank, sheet_grid_row
 from worksheetgen.render.documents import render_document
 from worksheetgen.render.grid import GridRow
+from worksheetgen.scan.positions import sheet_build_code
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.speed.workers import ForkMap
 
@@ -74,6 +75,12 @@ class ClassPlan:
     entries: tuple[Entry, ...]
     folder_suffix: str
     subfolder: str
+    #: for sheets a scanner reads (build --scannable): the build's code and the paper
+    scan: tuple[int, str] | None = None
+
+    @property
+    def scannable(self) -> bool:
+        return self.scan is not None
 
 
 def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
@@ -196,6 +203,8 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
         secret=options.secret,
         paper=options.paper,
     )
+    if getattr(options, "scannable", False):
+        plan = replace(plan, scan=(sheet_build_code(build), options.paper))
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
     tmp = staging_folder(target)  # refuses a target that is not ours, before any work
     swept = sweep_leftovers(options.out, options.pdf)
@@ -261,8 +270,11 @@ class RenderedSheet:
     grid: GridRow  # its line of the answer grid
 
 
-def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
-    """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
+def render_sheet(
+    build: Build, entry: Entry, template_dir: str | None, scan_index: int | None = None
+) -> RenderedSheet:
+    """Draw, solve and render one sheet of a class (a pure function of its inputs;
+    ``scan_index``: its place in the class, for a scannable sheet's page code)."""
 
     sheet = build_sheet(
         build.bank.questions,
@@ -276,6 +288,9 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
     )
     ctx = {**_context(build, [sheet]), **_FRAGMENT}
     tex = {kind: render_document("latex", kind, ctx, template_dir) for kind in _KINDS}
+    if scan_index is not None:
+        scan_ctx = {**document_context(build, [sheet], True, scan_index), **_FRAGMENT}
+        tex["sheet"] = render_document("latex", "sheet", scan_ctx, template_dir)
     md = {kind: render_document("markdown", kind, ctx, template_dir) for kind in _KINDS}
     draws = keyfile.sheet_draws(sheet)
     return RenderedSheet(
@@ -302,7 +317,7 @@ def _render_for_worker(
 
     def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None, str | None]:
         try:
-            return render_sheet(build, plan.entries[index], template_dir)
+            return render_sheet(build, plan.entries[index], template_dir, _scan_index(plan, index))
         except WorksheetgenError as exc:
             return (type(exc).__name__, exc.message, exc.file, exc.line, exc.field)
 
@@ -334,7 +349,10 @@ def _rendered(
     """Every sheet rendered, in roster order; ``workers`` > 1 renders in processes forked
     on entry, so before the caller starts any thread (such as the TeX runs)."""
     if workers <= 1:
-        yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
+        yield (
+            render_sheet(build, entry, template_dir, _scan_index(plan, i))
+            for i, entry in enumerate(plan.entries)
+        )
         return
 
     # every sheet is rendered in a worker: the parent only writes. (Rendering the first
@@ -347,6 +365,11 @@ def _rendered(
         sheets.close()
 
 
+def _scan_index(plan: ClassPlan, index: int) -> int | None:
+    """A sheet's place in the class when its page code needs it (scannable), else None."""
+    return index if plan.scannable else None
+
+
 def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
     """Worker results in order, a worker's user error raised again here."""
 
@@ -357,12 +380,15 @@ def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
         yield out
 
 
-def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str, str]]:
-    """The head (preamble and all) and the tail of each combined LaTeX document, by kind."""
+def document_ends(
+    build: Build, template_dir: str | None, scannable: bool = False
+) -> dict[str, tuple[str, str]]:
+    """The head (preamble and all) and the tail of each combined LaTeX document, by kind
+    (``scannable``: the sheets' preamble defines the scanner's marks)."""
 
     ends = {}
     for kind in _KINDS:
-        ctx = {**_context(build, []), **_FRAGMENT}
+        ctx = {**document_context(build, [], scannable and kind == "sheet"), **_FRAGMENT}
         ends[kind] = (
             render_document("latex", kind, {**ctx, "doc_head": True}, template_dir),
             render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir),
@@ -425,7 +451,7 @@ def _write_sheets(
     grid_fh = open(tmp / f"{GRID}.tex", "w", encoding="utf-8")
     files.append(f"{GRID}.tex")
     try:
-        ends = ends or document_ends(build, template_dir)
+        ends = ends or document_ends(build, template_dir, plan.scannable)
         for kind in _KINDS:
             head = ends[kind][0]
             tex_out(kind, head)
@@ -536,7 +562,7 @@ def _build_streaming(
     from worksheetgen.tex.run import TexFeed, TexJob, compile_jobs, stop
 
     n = len(plan.entries)
-    ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
+    ends = document_ends(build, template_dir, plan.scannable)  # TeX's format: by the preamble
     head_of_grid = grid_head(build, template_dir)
     feeds = {kind: TexFeed(head=ends[kind][0]) for kind in _KINDS}
     # the answer grid's TeX starts now too (its format loaded, its head read) and gets the
@@ -619,6 +645,14 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
     def cut_one(name: str, result: Any) -> None:
         if name not in kinds:  # the answer grid: one document for the TAs, never cut
             return
+        if plan.scannable and kinds[name] == "sheet":
+            # the scanner's positions, only for a scannable build
+            from worksheetgen.scan.positions import SCAN_FILE, dumps, positions_json
+
+            assert plan.scan is not None
+            code, paper = plan.scan
+            (tmp / SCAN_FILE).write_bytes(dumps(positions_json(code, paper, result.scanpos)))
+            cut.setdefault("scan", []).append(SCAN_FILE)
         ranges = result.ranges
         if len(ranges) != n:
             raise CompileError(
@@ -641,7 +675,7 @@ def _cut_files(cut: dict[str, list[str]]) -> list[str]:
     files = [f"{name}.pdf" for name in _KINDS.values()] + [f"{GRID}.pdf"]
     for name in _KINDS.values():
         files += cut[name]
-    return files
+    return files + cut.get("scan", [])
 
 
 def _write_manifest(build: Build, options: Any, tmp: Path, files: list[str]) -> None:
