@@ -228,8 +228,8 @@ def scan_files(
             continue
         seen[(page.sheet, page.page)] = where
         boxes = pages[page.page]
-        assert read.ratios is not None
-        for box, ratio in zip(boxes, read.ratios, strict=True):
+        ratios = read.ratios if read.ratios is not None else ()  # a page without boxes
+        for box, ratio in zip(boxes, ratios, strict=True):
             reading = BoxReading(box_state(float(ratio)), float(ratio))
             group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
             group.append((page, {**box, "where": where}, reading))
