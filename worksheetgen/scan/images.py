@@ -19,6 +19,9 @@ MAX_SCAN_BYTES = 2_000_000_000
 PDF_DPI = 200
 #: the most pixels an image page may have (A3 at 600 dpi is about 70 million)
 MAX_PIXELS = 120_000_000
+#: a JPEG page whose shorter side has this many pixels (190 dpi on A4 or Letter) is
+#: decoded at half its resolution
+READ_HALF_FROM = 1570
 _KINDS = {
     b"%PDF": "pdf",
     b"\x89PNG": "png",
@@ -104,7 +107,11 @@ def read_page(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
             if index:
                 im.seek(index)
             elif im.format == "JPEG":
-                im.draft("L", im.size)  # JPEG decodes its grey channel alone, faster
+                # JPEG decodes its grey channel alone, and a page scanned at 190 dpi or
+                # more at half its resolution (still 95 dpi or more: a box is 15 pixels
+                # wide, a pen's stroke two): a quarter of the pixels to decode and read
+                half = min(im.size) >= READ_HALF_FROM
+                im.draft("L", (im.size[0] // 2, im.size[1] // 2) if half else im.size)
             return _grey(im, path)
     except (UnidentifiedImageError, OSError, ValueError, EOFError) as exc:
         raise ScanError(
