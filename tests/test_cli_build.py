@@ -15,11 +15,12 @@ from tests.conftest import ROOT, needs_tex
 from worksheetgen.cli import main
 
 
-def test_help_does_not_import_numpy_or_sympy():
+@pytest.mark.parametrize("command", [[], ["scan"]], ids=["main", "scan"])
+def test_help_does_not_import_numpy_or_sympy(command):
     code = (
         "import sys; from worksheetgen.cli import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('numpy', 'sympy') if m in sys.modules))"
+        f"try:\n    main({[*command, '--help']!r})\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'sympy', 'PIL', 'pypdfium2') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("[]")

@@ -249,6 +249,13 @@ def _config_option(fn: F) -> F:
     help="Print each sheet's questions in an order of its own (numbered as printed). "
     "Default: the configuration's shuffle, else the bank's sheet: shuffle, else no.",
 )
+@click.option(
+    "--scannable/--no-scannable",
+    default=None,
+    help="Sheets a scanner reads: corner marks and a page code on every page, boxes to "
+    "mark, their positions in scan.json (read back by worksheetgen scan). Default: the "
+    "configuration's scannable, else no.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
@@ -271,6 +278,7 @@ def build(
     versions: int | None,
     jobs: int | None,
     shuffle: bool | None,
+    scannable: bool | None,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -290,7 +298,11 @@ def build(
     given = {"course": course, "title": title, "decimals": decimals, "banks": banks}
     config = load_config(
         config_path,
-        {**given, "out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
+        {
+            **given,
+            **{"out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
+            "scannable": scannable,
+        },
     )
     _using(config, quiet)
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
@@ -316,6 +328,7 @@ def build(
                 space=config.value("space"),
                 shuffle=config.value("shuffle"),
                 carry=config.value("carry"),
+                scannable=bool(config.value("scannable")),
             ),
             reporter,
         )
@@ -621,6 +634,72 @@ def _grade(
         click.echo(
             f"  {len(run.result.against_pool)} attempt(s) not graded: the LMS dealt them "
             "against the bank's pool rule (report.md lists them)"
+        )
+
+
+@main.command()
+@click.argument("scans", nargs=-1, required=True, type=PathArg(dir_okay=False))
+@click.option(
+    "--key",
+    "key_path",
+    required=True,
+    type=PathArg(dir_okay=False),
+    help="The key.json of the --scannable build (its scan.json beside it).",
+)
+@click.option(
+    "--out",
+    type=PathArg(file_okay=False),
+    help="Folder for responses.csv, issues.csv (with crops/), scores.csv and report.md. "
+    "Default: scan/ beside the key.",
+)
+@click.option(
+    "--corrections",
+    type=PathArg(dir_okay=False),
+    help="A CSV (id,value) settling what issues.csv lists: an answer's option letter, its "
+    "points, or blank.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=IntRange(0, 64),
+    default=0,
+    show_default=True,
+    help="Processes that read the pages (0: one per core).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@_config_option
+@reports_errors
+def scan(
+    scans: tuple[str, ...],
+    key_path: str,
+    out: str | None,
+    corrections: str | None,
+    jobs: int,
+    quiet: bool,
+    config_path: str | None,
+) -> None:
+    """Read SCANS (PDFs from a copier, PNG, JPEG or TIFF pages, in any order) of a
+    --scannable build's sheets, and grade them: the marked boxes become the responses grade
+    reads; what needs a person is listed in issues.csv, never guessed."""
+    # imported when the command runs, so that --help loads neither NumPy, Pillow nor pypdfium2
+    from worksheetgen.pipeline.config import expect_key_secret, load_config
+    from worksheetgen.scan.run import scan_files
+
+    with expect_key_secret(_using(load_config(config_path), quiet)):
+        result = scan_files(scans, key_path, out, corrections, jobs)
+    if quiet:
+        return
+    click.echo(
+        f"Read {result.pages} page(s), {result.identified} identified, from "
+        f"{len(scans)} scan(s) against {shown(key_path)}"
+    )
+    for path in result.files:
+        if path.parent.name != "crops":
+            click.echo(f"  {shown(str(path))}")
+    if result.open_issues:
+        click.echo(
+            f"  {len(result.open_issues)} item(s) need a person: see issues.csv (settle them "
+            "with --corrections)"
         )
 
 

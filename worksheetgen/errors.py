@@ -145,6 +145,11 @@ class GradeError(WorksheetgenError):
     """A response file or key could not be graded."""
 
 
+class ScanError(WorksheetgenError):
+    """A scan could not be read: not an image or PDF, a damaged file, a page of another
+    build, a corrections file naming what the scans do not have."""
+
+
 class ConfigError(WorksheetgenError):
     """A course configuration or secret could not be used, or a key was built with another
     course secret."""

@@ -61,7 +61,7 @@ def build(
     check_target(target)
     swept = sweep_leftovers(options.out, options.pdf)
     result = make_build(bank, options.seed, secret=options.secret, paper=options.paper)
-    docs = render_all(result, options.template_dir)
+    docs = render_all(result, options.template_dir, options.scannable)
     assert target.name == folder_name(result)
     files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
     files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
@@ -73,7 +73,7 @@ def build(
     if options.pdf:
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
-        from worksheetgen.tex.run import TexJob, compile_all
+        from worksheetgen.tex.run import TexJob, compile_jobs
 
         names = ("sheet.tex", "key.tex", "key-grid.tex")
         if forced == PDFLATEX:
@@ -83,12 +83,25 @@ def build(
         keep = Path(options.out) / f".failed-{folder_name(result)}"
         bundled = options.template_dir is None  # a preamble of our own: dumped once
         with failures_as_errors():
-            pdfs = compile_all(
+            outputs = compile_jobs(
                 [TexJob(n[:-4], docs[n], engine=forced, formats=bundled) for n in names],
                 keep,
             )
-        for name, data in pdfs.items():
-            files[f"{name}.pdf"] = data
+        for name, output in outputs.items():
+            assert output.pdf is not None
+            files[f"{name}.pdf"] = output.pdf
+        if options.scannable:
+            # the scanner's positions, only for a scannable build
+            from worksheetgen.scan.positions import (
+                SCAN_FILE,
+                dumps,
+                positions_json,
+                sheet_build_code,
+            )
+
+            recorded = outputs["sheet"].scanpos
+            code = sheet_build_code(result)
+            files[SCAN_FILE] = dumps(positions_json(code, result.paper, recorded))
     opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
     manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
     files["manifest.json"] = keyfile.dumps(manifest).encode("utf-8")

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -48,6 +48,7 @@ from worksheetgen.pipeline.sheet import (
 from worksheetgen.render.documents import render_document
 from worksheetgen.render.grid import GridRow
 from worksheetgen.render.worked import WorkedKeys, WorkedPiece
+from worksheetgen.scan.positions import sheet_build_code
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.speed.workers import ForkMap
 
@@ -81,6 +82,12 @@ class ClassPlan:
     entries: tuple[Entry, ...]
     folder_suffix: str
     subfolder: str
+    #: for sheets a scanner reads (build --scannable): the build's code and the paper
+    scan: tuple[int, str] | None = None
+
+    @property
+    def scannable(self) -> bool:
+        return self.scan is not None
 
 
 def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
@@ -203,6 +210,8 @@ def build_class(options: Any, plan: ClassPlan, progress: Progress | None = None)
         secret=options.secret,
         paper=options.paper,
     )
+    if getattr(options, "scannable", False):
+        plan = replace(plan, scan=(sheet_build_code(build), options.paper))
     target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
     tmp = staging_folder(target)  # refuses a target that is not ours, before any work
     swept = sweep_leftovers(options.out, options.pdf)
@@ -269,8 +278,11 @@ class RenderedSheet:
     worked: tuple[WorkedPiece, ...] = ()  # its questions as the key prints them (TA key)
 
 
-def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> RenderedSheet:
-    """Draw, solve and render one sheet of a class (a pure function of its inputs)."""
+def render_sheet(
+    build: Build, entry: Entry, template_dir: str | None, scan_index: int | None = None
+) -> RenderedSheet:
+    """Draw, solve and render one sheet of a class (a pure function of its inputs;
+    ``scan_index``: its place in the class, for a scannable sheet's page code)."""
 
     sheet = build_sheet(
         build.bank.questions,
@@ -290,10 +302,18 @@ def render_sheet(build: Build, entry: Entry, template_dir: str | None) -> Render
         fmt: render_document(fmt, "worked", one, template_dir).split("\x00")[: len(sheet.items)]
         for fmt in ("latex", "markdown")
     }
+    # a scannable class's printed sheet carries its marks and page codes (LaTeX only)
+    scan_ctx = (
+        ctx
+        if scan_index is None
+        else {**document_context(build, [sheet], True, scan_index), **_FRAGMENT}
+    )
     tex, md = {}, {}
     for kind in _KINDS:
-        with_bodies = {**ctx, "worked_bodies": bodies["latex"]}
-        tex[kind] = render_document("latex", kind, with_bodies, template_dir)
+        latex_ctx = scan_ctx if kind == "sheet" else ctx
+        tex[kind] = render_document(
+            "latex", kind, {**latex_ctx, "worked_bodies": bodies["latex"]}, template_dir
+        )
         with_bodies = {**ctx, "worked_bodies": bodies["markdown"]}
         md[kind] = render_document("markdown", kind, with_bodies, template_dir)
     draws = keyfile.sheet_draws(sheet)
@@ -328,7 +348,7 @@ def _render_for_worker(
 
     def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None, str | None]:
         try:
-            return render_sheet(build, plan.entries[index], template_dir)
+            return render_sheet(build, plan.entries[index], template_dir, _scan_index(plan, index))
         except WorksheetgenError as exc:
             return (type(exc).__name__, exc.message, exc.file, exc.line, exc.field)
 
@@ -360,7 +380,10 @@ def _rendered(
     """Every sheet rendered, in roster order; ``workers`` > 1 renders in processes forked
     on entry, so before the caller starts any thread (such as the TeX runs)."""
     if workers <= 1:
-        yield (render_sheet(build, entry, template_dir) for entry in plan.entries)
+        yield (
+            render_sheet(build, entry, template_dir, _scan_index(plan, i))
+            for i, entry in enumerate(plan.entries)
+        )
         return
 
     # every sheet is rendered in a worker: the parent only writes. (Rendering the first
@@ -373,6 +396,11 @@ def _rendered(
         sheets.close()
 
 
+def _scan_index(plan: ClassPlan, index: int) -> int | None:
+    """A sheet's place in the class when its page code needs it (scannable), else None."""
+    return index if plan.scannable else None
+
+
 def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
     """Worker results in order, a worker's user error raised again here."""
 
@@ -383,12 +411,15 @@ def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
         yield out
 
 
-def document_ends(build: Build, template_dir: str | None) -> dict[str, tuple[str, str]]:
-    """The head (preamble and all) and the tail of each combined LaTeX document, by kind."""
+def document_ends(
+    build: Build, template_dir: str | None, scannable: bool = False
+) -> dict[str, tuple[str, str]]:
+    """The head (preamble and all) and the tail of each combined LaTeX document, by kind
+    (``scannable``: the sheets' preamble defines the scanner's marks)."""
 
     ends = {}
     for kind in _KINDS:
-        ctx = {**_context(build, []), **_FRAGMENT}
+        ctx = {**document_context(build, [], scannable and kind == "sheet"), **_FRAGMENT}
         ends[kind] = (
             render_document("latex", kind, {**ctx, "doc_head": True}, template_dir),
             render_document("latex", kind, {**ctx, "doc_tail": True}, template_dir),
@@ -459,7 +490,7 @@ def _write_sheets(
     grid_fh = open(tmp / f"{GRID}.tex", "w", encoding="utf-8")
     files.append(f"{GRID}.tex")
     try:
-        ends = ends or document_ends(build, template_dir)
+        ends = ends or document_ends(build, template_dir, plan.scannable)
         for kind in _KINDS:
             head = ends[kind][0]
             tex_out(kind, head)
@@ -571,7 +602,7 @@ def _build_streaming(
     from worksheetgen.tex.run import TexFeed, TexJob, compile_jobs, stop
 
     n = len(plan.entries)
-    ends = document_ends(build, template_dir)  # TeX's format is chosen by the preamble
+    ends = document_ends(build, template_dir, plan.scannable)  # TeX's format: by the preamble
     head_of_grid = grid_head(build, template_dir)
     feeds = {kind: TexFeed(head=ends[kind][0]) for kind in _KINDS}
     # the answer grid's TeX starts now too (its format loaded, its head read) and gets the
@@ -654,6 +685,14 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
     def cut_one(name: str, result: Any) -> None:
         if name not in kinds:  # the answer grid: one document for the TAs, never cut
             return
+        if plan.scannable and kinds[name] == "sheet":
+            # the scanner's positions, only for a scannable build
+            from worksheetgen.scan.positions import SCAN_FILE, dumps, positions_json
+
+            assert plan.scan is not None
+            code, paper = plan.scan
+            (tmp / SCAN_FILE).write_bytes(dumps(positions_json(code, paper, result.scanpos)))
+            cut.setdefault("scan", []).append(SCAN_FILE)
         ranges = result.ranges
         if len(ranges) != n:
             raise CompileError(
@@ -676,7 +715,7 @@ def _cut_files(cut: dict[str, list[str]]) -> list[str]:
     files = [f"{name}.pdf" for name in _KINDS.values()] + [f"{GRID}.pdf"]
     for name in _KINDS.values():
         files += cut[name]
-    return files
+    return files + cut.get("scan", [])
 
 
 def _write_manifest(build: Build, options: Any, tmp: Path, files: list[str]) -> None:

@@ -59,6 +59,7 @@ SETTINGS = (
     "space",
     "shuffle",
     "carry",
+    "scannable",
 )
 #: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
 #: text has letters pdfLaTeX's fonts lack)
@@ -78,6 +79,7 @@ DEFAULTS: dict[str, Any] = {
     "space": None,  # room to work under every question whose bank gives none
     "shuffle": None,  # None: the bank's sheet: shuffle (false unless it says true)
     "carry": None,  # None: the bank's carry (true unless it says false)
+    "scannable": False,  # sheets with corner marks, page codes and boxes for `scan`
 }
 #: what a setting left unset means, as ``worksheetgen config`` says it
 UNSET: dict[str, str] = {
@@ -257,7 +259,7 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
             return Space.parse(value)
         except ValueError as exc:
             raise ConfigError(f"{path}:{line}: {key}: {exc}") from None
-    if key in ("shuffle", "carry"):
+    if key in ("shuffle", "carry", "scannable"):
         if not isinstance(value, bool):
             raise _fail(path, line, key, "true or false", value)
         return value
@@ -437,6 +439,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         '# kind = "quiz"  # computation questions get room to work',
         '# space = {height = "6cm", style = "lines"}  # or "grid", "blank"; "none"',
         "# shuffle = true  # each sheet's questions in an order of its own",
+        "# scannable = true  # sheets `worksheetgen scan` reads back",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',
         "",

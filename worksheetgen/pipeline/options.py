@@ -35,6 +35,8 @@ class BuildOptions:
     carry: bool | None = None
     paper: str = "a4"  # the paper size of the PDFs: a4 or letter
     engine: str = "auto"  # the TeX engine: auto (by the text), pdflatex or lualatex
+    #: sheets a scanner reads: corner marks, a page code, boxes to mark, their positions
+    scannable: bool = False
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 

@@ -38,6 +38,8 @@ from worksheetgen.render.grid import (
     with_versions,
 )
 from worksheetgen.render.prompts import markup_math_problem
+from worksheetgen.scan.layout import MAX_SHEETS, code_parts
+from worksheetgen.scan.positions import score_rows, sheet_build_code
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
@@ -268,8 +270,14 @@ def display_kinds(build: Build, sheets: Sequence[Sheet]) -> list[str]:
     return sorted(kinds)
 
 
-def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dict[str, Any]:
-    """What every document template sees."""
+def document_context(
+    build: Build,
+    sheets: Sequence[Sheet] | None = None,
+    scannable: bool = False,
+    first: int = 0,
+) -> dict[str, Any]:
+    """What every document template sees (``scannable``: the sheets carry marks, a page
+    code and boxes for a scanner; ``first``: the first sheet's place in key.json)."""
 
     def kinds(shown: Sequence[Sheet]) -> list[str]:
         return display_kinds(build, shown)
@@ -289,7 +297,22 @@ def document_context(build: Build, sheets: Sequence[Sheet] | None = None) -> dic
         "sheet_points_text": sheet_points_text,
         "item_title": item_title,
         "opening_lines": opening_lines,
+        **(scan_context(build, sheets or build.sheets, first) if scannable else {}),
     }
+
+
+def scan_context(build: Build, sheets: Sequence[Sheet], first: int) -> dict[str, Any]:
+    """What a scannable sheet's template sees: its code's cells (``sheets`` numbered from
+    ``first`` in key.json), the TA's score boxes."""
+    code = sheet_build_code(build)
+
+    def scan_code(sheet: Sheet) -> tuple[int, str, str]:
+        index = first + next(i for i, s in enumerate(sheets) if s is sheet)
+        if index >= MAX_SHEETS:
+            raise UsageError(f"--scannable: expected at most {MAX_SHEETS} sheets, got more")
+        return (index, *code_parts(code, index))
+
+    return {"scannable": True, "scan_code": scan_code, "scan_scores": score_rows}
 
 
 def sheet_grid_row(sheet: Sheet) -> GridRow:
@@ -309,14 +332,20 @@ def grid_context(
     return {"grid": grid_questions(rows, layout), "grid_layout": layout, "grid_count": len(rows)}
 
 
-def render_all(build: Build, template_dir: str | None = None) -> dict[str, str]:
-    """Sheet, key and the key's answer grid, as LaTeX and Markdown, from the one Build."""
+def render_all(
+    build: Build, template_dir: str | None = None, scannable: bool = False
+) -> dict[str, str]:
+    """Sheet, key and the key's answer grid, as LaTeX and Markdown, from the one Build
+    (``scannable``: the sheet's LaTeX for a scanner)."""
     ctx = document_context(build)
     docs = {
         f"{kind}{ext}": render_document(fmt, kind, ctx, template_dir)
         for kind in ("sheet", "key")
         for fmt, ext in (("latex", ".tex"), ("markdown", ".md"))
     }
+    if scannable:
+        scan_ctx = document_context(build, scannable=True)
+        docs["sheet.tex"] = render_document("latex", "sheet", scan_ctx, template_dir)
     grid = {**ctx, **grid_context(build, [sheet_grid_row(s) for s in build.sheets])}
     for fmt, ext in (("latex", ".tex"), ("markdown", ".md")):
         docs[f"key-grid{ext}"] = render_document(fmt, "grid", grid, template_dir)

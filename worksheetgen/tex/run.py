@@ -153,6 +153,8 @@ class TexOutput:
     pdf: bytes | None
     ranges: tuple[tuple[int, int], ...] = ()
     engine: str = PDFLATEX
+    #: what a scannable sheet's TeX recorded of its pages and boxes (``\\jobname.scanpos``)
+    scanpos: str = ""
 
 
 def find_engine(engine: str = PDFLATEX) -> str | None:
@@ -663,11 +665,13 @@ def compile_job(
                         file=f"{job.name}.tex",
                     )
                 ranges = read_ranges(record.read_text("utf-8", "replace"), job.name)
+            positions = work / "doc.scanpos"
+            scanpos = positions.read_text("ascii", "replace") if positions.exists() else ""
             if job.output is not None:
                 job.output.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(str(work / "doc.pdf"), job.output)
-                return TexOutput(None, ranges, engine)
-            return TexOutput((work / "doc.pdf").read_bytes(), ranges, engine)
+                return TexOutput(None, ranges, engine, scanpos)
+            return TexOutput((work / "doc.pdf").read_bytes(), ranges, engine, scanpos)
         kept = _keep(job, keep_dir, text, work)
         where = question_at(keep_dir / f"{job.name}.tex", reason)
         raise CompileError(f"{reason.rstrip('.')}{where}; {kept}", file=f"{job.name}.tex")

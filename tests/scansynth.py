@@ -1,0 +1,159 @@
+"""Synthetic scans of a --scannable build's sheet.pdf, for the scan tests and the bench:
+pages rendered at a resolution, boxes filled as a pen would (uneven fills, ticks, crosses,
+a mark taken back by filling its box in), then turned, scaled, shifted, blurred, noised,
+JPEG-compressed, laid on a grey background."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+from PIL import Image, ImageDraw, ImageFilter
+
+BOX_MM = 4.0
+
+
+@dataclass
+class Plan:
+    """What a synthetic scan meant: every box's planted state by (sheet, page, box index)."""
+
+    planted: dict[tuple[int, str], str] = field(default_factory=dict)  # (sheet, box id)
+
+
+def render(pdf_path: Path, dpi: int) -> list[Image.Image]:
+    pdf = pdfium.PdfDocument(str(pdf_path))
+    try:
+        return [
+            pdf[i].render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
+            for i in range(len(pdf))
+        ]
+    finally:
+        pdf.close()
+
+
+def _pen(
+    draw: ImageDraw.ImageDraw, kind: str, x: float, y: float, s: float, rng: random.Random
+) -> None:
+    """Draw ``kind`` in the box at (x, y) px, s px wide."""
+    w = max(2, int(round(s * rng.uniform(0.1, 0.16))))  # a pen's stroke, 0.4-0.6 mm
+    j = lambda: rng.uniform(-0.06, 0.06) * s  # noqa: E731
+    if kind == "cross":
+        draw.line(
+            [(x + 0.15 * s + j(), y + 0.15 * s + j()), (x + 0.85 * s + j(), y + 0.85 * s + j())],
+            fill=0,
+            width=w,
+        )
+        draw.line(
+            [(x + 0.85 * s + j(), y + 0.15 * s + j()), (x + 0.15 * s + j(), y + 0.85 * s + j())],
+            fill=0,
+            width=w,
+        )
+    elif kind == "tick":
+        draw.line(
+            [
+                (x + 0.15 * s + j(), y + 0.55 * s + j()),
+                (x + 0.4 * s + j(), y + 0.85 * s + j()),
+                (x + 0.9 * s + j(), y + 0.1 * s + j()),
+            ],
+            fill=0,
+            width=w + 1,
+            joint="curve",
+        )
+    elif kind == "fill":  # uneven: a scribble over part of the box (as the sheet's rule
+        # says, filling a box in completely takes its mark back)
+        n = rng.randint(3, 4)
+        for k in range(n):
+            t = 0.3 + 0.4 * k / (n - 1)
+            draw.line(
+                [(x + 0.2 * s + j(), y + t * s + j()), (x + 0.8 * s + j(), y + t * s + j())],
+                fill=rng.randint(0, 50),
+                width=max(2, int(s * 0.1)),
+            )
+    elif kind == "blacken":  # a mark taken back: the box filled in completely
+        draw.rectangle([x - 0.05 * s, y - 0.05 * s, x + 1.05 * s, y + 1.05 * s], fill=0)
+    elif kind == "faint":  # a stray dot: unclear
+        r = s * 0.11
+        cx, cy = x + s * rng.uniform(0.4, 0.6), y + s * rng.uniform(0.4, 0.6)
+        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=0)
+
+
+def fill(
+    pages: list[Image.Image],
+    scan: dict,
+    sheet: int,
+    dpi: int,
+    plan_of,
+    rng: random.Random,
+    plan: Plan,
+) -> None:
+    """Mark the pages of sheet ``sheet`` (its pages in ``pages``, page 1 first) as
+    ``plan_of(group boxes) -> [kind or None per box]`` says."""
+    px = dpi / 25.4
+    for pg in scan["sheets"][sheet]["pages"]:
+        image = pages[pg["page"] - 1]
+        draw = ImageDraw.Draw(image)
+        groups: dict[str, list[int]] = {}
+        for i, b in enumerate(pg["boxes"]):
+            groups.setdefault(b["id"].rsplit(".", 1)[0], []).append(i)
+        for members in groups.values():
+            kinds = plan_of([pg["boxes"][i] for i in members], rng)
+            for i, kind in zip(members, kinds, strict=True):
+                b = pg["boxes"][i]
+                plan.planted[(sheet, b["id"])] = kind or "empty"
+                if kind:
+                    _pen(draw, kind, b["x"] * px, b["y"] * px, BOX_MM * px, rng)
+
+
+def distort(
+    image: Image.Image,
+    rng: random.Random,
+    *,
+    upside_down: bool = False,
+    jpeg: bool = True,
+    grey: bool = True,
+) -> bytes:
+    """A copier's page: turned up to 3 degrees, scaled up to 3 %, shifted, blurred, noised,
+    on a grey background, JPEG-compressed (or PNG)."""
+    w, h = image.size
+    angle = rng.uniform(-3, 3)
+    scale = rng.uniform(0.97, 1.03)
+    im = image.rotate(angle, resample=Image.BILINEAR, expand=False, fillcolor=255)
+    im = im.resize((int(w * scale), int(h * scale)), Image.BILINEAR)
+    back = Image.new("L", (int(w * 1.08), int(h * 1.08)), 170 if grey else 255)
+    back.paste(
+        im,
+        (
+            int(w * 0.03 + rng.uniform(-0.015, 0.015) * w),
+            int(h * 0.03 + rng.uniform(-0.015, 0.015) * h),
+        ),
+    )
+    im = back.filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 1.0)))
+    a = np.asarray(im, dtype=np.float32)
+    a = a + np.random.default_rng(rng.randrange(2**32)).normal(0, 8, a.shape)
+    im = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    if upside_down:
+        im = im.rotate(180)
+    out = io.BytesIO()
+    if jpeg:
+        im.save(out, format="JPEG", quality=rng.randint(70, 90))
+    else:
+        im.save(out, format="PNG")
+    return out.getvalue()
+
+
+def load_scan(folder: Path) -> dict:
+    return json.loads((folder / "scan.json").read_text())
+
+
+def page_images(folder: Path, dpi: int) -> list[Image.Image]:
+    return render(folder / "sheet.pdf", dpi)
+
+
+def angle_ok(angle: float) -> bool:
+    return abs(angle) <= 3 and not math.isnan(angle)

@@ -1,0 +1,131 @@
+"""Scanned pages as grey images: multi-page PDFs from a copier (rendered by pypdfium2) and
+PNG, JPEG or TIFF images (Pillow), each page a NumPy array of bytes, 0 black to 255 white.
+The scans are only read."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pypdfium2 as pdfium
+from PIL import Image, UnidentifiedImageError
+
+from worksheetgen.errors import ScanError
+from worksheetgen.inputs import read_limited
+
+#: the largest scan file read (a class's copier PDF at 300 dpi is far less)
+MAX_SCAN_BYTES = 2_000_000_000
+#: the resolution PDF pages are rendered at
+PDF_DPI = 200
+#: the most pixels an image page may have (A3 at 600 dpi is about 70 million)
+MAX_PIXELS = 120_000_000
+#: a JPEG page whose shorter side has this many pixels (190 dpi on A4 or Letter) is
+#: decoded at half its resolution
+READ_HALF_FROM = 1570
+_KINDS = {
+    b"%PDF": "pdf",
+    b"\x89PNG": "png",
+    b"\xff\xd8\xff": "jpeg",
+    b"II*\x00": "tiff",
+    b"MM\x00*": "tiff",
+}
+
+
+def kind_of(data: bytes) -> str | None:
+    """pdf, png, jpeg or tiff from a file's first bytes, or None."""
+    for magic, kind in _KINDS.items():
+        if data.startswith(magic):
+            return kind
+    return None
+
+
+def check_scan(path: str) -> tuple[str, bytes]:
+    """A scan's kind and bytes, or a ScanError saying why it cannot be one."""
+    data = read_limited(
+        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError
+    )
+    kind = kind_of(data)
+    if kind is None:
+        raise ScanError(
+            "expected a scan (a PDF, PNG, JPEG or TIFF file), got a file of another kind",
+            file=path,
+        )
+    return kind, data
+
+
+def page_count(path: str, kind: str, data: bytes) -> int:
+    """How many pages a scan has (a ScanError for a damaged file)."""
+    if kind == "pdf":
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise ScanError(
+                f"expected a readable PDF, got a damaged one ({exc})", file=path
+            ) from None
+        try:
+            return len(pdf)
+        finally:
+            pdf.close()
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            return int(getattr(im, "n_frames", 1))
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise ScanError(
+            f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
+        ) from None
+
+
+def _grey(im: Image.Image, path: str) -> np.ndarray:
+    if im.width * im.height > MAX_PIXELS:
+        raise ScanError(
+            f"expected a page of at most {MAX_PIXELS} pixels, got {im.width}x{im.height}",
+            file=path,
+        )
+    if im.format == "JPEG" and im.mode != "L":
+        im.draft("L", im.size)  # JPEG decodes its grey channel alone, much faster
+    return np.asarray(im.convert("L"), dtype=np.uint8)
+
+
+def read_page(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
+    """The grey image of page ``index`` (from 0) of a scan (a ScanError for a damaged one)."""
+    if kind == "pdf":
+        try:
+            pdf = pdfium.PdfDocument(data)
+            try:
+                page = pdf[index]
+                image = _grey(page.render(scale=PDF_DPI / 72, grayscale=True).to_pil(), path)
+                page.close()
+                return image
+            finally:
+                pdf.close()
+        except pdfium.PdfiumError as exc:
+            raise ScanError(
+                f"expected a readable PDF, got a damaged one ({exc})", file=path
+            ) from None
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            if index:
+                im.seek(index)
+            elif im.format == "JPEG":
+                # JPEG decodes its grey channel alone, and a page scanned at 190 dpi or
+                # more at half its resolution (still 95 dpi or more: a box is 15 pixels
+                # wide, a pen's stroke two): a quarter of the pixels to decode and read
+                half = min(im.size) >= READ_HALF_FROM
+                im.draft("L", (im.size[0] // 2, im.size[1] // 2) if half else im.size)
+            return _grey(im, path)
+    except (UnidentifiedImageError, OSError, ValueError, EOFError) as exc:
+        raise ScanError(
+            f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
+        ) from None
+
+
+def crop_png(image: np.ndarray, box: tuple[int, int, int, int]) -> bytes:
+    """A PNG of ``image``'s part (left, top, right, bottom) in pixels, clipped to it."""
+    h, w = image.shape
+    left, top, right, bottom = box
+    left, top = max(0, left), max(0, top)
+    right, bottom = min(w, right), min(h, bottom)
+    part = np.ascontiguousarray(image[top:bottom, left:right], dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(part).save(out, format="PNG")
+    return out.getvalue()

@@ -1,0 +1,178 @@
+"""One scanned page: find its corner marks, fit the homography from the printed page (mm)
+to the image, read its page code in either of its two upright orientations (a landscape
+image is turned a quarter first, so all four are tried), and measure the ink in boxes.
+NumPy only; nothing here guesses: a page whose marks or code do not read is None."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from worksheetgen.scan.layout import (
+    CELL_MM,
+    MARK_MM,
+    PAPER_MM,
+    cell_centres,
+    decode_cells,
+    mark_centres,
+)
+
+#: a pixel is ink when darker than this share of the paper's white
+INK_LEVEL = 0.55
+#: how far into a box its frame and misalignment reach (mm): the rest is read
+BOX_INSET_MM = 0.75
+#: where the corner marks are looked for: this share of the page's width and height
+SEARCH_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """A page identified and aligned: its code, the homography (mm -> pixels), its ink
+    mask and the image it was read from (turned upright, a quarter at a time)."""
+
+    build: int
+    sheet: int
+    page: int
+    homography: np.ndarray
+    ink: np.ndarray
+    image: np.ndarray
+
+    def to_pixels(self, points: np.ndarray) -> np.ndarray:
+        """Points in mm from the printed page's top left -> (x, y) pixels of the image."""
+        p = np.column_stack([points, np.ones(len(points))]) @ self.homography.T
+        return p[:, :2] / p[:, 2:3]
+
+    def ink_ratio(self, x_mm: float, y_mm: float, size_mm: float, n: int = 12) -> float:
+        """The share of ink inside the box whose top left is (x, y) mm (its frame and a
+        margin left out), sampled on an n x n grid."""
+        return float(ink_ratios(self, np.array([[x_mm, y_mm]]), size_mm, BOX_INSET_MM, n)[0])
+
+    def pixel_box(
+        self, left: float, top: float, right: float, bottom: float, margin_mm: float
+    ) -> tuple[int, int, int, int]:
+        """The image's pixel rectangle (left, top, right, bottom) around a part of the
+        printed page (in mm), ``margin_mm`` more on every side."""
+        a, b = left - margin_mm, right + margin_mm
+        c, d = top - margin_mm, bottom + margin_mm
+        corners = np.array([[a, c], [b, c], [a, d], [b, d]])
+        p = self.to_pixels(corners)
+        return (
+            int(p[:, 0].min()),
+            int(p[:, 1].min()),
+            int(np.ceil(p[:, 0].max())),
+            int(np.ceil(p[:, 1].max())),
+        )
+
+
+def ink_ratios(
+    page: Aligned, corners: np.ndarray, size_mm: float, inset_mm: float, n: int = 12
+) -> np.ndarray:
+    """The share of ink inside each box whose top left corner (mm) is a row of ``corners``,
+    ``inset_mm`` in from its sides, sampled on an n x n grid: all boxes at once."""
+    steps = np.linspace(inset_mm, size_mm - inset_mm, n)
+    gx, gy = np.meshgrid(steps, steps)
+    grid = np.column_stack([gx.ravel(), gy.ravel()])  # n*n offsets
+    points = (corners[:, None, :] + grid[None, :, :]).reshape(-1, 2)
+    px = page.to_pixels(points)
+    h, w = page.ink.shape
+    ix = np.clip(np.rint(px[:, 0]).astype(np.intp), 0, w - 1)
+    iy = np.clip(np.rint(px[:, 1]).astype(np.intp), 0, h - 1)
+    return page.ink[iy, ix].reshape(len(corners), n * n).mean(axis=1)
+
+
+def ink_mask(image: np.ndarray) -> np.ndarray:
+    """Where the page has ink: darker than INK_LEVEL of its paper's white (the 90th
+    percentile of a sample, so a grey scanner lid around the page is not ink)."""
+    sample = image[::7, ::7]
+    white = float(np.percentile(sample, 90))
+    scale = 255.0 if image.dtype == np.uint8 else 1.0
+    return image < INK_LEVEL * max(white, 0.2 * scale)
+
+
+def _window_sums(integral: np.ndarray, k: int) -> np.ndarray:
+    """Sums of every k x k window of the image whose integral image is given."""
+    return integral[k:, k:] - integral[:-k, k:] - integral[k:, :-k] + integral[:-k, :-k]
+
+
+def _find_mark(ink: np.ndarray, px_per_mm: float) -> tuple[float, float] | None:
+    """The centre of the corner mark in this corner region of the ink mask (pixels), or
+    None: the square window darkest inside with the least ink around it."""
+    k = max(3, int(round(MARK_MM * px_per_mm)))
+    r = max(2, int(round(1.5 * px_per_mm)))
+    big = k + 2 * r
+    if ink.shape[0] <= big or ink.shape[1] <= big:
+        return None
+    integral = np.zeros((ink.shape[0] + 1, ink.shape[1] + 1), dtype=np.int32)
+    integral[1:, 1:] = ink.astype(np.int32).cumsum(0).cumsum(1)
+    inner = _window_sums(integral, k)[
+        r : r + ink.shape[0] - big + 1, r : r + ink.shape[1] - big + 1
+    ]
+    outer = _window_sums(integral, big) - inner
+    score = inner - 2 * outer
+    y, x = np.unravel_index(int(np.argmax(score)), score.shape)
+    if inner[y, x] < 0.6 * k * k or outer[y, x] > 0.25 * (big * big - k * k):
+        return None
+    # the ink's centroid in the window found (its corner at (x + r, y + r))
+    top, left = y + r, x + r
+    patch = ink[top : top + k, left : left + k]
+    ys, xs = np.nonzero(patch)
+    return float(left + xs.mean()), float(top + ys.mean())
+
+
+def _refine(
+    region: np.ndarray, x: float, y: float, px_per_mm: float, left: int, top: int
+) -> tuple[float, float]:
+    """A mark's centre at full resolution: the centroid of the ink within a mark's width
+    around where the coarse search found it (image coordinates)."""
+    r = int(MARK_MM * px_per_mm * 0.75)
+    x0, y0 = max(0, int(x) - r), max(0, int(y) - r)
+    patch = region[y0 : int(y) + r, x0 : int(x) + r]
+    ys, xs = np.nonzero(patch)
+    if len(xs) == 0:
+        return x + left, y + top
+    return float(x0 + xs.mean() + left), float(y0 + ys.mean() + top)
+
+
+def homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The projective map taking 4 points ``src`` to ``dst`` (3 x 3)."""
+    rows = []
+    rhs = []
+    for (x, y), (u, v) in zip(src, dst, strict=True):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        rhs += [u, v]
+    h = np.linalg.solve(np.array(rows, dtype=float), np.array(rhs, dtype=float))
+    return np.append(h, 1.0).reshape(3, 3)
+
+
+def align(image: np.ndarray, paper: str) -> Aligned | None:
+    """Identify and align one scanned page, or None when its marks or code do not read."""
+    if image.shape[1] > image.shape[0]:
+        image = np.rot90(image)  # a landscape page: turned upright, a quarter at a time
+    w_mm, h_mm = PAPER_MM[paper]
+    ink = ink_mask(image)
+    h, w = ink.shape
+    px_per_mm = min(h / h_mm, w / w_mm)
+    sh, sw = int(h * SEARCH_SHARE), int(w * SEARCH_SHARE)
+    step = 2 if px_per_mm > 4 else 1  # the marks are looked for at half the resolution
+    found = []
+    for top, left in ((0, 0), (0, w - sw), (h - sh, 0), (h - sh, w - sw)):
+        region = ink[top : top + sh, left : left + sw]
+        mark = _find_mark(region[::step, ::step], px_per_mm / step)
+        if mark is None:
+            return None
+        found.append(_refine(region, mark[0] * step, mark[1] * step, px_per_mm, left, top))
+    seen = np.array(found)  # top left, top right, bottom left, bottom right
+    printed = np.array(mark_centres(paper))
+    cells = np.array(cell_centres(paper))
+    for turned in (False, True):
+        targets = seen[::-1] if turned else seen  # upside down: the corners swap
+        hom = homography(printed, targets)
+        page = Aligned(0, 0, 0, hom, ink, image)
+        ratios = ink_ratios(page, cells - CELL_MM / 2, CELL_MM, 0.5, 4)
+        bits = "".join("1" if r > 0.5 else "0" for r in ratios)
+        code = decode_cells(bits)
+        if code is not None:
+            return Aligned(code[0], code[1], code[2], hom, ink, image)
+    return None

@@ -1,0 +1,516 @@
+"""``worksheetgen scan``: scanned pages -> the responses ``grade`` reads -> grades.
+
+Every scan is checked before any is read (a file that is not a PDF or image, or a damaged
+one, is one line and nothing is written). Each page is aligned and identified by its code
+(``pages``); a page of another build stops the run with one line. Each box is read as
+empty, marked, taken back (filled in completely: the rule printed on the sheet) or unclear;
+a part's answer is its one marked box. Unclear boxes, several marks, pages that do not
+identify, pages scanned twice and pages missing are listed in issues.csv with a cropped
+image each, never guessed; a corrections file (``id,value`` rows, the ids of issues.csv)
+settles them on a rerun. The responses go to ``grade``'s own path (``grade_files``), which
+writes scores.csv and report.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import GradeError, ScanError
+from worksheetgen.files import write_failure, write_file
+from worksheetgen.grading.csvcells import protect
+from worksheetgen.grading.key import grade_key
+from worksheetgen.grading.report import GradeRun, grade_files
+from worksheetgen.inputs import read_limited
+from worksheetgen.keyjson.read import load_key as read_key
+from worksheetgen.keyjson.read import read_key_data
+from worksheetgen.scan.layout import build_code, score_values
+from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
+
+#: a box's ink share: below EMPTY it is empty; from MARKED to TAKEN_BACK marked; from
+#: TAKEN_BACK on filled in completely (a mark taken back); anything between is unclear
+EMPTY = 0.06
+MARKED = 0.15
+FULL = 0.80
+TAKEN_BACK = 0.92
+RESPONSES_FILE = "responses.csv"
+ISSUES_FILE = "issues.csv"
+CROPS = "crops"
+MAX_CORRECTIONS_BYTES = 10_000_000
+
+
+@dataclass(frozen=True)
+class BoxReading:
+    """One box as read: its state (empty, marked, taken-back, unclear) and ink share."""
+
+    state: str
+    ratio: float
+
+
+def box_state(ratio: float) -> str:
+    """empty, marked, taken-back or unclear, from a box's ink share."""
+    if ratio < EMPTY:
+        return "empty"
+    if MARKED <= ratio < FULL:
+        return "marked"
+    if ratio >= TAKEN_BACK:
+        return "taken-back"
+    return "unclear"
+
+
+@dataclass
+class Issue:
+    """Something a person has to look at: its kind, id (for corrections), where it is and
+    what was seen; ``crop`` the file name of its picture."""
+
+    kind: str
+    id: str
+    where: str
+    detail: str
+    crop: str = ""
+    settled: str = ""
+
+
+@dataclass
+class ScanResult:
+    """What ``scan_files`` did."""
+
+    pages: int
+    identified: int
+    issues: list[Issue]
+    grade: GradeRun | None
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def open_issues(self) -> list[Issue]:
+        return [i for i in self.issues if not i.settled]
+
+
+def _positions(key_path: Path) -> dict[str, Any]:
+    path = key_path.parent / SCAN_FILE
+    if not path.exists():
+        raise ScanError(
+            f"expected {SCAN_FILE} beside the key (a build with --scannable writes it), got none",
+            file=str(key_path),
+        )
+    data = read_limited(path, 200_000_000, what=f"a {SCAN_FILE} file", error=ScanError)
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise ScanError(f"expected JSON, got text that is not ({exc})", file=str(path)) from None
+    if not isinstance(doc, dict) or doc.get("format") != SCAN_FORMAT:
+        raise ScanError(f"format: expected {SCAN_FORMAT!r}, got another file", file=str(path))
+    if doc.get("version") != SCAN_VERSION:
+        raise ScanError(
+            f"version: expected {SCAN_VERSION}, got {doc.get('version')!r}", file=str(path)
+        )
+    return doc
+
+
+def read_corrections(path: str) -> list[tuple[int, str, str]]:
+    """(line, id, value) of every row of a corrections CSV (header ``id,value``)."""
+    data = read_limited(path, MAX_CORRECTIONS_BYTES, what="a corrections CSV", error=ScanError)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ScanError("expected UTF-8 text, got other bytes", file=path) from None
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or [c.strip().casefold() for c in rows[0][:2]] != ["id", "value"]:
+        raise ScanError("header: expected id,value, got another header", file=path, line=1)
+    out = []
+    for n, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) < 2:
+            raise ScanError("value: expected an id and a value, got one cell", file=path, line=n)
+        out.append((n, row[0].strip(), row[1].strip()))
+    return out
+
+
+def scan_files(
+    scans: Sequence[str],
+    key_path: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
+    corrections: str | None = None,
+    jobs: int = 1,
+) -> ScanResult:
+    """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
+    grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key)."""
+    # the image machinery only when scanning
+    from worksheetgen.scan.images import check_scan, crop_png, page_count
+
+    key = Path(key_path)
+    doc = read_key_data(key, ScanError)
+    positions = _positions(key)
+    expected = build_code(doc["seed"], doc["title"], doc.get("course"), doc.get("secret"))
+    if positions.get("build") != expected:
+        raise ScanError(
+            f"expected the {SCAN_FILE} of this key's build, got one of another build",
+            file=str(key.parent / SCAN_FILE),
+        )
+    out = Path(out_dir) if out_dir is not None else key.parent / "scan"
+    paper = positions["paper"]
+    box_mm = float(positions["box_mm"])
+    key_sheets = doc["sheets"]
+    grading = grade_key(read_key(key, ScanError))
+    sheets = _meanings(positions, key_sheets, grading, str(key.parent / SCAN_FILE))
+    tasks: list[tuple[str, str, int]] = []
+    data_of: dict[str, bytes] = {}
+    for path in scans:  # every scan checked before any is read
+        kind, data = check_scan(path)
+        data_of[path] = data
+        tasks += [(path, kind, i) for i in range(page_count(path, kind, data))]
+    fixes = read_corrections(corrections) if corrections else []
+
+    issues: list[Issue] = []
+    crops: dict[str, bytes] = {}
+    seen: dict[tuple[int, int], str] = {}
+    readings: dict[tuple[int, str, str], list[tuple[Any, dict[str, Any], BoxReading]]] = {}
+    n_pages = identified = 0
+    context = _ReadContext(data_of, paper, box_mm, sheets)
+    for task, read in zip(tasks, _read_all(context, tasks, jobs), strict=True):
+        n_pages += 1
+        path, kind, index = task
+        where = f"{path}#{index + 1}"
+        if read.code is not None and read.code[0] != expected:
+            raise ScanError(
+                f"expected pages of this key's build, got page {index + 1} of another "
+                "build (its page code names other ones)",
+                file=path,
+            )
+        if read.code is None or read.code[1] not in sheets:
+            name = f"page-{len(crops) + 1:03d}.png"
+            image = load_page(path, kind, data_of[path], index)
+            small = image[::4, ::4]
+            crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
+            issues.append(
+                Issue(
+                    "unidentified-page",
+                    f"page:{where}",
+                    where,
+                    "no corner marks or page code read",
+                    name,
+                )
+            )
+            continue
+        page = _Found(read.code[1], read.code[2], task, read.homography, context)
+        pages = sheets[page.sheet]
+        sid = key_sheets[page.sheet]["id"]
+        if page.page not in pages:
+            issues.append(
+                Issue(
+                    "unidentified-page",
+                    f"page:{where}",
+                    where,
+                    f"its code names page {page.page} of sheet {sid}, which has no such page",
+                )
+            )
+            continue
+        identified += 1
+        first = seen.get((page.sheet, page.page))
+        if first is not None:
+            issues.append(
+                Issue(
+                    "duplicate-page",
+                    f"page:{where}",
+                    where,
+                    f"sheet {sid} page {page.page} again (first: {first}); this one is not read",
+                )
+            )
+            continue
+        seen[(page.sheet, page.page)] = where
+        boxes = pages[page.page]
+        ratios = read.ratios if read.ratios is not None else ()  # a page without boxes
+        for box, ratio in zip(boxes, ratios, strict=True):
+            reading = BoxReading(box_state(float(ratio)), float(ratio))
+            group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
+            group.append((page, {**box, "where": where}, reading))
+    # missing pages of the sheets that were scanned at all
+    scanned = {s for s, _ in seen}
+    for s in sorted(scanned):
+        sid = key_sheets[s]["id"]
+        for p in sorted(sheets[s]):
+            if (s, p) not in seen:
+                issues.append(
+                    Issue(
+                        "missing-page",
+                        f"page:{sid}/{p}",
+                        f"sheet {sid}",
+                        f"page {p} was not scanned",
+                    )
+                )
+    rows: list[list[str]] = []
+    answers: dict[str, Issue | None] = {}
+    for (s, question, answer), group in sorted(readings.items(), key=lambda kv: (kv[0][0],)):
+        sid = key_sheets[s]["id"]
+        gid = f"{sid}/{question}/{answer}"
+        marked = [b for _, b, r in group if r.state == "marked"]
+        unclear = [(pg, b, r) for pg, b, r in group if r.state == "unclear"]
+        is_mark = "mark" in group[0][1]
+        value: str | None = None
+        problem = None
+        if unclear:
+            problem = Issue(
+                "unclear-box",
+                gid,
+                group[0][1]["where"],
+                "; ".join(f"{_box_name(b)}: ink {r.ratio:.2f}" for _, b, r in unclear),
+            )
+            pg = unclear[0][0]
+        elif len(marked) > 1:
+            problem = Issue(
+                "several-marked",
+                gid,
+                group[0][1]["where"],
+                "marked: " + ", ".join(_box_name(b) for b in marked),
+            )
+            pg = group[0][0]
+        elif marked:
+            value = marked[0]["mark"] if is_mark else marked[0]["option"]
+        if problem is not None:
+            name = f"box-{len(crops) + 1:04d}.png"
+            xs = [g[1]["x"] for g in group if g[0] is pg]  # its boxes on that page
+            ys = [g[1]["y"] for g in group if g[0] is pg]
+            aligned = pg.aligned()
+            rect = aligned.pixel_box(min(xs), min(ys), max(xs) + box_mm, max(ys) + box_mm, 3.0)
+            crops[name] = crop_png(aligned.image, rect)
+            problem.crop = name
+            issues.append(problem)
+        answers[gid] = problem
+        rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
+    # corrections settle what the scans left open (and may override any answer)
+    by_id = {r[0] + "/" + r[1] + "/" + r[2]: r for r in rows}
+    page_issues = {i.id: i for i in issues if i.id.startswith("page:")}
+    for line, cid, value in fixes:
+        if cid in by_id:
+            by_id[cid][4] = "" if value.casefold() == "blank" else value
+            if answers.get(cid) is not None:
+                answers[cid].settled = value  # type: ignore[union-attr]
+        elif cid in page_issues:
+            page_issues[cid].settled = value
+        else:
+            raise ScanError(
+                f"id: expected an id of issues.csv or an answer the scans read "
+                f"(sheet/question/answer), got {cid!r}",
+                file=corrections,
+                line=line,
+            )
+    return _write(out, key, rows, issues, crops, n_pages, identified)
+
+
+@dataclass(frozen=True)
+class _ReadContext:
+    """What reading a page needs: the scans' bytes, the paper, the boxes by sheet and page."""
+
+    data: dict[str, bytes]
+    paper: str
+    box_mm: float
+    sheets: dict[int, dict[int, list[dict[str, Any]]]]
+
+
+@dataclass(frozen=True)
+class _PageRead:
+    """What a worker read of one page: its code (build, sheet, page) or None, the
+    homography (mm -> pixels) and the ink share in each of its boxes."""
+
+    code: tuple[int, int, int] | None
+    homography: Any = None
+    ratios: Any = None
+
+
+_CONTEXT: list[_ReadContext] = []  # the context forked workers inherit
+
+
+def _read_page(task: tuple[str, str, int], context: _ReadContext | None = None) -> _PageRead:
+    """Decode, align and measure one page (in a worker, or here)."""
+    # the image machinery only when scanning
+    import numpy as np
+
+    from worksheetgen.scan.pages import BOX_INSET_MM, align, ink_ratios
+
+    ctx = context or _CONTEXT[0]
+    path, kind, index = task
+    page = align(load_page(path, kind, ctx.data[path], index), ctx.paper)
+    if page is None:
+        return _PageRead(None)
+    code = (page.build, page.sheet, page.page)
+    boxes = ctx.sheets.get(page.sheet, {}).get(page.page)
+    if not boxes:
+        return _PageRead(code, page.homography)
+    corners = np.array([[b["x"], b["y"]] for b in boxes]).reshape(-1, 2)
+    return _PageRead(code, page.homography, ink_ratios(page, corners, ctx.box_mm, BOX_INSET_MM))
+
+
+def _read_all(
+    context: _ReadContext, tasks: list[tuple[str, str, int]], jobs: int
+) -> Iterable[_PageRead]:
+    """Every page read, in order: by ``jobs`` forked processes (0: one per core), or here."""
+    workers = (os.cpu_count() or 1) if jobs == 0 else jobs
+    workers = min(workers, max(1, len(tasks) // 2))
+    if workers <= 1 or not hasattr(os, "fork"):
+        yield from (_read_page(t, context) for t in tasks)
+        return
+    # forked workers read the pages; the parent only collects what they read
+    import multiprocessing
+
+    _CONTEXT[:] = [context]
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield from pool.imap(_read_page, tasks, chunksize=2)
+    finally:
+        _CONTEXT.clear()
+
+
+class _Found:
+    """A page identified by a worker: its sheet and page, and how to see it again (for a
+    cropped picture) without keeping its image."""
+
+    def __init__(
+        self,
+        sheet: int,
+        page: int,
+        task: tuple[str, str, int],
+        homography: Any,
+        context: _ReadContext,
+    ) -> None:
+        self.sheet, self.page, self.task = sheet, page, task
+        self.homography, self.context = homography, context
+
+    def aligned(self) -> Any:
+        # the image machinery only when scanning
+        from worksheetgen.scan.pages import Aligned, ink_mask
+
+        path, kind, index = self.task
+        image = load_page(path, kind, self.context.data[path], index)
+        return Aligned(0, self.sheet, self.page, self.homography, ink_mask(image), image)
+
+
+def load_page(path: str, kind: str, data: bytes, index: int) -> Any:
+    """The grey image of page ``index`` of a scan."""
+    # the image machinery only when scanning
+    from worksheetgen.scan.images import read_page
+
+    return read_page(path, kind, data, index)
+
+
+def _meanings(
+    positions: dict[str, Any], key_sheets: list[Any], grading: Any, name: str
+) -> dict[int, dict[int, list[dict[str, Any]]]]:
+    """Every box of scan.json with what it means in the key: its question and answer, and
+    the option it picks or the points it gives; by sheet index and page."""
+    out: dict[int, dict[int, list[dict[str, Any]]]] = {}
+    for sheet in positions["sheets"]:
+        index = sheet["index"]
+        if not isinstance(index, int) or not 0 <= index < len(key_sheets):
+            raise ScanError(f"sheets: expected sheets of the key, got sheet {index!r}", file=name)
+        ks = key_sheets[index]
+        gs = grading.sheet(ks["id"])
+        by_number = {str(q["number"]): q for q in ks["questions"]}
+        pages = out.setdefault(index, {})
+        for page in sheet["pages"]:
+            boxes = pages.setdefault(page["page"], [])
+            for box in page["boxes"]:
+                try:
+                    number, letter, value = box["id"].split(".")
+                    q = by_number[number]
+                    answer = q["parts"][LETTERS.index(letter)]["answer"]
+                except (ValueError, KeyError, IndexError):
+                    raise ScanError(
+                        f"boxes: expected boxes of the key's questions, got {box.get('id')!r}",
+                        file=name,
+                    ) from None
+                meaning: dict[str, Any] = {"question": q["id"], "answer": answer}
+                if value.startswith("s") and value[1:].isdigit():
+                    points = gs.question(q["id"]).points_of(answer)
+                    values = score_values(points)
+                    if int(value[1:]) >= len(values):
+                        raise ScanError(
+                            f"boxes: expected score boxes up to {points}, got {box['id']!r}",
+                            file=name,
+                        )
+                    meaning["mark"] = str(values[int(value[1:])])
+                else:
+                    meaning["option"] = value
+                boxes.append({**meaning, "id": box["id"], "x": box["x"], "y": box["y"]})
+    return out
+
+
+def _box_name(box: dict[str, Any]) -> str:
+    return f"box {box['mark']}" if "mark" in box else f"option {box['option']}"
+
+
+def _responses_csv(rows: Iterable[list[str]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["student", "question", "answer", "entry", "value", "mark"])
+    for sid, question, answer, kind, value in rows:
+        if kind == "mark":
+            w.writerow([protect(sid), protect(question), protect(answer), "", "", value])
+        else:
+            w.writerow([protect(sid), protect(question), protect(answer), "", value, ""])
+    return buf.getvalue()
+
+
+def _issues_csv(issues: Sequence[Issue]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["kind", "id", "where", "detail", "crop", "settled"])
+    for i in issues:
+        crop = f"{CROPS}/{i.crop}" if i.crop else ""
+        w.writerow(
+            [i.kind, protect(i.id), protect(i.where), protect(i.detail), crop, protect(i.settled)]
+        )
+    return buf.getvalue()
+
+
+def _write(
+    out: Path,
+    key: Path,
+    rows: list[list[str]],
+    issues: list[Issue],
+    crops: dict[str, bytes],
+    n_pages: int,
+    identified: int,
+) -> ScanResult:
+    """Grade in a staging folder, then put every file in place (nothing half-written)."""
+    out.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".scan-", dir=out))
+    try:
+        (stage / RESPONSES_FILE).write_text(_responses_csv(rows), encoding="utf-8")
+        run: GradeRun | None = None
+        if any(r[4] for r in rows):  # grade refuses a file of blanks
+            try:
+                run = grade_files(key, stage / RESPONSES_FILE, stage)
+            except GradeError as exc:
+                raise ScanError(f"grading the scanned responses: {exc}") from None
+        files = {
+            RESPONSES_FILE: (stage / RESPONSES_FILE).read_bytes(),
+            ISSUES_FILE: _issues_csv(issues).encode("utf-8"),
+        }
+        if run is not None:
+            for f in run.files:
+                files[f.name] = f.read_bytes()
+        written = []
+        try:
+            for name, data in files.items():
+                written.append(write_file(out / name, data))
+            for name, data in crops.items():
+                written.append(write_file(out / CROPS / name, data))
+        except OSError as exc:
+            error = write_failure(exc, out)
+            if error is None:
+                raise
+            raise error from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    if run is not None:
+        run = GradeRun(run.result, tuple(out / f.name for f in run.files))
+    return ScanResult(n_pages, identified, issues, run, written)
