@@ -56,9 +56,11 @@ def _scenario(boxes: list[dict], rng: random.Random) -> list[str | None]:
         kinds[picks[0]] = rng.choice(["cross", "tick", "fill"])
     elif roll < 0.7:
         pass  # left blank
-    elif roll < 0.8:  # a mark taken back (its box filled in), another marked instead
+    elif roll < 0.76:  # a mark taken back (its box filled in), another marked instead
         kinds[picks[0]] = "blacken"
         kinds[picks[1]] = rng.choice(["cross", "tick"])
+    elif roll < 0.8:  # a box filled in and nothing else: flagged for a person
+        kinds[picks[0]] = "blacken"
     elif roll < 0.9:
         kinds[picks[0]] = "faint"
     else:
@@ -75,6 +77,8 @@ def _expected(plan: Plan, sheet: int, ids: list[str]) -> tuple[str | None, bool]
     marked = [i for i, k in kinds.items() if k in ("cross", "tick", "fill")]
     if len(marked) > 1:
         return None, True
+    if not marked and "blacken" in kinds.values():
+        return None, True  # only a mark taken back: the student may have meant it
     return (marked[0] if marked else None), False
 
 
@@ -97,7 +101,7 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
     flagged = {
         r["id"]
         for r in _read_csv(out / "issues.csv")
-        if r["kind"] in ("unclear-box", "several-marked")
+        if r["kind"] in ("unclear-box", "several-marked", "only-taken-back")
     }
     boxes = 0
     misreads = []
@@ -246,7 +250,7 @@ def test_synthetic_scans_read_back(quiz: Path, tmp_path: Path):
     assert kinds.count("duplicate-page") == 1 and kinds.count("missing-page") == 1
     assert (out / "scores.csv").exists() and (out / "report.md").exists()
     for issue in _read_csv(out / "issues.csv"):
-        if issue["kind"] in ("unclear-box", "several-marked"):
+        if issue["kind"] in ("unclear-box", "several-marked", "only-taken-back"):
             assert (out / issue["crop"]).read_bytes()[:4] == b"\x89PNG"
 
 
@@ -254,12 +258,20 @@ def test_corrections_settle_issues(quiz: Path, tmp_path: Path):
     plans, scanned, files = _scan_set(quiz, tmp_path, seed=5, dpi=150)
     out = tmp_path / "out"
     first = scan_files([str(f) for f in files], quiz / "key.json", out)
-    open_ids = [i.id for i in first.open_issues if i.kind in ("unclear-box", "several-marked")]
+    open_ids = [
+        i.id
+        for i in first.open_issues
+        if i.kind in ("unclear-box", "several-marked", "only-taken-back")
+    ]
     assert open_ids
     fixes = tmp_path / "fixes.csv"
     fixes.write_text("id,value\n" + "".join(f"{i},blank\n" for i in open_ids))
     again = scan_files([str(f) for f in files], quiz / "key.json", out, str(fixes))
-    assert not [i for i in again.open_issues if i.kind in ("unclear-box", "several-marked")]
+    assert not [
+        i
+        for i in again.open_issues
+        if i.kind in ("unclear-box", "several-marked", "only-taken-back")
+    ]
     fixes.write_text("id,value\nnobody/q-none/x,a\n")
     before = (out / "responses.csv").read_bytes()
     with pytest.raises(ScanError, match=r"fixes.csv:2: id: expected"):

@@ -275,6 +275,17 @@ def scan_files(
             pg = group[0][0]
         elif marked:
             value = marked[0]["mark"] if is_mark else marked[0]["option"]
+        elif any(r.state == "taken-back" for _, _, r in group):
+            # a box filled in and nothing else marked: the rule says "taken back", but a
+            # student who read "fill in" may have meant it as the answer; a person decides
+            problem = Issue(
+                "only-taken-back",
+                gid,
+                group[0][1]["where"],
+                "filled in completely (a mark taken back) and nothing else marked: "
+                + ", ".join(_box_name(b) for _, b, r in group if r.state == "taken-back"),
+            )
+            pg = next(g for g, _, r in group if r.state == "taken-back")
         if problem is not None:
             name = f"box-{len(crops) + 1:04d}.png"
             xs = [g[1]["x"] for g in group if g[0] is pg]  # its boxes on that page
