@@ -496,3 +496,17 @@ def test_typed_marks_and_typed_answers_mix_in_one_class(roster_key, tmp_path):
         assert s.earned + s.ungraded == s.possible, s.student
     statuses = {p.status for q in result.students[2].questions for p in q.parts}
     assert "marked" in statuses and "right" in statuses
+
+
+def test_no_report_writes_only_scores_and_report_md(roster_key, tmp_path):
+    key = load_key(roster_key)
+    text, _ = class_csv(key, seed=2)
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main,
+        ["grade", "--key", str(roster_key), str(tmp_path / "r.csv"), "--out", str(out)]
+        + ["--no-report"],
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["report.md", "scores.csv"]

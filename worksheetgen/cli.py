@@ -570,6 +570,15 @@ def families() -> None:
     "Default: as the key says for each question (the bank's or the course's carry).",
 )
 @click.option(
+    "--report/--no-report",
+    "class_report",
+    default=True,
+    show_default=True,
+    help="Also write the class report (HTML, PDF, the CSVs behind its pictures) and each "
+    "student's feedback page; --no-report: only scores.csv and report.md, several times "
+    "faster.",
+)
+@click.option(
     "--lenient",
     is_flag=True,
     help="Grade even when values cannot be read: each counts as wrong and is listed "
@@ -588,6 +597,7 @@ def grade(
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
     carry: bool | None,
+    class_report: bool,
     lenient: bool,
     quiet: bool,
     config_path: str | None,
@@ -608,6 +618,7 @@ def grade(
             tries,
             attempt,
             carry,
+            class_report,
             lenient,
             quiet,
         )
@@ -623,6 +634,7 @@ def _grade(
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
     carry: bool | None,
+    class_report: bool,
     lenient: bool,
     quiet: bool,
 ) -> None:
@@ -643,7 +655,7 @@ def _grade(
             column = "mark column (points, or right/wrong)" if marks else "value column"
             click.echo(f"Wrote a blank responses file to {shown(str(path))}: fill in the {column}.")
         return
-    run = grade_files(key_path, responses, out, tries, attempt, carry, lenient)
+    run = grade_files(key_path, responses, out, tries, attempt, carry, lenient, class_report)
     if quiet:
         return
     graded = run.result.students
