@@ -37,7 +37,8 @@ def reports_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except WorksheetgenError as exc:
             _plugin_warnings()
-            click.echo(f"worksheetgen: error: {exc}", err=True)
+            for line in str(exc).splitlines():  # several only where each is its own error
+                click.echo(f"worksheetgen: error: {line}", err=True)
             sys.exit(exc.exit_code)
         finally:
             _plugin_warnings()
@@ -535,7 +536,8 @@ def families() -> None:
 @click.option(
     "--out",
     type=PathArg(file_okay=False),
-    help="Folder for scores.csv and report.md. Default: the responses file's folder.",
+    help="Folder for scores.csv, report.md, the class report and the feedback pages. "
+    "Default: the responses file's folder.",
 )
 @click.option(
     "--template",
@@ -549,6 +551,13 @@ def families() -> None:
     is_flag=True,
     help="With --template: one row per student and part instead, to type the part's points "
     "(or right/wrong) in its mark column; grading reads both kinds of row, mixed in one file.",
+)
+@click.option(
+    "--students",
+    type=click.IntRange(1, 2000),
+    default=None,
+    help="With --template, for a --versions build: rows for this many students, each with "
+    "every version's rows and a sheet column; fill in the version the student wrote.",
 )
 @click.option(
     "--tries",
@@ -573,6 +582,21 @@ def families() -> None:
     help="Credit error carried forward in every question, or in none (as an LMS marks). "
     "Default: as the key says for each question (the bank's or the course's carry).",
 )
+@click.option(
+    "--report/--no-report",
+    "class_report",
+    default=True,
+    show_default=True,
+    help="Also write the class report (HTML, PDF, the CSVs behind its pictures) and each "
+    "student's feedback page; --no-report: only scores.csv and report.md, several times "
+    "faster.",
+)
+@click.option(
+    "--lenient",
+    is_flag=True,
+    help="Grade even when values cannot be read: each counts as wrong and is listed "
+    "(without it, every unreadable value is listed and nothing is graded).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @_config_option
 @reports_errors
@@ -582,9 +606,12 @@ def grade(
     out: str | None,
     template: bool,
     marks: bool,
+    students: int | None,
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
     carry: bool | None,
+    class_report: bool,
+    lenient: bool,
     quiet: bool,
     config_path: str | None,
 ) -> None:
@@ -594,7 +621,20 @@ def grade(
     from worksheetgen.pipeline.config import expect_key_secret, load_config
 
     with expect_key_secret(_using(load_config(config_path), quiet)):
-        _grade(key_path, responses, out, template, marks, tries, attempt, carry, quiet)
+        _grade(
+            key_path,
+            responses,
+            out,
+            template,
+            marks,
+            students or 0,
+            tries,
+            attempt,
+            carry,
+            class_report,
+            lenient,
+            quiet,
+        )
 
 
 def _grade(
@@ -603,9 +643,12 @@ def _grade(
     out: str | None,
     template: bool,
     marks: bool,
+    students: int,
     tries: Literal["last", "first"],
     attempt: Literal["highest", "last", "first"],
     carry: bool | None,
+    class_report: bool,
+    lenient: bool,
     quiet: bool,
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
@@ -615,21 +658,28 @@ def _grade(
 
     if marks and not template:
         raise click.UsageError("--marks writes a template: use it with --template")
+    if students and not template:
+        raise click.UsageError("--students writes a template: use it with --template")
     if template:
-        path = write_template(key_path, responses, stdout=_binary_stdout(), marks=marks)
+        path = write_template(
+            key_path, responses, stdout=_binary_stdout(), marks=marks, students=students
+        )
         if path is not None and not quiet:
             column = "mark column (points, or right/wrong)" if marks else "value column"
             click.echo(f"Wrote a blank responses file to {shown(str(path))}: fill in the {column}.")
         return
-    run = grade_files(key_path, responses, out, tries, attempt, carry)
+    run = grade_files(key_path, responses, out, tries, attempt, carry, lenient, class_report)
     if quiet:
         return
-    students = run.result.students
-    click.echo(
-        f"Graded {len(students)} student(s) from {shown(responses)} against {shown(key_path)}"
-    )
+    graded = run.result.students
+    click.echo(f"Graded {len(graded)} student(s) from {shown(responses)} against {shown(key_path)}")
     for path in run.files:
         click.echo(f"  {shown(str(path))}")
+    if run.result.unreadable:
+        click.echo(
+            f"  {len(run.result.unreadable)} unreadable value(s) graded as wrong "
+            "(report.md lists them)"
+        )
     if run.result.against_pool:
         click.echo(
             f"  {len(run.result.against_pool)} attempt(s) not graded: the LMS dealt them "

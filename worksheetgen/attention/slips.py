@@ -66,6 +66,8 @@ class Misconception:
     description: str
     recipe: Recipe
     applies: Applies
+    #: how to avoid it, one sentence of markup (a student's feedback page after the slip)
+    avoid: str = ""
 
     def evaluate(self, family: Any, given: dict[str, Any]) -> dict[str, Any]:
         """The fingerprint answers of ``given`` when computed with this slip."""
@@ -123,6 +125,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             r"Divides the scores by $d_k$ instead of by $\sqrt{d_k}$.",
             flipped(scale="dk"),
             _has_scale,
+            r"Divide the scores by the square root of the key width, $\sqrt{d_k}$: check "
+            r"the scaled table's entries are $QK^\top$'s over $\sqrt{d_k}$, not over $d_k$.",
         ),
         Misconception(
             "no-scale",
@@ -130,6 +134,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             r"Skips the scale: takes the softmax of the raw scores $QK^\top$.",
             flipped(scale="none"),
             _has_scale,
+            r"Scale before the softmax: divide every score of $QK^\top$ by $\sqrt{d_k}$ "
+            "first, then take the softmax of the scaled table.",
         ),
         Misconception(
             "mask-with-zero",
@@ -137,6 +143,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             r"Masks future keys with $0$ instead of $-\infty$, so they still get weight.",
             flipped(mask_fill="zero"),
             _is_causal,
+            r"Fill the masked (future) entries with $-\infty$, not $0$: only $-\infty$ "
+            r"gives them weight $0$ after the softmax ($e^0 = 1$ still counts).",
         ),
         Misconception(
             "softmax-over-columns",
@@ -144,6 +152,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             "Normalizes each column (over queries) instead of each row (over keys).",
             flipped(axis="queries"),
             _always,
+            "Take the softmax along each row (over the keys, the last dimension): every "
+            "row of the weights must add up to 1.",
         ),
         Misconception(
             "mixed-keys",
@@ -151,6 +161,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             "Mixes the keys instead of the values: computes $AK$ instead of $AV$.",
             flipped(mix="K"),
             _keys_as_wide_as_values,
+            "Multiply the weights by the values, $AV$: the keys only score the "
+            r"queries, through $QK^\top$.",
         ),
         Misconception(
             "no-transpose",
@@ -158,6 +170,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             r"Forgets to transpose the keys: computes $QK$ instead of $QK^\top$.",
             flipped(transpose_k=False),
             _qk_defined,
+            r"Transpose the keys before multiplying, $QK^\top$: entry $(i, j)$ is query "
+            r"$i$ dotted with key $j$.",
         ),
         Misconception(
             "dk-equals-d",
@@ -165,6 +179,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             "Forgets that each head gets $d_k = d/h$ and gives every head the full width $d$.",
             flipped(head_width="d"),
             _always,
+            r"Split the model width among the heads: each head's $d_k$ is $d/h$, and the "
+            r"concatenated heads are $d$ wide again.",
         ),
         Misconception(
             "reads-column",
@@ -173,6 +189,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             "instead of its row (what it gives every key).",
             flipped(read="column"),
             _always,
+            "Read the token's row of the weights (its query against every key); a "
+            "column mixes what different queries give it.",
         ),
         Misconception(
             "wo-transposed",
@@ -181,6 +199,8 @@ MISCONCEPTIONS: dict[str, Misconception] = {
             r"instead of $\mathrm{concat} \times d$).",
             flipped(wo_transposed=True),
             _wo_not_square,
+            r"Write $W_O$ as (concatenated width) $\times$ (model width $d$): it maps "
+            r"the concatenated heads back to $d$.",
         ),
     )
 }

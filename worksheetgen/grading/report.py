@@ -15,14 +15,13 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import GradeError
-from worksheetgen.exact.rounding import quantize_half_up
 from worksheetgen.files import check_replaceable, write_failure, write_file
+from worksheetgen.grading.analysis import points_text
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import (
@@ -40,13 +39,6 @@ from worksheetgen.render.markup import escape_md_inline, markup_md_inline
 
 SCORES_FILE = "scores.csv"
 REPORT_FILE = "report.md"
-
-
-def points_text(x: Fraction) -> str:
-    """Points rounded half-up to 2 decimals, without trailing zeros (2.67, 3.5, 4)."""
-    d = quantize_half_up(Decimal(x.numerator) / Decimal(x.denominator), 2)
-    text = f"{d:f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def scores_csv(result: GradeResult) -> str:
@@ -200,6 +192,12 @@ def report_md(result: GradeResult) -> str:
     if result.attempts:
         out.append(f"Several attempts: {_md('; '.join(result.attempts))}.")
     out += _carry_lines(result)
+    if result.unreadable:
+        out.append(
+            f"Unreadable, graded as wrong (grade --lenient): "
+            f"{_count(len(result.unreadable), 'value')}:"
+        )
+        out += ["", *(f"- {_code(line)}" for line in result.unreadable), ""]
     if result.against_pool:
         out.append(
             "Not graded, dealt against the bank's pool rule (the LMS drew two versions of one "
@@ -251,21 +249,36 @@ def report_md(result: GradeResult) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def write_outputs(result: GradeResult, out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write scores.csv and report.md into ``out_dir``, each atomically (temp file + rename)."""
-    files = {SCORES_FILE: scores_csv(result), REPORT_FILE: report_md(result)}
+def write_outputs(
+    result: GradeResult, out_dir: str | os.PathLike[str], pictures: bool = True
+) -> list[Path]:
+    """Write scores.csv, report.md and (``pictures``) the class report and the students'
+    feedback pages into ``out_dir``, each file atomically (temp file + rename), all made in
+    memory first so that a failure writes none."""
+    files = {
+        SCORES_FILE: scores_csv(result).encode("utf-8"),
+        REPORT_FILE: report_md(result).encode("utf-8"),
+    }
+    if pictures:
+        # imported here, so that --help and builds never load matplotlib
+        from worksheetgen.grading.classreport import class_report
+
+        files.update(class_report(result))
     out = Path(out_dir)
-    for name in files:  # both may be replaced, or neither is written
+    for name in files:  # all may be replaced, or none is written
         check_replaceable(out / name)
     try:
-        for name, text in files.items():
-            write_file(out / name, text.encode("utf-8"))
+        for name, data in files.items():
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            write_file(out / name, data)
     except OSError as exc:
         error = write_failure(exc, out)
         if error is None:
             raise
         raise error from None
-    return [out / name for name in files]
+    return [out / name for name in files if "/" not in name] + sorted(
+        {out / name.split("/")[0] for name in files if "/" in name}
+    )
 
 
 @dataclass(frozen=True)
@@ -283,10 +296,13 @@ def grade_files(
     tries: Tries = "last",
     attempts: Attempts = "highest",
     carry: bool | None = None,
+    lenient: bool = False,
+    pictures: bool = True,
 ) -> GradeRun:
-    """Load, validate and grade everything, then (only then) write scores.csv and report.md.
-    ``carry``: credit error carried forward in every question (True), in none (False), or as
-    the key says for each (None)."""
+    """Load, validate and grade everything, then (only then) write scores.csv, report.md
+    and the class report. ``carry``: credit error carried forward in every question (True),
+    in none (False), or as the key says for each (None). ``lenient``: values of our CSV that
+    cannot be read are graded as wrong and listed, instead of stopping."""
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
     responses_file = Path(responses_path)
     for name in (SCORES_FILE, REPORT_FILE):
@@ -319,6 +335,6 @@ def grade_files(
         if is_moodle_responses(header_row(text, name)):
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry)
         else:
-            responses = parse_responses(text, key, name)
+            responses = parse_responses(text, key, name, lenient)
     result = grade(key, responses, carry)
-    return GradeRun(result, tuple(write_outputs(result, out)))
+    return GradeRun(result, tuple(write_outputs(result, out, pictures)))

@@ -127,6 +127,31 @@ class Responses:
     #: attempts the LMS dealt against the bank's pool rule (two versions of one question),
     #: by student and question: listed, not graded
     against_pool: tuple[str, ...] = ()
+    #: values that could not be read, graded as wrong (``--lenient``): each as its error line
+    unreadable: tuple[str, ...] = ()
+
+
+class RowErrors(GradeError):
+    """Every bad row of a responses file at once, one ``file:line: column: ...`` line each
+    (``str`` is those lines; each line alone is the one-line error it would have been)."""
+
+    def __init__(self, errors: Sequence[GradeError]) -> None:
+        super().__init__(errors[0].message, file=errors[0].file, line=errors[0].line)
+        self.field = errors[0].field
+        self.errors = tuple(errors)
+
+    def __str__(self) -> str:
+        return "\n".join(GradeError.__str__(e) for e in self.errors)
+
+
+#: the columns whose unreadable cells ``--lenient`` grades as wrong (other row errors, a
+#: student or question the key does not have, stop grading whatever the switch)
+LENIENT_COLUMNS = ("value", "mark")
+#: the most bad rows listed in one run
+MAX_LISTED = 200
+#: what an unreadable value is graded as: +inf, which no key or slip holds (a wrong entry)
+UNREADABLE = math.inf
+UNREADABLE_CHOICE = "\x00unreadable"
 
 
 def shorten(text: str, n: int = 40) -> str:
@@ -217,6 +242,10 @@ class _RowError(Exception):
         super().__init__(message)
         self.column = column
         self.message = message
+
+
+class _Unreadable(_RowError):
+    """A value or mark that cannot be read, recorded as wrong (``--lenient``)."""
 
 
 def _parse_entry(ans: GradedAnswer, text: str) -> list[tuple[int, int]]:
@@ -371,28 +400,37 @@ def _header(records: Iterable[tuple[int, list[str]]], name: str) -> tuple[int, d
 _PROTECTED_COLUMNS = ("student", "sheet", "question", "answer")
 
 
-def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Responses:
-    """Validate responses CSV text against ``key`` (GradeError on the first bad row)."""
+def parse_responses(
+    text: str, key: GradeKey, name: str = "responses.csv", lenient: bool = False
+) -> Responses:
+    """Validate responses CSV text against ``key``: every bad row at once (``RowErrors``,
+    one line each); with ``lenient``, values and marks that cannot be read are graded as
+    wrong and listed in ``Responses.unreadable`` instead."""
     records = iter(_records(text, name))
     header_line, index = _header(records, name)
     width = index.pop("<width>")
     by_sheet = "sheet" in index
     students: dict[str, StudentAnswers] = {}
-    seen: dict[tuple[str, str, str, tuple[int, int]], int] = {}
-    marked: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str, str, tuple[int, int]], int] = {}
+    marked: dict[tuple[str, str, str, str], int] = {}
     rows = answered = 0
+    errors: list[GradeError] = []
+    unreadable: list[str] = []
     for line, record in records:
         if not any(c.strip() for c in record):
             continue
         rows += 1
         if len(record) > width and any(c.strip() for c in record[width:]):
-            raise GradeError(
-                f"expected at most {width} fields as in the header, got "
-                f'{len(record)} (quote an entry like "1,2" or write it as 1;2)',
-                file=name,
-                line=line,
-                field="fields",
+            errors.append(
+                GradeError(
+                    f"expected at most {width} fields as in the header, got "
+                    f'{len(record)} (quote an entry like "1,2" or write it as 1;2)',
+                    file=name,
+                    line=line,
+                    field="fields",
+                )
             )
+            continue
         row = {col: (record[i].strip() if i < len(record) else "") for col, i in index.items()}
         for col in _PROTECTED_COLUMNS:  # written by --template through csvcells.protect
             if col in row:
@@ -400,11 +438,17 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
         answered += bool(row.get("value")) or bool(row.get("mark"))
         try:
             if row.get("mark") or ("mark" in row and not row["entry"] and not row["value"]):
-                _read_mark_row(key, row, line, by_sheet, students, marked)
+                _read_mark_row(key, row, line, by_sheet, students, marked, lenient)
             else:
-                _read_row(key, row, line, by_sheet, students, seen)
+                _read_row(key, row, line, by_sheet, students, seen, lenient)
+        except _Unreadable as exc:
+            unreadable.append(str(GradeError(exc.message, file=name, line=line, field=exc.column)))
         except _RowError as exc:
-            raise GradeError(exc.message, file=name, line=line, field=exc.column) from None
+            errors.append(GradeError(exc.message, file=name, line=line, field=exc.column))
+        if len(errors) >= MAX_LISTED:
+            break
+    if errors:
+        raise RowErrors(errors)
     if not rows:  # grading it would replace earlier scores with zeros for everyone
         raise GradeError(
             "expected a row per answer entry after the header, got none (a "
@@ -427,7 +471,12 @@ def parse_responses(text: str, key: GradeKey, name: str = "responses.csv") -> Re
     else:
         # every sheet of the key is a student: key order, students without responses too
         order = [students.get(s.id) or StudentAnswers(s.id, s.id, 0) for s in key.sheets]
-    return Responses(path=name, students=tuple(order), has_sheet_column=by_sheet)
+    return Responses(
+        path=name,
+        students=tuple(order),
+        has_sheet_column=by_sheet,
+        unreadable=tuple(unreadable),
+    )
 
 
 def _pick_sheet(
@@ -451,6 +500,14 @@ def _pick_sheet(
             f"got {_got(sid)}{_close_match(sid, ids)}",
         )
     prev = students.get(student)
+    if by_sheet and prev is not None and prev.sheet != sheet.id:
+        if not row["value"] and not row.get("mark"):
+            # a blank row of another version (a per-student template has every version's
+            # rows for each student): it ties the student to no version
+            return sheet
+        if not prev.responded:  # only blank rows so far: the version written is this one
+            students[student] = StudentAnswers(student, sheet.id, line)
+            return sheet
     if prev is not None and prev.sheet != sheet.id:
         raise _RowError(
             "sheet",
@@ -522,7 +579,8 @@ def _read_mark_row(
     line: int,
     by_sheet: bool,
     students: dict[str, StudentAnswers],
-    marked: dict[tuple[str, str, str], int],
+    marked: dict[tuple[str, str, str, str], int],
+    lenient: bool = False,
 ) -> None:
     """A mark row: one part's points typed by a TA (entry and value empty; a blank mark is
     a part not marked)."""
@@ -539,15 +597,21 @@ def _read_mark_row(
     entry = students.setdefault(student, StudentAnswers(student, sheet.id, line))
     if not row["mark"]:
         return  # a blank in a filled-in marks template: not marked
-    first = marked.get((student, q.id, ans.name))
+    first = marked.get((student, sheet.id, q.id, ans.name))
     if first is not None:
         raise _RowError(
             "mark",
             f"expected one mark per student, question and answer, got a second for "
             f"{student}/{q.id}/{ans.name} (first on line {first})",
         )
-    marked[(student, q.id, ans.name)] = line
-    points = parse_mark(row["mark"], q.points_of(ans.name))
+    marked[(student, sheet.id, q.id, ans.name)] = line
+    try:
+        points = parse_mark(row["mark"], q.points_of(ans.name))
+    except _RowError as exc:
+        if not lenient:
+            raise
+        entry.marks.setdefault(q.id, {})[ans.name] = PartMark(line, row["mark"], Fraction(0))
+        raise _Unreadable(exc.column, exc.message) from None
     entry.marks.setdefault(q.id, {})[ans.name] = PartMark(line, row["mark"], points)
 
 
@@ -557,14 +621,15 @@ def _read_row(
     line: int,
     by_sheet: bool,
     students: dict[str, StudentAnswers],
-    seen: dict[tuple[str, str, str, tuple[int, int]], int],
+    seen: dict[tuple[str, str, str, str, tuple[int, int]], int],
+    lenient: bool = False,
 ) -> None:
     sheet = _pick_sheet(key, row, line, by_sheet, students)
     student = row["student"]
     q, ans = _question_answer(sheet, row)
     cells = _parse_entry(ans, row["entry"])
     for cell in cells:
-        first = seen.get((student, q.id, ans.name, cell))
+        first = seen.get((student, sheet.id, q.id, ans.name, cell))
         if first is not None:
             where = "/".join(x for x in (student, q.id, ans.name, entry_label(ans, cell)) if x)
             raise _RowError(
@@ -573,11 +638,19 @@ def _read_row(
                 f"second row for {where} (first on line {first})",
             )
     for cell in cells:
-        seen[(student, q.id, ans.name, cell)] = line
+        seen[(student, sheet.id, q.id, ans.name, cell)] = line
     entry = students.setdefault(student, StudentAnswers(student, sheet.id, line))
     if row["value"] == "":
         return  # a blank in a filled-in template: not answered
-    values = _parse_value(ans, row["value"], cells)
     slot = entry.cells.setdefault(q.id, {}).setdefault(ans.name, {})
+    try:
+        values = _parse_value(ans, row["value"], cells)
+    except _RowError as exc:
+        if not lenient or exc.column not in LENIENT_COLUMNS:
+            raise
+        wrong: float | str = UNREADABLE_CHOICE if ans.kind == "choice" else UNREADABLE
+        for cell in cells:
+            slot[cell] = ResponseCell(line, row["value"], wrong)
+        raise _Unreadable(exc.column, exc.message) from None
     for cell, value in zip(cells, values, strict=True):
         slot[cell] = ResponseCell(line, row["value"], value)

@@ -65,6 +65,11 @@ class PartResult:
     model: str = ""
     #: the points were typed by a TA for the whole part (a mark row): no cells are graded
     marked: bool = False
+    #: a table's rows and columns, and its cells (0-based) not credited: wrong or blank
+    dims: tuple[int, int] | None = None
+    missed: tuple[tuple[int, int], ...] = ()
+    #: what the student wrote, entry by entry (entry label, text), in the key's cell order
+    written: tuple[tuple[str, str], ...] = ()
 
     @property
     def status(self) -> Status:
@@ -158,6 +163,8 @@ class GradeResult:
     against_pool: tuple[str, ...] = ()
     #: carried credit: "key" (each question as key.json says), "on" or "off" (grade's switch)
     carry: str = "key"
+    #: values that could not be read and were graded as wrong (``--lenient``), as error lines
+    unreadable: tuple[str, ...] = ()
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -430,6 +437,11 @@ def _grade_numeric(
         carried_from=sources,
         slips=_diagnose(q, ans, grid, answered, right),
         wrong=wrong,
+        dims=ans.dims,
+        written=tuple((entry_label(ans, cell), got[cell].text) for cell in sorted(got)),
+        missed=tuple(
+            (int(r), int(c)) for r, c in zip(*np.nonzero(~(right | carried)), strict=True)
+        ),
     )
 
 
@@ -485,6 +497,7 @@ def _grade_choice(
         carried_from=sources,
         slips=slips,
         wrong=wrong,
+        written=(("", cell.text),) if cell is not None else (),
     )
 
 
@@ -611,4 +624,5 @@ def grade(key: GradeKey, responses: Responses, carry: bool | None = None) -> Gra
         attempts=responses.attempts,
         against_pool=responses.against_pool,
         carry="key" if carry is None else "on" if carry else "off",
+        unreadable=responses.unreadable,
     )

@@ -1,0 +1,512 @@
+"""grade's class report (HTML and PDF with pictures, the numbers in CSVs), each student's
+feedback page, and grading a real class without friction (every unreadable value in one run,
+--lenient, a versions template per student)."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.classdata import class_csv
+from tests.conftest import ROOT
+from worksheetgen.cli import main
+from worksheetgen.grading.analysis import analyse
+from worksheetgen.grading.key import load_key
+from worksheetgen.grading.responses import parse_responses
+from worksheetgen.grading.score import grade
+
+HEADER = "student,question,answer,entry,value\n"
+
+
+@pytest.fixture(scope="module")
+def roster_key(tmp_path_factory) -> Path:
+    """key.json of the default bank built for the 30 students of the golden roster."""
+    out = tmp_path_factory.mktemp("class")
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--roster",
+            str(ROOT / "tests" / "golden" / "roster.csv"),
+            "--seed",
+            "7",
+            "--no-pdf",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (key,) = out.glob("*/key.json")
+    return key
+
+
+@pytest.fixture(scope="module")
+def graded_class(roster_key, tmp_path_factory):
+    """The class graded by the CLI: (output folder, what each student wrote, the key)."""
+    key = load_key(roster_key)
+    text, wrote = class_csv(key, seed=3)
+    folder = tmp_path_factory.mktemp("graded")
+    responses = folder / "responses.csv"
+    responses.write_text(text, encoding="utf-8")
+    out = folder / "out"
+    result = CliRunner().invoke(
+        main, ["grade", "--key", str(roster_key), str(responses), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return out, wrote, key, text
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_class_report_files_are_written(graded_class):
+    out, _, key, _ = graded_class
+    for name in ("class-report.html", "class-report.pdf"):
+        assert (out / name).stat().st_size > 1000, name
+    for name in ("histogram", "questions", "parts", "slips", "cells"):
+        assert _rows(out / "class-report" / f"{name}.csv"), name
+    stems = {p.stem for p in (out / "feedback").glob("*.html")}
+    assert len(stems) == len(key.sheets) == len({p.stem for p in (out / "feedback").glob("*.pdf")})
+
+
+def test_histogram_and_facility_match_scores_csv(graded_class):
+    out, _, _, _ = graded_class
+    scores = _rows(out / "scores.csv")
+    percents = [100 * float(r["total"]) / float(r["max"]) for r in scores]
+    hist = _rows(out / "class-report" / "histogram.csv")
+    assert sum(int(r["students"]) for r in hist) == len(scores)
+    for r in hist:
+        lo, hi = float(r["from_percent"]), float(r["to_percent"])
+        want = sum(1 for p in percents if lo <= p < hi or (hi == 100 and p == 100))
+        assert int(r["students"]) == want, r
+    for q in _rows(out / "class-report" / "questions.csv"):
+        col = [float(s[q["question"]]) / float(q["points"]) for s in scores]
+        assert float(q["facility"]) == pytest.approx(sum(col) / len(col), abs=1e-3)
+
+
+def _pearson(xs, ys):
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return sxy / math.sqrt(sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys))
+
+
+def test_discrimination_is_the_point_biserial_with_the_rest_of_the_total(graded_class):
+    out, _, _, _ = graded_class
+    scores = _rows(out / "scores.csv")
+    for q in _rows(out / "class-report" / "questions.csv"):
+        item = [float(s[q["question"]]) for s in scores]
+        rest = [float(s["total"]) - float(s[q["question"]]) for s in scores]
+        assert float(q["discrimination"]) == pytest.approx(_pearson(item, rest), abs=2e-3)
+
+
+def test_point_biserial_of_an_all_or_nothing_item_by_the_textbook_formula():
+    """r_pb = (M1 - M0) / s * sqrt(p q), s the population deviation of the rest scores."""
+    import random
+
+    from worksheetgen.grading.analysis import _pearson
+
+    rng = random.Random(4)
+    for _ in range(50):
+        n = rng.randrange(5, 40)
+        item = [float(rng.random() < 0.6) for _ in range(n)]
+        rest = [rng.randrange(0, 30) + 5 * x for x in item]
+        if len(set(item)) < 2 or len(set(rest)) < 2:
+            assert _pearson(item, rest) is None
+            continue
+        ones = [r for x, r in zip(item, rest, strict=True) if x]
+        zeros = [r for x, r in zip(item, rest, strict=True) if not x]
+        mean = sum(rest) / n
+        sd = math.sqrt(sum((r - mean) ** 2 for r in rest) / n)
+        p = len(ones) / n
+        textbook = (sum(ones) / len(ones) - sum(zeros) / len(zeros)) / sd * math.sqrt(p * (1 - p))
+        assert _pearson(item, rest) == pytest.approx(textbook, abs=1e-12)
+
+
+def test_cell_heatmap_counts_the_students_who_missed_each_cell(roster_key):
+    key = load_key(roster_key)
+    sheets = key.sheets[:4]
+    rows = [HEADER]
+    for n, sheet in enumerate(sheets):
+        q = sheet.question("softmax-table")
+        assert q is not None
+        a = q.answer("A")
+        assert a is not None
+        for r, row in enumerate(a.rounded, 1):
+            for c, v in enumerate(row, 1):
+                wrong = (r, c) == (1, 1) or ((r, c) == (1, 2) and n < 2)
+                rows.append(f'{sheet.id},softmax-table,A,"{r},{c}",{"9" if wrong else v}\n')
+    stats = analyse(grade(key, parse_responses("".join(rows), key, "r.csv")))
+    (m,) = [x for x in stats.cells if (x.question, x.answer) == ("softmax-table", "A")]
+    assert m.students == 4
+    assert m.missed[0][0] == 4 and m.missed[0][1] == 2
+    assert all(v == 0 for row in m.missed[1:] for v in row)
+
+
+def _text_of(html: str) -> str:
+    return re.sub(r"<[^>]+>", " ", html.split("<body>", 1)[1])
+
+
+def test_each_feedback_page_shows_its_student_only(graded_class):
+    out, wrote, key, _ = graded_class
+    stems = sorted((out / "feedback").glob("*.html"))
+    by_id = {s.id: s for s in key.sheets}
+    assert len(stems) == len(by_id)
+    from worksheetgen.bank.roster import file_stems
+
+    ids = [s.id for s in key.sheets]
+    for stem, sid in zip(file_stems(ids), ids, strict=True):
+        html = (out / "feedback" / f"{stem}.html").read_text(encoding="utf-8")
+        text = " ".join(_text_of(html).split())
+        import html as h
+
+        text = h.unescape(text)
+        me = by_id[sid]
+        assert me.name in text, sid
+        for other in key.sheets:
+            if other.id != sid:
+                assert other.name not in text, (sid, other.id)
+        # every value this student wrote that no other student wrote is on the page; a
+        # value only others wrote never is
+        mine = set(wrote[sid])
+        others = {v for o, vs in wrote.items() if o != sid for v in vs}
+        for v in mine - others:
+            assert v in text, (sid, v)
+        # (values like 0.47 or 12345 only: a short number such as 1 is also a part's points)
+        answers = re.sub(r"[\d.]+ / [\d.]+", " ", text)  # the marks "0.75 / 1.5" out
+        for v in others - mine:
+            if re.fullmatch(r"-?\d+\.\d\d|\d{4,}", v):
+                assert not re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", answers), (sid, v)
+
+
+def test_feedback_names_the_slip_and_how_to_avoid_it(graded_class):
+    out, _, _, _ = graded_class
+    pages = [p.read_text(encoding="utf-8") for p in (out / "feedback").glob("*.html")]
+    slips = [p for p in pages if "Slip: " in p]
+    assert slips, "no student made a slip in the made-up class"
+    for page in slips:
+        assert "To avoid it: " in page
+
+
+def test_every_misconception_says_how_to_avoid_it():
+    from worksheetgen.attention.slips import MISCONCEPTIONS
+
+    for m in MISCONCEPTIONS.values():
+        assert m.avoid.strip().endswith("."), m.name
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler's pdftotext")
+def test_feedback_pdf_shows_its_student_and_no_other(graded_class):
+    out, _, key, _ = graded_class
+    from worksheetgen.bank.roster import file_stems
+
+    ids = [s.id for s in key.sheets]
+    for stem, sheet in list(zip(file_stems(ids), key.sheets, strict=True))[:6]:
+        text = subprocess.run(
+            ["pdftotext", "-enc", "UTF-8", str(out / "feedback" / f"{stem}.pdf"), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        flat = " ".join(text.split())
+        assert " ".join(sheet.name.split())[:12] in flat, (sheet.id, flat[:200])
+        for other in key.sheets:
+            if other.id != sheet.id:
+                assert " ".join(other.name.split()) not in flat
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="needs poppler's pdftoppm")
+def test_class_report_pdf_pages_render(graded_class, tmp_path):
+    out, _, _, _ = graded_class
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "60", str(out / "class-report.pdf"), str(tmp_path / "p")],
+        check=True,
+    )
+    pages = sorted(tmp_path.glob("p*.png"))
+    assert len(pages) >= 5
+    assert all(p.stat().st_size > 2000 for p in pages)
+
+
+def test_class_report_html_loads_nothing_from_anywhere(graded_class):
+    out, _, _, _ = graded_class
+    html = (out / "class-report.html").read_text(encoding="utf-8")
+    assert html.count("<svg") >= 5
+    links = re.findall(r"""(?:src|href)\s*=\s*["']([^"']*)""", html)
+    assert all(u.startswith(("#", "data:")) for u in links), links
+    assert "<script" not in html and "@import" not in html
+    assert all(u.startswith("#") for u in re.findall(r"url\(([^)]*)\)", html))
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"),
+    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it",
+)
+def test_class_report_in_a_headless_browser(graded_class, tmp_path):
+    """The page loads with no network request and every picture renders with a size."""
+    assert CHROMIUM is not None, "CI must have chromium: .ci/run installs it"
+    out, _, _, _ = graded_class
+    page = out / "class-report.html"
+    # every SVG's drawn size, written into the DOM by a script in a copy of the page (the
+    # report itself has none); the net log records every request the browser made
+    # the copy drops the page's Content-Security-Policy, so that anything the page refers
+    # to would really be requested (and show in the net log) rather than be blocked
+    probe = tmp_path / "probe.html"
+    text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text("utf-8"))
+    probe.write_text(
+        text.replace(
+            "</body>",
+            "<script>window.onload=function(){var s=document.querySelectorAll('svg');"
+            "var o=[];for(var i=0;i<s.length;i++){var r=s[i].getBoundingClientRect();"
+            "o.push(Math.round(r.width)+'x'+Math.round(r.height)+':'+"
+            "s[i].querySelectorAll('path,rect,text,use').length);}"
+            "document.body.setAttribute('data-svgs',o.join(' '));"
+            "var r=performance.getEntriesByType('resource').map(function(e){return e.name;});"
+            "document.body.setAttribute('data-loads',r.length+' '+r.join(' '));};</script></body>",
+        ),
+        encoding="utf-8",
+    )
+    netlog = tmp_path / "net.json"
+    command = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--log-net-log={netlog}",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        probe.as_uri(),
+    ]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    m = re.search(r'data-svgs="([^"]*)"', run.stdout)
+    assert m, run.stdout[:500]
+    sizes = m.group(1).split()
+    assert len(sizes) >= 5
+    for s in sizes:
+        w, h, n = re.fullmatch(r"(\d+)x(\d+):(\d+)", s).groups()  # type: ignore[union-attr]
+        assert int(w) > 100 and int(h) > 100 and int(n) > 5, sizes
+    # nothing the page asked for: no resource in the page's own timing list, and in the
+    # browser's net log no request but its own background ones (idle priority: its clock
+    # and update checks, which --disable-background-networking does not all stop)
+    loads = re.search(r'data-loads="([^"]*)"', run.stdout)
+    assert loads and loads.group(1) == "0 ", loads
+    log = netlog.read_text(encoding="utf-8", errors="replace")
+    asked = {
+        m.group(2)
+        for m in re.finditer(r'\{"priority":"([A-Z]+)"[^{}]*"url":"([^"]+)"', log)
+        if m.group(1) != "IDLE"
+    }
+    assert all(u.startswith(("file:", "data:", "about:", "chrome:")) for u in asked), asked
+
+
+def test_help_does_not_import_matplotlib():
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from worksheetgen.cli import main\n"
+        "assert CliRunner().invoke(main, ['grade', '--help']).exit_code == 0\n"
+        "assert CliRunner().invoke(main, ['build', '--help']).exit_code == 0\n"
+        "print('matplotlib' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# --- grading a real class without friction ---------------------------------------------
+
+
+def _bad_class(key) -> tuple[str, list[int]]:
+    text, _ = class_csv(key, seed=5)
+    lines = text.splitlines(keepends=True)
+    bad = []
+    for i in (3, 40, 41, 200):
+        parts = lines[i].rstrip("\n").rsplit(",", 1)
+        lines[i] = parts[0] + ",zero point five\n"
+        bad.append(i + 1)
+    return "".join(lines), bad
+
+
+def test_every_unreadable_value_is_listed_in_one_run(roster_key, tmp_path):
+    key = load_key(roster_key)
+    text, bad = _bad_class(key)
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["grade", "--key", str(roster_key), str(tmp_path / "r.csv"), "--out", str(out)]
+    )
+    assert result.exit_code != 0
+    lines = [ln for ln in result.output.splitlines() if ln.startswith("worksheetgen: error:")]
+    assert [int(re.search(r"r\.csv:(\d+):", ln).group(1)) for ln in lines] == bad  # type: ignore[union-attr]
+    assert all(": value: expected " in ln for ln in lines)
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_lenient_grades_unreadable_values_as_wrong_and_lists_them(roster_key, tmp_path):
+    key = load_key(roster_key)
+    text, bad = _bad_class(key)
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main,
+        ["grade", "--key", str(roster_key), str(tmp_path / "r.csv"), "--out", str(out)]
+        + ["--lenient"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "4 unreadable value(s) graded as wrong" in result.output
+    report = (out / "report.md").read_text(encoding="utf-8")
+    for n in bad:
+        assert f"r.csv:{n}: value: expected" in report
+    # graded as wrong: no credit, as if those entries were left out, and said to be wrong
+    lenient = {r["student"]: float(r["total"]) for r in _rows(out / "scores.csv")}
+    kept = [ln for i, ln in enumerate(text.splitlines(keepends=True), 1) if i not in bad]
+    res = grade(key, parse_responses("".join(kept), key, "k.csv"))
+    for s in res.students:
+        assert lenient[s.student] == pytest.approx(float(s.earned), abs=0.006)
+    again = grade(key, parse_responses(text, key, "r.csv", lenient=True))
+    shown = [
+        w.wrote
+        for s in again.students
+        for q in s.questions
+        for p in q.parts
+        for w in p.wrong
+        if p.status in ("wrong", "partial")
+    ]
+    assert shown.count("zero point five") == len(bad)
+
+
+def test_lenient_does_not_forgive_a_student_the_key_does_not_have(roster_key, tmp_path):
+    resp = tmp_path / "r.csv"
+    resp.write_text(HEADER + 'nobody,softmax-table,A,"1,1",0.5\n', encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["grade", "--key", str(roster_key), str(resp), "--out", str(tmp_path), "--lenient"]
+    )
+    assert result.exit_code != 0
+    assert "r.csv:2: student: expected a sheet id" in result.output
+
+
+@pytest.fixture(scope="module")
+def versions_key(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("versions")
+    result = CliRunner().invoke(
+        main, ["build", "--versions", "3", "--seed", "2", "--no-pdf", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    (key,) = out.glob("*/key.json")
+    return key
+
+
+def test_versions_template_has_rows_per_student(versions_key, tmp_path):
+    key = load_key(versions_key)
+    target = tmp_path / "t.csv"
+    result = CliRunner().invoke(
+        main,
+        ["grade", "--key", str(versions_key), str(target), "--template", "--students", "4"],
+    )
+    assert result.exit_code == 0, result.output
+    rows = _rows(target)
+    assert {r["student"] for r in rows} == {"student01", "student02", "student03", "student04"}
+    assert {r["sheet"] for r in rows} == {s.id for s in key.sheets}
+    # fill in: student01 wrote version 1 all right, student02 version 3 all right,
+    # student03 version 2 with marks typed per part for one question; student04 nothing
+    vs = [s.id for s in key.sheets]
+    plan = {"student01": vs[0], "student02": vs[2], "student03": vs[1]}
+    by_version = {s.id: s for s in key.sheets}
+    filled = []
+    for r in rows:
+        sheet = by_version[r["sheet"]]
+        if plan.get(r["student"]) == r["sheet"]:
+            q = sheet.question(r["question"])
+            assert q is not None
+            a = q.answer(r["answer"])
+            assert a is not None
+            value = a.rounded if a.kind not in ("choice", "text") else a.text
+            if a.kind == "matrix":
+                rr, cc = (int(x) for x in r["entry"].split(","))
+                value = a.rounded[rr - 1][cc - 1]
+            elif a.kind == "vector":
+                value = a.rounded[int(r["entry"]) - 1]
+            elif a.kind == "shape":
+                value = "x".join(str(x) for x in a.rounded)
+            r = dict(r, value=str(value))
+        filled.append(r)
+    path = tmp_path / "filled.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(filled)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["grade", "--key", str(versions_key), str(path), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    scores = {r["student"]: r for r in _rows(out / "scores.csv")}
+    assert scores["student01"]["sheet"] == vs[0]
+    assert scores["student02"]["sheet"] == vs[2]
+    for who in ("student01", "student02", "student03"):
+        # free-text parts are graded by hand: the rest is right
+        assert float(scores[who]["total"]) + float(scores[who].get("ungraded") or 0) == float(
+            scores[who]["max"]
+        ), scores[who]
+
+
+def test_typed_marks_and_typed_answers_mix_in_one_class(roster_key, tmp_path):
+    """One student's answers typed entry by entry, another's marks typed per part, a third
+    both (marks for one question, answers for the rest), in one file."""
+    key = load_key(roster_key)
+    a, b, c = key.sheets[:3]
+    lines = ["student,question,answer,entry,value,mark\n"]
+    for sheet, how in ((a, "answers"), (b, "marks"), (c, "both")):
+        for q in sheet.questions:
+            for ans in q.answers:
+                mark = how == "marks" or (how == "both" and q.id == "softmax-table")
+                if mark:
+                    lines.append(f"{sheet.id},{q.id},{ans.name},,,r\n")
+                    continue
+                if ans.kind == "matrix":
+                    for r, row in enumerate(ans.rounded, 1):
+                        for col, v in enumerate(row, 1):
+                            lines.append(f'{sheet.id},{q.id},{ans.name},"{r},{col}",{v},\n')
+                elif ans.kind in ("vector", "shape"):
+                    for col, v in enumerate(ans.rounded, 1):
+                        lines.append(f"{sheet.id},{q.id},{ans.name},{col},{v},\n")
+                else:
+                    value = ans.text if ans.kind in ("choice", "text") else ans.rounded
+                    lines.append(f'{sheet.id},{q.id},{ans.name},,"{value}",\n')
+    result = grade(key, parse_responses("".join(lines), key, "mix.csv"))
+    for s in result.students[:3]:
+        assert s.earned + s.ungraded == s.possible, s.student
+    statuses = {p.status for q in result.students[2].questions for p in q.parts}
+    assert "marked" in statuses and "right" in statuses
+
+
+def test_no_report_writes_only_scores_and_report_md(roster_key, tmp_path):
+    key = load_key(roster_key)
+    text, _ = class_csv(key, seed=2)
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main,
+        ["grade", "--key", str(roster_key), str(tmp_path / "r.csv"), "--out", str(out)]
+        + ["--no-report"],
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["report.md", "scores.csv"]

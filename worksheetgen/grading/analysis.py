@@ -1,0 +1,325 @@
+"""The numbers behind the class report's pictures, from a graded class (no plotting here).
+
+Only students who handed something in are counted. ``analyse`` gives: the score histogram
+(percent of the possible points, in tenths); per question its facility (the mean share of its
+points earned) and discrimination (the point-biserial, as item-analysis reports give it:
+the correlation of the question's score with the rest of the total, the question's own
+points taken out, so a question does not correlate with itself; for an all-or-nothing
+question this Pearson correlation is the point-biserial itself); per part its success (mean
+share of its points) and how many were right, partly right, wrong, blank or marked by hand;
+each slip with the answers and students it reproduced; and per table answer the cells
+missed (wrong or left blank), counted over the students whose table has the most common
+shape. ``csv_files`` writes each picture's numbers as a CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+from worksheetgen.exact.rounding import quantize_half_up
+from worksheetgen.grading.csvcells import protect
+from worksheetgen.grading.score import GradeResult, StudentResult
+
+#: the histogram's bins: percent of the possible points, 0-10, 10-20, ..., 90-100
+BINS = 10
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    id: str
+    number: int
+    title: str
+    students: int
+    points: float
+    mean: float
+    facility: float | None
+    #: None when it cannot be computed (fewer than 3 students, or no spread)
+    discrimination: float | None
+
+
+@dataclass(frozen=True)
+class PartStats:
+    question: str
+    answer: str
+    part: str
+    students: int
+    success: float | None
+    right: int
+    partial: int
+    wrong: int
+    blank: int
+    marked: int
+
+
+@dataclass(frozen=True)
+class SlipStats:
+    misconception: str
+    description: str
+    answers: int
+    students: int
+
+
+@dataclass(frozen=True)
+class CellMap:
+    """Which cells of one table answer were missed, by how many of ``students``."""
+
+    question: str
+    answer: str
+    part: str
+    rows: int
+    cols: int
+    students: int
+    missed: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class ClassStats:
+    students: int
+    mean: float | None
+    percents: tuple[float, ...]
+    histogram: tuple[int, ...]
+    questions: tuple[QuestionStats, ...]
+    parts: tuple[PartStats, ...]
+    slips: tuple[SlipStats, ...]
+    cells: tuple[CellMap, ...]
+
+
+def points_text(x: Fraction) -> str:
+    """Points rounded half-up to 2 decimals, without trailing zeros (2.67, 3.5, 4)."""
+    d = quantize_half_up(Decimal(x.numerator) / Decimal(x.denominator), 2)
+    text = f"{d:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _share(earned: Fraction, possible: Fraction) -> float:
+    return float(earned / possible) if possible else 0.0
+
+
+def _pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    n = len(xs)
+    if n < 3:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 1e-12 or syy <= 1e-12:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def histogram(percents: Sequence[float]) -> tuple[int, ...]:
+    """How many scores fall in each tenth (100 % in the last)."""
+    counts = [0] * BINS
+    for p in percents:
+        counts[min(BINS - 1, max(0, int(p // (100 / BINS))))] += 1
+    return tuple(counts)
+
+
+def _question_stats(graded: Sequence[StudentResult]) -> tuple[QuestionStats, ...]:
+    order: dict[str, tuple[int, str]] = {}
+    for s in graded:
+        for q in s.questions:
+            order.setdefault(q.id, (q.number, q.title))
+    out = []
+    for qid, (number, title) in order.items():
+        item: list[float] = []
+        rest: list[float] = []
+        points: list[float] = []
+        for s in graded:
+            found = [x for x in s.questions if x.id == qid]
+            if not found:
+                continue
+            q = found[0]
+            item.append(_share(q.earned, q.points))
+            rest.append(float(s.earned - q.earned))
+            points.append(float(q.points))
+        n = len(item)
+        out.append(
+            QuestionStats(
+                id=qid,
+                number=number,
+                title=title,
+                students=n,
+                points=max(points, default=0.0),
+                mean=sum(i * p for i, p in zip(item, points, strict=True)) / n if n else 0.0,
+                facility=sum(item) / n if n else None,
+                discrimination=_pearson(item, rest),
+            )
+        )
+    return tuple(out)
+
+
+def _part_stats(graded: Sequence[StudentResult]) -> tuple[PartStats, ...]:
+    keys: dict[tuple[str, str], str] = {}
+    tally: dict[tuple[str, str], dict[str, float]] = {}
+    for s in graded:
+        for q in s.questions:
+            for p in q.parts:
+                k = (q.id, p.answer)
+                keys.setdefault(k, p.part)
+                t = tally.setdefault(k, {"n": 0, "share": 0.0, "graded": 0})
+                t["n"] += 1
+                status = p.status
+                if status == "ungraded":
+                    t["ungraded"] = t.get("ungraded", 0) + 1
+                    continue
+                t["graded"] += 1
+                t["share"] += _share(p.earned, p.possible)
+                bucket = {"carried": "right"}.get(status, status)
+                t[bucket] = t.get(bucket, 0) + 1
+    out = []
+    for (qid, answer), part in keys.items():
+        t = tally[(qid, answer)]
+        out.append(
+            PartStats(
+                question=qid,
+                answer=answer,
+                part=part,
+                students=int(t["n"]),
+                success=t["share"] / t["graded"] if t["graded"] else None,
+                right=int(t.get("right", 0)),
+                partial=int(t.get("partial", 0)),
+                wrong=int(t.get("wrong", 0)),
+                blank=int(t.get("blank", 0)),
+                marked=int(t.get("marked", 0)),
+            )
+        )
+    return tuple(out)
+
+
+def _cell_maps(graded: Sequence[StudentResult]) -> tuple[CellMap, ...]:
+    # per (question, answer): the shapes seen, and per shape the students and missed cells
+    seen: dict[tuple[str, str], dict[tuple[int, int], list[tuple[tuple[int, int], ...]]]] = {}
+    parts: dict[tuple[str, str], str] = {}
+    for s in graded:
+        for q in s.questions:
+            for p in q.parts:
+                if p.kind != "matrix" or p.marked or not p.dims:
+                    continue
+                parts.setdefault((q.id, p.answer), p.part)
+                seen.setdefault((q.id, p.answer), {}).setdefault(p.dims, []).append(p.missed)
+    out = []
+    for (qid, answer), shapes in seen.items():
+        dims, missed_lists = max(shapes.items(), key=lambda kv: (len(kv[1]), kv[0]))
+        rows, cols = dims
+        grid = [[0] * cols for _ in range(rows)]
+        for missed in missed_lists:
+            for r, c in missed:
+                grid[r][c] += 1
+        out.append(
+            CellMap(
+                question=qid,
+                answer=answer,
+                part=parts[(qid, answer)],
+                rows=rows,
+                cols=cols,
+                students=len(missed_lists),
+                missed=tuple(tuple(row) for row in grid),
+            )
+        )
+    return tuple(out)
+
+
+def analyse(result: GradeResult) -> ClassStats:
+    """Every number the class report draws, from the students who handed something in."""
+    graded = [s for s in result.students if s.responded]
+    percents = tuple(100 * _share(s.earned, s.possible) for s in graded)
+    return ClassStats(
+        students=len(graded),
+        mean=sum(percents) / len(percents) if percents else None,
+        percents=percents,
+        histogram=histogram(percents),
+        questions=_question_stats(graded),
+        parts=_part_stats(graded),
+        slips=tuple(
+            SlipStats(s.misconception, s.description, n, k) for s, n, k in result.slip_counts()
+        ),
+        cells=_cell_maps(graded),
+    )
+
+
+def _num(x: float | None) -> str:
+    return "" if x is None else f"{x:.3f}"
+
+
+def _csv(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows([protect(c) if isinstance(c, str) else c for c in row] for row in rows)
+    return buf.getvalue()
+
+
+def csv_files(stats: ClassStats) -> dict[str, str]:
+    """Each picture's numbers as CSV text, by file name."""
+    width = 100 // BINS
+    return {
+        "histogram.csv": _csv(
+            ["from_percent", "to_percent", "students"],
+            [(i * width, (i + 1) * width, n) for i, n in enumerate(stats.histogram)],
+        ),
+        "questions.csv": _csv(
+            ["question", "number", "students", "points", "mean", "facility", "discrimination"],
+            [
+                (
+                    q.id,
+                    q.number,
+                    q.students,
+                    f"{q.points:g}",
+                    _num(q.mean),
+                    _num(q.facility),
+                    _num(q.discrimination),
+                )
+                for q in stats.questions
+            ],
+        ),
+        "parts.csv": _csv(
+            [
+                "question",
+                "answer",
+                "part",
+                "students",
+                "success",
+                "right",
+                "partial",
+                "wrong",
+                "blank",
+                "marked",
+            ],
+            [
+                (
+                    p.question,
+                    p.answer,
+                    p.part,
+                    p.students,
+                    _num(p.success),
+                    p.right,
+                    p.partial,
+                    p.wrong,
+                    p.blank,
+                    p.marked,
+                )
+                for p in stats.parts
+            ],
+        ),
+        "slips.csv": _csv(
+            ["misconception", "answers", "students"],
+            [(s.misconception, s.answers, s.students) for s in stats.slips],
+        ),
+        "cells.csv": _csv(
+            ["question", "answer", "row", "column", "students", "missed"],
+            [
+                (m.question, m.answer, r + 1, c + 1, m.students, m.missed[r][c])
+                for m in stats.cells
+                for r in range(m.rows)
+                for c in range(m.cols)
+            ],
+        ),
+    }

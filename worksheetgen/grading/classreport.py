@@ -1,0 +1,444 @@
+"""The class report and each student's feedback page: files an instructor looks at.
+
+``class_report`` gives, from a graded class: ``class-report.html`` (one file that works
+offline: the pictures are inline SVG, no script, no link, no font to fetch),
+``class-report.pdf`` (the same pictures, a page each, after a summary page) and the numbers
+behind every picture as CSVs in ``class-report/`` (``analysis.csv_files``). Beside it,
+``feedback/<student>.html`` and ``.pdf``: one page per student that is safe to hand back:
+that student's name, answers and marks per part, and for each wrong answer the slip that
+reproduces it with one sentence on how to avoid it (``attention.slips``' ``avoid``, the
+note's "where students get stuck"), and nothing about any other student.
+
+Math in the bank's text is shown as plain Unicode (``plain_math``): √, ∞, ×, ᵀ and
+subscripts, so neither the page nor the PDF needs a math renderer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from html import escape
+
+from worksheetgen.attention.slips import MISCONCEPTIONS
+from worksheetgen.bank.roster import file_stems
+from worksheetgen.grading import charts
+from worksheetgen.grading.analysis import ClassStats, analyse, csv_files, points_text
+from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
+from worksheetgen.render.markup import split_markup
+from worksheetgen.tex.pdfsplit import split_pages
+
+HTML_FILE = "class-report.html"
+PDF_FILE = "class-report.pdf"
+DATA_DIR = "class-report"
+FEEDBACK_DIR = "feedback"
+
+_SUB = str.maketrans("0123456789aehijklmnoprstuvx+-=()", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎")
+_SUP = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
+_SYMBOLS = {
+    r"\infty": "∞",
+    r"\times": "×",
+    r"\cdot": "·",
+    r"\top": "T",
+    r"\lt": "<",
+    r"\gt": ">",
+    r"\le": "≤",
+    r"\ge": "≥",
+    r"\leq": "≤",
+    r"\geq": "≥",
+    r"\ne": "≠",
+    r"\to": "→",
+    r"\sum": "Σ",
+    r"\ldots": "…",
+    r"\dots": "…",
+    r"\quad": " ",
+    r"\,": " ",
+}
+
+
+def _group(tex: str, i: int) -> tuple[str, int]:
+    """The braced group or single token at ``tex[i]``, and where it ends."""
+    if i < len(tex) and tex[i] == "{":
+        depth = 0
+        for j in range(i, len(tex)):
+            depth += {"{": 1, "}": -1}.get(tex[j], 0)
+            if depth == 0:
+                return tex[i + 1 : j], j + 1
+        return tex[i + 1 :], len(tex)
+    if i < len(tex) and tex[i] == "\\":
+        m = re.match(r"\\[A-Za-z]+", tex[i:])
+        if m:
+            return m.group(0), i + len(m.group(0))
+    return tex[i : i + 1], i + 1
+
+
+def _math(tex: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(tex):
+        ch = tex[i]
+        if ch in "_^":
+            body, i = _group(tex, i + 1)
+            text = _math(body)
+            table = _SUB if ch == "_" else _SUP
+            script = text.translate(table)
+            if ch == "^" and body.strip() == r"\top":
+                script = "ᵀ"
+            elif any(c not in "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ" for c in script):
+                script = ("_" if ch == "_" else "^") + (text if len(text) == 1 else f"({text})")
+            out.append(script)
+            continue
+        if ch == "\\":
+            m = re.match(r"\\([A-Za-z]+|.)", tex[i:])
+            word = m.group(0) if m else "\\"
+            i += len(word)
+            if word == r"\sqrt":
+                body, i = _group(tex, i)
+                inner = _math(body)
+                out.append("√" + (inner if len(inner) == 1 else f"({inner})"))
+            elif word in (r"\mathrm", r"\text", r"\mathbf", r"\mathit", r"\operatorname"):
+                body, i = _group(tex, i)
+                out.append(_math(body))
+            elif word == r"\frac":
+                a, i = _group(tex, i)
+                b, i = _group(tex, i)
+                out.append(f"({_math(a)})/({_math(b)})")
+            else:
+                out.append(_SYMBOLS.get(word, word.lstrip("\\")))
+            continue
+        if ch in "{}":
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def plain_math(markup: str) -> str:
+    """A bank's markup (text with ``$…$``) as plain Unicode text: "√dₖ", "QKᵀ", "−∞"."""
+    return "".join(_math(t).replace("-", "−") if m else t for m, t in split_markup(markup))
+
+
+# --- HTML ------------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}h3{font-size:1em}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;
+text-align:left;vertical-align:top}td.n{text-align:right}.fig svg{max-width:100%;height:auto}
+.slip{color:#8b1d1a}.ok{color:#23632b}.muted{color:#666}
+"""
+
+
+def _page(title: str, body: Sequence[str]) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        # no request of any kind: nothing to load, no script
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; img-src data:\">\n"
+        f"<title>{escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> str:
+    out = ["<table>", "<tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
+    for row in rows:
+        out.append(
+            "<tr>"
+            + "".join(
+                f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
+                for i, c in enumerate(row)
+            )
+            + "</tr>"
+        )
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _class_html(result: GradeResult, stats: ClassStats, svgs: dict[str, str]) -> str:
+    key = result.key
+    title = f"Class report: {plain_math(key.title or 'worksheet')}"
+    body = [f"<h1>{escape(title)}</h1>"]
+    mean = "" if stats.mean is None else f" Mean score: {stats.mean:.1f} % of the points."
+    body.append(
+        f"<p>{stats.students} of {len(result.students)} students handed something in.{mean} "
+        f"The numbers behind each picture are in the CSV files of <code>{DATA_DIR}/</code>.</p>"
+    )
+    if result.unreadable:
+        body.append(
+            f"<p>{len(result.unreadable)} unreadable value(s) were graded as wrong "
+            "(grade --lenient); report.md lists them.</p>"
+        )
+    body += ["<h2>Scores</h2>", f'<div class="fig">{svgs["histogram"]}</div>']
+    body += ["<h2>Questions</h2>", f'<div class="fig">{svgs["questions"]}</div>']
+    body.append(
+        '<p class="muted">Facility: the mean share of a question\'s points the class earned. '
+        "Discrimination: the point-biserial correlation of the question's score with the rest "
+        "of the total (below 0.2, in red, the question does not tell stronger students from "
+        "weaker ones).</p>"
+    )
+    body.append(
+        _table(
+            ["question", "title", "students", "facility", "discrimination"],
+            [
+                (
+                    f"Q{q.number} <code>{escape(q.id)}</code>",
+                    escape(plain_math(q.title)),
+                    str(q.students),
+                    _num(q.facility),
+                    _num(q.discrimination),
+                )
+                for q in stats.questions
+            ],
+            {2, 3, 4},
+        )
+    )
+    body += ["<h2>Parts</h2>", f'<div class="fig">{svgs["parts"]}</div>']
+    body.append(
+        _table(
+            ["question", "part", "success", "right", "partly", "wrong", "blank", "by hand"],
+            [
+                (
+                    f"<code>{escape(p.question)}</code>",
+                    f"{escape(p.part)} <code>{escape(p.answer)}</code>",
+                    _num(p.success),
+                    str(p.right),
+                    str(p.partial),
+                    str(p.wrong),
+                    str(p.blank),
+                    str(p.marked),
+                )
+                for p in stats.parts
+            ],
+            {2, 3, 4, 5, 6, 7},
+        )
+    )
+    body += ["<h2>Slips</h2>", f'<div class="fig">{svgs["slips"]}</div>']
+    if stats.slips:
+        body.append(
+            _table(
+                ["slip", "what it is", "answers", "students"],
+                [
+                    (
+                        f"<code>{escape(s.misconception)}</code>",
+                        escape(plain_math(s.description)),
+                        str(s.answers),
+                        str(s.students),
+                    )
+                    for s in stats.slips
+                ],
+                {2, 3},
+            )
+        )
+    if stats.cells:
+        body.append("<h2>Table cells missed</h2>")
+        body.append(
+            '<p class="muted">Each cell: how many students left it wrong or blank (over the '
+            "students whose table has this shape).</p>"
+        )
+        for i, m in enumerate(stats.cells):
+            body.append(
+                f"<h3><code>{escape(m.question)}</code> {escape(m.part)} "
+                f"<code>{escape(m.answer)}</code></h3>"
+            )
+            body.append(f'<div class="fig">{svgs[f"cells{i}"]}</div>')
+    return _page(title, body)
+
+
+# --- feedback pages --------------------------------------------------------------------
+
+
+def _slip_lines(p: PartResult) -> list[tuple[str, str]]:
+    """(what the slip is, how to avoid it) for each slip that reproduces a wrong answer."""
+    out = []
+    for slip in p.slips:
+        known = MISCONCEPTIONS.get(slip.misconception)
+        name = plain_math(known.title) if known else slip.misconception
+        what = plain_math(slip.description or (known.description if known else ""))
+        avoid = plain_math(known.avoid) if known and known.avoid else ""
+        out.append((f"{name}: {what}".rstrip(": "), avoid))
+    return out
+
+
+def _written(p: PartResult) -> str:
+    if p.marked:
+        return f"marked by hand: {p.response}"
+    seen: dict[str, str] = {}
+    for entry, text in p.written:
+        seen.setdefault(entry or "", text)
+    if not seen:
+        return "(blank)"
+    if list(seen) == [""]:
+        return seen[""]
+    return "; ".join(f"({e}) {t}" for e, t in seen.items())
+
+
+_STATUS = {
+    "right": "right",
+    "carried": "right (credit carried forward from your earlier answer)",
+    "partial": "partly right",
+    "wrong": "wrong",
+    "blank": "blank",
+    "ungraded": "to be marked by hand",
+    "marked": "marked by hand",
+}
+
+
+def _feedback_lines(result: GradeResult, s: StudentResult) -> list[tuple[str, str]]:
+    """The page's content as (style, text) lines: h1, h2, plain, slip, avoid."""
+    who = s.name or s.student
+    score = f"{points_text(s.earned)} / {points_text(s.possible)}"
+    if s.ungraded:
+        score += f" (+ {points_text(s.ungraded)} to be marked by hand)"
+    lines = [
+        ("h1", f"Feedback: {plain_math(result.key.title or 'worksheet')}"),
+        ("plain", f"Student: {who}"),
+        ("plain", f"Score: {score}"),
+    ]
+    if not s.responded:
+        lines.append(("plain", "No answers were handed in."))
+        return lines
+    for q in s.questions:
+        lines.append(
+            (
+                "h2",
+                f"Question {q.number}: {plain_math(q.title)} "
+                f"({points_text(q.earned)} / {points_text(q.points)})",
+            )
+        )
+        for p in q.parts:
+            lines.append(
+                (
+                    "plain",
+                    f"{p.part} {p.answer}: {_STATUS[p.status]}, "
+                    f"{points_text(p.earned)} / {points_text(p.possible)}. "
+                    f"Your answer: {_written(p)}",
+                )
+            )
+            slips = _slip_lines(p)
+            for what, avoid in slips:
+                lines.append(("slip", f"Slip: {what}"))
+                if avoid:
+                    lines.append(("avoid", f"To avoid it: {avoid}"))
+            if not slips and p.status in ("partial", "wrong"):
+                lines.append(
+                    (
+                        "avoid",
+                        "No named slip reproduces this answer: redo the step with the "
+                        "worked example and compare entry by entry.",
+                    )
+                )
+    return lines
+
+
+def _feedback_html(lines: Sequence[tuple[str, str]]) -> str:
+    body = []
+    for style, text in lines:
+        t = escape(text)
+        if style in ("h1", "h2"):
+            body.append(f"<{style}>{t}</{style}>")
+        elif style == "slip":
+            body.append(f'<p class="slip">{t}</p>')
+        elif style == "avoid":
+            body.append(f'<p class="ok">{t}</p>')
+        else:
+            body.append(f"<p>{t}</p>")
+    return _page(lines[0][1], body)
+
+
+#: math symbols as the PDF's core fonts can set them (its pages are drawn with those
+#: whenever the student's own text allows: several times faster than embedding a font)
+_PDF_MATH = str.maketrans(
+    {"√": "sqrt", "∞": "inf", "−": "-", "ᵀ": "^T", "≤": "<=", "≥": ">=", "≠": "!=", "→": "->"}
+    | {
+        c: "_" + p
+        for c, p in zip("₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", "0123456789aehijklmnoprstuvx", strict=True)
+    }
+    | {c: "^" + p for c, p in zip("⁰¹²³⁴⁵⁶⁷⁸⁹ⁿ", "0123456789n", strict=True)}
+)
+
+
+def pdf_math(text: str) -> str:
+    """``plain_math``'s symbols spelled in ASCII (sqrt, inf, ^T, _k) for a PDF page."""
+    return text.translate(_PDF_MATH)
+
+
+def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(style if style in ("h1", "h2") else "plain", pdf_math(text)) for style, text in lines]
+
+
+def feedback_pages(result: GradeResult) -> dict[str, bytes]:
+    """Each student's feedback page, HTML and PDF, by file name inside FEEDBACK_DIR. The
+    PDFs are drawn as one document (its fonts embedded once) and cut apart per student."""
+    files: dict[str, bytes] = {}
+    stems = file_stems([s.student for s in result.students])
+    canvas = charts.Canvas()
+    ranges: list[tuple[int, int]] = []
+    for stem, s in zip(stems, result.students, strict=True):
+        lines = _feedback_lines(result, s)
+        files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")
+        first = len(canvas)
+        for fig in charts.text_page(_pdf_lines(lines)):
+            canvas.page(fig)
+        ranges.append((first + 1, len(canvas)))
+    pdfs = split_pages(canvas.pdf(), ranges) if ranges else []
+    for stem, pdf in zip(stems, pdfs, strict=True):
+        files[f"{stem}.pdf"] = pdf
+    return files
+
+
+# --- the class report ------------------------------------------------------------------
+
+
+def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, str]]:
+    lines = [
+        ("h1", f"Class report: {plain_math(result.key.title or 'worksheet')}"),
+        ("plain", f"{stats.students} of {len(result.students)} students handed something in."),
+    ]
+    if stats.mean is not None:
+        lines.append(("plain", f"Mean score: {stats.mean:.1f} % of the points."))
+    lines.append(("h2", "Questions: facility, discrimination (point-biserial)"))
+    for q in stats.questions:
+        lines.append(
+            (
+                "plain",
+                f"Q{q.number} {q.id}: facility {_num(q.facility)}, discrimination "
+                f"{_num(q.discrimination)}, {q.students} students",
+            )
+        )
+    lines.append(("h2", "Slips: answers, students"))
+    for sl in stats.slips:
+        lines.append(("plain", f"{sl.misconception}: {sl.answers} answers, {sl.students} students"))
+    if not stats.slips:
+        lines.append(("plain", "No wrong answer was reproduced by a named slip."))
+    return lines
+
+
+def class_report(result: GradeResult) -> dict[str, bytes]:
+    """Every file of the class report, by path relative to grade's output folder."""
+    stats = analyse(result)
+    canvas = charts.Canvas()
+    for fig in charts.text_page(_pdf_lines(_summary_lines(result, stats))):
+        canvas.page(fig)
+    svgs = {
+        "histogram": canvas.add(charts.histogram(stats)),
+        "questions": canvas.add(charts.questions(stats)),
+        "parts": canvas.add(charts.parts(stats)),
+        "slips": canvas.add(charts.slips(stats)),
+    }
+    for i, m in enumerate(stats.cells):
+        svgs[f"cells{i}"] = canvas.add(charts.heatmap(m))
+    files = {
+        HTML_FILE: _class_html(result, stats, svgs).encode("utf-8"),
+        PDF_FILE: canvas.pdf(),
+    }
+    for name, text in csv_files(stats).items():
+        files[f"{DATA_DIR}/{name}"] = text.encode("utf-8")
+    for name, data in feedback_pages(result).items():
+        files[f"{FEEDBACK_DIR}/{name}"] = data
+    return files
