@@ -122,7 +122,7 @@ def _item(
         item,
         [
             ("question_type", qtype),
-            ("points_possible", f"{points:g}"),
+            ("points_possible", number_text(points)),
             ("original_answer_ids", ",".join(answer_ids)),
             ("assessment_question_identifierref", ident("ref", iid)),
         ],
@@ -519,7 +519,7 @@ def _group(gid: str, title: str, points: float, pick: int = 1) -> ET.Element:
     section = ET.Element("section", ident=gid, title=title)
     sel = _el(_el(section, "selection_ordering"), "selection")
     _el(sel, "selection_number", str(pick))
-    _el(_el(sel, "selection_extension"), "points_per_item", f"{points:g}")
+    _el(_el(sel, "selection_extension"), "points_per_item", number_text(points))
     return section
 
 
@@ -613,7 +613,7 @@ def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     _el(root, "shuffle_answers", "false")
     _el(root, "scoring_policy", "keep_highest")
     _el(root, "quiz_type", "assignment")
-    _el(root, "points_possible", f"{points:g}")
+    _el(root, "points_possible", number_text(points))
     _el(root, "show_correct_answers", "true")
     _el(root, "allowed_attempts", "1")
     _el(root, "one_question_at_a_time", "false")
