@@ -53,7 +53,9 @@ def test_a_canvas_pick_one_blank_takes_the_letter_and_the_option_as_shown_not_it
         text = htmllib.unescape(item.findtext(f".//{QTI}mattext") or "")
         assert "Your choice (letter): [choice_1]" in text, title
         assert not re.search(r"(?<!\\)\$", re.sub(r"<[^>]+>", "", text)), title
-        lid = next(r for r in item.iter(f"{QTI}response_lid") if r.get("ident") == "response_choice_1")
+        lid = next(
+            r for r in item.iter(f"{QTI}response_lid") if r.get("ident") == "response_choice_1"
+        )
         labels = {
             (lab.get("ident") or ""): htmllib.unescape(lab.findtext(f".//{QTI}mattext") or "")
             for lab in lid.iter(f"{QTI}response_label")
