@@ -431,9 +431,9 @@ def test_moodle_pick_one_answer_is_a_gap_and_written_part_an_essay_with_grader_i
     assert "<b>(b)</b>" in text and "in the written question that follows" in text
     essay = by_idnumber(questions, "q-words:written")  # one for both versions
     assert essay.findtext("name/text") == "4. q-words (written)"
-    # the written part of a mixed question has no points of its own: the key's total holds
-    assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "0"
-    assert "carries no points of its own" in essay.find("questiontext/text").text
+    # the written part's share of a plain points: 3 over its two answers, as grade splits it
+    assert essay.get("type") == "essay" and essay.findtext("defaultgrade") == "1.5"
+    assert "worth 1.5 point(s), as on the printed key" in essay.find("questiontext/text").text
     info = htmllib.unescape(essay.find("graderinfo/text").text)
     assert r"The variance of \(q \cdot k\) grows like \(d_k\)." in info
     assert "Sheet s1:" in info and "Sheet s2:" in info  # each version's model answer
@@ -627,7 +627,8 @@ def test_qti_groups_variants_of_each_question_and_picks_one(runner, key_file):
         # the two sheets' variants; the written part: one essay both versions share
         assert len(g.findall(f"{QTI}item")) == (1 if "written" in g.get("title") else 2)
     points = [g.findtext(f".//{QTI}points_per_item") for g in groups]
-    assert points == ["2", "4", "1", "3", "0"]  # a mixed question's written part: none
+    # a mixed question's 3 points split between its two answers, as the sheet and grade do
+    assert points == ["2", "4", "1", "1.5", "1.5"]
 
 
 def test_qti_numerical_question_has_exact_value_and_margin_from_the_key(runner, key_file):

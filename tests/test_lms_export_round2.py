@@ -264,7 +264,7 @@ def test_each_students_maximum_in_moodle_and_canvas_is_their_sheets_total(pooled
             info_marks = {
                 Fraction(m)
                 for q in questions
-                for m in re.findall(r"with the mark ([\d.]+)", _info_of(folder, _path))
+                for m in re.findall(r"with the mark (\d+(?:\.\d+)?)", _info_of(folder, _path))
             }
             if info_marks:
                 (mark,) = info_marks

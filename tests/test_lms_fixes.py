@@ -358,10 +358,11 @@ def test_quiz_totals_are_the_keys_total(runner, key_file):
     (meta,) = [v for k, v in files.items() if k.endswith("assessment_meta.xml")]
     ns = "{http://canvas.instructure.com/xsd/cccv1p0}"
     assert Decimal(ET.fromstring(meta).findtext(f"{ns}points_possible")) == total
-    # Moodle: a mixed question's written part (an essay of its own) adds no mark
+    # Moodle: a mixed question's written part (an essay of its own) has its share of the
+    # question's 3 points, its graded question the rest
     questions = moodle_questions(export(runner, key_file, "moodle"))
     essay = by_idnumber(questions, "q-words:written")
-    assert Decimal(essay.findtext("defaultgrade")) == 0
+    assert Decimal(essay.findtext("defaultgrade")) == Decimal("1.5")
 
 
 def test_note_bank_totals_agree_in_canvas(tmp_path):

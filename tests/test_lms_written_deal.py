@@ -175,6 +175,38 @@ def test_a_pool_with_written_parts_in_some_alternatives_only_is_refused_in_one_l
         assert not (key.parent / name).exists()
 
 
+def test_a_pool_whose_written_shares_differ_is_refused_naming_what_to_change(tmp_path, write_bank):
+    # both alternatives plain points: 6, but scale-effect asks 8 graded answers and a written
+    # one (6/9 for the essay), identical-keys 3 and one (6/4): one shared essay cannot carry
+    # both shares, so the export refuses the pool rather than mark a student out of another
+    # total than their sheet's
+    bank = write_bank(
+        "questions:\n  - pool: why\n    from:\n"
+        "      - id: w-scale\n        family: scale-effect\n        points: 6\n"
+        "        params: {n: 2, d_k: {choices: [4, 9, 16]}}\n"
+        "      - id: w-keys\n        family: identical-keys\n        points: 6\n"
+        "        params: {T: 3, d_k: 2}\n"
+    )
+    runner = CliRunner()
+    out = tmp_path / "b"
+    args = ["build", "--seed", "42", "--versions", "4", "--no-pdf", "--bank", str(bank)]
+    assert runner.invoke(main, [*args, "--out", str(out)]).exit_code == 0
+    (key,) = out.glob("*/key.json")
+    formats = (("moodle", "Moodle", "mark"), ("qti", "Canvas", "score"), ("gift", "Moodle", "mark"))
+    for to, lms, what in formats:
+        result = runner.invoke(main, ["export", "--to", to, "--key", str(key)])
+        assert result.exit_code == 1, to
+        assert result.output == (
+            f"worksheetgen: error: {key}: pool why: expected every sheet's graded points for "
+            f"it to be equal ({lms} gives one {what} to all it draws there), got 4.5, 5.33: "
+            "give its alternatives points per part whose graded parts total the same (and "
+            "written parts the same)\n"
+        ), to
+    assert (
+        sorted(p.name for p in key.parent.iterdir() if p.suffix in (".xml", ".zip", ".txt")) == []
+    )
+
+
 def test_one_version_keeps_its_essay_asking_the_written_part_itself(tmp_path):
     """A single worksheet has nothing to deal apart: its essay asks the written part as
     before, and its graded question does not."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from worksheetgen.cli import main
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle_rows
 from worksheetgen.grading.responses import _records
+from worksheetgen.grading.score import grade
 from worksheetgen.grading.spreadsheet import read_rows
 from worksheetgen.keyjson.read import load_key, written_parts
 
@@ -36,8 +38,8 @@ def _rows(path: Path) -> list[tuple[int, list[str]]]:
     return list(_records(path.read_bytes().decode("utf-8-sig"), str(path)))
 
 
-def _questions(xml: bytes) -> list[tuple[str, str, int, str]]:
-    """(name, ID number, number of gaps, the text of an essay) of every question."""
+def _questions(xml: bytes) -> list[tuple[str, str, int, str, str]]:
+    """(name, ID number, number of gaps, the text of an essay, its mark) of every question."""
     out = []
     for q in ET.fromstring(xml).iter("question"):
         if q.get("type") == "category":
@@ -45,7 +47,9 @@ def _questions(xml: bytes) -> list[tuple[str, str, int, str]]:
         text = q.findtext("questiontext/text") or ""
         gaps = len(re.findall(r"\{\d+:(?:NUMERICAL|SHORTANSWER|MULTICHOICE\w*):", text))
         essay = text if q.get("type") == "essay" else ""
-        out.append((q.findtext("name/text") or "", q.findtext("idnumber") or "", gaps, essay))
+        mark = q.findtext("defaultgrade") or ""
+        name = q.findtext("name/text") or ""
+        out.append((name, q.findtext("idnumber") or "", gaps, essay, mark))
     return out
 
 
@@ -61,7 +65,7 @@ def test_the_fixture_is_what_todays_export_of_its_bank_makes(runner, tmp_path):
     assert fresh["sheets"] == json.loads(KEY.read_text("utf-8"))["sheets"], "renew real-4"
     made = _questions((folder / "moodle.xml").read_bytes())
     assert made == _questions((REAL / "moodle.xml").read_bytes()), "renew real-4"
-    essays = [(n, i) for n, i, _, e in made if e]
+    essays = [(n, i) for n, i, _, e, _ in made if e]
     assert essays == [
         ("1. q-scale (written)", "q-scale:written"),
         ("2. why (written)", "why:written"),
@@ -92,9 +96,10 @@ def _drawn_versions(key: dict, drawn: list[str]) -> dict[str, str]:
 
 def _counted(name: str) -> dict:
     """The attempt of the student called ``name`` that counts (Moodle's Highest grade: the
-    first of the best finished ones)."""
+    first of the best finished ones, by their graded slots' marks: an attempt whose essays
+    await grading has no sum in Moodle yet)."""
     done = [a for a in _attempts() if a["name"] == name and a["state"] == "finished"]
-    return max(done, key=lambda a: float(a["sumgrades"]))
+    return max(done, key=lambda a: sum(m for m in a["marks"].values() if m is not None))
 
 
 @pytest.mark.parametrize("name", DOWNLOADS)
@@ -131,3 +136,77 @@ def test_each_essay_is_read_as_the_written_part_of_the_version_its_slot_drew(nam
                     assert not typed.startswith("[") or typed.startswith(f"[{slot_of[q.id]}] ")
                     checked += 1
     assert checked >= 12
+
+
+def _slot_of_question(doc) -> dict[str, str]:
+    return {v.qid: q.qid for q in doc.questions for v in q.variants}
+
+
+@pytest.mark.parametrize("name", DOWNLOADS)
+def test_moodle_marks_are_the_sheets_split_of_each_questions_points(name):
+    """Issue 22 §3: each student's maximum in Moodle is their sheet's total (quiz grade 30,
+    every sheet 30), and what the real Moodle gave each graded slot is what ``grade`` gives
+    that slot's graded parts (the sheet's split of a plain ``points: 9`` over 9 answers, 8
+    of them graded, and per-part points of 7 with 1 for the written part); the written
+    parts' share is the essay's mark, graded by hand in both."""
+    doc = load_key(KEY)
+    key = json.loads(KEY.read_text("utf-8"))
+    run = json.loads((REAL / "attempts.json").read_text("utf-8"))
+    totals = {sum(q["points"] for q in s["questions"]) for s in key["sheets"]}
+    assert totals == {30} and float(run["grade"]) == float(run["sumgrades"]) == 30
+    if name.endswith(".csv"):
+        header = (REAL / name).read_text("utf-8-sig").splitlines()[0]
+        assert "Grade/30.00" in header
+    responses, graded_key = parse_moodle_rows(_rows(REAL / name), doc, grade_key(doc), name)
+    result = grade(graded_key, responses)
+    slot_of = _slot_of_question(doc)
+    checked = 0
+    for sheet in result.students:
+        attempt = _counted(sheet.name)
+        for n, drawn in attempt["drawn"].items():
+            if drawn.endswith("(written)"):
+                continue
+            head = drawn.split()[1]  # a pool of pick 1 names the alternative drawn
+            slot = slot_of.get(head, head)
+            qs = [q for q in sheet.questions if slot_of[q.id] == slot]
+            written = [p for q in qs for p in q.parts if p.kind == "text"]
+            earned = sum(
+                (q.without_carry if q.without_carry is not None else q.earned for q in qs),
+                Fraction(0),
+            )
+            # the written parts await a person in both: nothing earned there yet
+            assert all(p.earned == 0 for p in written)
+            assert float(earned) == pytest.approx(attempt["marks"][n], abs=1e-6), (
+                sheet.name,
+                drawn,
+            )
+            checked += 1
+    assert checked == 7 * 3
+
+
+def test_each_essays_mark_is_the_written_parts_share_and_the_graded_questions_the_rest():
+    """The export's marks (what the real Moodle took) follow the sheet's split: an essay's
+    mark is the written parts' points of every deal of its slot, the graded question's the
+    graded parts' (its category description gives it), adding up to the sheet's points."""
+    doc = load_key(KEY)
+    root = ET.fromstring((REAL / "moodle.xml").read_bytes())
+    marks = {
+        q.findtext("idnumber"): float(q.findtext("defaultgrade") or "nan")
+        for q in root.iter("question")
+        if q.get("type") == "essay"
+    }
+    asks = [
+        re.search(r"with the mark (\d+(?:\.\d+)?)", q.findtext("info/text") or "")
+        for q in root.iter("question")
+        if q.get("type") == "category"
+    ]
+    described = [float(m.group(1)) for m in asks if m]
+    assert marks == {"q-scale:written": 1.0, "why:written": 1.0, "two:written": 2.0}
+    assert described == [8, 1, 6, 1, 12, 2] and sum(described) == 30
+    for q in doc.questions:
+        for v in q.variants:
+            share = sum(
+                (v.answer_points()[p.answer.name] for p in written_parts(v) if p.answer),
+                Fraction(0),
+            )
+            assert share == Fraction(1), (v.qid, v.sheet_id)

@@ -35,11 +35,10 @@ from worksheetgen.keyjson.read import (
     category_name,
     choice_feedback,
     gradable_parts,
-    graded_points,
     number_text,
+    parts_points,
     variant_name,
     written_parts,
-    written_points,
 )
 
 _SPECIAL = "~=#{}:"
@@ -226,7 +225,7 @@ def entry_marks(v: Variant, parts: Sequence[KeyPart]) -> list[Fraction]:
     ``grade`` split it), scaled so the entries total what the LMS gives the graded parts."""
     per_gap = pools.part_gap_points(v, parts)
     whole = sum((g * pools.gap_count(p) for g, p in zip(per_gap, parts, strict=True)), Fraction(0))
-    target = Fraction(str(graded_points(v)))
+    target = parts_points(v, parts)
     return [g * target / whole if whole else g for g in per_gap]
 
 
@@ -239,11 +238,18 @@ def mark_scale(doc: KeyDoc) -> int:
             graded = gradable_parts(v)
             if graded:
                 denominators += [m.denominator for m in entry_marks(v, graded)]
-                denominators.append(Fraction(str(graded_points(v))).denominator)
+                denominators.append(parts_points(v, graded).denominator)
             if written_parts(v):
-                w = written_points(v, bool(graded))
-                denominators.append(Fraction(str(w)).denominator)
+                denominators.append(_written_mark(v, bool(graded)).denominator)
     return math.lcm(*(_undecimal(d) for d in denominators))
+
+
+def _written_mark(v: Variant, has_graded: bool) -> Fraction:
+    """The written parts' points of ``v``, exactly (the sheet's split; GIFT's marks are
+    scaled so that a third can be typed): see ``written_points``."""
+    if not gradable_parts(v) and not has_graded:
+        return Fraction(str(v.points))
+    return parts_points(v, written_parts(v))
 
 
 def _undecimal(d: int) -> int:
@@ -320,7 +326,8 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     base = category_name(doc, q)
     whole = [(v, _one(v, p[0], shared) if len(p) == 1 else None) for v, p in graded if p]
     if has_graded and all(text is not None for _, text in whole):
-        mark = Fraction(str(graded_points(whole[0][0])))
+        first = whole[0][0]
+        mark = parts_points(first, gradable_parts(first))
         yield f"// Question {q.number} ({q.qid}): mark {_mark(mark, scale)} each."
         yield _category(base)
         yield from (text for _, text in whole if text is not None)
@@ -338,7 +345,7 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
                 yield from _split(v, parts, shared)
     written = [(v, written_parts(v)) for v in q.variants]
     if any(p for _, p in written):
-        w = Fraction(str(written_points(next(v for v, p in written if p), has_graded)))
+        w = _written_mark(next(v for v, p in written if p), has_graded)
         yield f"// Question {q.number} ({q.qid}), written part: mark {_mark(w, scale)} each."
         yield _category(category_name(doc, q, written=has_graded))
         if shared:

@@ -542,9 +542,10 @@ def key_html(v: Variant, parts: Sequence[KeyPart]) -> str:
 
 
 def written_part_note(v: Variant, points: float = 0.0) -> str:
-    """What a mixed question's written part says about its points: ``points`` of its own
-    when key.json gives points per part, else none (so the LMS totals what the key totals)."""
-    if v.part_points is not None:
+    """What a mixed question's written part says about its points: its share of the
+    question's points (key.json's per-part points, or a plain ``points: N`` split equally
+    among the answers), as the sheet and ``grade`` give it."""
+    if points:
         return (
             f"This written part is graded by hand: it is worth {number_text(points)} of the "
             f"question's {number_text(v.points)} point(s), as on the printed key."

@@ -8,7 +8,8 @@ Mapping (see the README's "Exporting to an LMS"):
   NUMERICAL gap per entry with the tolerance, a SHORTANSWER gap for a masked (−∞) entry that
   accepts -inf, −∞ or "masked", MULTICHOICE_V gaps for choices
 - written parts (kind text)         -> ``essay`` with the model answer as grader information
-  (in a "(written part)" category of its own, worth 0, when the question also has graded
+  (in a "(written part)" category of its own, worth the written parts' share of the points,
+  when the question also has graded
   parts; when it has several versions, or is a pool, each graded question asks its own
   written part and the category holds one essay for all: pools.shares_written)
 A number's printed value is its first answer (Moodle shows it as the correct one); wrong answers
@@ -523,8 +524,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         for v, parts in written:
             if parts:
                 suffix = " (written)" if has_graded else ""
-                # a mixed question's written part has no points of its own in the key unless
-                # it gives points per part: 0, so the quiz totals what the key totals
+                # a mixed question's written part: its share of the points (written_points)
                 _essay(
                     quiz,
                     v,

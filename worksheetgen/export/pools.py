@@ -29,8 +29,8 @@ from worksheetgen.keyjson.read import (
     KeyQuestion,
     Variant,
     gradable_parts,
-    graded_points,
     number_text,
+    parts_points,
     written_parts,
     written_points,
 )
@@ -64,28 +64,32 @@ def whole_weights(per_gap: Sequence[Fraction]) -> list[int]:
 
 
 def _graded(deal: Deal) -> Fraction:
-    return sum(
-        (Fraction(str(graded_points(v))) for v in deal.variants if gradable_parts(v)),
-        Fraction(0),
-    )
+    return sum((parts_points(v, gradable_parts(v)) for v in deal.variants), Fraction(0))
 
 
 def _written(deal: Deal, has_graded: bool) -> Fraction:
     return sum(
-        (Fraction(str(written_points(v, has_graded))) for v in deal.variants if written_parts(v)),
+        (
+            parts_points(v, written_parts(v)) if has_graded else Fraction(str(v.points))
+            for v in deal.variants
+            if written_parts(v)
+        ),
         Fraction(0),
     )
 
 
 def _listed(values: Sequence[Fraction]) -> str:
-    return ", ".join(number_text(float(x)) for x in sorted(set(values)))
+    return ", ".join(number_text(round(float(x), 2)) for x in sorted(set(values)))
 
 
 def deal_written(q: KeyQuestion, deal: Deal) -> float:
     """What an LMS gives a deal of slot ``q`` for its written parts (graded by hand): see
     ``written_points``."""
     has_graded = any(gradable_parts(v) for v in q.variants)
-    return float(_written(deal, has_graded))
+    marks = (
+        Fraction(str(written_points(v, has_graded))) for v in deal.variants if written_parts(v)
+    )
+    return float(sum(marks, Fraction(0)))
 
 
 def shares_written(q: KeyQuestion, found: Sequence[Deal]) -> bool:
@@ -127,10 +131,18 @@ def check_slot(doc: KeyDoc, q: KeyQuestion, lms: str) -> list[Deal]:
     ):
         if len(set(sums)) > 1:
             each = "alternatives" if kind == "pool" else "versions"
+            totals = {sum(Fraction(str(v.points)) for v in d.variants) for d in found}
+            # equal totals split differently: a plain points: N shares out among the answers,
+            # and the alternatives have different numbers of graded and written answers
+            fix = (
+                f"give its {each} points per part whose graded parts total the same "
+                "(and written parts the same)"
+                if len(totals) == 1
+                else f"give its {each} equal points"
+            )
             raise ExportError(
                 f"expected every sheet's {part} points for it to be equal ({lms} gives one "
-                f"{what} to all it draws there), got {_listed(sums)}: give its {each} "
-                "equal points",
+                f"{what} to all it draws there), got {_listed(sums)}: {fix}",
                 file=doc.source,
                 field=where,
             )

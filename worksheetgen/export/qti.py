@@ -13,7 +13,8 @@ holding one item per variant, so Canvas draws one variant per student. Items:
   writes it (0.80, 0.8, 0.800, .80, +0.80 ... for 0.8044 ± 0.005), a masked entry accepts
   -inf, −∞ and "masked", and a choice part accepts its option's letter or text. The question
   text says exactly how to write the numbers.
-- the written part of a question with graded parts is worth 0 (and says so): the quiz totals
+- the written part of a question with graded parts is worth the written parts' share of its
+  points (the sheet's and ``grade``'s split) and the graded item the rest: the quiz totals
   what the key totals. When the question has several versions (or is a pool), each graded
   item asks its own written part and the written group holds one essay for all of them, so
   no draw gives a student another version's written part (pools.shares_written).
@@ -122,7 +123,7 @@ def _item(
         item,
         [
             ("question_type", qtype),
-            ("points_possible", f"{points:g}"),
+            ("points_possible", number_text(points)),
             ("original_answer_ids", ",".join(answer_ids)),
             ("assessment_question_identifierref", ident("ref", iid)),
         ],
@@ -519,7 +520,7 @@ def _group(gid: str, title: str, points: float, pick: int = 1) -> ET.Element:
     section = ET.Element("section", ident=gid, title=title)
     sel = _el(_el(section, "selection_ordering"), "selection")
     _el(sel, "selection_number", str(pick))
-    _el(_el(sel, "selection_extension"), "points_per_item", f"{points:g}")
+    _el(_el(sel, "selection_extension"), "points_per_item", number_text(points))
     return section
 
 
@@ -557,9 +558,8 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
         total += points
     if any(p for _, p in written):
         wtitle = title + (" (written part)" if has_graded else "")
-        # a mixed question's written part has no points of its own in the key (unless it
-        # gives points per part): its points are all in the graded group, so the quiz totals
-        # what the key totals
+        # a mixed question's written part is worth its share of the question's points, the
+        # graded group the rest, so the quiz totals what the key totals
         points = max(written_points(v, has_graded) for v, p in written if p)
         if shared:  # one essay for every deal (each worth the same: pools.check_slot)
             points = pools.deal_written(q, deals[0])
@@ -613,7 +613,7 @@ def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     _el(root, "shuffle_answers", "false")
     _el(root, "scoring_policy", "keep_highest")
     _el(root, "quiz_type", "assignment")
-    _el(root, "points_possible", f"{points:g}")
+    _el(root, "points_possible", number_text(points))
     _el(root, "show_correct_answers", "true")
     _el(root, "allowed_attempts", "1")
     _el(root, "one_question_at_a_time", "false")

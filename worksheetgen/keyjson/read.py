@@ -1282,21 +1282,28 @@ def parts_points(v: Variant, parts: Sequence[KeyPart]) -> Fraction:
     return sum((points.get(n, Fraction(0)) for n in names), Fraction(0))
 
 
+#: decimal places of an LMS mark: Moodle stores a question's mark and a quiz slot's with 7
+LMS_MARK_PLACES = 7
+
+
 def graded_points(v: Variant) -> float:
-    """What an LMS gives the parts it grades itself: all of the question's points, unless
-    key.json gives points per part (then the graded parts' own)."""
-    if v.part_points is None:
-        return v.points
-    return float(parts_points(v, gradable_parts(v)))
+    """What an LMS gives the parts it grades itself: their share of the question's points,
+    by the rule the sheet and ``grade`` use (key.json's per-part points, or a plain
+    ``points: N`` split equally among the question's answers, a written one included), to
+    the 7 decimal places Moodle keeps (8 points over 9 answers, 8 graded: 7.1111111)."""
+    return round(float(parts_points(v, gradable_parts(v))), LMS_MARK_PLACES)
 
 
-def written_points(v: Variant, has_graded: bool) -> float:
-    """What an LMS gives the written parts, graded by hand: nothing of their own in a mixed
-    question (its points are in the graded parts, as the key splits nothing), unless key.json
-    gives points per part (then the written parts' own)."""
-    if v.part_points is None:
-        return 0.0 if has_graded else v.points
-    return float(parts_points(v, written_parts(v)))
+def written_points(v: Variant, has_graded: bool = True) -> float:
+    """What an LMS gives the written parts, graded by hand: the rest of the question's
+    points after ``graded_points`` (their share by the same rule, 0.8888889 beside
+    7.1111111), so the two marks add up to the sheet's points; all of them when the question
+    has no graded parts."""
+    if not gradable_parts(v):
+        return v.points if not has_graded else float(parts_points(v, written_parts(v)))
+    if not written_parts(v):
+        return 0.0
+    return round(v.points - graded_points(v), LMS_MARK_PLACES)
 
 
 def category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[str]:
