@@ -401,20 +401,22 @@ def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def feedback_pages(result: GradeResult) -> dict[str, bytes]:
     """Each student's feedback page, HTML and PDF, by file name inside FEEDBACK_DIR. The
-    PDFs are drawn as one document (its fonts embedded once) and cut apart per student."""
+    PDFs are written as one text document (its fonts embedded once) and cut apart per
+    student."""
+    from worksheetgen.grading.textpdf import TextPdf
+
     files: dict[str, bytes] = {}
     stems = file_stems([s.student for s in result.students])
-    canvas = charts.Canvas()
+    doc = TextPdf()
     ranges: list[tuple[int, int]] = []
     names = part_names(result.key)
     for stem, s in zip(stems, result.students, strict=True):
         lines = _feedback_lines(result, s, names)
         files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")
-        first = len(canvas)
-        for fig in charts.text_page(_pdf_lines(lines)):
-            canvas.page(fig)
-        ranges.append((first + 1, len(canvas)))
-    pdfs = split_pages(canvas.pdf(), ranges) if ranges else []
+        first = len(doc.pages)
+        doc.add(lines)
+        ranges.append((first + 1, len(doc.pages)))
+    pdfs = split_pages(doc.pdf(), ranges) if ranges else []
     for stem, pdf in zip(stems, pdfs, strict=True):
         files[f"{stem}.pdf"] = pdf
     return files
