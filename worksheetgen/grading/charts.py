@@ -188,9 +188,9 @@ def parts(stats: ClassStats, names: Mapping[tuple[str, str], str] | None = None)
     names = names or {}
     ps = [p for p in stats.parts if p.success is not None]
     fig, ax = _figure(6.5, 1.0 + 0.22 * max(len(ps), 1))
-    _margins(fig, 0.45)
+    _margins(fig, 0.5)
     ys = list(range(len(ps)))[::-1]
-    labels = [_short(names.get((p.question, p.answer), f"{p.question} {p.part}"), 44) for p in ps]
+    labels = [_short(names.get((p.question, p.answer), f"{p.question} {p.part}"), 40) for p in ps]
     ax.barh(ys, [p.success or 0.0 for p in ps], color=BLUE)
     ax.set_yticks(ys, labels=labels)
     for label in ax.get_yticklabels():
