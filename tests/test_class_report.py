@@ -510,3 +510,54 @@ def test_no_report_writes_only_scores_and_report_md(roster_key, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["report.md", "scores.csv"]
+
+
+@pytest.fixture(scope="module")
+def quiz_class(tmp_path_factory):
+    """banks/quiz.yaml (a title with math, multi-head parts) built and graded for 30 students:
+    (output folder, key)."""
+    out = tmp_path_factory.mktemp("quiz")
+    roster = ROOT / "tests" / "golden" / "roster.csv"
+    bank = ROOT / "banks" / "quiz.yaml"
+    args = ["build", "--seed", "7", "--bank", str(bank), "--roster", str(roster)]
+    result = CliRunner().invoke(main, [*args, "--no-pdf", "--out", str(out / "b")])
+    assert result.exit_code == 0, result.output
+    (key_path,) = (out / "b").glob("*/key.json")
+    key = load_key(key_path)
+    text, _ = class_csv(key, seed=3)
+    (out / "r.csv").write_text(text, encoding="utf-8")
+    args = ["grade", "--key", str(key_path), str(out / "r.csv"), "--out", str(out / "g")]
+    result = CliRunner().invoke(main, [*args, "--lenient"])
+    assert result.exit_code == 0, result.output
+    return out / "g", key
+
+
+def _pdf_text(path: Path) -> str:
+    return subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler's pdftotext")
+def test_report_pdfs_typeset_math_and_name_parts_as_the_sheet_does(quiz_class):
+    """#26 §2: no ASCII math in any PDF's text; parts named by letter and prompt, slips by
+    title, never by the key's internal names."""
+    out, key = quiz_class
+    from worksheetgen.bank.roster import file_stems
+
+    ids = {a.name for s in key.sheets for q in s.questions for a in q.answers if "_" in a.name}
+    assert {"d_k", "concat_width", "W_O_shape"} <= ids
+    slip_ids = {sl.misconception for s in key.sheets for q in s.questions for sl in q.slips}
+    stems = file_stems([s.id for s in key.sheets])
+    texts = {"class report": _pdf_text(out / "class-report.pdf")}
+    for stem in stems[:3]:
+        texts[stem] = _pdf_text(out / "feedback" / f"{stem}.pdf")
+    for where, text in texts.items():
+        for ascii_math in ("d_k", "^T", "sqrt(", "W_O", "e^x", "-inf"):
+            assert ascii_math not in text, (where, ascii_math)
+        # raw TeX (a roster name may hold a backslash or a dollar: only commands count)
+        assert not re.search(r"\\(sqrt|top|infty|times|text|frac|cdot)\b|\$[^$\n]*_", text), where
+        for word in ids | {i for i in slip_ids if "-" in i}:
+            assert not re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text), (where, word)
+    assert "QKᵀ/√dₖ" in texts["class report"]
+    assert any("What is the width dₖ of each head?" in " ".join(t.split()) for t in texts.values())

@@ -14,7 +14,7 @@ import logging
 import os
 import textwrap
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -148,8 +148,11 @@ def histogram(stats: ClassStats) -> Figure:
     return fig
 
 
-def questions(stats: ClassStats) -> Figure:
+def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Figure:
+    """Facility and discrimination per question, each named "Q2 its title" (``titles``:
+    the question's title as text, by question id; else its id)."""
     qs = stats.questions
+    titles = titles or {}
     fig = plt.figure(figsize=(6.5, 1.2 + 0.32 * max(len(qs), 1) * 2))
     ax1 = fig.add_subplot(1, 2, 1)
     ax2 = fig.add_subplot(1, 2, 2, sharey=ax1)
@@ -157,11 +160,13 @@ def questions(stats: ClassStats) -> Figure:
     fig.subplots_adjust(
         left=0.3, right=0.97, wspace=0.08, bottom=0.55 / height, top=1 - 0.45 / height
     )
-    labels = [f"Q{q.number} {_short(q.id, 22)}" for q in qs]
+    labels = [f"Q{q.number} {_short(titles.get(q.id, q.id), 26)}" for q in qs]
     ys = list(range(len(qs)))[::-1]
     ax1.barh(ys, [q.facility or 0.0 for q in qs], color=BLUE)
     ax1.set_xlim(0, 1)
     ax1.set_yticks(ys, labels=labels)
+    for label in ax1.get_yticklabels():
+        label.set_parse_math(False)
     ax1.set_xlabel("facility (mean share of points)")
     disc = [q.discrimination for q in qs]
     ax2.barh(ys, [d or 0.0 for d in disc], color=[RED if (d or 0) < 0.2 else BLUE for d in disc])
@@ -177,27 +182,36 @@ def questions(stats: ClassStats) -> Figure:
     return fig
 
 
-def parts(stats: ClassStats) -> Figure:
+def parts(stats: ClassStats, names: Mapping[tuple[str, str], str] | None = None) -> Figure:
+    """Success per part, each named as the sheet does ("Q2 (c) What is the shape…", from
+    ``names``: by (question id, answer name), the question's number and the part's name)."""
+    names = names or {}
     ps = [p for p in stats.parts if p.success is not None]
     fig, ax = _figure(6.5, 1.0 + 0.22 * max(len(ps), 1))
-    _margins(fig, 0.38)
+    _margins(fig, 0.5)
     ys = list(range(len(ps)))[::-1]
-    labels = [f"{_short(p.question, 18)} {p.part} {_short(p.answer, 12)}" for p in ps]
+    labels = [_short(names.get((p.question, p.answer), f"{p.question} {p.part}"), 40) for p in ps]
     ax.barh(ys, [p.success or 0.0 for p in ps], color=BLUE)
     ax.set_yticks(ys, labels=labels)
+    for label in ax.get_yticklabels():
+        label.set_parse_math(False)
     ax.set_xlim(0, 1)
     ax.set_xlabel("success (mean share of the part's points)")
     ax.set_title("Per part")
     return fig
 
 
-def slips(stats: ClassStats) -> Figure:
+def slips(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Figure:
+    """Students per slip, each named by its title (``titles``, by slip id; else its id)."""
+    titles = titles or {}
     ss = stats.slips
     fig, ax = _figure(6.5, 1.2 + 0.3 * max(len(ss), 1))
     _margins(fig, 0.3)
     ys = list(range(len(ss)))[::-1]
     ax.barh(ys, [s.students for s in ss], color=RED)
-    ax.set_yticks(ys, labels=[_short(s.misconception, 30) for s in ss])
+    ax.set_yticks(ys, labels=[_short(titles.get(s.misconception, s.misconception), 34) for s in ss])
+    for label in ax.get_yticklabels():
+        label.set_parse_math(False)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("students who made it")
     if not ss:
@@ -207,7 +221,8 @@ def slips(stats: ClassStats) -> Figure:
     return fig
 
 
-def heatmap(m: CellMap) -> Figure:
+def heatmap(m: CellMap, name: str | None = None) -> Figure:
+    """Which cells of a table answer were missed; ``name``: the part as the sheet names it."""
     size = min(5.0, 1.4 + 0.45 * max(m.rows, m.cols))
     fig, ax = _figure(size + 0.4, size + 0.4)
     fig.subplots_adjust(left=0.14, right=0.95, bottom=0.17, top=0.84)
@@ -228,8 +243,7 @@ def heatmap(m: CellMap) -> Figure:
     ax.set_xlabel("column")
     ax.set_ylabel("row")
     ax.set_title(
-        f"{_short(m.question, 24)} {m.part} {_short(m.answer, 12)}\n"
-        f"missed by how many of {m.students}",
+        f"{_short(name or f'{m.question} {m.part}', 48)}\nmissed by how many of {m.students}",
         parse_math=False,
         fontsize=8,
     )

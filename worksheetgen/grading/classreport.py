@@ -16,6 +16,7 @@ subscripts, so neither the page nor the PDF needs a math renderer.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from html import escape
 
@@ -23,6 +24,7 @@ from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading import charts
 from worksheetgen.grading.analysis import ClassStats, analyse, csv_files, points_text
+from worksheetgen.grading.key import GradeKey
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
 from worksheetgen.render.markup import split_markup
 from worksheetgen.tex.pdfsplit import split_pages
@@ -32,8 +34,12 @@ PDF_FILE = "class-report.pdf"
 DATA_DIR = "class-report"
 FEEDBACK_DIR = "feedback"
 
-_SUB = str.maketrans("0123456789aehijklmnoprstuvx+-=()", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎")
-_SUP = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
+_SUB_FROM = "0123456789aehijklmnoprstuvx+-=()"
+_SUB_TO = "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎"
+# a capital subscript (W_O, W_K, W_V) has no Unicode form: the small letter's stands in
+_SUB = str.maketrans(_SUB_FROM + "AEHIJKLMNOPRSTUVX", _SUB_TO + "ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
+_SUP = str.maketrans("0123456789+-=()nijkmtx", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱʲᵏᵐᵗˣ")
+_SCRIPTS = set(_SUB_TO) | set("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱʲᵏᵐᵗˣ")
 _SYMBOLS = {
     r"\infty": "∞",
     r"\times": "×",
@@ -83,7 +89,9 @@ def _math(tex: str) -> str:
             script = text.translate(table)
             if ch == "^" and body.strip() == r"\top":
                 script = "ᵀ"
-            elif any(c not in "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ" for c in script):
+            elif ch == "^" and body.strip() in ("(i)", "{(i)}"):
+                script = "⁽ⁱ⁾"
+            elif any(c not in _SCRIPTS for c in script):
                 script = ("_" if ch == "_" else "^") + (text if len(text) == 1 else f"({text})")
             out.append(script)
             continue
@@ -94,7 +102,8 @@ def _math(tex: str) -> str:
             if word == r"\sqrt":
                 body, i = _group(tex, i)
                 inner = _math(body)
-                out.append("√" + (inner if len(inner) == 1 else f"({inner})"))
+                single = len(inner.rstrip("".join(_SCRIPTS))) == 1  # √2, √dₖ
+                out.append("√" + (inner if single else f"({inner})"))
             elif word in (r"\mathrm", r"\text", r"\mathbf", r"\mathit", r"\operatorname"):
                 body, i = _group(tex, i)
                 out.append(_math(body))
@@ -116,6 +125,30 @@ def _math(tex: str) -> str:
 def plain_math(markup: str) -> str:
     """A bank's markup (text with ``$…$``) as plain Unicode text: "√dₖ", "QKᵀ", "−∞"."""
     return "".join(_math(t).replace("-", "−") if m else t for m, t in split_markup(markup))
+
+
+def part_names(key: GradeKey, width: int = 64) -> dict[tuple[str, str], str]:
+    """Each part named as the sheet names it, by (question id, answer name): its letter and
+    its prompt as text, shortened ("(c) What is the shape of one head's W_Q⁽ⁱ⁾?"), never the
+    answer's internal name."""
+    names: dict[tuple[str, str], str] = {}
+    for sheet in key.sheets:
+        for q in sheet.questions:
+            for a in q.answers:
+                prompt = " ".join(plain_math(a.prompt).split())
+                short = textwrap.shorten(prompt, width, placeholder=" …") if prompt else ""
+                names.setdefault((q.id, a.name), f"{a.part} {short}".strip())
+    return names
+
+
+def slip_title(misconception: str, description: str = "") -> str:
+    """A slip as a person reads it: its title (or its description), not its id."""
+    known = MISCONCEPTIONS.get(misconception)
+    if known and known.title:
+        return plain_math(known.title)
+    if description:
+        return textwrap.shorten(plain_math(description), 60, placeholder=" …")
+    return misconception
 
 
 # --- HTML ------------------------------------------------------------------------------
@@ -187,7 +220,7 @@ def _class_html(result: GradeResult, stats: ClassStats, svgs: dict[str, str]) ->
             ["question", "title", "students", "facility", "discrimination"],
             [
                 (
-                    f"Q{q.number} <code>{escape(q.id)}</code>",
+                    f"Q{q.number}",
                     escape(plain_math(q.title)),
                     str(q.students),
                     _num(q.facility),
@@ -198,14 +231,16 @@ def _class_html(result: GradeResult, stats: ClassStats, svgs: dict[str, str]) ->
             {2, 3, 4},
         )
     )
+    names = part_names(result.key)
+    numbers = {q.id: f"Q{q.number}" for q in stats.questions}
     body += ["<h2>Parts</h2>", f'<div class="fig">{svgs["parts"]}</div>']
     body.append(
         _table(
             ["question", "part", "success", "right", "partly", "wrong", "blank", "by hand"],
             [
                 (
-                    f"<code>{escape(p.question)}</code>",
-                    f"{escape(p.part)} <code>{escape(p.answer)}</code>",
+                    numbers.get(p.question, escape(p.question)),
+                    escape(names.get((p.question, p.answer), p.part)),
                     _num(p.success),
                     str(p.right),
                     str(p.partial),
@@ -225,7 +260,8 @@ def _class_html(result: GradeResult, stats: ClassStats, svgs: dict[str, str]) ->
                 ["slip", "what it is", "answers", "students"],
                 [
                     (
-                        f"<code>{escape(s.misconception)}</code>",
+                        f"{escape(slip_title(s.misconception, s.description))}"
+                        f' <span class="muted">({escape(s.misconception)})</span>',
                         escape(plain_math(s.description)),
                         str(s.answers),
                         str(s.students),
@@ -242,10 +278,8 @@ def _class_html(result: GradeResult, stats: ClassStats, svgs: dict[str, str]) ->
             "students whose table has this shape).</p>"
         )
         for i, m in enumerate(stats.cells):
-            body.append(
-                f"<h3><code>{escape(m.question)}</code> {escape(m.part)} "
-                f"<code>{escape(m.answer)}</code></h3>"
-            )
+            name = names.get((m.question, m.answer), m.part)
+            body.append(f"<h3>{numbers.get(m.question, escape(m.question))} {escape(name)}</h3>")
             body.append(f'<div class="fig">{svgs[f"cells{i}"]}</div>')
     return _page(title, body)
 
@@ -265,16 +299,21 @@ def _slip_lines(p: PartResult) -> list[tuple[str, str]]:
     return out
 
 
+_MINUS_INF = {"-inf": "−∞", "-oo": "−∞", "-infinity": "−∞"}
+
+
 def _written(p: PartResult) -> str:
     if p.marked:
         return f"marked by hand: {p.response}"
     seen: dict[str, str] = {}
     for entry, text in p.written:
-        seen.setdefault(entry or "", text)
+        # a masked cell written -inf (as the responses file spells it) reads −∞
+        seen.setdefault(entry or "", _MINUS_INF.get(text.strip().lower(), text))
     if not seen:
         return "(blank)"
     if list(seen) == [""]:
-        return seen[""]
+        # a written answer's math ($d_k$) reads as the sheet's does; a lone $ stays a dollar
+        return plain_math(seen[""]) if p.kind in ("text", "choice") else seen[""]
     return "; ".join(f"({e}) {t}" for e, t in seen.items())
 
 
@@ -289,8 +328,11 @@ _STATUS = {
 }
 
 
-def _feedback_lines(result: GradeResult, s: StudentResult) -> list[tuple[str, str]]:
-    """The page's content as (style, text) lines: h1, h2, plain, slip, avoid."""
+def _feedback_lines(
+    result: GradeResult, s: StudentResult, names: dict[tuple[str, str], str]
+) -> list[tuple[str, str]]:
+    """The page's content as (style, text) lines: h1, h2, plain, slip, avoid; parts named
+    by ``names`` (``part_names``)."""
     who = s.name or s.student
     score = f"{points_text(s.earned)} / {points_text(s.possible)}"
     if s.ungraded:
@@ -315,7 +357,7 @@ def _feedback_lines(result: GradeResult, s: StudentResult) -> list[tuple[str, st
             lines.append(
                 (
                     "plain",
-                    f"{p.part} {p.answer}: {_STATUS[p.status]}, "
+                    f"{names.get((q.id, p.answer), p.part)} — {_STATUS[p.status]}, "
                     f"{points_text(p.earned)} / {points_text(p.possible)}. "
                     f"Your answer: {_written(p)}",
                 )
@@ -351,42 +393,30 @@ def _feedback_html(lines: Sequence[tuple[str, str]]) -> str:
     return _page(lines[0][1], body)
 
 
-#: math symbols as the PDF's core fonts can set them (its pages are drawn with those
-#: whenever the student's own text allows: several times faster than embedding a font)
-_PDF_MATH = str.maketrans(
-    {"√": "sqrt", "∞": "inf", "−": "-", "ᵀ": "^T", "≤": "<=", "≥": ">=", "≠": "!=", "→": "->"}
-    | {
-        c: "_" + p
-        for c, p in zip("₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", "0123456789aehijklmnoprstuvx", strict=True)
-    }
-    | {c: "^" + p for c, p in zip("⁰¹²³⁴⁵⁶⁷⁸⁹ⁿ", "0123456789n", strict=True)}
-)
-
-
-def pdf_math(text: str) -> str:
-    """``plain_math``'s symbols spelled in ASCII (sqrt, inf, ^T, _k) for a PDF page."""
-    return text.translate(_PDF_MATH)
-
-
 def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(style if style in ("h1", "h2") else "plain", pdf_math(text)) for style, text in lines]
+    """The lines as a PDF page sets them: the same Unicode text as the HTML (√dₖ, QKᵀ, −∞),
+    in an embedded font that has those glyphs, never spelled out in ASCII."""
+    return [(style if style in ("h1", "h2") else "plain", text) for style, text in lines]
 
 
 def feedback_pages(result: GradeResult) -> dict[str, bytes]:
     """Each student's feedback page, HTML and PDF, by file name inside FEEDBACK_DIR. The
-    PDFs are drawn as one document (its fonts embedded once) and cut apart per student."""
+    PDFs are written as one text document (its fonts embedded once) and cut apart per
+    student."""
+    from worksheetgen.grading.textpdf import TextPdf
+
     files: dict[str, bytes] = {}
     stems = file_stems([s.student for s in result.students])
-    canvas = charts.Canvas()
+    doc = TextPdf()
     ranges: list[tuple[int, int]] = []
+    names = part_names(result.key)
     for stem, s in zip(stems, result.students, strict=True):
-        lines = _feedback_lines(result, s)
+        lines = _feedback_lines(result, s, names)
         files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")
-        first = len(canvas)
-        for fig in charts.text_page(_pdf_lines(lines)):
-            canvas.page(fig)
-        ranges.append((first + 1, len(canvas)))
-    pdfs = split_pages(canvas.pdf(), ranges) if ranges else []
+        first = len(doc.pages)
+        doc.add(lines)
+        ranges.append((first + 1, len(doc.pages)))
+    pdfs = split_pages(doc.pdf(), ranges) if ranges else []
     for stem, pdf in zip(stems, pdfs, strict=True):
         files[f"{stem}.pdf"] = pdf
     return files
@@ -407,13 +437,19 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
         lines.append(
             (
                 "plain",
-                f"Q{q.number} {q.id}: facility {_num(q.facility)}, discrimination "
+                f"Q{q.number} {plain_math(q.title)}: facility {_num(q.facility)}, discrimination "
                 f"{_num(q.discrimination)}, {q.students} students",
             )
         )
     lines.append(("h2", "Slips: answers, students"))
     for sl in stats.slips:
-        lines.append(("plain", f"{sl.misconception}: {sl.answers} answers, {sl.students} students"))
+        lines.append(
+            (
+                "plain",
+                f"{slip_title(sl.misconception, sl.description)}: {sl.answers} answers, "
+                f"{sl.students} students",
+            )
+        )
     if not stats.slips:
         lines.append(("plain", "No wrong answer was reproduced by a named slip."))
     return lines
@@ -422,17 +458,22 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
 def class_report(result: GradeResult) -> dict[str, bytes]:
     """Every file of the class report, by path relative to grade's output folder."""
     stats = analyse(result)
+    names = part_names(result.key, width=40)
+    titles = {q.id: plain_math(q.title) for q in stats.questions}
+    numbers = {q.id: q.number for q in stats.questions}
+    labels = {k: f"Q{numbers.get(k[0], '?')} {v}" for k, v in names.items()}
+    slips = {sl.misconception: slip_title(sl.misconception, sl.description) for sl in stats.slips}
     canvas = charts.Canvas()
     for fig in charts.text_page(_pdf_lines(_summary_lines(result, stats))):
         canvas.page(fig)
     svgs = {
         "histogram": canvas.add(charts.histogram(stats)),
-        "questions": canvas.add(charts.questions(stats)),
-        "parts": canvas.add(charts.parts(stats)),
-        "slips": canvas.add(charts.slips(stats)),
+        "questions": canvas.add(charts.questions(stats, titles)),
+        "parts": canvas.add(charts.parts(stats, labels)),
+        "slips": canvas.add(charts.slips(stats, slips)),
     }
     for i, m in enumerate(stats.cells):
-        svgs[f"cells{i}"] = canvas.add(charts.heatmap(m))
+        svgs[f"cells{i}"] = canvas.add(charts.heatmap(m, labels.get((m.question, m.answer))))
     files = {
         HTML_FILE: _class_html(result, stats, svgs).encode("utf-8"),
         PDF_FILE: canvas.pdf(),

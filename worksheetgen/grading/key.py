@@ -44,6 +44,8 @@ class GradedAnswer:
     options: tuple[str, ...] = ()
     #: for a multiple-choice item: the misconception behind each wrong label
     choice_slips: tuple[tuple[str, str], ...] = ()
+    #: the part's prompt as the sheet prints it (markup), to name the part in reports
+    prompt: str = ""
 
     @property
     def dims(self) -> tuple[int, int]:
@@ -204,6 +206,7 @@ def _multiple_choice(a: GradedAnswer, v: Variant) -> GradedAnswer:
         tolerance=0.0,
         options=labels,
         choice_slips=slips,
+        prompt=a.prompt,
     )
 
 
@@ -230,6 +233,10 @@ def _answer_grid(a: KeyAnswer) -> np.ndarray:
 
 def _question_key(v: Variant) -> QuestionKey:
     by_name = {p.answer.name: p.answer for p in v.parts if p.answer is not None}
+    prompts: dict[str, str] = {}
+    for p in v.parts:
+        if p.answer is not None:
+            prompts.setdefault(p.answer.name, p.prompt)
     answers = []
     for i, name in enumerate(v.answer_names):
         a = by_name[name]
@@ -244,6 +251,7 @@ def _question_key(v: Variant) -> QuestionKey:
                 rounded=a.rounded,
                 tolerance=a.tolerance or 0.0,
                 options=a.options,
+                prompt=prompts[name],
             )
         )
     if v.format == "choice" and v.choices:

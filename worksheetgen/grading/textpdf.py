@@ -1,0 +1,287 @@
+"""Pages of plain text as a PDF, written directly: the feedback pages.
+
+matplotlib drew each feedback line as a figure's text (laid out glyph by glyph, a savefig
+per page): most of ``grade``'s time for a class. Text pages need none of that: each line is
+one ``Tj`` in an embedded TrueType font (DejaVu Sans, which ships with matplotlib, cut to
+the glyphs used, glyph ids kept), with a ToUnicode map so the text can be read back and
+searched. A character DejaVu lacks (a CJK name) is set in the first installed TrueType
+fallback that has it; one no font has is set as "?".
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from fontTools import subset  # type: ignore[import-untyped]
+from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+
+# a library never prints: fontTools logs each table it drops
+logging.getLogger("fontTools").setLevel(logging.ERROR)
+A4 = (595.28, 841.89)
+MARGIN = 50.0
+STYLES = {  # size, bold, colour (r g b)
+    "h1": (13.5, True, "0 0 0"),
+    "h2": (10.5, True, "0 0 0"),
+    "plain": (9.0, False, "0 0 0"),
+    "slip": (9.0, False, "0.545 0.114 0.102"),
+    "avoid": (9.0, False, "0.137 0.388 0.169"),
+}
+
+
+class _Font:
+    def __init__(self, path: str, number: int = 0) -> None:
+        self.path, self.number = path, number
+        self.tt = TTFont(path, fontNumber=number, lazy=True)
+        self.cmap = self.tt.getBestCmap() or {}
+        self.scale = 1000 / self.tt["head"].unitsPerEm
+        self.hmtx = self.tt["hmtx"]
+        self.used: dict[int, str] = {}  # glyph id -> the character it sets
+        self._advance: dict[str, float] = {}
+        self._gid: dict[str, int] = {}
+
+    def has(self, ch: str) -> bool:
+        return ord(ch) in self.cmap
+
+    def glyph(self, ch: str) -> int:
+        """``ch``'s glyph id; the glyph is kept."""
+        gid = self._gid.get(ch)
+        if gid is None:
+            gid = self._gid[ch] = self.tt.getGlyphID(self.cmap[ord(ch)])
+            self.used.setdefault(gid, ch)
+        return gid
+
+    def advance(self, ch: str) -> float:
+        a = self._advance.get(ch)
+        if a is None:
+            a = self._advance[ch] = float(self.hmtx[self.cmap[ord(ch)]][0] * self.scale)
+        return a
+
+    def program(self) -> bytes:
+        """The font cut to the glyphs used, glyph ids unchanged."""
+        opts = subset.Options()
+        opts.retain_gids = True
+        opts.hinting = False
+        opts.layout_features = []
+        opts.font_number = self.number
+        opts.notdef_outline = True
+        # the text is set glyph by glyph: no layout tables (decoding them is most of the time)
+        opts.drop_tables += ["GSUB", "GPOS", "GDEF", "kern", "FFTM", "hdmx", "VDMX", "LTSH"]
+        font = subset.load_font(self.path, opts, lazy=True)
+        sub = subset.Subsetter(opts)
+        sub.populate(gids=sorted({0, *self.used}))
+        sub.subset(font)
+        buf = io.BytesIO()
+        font.save(buf)
+        return buf.getvalue()
+
+
+def _fallbacks() -> list[tuple[str, int]]:
+    from matplotlib import font_manager  # the installed fonts, as charts finds them
+
+    out = []
+    for f in font_manager.fontManager.ttflist:
+        if f.name in ("WenQuanYi Micro Hei", "Noto Sans CJK JP") and f.fname.endswith(
+            (".ttf", ".ttc")
+        ):
+            out.append((f.fname, 0))
+    return out
+
+
+class TextPdf:
+    """A4 pages of (style, text) lines; long lines wrap at word boundaries."""
+
+    def __init__(self) -> None:
+        import matplotlib
+
+        ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+        self.regular = _Font(str(ttf / "DejaVuSans.ttf"))
+        self.bold = _Font(str(ttf / "DejaVuSans-Bold.ttf"))
+        self._extra: list[_Font] | None = None
+        self.pages: list[bytes] = []
+        self._fonts: dict[tuple[str, bool], tuple[_Font, str]] = {}
+
+    def _fallback(self, ch: str) -> _Font | None:
+        if self._extra is None:
+            self._extra = []
+            for path, n in _fallbacks():
+                try:
+                    font = _Font(path, n)
+                except Exception:  # noqa: BLE001 - an unreadable font is not ours to report
+                    continue
+                if "glyf" in font.tt:
+                    self._extra.append(font)
+        return next((f for f in self._extra if f.has(ch)), None)
+
+    def _font(self, ch: str, bold: bool) -> tuple[_Font, str]:
+        """The font that sets ``ch`` and the character it sets ("?" where none has it)."""
+        known = self._fonts.get((ch, bold))
+        if known is None:
+            known = self._fonts[(ch, bold)] = self._find(ch, bold)
+        return known
+
+    def _find(self, ch: str, bold: bool) -> tuple[_Font, str]:
+        main = self.bold if bold else self.regular
+        if main.has(ch):
+            return main, ch
+        fallback = self._fallback(ch)
+        return (fallback, ch) if fallback else (main, "?")
+
+    def _width(self, text: str, bold: bool) -> float:
+        return sum(f.advance(c) for f, c in (self._font(ch, bold) for ch in text))
+
+    def _wrap(self, text: str, size: float, bold: bool) -> list[str]:
+        room = (A4[0] - 2 * MARGIN) * 1000 / size
+        space = self._width(" ", bold)
+        lines: list[str] = []
+        cur, width = "", 0.0
+        for word in text.split(" "):
+            w = self._width(word, bold)
+            if cur and width + space + w > room:
+                lines.append(cur)
+                cur, width = word, w
+            else:
+                cur, width = (f"{cur} {word}", width + space + w) if cur else (word, w)
+        lines.append(cur)
+        return lines
+
+    def _show(self, text: str, bold: bool, size: float) -> str:
+        ops: list[str] = []
+        current: _Font | None = None
+        run: list[str] = []
+        for ch in text:
+            font, c = self._font(ch, bold)
+            if font is not current:
+                if run:
+                    ops.append(f"<{''.join(run)}> Tj")
+                    run = []
+                ops.append(f"/F{self._id(font)} {size:g} Tf")
+                current = font
+            gid = font.glyph(c)
+            run.append(f"{gid:04x}")
+        if run:
+            ops.append(f"<{''.join(run)}> Tj")
+        return " ".join(ops)
+
+    def _id(self, font: _Font) -> int:
+        fonts = [self.regular, self.bold, *(self._extra or [])]
+        return fonts.index(font) + 1
+
+    def add(self, lines: Sequence[tuple[str, str]]) -> int:
+        """Set ``lines`` from the top of a new page; the pages it took."""
+        first = len(self.pages)
+        ops: list[str] = []
+        y = A4[1] - MARGIN
+        for style, text in lines:
+            size, bold, colour = STYLES.get(style, STYLES["plain"])
+            step = size * 1.4
+            if style == "h2":
+                y -= size * 0.6  # room above a question's heading
+            for piece in self._wrap(" ".join(text.split()), size, bold):
+                if y - size < MARGIN:
+                    self.pages.append("\n".join(ops).encode("ascii"))
+                    ops, y = [], A4[1] - MARGIN
+                y -= size
+                ops.append(
+                    f"BT {colour} rg 1 0 0 1 {MARGIN:.2f} {y:.2f} Tm "
+                    f"{self._show(piece, bold, size)} ET"
+                )
+                y -= step - size
+            if style in ("h1", "h2"):
+                y -= size * 0.5
+        self.pages.append("\n".join(ops).encode("ascii"))
+        return len(self.pages) - first
+
+    def pdf(self) -> bytes:
+        """The document: every page so far, the fonts embedded once."""
+        objs: list[bytes] = []
+
+        def new(body: bytes) -> int:
+            objs.append(body)
+            return len(objs)
+
+        def stream(data: bytes, extra: str = "") -> int:
+            z = zlib.compress(data)
+            return new(
+                f"<< /Length {len(z)} /Filter /FlateDecode {extra}>>\nstream\n".encode()
+                + z
+                + b"\nendstream"
+            )
+
+        fonts = [self.regular, self.bold, *(self._extra or [])]
+        font_refs = []
+        for i, font in enumerate(fonts, 1):
+            if not font.used:
+                font_refs.append(
+                    f"/F{i} {new(b'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>')} 0 R"
+                )
+                continue
+            prog = font.program()
+            ff = stream(prog, f"/Length1 {len(prog)} ")
+            name = f"WSG{i:03d}+F{i}"
+            desc = new(
+                f"<< /Type /FontDescriptor /FontName /{name} /Flags 32 "
+                f"/FontBBox [-1100 -400 2000 1100] /ItalicAngle 0 /Ascent 930 /Descent -240 "
+                f"/CapHeight 730 /StemV 80 /FontFile2 {ff} 0 R >>".encode()
+            )
+            widths = " ".join(
+                f"{gid} [{font.hmtx[font.tt.getGlyphName(gid)][0] * font.scale:.0f}]"
+                for gid in sorted(font.used)
+            )
+            cid = new(
+                f"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /{name} "
+                f"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> "
+                f"/FontDescriptor {desc} 0 R /CIDToGIDMap /Identity /W [{widths}] >>".encode()
+            )
+            pairs = sorted(font.used.items())
+            chunks = []
+            for k in range(0, len(pairs), 100):
+                part = pairs[k : k + 100]
+                body = "\n".join(f"<{g:04x}> <{c.encode('utf-16-be').hex()}>" for g, c in part)
+                chunks.append(f"{len(part)} beginbfchar\n{body}\nendbfchar")
+            cmap = (
+                "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+                "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+                "/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+                "1 begincodespacerange <0000> <ffff> endcodespacerange\n"
+                + "\n".join(chunks)
+                + "\nendcmap CMapName currentdict /CMap defineresource pop end end"
+            )
+            tu = stream(cmap.encode("ascii"))
+            ref = new(
+                f"<< /Type /Font /Subtype /Type0 /BaseFont /{name} /Encoding /Identity-H "
+                f"/DescendantFonts [{cid} 0 R] /ToUnicode {tu} 0 R >>".encode()
+            )
+            font_refs.append(f"/F{i} {ref} 0 R")
+        resources = new(f"<< /Font << {' '.join(font_refs)} >> >>".encode())
+        pages_id = len(objs) + 1 + 2 * len(self.pages)
+        kids = []
+        for content in self.pages:
+            c = stream(content)
+            kids.append(
+                new(
+                    f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {A4[0]} {A4[1]}] "
+                    f"/Resources {resources} 0 R /Contents {c} 0 R >>".encode()
+                )
+            )
+        refs = " ".join(f"{k} 0 R" for k in kids)
+        assert new(f"<< /Type /Pages /Kids [{refs}] /Count {len(kids)} >>".encode()) == pages_id
+        catalog = new(f"<< /Type /Catalog /Pages {pages_id} 0 R >>".encode())
+        out = io.BytesIO()
+        out.write(b"%PDF-1.6\n%\xe2\xe3\xcf\xd3\n")
+        offsets = []
+        for n, obj in enumerate(objs, 1):
+            offsets.append(out.tell())
+            out.write(f"{n} 0 obj\n".encode() + obj + b"\nendobj\n")
+        xref = out.tell()
+        out.write(f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode())
+        for off in offsets:
+            out.write(f"{off:010d} 00000 n \n".encode())
+        out.write(
+            f"trailer\n<< /Size {len(objs) + 1} /Root {catalog} 0 R "
+            f"/Info << /Producer (worksheetgen) >> >>\nstartxref\n{xref}\n%%EOF\n".encode()
+        )
+        return out.getvalue()
