@@ -511,7 +511,7 @@ def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monk
     from worksheetgen.errors import DrawError
     from worksheetgen.pipeline import class_build as classbuild
 
-    def failing(build_, entry, template_dir):
+    def failing(build_, entry, template_dir, scan_index=None):
         raise DrawError(
             "expected a drawable variant, got none", file="bank.yaml", line=3, field="questions[0]"
         )

@@ -507,8 +507,12 @@ def _write(
             ISSUES_FILE: _issues_csv(issues).encode("utf-8"),
         }
         if run is not None:
-            for f in run.files:
-                files[f.name] = f.read_bytes()
+            for f in run.files:  # grade's files, and its folders (class report, feedback)
+                if f.is_dir():
+                    for g in sorted(p for p in f.rglob("*") if p.is_file()):
+                        files[g.relative_to(stage).as_posix()] = g.read_bytes()
+                else:
+                    files[f.name] = f.read_bytes()
         written = []
         try:
             for name, data in files.items():
