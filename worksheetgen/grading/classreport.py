@@ -403,7 +403,7 @@ def feedback_pages(result: GradeResult) -> dict[str, bytes]:
     """Each student's feedback page, HTML and PDF, by file name inside FEEDBACK_DIR. The
     PDFs are written as one text document (its fonts embedded once) and cut apart per
     student."""
-    from worksheetgen.grading.textpdf import TextPdf
+    from worksheetgen.grading.textpdf import TextPdf  # fontTools: only when pages are written
 
     files: dict[str, bytes] = {}
     stems = file_stems([s.student for s in result.students])

@@ -95,7 +95,7 @@ class TextPdf:
     """A4 pages of (style, text) lines; long lines wrap at word boundaries."""
 
     def __init__(self) -> None:
-        import matplotlib
+        import matplotlib  # its DejaVu fonts; matplotlib loads only when a report is written
 
         ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
         self.regular = _Font(str(ttf / "DejaVuSans.ttf"))
