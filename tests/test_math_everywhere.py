@@ -146,7 +146,10 @@ def test_a_title_with_math_is_typeset_on_paper_and_mathjax_in_the_exports(
     )
     _no_raw_math(folder)
     sheets = _pdf_text(folder / "sheets.pdf")
-    assert "Scaling by" in sheets and "a quiz on softmax(QK" in sheets
+    # pdftotext's spacing around math depends on the fonts' metrics (Pagella's math puts a
+    # space after the parenthesis): compare without spaces
+    flat = "".join(sheets.split())
+    assert "Scalingby" in flat and "aquizonsoftmax(QK" in flat
 
     # the Markdown documents keep the math as $…$
     for name in ("sheets.md", "keys.md", "keys-grid.md"):
