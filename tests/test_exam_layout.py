@@ -10,6 +10,7 @@ never a page away from its question's data, each student's PDF has an even numbe
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -153,3 +154,29 @@ def test_a_part_is_never_a_page_away_from_its_questions_data(quiz, key):
                 assert again and int(again.group(1)) == current, (sheet["id"], text[:300])
             if headed:
                 current = int(headed[-1])
+
+
+@needs_tex
+def test_a_200_character_cjk_name_leaves_the_sheet_in_five_pages(tmp_path):
+    """roster-hard's third student (200 CJK characters) once had the name twice on page 1,
+    the second time in a half-width field of 13 lines, and a sixth page; the name now takes
+    the whole line under the title, once."""
+    if shutil.which("pdftotext") is None:
+        pytest.skip("Poppler's pdftotext is not installed")
+    from click.testing import CliRunner
+
+    rows = (ROOT / "tests" / "fixtures" / "roster-hard.csv").read_text(encoding="utf-8")
+    header, *students = rows.splitlines()
+    (name, sid) = next(csv.reader([students[2]]))
+    assert len(name) >= 200 and sid == "s03"
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"{header}\n{students[2]}\n", encoding="utf-8")
+    args = ["build", "--bank", str(ROOT / "banks" / "quiz.yaml"), "--seed", "7", "--shuffle"]
+    args += ["--roster", str(roster), "--paper", "letter", "--out", str(tmp_path / "o"), "-q"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    (pdf,) = (tmp_path / "o").glob("*/students/s03-sheet.pdf")
+    pages = [p for p in _pages(pdf) if p.strip()]
+    assert len(pages) <= 5
+    first = re.sub(r"\s+", "", pages[0])
+    assert first.count(name) == 1
