@@ -205,6 +205,31 @@ def test_one_typeface_for_every_student_whatever_names_the_roster_holds(two_clas
         assert all(f == first for f in found.values()), (kind, found)
 
 
+@needs_tex
+def test_a_lualatex_run_asks_the_font_index_without_rescanning_the_disk(two_classes, tmp_path):
+    """The fallback fonts not installed (the Noto fonts on a Debian machine with DejaVu and
+    WenQuanYi) once made luaotfload rescan every font folder in every LuaLaTeX run."""
+    lualatex = shutil.which("lualatex")
+    if lualatex is None:
+        pytest.skip("no lualatex")
+    tex = (two_classes["greek"] / "sheets.tex").read_text(encoding="utf-8")
+    assert "\\directlua" in tex
+    (tmp_path / "sheets.tex").write_text(tex, encoding="utf-8")
+    subprocess.run(
+        [lualatex, "-interaction=batchmode", "-halt-on-error", "sheets.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    log = (tmp_path / "sheets.log").read_text(encoding="utf-8", errors="replace")
+    assert "Reload initiated" not in log
+    fonts = subprocess.run(
+        ["pdffonts", str(tmp_path / "sheets.pdf")], capture_output=True, text=True, check=True
+    ).stdout
+    assert "TeXGyrePagella-Regular" in fonts
+
+
 def _flat(pdf: Path) -> str:
     return " ".join(_text(pdf).split())
 
