@@ -135,9 +135,11 @@ def part_names(key: GradeKey, width: int = 64) -> dict[tuple[str, str], str]:
     for sheet in key.sheets:
         for q in sheet.questions:
             for a in q.answers:
+                if (q.id, a.name) in names:
+                    continue  # the first sheet's wording (every sheet asks it alike)
                 prompt = " ".join(plain_math(a.prompt).split())
                 short = textwrap.shorten(prompt, width, placeholder=" …") if prompt else ""
-                names.setdefault((q.id, a.name), f"{a.part} {short}".strip())
+                names[(q.id, a.name)] = f"{a.part} {short}".strip()
     return names
 
 
