@@ -350,6 +350,25 @@ def test_no_report_does_not_import_matplotlib(roster_key, tmp_path):
     assert (tmp_path / "out" / "scores.csv").exists()
 
 
+def test_charts_add_a_cjk_font_only_for_text_dejavu_lacks():
+    """Each font in matplotlib's list costs time in every text drawn: DejaVu alone for the
+    bank's usual text (math as Unicode included), the installed CJK fonts after it as soon
+    as some text needs them, and DejaVu alone again for the next report."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    from worksheetgen.grading import charts
+
+    charts.use_fonts(["Q1 (a) Scale the scores: write S/√2", "QKᵀ/√dₖ", "−∞ above"])
+    assert matplotlib.rcParams["font.family"] == ["DejaVu Sans"]
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    charts.use_fonts(["Q1 注意力", "plain"])
+    want = ["DejaVu Sans", *(f for f in charts.FALLBACKS if f in installed)]
+    assert matplotlib.rcParams["font.family"] == want
+    charts.use_fonts(["plain"])
+    assert matplotlib.rcParams["font.family"] == ["DejaVu Sans"]
+
+
 def test_heatmaps_draw_every_cell_of_every_table_with_its_count(graded_class):
     """All the tables' heatmaps in one picture: a shaded square per cell of each table, and
     each cell's count and each table's part written in it."""
