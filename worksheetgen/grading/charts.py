@@ -263,27 +263,28 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
     """The tables side by side in one axes without axes lines (one collection of cells,
     not an axes with its ticks each: several times faster to draw), each cell shaded by the
     share of students who missed it and showing their number."""
-    per_row = min(3, len(maps))
-    rows = math.ceil(len(maps) / per_row)
-    box = max(max(m.rows, m.cols) for m in maps)  # every table drawn in a box this many cells wide
-    slot_w, slot_h = box + 1.2, box + 2.2  # room for the row numbers and the two title lines
-    fig = Figure(figsize=(6.5, 0.45 + 2.15 * rows))
-    height = fig.get_figheight()
-    ax = fig.add_axes((0.02, 0.08 / height, 0.96, 1 - 0.5 / height))
+    # laid out in inches (the axes fill the figure, one data unit an inch): three slots a
+    # row, each a table (its longer side TABLE inches, so cells are square and a small
+    # table's cells large) under its two title lines, row numbers left, column numbers below
+    width, top, slot_w, slot_h, table = 6.5, 0.45, 2.1, 2.55, 1.6
+    rows = math.ceil(len(maps) / 3)
+    height = top + slot_h * rows
+    fig = Figure(figsize=(width, height))
+    ax = fig.add_axes((0, 0, 1, 1))
     ax.set_axis_off()
-    ax.set_xlim(0, per_row * slot_w)
-    ax.set_ylim(rows * slot_h, 0)
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
     fig.suptitle("Table cells missed: how many students left each cell wrong or blank")
     cmap = matplotlib.colormaps["Reds"]
     cells, colours = [], []
     for k, m in enumerate(maps):
-        size = box / max(m.rows, m.cols)  # a cell's side: a small table drawn as large
-        x0 = (k % per_row) * slot_w + 1.0 + (box - size * m.cols) / 2
-        y0 = (k // per_row) * slot_h + 1.6
+        size = table / max(m.rows, m.cols)  # a cell's side
+        x0 = 0.2 + (k % 3) * slot_w + (slot_w - size * m.cols) / 2
+        y0 = top + (k // 3) * slot_h + 0.45
         name = names.get((m.question, m.answer), f"{m.question} {m.part}")
         ax.text(
             x0 + size * m.cols / 2,
-            y0 - 0.25,
+            y0 - 0.08,
             f"{_short(name, 34)}\nmissed by how many of {m.students}",
             ha="center",
             va="bottom",
@@ -292,7 +293,7 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
         )
         for r in range(m.rows):
             ax.text(
-                x0 - 0.12,
+                x0 - 0.05,
                 y0 + (r + 0.5) * size,
                 str(r + 1),
                 ha="right",
@@ -317,7 +318,7 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
         for c in range(m.cols):
             ax.text(
                 x0 + (c + 0.5) * size,
-                y0 + m.rows * size + 0.1,
+                y0 + m.rows * size + 0.04,
                 str(c + 1),
                 ha="center",
                 va="top",
