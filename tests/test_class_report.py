@@ -331,6 +331,68 @@ def test_help_does_not_import_matplotlib():
     assert out.stdout.strip() == "False"
 
 
+def test_no_report_does_not_import_matplotlib(roster_key, tmp_path):
+    """matplotlib (and the fonts' subsetter) load only when grade writes the class report."""
+    key = load_key(roster_key)
+    text, _ = class_csv(key, seed=2)
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from worksheetgen.cli import main\n"
+        f"args = ['grade', '--key', {str(roster_key)!r}, {str(tmp_path / 'r.csv')!r}]\n"
+        f"args += ['--out', {str(tmp_path / 'out')!r}, '--no-report']\n"
+        "assert CliRunner().invoke(main, args).exit_code == 0\n"
+        "print(sorted(m for m in ('matplotlib', 'fontTools') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert (tmp_path / "out" / "scores.csv").exists()
+
+
+def test_charts_add_a_cjk_font_only_for_text_dejavu_lacks():
+    """Each font in matplotlib's list costs time in every text drawn: DejaVu alone for the
+    bank's usual text (math as Unicode included), the installed CJK fonts after it as soon
+    as some text needs them, and DejaVu alone again for the next report."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    from worksheetgen.grading import charts
+
+    charts.use_fonts(["Q1 (a) Scale the scores: write S/√2", "QKᵀ/√dₖ", "−∞ above"])
+    assert matplotlib.rcParams["font.family"] == ["DejaVu Sans"]
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    charts.use_fonts(["Q1 注意力", "plain"])
+    want = ["DejaVu Sans", *(f for f in charts.FALLBACKS if f in installed)]
+    assert matplotlib.rcParams["font.family"] == want
+    charts.use_fonts(["plain"])
+    assert matplotlib.rcParams["font.family"] == ["DejaVu Sans"]
+
+
+def test_heatmaps_draw_every_cell_of_every_table_with_its_count(graded_class):
+    """All the tables' heatmaps in one picture: a shaded square per cell of each table, and
+    each cell's count and each table's part written in it."""
+    out, _, _, _ = graded_class
+    html = (out / "class-report.html").read_text(encoding="utf-8")
+    section = html[html.index("<h2>Table cells missed</h2>") :]
+    svgs = re.findall(r"<svg.*?</svg>", section, re.S)
+    cells = _rows(out / "class-report" / "cells.csv")
+    tables = {(r["question"], r["answer"]) for r in cells}
+    assert 0 < len(svgs) <= math.ceil(len(tables) / 12)
+    drawn = 0
+    texts: list[str] = []
+    for svg in svgs:
+        (group,) = re.findall(r'<g id="PolyCollection_\d+">(.*?)</g>', svg, re.S)
+        drawn += group.count("<path")
+        texts += [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    assert drawn == len(cells)
+    counts = [t for t in texts if t.isdigit()]
+    for r in cells:
+        assert r["missed"] in counts
+    titles = [t for t in texts if t.startswith("missed by how many of")]
+    assert len(titles) == len(tables)
+
+
 # --- grading a real class without friction ---------------------------------------------
 
 

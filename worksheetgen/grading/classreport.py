@@ -135,9 +135,11 @@ def part_names(key: GradeKey, width: int = 64) -> dict[tuple[str, str], str]:
     for sheet in key.sheets:
         for q in sheet.questions:
             for a in q.answers:
+                if (q.id, a.name) in names:
+                    continue  # the first sheet's wording (every sheet asks it alike)
                 prompt = " ".join(plain_math(a.prompt).split())
                 short = textwrap.shorten(prompt, width, placeholder=" …") if prompt else ""
-                names.setdefault((q.id, a.name), f"{a.part} {short}".strip())
+                names[(q.id, a.name)] = f"{a.part} {short}".strip()
     return names
 
 
@@ -193,7 +195,10 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]
     return "\n".join(out)
 
 
-def _class_html(result: GradeResult, stats: ClassStats, svgs: dict[str, str]) -> str:
+def _class_html(
+    result: GradeResult, stats: ClassStats, svgs: dict[str, str], cells: Sequence[str]
+) -> str:
+    """The page: ``svgs`` the four charts by name, ``cells`` the heatmaps' pictures."""
     key = result.key
     title = f"Class report: {plain_math(key.title or 'worksheet')}"
     body = [f"<h1>{escape(title)}</h1>"]
@@ -277,10 +282,7 @@ def _class_html(result: GradeResult, stats: ClassStats, svgs: dict[str, str]) ->
             '<p class="muted">Each cell: how many students left it wrong or blank (over the '
             "students whose table has this shape).</p>"
         )
-        for i, m in enumerate(stats.cells):
-            name = names.get((m.question, m.answer), m.part)
-            body.append(f"<h3>{numbers.get(m.question, escape(m.question))} {escape(name)}</h3>")
-            body.append(f'<div class="fig">{svgs[f"cells{i}"]}</div>')
+        body += [f'<div class="fig">{svg}</div>' for svg in cells]
     return _page(title, body)
 
 
@@ -463,8 +465,12 @@ def class_report(result: GradeResult) -> dict[str, bytes]:
     numbers = {q.id: q.number for q in stats.questions}
     labels = {k: f"Q{numbers.get(k[0], '?')} {v}" for k, v in names.items()}
     slips = {sl.misconception: slip_title(sl.misconception, sl.description) for sl in stats.slips}
+    summary = _pdf_lines(_summary_lines(result, stats))
+    charts.use_fonts(
+        [*(t for _, t in summary), *titles.values(), *labels.values(), *slips.values()]
+    )
     canvas = charts.Canvas()
-    for fig in charts.text_page(_pdf_lines(_summary_lines(result, stats))):
+    for fig in charts.text_page(summary):
         canvas.page(fig)
     svgs = {
         "histogram": canvas.add(charts.histogram(stats)),
@@ -472,10 +478,9 @@ def class_report(result: GradeResult) -> dict[str, bytes]:
         "parts": canvas.add(charts.parts(stats, labels)),
         "slips": canvas.add(charts.slips(stats, slips)),
     }
-    for i, m in enumerate(stats.cells):
-        svgs[f"cells{i}"] = canvas.add(charts.heatmap(m, labels.get((m.question, m.answer))))
+    cells = [canvas.add(fig) for fig in charts.heatmaps(stats.cells, labels)]
     files = {
-        HTML_FILE: _class_html(result, stats, svgs).encode("utf-8"),
+        HTML_FILE: _class_html(result, stats, svgs, cells).encode("utf-8"),
         PDF_FILE: canvas.pdf(),
     }
     for name, text in csv_files(stats).items():
