@@ -204,7 +204,7 @@ def as_choice(
         )
     old = next((p for p in solution.parts if p.answer == target.name), None)
     part = Part(
-        f"Which of these is ${target.label}$? Fill in one circle.",
+        f"Which of these is ${target.label}$? Mark one option.",
         target.name,
         row_label=old.row_label if old else "query",
         col_label=old.col_label if old else "key",
