@@ -42,6 +42,16 @@ def _build(out: Path, *args: str) -> Path:
 
 
 @pytest.fixture(scope="module")
+def klass(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A class of three students (the golden roster's first three), scannable."""
+    tmp = tmp_path_factory.mktemp("class")
+    roster = tmp / "roster.csv"
+    lines = (ROOT / "tests" / "golden" / "roster.csv").read_text("utf-8").splitlines()
+    roster.write_text("\n".join(lines[:4]) + "\n", "utf-8")
+    return _build(tmp / "out", "--scannable", "--roster", str(roster))
+
+
+@pytest.fixture(scope="module")
 def quiz(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _build(tmp_path_factory.mktemp("quiz"), "--scannable")
 
@@ -151,8 +161,9 @@ def _scan_set(folder: Path, tmp: Path, seed: int, dpi: int, sheets: list[int] | 
     positions = json.loads((folder / "scan.json").read_text())
     by_index = {s["index"]: s for s in positions["sheets"]}
     ids = [s["id"] for s in json.loads((folder / "key.json").read_text())["sheets"]]
-    versions = folder / "versions"  # a class of versions: each sheet's own PDF
-    pdfs = [versions / f"{i}-sheet.pdf" for i in ids] if versions.exists() else []
+    # a class of versions or of students: each sheet's own PDF
+    each = next((folder / d for d in ("versions", "students") if (folder / d).exists()), None)
+    pdfs = [each / f"{i}-sheet.pdf" for i in ids] if each is not None else []
     plans: dict[int, Plan] = {}
     scanned: set[tuple[int, int]] = set()
     files: list[Path] = []
@@ -341,3 +352,30 @@ def test_a_class_of_synthetic_scans_reads_thousands_of_boxes(tmp_path: Path):
     out = tmp_path / "out"
     scan_files([str(f) for f in files], folder / "key.json", out, jobs=0)
     assert _check(folder, out, plans, scanned) >= 1500  # 1,795 at seed 7
+
+
+def test_absent_students_are_listed_once_each_and_get_no_rows(klass: Path, tmp_path: Path, runner):
+    from worksheetgen.cli import main
+
+    ids = [s["id"] for s in json.loads((klass / "key.json").read_text())["sheets"]]
+    plans, scanned, files = _scan_set(klass, tmp_path, seed=2, dpi=200, sheets=[1])
+    out = tmp_path / "out"
+    res = runner.invoke(
+        main, ["scan", *map(str, files), "--key", str(klass / "key.json"), "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "2 student(s) with no page scanned (absent)" in res.output
+    issues = _read_csv(out / "issues.csv")
+    absent = [i for i in issues if i["kind"] == "absent"]
+    assert [i["id"] for i in absent] == [f"absent:{ids[0]}", f"absent:{ids[2]}"]
+    assert all(i["kind"] != "missing-page" or ids[1] in i["id"] for i in issues)
+    students = {r["student"] for r in _read_csv(out / "responses.csv")}
+    assert students == {ids[1]}  # no rows at all for the absent, not rows of zeros
+    _check(klass, out, plans, scanned)
+    report = (out / "report.md").read_text("utf-8")
+    assert "No responses from:" in report
+    # settled like a page issue: seen, and no longer open
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(f"id,value\nabsent:{ids[0]},absent\n", "utf-8")
+    again = scan_files([str(f) for f in files], klass / "key.json", out, str(fixes))
+    assert [i.id for i in again.open_issues if i.kind == "absent"] == [f"absent:{ids[2]}"]

@@ -746,6 +746,8 @@ def scan(
     for path in result.files:
         if path.parent.name != "crops":
             click.echo(f"  {shown(str(path))}")
+    if result.absent:
+        click.echo(f"  {len(result.absent)} student(s) with no page scanned (absent)")
     if result.open_issues:
         click.echo(
             f"  {len(result.open_issues)} item(s) need a person: see issues.csv (settle them "

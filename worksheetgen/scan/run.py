@@ -93,6 +93,11 @@ class ScanResult:
     def open_issues(self) -> list[Issue]:
         return [i for i in self.issues if not i.settled]
 
+    @property
+    def absent(self) -> list[str]:
+        """The sheet ids of the students none of whose pages was scanned."""
+        return [i.id.split(":", 1)[1] for i in self.issues if i.kind == "absent"]
+
 
 def _positions(key_path: Path) -> dict[str, Any]:
     path = key_path.parent / SCAN_FILE
@@ -247,6 +252,18 @@ def scan_files(
                         f"page {p} was not scanned",
                     )
                 )
+    # students none of whose pages was scanned: absent (or their pages lost), one each
+    for s, ks in enumerate(key_sheets):
+        if s not in scanned and ks.get("student") is not None:
+            issues.append(
+                Issue(
+                    "absent",
+                    f"absent:{ks['id']}",
+                    f"sheet {ks['id']}",
+                    "no page of this student's sheet was scanned: absent, or the pages "
+                    "are still to scan (no responses, not zeros)",
+                )
+            )
     rows: list[list[str]] = []
     answers: dict[str, Issue | None] = {}
     for (s, question, answer), group in sorted(readings.items(), key=lambda kv: (kv[0][0],)):
@@ -299,7 +316,7 @@ def scan_files(
         rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
     # corrections settle what the scans left open (and may override any answer)
     by_id = {r[0] + "/" + r[1] + "/" + r[2]: r for r in rows}
-    page_issues = {i.id: i for i in issues if i.id.startswith("page:")}
+    page_issues = {i.id: i for i in issues if i.id.startswith(("page:", "absent:"))}
     for line, cid, value in fixes:
         if cid in by_id:
             by_id[cid][4] = "" if value.casefold() == "blank" else value
