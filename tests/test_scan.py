@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, needs_tex
-from tests.scansynth import Plan, distort, fill, render
+from tests.scansynth import Plan, distort, fill, render, smudge_code
 from worksheetgen.errors import ScanError
 from worksheetgen.grading.key import grade_key
 from worksheetgen.keyjson.read import load_key
@@ -379,3 +380,89 @@ def test_absent_students_are_listed_once_each_and_get_no_rows(klass: Path, tmp_p
     fixes.write_text(f"id,value\nabsent:{ids[0]},absent\n", "utf-8")
     again = scan_files([str(f) for f in files], klass / "key.json", out, str(fixes))
     assert [i.id for i in again.open_issues if i.kind == "absent"] == [f"absent:{ids[2]}"]
+
+
+def _one_sheet_scans(folder: Path, tmp: Path, seed: int, dpi: int, smudged: dict[int, range]):
+    """Every page of the first sheet, marked, as PNG files (page order), the codes of the
+    pages in ``smudged`` papered over in those cells and the pages turned upside down."""
+    rng = random.Random(seed)
+    positions = json.loads((folder / "scan.json").read_text())
+    images = render(folder / "sheet.pdf", dpi)
+    plan = Plan()
+    fill(images, {"sheets": [positions["sheets"][0]]}, 0, dpi, _scenario, rng, plan)
+    files = []
+    for p, image in enumerate(images, start=1):
+        if p in smudged:
+            smudge_code(image, dpi, smudged[p])
+        path = tmp / f"page{p}.png"
+        path.write_bytes(distort(image, rng, upside_down=p in smudged, jpeg=False))
+        files.append(path)
+    return {0: plan}, {(0, p) for p in range(1, len(images) + 1)}, files
+
+
+def test_corrections_read_an_unidentified_page_as_the_sheet_and_page_named(
+    quiz: Path, tmp_path: Path
+):
+    plans, scanned, files = _one_sheet_scans(quiz, tmp_path, 4, 150, {2: range(26, 40)})
+    sid = json.loads((quiz / "key.json").read_text())["sheets"][0]["id"]
+    out = tmp_path / "out"
+    first = scan_files([str(f) for f in files], quiz / "key.json", out)
+    kinds = {(i.kind, i.id) for i in first.issues}
+    page = f"page:{files[1]}#1"
+    assert ("unidentified-page", page) in kinds and ("missing-page", f"page:{sid}/2") in kinds
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(f"id,value\n{page},{sid}/2\n", "utf-8")
+    again = scan_files([str(f) for f in files], quiz / "key.json", out, str(fixes))
+    assert again.identified == len(files)
+    assert not [i for i in again.issues if i.kind == "missing-page"]
+    assert [i.settled for i in again.issues if i.id == page] == [f"{sid}/2"]
+    _check(quiz, out, plans, scanned)  # page 2's boxes read too, none misread
+
+
+def test_a_correction_naming_nothing_is_one_line_and_writes_nothing(
+    quiz: Path, tmp_path: Path, runner
+):
+    from worksheetgen.cli import main
+
+    # page 2's code papered over in part, page 3's whole: no way up can be told
+    plans, scanned, files = _one_sheet_scans(
+        quiz, tmp_path, 6, 150, {2: range(26, 40), 3: range(0, 58)}
+    )
+    doc = json.loads((quiz / "key.json").read_text())
+    sid = doc["sheets"][0]["id"]
+    boxes = [
+        b["id"].split(".")
+        for pg in json.loads((quiz / "scan.json").read_text())["sheets"][0]["pages"]
+        for b in pg["boxes"]
+    ]
+    number, letter, _ = next(b for b in boxes if not b[2].startswith("s"))  # an option
+    question = next(x for x in doc["sheets"][0]["questions"] if str(x["number"]) == number)
+    choice = (question["id"], question["parts"]["abcdefgh".index(letter)]["answer"])
+    out = tmp_path / "out"
+    scan_files([str(f) for f in files], quiz / "key.json", out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    fixes = tmp_path / "fixes.csv"
+    two, three = f"page:{files[1]}#1", f"page:{files[2]}#1"
+    bad = [
+        (f"{two},nobody/2", "value: expected a sheet id of the key"),
+        (f"{two},{sid}/99", f"value: expected a page of sheet {sid}"),
+        (f"{two},{sid}/x", f"value: expected a page of sheet {sid}"),
+        (f"{sid}/q-none/x,A", "id: expected an id of issues.csv"),
+        (f"{sid}/{choice[0]}/{choice[1]},Z", "value: expected one of the options"),
+        (f"page:{files[0]}#1,{sid}/2", "id: expected an unidentified page"),
+        (f"{two},{sid}/1", f"value: expected a page no scan gave, got {sid}/1"),
+        (f"{three},{sid}/3", "scan it again"),
+    ]
+    for row, says in bad:
+        fixes.write_text(f"id,value\n{row}\n", "utf-8")
+        with pytest.raises(ScanError, match=re.escape(says)) as err:
+            scan_files([str(f) for f in files], quiz / "key.json", out, str(fixes))
+        assert str(err.value).startswith(f"{fixes}:2: "), err.value
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    res = runner.invoke(
+        main,
+        ["scan", *map(str, files), "--key", str(quiz / "key.json"), "--out", str(out)]
+        + ["--corrections", str(fixes)],
+    )
+    assert res.exit_code != 0 and res.output.count("\n") == 1, res.output
+    assert "fixes.csv:2: value: expected a page whose corner marks read" in res.output
