@@ -466,3 +466,42 @@ def test_a_correction_naming_nothing_is_one_line_and_writes_nothing(
     )
     assert res.exit_code != 0 and res.output.count("\n") == 1, res.output
     assert "fixes.csv:2: value: expected a page whose corner marks read" in res.output
+
+
+def _page_sizes(folder: Path) -> set[str]:
+    sizes = set()
+    for pdf in sorted(folder.glob("*.pdf")):
+        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+        sizes |= {
+            line.split(":", 1)[1].strip()
+            for line in info.splitlines()
+            if line.startswith("Page size")
+        }
+    return sizes
+
+
+def test_feedback_pages_are_on_the_builds_paper(tmp_path: Path, runner):
+    from worksheetgen.cli import main
+
+    folder = _build(tmp_path / "letter", "--scannable", "--paper", "letter")
+    assert json.loads((folder / "scan.json").read_text())["paper"] == "letter"
+    _, _, files = _one_sheet_scans(folder, tmp_path, 8, 150, {})
+    out = tmp_path / "out"
+    scan_files([str(f) for f in files], folder / "key.json", out)
+    assert _page_sizes(out / "feedback") == {"612 x 792 pts (letter)"}
+    text = subprocess.run(
+        ["pdftotext", str(next((out / "feedback").glob("*.pdf"))), "-"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "Self-attention quiz" in text  # the page's text is set, not only its size
+    # grade itself: the configuration's paper, else a4, or --paper
+    for args, size in [([], "(A4)"), (["--paper", "letter"], "(letter)")]:
+        again = tmp_path / f"grade{len(args)}"
+        res = runner.invoke(
+            main,
+            ["grade", "--key", str(folder / "key.json"), str(out / "responses.csv")]
+            + ["--out", str(again), "-q", *args],
+        )
+        assert res.exit_code == 0, res.output
+        assert {s.rsplit(" ", 1)[1] for s in _page_sizes(again / "feedback")} == {size}

@@ -374,7 +374,7 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-    return _write(out, key, rows, issues, crops, n_pages, identified)
+    return _write(out, key, rows, issues, crops, n_pages, identified, paper)
 
 
 def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
@@ -642,6 +642,7 @@ def _write(
     crops: dict[str, bytes],
     n_pages: int,
     identified: int,
+    paper: str = "a4",
 ) -> ScanResult:
     """Grade in a staging folder, then put every file in place (nothing half-written)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -651,7 +652,7 @@ def _write(
         run: GradeRun | None = None
         if any(r[4] for r in rows):  # grade refuses a file of blanks
             try:
-                run = grade_files(key, stage / RESPONSES_FILE, stage)
+                run = grade_files(key, stage / RESPONSES_FILE, stage, paper=paper)
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None
         files = {
