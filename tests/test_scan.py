@@ -505,3 +505,50 @@ def test_feedback_pages_are_on_the_builds_paper(tmp_path: Path, runner):
         )
         assert res.exit_code == 0, res.output
         assert {s.rsplit(" ", 1)[1] for s in _page_sizes(again / "feedback")} == {size}
+
+
+def test_scanned_marks_typed_marks_and_typed_answers_mix_in_one_class(
+    klass: Path, tmp_path: Path, runner
+):
+    """Student 2's pages scanned; student 1's answers typed entry by entry and student 3's
+    marks typed per part (their pages lost), added to scan's responses.csv: one grade run
+    grades all three, the scanned student as scan graded them."""
+    from worksheetgen.cli import main
+    from worksheetgen.grading.key import load_key as grading_key
+
+    key = grading_key(klass / "key.json")
+    a, b, c = key.sheets[:3]
+    _, _, files = _scan_set(klass, tmp_path, seed=9, dpi=200, sheets=[1])
+    out = tmp_path / "scan"
+    scan_files([str(f) for f in files], klass / "key.json", out)
+    scanned = {r["student"]: r for r in _read_csv(out / "scores.csv")}[b.id]
+    lines = []
+    for sheet, how in ((a, "answers"), (c, "marks")):
+        for q in sheet.questions:
+            for ans in q.answers:
+                if how == "marks":
+                    lines.append(f"{sheet.id},{q.id},{ans.name},,,r\n")
+                elif ans.kind == "matrix":
+                    for r, row in enumerate(ans.rounded, 1):
+                        for col, v in enumerate(row, 1):
+                            lines.append(f'{sheet.id},{q.id},{ans.name},"{r},{col}",{v},\n')
+                elif ans.kind in ("vector", "shape"):
+                    for col, v in enumerate(ans.rounded, 1):
+                        lines.append(f"{sheet.id},{q.id},{ans.name},{col},{v},\n")
+                else:
+                    value = ans.text if ans.kind in ("choice", "text") else ans.rounded
+                    lines.append(f'{sheet.id},{q.id},{ans.name},,"{value}",\n')
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text((out / "responses.csv").read_text("utf-8") + "".join(lines), "utf-8")
+    res = runner.invoke(
+        main,
+        ["grade", "--key", str(klass / "key.json"), str(mixed), "--out", str(tmp_path / "g")],
+    )
+    assert res.exit_code == 0, res.output
+    scores = {r["student"]: r for r in _read_csv(tmp_path / "g" / "scores.csv")}
+    for sheet in (a, c):
+        row = scores[sheet.id]
+        assert float(row["total"]) + float(row.get("ungraded") or 0) == float(row["max"]), row
+    assert scores[b.id] == scanned
+    report = (tmp_path / "g" / "report.md").read_text("utf-8")
+    assert "No responses from" not in report
