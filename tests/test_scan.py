@@ -552,3 +552,30 @@ def test_scanned_marks_typed_marks_and_typed_answers_mix_in_one_class(
     assert scores[b.id] == scanned
     report = (tmp_path / "g" / "report.md").read_text("utf-8")
     assert "No responses from" not in report
+
+
+def test_a_blank_page_is_listed_but_needs_no_person(quiz: Path, tmp_path: Path, runner):
+    """The blank back of a sheet printed on one side (a copier scanning both sides) is
+    listed as a blank page, settled; a page with print but no code (the key's) is not."""
+    from PIL import Image
+
+    from worksheetgen.cli import main
+
+    rng = random.Random(1)
+    size = render(quiz / "sheet.pdf", 150)[0].size
+    blank = tmp_path / "back.png"
+    blank.write_bytes(distort(Image.new("L", size, 255), rng, jpeg=False))
+    printed = tmp_path / "key.png"
+    printed.write_bytes(distort(render(quiz / "key.pdf", 150)[0], rng, jpeg=False))
+    out = tmp_path / "out"
+    res = runner.invoke(
+        main,
+        ["scan", str(blank), str(printed), "--key", str(quiz / "key.json"), "--out", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    issues = {i["id"]: i for i in _read_csv(out / "issues.csv")}
+    assert issues[f"page:{blank}#1"]["kind"] == "blank-page"
+    assert issues[f"page:{blank}#1"]["settled"] == "blank"
+    assert issues[f"page:{printed}#1"]["kind"] == "unidentified-page"
+    assert issues[f"page:{printed}#1"]["settled"] == ""
+    assert "1 item(s) need a person" in res.output

@@ -44,6 +44,9 @@ EMPTY = 0.06
 MARKED = 0.15
 FULL = 0.80
 TAKEN_BACK = 0.92
+#: a page with less ink than this share of its area is blank (every printed page of a
+#: sheet has more: its corner marks alone are 0.23 % of an A4 page)
+BLANK = 0.001
 RESPONSES_FILE = "responses.csv"
 ISSUES_FILE = "issues.csv"
 CROPS = "crops"
@@ -212,6 +215,18 @@ def scan_files(
             small = image[::4, ::4]
             crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
             unread[f"page:{where}"] = task
+            if _is_blank(image):  # a sheet's blank back, or a page left to even the count
+                issues.append(
+                    Issue(
+                        "blank-page",
+                        f"page:{where}",
+                        where,
+                        f"no ink (under {BLANK:.1%} of the page): nothing to read",
+                        name,
+                        "blank",
+                    )
+                )
+                continue
             issues.append(
                 Issue(
                     "unidentified-page",
@@ -393,6 +408,14 @@ def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line:
             file=name,
             line=line,
         )
+
+
+def _is_blank(image: Any) -> bool:
+    """True when a page has (almost) no ink: the back of a sheet printed on one side."""
+    # the image machinery only when scanning
+    from worksheetgen.scan.pages import ink_mask
+
+    return float(ink_mask(image).mean()) < BLANK
 
 
 def task_where(task: tuple[str, str, int]) -> str:
