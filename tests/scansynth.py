@@ -110,6 +110,19 @@ def fill(
                     _pen(draw, kind, b["x"] * px, b["y"] * px, BOX_MM * px, rng)
 
 
+def smudge_code(image: Image.Image, dpi: int, cells: range, paper: str = "a4") -> None:
+    """Paper over ``cells`` of the page code (white), as a label or correction fluid
+    would: the code no longer checks, the rest of the page is as printed."""
+    from worksheetgen.scan.layout import CELL_MM, cell_centres
+
+    px = dpi / 25.4
+    centres = cell_centres(paper)
+    x, _ = centres[cells.start]
+    top = centres[cells.start][1] - CELL_MM / 2 - 0.2
+    bottom = centres[cells.stop - 1][1] + CELL_MM / 2 + 0.2
+    ImageDraw.Draw(image).rectangle([(x - 2) * px, top * px, (x + 2) * px, bottom * px], fill=255)
+
+
 def distort(
     image: Image.Image,
     rng: random.Random,

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, needs_tex
-from tests.scansynth import Plan, distort, fill, render
+from tests.scansynth import Plan, distort, fill, render, smudge_code
 from worksheetgen.errors import ScanError
 from worksheetgen.grading.key import grade_key
 from worksheetgen.keyjson.read import load_key
@@ -39,6 +40,16 @@ def _build(out: Path, *args: str) -> Path:
     folders = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert len(folders) == 1
     return folders[0]
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A class of three students (the golden roster's first three), scannable."""
+    tmp = tmp_path_factory.mktemp("class")
+    roster = tmp / "roster.csv"
+    lines = (ROOT / "tests" / "golden" / "roster.csv").read_text("utf-8").splitlines()
+    roster.write_text("\n".join(lines[:4]) + "\n", "utf-8")
+    return _build(tmp / "out", "--scannable", "--roster", str(roster))
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +162,9 @@ def _scan_set(folder: Path, tmp: Path, seed: int, dpi: int, sheets: list[int] | 
     positions = json.loads((folder / "scan.json").read_text())
     by_index = {s["index"]: s for s in positions["sheets"]}
     ids = [s["id"] for s in json.loads((folder / "key.json").read_text())["sheets"]]
-    versions = folder / "versions"  # a class of versions: each sheet's own PDF
-    pdfs = [versions / f"{i}-sheet.pdf" for i in ids] if versions.exists() else []
+    # a class of versions or of students: each sheet's own PDF
+    each = next((folder / d for d in ("versions", "students") if (folder / d).exists()), None)
+    pdfs = [each / f"{i}-sheet.pdf" for i in ids] if each is not None else []
     plans: dict[int, Plan] = {}
     scanned: set[tuple[int, int]] = set()
     files: list[Path] = []
@@ -341,3 +353,229 @@ def test_a_class_of_synthetic_scans_reads_thousands_of_boxes(tmp_path: Path):
     out = tmp_path / "out"
     scan_files([str(f) for f in files], folder / "key.json", out, jobs=0)
     assert _check(folder, out, plans, scanned) >= 1500  # 1,795 at seed 7
+
+
+def test_absent_students_are_listed_once_each_and_get_no_rows(klass: Path, tmp_path: Path, runner):
+    from worksheetgen.cli import main
+
+    ids = [s["id"] for s in json.loads((klass / "key.json").read_text())["sheets"]]
+    plans, scanned, files = _scan_set(klass, tmp_path, seed=2, dpi=200, sheets=[1])
+    out = tmp_path / "out"
+    res = runner.invoke(
+        main, ["scan", *map(str, files), "--key", str(klass / "key.json"), "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "2 student(s) with no page scanned (absent)" in res.output
+    issues = _read_csv(out / "issues.csv")
+    absent = [i for i in issues if i["kind"] == "absent"]
+    assert [i["id"] for i in absent] == [f"absent:{ids[0]}", f"absent:{ids[2]}"]
+    assert all(i["kind"] != "missing-page" or ids[1] in i["id"] for i in issues)
+    students = {r["student"] for r in _read_csv(out / "responses.csv")}
+    assert students == {ids[1]}  # no rows at all for the absent, not rows of zeros
+    _check(klass, out, plans, scanned)
+    report = (out / "report.md").read_text("utf-8")
+    assert "No responses from:" in report
+    # settled like a page issue: seen, and no longer open
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(f"id,value\nabsent:{ids[0]},absent\n", "utf-8")
+    again = scan_files([str(f) for f in files], klass / "key.json", out, str(fixes))
+    assert [i.id for i in again.open_issues if i.kind == "absent"] == [f"absent:{ids[2]}"]
+
+
+def _one_sheet_scans(folder: Path, tmp: Path, seed: int, dpi: int, smudged: dict[int, range]):
+    """Every page of the first sheet, marked, as PNG files (page order), the codes of the
+    pages in ``smudged`` papered over in those cells and the pages turned upside down."""
+    rng = random.Random(seed)
+    positions = json.loads((folder / "scan.json").read_text())
+    images = render(folder / "sheet.pdf", dpi)
+    plan = Plan()
+    fill(images, {"sheets": [positions["sheets"][0]]}, 0, dpi, _scenario, rng, plan)
+    files = []
+    for p, image in enumerate(images, start=1):
+        if p in smudged:
+            smudge_code(image, dpi, smudged[p])
+        path = tmp / f"page{p}.png"
+        path.write_bytes(distort(image, rng, upside_down=p in smudged, jpeg=False))
+        files.append(path)
+    return {0: plan}, {(0, p) for p in range(1, len(images) + 1)}, files
+
+
+def test_corrections_read_an_unidentified_page_as_the_sheet_and_page_named(
+    quiz: Path, tmp_path: Path
+):
+    plans, scanned, files = _one_sheet_scans(quiz, tmp_path, 4, 150, {2: range(26, 40)})
+    sid = json.loads((quiz / "key.json").read_text())["sheets"][0]["id"]
+    out = tmp_path / "out"
+    first = scan_files([str(f) for f in files], quiz / "key.json", out)
+    kinds = {(i.kind, i.id) for i in first.issues}
+    page = f"page:{files[1]}#1"
+    assert ("unidentified-page", page) in kinds and ("missing-page", f"page:{sid}/2") in kinds
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(f"id,value\n{page},{sid}/2\n", "utf-8")
+    again = scan_files([str(f) for f in files], quiz / "key.json", out, str(fixes))
+    assert again.identified == len(files)
+    assert not [i for i in again.issues if i.kind == "missing-page"]
+    assert [i.settled for i in again.issues if i.id == page] == [f"{sid}/2"]
+    _check(quiz, out, plans, scanned)  # page 2's boxes read too, none misread
+
+
+def test_a_correction_naming_nothing_is_one_line_and_writes_nothing(
+    quiz: Path, tmp_path: Path, runner
+):
+    from worksheetgen.cli import main
+
+    # page 2's code papered over in part, page 3's whole: no way up can be told
+    plans, scanned, files = _one_sheet_scans(
+        quiz, tmp_path, 6, 150, {2: range(26, 40), 3: range(0, 58)}
+    )
+    doc = json.loads((quiz / "key.json").read_text())
+    sid = doc["sheets"][0]["id"]
+    boxes = [
+        b["id"].split(".")
+        for pg in json.loads((quiz / "scan.json").read_text())["sheets"][0]["pages"]
+        for b in pg["boxes"]
+    ]
+    number, letter, _ = next(b for b in boxes if not b[2].startswith("s"))  # an option
+    question = next(x for x in doc["sheets"][0]["questions"] if str(x["number"]) == number)
+    choice = (question["id"], question["parts"]["abcdefgh".index(letter)]["answer"])
+    out = tmp_path / "out"
+    scan_files([str(f) for f in files], quiz / "key.json", out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    fixes = tmp_path / "fixes.csv"
+    two, three = f"page:{files[1]}#1", f"page:{files[2]}#1"
+    bad = [
+        (f"{two},nobody/2", "value: expected a sheet id of the key"),
+        (f"{two},{sid}/99", f"value: expected a page of sheet {sid}"),
+        (f"{two},{sid}/x", f"value: expected a page of sheet {sid}"),
+        (f"{sid}/q-none/x,A", "id: expected an id of issues.csv"),
+        (f"{sid}/{choice[0]}/{choice[1]},Z", "value: expected one of the options"),
+        (f"page:{files[0]}#1,{sid}/2", "id: expected an unidentified page"),
+        (f"{two},{sid}/1", f"value: expected a page no scan gave, got {sid}/1"),
+        (f"{three},{sid}/3", "scan it again"),
+    ]
+    for row, says in bad:
+        fixes.write_text(f"id,value\n{row}\n", "utf-8")
+        with pytest.raises(ScanError, match=re.escape(says)) as err:
+            scan_files([str(f) for f in files], quiz / "key.json", out, str(fixes))
+        assert str(err.value).startswith(f"{fixes}:2: "), err.value
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    res = runner.invoke(
+        main,
+        ["scan", *map(str, files), "--key", str(quiz / "key.json"), "--out", str(out)]
+        + ["--corrections", str(fixes)],
+    )
+    assert res.exit_code != 0 and res.output.count("\n") == 1, res.output
+    assert "fixes.csv:2: value: expected a page whose corner marks read" in res.output
+
+
+def _page_sizes(folder: Path) -> set[str]:
+    sizes = set()
+    for pdf in sorted(folder.glob("*.pdf")):
+        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+        sizes |= {
+            line.split(":", 1)[1].strip()
+            for line in info.splitlines()
+            if line.startswith("Page size")
+        }
+    return sizes
+
+
+def test_feedback_pages_are_on_the_builds_paper(tmp_path: Path, runner):
+    from worksheetgen.cli import main
+
+    folder = _build(tmp_path / "letter", "--scannable", "--paper", "letter")
+    assert json.loads((folder / "scan.json").read_text())["paper"] == "letter"
+    _, _, files = _one_sheet_scans(folder, tmp_path, 8, 150, {})
+    out = tmp_path / "out"
+    scan_files([str(f) for f in files], folder / "key.json", out)
+    assert _page_sizes(out / "feedback") == {"612 x 792 pts (letter)"}
+    text = subprocess.run(
+        ["pdftotext", str(next((out / "feedback").glob("*.pdf"))), "-"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "Self-attention quiz" in text  # the page's text is set, not only its size
+    # grade itself: the configuration's paper, else a4, or --paper
+    for args, size in [([], "(A4)"), (["--paper", "letter"], "(letter)")]:
+        again = tmp_path / f"grade{len(args)}"
+        res = runner.invoke(
+            main,
+            ["grade", "--key", str(folder / "key.json"), str(out / "responses.csv")]
+            + ["--out", str(again), "-q", *args],
+        )
+        assert res.exit_code == 0, res.output
+        assert {s.rsplit(" ", 1)[1] for s in _page_sizes(again / "feedback")} == {size}
+
+
+def test_scanned_marks_typed_marks_and_typed_answers_mix_in_one_class(
+    klass: Path, tmp_path: Path, runner
+):
+    """Student 2's pages scanned; student 1's answers typed entry by entry and student 3's
+    marks typed per part (their pages lost), added to scan's responses.csv: one grade run
+    grades all three, the scanned student as scan graded them."""
+    from worksheetgen.cli import main
+    from worksheetgen.grading.key import load_key as grading_key
+
+    key = grading_key(klass / "key.json")
+    a, b, c = key.sheets[:3]
+    _, _, files = _scan_set(klass, tmp_path, seed=9, dpi=200, sheets=[1])
+    out = tmp_path / "scan"
+    scan_files([str(f) for f in files], klass / "key.json", out)
+    scanned = {r["student"]: r for r in _read_csv(out / "scores.csv")}[b.id]
+    lines = []
+    for sheet, how in ((a, "answers"), (c, "marks")):
+        for q in sheet.questions:
+            for ans in q.answers:
+                if how == "marks":
+                    lines.append(f"{sheet.id},{q.id},{ans.name},,,r\n")
+                elif ans.kind == "matrix":
+                    for r, row in enumerate(ans.rounded, 1):
+                        for col, v in enumerate(row, 1):
+                            lines.append(f'{sheet.id},{q.id},{ans.name},"{r},{col}",{v},\n')
+                elif ans.kind in ("vector", "shape"):
+                    for col, v in enumerate(ans.rounded, 1):
+                        lines.append(f"{sheet.id},{q.id},{ans.name},{col},{v},\n")
+                else:
+                    value = ans.text if ans.kind in ("choice", "text") else ans.rounded
+                    lines.append(f'{sheet.id},{q.id},{ans.name},,"{value}",\n')
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text((out / "responses.csv").read_text("utf-8") + "".join(lines), "utf-8")
+    res = runner.invoke(
+        main,
+        ["grade", "--key", str(klass / "key.json"), str(mixed), "--out", str(tmp_path / "g")],
+    )
+    assert res.exit_code == 0, res.output
+    scores = {r["student"]: r for r in _read_csv(tmp_path / "g" / "scores.csv")}
+    for sheet in (a, c):
+        row = scores[sheet.id]
+        assert float(row["total"]) + float(row.get("ungraded") or 0) == float(row["max"]), row
+    assert scores[b.id] == scanned
+    report = (tmp_path / "g" / "report.md").read_text("utf-8")
+    assert "No responses from" not in report
+
+
+def test_a_blank_page_is_listed_but_needs_no_person(quiz: Path, tmp_path: Path, runner):
+    """The blank back of a sheet printed on one side (a copier scanning both sides) is
+    listed as a blank page, settled; a page with print but no code (the key's) is not."""
+    from PIL import Image
+
+    from worksheetgen.cli import main
+
+    rng = random.Random(1)
+    size = render(quiz / "sheet.pdf", 150)[0].size
+    blank = tmp_path / "back.png"
+    blank.write_bytes(distort(Image.new("L", size, 255), rng, jpeg=False))
+    printed = tmp_path / "key.png"
+    printed.write_bytes(distort(render(quiz / "key.pdf", 150)[0], rng, jpeg=False))
+    out = tmp_path / "out"
+    res = runner.invoke(
+        main,
+        ["scan", str(blank), str(printed), "--key", str(quiz / "key.json"), "--out", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    issues = {i["id"]: i for i in _read_csv(out / "issues.csv")}
+    assert issues[f"page:{blank}#1"]["kind"] == "blank-page"
+    assert issues[f"page:{blank}#1"]["settled"] == "blank"
+    assert issues[f"page:{printed}#1"]["kind"] == "unidentified-page"
+    assert issues[f"page:{printed}#1"]["settled"] == ""
+    assert "1 item(s) need a person" in res.output

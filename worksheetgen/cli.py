@@ -597,6 +597,12 @@ def families() -> None:
     help="Grade even when values cannot be read: each counts as wrong and is listed "
     "(without it, every unreadable value is listed and nothing is graded).",
 )
+@click.option(
+    "--paper",
+    type=Choice(["a4", "letter"]),
+    help="Paper size of the feedback pages' PDFs (as the build printed). Default: the "
+    "configuration's paper, else a4.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @_config_option
 @reports_errors
@@ -612,6 +618,7 @@ def grade(
     carry: bool | None,
     class_report: bool,
     lenient: bool,
+    paper: str | None,
     quiet: bool,
     config_path: str | None,
 ) -> None:
@@ -620,7 +627,8 @@ def grade(
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import expect_key_secret, load_config
 
-    with expect_key_secret(_using(load_config(config_path), quiet)):
+    config = load_config(config_path, {"paper": paper})
+    with expect_key_secret(_using(config, quiet)):
         _grade(
             key_path,
             responses,
@@ -633,6 +641,7 @@ def grade(
             carry,
             class_report,
             lenient,
+            config.value("paper"),
             quiet,
         )
 
@@ -649,6 +658,7 @@ def _grade(
     carry: bool | None,
     class_report: bool,
     lenient: bool,
+    paper: str,
     quiet: bool,
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
@@ -668,7 +678,7 @@ def _grade(
             column = "mark column (points, or right/wrong)" if marks else "value column"
             click.echo(f"Wrote a blank responses file to {shown(str(path))}: fill in the {column}.")
         return
-    run = grade_files(key_path, responses, out, tries, attempt, carry, lenient, class_report)
+    run = grade_files(key_path, responses, out, tries, attempt, carry, lenient, class_report, paper)
     if quiet:
         return
     graded = run.result.students
@@ -746,6 +756,8 @@ def scan(
     for path in result.files:
         if path.parent.name != "crops":
             click.echo(f"  {shown(str(path))}")
+    if result.absent:
+        click.echo(f"  {len(result.absent)} student(s) with no page scanned (absent)")
     if result.open_issues:
         click.echo(
             f"  {len(result.open_issues)} item(s) need a person: see issues.csv (settle them "

@@ -401,15 +401,15 @@ def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(style if style in ("h1", "h2") else "plain", text) for style, text in lines]
 
 
-def feedback_pages(result: GradeResult) -> dict[str, bytes]:
-    """Each student's feedback page, HTML and PDF, by file name inside FEEDBACK_DIR. The
-    PDFs are written as one text document (its fonts embedded once) and cut apart per
-    student."""
+def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
+    """Each student's feedback page, HTML and PDF (on ``paper``: a4 or letter), by file name
+    inside FEEDBACK_DIR. The PDFs are written as one text document (its fonts embedded
+    once) and cut apart per student."""
     from worksheetgen.grading.textpdf import TextPdf  # fontTools: only when pages are written
 
     files: dict[str, bytes] = {}
     stems = file_stems([s.student for s in result.students])
-    doc = TextPdf()
+    doc = TextPdf(paper)
     ranges: list[tuple[int, int]] = []
     names = part_names(result.key)
     for stem, s in zip(stems, result.students, strict=True):
@@ -457,8 +457,9 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
     return lines
 
 
-def class_report(result: GradeResult) -> dict[str, bytes]:
-    """Every file of the class report, by path relative to grade's output folder."""
+def class_report(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
+    """Every file of the class report, by path relative to grade's output folder (the
+    feedback pages on ``paper``)."""
     stats = analyse(result)
     names = part_names(result.key, width=40)
     titles = {q.id: plain_math(q.title) for q in stats.questions}
@@ -485,6 +486,6 @@ def class_report(result: GradeResult) -> dict[str, bytes]:
     }
     for name, text in csv_files(stats).items():
         files[f"{DATA_DIR}/{name}"] = text.encode("utf-8")
-    for name, data in feedback_pages(result).items():
+    for name, data in feedback_pages(result, paper).items():
         files[f"{FEEDBACK_DIR}/{name}"] = data
     return files

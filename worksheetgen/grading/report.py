@@ -250,11 +250,11 @@ def report_md(result: GradeResult) -> str:
 
 
 def write_outputs(
-    result: GradeResult, out_dir: str | os.PathLike[str], pictures: bool = True
+    result: GradeResult, out_dir: str | os.PathLike[str], pictures: bool = True, paper: str = "a4"
 ) -> list[Path]:
     """Write scores.csv, report.md and (``pictures``) the class report and the students'
-    feedback pages into ``out_dir``, each file atomically (temp file + rename), all made in
-    memory first so that a failure writes none."""
+    feedback pages (on ``paper``) into ``out_dir``, each file atomically (temp file +
+    rename), all made in memory first so that a failure writes none."""
     files = {
         SCORES_FILE: scores_csv(result).encode("utf-8"),
         REPORT_FILE: report_md(result).encode("utf-8"),
@@ -263,7 +263,7 @@ def write_outputs(
         # imported here, so that --help and builds never load matplotlib
         from worksheetgen.grading.classreport import class_report
 
-        files.update(class_report(result))
+        files.update(class_report(result, paper))
     out = Path(out_dir)
     for name in files:  # all may be replaced, or none is written
         check_replaceable(out / name)
@@ -298,11 +298,15 @@ def grade_files(
     carry: bool | None = None,
     lenient: bool = False,
     pictures: bool = True,
+    paper: str = "a4",
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
     in none (False), or as the key says for each (None). ``lenient``: values of our CSV that
-    cannot be read are graded as wrong and listed, instead of stopping."""
+    cannot be read are graded as wrong and listed, instead of stopping. ``paper``: the
+    feedback pages' paper, a4 or letter (as the build printed)."""
+    if paper not in ("a4", "letter"):
+        raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
     responses_file = Path(responses_path)
     for name in (SCORES_FILE, REPORT_FILE):
@@ -337,4 +341,4 @@ def grade_files(
         else:
             responses = parse_responses(text, key, name, lenient)
     result = grade(key, responses, carry)
-    return GradeRun(result, tuple(write_outputs(result, out, pictures)))
+    return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))

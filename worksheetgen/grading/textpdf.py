@@ -21,7 +21,9 @@ from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
 # a library never prints: fontTools logs each table it drops
 logging.getLogger("fontTools").setLevel(logging.ERROR)
-A4 = (595.28, 841.89)
+#: page sizes in PostScript points (width, height), by the paper names builds take
+PAPERS = {"a4": (595.28, 841.89), "letter": (612.0, 792.0)}
+A4 = PAPERS["a4"]
 MARGIN = 50.0
 STYLES = {  # size, bold, colour (r g b)
     "h1": (13.5, True, "0 0 0"),
@@ -92,9 +94,11 @@ def _fallbacks() -> list[tuple[str, int]]:
 
 
 class TextPdf:
-    """A4 pages of (style, text) lines; long lines wrap at word boundaries."""
+    """Pages of (style, text) lines on ``paper`` (a4 or letter, as the build printed);
+    long lines wrap at word boundaries."""
 
-    def __init__(self) -> None:
+    def __init__(self, paper: str = "a4") -> None:
+        self.size = PAPERS[paper]
         import matplotlib  # its DejaVu fonts; matplotlib loads only when a report is written
 
         ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
@@ -134,7 +138,7 @@ class TextPdf:
         return sum(f.advance(c) for f, c in (self._font(ch, bold) for ch in text))
 
     def _wrap(self, text: str, size: float, bold: bool) -> list[str]:
-        room = (A4[0] - 2 * MARGIN) * 1000 / size
+        room = (self.size[0] - 2 * MARGIN) * 1000 / size
         space = self._width(" ", bold)
         lines: list[str] = []
         cur, width = "", 0.0
@@ -174,7 +178,7 @@ class TextPdf:
         """Set ``lines`` from the top of a new page; the pages it took."""
         first = len(self.pages)
         ops: list[str] = []
-        y = A4[1] - MARGIN
+        y = self.size[1] - MARGIN
         for style, text in lines:
             size, bold, colour = STYLES.get(style, STYLES["plain"])
             step = size * 1.4
@@ -183,7 +187,7 @@ class TextPdf:
             for piece in self._wrap(" ".join(text.split()), size, bold):
                 if y - size < MARGIN:
                     self.pages.append("\n".join(ops).encode("ascii"))
-                    ops, y = [], A4[1] - MARGIN
+                    ops, y = [], self.size[1] - MARGIN
                 y -= size
                 ops.append(
                     f"BT {colour} rg 1 0 0 1 {MARGIN:.2f} {y:.2f} Tm "
@@ -263,7 +267,8 @@ class TextPdf:
             c = stream(content)
             kids.append(
                 new(
-                    f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {A4[0]} {A4[1]}] "
+                    f"<< /Type /Page /Parent {pages_id} 0 R "
+                    f"/MediaBox [0 0 {self.size[0]} {self.size[1]}] "
                     f"/Resources {resources} 0 R /Contents {c} 0 R >>".encode()
                 )
             )

@@ -5,7 +5,7 @@ NumPy only; nothing here guesses: a page whose marks or code do not read is None
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -146,8 +146,9 @@ def homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return np.append(h, 1.0).reshape(3, 3)
 
 
-def align(image: np.ndarray, paper: str) -> Aligned | None:
-    """Identify and align one scanned page, or None when its marks or code do not read."""
+def _orientations(image: np.ndarray, paper: str) -> list[tuple[Aligned, str]] | None:
+    """The page's two upright readings (as scanned, and turned half a turn), each with the
+    page code's cells as read, or None when its corner marks are not found."""
     if image.shape[1] > image.shape[0]:
         image = np.rot90(image)  # a landscape page: turned upright, a quarter at a time
     w_mm, h_mm = PAPER_MM[paper]
@@ -166,13 +167,32 @@ def align(image: np.ndarray, paper: str) -> Aligned | None:
     seen = np.array(found)  # top left, top right, bottom left, bottom right
     printed = np.array(mark_centres(paper))
     cells = np.array(cell_centres(paper))
+    out = []
     for turned in (False, True):
         targets = seen[::-1] if turned else seen  # upside down: the corners swap
-        hom = homography(printed, targets)
-        page = Aligned(0, 0, 0, hom, ink, image)
+        page = Aligned(0, 0, 0, homography(printed, targets), ink, image)
         ratios = ink_ratios(page, cells - CELL_MM / 2, CELL_MM, 0.5, 4)
-        bits = "".join("1" if r > 0.5 else "0" for r in ratios)
+        out.append((page, "".join("1" if r > 0.5 else "0" for r in ratios)))
+    return out
+
+
+def align(image: np.ndarray, paper: str) -> Aligned | None:
+    """Identify and align one scanned page, or None when its marks or code do not read."""
+    for page, bits in _orientations(image, paper) or []:
         code = decode_cells(bits)
         if code is not None:
-            return Aligned(code[0], code[1], code[2], hom, ink, image)
+            return replace(page, build=code[0], sheet=code[1], page=code[2])
     return None
+
+
+def align_as(image: np.ndarray, paper: str, cells: str) -> Aligned | None:
+    """Align a page a person has named (its code did not read) by its corner marks, the
+    way up in which its code's cells are nearest to ``cells`` (the code it should carry);
+    None when the marks are not found or neither way up is nearer."""
+    readings = _orientations(image, paper)
+    if readings is None:
+        return None
+    distance = [sum(a != b for a, b in zip(bits, cells, strict=True)) for _, bits in readings]
+    if distance[0] == distance[1]:
+        return None
+    return readings[0][0] if distance[0] < distance[1] else readings[1][0]

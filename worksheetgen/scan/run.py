@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ from worksheetgen.files import write_failure, write_file
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.report import GradeRun, grade_files
+from worksheetgen.grading.responses import _RowError as MarkError
+from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
@@ -41,6 +44,9 @@ EMPTY = 0.06
 MARKED = 0.15
 FULL = 0.80
 TAKEN_BACK = 0.92
+#: a page with less ink than this share of its area is blank (every printed page of a
+#: sheet has more: its corner marks alone are 0.23 % of an A4 page)
+BLANK = 0.001
 RESPONSES_FILE = "responses.csv"
 ISSUES_FILE = "issues.csv"
 CROPS = "crops"
@@ -92,6 +98,11 @@ class ScanResult:
     @property
     def open_issues(self) -> list[Issue]:
         return [i for i in self.issues if not i.settled]
+
+    @property
+    def absent(self) -> list[str]:
+        """The sheet ids of the students none of whose pages was scanned."""
+        return [i.id.split(":", 1)[1] for i in self.issues if i.kind == "absent"]
 
 
 def _positions(key_path: Path) -> dict[str, Any]:
@@ -169,6 +180,7 @@ def scan_files(
         data_of[path] = data
         tasks += [(path, kind, i) for i in range(page_count(path, kind, data))]
     fixes = read_corrections(corrections) if corrections else []
+    assigned = _assignments(fixes, key_sheets, sheets, str(corrections))
 
     issues: list[Issue] = []
     crops: dict[str, bytes] = {}
@@ -176,6 +188,17 @@ def scan_files(
     readings: dict[tuple[int, str, str], list[tuple[Any, dict[str, Any], BoxReading]]] = {}
     n_pages = identified = 0
     context = _ReadContext(data_of, paper, box_mm, sheets)
+    unread: dict[str, tuple[str, str, int]] = {}  # unidentified pages' tasks, by issue id
+
+    def take(page: _Found, ratios: Any, where: str) -> None:
+        """Read a page's boxes into their parts' groups."""
+        seen[(page.sheet, page.page)] = where
+        boxes = sheets[page.sheet][page.page]
+        for box, ratio in zip(boxes, ratios if ratios is not None else (), strict=True):
+            reading = BoxReading(box_state(float(ratio)), float(ratio))
+            group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
+            group.append((page, {**box, "where": where}, reading))
+
     for task, read in zip(tasks, _read_all(context, tasks, jobs), strict=True):
         n_pages += 1
         path, kind, index = task
@@ -191,6 +214,19 @@ def scan_files(
             image = load_page(path, kind, data_of[path], index)
             small = image[::4, ::4]
             crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
+            unread[f"page:{where}"] = task
+            if _is_blank(image):  # a sheet's blank back, or a page left to even the count
+                issues.append(
+                    Issue(
+                        "blank-page",
+                        f"page:{where}",
+                        where,
+                        f"no ink (under {BLANK:.1%} of the page): nothing to read",
+                        name,
+                        "blank",
+                    )
+                )
+                continue
             issues.append(
                 Issue(
                     "unidentified-page",
@@ -205,6 +241,7 @@ def scan_files(
         pages = sheets[page.sheet]
         sid = key_sheets[page.sheet]["id"]
         if page.page not in pages:
+            unread[f"page:{where}"] = task
             issues.append(
                 Issue(
                     "unidentified-page",
@@ -226,13 +263,35 @@ def scan_files(
                 )
             )
             continue
-        seen[(page.sheet, page.page)] = where
-        boxes = pages[page.page]
-        ratios = read.ratios if read.ratios is not None else ()  # a page without boxes
-        for box, ratio in zip(boxes, ratios, strict=True):
-            reading = BoxReading(box_state(float(ratio)), float(ratio))
-            group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
-            group.append((page, {**box, "where": where}, reading))
+        take(page, read.ratios, where)
+    # pages whose code did not read, named by the corrections: read as the sheet and page
+    for pid, (line, s, p) in assigned.items():
+        named = f"{key_sheets[s]['id']}/{p}"
+        named_task = unread.get(pid)
+        if named_task is None:
+            raise ScanError(
+                f"id: expected an unidentified page of {ISSUES_FILE} to read as {named}, "
+                f"got {pid!r}",
+                file=corrections,
+                line=line,
+            )
+        if (s, p) in seen:
+            raise ScanError(
+                f"value: expected a page no scan gave, got {named} (read from {seen[(s, p)]})",
+                file=corrections,
+                line=line,
+            )
+        read = _read_as(named_task, s, p, expected, context)
+        if read.homography is None:
+            raise ScanError(
+                f"value: expected a page whose corner marks read, got {pid} as {named}, "
+                "whose marks (or which way up it is) do not read: scan it again",
+                file=corrections,
+                line=line,
+            )
+        identified += 1
+        found = _Found(s, p, named_task, read.homography, context)
+        take(found, read.ratios, task_where(named_task))
     # missing pages of the sheets that were scanned at all
     scanned = {s for s, _ in seen}
     for s in sorted(scanned):
@@ -247,8 +306,21 @@ def scan_files(
                         f"page {p} was not scanned",
                     )
                 )
+    # students none of whose pages was scanned: absent (or their pages lost), one each
+    for s, ks in enumerate(key_sheets):
+        if s not in scanned and ks.get("student") is not None:
+            issues.append(
+                Issue(
+                    "absent",
+                    f"absent:{ks['id']}",
+                    f"sheet {ks['id']}",
+                    "no page of this student's sheet was scanned: absent, or the pages "
+                    "are still to scan (no responses, not zeros)",
+                )
+            )
     rows: list[list[str]] = []
     answers: dict[str, Issue | None] = {}
+    allowed: dict[str, list[str]] = {}  # a part's option letters, or its score boxes' points
     for (s, question, answer), group in sorted(readings.items(), key=lambda kv: (kv[0][0],)):
         sid = key_sheets[s]["id"]
         gid = f"{sid}/{question}/{answer}"
@@ -296,12 +368,15 @@ def scan_files(
             problem.crop = name
             issues.append(problem)
         answers[gid] = problem
+        allowed[gid] = [b["mark"] if is_mark else b["option"] for _, b, _ in group]
         rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
     # corrections settle what the scans left open (and may override any answer)
     by_id = {r[0] + "/" + r[1] + "/" + r[2]: r for r in rows}
-    page_issues = {i.id: i for i in issues if i.id.startswith("page:")}
+    page_issues = {i.id: i for i in issues if i.id.startswith(("page:", "absent:"))}
     for line, cid, value in fixes:
         if cid in by_id:
+            if value.casefold() != "blank":
+                _check_value(value, by_id[cid][3] == "mark", allowed[cid], str(corrections), line)
             by_id[cid][4] = "" if value.casefold() == "blank" else value
             if answers.get(cid) is not None:
                 answers[cid].settled = value  # type: ignore[union-attr]
@@ -314,7 +389,103 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-    return _write(out, key, rows, issues, crops, n_pages, identified)
+    return _write(out, key, rows, issues, crops, n_pages, identified, paper)
+
+
+def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
+    """A correction's value must be one the part can take: one of its option letters, or
+    points from 0 to the part's (as grade reads a mark)."""
+    if is_mark:
+        points = max(Fraction(v) for v in allowed)
+        try:
+            parse_mark(value, points)
+        except MarkError as exc:
+            raise ScanError(f"value: {exc.message}", file=name, line=line) from None
+    elif value.upper() not in {v.upper() for v in allowed}:
+        raise ScanError(
+            f"value: expected one of the options {', '.join(sorted(allowed))} or blank, "
+            f"got {value!r}",
+            file=name,
+            line=line,
+        )
+
+
+def _is_blank(image: Any) -> bool:
+    """True when a page has (almost) no ink: the back of a sheet printed on one side."""
+    # the image machinery only when scanning
+    from worksheetgen.scan.pages import ink_mask
+
+    return float(ink_mask(image).mean()) < BLANK
+
+
+def task_where(task: tuple[str, str, int]) -> str:
+    """Where a page is: its scan's path and page number (``scan.pdf#3``)."""
+    return f"{task[0]}#{task[2] + 1}"
+
+
+def _assignments(
+    fixes: Sequence[tuple[int, str, str]],
+    key_sheets: list[Any],
+    sheets: dict[int, dict[int, list[dict[str, Any]]]],
+    name: str,
+) -> dict[str, tuple[int, int, int]]:
+    """The corrections that name the sheet and page an unidentified page is (a value
+    ``SHEET/PAGE`` for a ``page:`` id): (line, sheet index, page) by page issue id. A sheet
+    or page that does not exist is one line."""
+    index = {ks["id"]: s for s, ks in enumerate(key_sheets)}
+    out: dict[str, tuple[int, int, int]] = {}
+    for line, cid, value in fixes:
+        if not cid.startswith("page:") or "/" not in value:
+            continue
+        sid, _, number = value.rpartition("/")
+        s = index.get(sid)
+        if s is None or s not in sheets:
+            raise ScanError(
+                f"value: expected a sheet id of the key and its page (such as "
+                f"{key_sheets[0]['id']}/1), got {value!r}",
+                file=name,
+                line=line,
+            )
+        pages = sorted(sheets[s])
+        if not number.isdigit() or int(number) not in sheets[s]:
+            raise ScanError(
+                f"value: expected a page of sheet {sid} ({pages[0]} to {pages[-1]}), "
+                f"got {number!r}",
+                file=name,
+                line=line,
+            )
+        if cid in out:
+            raise ScanError(
+                f"id: expected each page once, got {cid!r} again (line {out[cid][0]})",
+                file=name,
+                line=line,
+            )
+        out[cid] = (line, s, int(number))
+    return out
+
+
+def _read_as(
+    task: tuple[str, str, int], sheet: int, page: int, build: int, context: _ReadContext
+) -> _PageRead:
+    """Read a page a person named (its code did not read) as ``sheet``'s ``page``: aligned
+    by its corner marks, the way up its code's cells come nearest to what they should be."""
+    # the image machinery only when scanning
+    import numpy as np
+
+    from worksheetgen.scan.layout import page_cells
+    from worksheetgen.scan.pages import BOX_INSET_MM, align_as, ink_ratios
+
+    path, kind, index = task
+    image = load_page(path, kind, context.data[path], index)
+    aligned = align_as(image, context.paper, page_cells(build, sheet, page))
+    if aligned is None:
+        return _PageRead(None)
+    boxes = context.sheets[sheet][page]
+    if not boxes:
+        return _PageRead((build, sheet, page), aligned.homography)
+    corners = np.array([[b["x"], b["y"]] for b in boxes]).reshape(-1, 2)
+    ratios = ink_ratios(aligned, corners, context.box_mm, BOX_INSET_MM)
+    return _PageRead((build, sheet, page), aligned.homography, ratios)
 
 
 @dataclass(frozen=True)
@@ -397,10 +568,14 @@ class _Found:
 
     def aligned(self) -> Any:
         # the image machinery only when scanning
+        import numpy as np
+
         from worksheetgen.scan.pages import Aligned, ink_mask
 
         path, kind, index = self.task
         image = load_page(path, kind, self.context.data[path], index)
+        if image.shape[1] > image.shape[0]:  # as align turned it
+            image = np.rot90(image)
         return Aligned(0, self.sheet, self.page, self.homography, ink_mask(image), image)
 
 
@@ -490,6 +665,7 @@ def _write(
     crops: dict[str, bytes],
     n_pages: int,
     identified: int,
+    paper: str = "a4",
 ) -> ScanResult:
     """Grade in a staging folder, then put every file in place (nothing half-written)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -499,7 +675,7 @@ def _write(
         run: GradeRun | None = None
         if any(r[4] for r in rows):  # grade refuses a file of blanks
             try:
-                run = grade_files(key, stage / RESPONSES_FILE, stage)
+                run = grade_files(key, stage / RESPONSES_FILE, stage, paper=paper)
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None
         files = {
