@@ -3,9 +3,16 @@
 ``export`` and ``grade`` both read a key here, so a key one command refuses, the other refuses
 with the same line. The file is read as a regular file of at most ``MAX_KEY_BYTES``, JSON
 within ``inputs.MAX_JSON_DEPTH`` levels and text without lone surrogates; then ``format`` and
-``version`` are checked before anything else (``key.json: version: expected 1, got 7``), then
-every field the commands use. A key that does not fit the contract is refused with one error
-of the class the caller names (``ExportError``, ``GradeError``) naming the field.
+``version`` are checked before anything else (``key.json: version: expected 2 (or 1, a key of
+an older build), got 7``), then every field the commands use. A key that does not fit the
+contract is refused with one error of the class the caller names (``ExportError``,
+``GradeError``) naming the field.
+
+A key of the current version (``KEY_VERSION``) states everything ``grade`` and ``export`` use
+(each question's title and carried-forward steps included), and is read from the file alone:
+nothing here asks the installed families, so a key grades and exports without the plugin
+that made it. Only a key of version 1 (``keyjson.legacy``) may leave a title or the steps to
+its family's code.
 
 The result is frozen records: a ``KeyDoc`` with its ``KeySheet``s in key order (each with its
 ``Variant``s, one per question), and the same variants grouped by question id as
@@ -26,10 +33,10 @@ from typing import Any
 
 from worksheetgen.bank.roster import MAX_STUDENTS
 from worksheetgen.errors import ConfigError, ExportError, WorksheetgenError, shorten
-from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.inputs import load_json, read_limited
 from worksheetgen.keyjson.answers import read_answer, read_choices, read_distractor, read_grid
 from worksheetgen.keyjson.fields import FieldReader, kind_of
+from worksheetgen.keyjson.legacy import LEGACY_VERSION, family_carries, family_title
 from worksheetgen.keyjson.records import (
     CARRY_STEPS,
     KINDS,
@@ -71,6 +78,7 @@ from worksheetgen.textrules import char_problem
 #: written before the records and views had modules of their own) the records and views
 __all__ = [
     "CARRY_STEPS",
+    "KEY_VERSIONS",
     "KINDS",
     "LMS_MARK_PLACES",
     "MAX_KEY_BYTES",
@@ -119,6 +127,9 @@ MAX_KEY_BYTES = 1_000_000_000
 MAX_KEY_SHEETS = MAX_STUDENTS
 #: the most questions a key holds, all sheets together (pipeline.class_build.MAX_CLASS_ITEMS)
 MAX_KEY_QUESTIONS = 40_000
+#: the versions of key.json this release reads: the one it writes, and 1 (keys of older builds,
+#: whose titles and carried steps may be left to the families: ``keyjson.legacy``)
+KEY_VERSIONS = (LEGACY_VERSION, KEY_VERSION)
 
 
 # ---------------------------------------------------------------- reading
@@ -221,8 +232,9 @@ def _described(x: Any) -> str:
     return "a list" if isinstance(x, list) else "an object"
 
 
-def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> None:
-    """Refuse a document that is not a worksheetgen key of the version this release reads."""
+def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> int:
+    """Refuse a document that is not a worksheetgen key of a version this release reads;
+    the key's version."""
     if not isinstance(data, dict):
         raise error(
             f"expected a worksheetgen key.json (a JSON object), got {_described(data)}",
@@ -237,16 +249,14 @@ def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> None
             field="format",
         )
     version = data.get("version")
-    if type(version) is not int or version != KEY_VERSION:  # not true, not 1.0
+    if type(version) is not int or version not in KEY_VERSIONS:  # not true, not 2.0
         raise error(
-            f"expected {KEY_VERSION}, got {_described(version)}", file=source, field="version"
+            f"expected {KEY_VERSION} (or {LEGACY_VERSION}, a key of an older build), "
+            f"got {_described(version)}",
+            file=source,
+            field="version",
         )
-
-
-def _family_title(family: str) -> str:
-    """The family's own title, when the family is known to this installation."""
-    cls = FAMILIES.get(family)
-    return cls.title if cls is not None else family
+    return version
 
 
 def parse_key(
@@ -255,7 +265,7 @@ def parse_key(
     """Check a parsed key.json document and turn it into sheets and questions with their
     variants (``error`` for a document that does not fit the contract)."""
 
-    check_format(data, source, error)
+    legacy = check_format(data, source, error) == LEGACY_VERSION
     r = FieldReader(source, error)
     doc = r.obj(data, "(top)")
     seed = r.get(doc, "seed", "(top)")
@@ -288,7 +298,7 @@ def parse_key(
         seen_q: set[str] = set()
         on_sheet: list[Variant] = []
         for qi, raw_q in enumerate(questions):
-            v = _variant(r, raw_q, f"{sw}.questions[{qi}]", sid, label, qi)
+            v = _variant(r, raw_q, f"{sw}.questions[{qi}]", sid, label, qi, legacy)
             if v.qid in seen_q:
                 raise r.fail(
                     f"{sw}.questions[{qi}].id",
@@ -373,8 +383,10 @@ def _slots(
 
 
 def _variant(
-    r: FieldReader, raw: Any, w: str, sheet_id: str, sheet_label: str, index: int
+    r: FieldReader, raw: Any, w: str, sheet_id: str, sheet_label: str, index: int, legacy: bool
 ) -> Variant:
+    """One question of a sheet (``legacy``: of a version 1 key, whose title and carried steps
+    may be left to the family's code)."""
     q = r.obj(raw, w)
     qid = r.ident(r.get(q, "id", w), f"{w}.id")
     slot = qid if q.get("slot") is None else r.ident(q["slot"], f"{w}.slot")
@@ -382,9 +394,12 @@ def _variant(
     number = q.get("number", index + 1)
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise r.fail(f"{w}.number", f"expected a positive integer, got {kind_of(number)}")
-    stated = q.get("title")  # a build writes null for a question titled by its family
-    stated = None if stated is None else r.text(stated, f"{w}.title")
-    title = _family_title(family) if stated is None else stated
+    if legacy:  # a version 1 build wrote null for a question titled by its family
+        stated = q.get("title")
+        stated = None if stated is None else r.text(stated, f"{w}.title")
+        title = family_title(family) if stated is None else stated
+    else:
+        title = stated = r.text(r.get(q, "title", w), f"{w}.title")
     points = r.num(q.get("points", 1), f"{w}.points")
     if not 0 <= points <= MAX_POINTS:
         raise r.fail(f"{w}.points", f"expected a number from 0 to {MAX_POINTS}, got {points:g}")
@@ -495,7 +510,7 @@ def _variant(
         where=w,
         shown_steps=tuple(steps),
         given=given,
-        carries=_carries(r, q.get("carries"), f"{w}.carries", family, given, parts),
+        carries=_carries(r, _stated_carries(r, q, w, legacy, family, given, parts), f"{w}.carries"),
         format=fmt,
         choice_answer=target if isinstance(target, str) else None,
         stated_title=stated,
@@ -537,19 +552,28 @@ def _part_points(
     return out
 
 
-def _carries(
+def _stated_carries(
     r: FieldReader,
-    raw: Any,
+    q: Mapping[str, Any],
     w: str,
+    legacy: bool,
     family: str,
     given: Mapping[str, Any],
     parts: Sequence[KeyPart],
-) -> tuple[CarryStep, ...]:
-    """A question's carried-forward steps as key.json states them. A key written before
-    key.json had them gets its family's steps for the variant, as a build would write them."""
-    if raw is None:
-        names = list(dict.fromkeys(p.answer.name for p in parts if p.answer is not None))
-        raw = get_family(family).carries_for(given, names) if family in FAMILIES else []
+) -> Any:
+    """A question's "carries" as key.json states them (a key of the current version must). A
+    version 1 key written before key.json had them gets its family's steps for the variant,
+    as a build would write them (``keyjson.legacy``)."""
+    if not legacy:
+        return r.get(q, "carries", w)
+    if q.get("carries") is not None:
+        return q["carries"]
+    names = list(dict.fromkeys(p.answer.name for p in parts if p.answer is not None))
+    return family_carries(family, given, names)
+
+
+def _carries(r: FieldReader, raw: Any, w: str) -> tuple[CarryStep, ...]:
+    """A question's carried-forward steps, checked."""
     out = []
     for i, c in enumerate(r.lst(raw, w)):
         if _carry_fits(c):  # the usual case, checked at once (a build reads its own key)
