@@ -415,6 +415,50 @@ def _variant(
     _check_given(r, given, f"{w}.given")
     if "shown" not in q:
         shown = _shown_from_given(given)
+    steps = _shown_steps(r, q, w)
+    parts, distractors = _answers_and_parts(r, q, w)
+    descriptions = {d.misconception: d.description for d in distractors}
+
+    if "choices" in q:
+        parts = _attach_choices(r, w, q, parts, descriptions)
+    fmt = q.get("format")
+    if fmt is not None:
+        fmt = r.text(fmt, f"{w}.format")
+    target = q.get("choice_answer")
+    carry = q.get("carry", True)
+    if not isinstance(carry, bool):
+        raise r.fail(f"{w}.carry", f"expected true or false, got {kind_of(carry)}")
+    part_points = None
+    if "part_points" in q:
+        part_points = _part_points(r, q["part_points"], f"{w}.part_points", points, parts)
+    return Variant(
+        sheet_id=sheet_id,
+        sheet_label=sheet_label,
+        qid=qid,
+        number=number,
+        family=family,
+        title=title,
+        points=points,
+        decimals=decimals,
+        prompt=prompt,
+        shown=shown,
+        parts=tuple(parts),
+        distractors=distractors,
+        where=w,
+        shown_steps=steps,
+        given=given,
+        carries=_carries(r, _stated_carries(r, q, w, legacy, family, given, parts), f"{w}.carries"),
+        format=fmt,
+        choice_answer=target if isinstance(target, str) else None,
+        stated_title=stated,
+        part_points=part_points,
+        slot=slot,
+        carry=carry,
+    )
+
+
+def _shown_steps(r: FieldReader, q: Mapping[str, Any], w: str) -> tuple[ShownStep, ...]:
+    """The worked solution printed with a question (spot the bug), step by step."""
     steps = []
     for i, raw_step in enumerate(r.lst(q.get("shown_steps", []), f"{w}.shown_steps")):
         sw = f"{w}.shown_steps[{i}]"
@@ -426,7 +470,14 @@ def _variant(
                 math=r.text(st.get("math", ""), f"{sw}.math"),
             )
         )
+    return tuple(steps)
 
+
+def _answers_and_parts(
+    r: FieldReader, q: Mapping[str, Any], w: str
+) -> tuple[list[KeyPart], tuple[Distractor, ...]]:
+    """A question's parts, each with its answer checked (into cells for a numeric one, with
+    the slips of the question's distractors), and the distractors."""
     answers = r.obj(r.get(q, "answer", w), f"{w}.answer")
     rounded = r.obj(r.get(q, "rounded", w), f"{w}.rounded")
     kinds = r.obj(r.get(q, "kinds", w), f"{w}.kinds")
@@ -439,7 +490,6 @@ def _variant(
         read_distractor(r, d, f"{w}.distractors[{i}]")
         for i, d in enumerate(r.lst(q.get("distractors", []), f"{w}.distractors"))
     )
-    descriptions = {d.misconception: d.description for d in distractors}
 
     raw_parts = r.lst(q.get("parts", []), f"{w}.parts")
     if not raw_parts:  # a key without parts: every answer, in key order
@@ -481,43 +531,7 @@ def _variant(
                 col_label=col_label,
             )
         )
-
-    if "choices" in q:
-        parts = _attach_choices(r, w, q, parts, descriptions)
-    fmt = q.get("format")
-    if fmt is not None:
-        fmt = r.text(fmt, f"{w}.format")
-    target = q.get("choice_answer")
-    carry = q.get("carry", True)
-    if not isinstance(carry, bool):
-        raise r.fail(f"{w}.carry", f"expected true or false, got {kind_of(carry)}")
-    part_points = None
-    if "part_points" in q:
-        part_points = _part_points(r, q["part_points"], f"{w}.part_points", points, parts)
-    return Variant(
-        sheet_id=sheet_id,
-        sheet_label=sheet_label,
-        qid=qid,
-        number=number,
-        family=family,
-        title=title,
-        points=points,
-        decimals=decimals,
-        prompt=prompt,
-        shown=shown,
-        parts=tuple(parts),
-        distractors=distractors,
-        where=w,
-        shown_steps=tuple(steps),
-        given=given,
-        carries=_carries(r, _stated_carries(r, q, w, legacy, family, given, parts), f"{w}.carries"),
-        format=fmt,
-        choice_answer=target if isinstance(target, str) else None,
-        stated_title=stated,
-        part_points=part_points,
-        slot=slot,
-        carry=carry,
-    )
+    return parts, distractors
 
 
 def _part_points(
