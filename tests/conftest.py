@@ -70,3 +70,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if "TeX" in str(mark.kwargs.get("reason", "")):
                 item.add_marker(pytest.mark.tex)
                 break
+
+
+def key_as_version_1(doc: dict) -> dict:
+    """A key.json document of today's build as a version 1 build wrote it (the real Moodle
+    fixtures' keys): a question titled by its family has the title null (version 2 states
+    the family's title). Every other field is written the same by both."""
+    from worksheetgen.families import FAMILIES
+
+    assert doc["version"] == 2
+    for sheet in doc["sheets"]:
+        for q in sheet["questions"]:
+            if q["title"] == FAMILIES[q["family"]].title:
+                q["title"] = None
+    return doc

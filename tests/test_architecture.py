@@ -79,6 +79,23 @@ def test_no_module_imports_itself_through_others() -> None:
     assert _cycles(graph) == []
 
 
+def test_only_the_writer_and_the_version_1_reader_ask_the_families() -> None:
+    """A current key is graded and exported from the file alone: of keyjson, grading and
+    export, only keyjson.write (which puts the families' titles and steps into the key) and
+    keyjson.legacy (version 1 keys) import the families."""
+    graph = grimp.build_graph("worksheetgen", exclude_type_checking_imports=True)
+    asking = sorted(
+        module
+        for module in graph.modules
+        if module.split(".")[1:2] in (["keyjson"], ["grading"], ["export"])
+        and any(
+            m.startswith("worksheetgen.families")
+            for m in graph.find_modules_directly_imported_by(module)
+        )
+    )
+    assert asking == ["worksheetgen.keyjson.legacy", "worksheetgen.keyjson.write"]
+
+
 def _lazy_imports(path: Path) -> list[tuple[int, str, list[str]]]:
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)

@@ -1168,22 +1168,26 @@ def test_grade_multihead_with_its_own_d_v_carries_no_concat_width_from_d_k(carry
 
 def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built, sheet_id):
     """The grader reads each question's "carries": a renamed family still carries; a key
-    that states none carries nothing; a key from before the field gets its family's."""
+    that states none carries nothing; a current key without the field is refused; a
+    version 1 key from before the field gets its family's."""
     text = (
         HEADER
         + single(sheet_id, "practice-heads", "d_k", "4")
         + single(sheet_id, "practice-heads", "concat_width", "8")
     )
 
-    def heads(change) -> str:
+    def heads(change, version: int = 2) -> str:
         data = json.loads(built.read_text(encoding="utf-8"))
+        data["version"] = version
         (q,) = [q for q in data["sheets"][0]["questions"] if q["id"] == "practice-heads"]
         change(q)
         return part(graded(data, text), "practice-heads", "concat_width").status
 
     assert heads(lambda q: q.update(family="renamed")) == "carried"
     assert heads(lambda q: q.update(carries=[])) == "wrong"
-    assert heads(lambda q: q.pop("carries")) == "carried"
+    with pytest.raises(GradeError, match=r"questions\[\d+\]\.carries: expected a value"):
+        heads(lambda q: q.pop("carries"))
+    assert heads(lambda q: q.pop("carries"), version=1) == "carried"
     with pytest.raises(GradeError, match="sheets\\[0\\]"):
         heads(
             lambda q: q.update(

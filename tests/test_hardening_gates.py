@@ -119,24 +119,31 @@ def test_a_secret_file_others_may_read_is_still_refused_with_chmod(tmp_path):
 # ------------------------------------------------------------------ key.json, with a secret
 
 
+#: every command that takes a key, as it reads one (KEY for the key's path)
+KEY_COMMANDS = {
+    "grade": ["grade", "--key", "KEY", "r.csv", "--out", "g"],
+    "grade-template": ["grade", "--key", "KEY", "--template", "t.csv"],
+    "export": ["export", "--to", "gift", "--key", "KEY", "--out", "x.txt"],
+    "scan": ["scan", "s.pdf", "--key", "KEY", "--out", "g"],
+}
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
-@pytest.mark.parametrize("command", ["grade", "export"])
+@pytest.mark.parametrize("command", sorted(KEY_COMMANDS))
 def test_a_key_that_is_no_regular_file_is_refused_by_its_gate_with_a_secret_set(
     tmp_path, kind, command
 ):
     key = hostile(tmp_path, "key.json", kind)
     (tmp_path / "r.csv").write_text("student,question,answer,entry,value\n")
-    args = (
-        ["grade", "--key", str(key), "r.csv", "--out", "g"]
-        if command == "grade"
-        else ["export", "--to", "gift", "--key", str(key), "--out", "x.txt"]
-    )
+    (tmp_path / "s.pdf").write_bytes(b"%PDF-1.4\n")
+    args = [str(key) if a == "KEY" else a for a in KEY_COMMANDS[command]]
     line = refused(tmp_path, *args, secret=SECRET)
     if kind == "folder":  # refused by the option itself, before any reader
         assert "--key: File" in line and "is a directory" in line
     else:
         assert f"expected a key.json file, got a {KINDS[kind]}" in line
     assert not (tmp_path / "g").exists() and not (tmp_path / "x.txt").exists()
+    assert not (tmp_path / "t.csv").exists()
 
 
 @pytest.mark.parametrize("command", ["grade", "export"])

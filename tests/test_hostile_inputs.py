@@ -545,8 +545,18 @@ def _mutations():
             "expected 'worksheetgen-key'",
         ),
         ("no-format", lambda d: d.pop("format"), "format", "got nothing"),
-        ("other-version", lambda d: d.update(version=7), "version", "expected 1, got 7"),
-        ("text-version", lambda d: d.update(version="1"), "version", "expected 1, got '1'"),
+        (
+            "other-version",
+            lambda d: d.update(version=7),
+            "version",
+            "expected 2 (or 1, a key of an older build), got 7",
+        ),
+        (
+            "text-version",
+            lambda d: d.update(version="1"),
+            "version",
+            "expected 2 (or 1, a key of an older build), got '1'",
+        ),
         (
             "huge-points",
             lambda d: d["sheets"][0]["questions"][0].update(points=1e30),
@@ -583,7 +593,12 @@ def _mutations():
             "sheets[0].questions[0].given.causal",
             "expected true or false, got 'yes'",
         ),
-        ("float-version", lambda d: d.update(version=1.0), "version", "expected 1, got 1.0"),
+        (
+            "float-version",
+            lambda d: d.update(version=1.0),
+            "version",
+            "expected 2 (or 1, a key of an older build), got 1.0",
+        ),
         (
             "sheet-id-newline",
             lambda d: d["sheets"][0].update(id="abc\n"),

@@ -20,7 +20,7 @@ from tests.golden.outputs import BANKS, Case
 from worksheetgen.cli import main
 from worksheetgen.errors import ExportError, GradeError
 from worksheetgen.grading.key import parse_key as grade_parse_key
-from worksheetgen.keyjson.read import CARRY_STEPS, KINDS, parse_key
+from worksheetgen.keyjson.read import CARRY_STEPS, KEY_VERSIONS, KINDS, parse_key
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +67,8 @@ def test_the_schemas_enumerations_are_the_readers():
     carries = defs["question"]["properties"]["carries"]["items"]["properties"]
     assert tuple(carries["steps"]["items"]["enum"]) == CARRY_STEPS
     assert SCHEMA["properties"]["format"]["const"] == KEY_FORMAT
-    assert SCHEMA["properties"]["version"]["const"] == KEY_VERSION
+    assert SCHEMA["properties"]["version"]["enum"] == list(KEY_VERSIONS)
+    assert SCHEMA["if"]["properties"]["version"]["const"] == KEY_VERSION == max(KEY_VERSIONS)
 
 
 def _first_question(data: dict[str, Any]) -> dict[str, Any]:
@@ -80,7 +81,11 @@ def _first_numeric(data: dict[str, Any]) -> str:
 
 
 BROKEN: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
-    ("another version", lambda d: d.update(version=7), "version: expected 1, got 7"),
+    (
+        "another version",
+        lambda d: d.update(version=7),
+        "version: expected 2 (or 1, a key of an older build), got 7",
+    ),
     ("a foreign file", lambda d: d.update(format="moodle"), "format: expected 'worksheetgen-key'"),
     ("no sheets", lambda d: d.pop("sheets"), "(top).sheets: expected a value"),
     ("no sheet", lambda d: d.update(sheets=[]), "sheets: expected at least one sheet"),
@@ -108,6 +113,21 @@ BROKEN: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
         "points: expected a number from 0 to 1000",
     ),
     (
+        "a question without its title",
+        lambda d: _first_question(d).pop("title"),
+        "sheets[0].questions[0].title: expected a value, got nothing (missing)",
+    ),
+    (
+        "a question titled null",
+        lambda d: _first_question(d).update(title=None),
+        "sheets[0].questions[0].title: expected a string, got null",
+    ),
+    (
+        "a question without its carried steps",
+        lambda d: _first_question(d).pop("carries"),
+        "sheets[0].questions[0].carries: expected a value, got nothing (missing)",
+    ),
+    (
         "a sheet id with spaces around it",
         lambda d: d["sheets"][0].update(id=" A "),
         "sheets[0].id: expected an id",
@@ -126,3 +146,105 @@ def test_a_broken_key_is_refused_by_the_schema_and_by_the_reader(built_keys, wha
     with pytest.raises(GradeError) as grade_refusal:  # the same reader, the same line
         grade_parse_key(data, "key.json")
     assert str(grade_refusal.value) == str(export_refusal.value)
+
+
+# ---------------------------------------------------------------- read from the key alone
+
+
+def _without_the_families(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the family registry unavailable: any question put to it fails the test."""
+    from worksheetgen import families
+    from worksheetgen.families.registry import Registry
+
+    def asked(self: Registry) -> Any:
+        raise AssertionError("the reader asked the installed families")
+
+    monkeypatch.setattr(Registry, "_loaded", asked)
+    monkeypatch.setattr(families, "_INSTANCES", {})
+
+
+def _responses(doc: Any) -> str:
+    """A responses CSV for every sheet: each number as the key prints it, but the first entry
+    of each question wrong (so later answers are graded by their carried steps)."""
+    lines = ["student,question,answer,entry,value"]
+    for sheet in doc.sheets:
+        for v in sheet.variants:
+            first = True
+            for p in v.parts:
+                a = p.answer
+                if a is None or a.kind not in ("matrix", "vector", "scalar"):
+                    continue
+                for i, row in enumerate(a.rows):
+                    for j, cell in enumerate(row):
+                        entry = {"matrix": f'"{i + 1},{j + 1}"', "vector": f"{j + 1}"}
+                        value = cell.printed
+                        if first and cell.value is not None:
+                            value, first = f"{cell.value + 1.5:.2f}", False
+                        lines.append(f"{sheet.id},{v.qid},{a.name},{entry.get(a.kind, '')},{value}")
+    return "\n".join(lines) + "\n"
+
+
+def _graded(data: Any, folder: Path, responses: str) -> dict[str, str]:
+    """scores.csv and report.md of ``grade`` on key.json ``data`` and ``responses`` (the
+    folder's name left out)."""
+    from worksheetgen.grading.report import grade_files
+
+    folder.mkdir()
+    (folder / "key.json").write_text(json.dumps(data), encoding="utf-8")
+    (folder / "r.csv").write_text(responses, encoding="utf-8")
+    grade_files(folder / "key.json", folder / "r.csv", folder / "g", pictures=False)
+    return {
+        n: (folder / "g" / n).read_text("utf-8").replace(str(folder), "")
+        for n in ("scores.csv", "report.md")
+    }
+
+
+def _exported(data: Any) -> dict[str, bytes]:
+    from worksheetgen.export import export_bytes
+
+    return {fmt: export_bytes(data, fmt) for fmt in ("moodle", "gift", "qti")}
+
+
+def _as_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """The key as a version 1 build wrote it: a family's title null, no carried steps."""
+    from worksheetgen.families import FAMILIES
+
+    old = copy.deepcopy(data)
+    old["version"] = 1
+    for sheet in old["sheets"]:
+        for q in sheet["questions"]:
+            if q["title"] == FAMILIES[q["family"]].title:
+                q["title"] = None
+            del q["carries"]
+    return old
+
+
+def test_a_current_key_grades_and_exports_the_same_without_the_families(
+    built_keys, monkeypatch, tmp_path
+):
+    """Everything grade and export use is in a current key: with the family registry
+    unavailable, the records, the LMS files and the grades are the same."""
+    data = built_keys["default-seed42-roster"]
+    doc = parse_key(data)
+    assert any(v.carries for v in doc.questions[0].variants + doc.questions[-1].variants)
+    responses = _responses(doc)
+    graded, exported = _graded(data, tmp_path / "with", responses), _exported(data)
+    assert "right" in graded["report.md"] and "Not credited" in graded["report.md"]
+
+    _without_the_families(monkeypatch)
+    assert parse_key(data) == doc
+    assert _exported(data) == exported
+    assert _graded(data, tmp_path / "without", responses) == graded
+    with pytest.raises(AssertionError, match="asked the installed families"):
+        parse_key(_as_version_1(data))  # a version 1 key still asks them
+
+
+def test_a_version_1_key_grades_and_exports_as_the_current_key_does(built_keys, tmp_path):
+    """A key of an older build (titles null, no carried steps) is read with the families'
+    titles and steps: the same grades and LMS files as the key a build writes now."""
+    data = built_keys["default-seed42-roster"]
+    old = _as_version_1(data)
+    assert any(q["title"] is None for s in old["sheets"] for q in s["questions"])
+    responses = _responses(parse_key(data))
+    assert _graded(old, tmp_path / "old", responses) == _graded(data, tmp_path / "new", responses)
+    assert _exported(old) == _exported(data)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import key_as_version_1
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.export import export_bytes
@@ -200,7 +201,7 @@ def test_the_download_fixtures_show_what_todays_export_makes_moodle_show(tmp_pat
         BuildOptions(seed=42, versions=3, out=str(tmp_path / "default"), pdf=False, exports=())
     )
     assert (
-        json.loads((built.folder / "key.json").read_text("utf-8"))["sheets"]
+        key_as_version_1(json.loads((built.folder / "key.json").read_text("utf-8")))["sheets"]
         == json.loads((REAL / "default" / "key.json").read_text("utf-8"))["sheets"]
     ), "the default bank's key is otherwise now: renew tests/fixtures/moodle/real-2/default"
     quiz = build(
@@ -214,7 +215,7 @@ def test_the_download_fixtures_show_what_todays_export_makes_moodle_show(tmp_pat
         )
     )
     assert (
-        json.loads((quiz.folder / "key.json").read_text("utf-8"))["sheets"]
+        key_as_version_1(json.loads((quiz.folder / "key.json").read_text("utf-8")))["sheets"]
         == json.loads((REAL3 / "key.json").read_text("utf-8"))["sheets"]
     ), "the quiz bank's key is otherwise now: renew tests/fixtures/moodle/real-3"
     fresh = {
@@ -336,7 +337,7 @@ def test_the_mean_counts_only_students_who_answered_and_headings_name_titles(run
     )
     q = doc["sheets"][1]["questions"][0]
     title = load_key(folder / "key.json", GradeError).sheets[1].variants[0].title
-    assert q["title"] is None and title != q["id"]
+    assert q["title"] == title and title != q["id"]  # the family's title, stated in the key
     assert f"### Question 1: {title} (`{q['id']}`" in report.replace("\\", "")
 
 

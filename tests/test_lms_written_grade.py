@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import key_as_version_1
 from worksheetgen.cli import main
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle_rows
@@ -61,7 +62,7 @@ def test_the_fixture_is_what_todays_export_of_its_bank_makes(runner, tmp_path):
     result = runner.invoke(main, argv)
     assert result.exit_code == 0, result.output
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    fresh = json.loads((folder / "key.json").read_text("utf-8"))
+    fresh = key_as_version_1(json.loads((folder / "key.json").read_text("utf-8")))
     assert fresh["sheets"] == json.loads(KEY.read_text("utf-8"))["sheets"], "renew real-4"
     made = _questions((folder / "moodle.xml").read_bytes())
     assert made == _questions((REAL / "moodle.xml").read_bytes()), "renew real-4"

@@ -543,7 +543,7 @@ def test_moodle_xml_keeps_one_category_per_slot_and_one_question_per_sheets_pick
     for sheet, picks in _picks_of(key, "shapes").items():
         assert len(picks) == 2
         for qid in picks:
-            assert titles[qid] is None or titles[qid] in combined[sheet]
+            assert titles[qid] in combined[sheet]
 
 
 def test_gift_refuses_a_pool_of_pick_2_it_cannot_deal(exported, runner, tmp_path):

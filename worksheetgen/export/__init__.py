@@ -27,7 +27,8 @@ from worksheetgen.files import (
     write_stream,
 )
 from worksheetgen.inputs import check_json_tree
-from worksheetgen.keyjson.read import KeyDoc, load_key, parse_key
+from worksheetgen.keyjson.read import load_key, parse_key
+from worksheetgen.keyjson.records import KeyDoc
 
 
 @runtime_checkable

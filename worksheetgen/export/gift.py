@@ -26,12 +26,8 @@ from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, pools
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
 from worksheetgen.keyjson.deals import Deal
-from worksheetgen.keyjson.read import (
-    Cell,
-    KeyDoc,
-    KeyPart,
-    KeyQuestion,
-    Variant,
+from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
+from worksheetgen.keyjson.views import (
     category_name,
     choice_feedback,
     gradable_parts,

@@ -17,17 +17,8 @@ from typing import Any
 from worksheetgen.errors import ExportError
 from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import NUMERIC_KINDS
-from worksheetgen.keyjson.read import (
-    Cell,
-    Choice,
-    KeyAnswer,
-    KeyDoc,
-    KeyPart,
-    Shown,
-    Variant,
-    number_text,
-    written_parts,
-)
+from worksheetgen.keyjson.records import Cell, Choice, KeyAnswer, KeyDoc, KeyPart, Shown, Variant
+from worksheetgen.keyjson.views import number_text, written_parts
 from worksheetgen.render.markup import lms_math, markup_lms, sanitize_math
 from worksheetgen.textrules import WORD_JOINER
 

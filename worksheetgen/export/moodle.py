@@ -31,13 +31,8 @@ from xml.sax.saxutils import escape as xml_escape
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, pools
 from worksheetgen.keyjson.deals import Deal
-from worksheetgen.keyjson.read import (
-    Cell,
-    KeyDoc,
-    KeyPart,
-    KeyQuestion,
-    Slip,
-    Variant,
+from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Slip, Variant
+from worksheetgen.keyjson.views import (
     category_name,
     choice_feedback,
     gradable_parts,

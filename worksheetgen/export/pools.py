@@ -23,11 +23,8 @@ from fractions import Fraction
 
 from worksheetgen.errors import ExportError
 from worksheetgen.keyjson.deals import Deal, deals
-from worksheetgen.keyjson.read import (
-    KeyDoc,
-    KeyPart,
-    KeyQuestion,
-    Variant,
+from worksheetgen.keyjson.records import KeyDoc, KeyPart, KeyQuestion, Variant
+from worksheetgen.keyjson.views import (
     gradable_parts,
     number_text,
     parts_points,

@@ -37,12 +37,8 @@ from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_of
 from worksheetgen.export import html, pools
 from worksheetgen.keyjson.deals import Deal
-from worksheetgen.keyjson.read import (
-    Cell,
-    KeyDoc,
-    KeyPart,
-    KeyQuestion,
-    Variant,
+from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
+from worksheetgen.keyjson.views import (
     choice_feedback,
     gradable_parts,
     graded_points,

@@ -19,15 +19,9 @@ import numpy as np
 
 from worksheetgen.errors import GradeError
 from worksheetgen.exact.kinds import NUMERIC_KINDS
-from worksheetgen.keyjson.read import (
-    CarryStep,
-    Distractor,
-    KeyAnswer,
-    KeyDoc,
-    Variant,
-)
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import parse_key as check_key
+from worksheetgen.keyjson.records import CarryStep, Distractor, KeyAnswer, KeyDoc, Variant
 
 
 @dataclass(frozen=True)

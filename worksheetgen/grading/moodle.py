@@ -40,7 +40,8 @@ from worksheetgen.grading.responses import (
 )
 from worksheetgen.grading.score import grade_sheet
 from worksheetgen.keyjson.deals import deals
-from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant, gradable_parts, written_parts
+from worksheetgen.keyjson.records import KeyDoc, KeyQuestion, Variant
+from worksheetgen.keyjson.views import gradable_parts, written_parts
 from worksheetgen.render.markup import markup_lms
 from worksheetgen.textrules import WORD_JOINER
 

@@ -5,14 +5,14 @@ its alternatives). The exports give each slot one question per deal and the quiz
 deal per student; the Moodle reader matches each attempt's slot to the deal it drew. Both
 take the deals from here, so what is exported and what is read back are the same sets.
 
-May import: the records of ``keyjson.read`` and the shared modules.
+May import: the records of ``keyjson.records`` and the shared modules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worksheetgen.keyjson.read import KeyDoc, KeyQuestion, Variant
+from worksheetgen.keyjson.records import KeyDoc, KeyQuestion, Variant
 
 
 @dataclass(frozen=True)

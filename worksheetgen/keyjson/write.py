@@ -17,7 +17,9 @@ from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Pool, 
 from worksheetgen.solve.rng import secret_fingerprint
 
 KEY_FORMAT = "worksheetgen-key"
-KEY_VERSION = 1
+#: 2: every question states its title and its carried-forward steps, so a key is read without
+#: the families (version 1 wrote null for a family's title; keyjson.legacy reads those keys)
+KEY_VERSION = 2
 
 
 def _carries(item: Item) -> list[dict[str, Any]]:
@@ -34,7 +36,7 @@ def _item_json(item: Item) -> dict[str, Any]:
         "id": item.spec.id,
         "number": item.number,
         "family": item.spec.family,
-        "title": item.spec.title,
+        "title": item.spec.title or get_family(item.spec.family).title,  # as the sheet prints it
         "points": item.spec.points,
         "decimals": item.spec.decimals,
         "format": item.spec.format,
