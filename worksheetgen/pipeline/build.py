@@ -64,7 +64,8 @@ def build(
     docs = render_all(result, options.template_dir, options.scannable)
     assert target.name == folder_name(result)
     files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
-    files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
+    key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
+    files["key.json"] = key_text.encode("utf-8")
     if options.exports:
         # the exporters only when --export asks for them
         from worksheetgen.export import export_files
@@ -104,6 +105,6 @@ def build(
             files[SCAN_FILE] = dumps(positions_json(code, result.paper, recorded))
     opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
     manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
-    files["manifest.json"] = keyfile.dumps(manifest).encode("utf-8")
+    files["manifest.json"] = keyfile.streamed_dumps(manifest, "draws").encode("utf-8")
     write_atomically(target, files)
     return BuildResult(target, tuple(sorted(files)), result, swept=swept)

@@ -12,7 +12,6 @@ per-student PDFs (``students/<id>-sheet.pdf`` and ``-key.pdf``, or ``versions/A-
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -23,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from worksheetgen import errors
 from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
@@ -61,7 +60,6 @@ Progress = Callable[[str, int, int], None]
 MAX_VERSIONS = 702  # A .. ZZ
 MAX_CLASS_ITEMS = 40_000  # sheets x questions in one class build (about 3 minutes of drawing)
 MD_SEPARATOR = "\n---\n\n"
-_SPLICE = "\x00worksheetgen-splice\x00"
 
 
 @dataclass(frozen=True)
@@ -118,36 +116,6 @@ class ClassStats:
     engines: dict[str, str] = field(default_factory=dict)  # combined document -> TeX engine
     forced_engine: str | None = None  # the engine the options name (None: by the text)
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-def _json_splice(doc: dict[str, Any], key: str) -> tuple[str, str]:
-    """The JSON text of ``doc`` before and after the list at ``key`` (which is streamed)."""
-    text = keyfile.dumps({**doc, key: _SPLICE})
-    mark = json.dumps(_SPLICE, ensure_ascii=False)
-    before, after = text.split(mark)
-    return before, after
-
-
-def _json_item(value: Any) -> str:
-    """One element of a streamed top-level list, on one line (C-fast JSON: one sheet per line
-    keeps a class's key.json readable and grep-able without the cost of indenting it)."""
-    return "    " + json.dumps(value, ensure_ascii=False, allow_nan=False)
-
-
-class _ListWriter:
-    """Writes the elements of a JSON list one at a time: '[', items, ']'."""
-
-    def __init__(self, fh: IO[str]) -> None:
-        self.fh = fh
-        self.count = 0
-
-    def add_line(self, line: str) -> None:
-        """Add one element, already encoded by _json_item."""
-        self.fh.write(("[\n" if self.count == 0 else ",\n") + line)
-        self.count += 1
-
-    def close(self) -> None:
-        self.fh.write("\n  ]" if self.count else "[]")
 
 
 def _texts_of_bank(bank: Bank) -> list[str]:
@@ -326,8 +294,8 @@ def render_sheet(
     return RenderedSheet(
         tex,
         md,
-        _json_item(keyfile.sheet_json(sheet)),
-        _json_item(draws),
+        keyfile.json_element(keyfile.sheet_json(sheet)),
+        keyfile.json_element(draws),
         len(sheet.items),
         sheet_grid_row(sheet),
         worked,
@@ -500,9 +468,9 @@ def _write_sheets(
         if feeds is not None and GRID in feeds:
             grid_fh.flush()
             feeds[GRID].write(head)
-        before, after = _json_splice(keyfile.key_json(build), "sheets")
-        key_fh.write(before)
-        key_list, draw_list = _ListWriter(key_fh), _ListWriter(draws)
+        key_around = keyfile.split_at(keyfile.key_json(build), "sheets")
+        key_list = keyfile.StreamedList(key_fh, around=key_around)
+        draw_list = keyfile.StreamedList(draws)  # spliced into manifest.json at the end
         total = len(plan.entries)
         for n, out in enumerate(sheets):
             for kind in _KINDS:
@@ -511,8 +479,8 @@ def _write_sheets(
                     out.md[kind] if n == 0 else MD_SEPARATOR + out.md[kind]
                 )
                 unicode[kind] = unicode[kind] or needs_unicode_engine(out.tex[kind])
-            key_list.add_line(out.key_line)
-            draw_list.add_line(out.draws_line)
+            key_list.add_encoded(out.key_line)
+            draw_list.add_encoded(out.draws_line)
             grid_rows.append(out.grid)
             worked.add(out.grid.label, out.grid.code, out.worked)
             stats.sheets += 1
@@ -523,7 +491,6 @@ def _write_sheets(
         for kind in _KINDS:
             tex_out(kind, ends[kind][1])
         key_list.close()
-        key_fh.write(after)
         draw_list.close()
         grid = grid_body(build, grid_rows, worked, plan)
         tail = {**grid, "doc_head": False, "doc_tail": True}
@@ -728,7 +695,7 @@ def _write_manifest(build: Build, options: Any, tmp: Path, files: list[str]) -> 
         "versions": options.versions,
     }
     doc = keyfile.manifest_json(build, files, opts)
-    before, after = _json_splice(doc, "draws")
+    before, after = keyfile.split_at(doc, "draws")
     draws = tmp / ".draws.json"
     with open(tmp / "manifest.json", "w", encoding="utf-8") as out:
         out.write(before)
