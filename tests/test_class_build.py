@@ -509,14 +509,14 @@ def test_workers_forked_before_tex_starts_stream_the_same_class_pdfs(tmp_path, w
 
 def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monkeypatch):
     from worksheetgen.errors import DrawError
-    from worksheetgen.pipeline import class_build as classbuild
+    from worksheetgen.pipeline import stream
 
     def failing(build_, entry, template_dir, scan_index=None):
         raise DrawError(
             "expected a drawable variant, got none", file="bank.yaml", line=3, field="questions[0]"
         )
 
-    monkeypatch.setattr(classbuild, "render_sheet", failing)
+    monkeypatch.setattr(stream, "render_sheet", failing)
     with pytest.raises(DrawError) as info:
         build(
             BuildOptions(

@@ -349,13 +349,13 @@ def test_the_library_refuses_an_out_past_the_limits_too(tmp_path) -> None:
 def test_a_folder_moved_away_while_a_class_is_written_is_one_line(tmp_path, runner, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
-    real = class_build._write_sheets
+    real = class_build.write_sheets
 
     def moved_first(*args, **kwargs):
         out.rename(tmp_path / "moved")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(class_build, "_write_sheets", moved_first)
+    monkeypatch.setattr(class_build, "write_sheets", moved_first)
     result = runner.invoke(
         main, ["build", "--seed", "1", "--versions", "2", "--no-pdf", "--out", str(out)]
     )

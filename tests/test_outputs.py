@@ -182,7 +182,7 @@ def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
         raise AssertionError("drawing started")
 
     monkeypatch.setattr(pipeline, "make_build", no_work)
-    monkeypatch.setattr(classbuild, "_rendered", no_work)
+    monkeypatch.setattr(classbuild, "rendered", no_work)
     target = tmp_path / ("self-attention-seed1-versions2" if cls else "self-attention-seed1")
     make(target)
     before = _kind(target)

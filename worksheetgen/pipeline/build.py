@@ -22,6 +22,7 @@ from worksheetgen.pipeline.options import (
     engine_refusal,
 )
 from worksheetgen.pipeline.output import check_out, check_target, sweep_leftovers, write_atomically
+from worksheetgen.pipeline.plan import plan_roster, plan_versions
 from worksheetgen.pipeline.sheet import folder_name, load_bank, make_build, render_all
 
 __all__ = ["BuildOptions", "BuildResult", "build", "build_class"]
@@ -34,9 +35,9 @@ def build_class(
     if options.roster is not None and options.versions is not None:
         raise UsageError("--roster and --versions: expected one of them, got both")
     if options.roster is not None:
-        plan = classbuild.plan_roster(read_roster(options.roster), options.roster)
+        plan = plan_roster(read_roster(options.roster), options.roster)
     else:
-        plan = classbuild.plan_versions(int(options.versions or 0))
+        plan = plan_versions(int(options.versions or 0))
     return classbuild.build_class(options, plan, progress)
 
 

@@ -1,0 +1,77 @@
+"""What a class build makes: its sheets (one per roster student, or per anonymous version), in
+order, and where their files go."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
+from worksheetgen.errors import UsageError
+from worksheetgen.model import Bank, Pool, Student
+
+MAX_VERSIONS = 702  # A .. ZZ
+
+
+MAX_CLASS_ITEMS = 40_000  # sheets x questions in one class build (about 3 minutes of drawing)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One sheet of a class: its seed id, printed label, student (None for a version), and
+    the stem of its file names."""
+
+    id: str
+    label: str
+    student: Student | None
+    stem: str
+
+
+@dataclass(frozen=True)
+class ClassPlan:
+    """What a class build makes: the entries in order and where their files go."""
+
+    entries: tuple[Entry, ...]
+    folder_suffix: str
+    subfolder: str
+    #: for sheets a scanner reads (build --scannable): the build's code and the paper
+    scan: tuple[int, str] | None = None
+
+    @property
+    def scannable(self) -> bool:
+        return self.scan is not None
+
+
+def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
+    """One sheet per student, seeded by the student's id."""
+
+    stems = file_stems([s.id for s in students])
+    entries = tuple(Entry(s.id, s.name, s, stem) for s, stem in zip(students, stems, strict=True))
+    return ClassPlan(entries, safe_stem(Path(roster_path).stem), "students")
+
+
+def plan_versions(count: int) -> ClassPlan:
+    """Anonymous versions A, B, C, ... seeded by their letter."""
+
+    if not 1 <= count <= MAX_VERSIONS:
+        raise UsageError(f"--versions: expected a number from 1 to {MAX_VERSIONS}, got {count}")
+    ids = version_ids(count)
+    return ClassPlan(
+        tuple(Entry(v, f"Version {v}", None, v) for v in ids), f"versions{count}", "versions"
+    )
+
+
+def texts_of_bank(bank: Bank) -> list[str]:
+    info = bank.info
+    texts = [info.title, info.course, info.instructions]
+    for q in bank.questions:
+        texts += [q.title or "", q.prompt or ""]
+    return texts
+
+
+def questions_per_sheet(bank: Bank) -> int:
+    """How many questions each sheet gets: a pool counts its ``pick``, not its alternatives."""
+    if not bank.layout:
+        return len(bank.questions)
+    return sum(e.pick if isinstance(e, Pool) else 1 for e in bank.layout)
