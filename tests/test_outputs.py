@@ -176,13 +176,12 @@ def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
     runner, tmp_path, monkeypatch, make, said, cls
 ):
     from worksheetgen.pipeline import build as pipeline
-    from worksheetgen.pipeline import class_build as classbuild
 
     def no_work(*args, **kwargs):
         raise AssertionError("drawing started")
 
     monkeypatch.setattr(pipeline, "make_build", no_work)
-    monkeypatch.setattr(classbuild, "rendered", no_work)
+    monkeypatch.setattr(pipeline, "rendered", no_work)
     target = tmp_path / ("self-attention-seed1-versions2" if cls else "self-attention-seed1")
     make(target)
     before = _kind(target)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from worksheetgen.errors import ConfigError, UsageError
 from worksheetgen.model import Build, Space
@@ -53,7 +52,7 @@ class BuildResult:
     build: Build = field(repr=False)
     sheet_count: int = 1  # class builds stream their sheets: build.sheets is empty there
     item_count: int | None = None
-    details: Any = field(default=None, repr=False)  # a class build's ClassStats
+    details: ClassStats | None = field(default=None, repr=False)  # a class build's counts
     swept: tuple[Path, ...] = ()  # what killed builds had left, removed before this one
 
 

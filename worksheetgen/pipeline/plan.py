@@ -1,10 +1,10 @@
-"""What a class build makes: its sheets (one per roster student, or per anonymous version), in
-order, and where their files go."""
+"""What a build makes: its sheets in order (one per roster student, or per anonymous version),
+each by its identity, and where their files go."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
@@ -18,14 +18,30 @@ MAX_CLASS_ITEMS = 40_000  # sheets x questions in one class build (about 3 minut
 
 
 @dataclass(frozen=True)
+class SheetIdentity:
+    """What a sheet's draws follow from, as one value: the build's seed, the sheet's id (a
+    student's id, a version's letter, a lone sheet's slug) and the course secret (never
+    printed)."""
+
+    seed: int
+    sheet: str
+    secret: bytes | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
 class Entry:
-    """One sheet of a class: its seed id, printed label, student (None for a version), and
+    """One sheet of a build: its identity, printed label, student (None for a version), and
     the stem of its file names."""
 
-    id: str
+    identity: SheetIdentity
     label: str
     student: Student | None
     stem: str
+
+    @property
+    def id(self) -> str:
+        """The sheet's id (its identity's)."""
+        return self.identity.sheet
 
 
 @dataclass(frozen=True)
@@ -43,26 +59,34 @@ class ClassPlan:
         return self.scan is not None
 
 
-def plan_roster(students: Sequence[Student], roster_path: str) -> ClassPlan:
+def plan_roster(
+    students: Sequence[Student], roster_path: str, seed: int, secret: bytes | None = None
+) -> ClassPlan:
     """One sheet per student, seeded by the student's id."""
 
     stems = file_stems([s.id for s in students])
-    entries = tuple(Entry(s.id, s.name, s, stem) for s, stem in zip(students, stems, strict=True))
+    entries = tuple(
+        Entry(SheetIdentity(seed, s.id, secret), s.name, s, stem)
+        for s, stem in zip(students, stems, strict=True)
+    )
     return ClassPlan(entries, safe_stem(Path(roster_path).stem), "students")
 
 
-def plan_versions(count: int) -> ClassPlan:
+def plan_versions(count: int, seed: int, secret: bytes | None = None) -> ClassPlan:
     """Anonymous versions A, B, C, ... seeded by their letter."""
 
     if not 1 <= count <= MAX_VERSIONS:
         raise UsageError(f"--versions: expected a number from 1 to {MAX_VERSIONS}, got {count}")
     ids = version_ids(count)
     return ClassPlan(
-        tuple(Entry(v, f"Version {v}", None, v) for v in ids), f"versions{count}", "versions"
+        tuple(Entry(SheetIdentity(seed, v, secret), f"Version {v}", None, v) for v in ids),
+        f"versions{count}",
+        "versions",
     )
 
 
 def texts_of_bank(bank: Bank) -> list[str]:
+    """The bank's texts that print on every sheet (what the TeX engine is chosen by)."""
     info = bank.info
     texts = [info.title, info.course, info.instructions]
     for q in bank.questions:

@@ -1,29 +1,23 @@
-"""The plain sink of a class build: every rendered sheet written straight into the staging
-folder (the combined documents, key.json, the draws, the answer grid)."""
+"""Sinks: where a build's rendered sheets go, one at a time, in order.
+
+A sink is entered before the first sheet (its documents' heads are written), given each
+rendered sheet (``add``) and finished after the last (the tails, the answer grid; the list
+of files it wrote). ``FolderSink`` is the plain one: every sheet written straight into the
+staging folder (the combined documents, key.json, the draws, the answer grid), nothing of
+it kept. The speed machinery's sink, which also feeds TeX meanwhile and cuts the PDFs, is
+in ``stream``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build
-from worksheetgen.pipeline.options import (
-    ClassStats,
-    Progress,
-    engine_refusal,
-)
+from worksheetgen.pipeline.options import ClassStats, engine_refusal
 from worksheetgen.pipeline.plan import ClassPlan
-from worksheetgen.pipeline.renderer import (
-    GRID,
-    KINDS,
-    RenderedSheet,
-    document_ends,
-    grid_body,
-    grid_head,
-)
-from worksheetgen.render.documents import render_document
+from worksheetgen.pipeline.renderer import GRID, KINDS, RenderedSheet, Renderer, grid_body
 from worksheetgen.render.grid import GridRow
 from worksheetgen.render.worked import WorkedKeys
 
@@ -32,102 +26,164 @@ if TYPE_CHECKING:
 
 
 MD_SEPARATOR = "\n---\n\n"
+DRAWS = ".draws.json"  # the draws of every sheet, spliced into manifest.json at the end
 
 
-def write_sheets(
-    build: Build,
-    plan: ClassPlan,
-    tmp: Path,
-    template_dir: str | None,
-    report: Progress,
-    stats: ClassStats,
-    sheets: Iterator[RenderedSheet],
-    feeds: dict[str, TexFeed] | None = None,
-    ends: dict[str, tuple[str, str]] | None = None,
-    head_of_grid: str | None = None,
-) -> list[str]:
-    """Write every rendered sheet straight to disk in roster order (and, with ``feeds``, to
+class Sink(Protocol):
+    """Where a build's rendered sheets go (a context manager: entered before the first)."""
+
+    def __enter__(self) -> Sink: ...
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None: ...
+
+    @property
+    def stopped(self) -> bool:
+        """True when the rest of the sheets is not needed (TeX stopped on an error)."""
+        ...
+
+    def add(self, sheet: RenderedSheet) -> None: ...
+
+    def finish(self) -> list[str]: ...
+
+
+class FolderSink:
+    """Writes every rendered sheet straight to disk in roster order (and, with ``feeds``, to
     the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
     and tails when already rendered, ``head_of_grid`` the answer grid's. The answer grid
     (``keys-grid.tex/.md``) is written once every sheet is: each of its tables has a row
     per sheet (a feed ``GRID`` gets its text after the head it already had)."""
-    # TeX machinery only when PDFs are built
-    from worksheetgen.tex.engines import needs_unicode_engine, unprintable_sample
 
-    def tex_out(kind: str, text: str) -> None:
-        handles[(kind, ".tex")].write(text)
-        if feeds is not None:  # on disk first: a failed run keeps at least what TeX read
-            handles[(kind, ".tex")].flush()
-            feeds[kind].write(text)
+    def __init__(
+        self,
+        build: Build,
+        plan: ClassPlan,
+        tmp: Path,
+        renderer: Renderer,
+        stats: ClassStats,
+        feeds: dict[str, TexFeed] | None = None,
+        ends: dict[str, tuple[str, str]] | None = None,
+        head_of_grid: str | None = None,
+    ) -> None:
+        self.build, self.plan, self.tmp = build, plan, tmp
+        self.renderer, self.stats = renderer, stats
+        self.feeds, self.ends, self.head_of_grid = feeds, ends, head_of_grid
+        self.files: list[str] = []
+        self._handles: dict[tuple[str, str], IO[str]] = {}
+        self._open: list[IO[str]] = []
+        self._unicode = {"sheet": False, "key": False}
+        self._grid_rows: list[GridRow] = []
+        self._worked = WorkedKeys(versions_build=plan.subfolder == "versions")
+        self._count = 0
 
-    files: list[str] = []
-    handles = {
-        (kind, ext): open(tmp / f"{KINDS[kind]}{ext}", "w", encoding="utf-8")
-        for kind in KINDS
-        for ext in (".tex", ".md")
-    }
-    files += [f"{KINDS[kind]}{ext}" for kind, ext in handles]
-    draws = open(tmp / ".draws.json", "w", encoding="utf-8")
-    key_fh = open(tmp / "key.json", "w", encoding="utf-8")
-    files.append("key.json")
-    unicode = {"sheet": False, "key": False}
-    grid_rows: list[GridRow] = []
-    worked = WorkedKeys(versions_build=plan.subfolder == "versions")
-    grid_fh = open(tmp / f"{GRID}.tex", "w", encoding="utf-8")
-    files.append(f"{GRID}.tex")
-    try:
-        ends = ends or document_ends(build, template_dir, plan.scannable)
+    def _file(self, name: str) -> IO[str]:
+        fh = open(self.tmp / name, "w", encoding="utf-8")
+        self._open.append(fh)
+        return fh
+
+    def _tex_out(self, kind: str, text: str) -> None:
+        fh = self._handles[(kind, ".tex")]
+        fh.write(text)
+        if self.feeds is not None:  # on disk first: a failed run keeps at least what TeX read
+            fh.flush()
+            self.feeds[kind].write(text)
+
+    def _grid_out(self, text: str) -> None:
+        self._grid_fh.write(text)
+        if self.feeds is not None and GRID in self.feeds:
+            self._grid_fh.flush()
+            self.feeds[GRID].write(text)
+
+    def __enter__(self) -> FolderSink:
+        try:
+            self.start()
+        except BaseException:
+            self._close()
+            raise
+        return self
+
+    def start(self) -> None:
+        """Open the files and write what comes before the first sheet."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import needs_unicode_engine
+
         for kind in KINDS:
-            head = ends[kind][0]
-            tex_out(kind, head)
-            unicode[kind] = needs_unicode_engine(head)
-        head = head_of_grid if head_of_grid is not None else grid_head(build, template_dir)
-        grid_fh.write(head)
-        if feeds is not None and GRID in feeds:
-            grid_fh.flush()
-            feeds[GRID].write(head)
+            for ext in (".tex", ".md"):
+                self._handles[(kind, ext)] = self._file(f"{KINDS[kind]}{ext}")
+        self.files += [f"{KINDS[kind]}{ext}" for kind, ext in self._handles]
+        draws = self._file(DRAWS)
+        key_fh = self._file("key.json")
+        self.files.append("key.json")
+        self._grid_fh = self._file(f"{GRID}.tex")
+        self.files.append(f"{GRID}.tex")
+        build = self.build
+        self.ends = self.ends or self.renderer.document_ends(build, self.plan.scannable)
+        for kind in KINDS:
+            head = self.ends[kind][0]
+            self._tex_out(kind, head)
+            self._unicode[kind] = needs_unicode_engine(head)
+        grid = self.head_of_grid
+        self._grid_out(grid if grid is not None else self.renderer.grid_head(build))
         key_around = keyfile.split_at(keyfile.key_json(build), "sheets")
-        key_list = keyfile.StreamedList(key_fh, around=key_around)
-        draw_list = keyfile.StreamedList(draws)  # spliced into manifest.json at the end
-        total = len(plan.entries)
-        for n, out in enumerate(sheets):
-            for kind in KINDS:
-                tex_out(kind, out.tex[kind])
-                handles[(kind, ".md")].write(
-                    out.md[kind] if n == 0 else MD_SEPARATOR + out.md[kind]
-                )
-                unicode[kind] = unicode[kind] or needs_unicode_engine(out.tex[kind])
-            key_list.add_encoded(out.key_line)
-            draw_list.add_encoded(out.draws_line)
-            grid_rows.append(out.grid)
-            worked.add(out.grid.label, out.grid.code, out.worked)
-            stats.sheets += 1
-            stats.items += out.items
-            report("sheets", n + 1, total)
-            if feeds is not None and any(f.broken for f in feeds.values()):
-                break  # TeX stopped on an error: it is reported, the rest is not needed
+        self._key_list = keyfile.StreamedList(key_fh, around=key_around)
+        self._draw_list = keyfile.StreamedList(draws)  # spliced into manifest.json at the end
+
+    @property
+    def stopped(self) -> bool:
+        """True once a TeX run fed meanwhile stopped on an error (it is reported; the rest
+        is not needed)."""
+        return self.feeds is not None and any(f.broken for f in self.feeds.values())
+
+    def add(self, sheet: RenderedSheet) -> None:
+        """Write one sheet (the next in roster order)."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import needs_unicode_engine
+
         for kind in KINDS:
-            tex_out(kind, ends[kind][1])
-        key_list.close()
-        draw_list.close()
-        grid = grid_body(build, grid_rows, worked, plan)
-        tail = {**grid, "doc_head": False, "doc_tail": True}
-        text = render_document("latex", "grid", tail, template_dir)
-        grid_fh.write(text)
-        if feeds is not None and GRID in feeds:  # TeX first, the Markdown meanwhile
-            grid_fh.flush()
-            feeds[GRID].write(text)
-    finally:
-        for fh in (*handles.values(), draws, key_fh, grid_fh):
+            self._tex_out(kind, sheet.tex[kind])
+            md = sheet.md[kind]
+            self._handles[(kind, ".md")].write(md if self._count == 0 else MD_SEPARATOR + md)
+            self._unicode[kind] = self._unicode[kind] or needs_unicode_engine(sheet.tex[kind])
+        self._key_list.add_encoded(sheet.key_line)
+        self._draw_list.add_encoded(sheet.draws_line)
+        self._grid_rows.append(sheet.grid)
+        self._worked.add(sheet.grid.label, sheet.grid.code, sheet.worked)
+        self._count += 1
+        self.stats.sheets += 1
+        self.stats.items += sheet.items
+
+    def finish(self) -> list[str]:
+        """Write what comes after the last sheet; the files written."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import unprintable_sample
+
+        assert self.ends is not None
+        try:
+            for kind in KINDS:
+                self._tex_out(kind, self.ends[kind][1])
+            self._key_list.close()
+            self._draw_list.close()
+            grid = grid_body(self.build, self._grid_rows, self._worked, self.plan)
+            self._grid_out(
+                self.renderer.render("latex", "grid", {**grid, "doc_head": False, "doc_tail": True})
+            )
+        finally:
+            self._close()
+        markdown = self.renderer.render("markdown", "grid", grid)
+        (self.tmp / f"{GRID}.md").write_text(markdown, encoding="utf-8")
+        self.files.append(f"{GRID}.md")
+        stats = self.stats
+        for kind, name in KINDS.items():
+            stats.engines[name] = "lualatex" if self._unicode[kind] else "pdflatex"
+            if stats.forced_engine is not None:
+                if stats.forced_engine == "pdflatex" and self._unicode[kind]:
+                    text = (self.tmp / f"{name}.tex").read_text("utf-8")
+                    raise engine_refusal(unprintable_sample(text), f"{name}.tex")
+                stats.engines[name] = stats.forced_engine
+        return self.files
+
+    def _close(self) -> None:
+        for fh in self._open:
             fh.close()
-    markdown = render_document("markdown", "grid", grid, template_dir)
-    (tmp / f"{GRID}.md").write_text(markdown, encoding="utf-8")
-    files.append(f"{GRID}.md")
-    for kind, name in KINDS.items():
-        stats.engines[name] = "lualatex" if unicode[kind] else "pdflatex"
-        if stats.forced_engine is not None:
-            if stats.forced_engine == "pdflatex" and unicode[kind]:
-                text = (tmp / f"{name}.tex").read_text("utf-8")
-                raise engine_refusal(unprintable_sample(text), f"{name}.tex")
-            stats.engines[name] = stats.forced_engine
-    return files
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
+        self._close()

@@ -1,5 +1,8 @@
 """The speed machinery of a class build: sheets rendered in forked workers, fed to TeX through
-pipes while they are drawn, and the per-sheet PDFs cut out of the combined ones."""
+pipes while they are drawn (``TexSink``), and the per-sheet PDFs cut out of the combined
+ones. None of it changes a byte of the output: the same sheets, written by the same
+``FolderSink``, compiled the ordinary way where pipes or fork are not available.
+"""
 
 from __future__ import annotations
 
@@ -8,39 +11,33 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from worksheetgen import errors
 from worksheetgen.errors import CompileError, WorksheetgenError
 from worksheetgen.model import Build
 from worksheetgen.pipeline.options import ClassStats, Progress
 from worksheetgen.pipeline.plan import ClassPlan
-from worksheetgen.pipeline.renderer import (
-    GRID,
-    KINDS,
-    RenderedSheet,
-    document_ends,
-    grid_head,
-    render_sheet,
-)
-from worksheetgen.pipeline.sink import write_sheets
+from worksheetgen.pipeline.renderer import GRID, KINDS, RenderedSheet, Renderer
+from worksheetgen.pipeline.sink import FolderSink
 from worksheetgen.speed.workers import ForkMap
+
+if TYPE_CHECKING:
+    from worksheetgen.tex.run import TexFeed
 
 MIN_SHEETS_PER_WORKER = 4
 
 
-def _render_for_worker(
-    build: Build, plan: ClassPlan, template_dir: str | None
-) -> Callable[[int], Any]:
+def _render_for_worker(build: Build, plan: ClassPlan, renderer: Renderer) -> Callable[[int], Any]:
     """What a worker computes for sheet ``index``: the rendered sheet, or a user error as
     plain fields (pickling an exception keeps only its message, not file, line and field)."""
 
     def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None, str | None]:
         try:
-            return render_sheet(build, plan.entries[index], template_dir, _scan_index(plan, index))
+            return renderer.sheet(build, plan.entries[index], _scan_index(plan, index))
         except WorksheetgenError as exc:
             return (type(exc).__name__, exc.message, exc.file, exc.line, exc.field)
 
@@ -67,13 +64,13 @@ def workers_for(count: int, jobs: int | None = 1) -> int:
 
 @contextmanager
 def rendered(
-    build: Build, plan: ClassPlan, template_dir: str | None, workers: int
+    build: Build, plan: ClassPlan, renderer: Renderer, workers: int
 ) -> Iterator[Iterator[RenderedSheet]]:
     """Every sheet rendered, in roster order; ``workers`` > 1 renders in processes forked
     on entry, so before the caller starts any thread (such as the TeX runs)."""
     if workers <= 1:
         yield (
-            render_sheet(build, entry, template_dir, _scan_index(plan, i))
+            renderer.sheet(build, entry, _scan_index(plan, i))
             for i, entry in enumerate(plan.entries)
         )
         return
@@ -81,7 +78,7 @@ def rendered(
     # every sheet is rendered in a worker: the parent only writes. (Rendering the first
     # sheet here before forking, so that the workers start warm, left a core idle meanwhile
     # and saved the workers no measurable CPU.)
-    sheets = ForkMap(_render_for_worker(build, plan, template_dir), 0, len(plan.entries), workers)
+    sheets = ForkMap(_render_for_worker(build, plan, renderer), 0, len(plan.entries), workers)
     try:
         yield _unpacked(sheets)
     finally:
@@ -101,6 +98,11 @@ def _unpacked(results: Iterator[Any]) -> Iterator[RenderedSheet]:
             name, message, file, line, field_ = out
             raise getattr(errors, name)(message, file=file, line=line, field=field_)
         yield out
+
+
+def can_stream() -> bool:
+    """True where TeX can read its documents through named pipes while they are written."""
+    return hasattr(os, "mkfifo")
 
 
 def compile_and_split(
@@ -132,95 +134,157 @@ def compile_and_split(
     return _cut_files(cut)
 
 
-def build_streaming(
-    build: Build,
-    plan: ClassPlan,
-    tmp: Path,
-    template_dir: str | None,
-    keep: Path,
-    report: Progress,
-    stats: ClassStats,
-    sheets: Iterator[RenderedSheet],
-    engine: str,
-) -> list[str]:
-    """Write the sheets while TeX already typesets them: TeX reads each combined document
+class TexSink:
+    """The sink of a class build with PDFs: the sheets are written by a ``FolderSink``, and
+    (``streaming``) TeX already typesets them meanwhile: it reads each combined document
     through a pipe as it is written, so drawing and typesetting share the cores. The engine
     is chosen up front from the roster and the banks; should the rendered text need the
-    other one after all, the finished documents are compiled again the ordinary way."""
+    other one after all, the finished documents are compiled again the ordinary way, as
+    they are without ``streaming``. Each compiled document is cut into per-sheet PDFs as
+    soon as it is done, while the other may still be typesetting."""
 
-    # TeX machinery only when PDFs are built
-    from worksheetgen.tex.run import TexFeed, TexJob, compile_jobs, stop
+    def __init__(
+        self,
+        build: Build,
+        plan: ClassPlan,
+        tmp: Path,
+        renderer: Renderer,
+        stats: ClassStats,
+        keep: Path,
+        report: Progress,
+        engine: str,
+        streaming: bool = True,
+    ) -> None:
+        self.build, self.plan, self.tmp = build, plan, tmp
+        self.renderer, self.stats, self.keep, self.report = renderer, stats, keep, report
+        self.engine, self.streaming = engine, streaming
+        self.cut: dict[str, list[str]] = {}
+        self.feeds: dict[str, TexFeed] = {}
+        self._runner: ThreadPoolExecutor | None = None
+        self._future: Future[Any] | None = None
+        self._cancel = threading.Event()
+        self.folder = FolderSink(build, plan, tmp, renderer, stats)
 
-    n = len(plan.entries)
-    ends = document_ends(build, template_dir, plan.scannable)  # TeX's format: by the preamble
-    head_of_grid = grid_head(build, template_dir)
-    feeds = {kind: TexFeed(head=ends[kind][0]) for kind in KINDS}
-    # the answer grid's TeX starts now too (its format loaded, its head read) and gets the
-    # rest once every sheet is drawn
-    feeds[GRID] = TexFeed(head=head_of_grid)
-    jobs = [
-        TexJob(
-            name,
-            path=tmp / f"{name}.tex",
-            engine=engine,
-            pages=True,
-            sheets=n,
-            output=tmp / f"{name}.pdf",
-            feed=feeds[kind],
-            formats=template_dir is None,
-        )
-        for kind, name in KINDS.items()
-    ]
-    jobs.append(
-        TexJob(
-            GRID,
-            path=tmp / f"{GRID}.tex",
-            engine=engine,
-            sheets=n,
-            output=tmp / f"{GRID}.pdf",
-            feed=feeds[GRID],
-            formats=template_dir is None,
-        )
-    )
-    cancel = threading.Event()
-    runner = ThreadPoolExecutor(max_workers=1)
-    clock = time.perf_counter()
-    cut: dict[str, list[str]] = {}
-    try:
-        # each document is cut into per-student PDFs as soon as it is compiled, while the
-        # other one may still be typesetting
-        future = runner.submit(compile_jobs, jobs, keep, cancel, _cutter(plan, tmp, cut))
+    def __enter__(self) -> TexSink:
+        self._clock = time.perf_counter()
         try:
-            files = write_sheets(
-                build, plan, tmp, template_dir, report, stats, sheets, feeds, ends, head_of_grid
-            )
-            stats.seconds["sheets"] = time.perf_counter() - clock
-            clock = time.perf_counter()
-            if any(stats.engines[name] != engine for name in KINDS.values()):
-                stop(cancel)  # the text needs the other engine: compile it again below
-                results = None
-            else:
-                report("pdf", 0, 1)
-                results = future.result()
-                report("pdf", 1, 1)
-        except BaseException:
-            stop(cancel)  # our own failure or Ctrl-C: no TeX run outlives it
+            if self.streaming:
+                self._start_tex()
+            self.folder.__enter__()
+        except BaseException as exc:
+            self.__exit__(type(exc), exc, exc.__traceback__)
             raise
-        finally:
+        return self
+
+    def _start_tex(self) -> None:
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.run import TexFeed, TexJob, compile_jobs
+
+        build, plan, tmp, renderer = self.build, self.plan, self.tmp, self.renderer
+        n = len(plan.entries)
+        ends = renderer.document_ends(build, plan.scannable)  # TeX's format: by the preamble
+        head_of_grid = renderer.grid_head(build)
+        feeds = {kind: TexFeed(head=ends[kind][0]) for kind in KINDS}
+        # the answer grid's TeX starts now too (its format loaded, its head read) and gets
+        # the rest once every sheet is drawn
+        feeds[GRID] = TexFeed(head=head_of_grid)
+        self.feeds = feeds
+        jobs = [
+            TexJob(
+                name,
+                path=tmp / f"{name}.tex",
+                engine=self.engine,
+                pages=True,
+                sheets=n,
+                output=tmp / f"{name}.pdf",
+                feed=feeds[kind],
+                formats=renderer.bundled,
+            )
+            for kind, name in KINDS.items()
+        ]
+        jobs.append(
+            TexJob(
+                GRID,
+                path=tmp / f"{GRID}.tex",
+                engine=self.engine,
+                sheets=n,
+                output=tmp / f"{GRID}.pdf",
+                feed=feeds[GRID],
+                formats=renderer.bundled,
+            )
+        )
+        self.folder = FolderSink(build, plan, tmp, renderer, self.stats, feeds, ends, head_of_grid)
+        self._runner = ThreadPoolExecutor(max_workers=1)
+        cutter = _cutter(plan, tmp, self.cut)
+        self._future = self._runner.submit(compile_jobs, jobs, self.keep, self._cancel, cutter)
+
+    @property
+    def stopped(self) -> bool:
+        """True once a TeX run stopped on an error (it is reported; the rest is not needed)."""
+        return self.folder.stopped
+
+    def add(self, sheet: RenderedSheet) -> None:
+        """Write one sheet (TeX reads it meanwhile)."""
+        self.folder.add(sheet)
+
+    def finish(self) -> list[str]:
+        """The documents finished, compiled and cut; every file written."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.run import stop
+
+        stats = self.stats
+        files = self.folder.finish()
+        stats.seconds["sheets"] = time.perf_counter() - self._clock
+        clock = time.perf_counter()
+        results = None
+        if self._future is not None:
             try:
-                future.result()
-            except BaseException:  # noqa: S110 - reported above, or compiled again below
-                pass
-    finally:
-        runner.shutdown(wait=True)
-        for feed in feeds.values():
-            feed.close()
-    if results is None:
-        files += compile_and_split(plan, tmp, keep, report, stats, template_dir is None)
-    else:
-        files += _cut_files(cut)
-    stats.seconds["pdf"] = time.perf_counter() - clock
-    return files
+                if any(stats.engines[name] != self.engine for name in KINDS.values()):
+                    stop(self._cancel)  # the text needs the other engine: compile it again
+                else:
+                    self.report("pdf", 0, 1)
+                    results = self._future.result()
+                    self.report("pdf", 1, 1)
+            except BaseException:
+                stop(self._cancel)  # our own failure or Ctrl-C: no TeX run outlives it
+                raise
+            finally:
+                self._close()
+        if results is None:
+            bundled = self.renderer.bundled
+            files += compile_and_split(self.plan, self.tmp, self.keep, self.report, stats, bundled)
+        else:
+            files += _cut_files(self.cut)
+        stats.seconds["pdf"] = time.perf_counter() - clock
+        return files
+
+    def _close(self) -> None:
+        """Wait for the TeX runs (their failure is reported, or they are compiled again)."""
+        future, self._future = self._future, None
+        try:
+            if future is not None:
+                try:
+                    future.result()
+                except BaseException:  # noqa: S110 - reported, or compiled again
+                    pass
+        finally:
+            if self._runner is not None:
+                self._runner.shutdown(wait=True)
+                self._runner = None
+            for feed in self.feeds.values():
+                feed.close()
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.run import stop
+
+        try:
+            self.folder.__exit__(exc_type, *rest)
+        finally:
+            if self._future is not None:
+                if exc_type is not None:
+                    stop(self._cancel)  # our own failure or Ctrl-C: no TeX run outlives it
+                self._close()
 
 
 def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[str, Any], None]:
