@@ -1,11 +1,14 @@
 """``worksheetgen build``: one worksheet, or a whole class, written into its folder.
 
-The one entry point the command line calls. A class (a roster, or anonymous versions) is
-built as R/exams' ``xexams`` builds: pre-flight checks once (options, banks, size, TeX
-engine, the target folder), the plan (``plan``: every sheet by its identity), one loop that
-renders each sheet (``renderer``; in forked workers when that is faster: ``stream``) and
-hands it to a sink (``sink.FolderSink``, or ``stream.TexSink``, which feeds TeX meanwhile
-and cuts the PDFs), then the finish: exports, manifest.json, the swap into place.
+The one entry point the command line calls, and one path for every build: a single sheet
+is a class of one. As R/exams' ``xexams``: pre-flight once (the options, the banks, the
+class's size, the TeX engine, the target folder), the plan (``plan``: every sheet by its
+identity), one loop that renders each sheet (``renderer``; a class's in forked workers
+when that is faster: ``stream``) and hands it to a sink, then the finish (exports,
+manifest.json, the folder swapped into place). The sinks: ``sink.SheetSink`` (a lone
+sheet's whole documents, written at once), ``sink.FolderSink`` (a class's combined
+documents, written as the sheets come) and ``stream.TexSink`` (the same, with TeX fed
+meanwhile and the per-sheet PDFs cut out).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 from worksheetgen.bank.roster import read_roster
 from worksheetgen.errors import UsageError
@@ -42,84 +47,92 @@ from worksheetgen.pipeline.plan import (
     MAX_CLASS_ITEMS,
     ClassPlan,
     plan_roster,
+    plan_sheet,
     plan_versions,
     questions_per_sheet,
     texts_of_bank,
 )
-from worksheetgen.pipeline.renderer import Renderer
-from worksheetgen.pipeline.sheet import folder_name, load_bank, make_build, render_all
-from worksheetgen.pipeline.sink import DRAWS, FolderSink, Sink
+from worksheetgen.pipeline.renderer import RenderedSheet, Renderer
+from worksheetgen.pipeline.sheet import load_bank
+from worksheetgen.pipeline.sink import DRAWS, FolderSink, SheetSink, Sink
 from worksheetgen.pipeline.stream import TexSink, can_stream, rendered, workers_for
 from worksheetgen.scan.positions import sheet_build_code
 
 __all__ = ["BuildOptions", "BuildResult", "build"]
 
+T = TypeVar("T")
+
 
 def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Run the whole pipeline for one worksheet (or a whole class) and write its folder."""
-    if options.roster is not None or options.versions is not None:
-        return _build_class(options, progress)
+    lone = options.roster is None and options.versions is None
+    plan = None if lone else class_plan(options)
+    # pre-flight: everything that can be refused is, before any sheet is drawn
     check_seed(options.seed)
     check_paper_engine(options)
     check_out(options.out)
-    forced = None if options.engine == "auto" else options.engine
-    if options.pdf:
-        # TeX machinery only when PDFs are built
-        from worksheetgen.tex.run import require_engine
-
-        # say so before doing any work
-        require_engine(forced or "pdflatex", f" (engine = {forced})" if forced else "")
+    if lone and options.pdf:
+        _require_tex(options)  # say so before doing any work
     bank = load_bank(options)
-    target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
-    check_target(target)
-    swept = sweep_leftovers(options.out, options.pdf)
-    result = make_build(bank, options.seed, secret=options.secret, paper=options.paper)
-    docs = render_all(result, options.template_dir, options.scannable)
-    assert target.name == folder_name(result)
-    files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
-    key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
-    files["key.json"] = key_text.encode("utf-8")
-    if options.exports:
-        # the exporters only when --export asks for them
-        from worksheetgen.export import export_files
+    if plan is None:
+        plan = plan_sheet(bank.info.slug, options.seed, options.secret)
+        engine = ""  # a lone sheet's: by each of its documents (SheetSink)
+    else:
+        _check_size(plan, bank)
+        engine = _class_engine(options, plan, bank)
+    empty = Build(
+        info=bank.info,
+        seed=options.seed,
+        bank=bank,
+        sheets=(),
+        secret=options.secret,
+        paper=options.paper,
+    )
+    if options.scannable and not lone:
+        plan = replace(plan, scan=(sheet_build_code(empty), options.paper))
+    target = Path(options.out) / plan.folder_name(empty)
+    renderer = Renderer(options.template_dir)
+    keep = Path(options.out) / f".failed-{target.name}"
+    if lone:
+        return _build_sheet(options, plan, empty, target, renderer, keep)
+    return _build_class(options, plan, empty, target, renderer, engine, keep, progress)
 
-        files.update(export_files(files["key.json"], options.exports))
-    if options.pdf:
-        # TeX machinery only when PDFs are built
-        from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
-        from worksheetgen.tex.run import TexJob, compile_jobs
 
-        names = ("sheet.tex", "key.tex", "key-grid.tex")
-        if forced == PDFLATEX:
-            for n in names:
-                if needs_unicode_engine(docs[n]):
-                    raise engine_refusal(unprintable_sample(docs[n]), n)
-        keep = Path(options.out) / f".failed-{folder_name(result)}"
-        bundled = options.template_dir is None  # a preamble of our own: dumped once
-        with failures_as_errors():
-            outputs = compile_jobs(
-                [TexJob(n[:-4], docs[n], engine=forced, formats=bundled) for n in names],
-                keep,
-            )
-        for name, output in outputs.items():
-            assert output.pdf is not None
-            files[f"{name}.pdf"] = output.pdf
-        if options.scannable:
-            # the scanner's positions, only for a scannable build
-            from worksheetgen.scan.positions import (
-                SCAN_FILE,
-                dumps,
-                positions_json,
-            )
+def run(sheets: Iterator[T], sink: Sink[T], report: Progress, total: int) -> list[str]:
+    """The one loop of every build: each sheet, as it is rendered, into the sink; the files
+    the sink wrote."""
+    with sink:
+        for n, sheet in enumerate(sheets):
+            sink.add(sheet)
+            report("sheets", n + 1, total)
+            if sink.stopped:
+                break  # TeX stopped on an error: it is reported, the rest is not needed
+        return sink.finish()
 
-            recorded = outputs["sheet"].scanpos
-            code = sheet_build_code(result)
-            files[SCAN_FILE] = dumps(positions_json(code, result.paper, recorded))
-    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
-    manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
-    files["manifest.json"] = keyfile.streamed_dumps(manifest, "draws").encode("utf-8")
-    write_atomically(target, files)
-    return BuildResult(target, tuple(sorted(files)), result, swept=swept)
+
+def _quiet(stage: str, done: int, total: int) -> None:
+    """No progress to report (a lone sheet's build says nothing until it is done)."""
+
+
+def _require_tex(options: BuildOptions) -> None:
+    """A lone sheet's TeX engine must be installed: the forced one, else pdfLaTeX."""
+    # TeX machinery only when PDFs are built
+    from worksheetgen.tex.run import require_engine
+
+    forced = None if options.engine == "auto" else options.engine
+    require_engine(forced or "pdflatex", f" (engine = {forced})" if forced else "")
+
+
+def _check_size(plan: ClassPlan, bank: Bank) -> None:
+    """A class build is minutes of work at most, never hours."""
+    per_sheet = questions_per_sheet(bank)
+    items = len(plan.entries) * per_sheet
+    if items > MAX_CLASS_ITEMS:
+        raise UsageError(
+            f"expected at most {MAX_CLASS_ITEMS} questions in one class build "
+            f"(sheets x questions), got {len(plan.entries)} x "
+            f"{per_sheet} = {items}; split the roster or the bank"
+        )
 
 
 def class_plan(options: BuildOptions) -> ClassPlan:
@@ -160,47 +173,50 @@ def _class_engine(options: BuildOptions, plan: ClassPlan, bank: Bank) -> str:
     return engine
 
 
-def _build_class(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
-    """A whole class: one sheet per roster student or per version, streamed (see the
-    module docstring)."""
-    plan = class_plan(options)
-    # pre-flight: everything that can be refused is, before any sheet is drawn
-    check_seed(options.seed)
-    check_paper_engine(options)
-    check_out(options.out)
-    report = progress or (lambda stage, done, total: None)
-    bank = load_bank(options)
-    per_sheet = questions_per_sheet(bank)
-    items = len(plan.entries) * per_sheet
-    if items > MAX_CLASS_ITEMS:  # minutes of work at most, never hours
-        raise UsageError(
-            f"expected at most {MAX_CLASS_ITEMS} questions in one class build "
-            f"(sheets x questions), got {len(plan.entries)} x "
-            f"{per_sheet} = {items}; split the roster or the bank"
-        )
-    engine = _class_engine(options, plan, bank)
-    build = Build(
-        info=bank.info,
-        seed=options.seed,
-        bank=bank,
-        sheets=(),
-        secret=options.secret,
-        paper=options.paper,
-    )
-    if options.scannable:
-        plan = replace(plan, scan=(sheet_build_code(build), options.paper))
-    target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}-{plan.folder_suffix}"
+def _build_sheet(
+    options: BuildOptions,
+    plan: ClassPlan,
+    build: Build,
+    target: Path,
+    renderer: Renderer,
+    keep: Path,
+) -> BuildResult:
+    """A lone sheet into its folder: drawn, rendered whole and written at once."""
+    check_target(target)
+    swept = sweep_leftovers(options.out, options.pdf)
+    sink = SheetSink(build, renderer, options, keep)
+    drawn = (renderer.draw(build, entry) for entry in plan.entries)
+    run(drawn, sink, _quiet, len(plan.entries))
+    files = sink.files
+    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
+    manifest = keyfile.manifest_json(sink.build, [*files, "manifest.json"], opts)
+    files["manifest.json"] = keyfile.streamed_dumps(manifest, "draws").encode("utf-8")
+    write_atomically(target, files)
+    return BuildResult(target, tuple(sorted(files)), sink.build, swept=swept)
+
+
+def _build_class(
+    options: BuildOptions,
+    plan: ClassPlan,
+    build: Build,
+    target: Path,
+    renderer: Renderer,
+    engine: str,
+    keep: Path,
+    progress: Progress | None,
+) -> BuildResult:
+    """A whole class into its folder: staged, the sheets streamed into the sink (rendered
+    in forked workers, with TeX reading meanwhile, where that is faster), then swapped in."""
+    report = progress or _quiet
     tmp = staging_folder(target)  # refuses a target that is not ours, before any work
     swept = sweep_leftovers(options.out, options.pdf)
     stats = ClassStats(forced_engine=None if options.engine == "auto" else options.engine)
-    renderer = Renderer(options.template_dir)
     streaming = options.pdf and can_stream()
     # by default a build that streams to TeX draws in this process (TeX takes the other
     # cores); one without PDFs draws on every core
     jobs = options.jobs
     workers = 1 if streaming and jobs is None else workers_for(len(plan.entries), jobs)
-    keep = Path(options.out) / f".failed-{target.name}"
-    sink: Sink
+    sink: Sink[RenderedSheet]
     if options.pdf:  # TeX reads while the sheets are drawn (streaming), or after
         sink = TexSink(build, plan, tmp, renderer, stats, keep, report, engine, streaming)
     else:
@@ -209,14 +225,8 @@ def _build_class(options: BuildOptions, progress: Progress | None = None) -> Bui
     try:
         with failures_as_errors(target, rename=(tmp, target)):  # a full disk: one line
             # worker processes (if any) are forked first, before TeX's threads start
-            with rendered(build, plan, renderer, workers) as sheets, sink:
-                total = len(plan.entries)
-                for n, sheet in enumerate(sheets):
-                    sink.add(sheet)
-                    report("sheets", n + 1, total)
-                    if sink.stopped:
-                        break  # TeX stopped on an error: it is reported, the rest not needed
-                files = sink.finish()
+            with rendered(build, plan, renderer, workers) as sheets:
+                files = run(sheets, sink, report, len(plan.entries))
             stats.seconds.setdefault("sheets", time.perf_counter() - clock)
             if options.exports:
                 # the exporters only when --export asks for them

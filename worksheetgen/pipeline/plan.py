@@ -9,7 +9,7 @@ from pathlib import Path
 
 from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
 from worksheetgen.errors import UsageError
-from worksheetgen.model import Bank, Pool, Student
+from worksheetgen.model import Bank, Build, Pool, Student
 
 MAX_VERSIONS = 702  # A .. ZZ
 
@@ -46,7 +46,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class ClassPlan:
-    """What a class build makes: the entries in order and where their files go."""
+    """What a build makes: the entries in order and where their files go (a lone sheet is
+    a class of one)."""
 
     entries: tuple[Entry, ...]
     folder_suffix: str
@@ -57,6 +58,17 @@ class ClassPlan:
     @property
     def scannable(self) -> bool:
         return self.scan is not None
+
+    def folder_name(self, build: Build) -> str:
+        """The build's folder: the sheet's slug and the seed (and, for a class, what the
+        class is: the roster's name, or the versions)."""
+        name = f"{build.info.slug}-seed{build.seed}"
+        return f"{name}-{self.folder_suffix}" if self.folder_suffix else name
+
+
+def plan_sheet(slug: str, seed: int, secret: bytes | None = None) -> ClassPlan:
+    """A lone sheet: a class of one, seeded by the sheet's slug, its folder named by it."""
+    return ClassPlan((Entry(SheetIdentity(seed, slug, secret), "Worksheet", None, slug),), "", "")
 
 
 def plan_roster(

@@ -4,18 +4,21 @@ A sink is entered before the first sheet (its documents' heads are written), giv
 rendered sheet (``add``) and finished after the last (the tails, the answer grid; the list
 of files it wrote). ``FolderSink`` is the plain one: every sheet written straight into the
 staging folder (the combined documents, key.json, the draws, the answer grid), nothing of
-it kept. The speed machinery's sink, which also feeds TeX meanwhile and cuts the PDFs, is
-in ``stream``.
+it kept; ``SheetSink`` takes a class of one (a lone sheet) and keeps its whole documents in
+memory for the finish to write at once. The speed machinery's sink, which also feeds TeX
+meanwhile and cuts the PDFs, is in ``stream``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
 
+from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
-from worksheetgen.model import Build
-from worksheetgen.pipeline.options import ClassStats, engine_refusal
+from worksheetgen.model import Build, Sheet
+from worksheetgen.pipeline.options import BuildOptions, ClassStats, engine_refusal
 from worksheetgen.pipeline.plan import ClassPlan
 from worksheetgen.pipeline.renderer import GRID, KINDS, RenderedSheet, Renderer, grid_body
 from worksheetgen.render.grid import GridRow
@@ -29,10 +32,13 @@ MD_SEPARATOR = "\n---\n\n"
 DRAWS = ".draws.json"  # the draws of every sheet, spliced into manifest.json at the end
 
 
-class Sink(Protocol):
+T_contra = TypeVar("T_contra", contravariant=True)
+
+
+class Sink(Protocol[T_contra]):
     """Where a build's rendered sheets go (a context manager: entered before the first)."""
 
-    def __enter__(self) -> Sink: ...
+    def __enter__(self) -> Sink[T_contra]: ...
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None: ...
 
@@ -41,7 +47,7 @@ class Sink(Protocol):
         """True when the rest of the sheets is not needed (TeX stopped on an error)."""
         ...
 
-    def add(self, sheet: RenderedSheet) -> None: ...
+    def add(self, sheet: T_contra) -> None: ...
 
     def finish(self) -> list[str]: ...
 
@@ -187,3 +193,77 @@ class FolderSink:
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
         self._close()
+
+
+class SheetSink:
+    """A class of one: its sheet's whole documents (``sheet.tex``, ``key.md``,
+    ``key-grid.tex``, ...), key.json, the exports and (with PDFs) the compiled documents,
+    kept in memory (``files``) for the finish to write at once."""
+
+    stopped = False
+
+    def __init__(self, build: Build, renderer: Renderer, options: BuildOptions, keep: Path):
+        self.build, self.renderer, self.options, self.keep = build, renderer, options, keep
+        self.files: dict[str, bytes] = {}
+
+    def __enter__(self) -> SheetSink:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
+        return None
+
+    def add(self, sheet: Sheet) -> None:
+        """The sheet, drawn and solved (its documents are rendered at the finish)."""
+        self.build = replace(self.build, sheets=(*self.build.sheets, sheet))
+
+    def finish(self) -> list[str]:
+        """Every file of the sheet's folder but manifest.json; their names."""
+        options, result, files = self.options, self.build, self.files
+        docs = self.renderer.whole(result, options.scannable)
+        files.update({name: text.encode("utf-8") for name, text in docs.items()})
+        key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
+        files["key.json"] = key_text.encode("utf-8")
+        if options.exports:
+            # the exporters only when --export asks for them
+            from worksheetgen.export import export_files
+
+            files.update(export_files(files["key.json"], options.exports))
+        if options.pdf:
+            self._compile(docs)
+        return list(files)
+
+    def _compile(self, docs: dict[str, str]) -> None:
+        """The sheet's, the key's and the answer grid's PDFs (and, for a scannable build,
+        where TeX set the scanner's boxes)."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
+        from worksheetgen.tex.run import TexJob, compile_jobs
+
+        options, files = self.options, self.files
+        forced = None if options.engine == "auto" else options.engine
+        names = ("sheet.tex", "key.tex", "key-grid.tex")
+        if forced == PDFLATEX:
+            for n in names:
+                if needs_unicode_engine(docs[n]):
+                    raise engine_refusal(unprintable_sample(docs[n]), n)
+        bundled = self.renderer.bundled  # a preamble of our own: dumped once
+        with failures_as_errors():
+            outputs = compile_jobs(
+                [TexJob(n[:-4], docs[n], engine=forced, formats=bundled) for n in names],
+                self.keep,
+            )
+        for name, output in outputs.items():
+            assert output.pdf is not None
+            files[f"{name}.pdf"] = output.pdf
+        if options.scannable:
+            # the scanner's positions, only for a scannable build
+            from worksheetgen.scan.positions import (
+                SCAN_FILE,
+                dumps,
+                positions_json,
+                sheet_build_code,
+            )
+
+            recorded = outputs["sheet"].scanpos
+            code = sheet_build_code(self.build)
+            files[SCAN_FILE] = dumps(positions_json(code, self.build.paper, recorded))
