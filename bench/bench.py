@@ -54,7 +54,7 @@ t1 = time.perf_counter()
 r = build(BuildOptions(seed=42, roster=sys.argv[1], out=sys.argv[2], pdf=sys.argv[3] == "1",
                        jobs=None if sys.argv[4] == "auto" else int(sys.argv[4])))
 t2 = time.perf_counter()
-from worksheetgen.pipeline.class_build import workers_for
+from worksheetgen.pipeline.stream import workers_for
 workers = workers_for(r.sheet_count, None if sys.argv[4] == "auto" else int(sys.argv[4]))
 if r.details.seconds.get("pdf") is not None and sys.argv[4] == "auto":
     workers = 1  # a build that streams to TeX draws in one process

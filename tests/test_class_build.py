@@ -509,14 +509,14 @@ def test_workers_forked_before_tex_starts_stream_the_same_class_pdfs(tmp_path, w
 
 def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monkeypatch):
     from worksheetgen.errors import DrawError
-    from worksheetgen.pipeline import class_build as classbuild
+    from worksheetgen.pipeline.renderer import Renderer
 
-    def failing(build_, entry, template_dir, scan_index=None):
+    def failing(self, build_, entry, scan_index=None):
         raise DrawError(
             "expected a drawable variant, got none", file="bank.yaml", line=3, field="questions[0]"
         )
 
-    monkeypatch.setattr(classbuild, "render_sheet", failing)
+    monkeypatch.setattr(Renderer, "sheet", failing)
     with pytest.raises(DrawError) as info:
         build(
             BuildOptions(
@@ -715,7 +715,7 @@ def _uncompressed(source: str, tmp_path: Path) -> bytes:
 def test_rendering_never_forks_from_a_process_with_other_threads():
     import threading
 
-    from worksheetgen.pipeline.class_build import workers_for
+    from worksheetgen.pipeline.stream import workers_for
 
     stop = threading.Event()
     helper = threading.Thread(target=stop.wait)
@@ -730,7 +730,7 @@ def test_rendering_never_forks_from_a_process_with_other_threads():
 def test_by_default_a_class_without_pdfs_is_drawn_on_every_core_of_linux(monkeypatch):
     import sys
 
-    from worksheetgen.pipeline.class_build import workers_for
+    from worksheetgen.pipeline.stream import workers_for
 
     monkeypatch.setattr("os.cpu_count", lambda: 4)
     monkeypatch.setattr(sys, "platform", "linux")

@@ -29,6 +29,7 @@ from worksheetgen.bank.yamldoc import parse_yaml
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.pipeline import build as pipeline
+from worksheetgen.pipeline.sheet import make_build, render_all
 
 BANKS = [ROOT / "banks" / "default.yaml", ROOT / "banks" / "practice.yaml", FIXTURES / "small.yaml"]
 # WORKSHEETGEN_FUZZ_EXAMPLES=5000 fuzzes longer, with fresh random examples on every run
@@ -196,8 +197,8 @@ def outcome(run: Any, shown: str) -> str:
 
 
 def build_bank(path: Path, seed: int) -> None:
-    built = pipeline.make_build(load_banks([path]), seed)
-    pipeline.render_all(built)
+    built = make_build(load_banks([path]), seed)
+    render_all(built)
     key_json(built)
 
 

@@ -14,7 +14,7 @@ from tests.conftest import needs_tex
 from worksheetgen.cli import main
 from worksheetgen.errors import BankError, UsageError
 from worksheetgen.files import write_failure
-from worksheetgen.pipeline import class_build
+from worksheetgen.pipeline import sink
 from worksheetgen.pipeline.output import check_out
 from worksheetgen.render.texlines import MAX_TEX_LINE_CHARS, fold_long_lines
 from worksheetgen.textrules import MAX_LINE_CHARS, MAX_RUN_CHARS, excerpt, integer
@@ -349,13 +349,13 @@ def test_the_library_refuses_an_out_past_the_limits_too(tmp_path) -> None:
 def test_a_folder_moved_away_while_a_class_is_written_is_one_line(tmp_path, runner, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
-    real = class_build._write_sheets
+    real = sink.FolderSink.start
 
     def moved_first(*args, **kwargs):
         out.rename(tmp_path / "moved")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(class_build, "_write_sheets", moved_first)
+    monkeypatch.setattr(sink.FolderSink, "start", moved_first)
     result = runner.invoke(
         main, ["build", "--seed", "1", "--versions", "2", "--no-pdf", "--out", str(out)]
     )

@@ -176,13 +176,13 @@ def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
     runner, tmp_path, monkeypatch, make, said, cls
 ):
     from worksheetgen.pipeline import build as pipeline
-    from worksheetgen.pipeline import class_build as classbuild
+    from worksheetgen.pipeline.renderer import Renderer
 
     def no_work(*args, **kwargs):
         raise AssertionError("drawing started")
 
-    monkeypatch.setattr(pipeline, "make_build", no_work)
-    monkeypatch.setattr(classbuild, "_rendered", no_work)
+    monkeypatch.setattr(Renderer, "draw", no_work)
+    monkeypatch.setattr(pipeline, "rendered", no_work)
     target = tmp_path / ("self-attention-seed1-versions2" if cls else "self-attention-seed1")
     make(target)
     before = _kind(target)
@@ -199,9 +199,9 @@ def test_a_build_folder_that_is_not_a_folder_is_refused_before_any_work(
 def test_an_out_folder_through_a_symlink_to_nothing_is_refused_before_any_work(
     runner, tmp_path, monkeypatch, where
 ):
-    from worksheetgen.pipeline import build as pipeline
+    from worksheetgen.pipeline.renderer import Renderer
 
-    monkeypatch.setattr(pipeline, "make_build", lambda *a, **k: pytest.fail("drawing started"))
+    monkeypatch.setattr(Renderer, "draw", lambda *a, **k: pytest.fail("drawing started"))
     link = tmp_path / "gone"
     link.symlink_to(tmp_path / "nowhere")
     out = link if where == "out" else link / "deeper" / "out"

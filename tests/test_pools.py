@@ -811,11 +811,11 @@ def test_a_pool_names_questions_of_other_banks_and_two_banks_pools_are_checked_t
 
 def test_a_class_builds_size_counts_what_each_pool_gives_a_sheet(monkeypatch, tmp_path, write_bank):
     from worksheetgen.errors import UsageError
-    from worksheetgen.pipeline import class_build
+    from worksheetgen.pipeline import build as pipeline
 
     many = "".join(f"      - id: alt{i}\n        family: heads\n" for i in range(6))
     bank = write_bank("questions:\n  - id: own\n    family: heads\n  - pool: p\n    from:\n" + many)
-    monkeypatch.setattr(class_build, "MAX_CLASS_ITEMS", 10)
+    monkeypatch.setattr(pipeline, "MAX_CLASS_ITEMS", 10)
     # 4 sheets of 2 questions each (not of all 7 the banks hold) fit in 10
     folder = _build(tmp_path, "fits", bank=bank, versions=4)
     assert [len(s["questions"]) for s in _key(folder)["sheets"]] == [2, 2, 2, 2]

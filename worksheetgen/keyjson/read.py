@@ -125,7 +125,7 @@ MAX_KEY_BYTES = 1_000_000_000
 #: the most sheets a key holds: a class build has one per student of a roster (at most
 #: bank.roster.MAX_STUDENTS) or one per version (at most 702)
 MAX_KEY_SHEETS = MAX_STUDENTS
-#: the most questions a key holds, all sheets together (pipeline.class_build.MAX_CLASS_ITEMS)
+#: the most questions a key holds, all sheets together (pipeline.plan.MAX_CLASS_ITEMS)
 MAX_KEY_QUESTIONS = 40_000
 #: the versions of key.json this release reads: the one it writes, and 1 (keys of older builds,
 #: whose titles and carried steps may be left to the families: ``keyjson.legacy``)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import platform
 import re
 import sys
 from functools import lru_cache
-from typing import Any
+from typing import IO, Any
 
 from worksheetgen import __version__
 from worksheetgen.families import get_family
@@ -258,3 +259,71 @@ def manifest_json(build: Build, files: list[str], options: dict[str, Any]) -> di
 def dumps(data: Any) -> str:
     """Stable JSON text: sorted keys where order is not meaningful is not needed; fixed indent."""
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# The one serializer of key.json and manifest.json: ``dumps``'s layout, with the one list that
+# grows with the class (``sheets``, ``draws``) written an element at a time, so a class build
+# streams its sheets to disk as they are drawn. An element is either indented as ``dumps``
+# would (a single sheet: the file is exactly ``dumps`` of the whole document) or on one line
+# (a class: one sheet per line keeps its key.json readable and grep-able without the cost of
+# indenting it).
+
+_SPLICE = "\x00worksheetgen-splice\x00"
+_ITEM_INDENT = "    "  # an element of a top-level list, as dumps indents it
+
+
+def json_element(value: Any, one_line: bool = True) -> str:
+    """One element of a streamed top-level list, encoded (in a worker process, if need be)
+    for ``StreamedList.add_encoded``."""
+    if one_line:
+        return _ITEM_INDENT + json.dumps(value, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    # JSON strings hold no raw newline: every one is a line break of the layout
+    return _ITEM_INDENT + text.replace("\n", "\n" + _ITEM_INDENT)
+
+
+def split_at(doc: dict[str, Any], key: str) -> tuple[str, str]:
+    """The text of ``dumps(doc)`` before and after the list at ``key`` (which is streamed)."""
+    text = dumps({**doc, key: _SPLICE})
+    before, after = text.split(json.dumps(_SPLICE, ensure_ascii=False))
+    return before, after
+
+
+class StreamedList:
+    """Writes a JSON list to ``fh`` an element at a time ('[', elements, ']'), within
+    ``around``: the document's text before and after it (``split_at``), or nothing."""
+
+    def __init__(
+        self, fh: IO[str], one_line: bool = True, around: tuple[str, str] = ("", "")
+    ) -> None:
+        self.fh = fh
+        self.one_line = one_line
+        self.count = 0
+        self._after = around[1]
+        fh.write(around[0])
+
+    def add(self, value: Any) -> None:
+        """Add one element."""
+        self.add_encoded(json_element(value, self.one_line))
+
+    def add_encoded(self, text: str) -> None:
+        """Add one element already encoded by ``json_element`` (with this list's layout)."""
+        self.fh.write(("[\n" if self.count == 0 else ",\n") + text)
+        self.count += 1
+
+    def close(self) -> None:
+        """The end of the list, and the rest of the document."""
+        self.fh.write("\n  ]" if self.count else "[]")
+        self.fh.write(self._after)
+
+
+def streamed_dumps(doc: dict[str, Any], key: str) -> str:
+    """``dumps(doc)``, written by ``StreamedList`` (as a single sheet's build writes its
+    key.json and manifest.json: the same serializer a class streams with)."""
+    out = io.StringIO()
+    items = doc[key]
+    stream = StreamedList(out, one_line=False, around=split_at(doc, key))
+    for value in items:
+        stream.add(value)
+    stream.close()
+    return out.getvalue()

@@ -1,109 +1,270 @@
 """``worksheetgen build``: one worksheet, or a whole class, written into its folder.
 
-The one entry point the command line calls; it picks the single-sheet path (below) or the
-class path (``class_build``), which share the stages in ``sheet``.
+The one entry point the command line calls, and one path for every build: a single sheet
+is a class of one. As R/exams' ``xexams``: pre-flight once (the options, the banks, the
+class's size, the TeX engine, the target folder), the plan (``plan``: every sheet by its
+identity), one loop that renders each sheet (``renderer``; a class's in forked workers
+when that is faster: ``stream``) and hands it to a sink, then the finish (exports,
+manifest.json, the folder swapped into place). The sinks: ``sink.SheetSink`` (a lone
+sheet's whole documents, written at once), ``sink.FolderSink`` (a class's combined
+documents, written as the sheets come) and ``stream.TexSink`` (the same, with TeX fed
+meanwhile and the per-sheet PDFs cut out).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 from worksheetgen.bank.roster import read_roster
 from worksheetgen.errors import UsageError
-from worksheetgen.files import failures_as_errors
+from worksheetgen.files import failures_as_errors, remove_temp
 from worksheetgen.keyjson import write as keyfile
-from worksheetgen.pipeline import class_build as classbuild
+from worksheetgen.model import Bank, Build
 from worksheetgen.pipeline.options import (
     BuildOptions,
     BuildResult,
+    ClassStats,
+    Progress,
     check_paper_engine,
     check_seed,
     engine_refusal,
 )
-from worksheetgen.pipeline.output import check_out, check_target, sweep_leftovers, write_atomically
-from worksheetgen.pipeline.sheet import folder_name, load_bank, make_build, render_all
+from worksheetgen.pipeline.output import (
+    check_out,
+    check_target,
+    staging_folder,
+    swap_into_place,
+    sweep_leftovers,
+    write_atomically,
+)
+from worksheetgen.pipeline.plan import (
+    MAX_CLASS_ITEMS,
+    ClassPlan,
+    plan_roster,
+    plan_sheet,
+    plan_versions,
+    questions_per_sheet,
+    texts_of_bank,
+)
+from worksheetgen.pipeline.renderer import RenderedSheet, Renderer
+from worksheetgen.pipeline.sheet import load_bank
+from worksheetgen.pipeline.sink import DRAWS, FolderSink, SheetSink, Sink
+from worksheetgen.pipeline.stream import TexSink, can_stream, rendered, workers_for
+from worksheetgen.scan.positions import sheet_build_code
 
-__all__ = ["BuildOptions", "BuildResult", "build", "build_class"]
+__all__ = ["BuildOptions", "BuildResult", "build"]
+
+T = TypeVar("T")
 
 
-def build_class(
-    options: BuildOptions, progress: Callable[[str, int, int], None] | None = None
-) -> BuildResult:
-    """A whole class: one sheet per roster student or per version (``class_build``)."""
-    if options.roster is not None and options.versions is not None:
-        raise UsageError("--roster and --versions: expected one of them, got both")
-    if options.roster is not None:
-        plan = classbuild.plan_roster(read_roster(options.roster), options.roster)
-    else:
-        plan = classbuild.plan_versions(int(options.versions or 0))
-    return classbuild.build_class(options, plan, progress)
-
-
-def build(
-    options: BuildOptions, progress: Callable[[str, int, int], None] | None = None
-) -> BuildResult:
+def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Run the whole pipeline for one worksheet (or a whole class) and write its folder."""
-    if options.roster is not None or options.versions is not None:
-        return build_class(options, progress)
+    lone = options.roster is None and options.versions is None
+    plan = None if lone else class_plan(options)
+    # pre-flight: everything that can be refused is, before any sheet is drawn
     check_seed(options.seed)
     check_paper_engine(options)
     check_out(options.out)
+    if lone and options.pdf:
+        _require_tex(options)  # say so before doing any work
+    bank = load_bank(options)
+    if plan is None:
+        plan = plan_sheet(bank.info.slug, options.seed, options.secret)
+        engine = ""  # a lone sheet's: by each of its documents (SheetSink)
+    else:
+        _check_size(plan, bank)
+        engine = _class_engine(options, plan, bank)
+    empty = Build(
+        info=bank.info,
+        seed=options.seed,
+        bank=bank,
+        sheets=(),
+        secret=options.secret,
+        paper=options.paper,
+    )
+    if options.scannable and not lone:
+        plan = replace(plan, scan=(sheet_build_code(empty), options.paper))
+    target = Path(options.out) / plan.folder_name(empty)
+    renderer = Renderer(options.template_dir)
+    keep = Path(options.out) / f".failed-{target.name}"
+    if lone:
+        return _build_sheet(options, plan, empty, target, renderer, keep)
+    return _build_class(options, plan, empty, target, renderer, engine, keep, progress)
+
+
+def run(sheets: Iterator[T], sink: Sink[T], report: Progress, total: int) -> list[str]:
+    """The one loop of every build: each sheet, as it is rendered, into the sink; the files
+    the sink wrote."""
+    with sink:
+        for n, sheet in enumerate(sheets):
+            sink.add(sheet)
+            report("sheets", n + 1, total)
+            if sink.stopped:
+                break  # TeX stopped on an error: it is reported, the rest is not needed
+        return sink.finish()
+
+
+def _quiet(stage: str, done: int, total: int) -> None:
+    """No progress to report (a lone sheet's build says nothing until it is done)."""
+
+
+def _require_tex(options: BuildOptions) -> None:
+    """A lone sheet's TeX engine must be installed: the forced one, else pdfLaTeX."""
+    # TeX machinery only when PDFs are built
+    from worksheetgen.tex.run import require_engine
+
     forced = None if options.engine == "auto" else options.engine
-    if options.pdf:
+    require_engine(forced or "pdflatex", f" (engine = {forced})" if forced else "")
+
+
+def _check_size(plan: ClassPlan, bank: Bank) -> None:
+    """A class build is minutes of work at most, never hours."""
+    per_sheet = questions_per_sheet(bank)
+    items = len(plan.entries) * per_sheet
+    if items > MAX_CLASS_ITEMS:
+        raise UsageError(
+            f"expected at most {MAX_CLASS_ITEMS} questions in one class build "
+            f"(sheets x questions), got {len(plan.entries)} x "
+            f"{per_sheet} = {items}; split the roster or the bank"
+        )
+
+
+def class_plan(options: BuildOptions) -> ClassPlan:
+    """A class's sheets: one per roster student, or per anonymous version."""
+    if options.roster is not None and options.versions is not None:
+        raise UsageError("--roster and --versions: expected one of them, got both")
+    if options.roster is not None:
+        students = read_roster(options.roster)
+        return plan_roster(students, options.roster, options.seed, options.secret)
+    return plan_versions(int(options.versions or 0), options.seed, options.secret)
+
+
+def _class_engine(options: BuildOptions, plan: ClassPlan, bank: Bank) -> str:
+    """The TeX engine of a class's documents, chosen (or refused, or found missing) before
+    any sheet is drawn: the forced one, else by the roster's and the banks' texts."""
+    # TeX machinery only when PDFs are built
+    from worksheetgen.tex import engines as texchars
+
+    names = [t for e in plan.entries for t in (e.label, e.id)]
+    texts = names + texts_of_bank(bank)
+    engine = texchars.choose_engine(texts)
+    forced = None if options.engine == "auto" else options.engine
+    if forced == texchars.PDFLATEX and engine != forced and options.pdf:
+        where = "the roster" if texchars.choose_engine(names) != forced else "the banks"
+        raise engine_refusal(texchars.unprintable_sample("".join(texts)), where)
+    engine = forced or engine
+    if options.pdf:  # say so before doing any work
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.run import require_engine
 
-        # say so before doing any work
-        require_engine(forced or "pdflatex", f" (engine = {forced})" if forced else "")
-    bank = load_bank(options)
-    target = Path(options.out) / f"{bank.info.slug}-seed{options.seed}"  # = folder_name
+        if forced is not None:
+            require_engine(engine, f" (engine = {engine})")
+        elif engine == texchars.LUALATEX:
+            sample = texchars.unprintable_sample("".join(texts))
+            require_engine(engine, f" (needed to print letters such as {sample})")
+        else:
+            require_engine()
+    return engine
+
+
+def _build_sheet(
+    options: BuildOptions,
+    plan: ClassPlan,
+    build: Build,
+    target: Path,
+    renderer: Renderer,
+    keep: Path,
+) -> BuildResult:
+    """A lone sheet into its folder: drawn, rendered whole and written at once."""
     check_target(target)
     swept = sweep_leftovers(options.out, options.pdf)
-    result = make_build(bank, options.seed, secret=options.secret, paper=options.paper)
-    docs = render_all(result, options.template_dir, options.scannable)
-    assert target.name == folder_name(result)
-    files: dict[str, bytes] = {name: text.encode("utf-8") for name, text in docs.items()}
-    files["key.json"] = keyfile.dumps(keyfile.key_json(result)).encode("utf-8")
-    if options.exports:
-        # the exporters only when --export asks for them
-        from worksheetgen.export import export_files
-
-        files.update(export_files(files["key.json"], options.exports))
-    if options.pdf:
-        # TeX machinery only when PDFs are built
-        from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
-        from worksheetgen.tex.run import TexJob, compile_jobs
-
-        names = ("sheet.tex", "key.tex", "key-grid.tex")
-        if forced == PDFLATEX:
-            for n in names:
-                if needs_unicode_engine(docs[n]):
-                    raise engine_refusal(unprintable_sample(docs[n]), n)
-        keep = Path(options.out) / f".failed-{folder_name(result)}"
-        bundled = options.template_dir is None  # a preamble of our own: dumped once
-        with failures_as_errors():
-            outputs = compile_jobs(
-                [TexJob(n[:-4], docs[n], engine=forced, formats=bundled) for n in names],
-                keep,
-            )
-        for name, output in outputs.items():
-            assert output.pdf is not None
-            files[f"{name}.pdf"] = output.pdf
-        if options.scannable:
-            # the scanner's positions, only for a scannable build
-            from worksheetgen.scan.positions import (
-                SCAN_FILE,
-                dumps,
-                positions_json,
-                sheet_build_code,
-            )
-
-            recorded = outputs["sheet"].scanpos
-            code = sheet_build_code(result)
-            files[SCAN_FILE] = dumps(positions_json(code, result.paper, recorded))
+    sink = SheetSink(build, renderer, options, keep)
+    drawn = (renderer.draw(build, entry) for entry in plan.entries)
+    run(drawn, sink, _quiet, len(plan.entries))
+    files = sink.files
     opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
-    manifest = keyfile.manifest_json(result, [*files, "manifest.json"], opts)
-    files["manifest.json"] = keyfile.dumps(manifest).encode("utf-8")
+    manifest = keyfile.manifest_json(sink.build, [*files, "manifest.json"], opts)
+    files["manifest.json"] = keyfile.streamed_dumps(manifest, "draws").encode("utf-8")
     write_atomically(target, files)
-    return BuildResult(target, tuple(sorted(files)), result, swept=swept)
+    return BuildResult(target, tuple(sorted(files)), sink.build, swept=swept)
+
+
+def _build_class(
+    options: BuildOptions,
+    plan: ClassPlan,
+    build: Build,
+    target: Path,
+    renderer: Renderer,
+    engine: str,
+    keep: Path,
+    progress: Progress | None,
+) -> BuildResult:
+    """A whole class into its folder: staged, the sheets streamed into the sink (rendered
+    in forked workers, with TeX reading meanwhile, where that is faster), then swapped in."""
+    report = progress or _quiet
+    tmp = staging_folder(target)  # refuses a target that is not ours, before any work
+    swept = sweep_leftovers(options.out, options.pdf)
+    stats = ClassStats(forced_engine=None if options.engine == "auto" else options.engine)
+    streaming = options.pdf and can_stream()
+    # by default a build that streams to TeX draws in this process (TeX takes the other
+    # cores); one without PDFs draws on every core
+    jobs = options.jobs
+    workers = 1 if streaming and jobs is None else workers_for(len(plan.entries), jobs)
+    sink: Sink[RenderedSheet]
+    if options.pdf:  # TeX reads while the sheets are drawn (streaming), or after
+        sink = TexSink(build, plan, tmp, renderer, stats, keep, report, engine, streaming)
+    else:
+        sink = FolderSink(build, plan, tmp, renderer, stats)
+    clock = time.perf_counter()
+    try:
+        with failures_as_errors(target, rename=(tmp, target)):  # a full disk: one line
+            # worker processes (if any) are forked first, before TeX's threads start
+            with rendered(build, plan, renderer, workers) as sheets:
+                files = run(sheets, sink, report, len(plan.entries))
+            stats.seconds.setdefault("sheets", time.perf_counter() - clock)
+            if options.exports:
+                # the exporters only when --export asks for them
+                from worksheetgen.export import export_into
+
+                files += export_into((tmp / "key.json").read_bytes(), options.exports, tmp)
+            files.append("manifest.json")
+            _write_manifest(build, options, tmp, files)
+            report("write", 1, 1)
+            swap_into_place(tmp, target)
+    finally:
+        remove_temp(tmp)  # also where it went, if --out was moved away meanwhile
+    return BuildResult(
+        target,
+        tuple(sorted(files)),
+        build,
+        sheet_count=stats.sheets,
+        item_count=stats.items,
+        details=stats,
+        swept=swept,
+    )
+
+
+def _write_manifest(build: Build, options: BuildOptions, tmp: Path, files: list[str]) -> None:
+    """manifest.json, with the draws of every sheet streamed in from the temporary file."""
+    opts = {
+        "pdf": options.pdf,
+        "decimals": options.decimals,
+        "title": options.title,
+        "roster": options.roster,
+        "versions": options.versions,
+    }
+    doc = keyfile.manifest_json(build, files, opts)
+    before, after = keyfile.split_at(doc, "draws")
+    draws = tmp / DRAWS
+    with open(tmp / "manifest.json", "w", encoding="utf-8") as out:
+        out.write(before)
+        with open(draws, encoding="utf-8") as fh:
+            shutil.copyfileobj(fh, out)
+        out.write(after)
+    os.remove(draws)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from worksheetgen.errors import ConfigError, UsageError
 from worksheetgen.model import Build, Space
 
 MAX_SEED = 2**63 - 1
+
+#: progress(stage, done, total): stages "sheets", "pdf" (compiling and cutting), "write"
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,19 @@ class BuildResult:
     build: Build = field(repr=False)
     sheet_count: int = 1  # class builds stream their sheets: build.sheets is empty there
     item_count: int | None = None
-    details: Any = field(default=None, repr=False)  # a class build's ClassStats
+    details: ClassStats | None = field(default=None, repr=False)  # a class build's counts
     swept: tuple[Path, ...] = ()  # what killed builds had left, removed before this one
+
+
+@dataclass
+class ClassStats:
+    """Counts and timings of a class build (for --verbose and the benchmark)."""
+
+    sheets: int = 0
+    items: int = 0
+    engines: dict[str, str] = field(default_factory=dict)  # combined document -> TeX engine
+    forced_engine: str | None = None  # the engine the options name (None: by the text)
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 PAPERS = ("a4", "letter")

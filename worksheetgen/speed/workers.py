@@ -8,7 +8,7 @@ Against ``multiprocessing.Pool`` this saves the pool's start and stop (its impor
 helper threads, a task queue; about 10 ms of a 30-student build here) and a hop per result.
 
 Linux (and other systems where ``os.fork`` is safe) only; the caller decides whether to fork
-(``pipeline.class_build.workers_for``). A worker never returns into the caller's code:
+(``pipeline.stream.workers_for``). A worker never returns into the caller's code:
 it leaves through ``os._exit``, so nothing the parent had buffered is written twice.
 """
 

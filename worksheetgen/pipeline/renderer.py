@@ -1,0 +1,164 @@
+"""The one renderer of a build: it holds the templates (the bundled ones, or ``--templates``)
+and turns drawn sheets into documents: a lone sheet's whole documents, or a class's
+fragments of its combined ones (each sheet's part of ``sheets`` and ``keys``, its line of
+key.json and of the manifest's draws, its row of the answer grid) and those documents'
+heads and tails."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from worksheetgen.keyjson import write as keyfile
+from worksheetgen.model import Build, Sheet
+from worksheetgen.pipeline.plan import ClassPlan, Entry
+from worksheetgen.pipeline.sheet import (
+    document_context,
+    grid_context,
+    item_title,
+    render_all,
+    sheet_grid_row,
+)
+from worksheetgen.render.documents import render_document
+from worksheetgen.render.grid import GridRow
+from worksheetgen.render.worked import WorkedKeys, WorkedPiece
+from worksheetgen.solve.item import build_sheet
+
+KINDS = {"sheet": "sheets", "key": "keys"}  # kind -> combined document
+GRID = "keys-grid"  # the TA's answer grid of the whole class (not cut per sheet)
+FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
+
+
+@dataclass(frozen=True)
+class RenderedSheet:
+    """Everything a class build writes for one sheet (texts only: cheap to pass between
+    processes)."""
+
+    tex: dict[str, str]  # kind (sheet/key) -> LaTeX fragment
+    md: dict[str, str]  # kind -> Markdown fragment
+    key_line: str  # the sheet in key.json, one line
+    draws_line: str  # its drawn parameters in manifest.json, one line
+    items: int
+    grid: GridRow  # its line of the answer grid
+    worked: tuple[WorkedPiece, ...] = ()  # its questions as the key prints them (TA key)
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """Renders every document of a build from one set of templates: the bundled ones
+    (``template_dir`` None) or a folder of the user's."""
+
+    template_dir: str | None = None
+
+    @property
+    def bundled(self) -> bool:
+        """True for the bundled templates (their TeX preamble is ours: its format is dumped
+        once and reused)."""
+        return self.template_dir is None
+
+    def render(self, fmt: str, kind: str, ctx: dict[str, Any]) -> str:
+        """One document (or part of one): ``fmt`` latex or markdown, ``kind`` its template."""
+        return render_document(fmt, kind, ctx, self.template_dir)
+
+    def whole(self, build: Build, scannable: bool = False) -> dict[str, str]:
+        """A lone sheet's documents, by file name (``sheet.tex``, ``key.md``, ...)."""
+        return render_all(build, self.template_dir, scannable)
+
+    def draw(self, build: Build, entry: Entry) -> Sheet:
+        """Draw and solve one sheet of a build, by its identity."""
+        who = entry.identity
+        return build_sheet(
+            build.bank.questions,
+            who.seed,
+            who.sheet,
+            entry.label,
+            entry.student,
+            who.secret,
+            layout=build.bank.layout,
+            shuffle=build.info.shuffle,
+        )
+
+    def sheet(self, build: Build, entry: Entry, scan_index: int | None = None) -> RenderedSheet:
+        """Draw, solve and render one sheet of a class (a pure function of its inputs;
+        ``scan_index``: its place in the class, for a scannable sheet's page code)."""
+
+        sheet = self.draw(build, entry)
+        ctx = {**document_context(build, [sheet]), **FRAGMENT}
+        # each question's body as the key prints it, rendered once: for the key and for the
+        # TA key's worked versions (a NUL after each)
+        one = {**ctx, "sheet": sheet}
+        bodies = {
+            fmt: self.render(fmt, "worked", one).split("\x00")[: len(sheet.items)]
+            for fmt in ("latex", "markdown")
+        }
+        # a scannable class's printed sheet carries its marks and page codes (LaTeX only)
+        scan_ctx = (
+            ctx
+            if scan_index is None
+            else {**document_context(build, [sheet], True, scan_index), **FRAGMENT}
+        )
+        tex, md = {}, {}
+        for kind in KINDS:
+            latex_ctx = scan_ctx if kind == "sheet" else ctx
+            tex[kind] = self.render("latex", kind, {**latex_ctx, "worked_bodies": bodies["latex"]})
+            with_bodies = {**ctx, "worked_bodies": bodies["markdown"]}
+            md[kind] = self.render("markdown", kind, with_bodies)
+        draws = keyfile.sheet_draws(sheet)
+        worked = tuple(
+            WorkedPiece(item.spec.id, item_title(item), tex_body, md_body)
+            for item, tex_body, md_body in zip(
+                sheet.items, bodies["latex"], bodies["markdown"], strict=True
+            )
+        )
+        return RenderedSheet(
+            tex,
+            md,
+            keyfile.json_element(keyfile.sheet_json(sheet)),
+            keyfile.json_element(draws),
+            len(sheet.items),
+            sheet_grid_row(sheet),
+            worked,
+        )
+
+    def document_ends(self, build: Build, scannable: bool = False) -> dict[str, tuple[str, str]]:
+        """The head (preamble and all) and the tail of each combined LaTeX document, by kind
+        (``scannable``: the sheets' preamble defines the scanner's marks)."""
+
+        ends = {}
+        for kind in KINDS:
+            ctx = {**document_context(build, [], scannable and kind == "sheet"), **FRAGMENT}
+            ends[kind] = (
+                self.render("latex", kind, {**ctx, "doc_head": True}),
+                self.render("latex", kind, {**ctx, "doc_tail": True}),
+            )
+        return ends
+
+    def grid_head(self, build: Build) -> str:
+        """The answer grid's LaTeX up to its first question (the preamble, as the key's: the
+        same TeX format), rendered before any sheet is drawn."""
+        ctx = {
+            **document_context(build, []),
+            **grid_context(build, []),
+            "doc_head": True,
+            "doc_tail": False,
+        }
+        return self.render("latex", "grid", ctx)
+
+
+def grid_body(
+    build: Build, rows: Sequence[GridRow], worked: WorkedKeys, plan: ClassPlan
+) -> dict[str, Any]:
+    """What the TA key's templates see once every sheet is drawn (for the rest of the
+    LaTeX document after ``grid_head``, and the whole Markdown one): the answer grid, each
+    row naming its sheet's version of a question where several are printed, then the
+    worked keys, one per version of each question (``worked``)."""
+    # the grid is the one "sheet" the base template's loop shows (the head is already out)
+    ctx = {
+        **document_context(build, []),
+        **grid_context(build, rows, worked.labels()),
+        "sheets": [None],
+    }
+    ctx["worked"] = worked.questions()
+    ctx["worked_own"] = f"the class's keys.pdf and in {plan.subfolder}/<id>-key.pdf"
+    return ctx

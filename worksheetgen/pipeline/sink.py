@@ -1,0 +1,269 @@
+"""Sinks: where a build's rendered sheets go, one at a time, in order.
+
+A sink is entered before the first sheet (its documents' heads are written), given each
+rendered sheet (``add``) and finished after the last (the tails, the answer grid; the list
+of files it wrote). ``FolderSink`` is the plain one: every sheet written straight into the
+staging folder (the combined documents, key.json, the draws, the answer grid), nothing of
+it kept; ``SheetSink`` takes a class of one (a lone sheet) and keeps its whole documents in
+memory for the finish to write at once. The speed machinery's sink, which also feeds TeX
+meanwhile and cuts the PDFs, is in ``stream``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
+
+from worksheetgen.files import failures_as_errors
+from worksheetgen.keyjson import write as keyfile
+from worksheetgen.model import Build, Sheet
+from worksheetgen.pipeline.options import BuildOptions, ClassStats, engine_refusal
+from worksheetgen.pipeline.plan import ClassPlan
+from worksheetgen.pipeline.renderer import GRID, KINDS, RenderedSheet, Renderer, grid_body
+from worksheetgen.render.grid import GridRow
+from worksheetgen.render.worked import WorkedKeys
+
+if TYPE_CHECKING:
+    from worksheetgen.tex.run import TexFeed
+
+
+MD_SEPARATOR = "\n---\n\n"
+DRAWS = ".draws.json"  # the draws of every sheet, spliced into manifest.json at the end
+
+
+T_contra = TypeVar("T_contra", contravariant=True)
+
+
+class Sink(Protocol[T_contra]):
+    """Where a build's rendered sheets go (a context manager: entered before the first)."""
+
+    def __enter__(self) -> Sink[T_contra]: ...
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None: ...
+
+    @property
+    def stopped(self) -> bool:
+        """True when the rest of the sheets is not needed (TeX stopped on an error)."""
+        ...
+
+    def add(self, sheet: T_contra) -> None: ...
+
+    def finish(self) -> list[str]: ...
+
+
+class FolderSink:
+    """Writes every rendered sheet straight to disk in roster order (and, with ``feeds``, to
+    the TeX runs reading the combined documents meanwhile); ``ends``: the documents' heads
+    and tails when already rendered, ``head_of_grid`` the answer grid's. The answer grid
+    (``keys-grid.tex/.md``) is written once every sheet is: each of its tables has a row
+    per sheet (a feed ``GRID`` gets its text after the head it already had)."""
+
+    def __init__(
+        self,
+        build: Build,
+        plan: ClassPlan,
+        tmp: Path,
+        renderer: Renderer,
+        stats: ClassStats,
+        feeds: dict[str, TexFeed] | None = None,
+        ends: dict[str, tuple[str, str]] | None = None,
+        head_of_grid: str | None = None,
+    ) -> None:
+        self.build, self.plan, self.tmp = build, plan, tmp
+        self.renderer, self.stats = renderer, stats
+        self.feeds, self.ends, self.head_of_grid = feeds, ends, head_of_grid
+        self.files: list[str] = []
+        self._handles: dict[tuple[str, str], IO[str]] = {}
+        self._open: list[IO[str]] = []
+        self._unicode = {"sheet": False, "key": False}
+        self._grid_rows: list[GridRow] = []
+        self._worked = WorkedKeys(versions_build=plan.subfolder == "versions")
+        self._count = 0
+
+    def _file(self, name: str) -> IO[str]:
+        fh = open(self.tmp / name, "w", encoding="utf-8")
+        self._open.append(fh)
+        return fh
+
+    def _tex_out(self, kind: str, text: str) -> None:
+        fh = self._handles[(kind, ".tex")]
+        fh.write(text)
+        if self.feeds is not None:  # on disk first: a failed run keeps at least what TeX read
+            fh.flush()
+            self.feeds[kind].write(text)
+
+    def _grid_out(self, text: str) -> None:
+        self._grid_fh.write(text)
+        if self.feeds is not None and GRID in self.feeds:
+            self._grid_fh.flush()
+            self.feeds[GRID].write(text)
+
+    def __enter__(self) -> FolderSink:
+        try:
+            self.start()
+        except BaseException:
+            self._close()
+            raise
+        return self
+
+    def start(self) -> None:
+        """Open the files and write what comes before the first sheet."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import needs_unicode_engine
+
+        for kind in KINDS:
+            for ext in (".tex", ".md"):
+                self._handles[(kind, ext)] = self._file(f"{KINDS[kind]}{ext}")
+        self.files += [f"{KINDS[kind]}{ext}" for kind, ext in self._handles]
+        draws = self._file(DRAWS)
+        key_fh = self._file("key.json")
+        self.files.append("key.json")
+        self._grid_fh = self._file(f"{GRID}.tex")
+        self.files.append(f"{GRID}.tex")
+        build = self.build
+        self.ends = self.ends or self.renderer.document_ends(build, self.plan.scannable)
+        for kind in KINDS:
+            head = self.ends[kind][0]
+            self._tex_out(kind, head)
+            self._unicode[kind] = needs_unicode_engine(head)
+        grid = self.head_of_grid
+        self._grid_out(grid if grid is not None else self.renderer.grid_head(build))
+        key_around = keyfile.split_at(keyfile.key_json(build), "sheets")
+        self._key_list = keyfile.StreamedList(key_fh, around=key_around)
+        self._draw_list = keyfile.StreamedList(draws)  # spliced into manifest.json at the end
+
+    @property
+    def stopped(self) -> bool:
+        """True once a TeX run fed meanwhile stopped on an error (it is reported; the rest
+        is not needed)."""
+        return self.feeds is not None and any(f.broken for f in self.feeds.values())
+
+    def add(self, sheet: RenderedSheet) -> None:
+        """Write one sheet (the next in roster order)."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import needs_unicode_engine
+
+        for kind in KINDS:
+            self._tex_out(kind, sheet.tex[kind])
+            md = sheet.md[kind]
+            self._handles[(kind, ".md")].write(md if self._count == 0 else MD_SEPARATOR + md)
+            self._unicode[kind] = self._unicode[kind] or needs_unicode_engine(sheet.tex[kind])
+        self._key_list.add_encoded(sheet.key_line)
+        self._draw_list.add_encoded(sheet.draws_line)
+        self._grid_rows.append(sheet.grid)
+        self._worked.add(sheet.grid.label, sheet.grid.code, sheet.worked)
+        self._count += 1
+        self.stats.sheets += 1
+        self.stats.items += sheet.items
+
+    def finish(self) -> list[str]:
+        """Write what comes after the last sheet; the files written."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import unprintable_sample
+
+        assert self.ends is not None
+        try:
+            for kind in KINDS:
+                self._tex_out(kind, self.ends[kind][1])
+            self._key_list.close()
+            self._draw_list.close()
+            grid = grid_body(self.build, self._grid_rows, self._worked, self.plan)
+            self._grid_out(
+                self.renderer.render("latex", "grid", {**grid, "doc_head": False, "doc_tail": True})
+            )
+        finally:
+            self._close()
+        markdown = self.renderer.render("markdown", "grid", grid)
+        (self.tmp / f"{GRID}.md").write_text(markdown, encoding="utf-8")
+        self.files.append(f"{GRID}.md")
+        stats = self.stats
+        for kind, name in KINDS.items():
+            stats.engines[name] = "lualatex" if self._unicode[kind] else "pdflatex"
+            if stats.forced_engine is not None:
+                if stats.forced_engine == "pdflatex" and self._unicode[kind]:
+                    text = (self.tmp / f"{name}.tex").read_text("utf-8")
+                    raise engine_refusal(unprintable_sample(text), f"{name}.tex")
+                stats.engines[name] = stats.forced_engine
+        return self.files
+
+    def _close(self) -> None:
+        for fh in self._open:
+            fh.close()
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
+        self._close()
+
+
+class SheetSink:
+    """A class of one: its sheet's whole documents (``sheet.tex``, ``key.md``,
+    ``key-grid.tex``, ...), key.json, the exports and (with PDFs) the compiled documents,
+    kept in memory (``files``) for the finish to write at once."""
+
+    stopped = False
+
+    def __init__(self, build: Build, renderer: Renderer, options: BuildOptions, keep: Path):
+        self.build, self.renderer, self.options, self.keep = build, renderer, options, keep
+        self.files: dict[str, bytes] = {}
+
+    def __enter__(self) -> SheetSink:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
+        return None
+
+    def add(self, sheet: Sheet) -> None:
+        """The sheet, drawn and solved (its documents are rendered at the finish)."""
+        self.build = replace(self.build, sheets=(*self.build.sheets, sheet))
+
+    def finish(self) -> list[str]:
+        """Every file of the sheet's folder but manifest.json; their names."""
+        options, result, files = self.options, self.build, self.files
+        docs = self.renderer.whole(result, options.scannable)
+        files.update({name: text.encode("utf-8") for name, text in docs.items()})
+        key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
+        files["key.json"] = key_text.encode("utf-8")
+        if options.exports:
+            # the exporters only when --export asks for them
+            from worksheetgen.export import export_files
+
+            files.update(export_files(files["key.json"], options.exports))
+        if options.pdf:
+            self._compile(docs)
+        return list(files)
+
+    def _compile(self, docs: dict[str, str]) -> None:
+        """The sheet's, the key's and the answer grid's PDFs (and, for a scannable build,
+        where TeX set the scanner's boxes)."""
+        # TeX machinery only when PDFs are built
+        from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
+        from worksheetgen.tex.run import TexJob, compile_jobs
+
+        options, files = self.options, self.files
+        forced = None if options.engine == "auto" else options.engine
+        names = ("sheet.tex", "key.tex", "key-grid.tex")
+        if forced == PDFLATEX:
+            for n in names:
+                if needs_unicode_engine(docs[n]):
+                    raise engine_refusal(unprintable_sample(docs[n]), n)
+        bundled = self.renderer.bundled  # a preamble of our own: dumped once
+        with failures_as_errors():
+            outputs = compile_jobs(
+                [TexJob(n[:-4], docs[n], engine=forced, formats=bundled) for n in names],
+                self.keep,
+            )
+        for name, output in outputs.items():
+            assert output.pdf is not None
+            files[f"{name}.pdf"] = output.pdf
+        if options.scannable:
+            # the scanner's positions, only for a scannable build
+            from worksheetgen.scan.positions import (
+                SCAN_FILE,
+                dumps,
+                positions_json,
+                sheet_build_code,
+            )
+
+            recorded = outputs["sheet"].scanpos
+            code = sheet_build_code(self.build)
+            files[SCAN_FILE] = dumps(positions_json(code, self.build.paper, recorded))
