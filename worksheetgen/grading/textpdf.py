@@ -15,6 +15,7 @@ CJK fallback has ~50,000 glyphs: decoding them all took most of ``grade``'s time
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import struct
@@ -62,7 +63,10 @@ class _Font:
         """``ch``'s glyph id; the glyph is kept."""
         gid = self._gid.get(ch)
         if gid is None:
-            gid = self._gid[ch] = self.tt.getGlyphID(self.cmap[ord(ch)])
+            found = _gid(self.cmap[ord(ch)])  # not fontTools' map of 50,000 names
+            if found is None:
+                raise KeyError(ch)  # a name not _open's: cannot happen
+            gid = self._gid[ch] = found
             self.used.setdefault(gid, ch)
         return gid
 
@@ -89,8 +93,14 @@ def _open(path: str, number: int) -> TTFont:
     """The font, read lazily, its glyphs named by id: the glyph names in 'post' (tens of
     thousands in a CJK font) are never decoded; the PDF sets glyphs by id."""
     tt = TTFont(path, fontNumber=number, lazy=True)
-    tt.setGlyphOrder([".notdef", *(f"g{i}" for i in range(1, tt["maxp"].numGlyphs))])
+    tt.setGlyphOrder(list(_names(tt["maxp"].numGlyphs)))
     return tt
+
+
+@functools.cache
+def _names(count: int) -> tuple[str, ...]:
+    """Glyph names by id, ``count`` of them (made once: each font is opened twice)."""
+    return (".notdef", *(f"g{i}" for i in range(1, count)))
 
 
 def _gid(name: object) -> int | None:
