@@ -53,3 +53,14 @@ def test_each_font_is_cut_once_per_document(monkeypatch):
     doc.pdf()
     doc.pdf()
     assert len(calls) == len(set(calls)) and len(calls) >= 2
+
+
+def test_the_fallback_font_is_read_only_for_text_that_needs_it(monkeypatch):
+    opened = []
+    real = textpdf._open
+    monkeypatch.setattr(textpdf, "_open", lambda p, n: opened.append(p) or real(p, n))
+    doc = textpdf.TextPdf()
+    doc.add([("h1", "Feedback: Zoë"), ("plain", "Αλέξης Иван √dₖ QKᵀ −∞")])
+    doc.pdf()
+    assert doc._extra is None
+    assert all(Path(p).name.startswith("DejaVuSans") for p in opened)
