@@ -3,21 +3,31 @@
 matplotlib drew each feedback line as a figure's text (laid out glyph by glyph, a savefig
 per page): most of ``grade``'s time for a class. Text pages need none of that: each line is
 one ``Tj`` in an embedded TrueType font (DejaVu Sans, which ships with matplotlib, cut to
-the glyphs used, glyph ids kept), with a ToUnicode map so the text can be read back and
-searched. A character DejaVu lacks (a CJK name) is set in the first installed TrueType
-fallback that has it; one no font has is set as "?".
+the glyphs used; the text's CIDs are the font's glyph ids, a CIDToGIDMap maps them to the
+cut font's), with a ToUnicode map so the text can be read back and searched. A character
+DejaVu lacks (a CJK name) is set in the first installed TrueType fallback that has it; one
+no font has is set as "?".
+
+Each font is read once per document and cut once, for the glyphs of all its pages. Only
+the tables the PDF needs are decoded, and of 'hmtx' and 'glyf' only the glyphs used (a
+CJK fallback has ~50,000 glyphs: decoding them all took most of ``grade``'s time).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
+import struct
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fontTools import subset  # type: ignore[import-untyped]
-from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+from fontTools.ttLib import TTFont, newTable  # type: ignore[import-untyped]
+from fontTools.ttLib.tables._c_m_a_p import CmapSubtable  # type: ignore[import-untyped]
+from fontTools.ttLib.tables._g_l_y_f import Glyph  # type: ignore[import-untyped]
 
 # a library never prints: fontTools logs each table it drops
 logging.getLogger("fontTools").setLevel(logging.ERROR)
@@ -37,13 +47,14 @@ STYLES = {  # size, bold, colour (r g b)
 class _Font:
     def __init__(self, path: str, number: int = 0) -> None:
         self.path, self.number = path, number
-        self.tt = TTFont(path, fontNumber=number, lazy=True)
+        self.tt = _open(path, number)
         self.cmap = self.tt.getBestCmap() or {}
         self.scale = 1000 / self.tt["head"].unitsPerEm
-        self.hmtx = self.tt["hmtx"]
+        self.hmtx = _Metrics(self.tt)
         self.used: dict[int, str] = {}  # glyph id -> the character it sets
         self._advance: dict[str, float] = {}
         self._gid: dict[str, int] = {}
+        self._program: tuple[frozenset[int], tuple[bytes, bytes]] | None = None
 
     def has(self, ch: str) -> bool:
         return ord(ch) in self.cmap
@@ -52,7 +63,10 @@ class _Font:
         """``ch``'s glyph id; the glyph is kept."""
         gid = self._gid.get(ch)
         if gid is None:
-            gid = self._gid[ch] = self.tt.getGlyphID(self.cmap[ord(ch)])
+            found = _gid(self.cmap[ord(ch)])  # not fontTools' map of 50,000 names
+            if found is None:
+                raise KeyError(ch)  # a name not _open's: cannot happen
+            gid = self._gid[ch] = found
             self.used.setdefault(gid, ch)
         return gid
 
@@ -62,23 +76,141 @@ class _Font:
             a = self._advance[ch] = float(self.hmtx[self.cmap[ord(ch)]][0] * self.scale)
         return a
 
-    def program(self) -> bytes:
-        """The font cut to the glyphs used, glyph ids unchanged."""
-        opts = subset.Options()
-        opts.retain_gids = True
-        opts.hinting = False
-        opts.layout_features = []
-        opts.font_number = self.number
-        opts.notdef_outline = True
-        # the text is set glyph by glyph: no layout tables (decoding them is most of the time)
-        opts.drop_tables += ["GSUB", "GPOS", "GDEF", "kern", "FFTM", "hdmx", "VDMX", "LTSH"]
-        font = subset.load_font(self.path, opts, lazy=True)
-        sub = subset.Subsetter(opts)
-        sub.populate(gids=sorted({0, *self.used}))
-        sub.subset(font)
-        buf = io.BytesIO()
-        font.save(buf)
-        return buf.getvalue()
+    def program(self) -> tuple[bytes, bytes]:
+        """The font cut to the glyphs used, and its CIDToGIDMap (the glyph ids in the text,
+        the CIDs, to those in the cut font); made once per set of glyphs."""
+        key = frozenset(self.used)
+        if self._program is None or self._program[0] != key:
+            prog, kept = _subset(self)
+            cid_to_gid = bytearray(2 * (max(kept) + 1))
+            for new, old in enumerate(kept):
+                cid_to_gid[2 * old : 2 * old + 2] = new.to_bytes(2, "big")
+            self._program = (key, (prog, bytes(cid_to_gid)))
+        return self._program[1]
+
+
+def _open(path: str, number: int) -> TTFont:
+    """The font, read lazily, its glyphs named by id: the glyph names in 'post' (tens of
+    thousands in a CJK font) are never decoded; the PDF sets glyphs by id."""
+    tt = TTFont(path, fontNumber=number, lazy=True)
+    tt.setGlyphOrder(list(_names(tt["maxp"].numGlyphs)))
+    return tt
+
+
+@functools.cache
+def _names(count: int) -> tuple[str, ...]:
+    """Glyph names by id, ``count`` of them (made once: each font is opened twice)."""
+    return (".notdef", *(f"g{i}" for i in range(1, count)))
+
+
+def _gid(name: object) -> int | None:
+    """The glyph id in a glyph name of ``_open``'s, None for another name."""
+    if name == ".notdef":
+        return 0
+    if isinstance(name, str) and name[:1] == "g" and name[1:].isdigit():
+        return int(name[1:])
+    return None
+
+
+class _Lazy(dict[str, Any]):
+    """A table's entries by glyph name, each read from the table's data when first asked
+    for: the PDF needs a few of tens of thousands (fontTools decodes every one)."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+    def __contains__(self, name: object) -> bool:
+        gid = _gid(name)
+        return gid is not None and gid < self.count
+
+    def __missing__(self, name: str) -> Any:
+        gid = _gid(name)
+        if gid is None or gid >= self.count:
+            raise KeyError(name)
+        value = self[name] = self.read(gid)
+        return value
+
+    def read(self, gid: int) -> Any:
+        raise NotImplementedError
+
+
+class _Metrics(_Lazy):
+    """hmtx's (advance, left side bearing) by glyph name."""
+
+    def __init__(self, tt: TTFont) -> None:
+        super().__init__(tt["maxp"].numGlyphs)
+        self.data, self.long = tt.reader["hmtx"], tt["hhea"].numberOfHMetrics
+
+    def read(self, gid: int) -> tuple[int, int]:
+        if gid < self.long:
+            adv, lsb = struct.unpack_from(">Hh", self.data, 4 * gid)
+        else:
+            (adv,) = struct.unpack_from(">H", self.data, 4 * (self.long - 1))
+            (lsb,) = struct.unpack_from(">h", self.data, 4 * self.long + 2 * (gid - self.long))
+        return adv, lsb
+
+
+class _Glyphs(_Lazy):
+    """glyf's glyphs by name, each cut from the table's data when first asked for."""
+
+    def __init__(self, tt: TTFont) -> None:
+        super().__init__(tt["maxp"].numGlyphs)
+        self.data, self.loca = tt.reader["glyf"], tt["loca"]
+
+    def read(self, gid: int) -> Glyph:
+        return Glyph(self.data[int(self.loca[gid]) : int(self.loca[gid + 1])])
+
+
+def _subset(source: _Font, fast: bool = True) -> tuple[bytes, list[int]]:
+    """``source``'s font cut to the glyphs it used; its glyph ids are the CIDs (the
+    CIDToGIDMap maps them). Its character map is made from the characters set, not decoded
+    and cut (a CJK font maps ~30,000 characters); ``fast``: the glyphs and widths are
+    taken as needed (what fontTools' subsetter would read, without decoding every glyph).
+    Also the glyphs kept, by their ids in ``source``, in the cut font's order."""
+    opts = subset.Options()
+    opts.hinting = False
+    opts.layout_features = []
+    opts.font_number = source.number
+    opts.notdef_outline = True
+    opts.glyph_names = False
+    # the text is set glyph by glyph: no layout tables (decoding them is most of the time),
+    # nor vertical metrics (the text runs across)
+    opts.drop_tables += ["GSUB", "GPOS", "GDEF", "kern", "FFTM", "hdmx", "VDMX", "LTSH"]
+    opts.drop_tables += ["vhea", "vmtx"]
+    font = _open(source.path, source.number)
+    order = font.getGlyphOrder()
+    post = newTable("post")
+    post.decompile(b"\x00\x03\x00\x00" + font.reader["post"][4:32], font)
+    font["post"] = post
+    cmap = newTable("cmap")
+    cmap.tableVersion = 0
+    mapping = {ord(c): order[g] for g, c in source.used.items()}
+    sub4 = CmapSubtable.newSubtable(4)
+    sub4.platformID, sub4.platEncID, sub4.language = 3, 1, 0
+    sub4.cmap = {u: n for u, n in mapping.items() if u <= 0xFFFF}
+    cmap.tables = [sub4]
+    if any(u > 0xFFFF for u in mapping):
+        sub12 = CmapSubtable.newSubtable(12)
+        sub12.platformID, sub12.platEncID, sub12.language = 3, 10, 0
+        sub12.cmap = dict(mapping)
+        cmap.tables.append(sub12)
+    font["cmap"] = cmap
+    if fast:
+        hmtx = newTable("hmtx")
+        hmtx.metrics = _Metrics(font)
+        font["hmtx"] = hmtx
+        glyf = newTable("glyf")
+        glyf.glyphOrder, glyf._reverseGlyphOrder = order, {}
+        glyf.glyphs = _Glyphs(font)
+        font["glyf"] = glyf
+    sub = subset.Subsetter(opts)
+    sub.populate(gids=sorted({0, *source.used}))
+    sub.subset(font)
+    buf = io.BytesIO()
+    font.save(buf)
+    kept = [0 if name == ".notdef" else int(name[1:]) for name in font.getGlyphOrder()]
+    return buf.getvalue(), kept
 
 
 def _fallbacks() -> list[tuple[str, int]]:
@@ -107,6 +239,8 @@ class TextPdf:
         self._extra: list[_Font] | None = None
         self.pages: list[bytes] = []
         self._fonts: dict[tuple[str, bool], tuple[_Font, str]] = {}
+        self._widths: dict[tuple[str, bool], float] = {}
+        self._glyphs: dict[tuple[str, bool], tuple[_Font, str]] = {}  # font, glyph id in hex
 
     def _fallback(self, ch: str) -> _Font | None:
         if self._extra is None:
@@ -135,7 +269,13 @@ class TextPdf:
         return (fallback, ch) if fallback else (main, "?")
 
     def _width(self, text: str, bold: bool) -> float:
-        return sum(f.advance(c) for f, c in (self._font(ch, bold) for ch in text))
+        """``text``'s advance in 1/1000 em (a word's, remembered: pages repeat their words)."""
+        w = self._widths.get((text, bold))
+        if w is None:
+            w = self._widths[(text, bold)] = sum(
+                f.advance(c) for f, c in (self._font(ch, bold) for ch in text)
+            )
+        return w
 
     def _wrap(self, text: str, size: float, bold: bool) -> list[str]:
         room = (self.size[0] - 2 * MARGIN) * 1000 / size
@@ -156,16 +296,20 @@ class TextPdf:
         ops: list[str] = []
         current: _Font | None = None
         run: list[str] = []
+        glyphs = self._glyphs
         for ch in text:
-            font, c = self._font(ch, bold)
+            known = glyphs.get((ch, bold))
+            if known is None:
+                font, c = self._font(ch, bold)
+                known = glyphs[(ch, bold)] = (font, f"{font.glyph(c):04x}")
+            font, gid = known
             if font is not current:
                 if run:
                     ops.append(f"<{''.join(run)}> Tj")
                     run = []
                 ops.append(f"/F{self._id(font)} {size:g} Tf")
                 current = font
-            gid = font.glyph(c)
-            run.append(f"{gid:04x}")
+            run.append(gid)
         if run:
             ops.append(f"<{''.join(run)}> Tj")
         return " ".join(ops)
@@ -223,8 +367,9 @@ class TextPdf:
                     f"/F{i} {new(b'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>')} 0 R"
                 )
                 continue
-            prog = font.program()
+            prog, cid_to_gid = font.program()
             ff = stream(prog, f"/Length1 {len(prog)} ")
+            c2g = stream(cid_to_gid)
             name = f"WSG{i:03d}+F{i}"
             desc = new(
                 f"<< /Type /FontDescriptor /FontName /{name} /Flags 32 "
@@ -238,7 +383,7 @@ class TextPdf:
             cid = new(
                 f"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /{name} "
                 f"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> "
-                f"/FontDescriptor {desc} 0 R /CIDToGIDMap /Identity /W [{widths}] >>".encode()
+                f"/FontDescriptor {desc} 0 R /CIDToGIDMap {c2g} 0 R /W [{widths}] >>".encode()
             )
             pairs = sorted(font.used.items())
             chunks = []
