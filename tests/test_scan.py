@@ -223,6 +223,21 @@ def test_box_states_by_ink_and_spread():
     assert {k: box_state(*k) for k in cases} == cases
 
 
+def test_the_scanning_guide_states_the_reading_rules_in_use():
+    from worksheetgen.scan import pages, run
+
+    guide = (ROOT / "docs" / "guide" / "scanning.md").read_text("utf-8")
+    rules = {
+        "ink": (pages.INK_LEVEL, pages.LIGHT_LEVEL),
+        "table": (run.TAKEN_BACK, run.FULL, run.EMPTY, run.SPREAD, run.MARKED),
+    }
+    for value in rules["ink"]:
+        assert f"darker than {value * 100:.0f} %" in guide, value
+    table = guide[guide.index("| what the box holds |") :]
+    for value in rules["table"]:
+        assert f"{value * 100:.0f} %" in table, value
+
+
 def _read_box_sheet(dpi: int, seed: int, kinds: list[str | None]) -> list[str]:
     import numpy as np
 
