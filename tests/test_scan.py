@@ -209,16 +209,17 @@ def test_page_codes_read_back_and_refuse_others():
 
 
 def test_box_states_by_ink_and_spread():
-    # (ink share, light ink share, spread) -> state
+    # (ink share, light ink share, spread, depth) -> state
     cases = {
-        (0.0, 0.0, 0.0): "empty",
-        (0.01, 0.3, 0.95): "marked",  # a thin scribble, blurred: little dark ink, spread
-        (0.3, 0.4, 1.0): "marked",
-        (0.12, 0.15, 0.5): "unclear",  # a stray dot: compact
-        (0.35, 0.4, 0.6): "unclear",  # a dark blob, compact
-        (0.02, 0.08, 1.0): "unclear",  # a faint trace across the box
-        (0.85, 0.9, 1.0): "unclear",
-        (0.97, 0.98, 1.0): "taken-back",
+        (0.0, 0.0, 0.0, 0.0): "empty",
+        (0.01, 0.3, 0.95, 0.6): "marked",  # a thin scribble, blurred: little dark ink, spread
+        (0.07, 0.08, 0.83, 0.5): "marked",  # the same, fainter
+        (0.3, 0.4, 1.0, 1.0): "marked",
+        (0.12, 0.15, 0.5, 0.5): "unclear",  # a stray dot: compact
+        (0.35, 0.4, 0.6, 0.6): "unclear",  # a dark blob, compact
+        (0.08, 0.08, 1.0, 0.08): "unclear",  # one line along the box's side
+        (0.85, 0.9, 1.0, 1.0): "unclear",
+        (0.97, 0.98, 1.0, 1.0): "taken-back",
     }
     assert {k: box_state(*k) for k in cases} == cases
 
@@ -229,7 +230,7 @@ def test_the_scanning_guide_states_the_reading_rules_in_use():
     guide = (ROOT / "docs" / "guide" / "scanning.md").read_text("utf-8")
     rules = {
         "ink": (pages.INK_LEVEL, pages.LIGHT_LEVEL),
-        "table": (run.TAKEN_BACK, run.FULL, run.EMPTY, run.SPREAD, run.MARKED),
+        "table": (run.TAKEN_BACK, run.FULL, run.EMPTY, run.SPREAD, run.DEPTH),
     }
     for value in rules["ink"]:
         assert f"darker than {value * 100:.0f} %" in guide, value

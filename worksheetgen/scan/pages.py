@@ -93,9 +93,11 @@ def box_measures(
     - its ink share (pixels darker than INK_LEVEL of the paper's white);
     - its light ink share (darker than LIGHT_LEVEL: a thin, blurred stroke counts);
     - its spread: how far the light ink reaches across the box, the share of the grid's
-      columns or rows (the larger) from the first with ink to the last. A tick, a cross
-      or a scribble reaches across the box (0.9 and more); a stray dot stays compact
-      (0.6 and less), however dark it is."""
+      columns (and of its rows) from the first with ink to the last, the larger of the
+      two. A tick, a cross or a scribble reaches across the box (0.8 and more); a stray
+      dot stays compact (0.6 and less), however dark it is;
+    - its depth: the smaller of the two, so a mark is told from one line along the box's
+      side (its frame, a scan a little off) or a single dash: those are thin one way."""
     steps = np.linspace(inset_mm, size_mm - inset_mm, n)
     gx, gy = np.meshgrid(steps, steps)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
@@ -113,8 +115,15 @@ def box_measures(
         last = np.where(has, index, -1).max(axis=1)
         return np.clip(last - first + 1, 0, n) / n
 
-    spread = np.maximum(reach(light.any(axis=1)), reach(light.any(axis=2)))
-    return np.column_stack([dark.mean(axis=(1, 2)), light.mean(axis=(1, 2)), spread])
+    across, down = reach(light.any(axis=1)), reach(light.any(axis=2))
+    return np.column_stack(
+        [
+            dark.mean(axis=(1, 2)),
+            light.mean(axis=(1, 2)),
+            np.maximum(across, down),
+            np.minimum(across, down),
+        ]
+    )
 
 
 def paper_white(image: np.ndarray) -> float:

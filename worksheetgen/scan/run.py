@@ -39,17 +39,18 @@ from worksheetgen.scan.layout import build_code, score_values
 from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
-#: share (a thin or blurred stroke counts) and its spread (how far the light ink reaches
-#: across the box, pages.box_measures), in this order:
+#: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
+#: reaches across the box, the larger and the smaller of its width and height as a share
+#: of the box's; pages.box_measures), in this order:
 #: ink share TAKEN_BACK and more: filled in completely (a mark taken back); from FULL to
-#: TAKEN_BACK: unclear; light ink under EMPTY: empty; spread SPREAD and more with light ink
-#: MARKED and more: marked (a tick, a cross, a scribble reach across the box); anything else
-#: (a stray dot: compact, however dark; a faint trace) unclear, for a person. One ink share
-#: alone cannot tell them apart: a thin scribble blurred at 150 dpi can have less dark ink
-#: than a stray dot.
+#: TAKEN_BACK: unclear; light ink under EMPTY: empty; spread SPREAD and more and depth DEPTH
+#: and more: marked (a tick, a cross, a scribble reach across the box); anything else
+#: unclear, for a person: a stray dot (compact, however dark), one line along the box's side
+#: or a single dash (thin one way). One ink share alone cannot tell them apart: a thin
+#: scribble blurred at 150 dpi can have less dark ink than a stray dot.
 EMPTY = 0.06
-MARKED = 0.12
 SPREAD = 0.75
+DEPTH = 0.25
 FULL = 0.80
 TAKEN_BACK = 0.92
 #: a page with less ink than this share of its area is blank (every printed page of a
@@ -71,16 +72,16 @@ class BoxReading:
     spread: float = 0.0
 
 
-def box_state(ratio: float, light: float, spread: float) -> str:
-    """empty, marked, taken-back or unclear, from a box's ink share, light ink share and
-    spread (the rules above EMPTY)."""
+def box_state(ratio: float, light: float, spread: float, depth: float) -> str:
+    """empty, marked, taken-back or unclear, from a box's ink share, light ink share,
+    spread and depth (the rules above EMPTY)."""
     if ratio >= TAKEN_BACK:
         return "taken-back"
     if ratio >= FULL:
         return "unclear"
     if light < EMPTY:
         return "empty"
-    if spread >= SPREAD and light >= MARKED:
+    if spread >= SPREAD and depth >= DEPTH:
         return "marked"
     return "unclear"
 
@@ -207,11 +208,13 @@ def scan_files(
         """Read a page's boxes into their parts' groups."""
         seen[(page.sheet, page.page)] = where
         boxes = sheets[page.sheet][page.page]
-        for box, (ratio, light, spread) in zip(
+        for box, (ratio, light, spread, depth) in zip(
             boxes, ratios if ratios is not None else (), strict=True
         ):
             reading = BoxReading(
-                box_state(float(ratio), float(light), float(spread)), float(ratio), float(spread)
+                box_state(float(ratio), float(light), float(spread), float(depth)),
+                float(ratio),
+                float(spread),
             )
             group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
             group.append((page, {**box, "where": where}, reading))
