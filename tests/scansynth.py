@@ -170,3 +170,31 @@ def page_images(folder: Path, dpi: int) -> list[Image.Image]:
 
 def angle_ok(angle: float) -> bool:
     return abs(angle) <= 3 and not math.isnan(angle)
+
+
+def box_sheet(
+    dpi: int, kinds: list[str | None], rng: random.Random, cols: int = 20
+) -> tuple[bytes, list[tuple[float, float]]]:
+    """A JPEG of printed 4 mm boxes 8 mm apart (a frame each, as the sheets print them),
+    marked with ``kinds`` as a pen would, then blurred, noised and JPEG-compressed but not
+    moved: with each box's top left corner (mm), the image's mm -> pixels is a scale."""
+    px = dpi / 25.4
+    rows = (len(kinds) + cols - 1) // cols
+    image = Image.new("L", (int((cols * 8 + 10) * px), int((rows * 8 + 10) * px)), 255)
+    draw = ImageDraw.Draw(image)
+    corners = []
+    for i, kind in enumerate(kinds):
+        x, y = 5 + (i % cols) * 8, 5 + (i // cols) * 8
+        corners.append((float(x), float(y)))
+        frame = [x * px, y * px, (x + BOX_MM) * px, (y + BOX_MM) * px]
+        draw.rectangle(frame, outline=0, width=max(1, int(0.3 * px)))
+        if kind:
+            _pen(draw, kind, x * px, y * px, BOX_MM * px, rng)
+    image = image.filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 1.0)))
+    a = np.asarray(image, dtype=np.float32)
+    a = a + np.random.default_rng(rng.randrange(2**32)).normal(0, 8, a.shape)
+    out = io.BytesIO()
+    Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(
+        out, format="JPEG", quality=rng.randint(70, 90)
+    )
+    return out.getvalue(), corners

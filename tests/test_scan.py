@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, needs_tex
-from tests.scansynth import Plan, distort, fill, render, smudge_code
+from tests.scansynth import BOX_MM, Plan, box_sheet, distort, fill, render, smudge_code
 from worksheetgen.errors import ScanError
 from worksheetgen.grading.key import grade_key
 from worksheetgen.keyjson.read import load_key
@@ -208,14 +208,65 @@ def test_page_codes_read_back_and_refuse_others():
             assert decode_cells(flipped) is None
 
 
-def test_box_states_by_ink():
-    assert [box_state(r) for r in (0.0, 0.1, 0.3, 0.85, 0.97)] == [
-        "empty",
-        "unclear",
-        "marked",
-        "unclear",
-        "taken-back",
-    ]
+def test_box_states_by_ink_and_spread():
+    # (ink share, light ink share, spread, depth) -> state
+    cases = {
+        (0.0, 0.0, 0.0, 0.0): "empty",
+        (0.01, 0.3, 0.95, 0.6): "marked",  # a thin scribble, blurred: little dark ink, spread
+        (0.07, 0.08, 0.83, 0.5): "marked",  # the same, fainter
+        (0.3, 0.4, 1.0, 1.0): "marked",
+        (0.12, 0.15, 0.5, 0.5): "unclear",  # a stray dot: compact
+        (0.35, 0.4, 0.6, 0.6): "unclear",  # a dark blob, compact
+        (0.08, 0.08, 1.0, 0.08): "unclear",  # one line along the box's side
+        (0.85, 0.9, 1.0, 1.0): "unclear",
+        (0.97, 0.98, 1.0, 1.0): "taken-back",
+    }
+    assert {k: box_state(*k) for k in cases} == cases
+
+
+def test_the_scanning_guide_states_the_reading_rules_in_use():
+    from worksheetgen.scan import pages, run
+
+    guide = (ROOT / "docs" / "guide" / "scanning.md").read_text("utf-8")
+    rules = {
+        "ink": (pages.INK_LEVEL, pages.LIGHT_LEVEL),
+        "table": (run.TAKEN_BACK, run.FULL, run.EMPTY, run.SPREAD, run.DEPTH),
+    }
+    for value in rules["ink"]:
+        assert f"darker than {value * 100:.0f} %" in guide, value
+    table = guide[guide.index("| what the box holds |") :]
+    for value in rules["table"]:
+        assert f"{value * 100:.0f} %" in table, value
+
+
+def _read_box_sheet(dpi: int, seed: int, kinds: list[str | None]) -> list[str]:
+    import numpy as np
+
+    from worksheetgen.scan.pages import BOX_INSET_MM, Aligned, box_measures, ink_mask
+    from worksheetgen.scan.run import load_page
+
+    data, corners = box_sheet(dpi, kinds, random.Random(seed))
+    image = load_page("sheet.jpg", "image", data, 0)
+    px = dpi / 25.4
+    page = Aligned(0, 0, 0, np.diag([px, px, 1.0]), ink_mask(image), image)
+    measures = box_measures(page, np.array(corners), BOX_MM, BOX_INSET_MM)
+    return [box_state(*map(float, m)) for m in measures]
+
+
+@pytest.mark.parametrize("dpi", [150, 200, 300])
+def test_thin_scribbles_are_marks_and_stray_dots_are_never_read_as_marks(dpi: int):
+    """A scribble of 3-4 thin strokes, blurred at 150 dpi, can have less dark ink than a
+    stray dot: read by ink alone, one was empty or the other marked. Read by spread, every
+    pen mark is marked, every dot unclear, every untouched box empty (1,200 boxes a dpi)."""
+    want = {"fill": "marked", "tick": "marked", "cross": "marked", "faint": "unclear"}
+    misreads = []
+    for seed in range(4):
+        rng = random.Random(seed)
+        kinds = [rng.choice(["fill", "fill", "tick", "cross", "faint", None]) for _ in range(300)]
+        for i, (kind, got) in enumerate(zip(kinds, _read_box_sheet(dpi, seed, kinds), strict=True)):
+            if got != want.get(kind or "", "empty"):
+                misreads.append((seed, i, kind, got))
+    assert misreads == []
 
 
 def test_scannable_build_records_every_box(quiz: Path):

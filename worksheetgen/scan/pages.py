@@ -20,6 +20,9 @@ from worksheetgen.scan.layout import (
 
 #: a pixel is ink when darker than this share of the paper's white
 INK_LEVEL = 0.55
+#: a pixel is light ink (a thin or blurred pen stroke, which may stay above INK_LEVEL at
+#: 150 dpi) when darker than this share of the paper's white: a box's shape is read from it
+LIGHT_LEVEL = 0.8
 #: how far into a box its frame and misalignment reach (mm): the rest is read
 BOX_INSET_MM = 0.75
 #: where the corner marks are looked for: this share of the page's width and height
@@ -81,13 +84,59 @@ def ink_ratios(
     return page.ink[iy, ix].reshape(len(corners), n * n).mean(axis=1)
 
 
-def ink_mask(image: np.ndarray) -> np.ndarray:
-    """Where the page has ink: darker than INK_LEVEL of its paper's white (the 90th
-    percentile of a sample, so a grey scanner lid around the page is not ink)."""
-    sample = image[::7, ::7]
-    white = float(np.percentile(sample, 90))
+def box_measures(
+    page: Aligned, corners: np.ndarray, size_mm: float, inset_mm: float, n: int = 12
+) -> np.ndarray:
+    """What each box holds (its top left corner (mm) a row of ``corners``), sampled on an
+    n x n grid ``inset_mm`` in from its sides (its printed frame left out), one row each:
+
+    - its ink share (pixels darker than INK_LEVEL of the paper's white);
+    - its light ink share (darker than LIGHT_LEVEL: a thin, blurred stroke counts);
+    - its spread: how far the light ink reaches across the box, the share of the grid's
+      columns (and of its rows) from the first with ink to the last, the larger of the
+      two. A tick, a cross or a scribble reaches across the box (0.8 and more); a stray
+      dot stays compact (0.6 and less), however dark it is;
+    - its depth: the smaller of the two, so a mark is told from one line along the box's
+      side (its frame, a scan a little off) or a single dash: those are thin one way."""
+    steps = np.linspace(inset_mm, size_mm - inset_mm, n)
+    gx, gy = np.meshgrid(steps, steps)
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    points = (corners[:, None, :] + grid[None, :, :]).reshape(-1, 2)
+    px = page.to_pixels(points)
+    h, w = page.image.shape
+    ix = np.clip(np.rint(px[:, 0]).astype(np.intp), 0, w - 1)
+    iy = np.clip(np.rint(px[:, 1]).astype(np.intp), 0, h - 1)
+    dark = page.ink[iy, ix].reshape(len(corners), n, n)
+    light = (page.image[iy, ix] < LIGHT_LEVEL * paper_white(page.image)).reshape(len(corners), n, n)
+    index = np.arange(n)
+
+    def reach(has: np.ndarray) -> np.ndarray:  # (boxes, n) -> first to last, as a share
+        first = np.where(has, index, n).min(axis=1)
+        last = np.where(has, index, -1).max(axis=1)
+        return np.clip(last - first + 1, 0, n) / n
+
+    across, down = reach(light.any(axis=1)), reach(light.any(axis=2))
+    return np.column_stack(
+        [
+            dark.mean(axis=(1, 2)),
+            light.mean(axis=(1, 2)),
+            np.maximum(across, down),
+            np.minimum(across, down),
+        ]
+    )
+
+
+def paper_white(image: np.ndarray) -> float:
+    """The paper's white: the 90th percentile of a sample (so a grey scanner lid around
+    the page is not taken for it), at least a fifth of full white."""
+    white = float(np.percentile(image[::7, ::7], 90))
     scale = 255.0 if image.dtype == np.uint8 else 1.0
-    return image < INK_LEVEL * max(white, 0.2 * scale)
+    return max(white, 0.2 * scale)
+
+
+def ink_mask(image: np.ndarray) -> np.ndarray:
+    """Where the page has ink: darker than INK_LEVEL of its paper's white."""
+    return image < INK_LEVEL * paper_white(image)
 
 
 def _window_sums(integral: np.ndarray, k: int) -> np.ndarray:

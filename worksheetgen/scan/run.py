@@ -38,10 +38,19 @@ from worksheetgen.keyjson.read import read_key_data
 from worksheetgen.scan.layout import build_code, score_values
 from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
 
-#: a box's ink share: below EMPTY it is empty; from MARKED to TAKEN_BACK marked; from
-#: TAKEN_BACK on filled in completely (a mark taken back); anything between is unclear
+#: How a box is read, from its ink share (pixels darker than the ink level), its light ink
+#: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
+#: reaches across the box, the larger and the smaller of its width and height as a share
+#: of the box's; pages.box_measures), in this order:
+#: ink share TAKEN_BACK and more: filled in completely (a mark taken back); from FULL to
+#: TAKEN_BACK: unclear; light ink under EMPTY: empty; spread SPREAD and more and depth DEPTH
+#: and more: marked (a tick, a cross, a scribble reach across the box); anything else
+#: unclear, for a person: a stray dot (compact, however dark), one line along the box's side
+#: or a single dash (thin one way). One ink share alone cannot tell them apart: a thin
+#: scribble blurred at 150 dpi can have less dark ink than a stray dot.
 EMPTY = 0.06
-MARKED = 0.15
+SPREAD = 0.75
+DEPTH = 0.25
 FULL = 0.80
 TAKEN_BACK = 0.92
 #: a page with less ink than this share of its area is blank (every printed page of a
@@ -55,20 +64,25 @@ MAX_CORRECTIONS_BYTES = 10_000_000
 
 @dataclass(frozen=True)
 class BoxReading:
-    """One box as read: its state (empty, marked, taken-back, unclear) and ink share."""
+    """One box as read: its state (empty, marked, taken-back, unclear), ink share and
+    spread."""
 
     state: str
     ratio: float
+    spread: float = 0.0
 
 
-def box_state(ratio: float) -> str:
-    """empty, marked, taken-back or unclear, from a box's ink share."""
-    if ratio < EMPTY:
-        return "empty"
-    if MARKED <= ratio < FULL:
-        return "marked"
+def box_state(ratio: float, light: float, spread: float, depth: float) -> str:
+    """empty, marked, taken-back or unclear, from a box's ink share, light ink share,
+    spread and depth (the rules above EMPTY)."""
     if ratio >= TAKEN_BACK:
         return "taken-back"
+    if ratio >= FULL:
+        return "unclear"
+    if light < EMPTY:
+        return "empty"
+    if spread >= SPREAD and depth >= DEPTH:
+        return "marked"
     return "unclear"
 
 
@@ -194,8 +208,14 @@ def scan_files(
         """Read a page's boxes into their parts' groups."""
         seen[(page.sheet, page.page)] = where
         boxes = sheets[page.sheet][page.page]
-        for box, ratio in zip(boxes, ratios if ratios is not None else (), strict=True):
-            reading = BoxReading(box_state(float(ratio)), float(ratio))
+        for box, (ratio, light, spread, depth) in zip(
+            boxes, ratios if ratios is not None else (), strict=True
+        ):
+            reading = BoxReading(
+                box_state(float(ratio), float(light), float(spread), float(depth)),
+                float(ratio),
+                float(spread),
+            )
             group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
             group.append((page, {**box, "where": where}, reading))
 
@@ -334,7 +354,10 @@ def scan_files(
                 "unclear-box",
                 gid,
                 group[0][1]["where"],
-                "; ".join(f"{_box_name(b)}: ink {r.ratio:.2f}" for _, b, r in unclear),
+                "; ".join(
+                    f"{_box_name(b)}: ink {r.ratio:.2f}, spread {r.spread:.2f}"
+                    for _, b, r in unclear
+                ),
             )
             pg = unclear[0][0]
         elif len(marked) > 1:
@@ -473,7 +496,7 @@ def _read_as(
     import numpy as np
 
     from worksheetgen.scan.layout import page_cells
-    from worksheetgen.scan.pages import BOX_INSET_MM, align_as, ink_ratios
+    from worksheetgen.scan.pages import BOX_INSET_MM, align_as, box_measures
 
     path, kind, index = task
     image = load_page(path, kind, context.data[path], index)
@@ -484,7 +507,7 @@ def _read_as(
     if not boxes:
         return _PageRead((build, sheet, page), aligned.homography)
     corners = np.array([[b["x"], b["y"]] for b in boxes]).reshape(-1, 2)
-    ratios = ink_ratios(aligned, corners, context.box_mm, BOX_INSET_MM)
+    ratios = box_measures(aligned, corners, context.box_mm, BOX_INSET_MM)
     return _PageRead((build, sheet, page), aligned.homography, ratios)
 
 
@@ -516,7 +539,7 @@ def _read_page(task: tuple[str, str, int], context: _ReadContext | None = None) 
     # the image machinery only when scanning
     import numpy as np
 
-    from worksheetgen.scan.pages import BOX_INSET_MM, align, ink_ratios
+    from worksheetgen.scan.pages import BOX_INSET_MM, align, box_measures
 
     ctx = context or _CONTEXT[0]
     path, kind, index = task
@@ -528,7 +551,7 @@ def _read_page(task: tuple[str, str, int], context: _ReadContext | None = None) 
     if not boxes:
         return _PageRead(code, page.homography)
     corners = np.array([[b["x"], b["y"]] for b in boxes]).reshape(-1, 2)
-    return _PageRead(code, page.homography, ink_ratios(page, corners, ctx.box_mm, BOX_INSET_MM))
+    return _PageRead(code, page.homography, box_measures(page, corners, ctx.box_mm, BOX_INSET_MM))
 
 
 def _read_all(
