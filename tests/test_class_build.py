@@ -159,14 +159,7 @@ def test_combined_documents_hold_every_sheet_in_roster_order(tmp_path, write_ban
     tex_text = (folder / "sheets.tex").read_text("utf-8")
     assert tex_text.count(r"\documentclass") == 1 and tex_text.count(r"\end{document}") == 1
     assert len(re.findall(r"^\\wsstartsheet$", tex_text, re.M)) == 3
-    order = [
-        m.group(1)
-        for m in re.finditer(
-            r"Name: \\underline\{\\wsfield\{[^}]*\}"
-            r"\{\\ ([^}]*)\}",
-            tex_text,
-        )
-    ]
+    order = [m.group(1) for m in re.finditer(r"^\\wsnameid\{([^}]*)\}", tex_text, re.M)]
     assert order == ["Cy", "Ada", "Bob"]
     md = (folder / "keys.md").read_text("utf-8")
     assert md.count("\n---\n") >= 2 and md.index("Cy") < md.index("Ada") < md.index("Bob")
