@@ -630,3 +630,32 @@ def test_a_blank_page_is_listed_but_needs_no_person(quiz: Path, tmp_path: Path, 
     assert issues[f"page:{printed}#1"]["kind"] == "unidentified-page"
     assert issues[f"page:{printed}#1"]["settled"] == ""
     assert "1 item(s) need a person" in res.output
+
+
+def _worker_signals_seen(task):
+    import signal
+
+    return (
+        signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
+        signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+    )
+
+
+def test_scan_workers_die_at_once_on_sigterm_whatever_the_parents_handler(monkeypatch):
+    """The command line turns SIGTERM into KeyboardInterrupt; the pool's workers inherited
+    it, and the pool's exit (SIGTERM to every worker) once left a worker waiting forever on
+    the task queue's lock that another, stopped by the exception, still held."""
+    import signal
+
+    from worksheetgen.scan import run
+
+    def raising(signum, frame):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "_read_page", _worker_signals_seen)
+    previous = signal.signal(signal.SIGTERM, raising)
+    try:
+        seen = list(run._read_all(object(), [("p", "png", i) for i in range(6)], 2))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert seen == [(True, True)] * 6

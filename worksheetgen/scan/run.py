@@ -563,12 +563,19 @@ def _read_all(
     if workers <= 1 or not hasattr(os, "fork"):
         yield from (_read_page(t, context) for t in tasks)
         return
-    # forked workers read the pages; the parent only collects what they read
+    # forked workers read the pages; the parent only collects what they read (the pool and
+    # the worker set-up are loaded only when a scan forks)
     import multiprocessing
+
+    from worksheetgen.speed.workers import worker_signals
 
     _CONTEXT[:] = [context]
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # worker_signals: the pool's exit terminates its workers with SIGTERM, which the
+        # command line's handler would turn into KeyboardInterrupt inside a worker; one
+        # stopped that way while holding the task queue's lock left the other waiting forever
+        context_ = multiprocessing.get_context("fork")
+        with context_.Pool(workers, initializer=worker_signals) as pool:
             yield from pool.imap(_read_page, tasks, chunksize=2)
     finally:
         _CONTEXT.clear()
