@@ -4,6 +4,7 @@ one-TeX-process-per-student compile of the same LaTeX, printed side by side.
     python bench/bench.py                 # --help, 30 and 100 students, PDFs, naive TeX
     python bench/bench.py --sizes 30 --repeat 1 --no-naive
     python bench/bench.py --sizes 30,1000 --repeat 1 --no-naive   # memory: flat in the class
+    python bench/bench.py --tex-ratio 5   # the build against TeX alone, alternating
 
 Every build runs in a fresh process, as a user would run it. The class builds use the bundled
 default bank (5 questions) and a roster of Latin names (pdfLaTeX); ``--unicode`` uses Greek,
@@ -162,6 +163,88 @@ def combined_compile(folder: Path, engine: str) -> float:
     return elapsed
 
 
+def tex_alone(folder: Path, engine: str, n: int) -> tuple[float, float]:
+    """Compile the build's own documents (sheets, keys and the answer grid, from its folder)
+    at once, as the build compiles them (its TeX command line, the same jobs and the cached
+    preamble format): the wall-clock and the CPU seconds (TeX's processes) of that alone."""
+    from worksheetgen.tex.run import TexJob, compile_jobs
+
+    work = Path(tempfile.mkdtemp(prefix="wsg-tex-"))
+    jobs = [
+        TexJob(
+            name,
+            path=folder / f"{name}.tex",
+            engine=engine,
+            pages=name != "keys-grid",
+            sheets=n,
+            output=work / f"{name}.pdf",
+            formats=True,
+        )
+        for name in ("sheets", "keys", "keys-grid")
+    ]
+    before = os.times()
+    start = time.perf_counter()
+    compile_jobs(jobs, work / "failed")
+    wall = time.perf_counter() - start
+    after = os.times()
+    shutil.rmtree(work, ignore_errors=True)
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return wall, cpu
+
+
+def whole_build(roster: Path, out: Path, bank: str | None) -> tuple[float, float, Path]:
+    """``worksheetgen build`` for the roster, as a user runs it: wall-clock and CPU seconds
+    (the command, its workers and its TeX processes), and the class folder."""
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [*cli(), "build", "--seed", "42", "--roster", str(roster), "--out", str(out), "-q"]
+    if bank:
+        cmd += ["--bank", bank]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"the build failed: {' '.join(cmd)}")
+    (folder,) = [p for p in out.iterdir() if p.is_dir()]
+    return wall, usage.ru_utime + usage.ru_stime, folder
+
+
+def tex_ratio(tmp: Path, rounds: int, unicode: bool, bank: str | None) -> None:
+    """The 30-student class with every PDF against TeX alone on the build's own documents,
+    alternating (build, TeX, build, TeX ...), after one unmeasured build of each."""
+    roster = write_roster(tmp / "ratio30.csv", 30, unicode)
+    _, _, folder = whole_build(roster, tmp / "ratio-warm", bank)
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    engine = "lualatex" if "lualatex" in json.dumps(manifest.get("engines", {})) else "pdflatex"
+    if engine == "pdflatex" and unicode:
+        engine = "lualatex"
+    tex_alone(folder, engine, 30)
+    builds: list[tuple[float, float]] = []
+    texes: list[tuple[float, float]] = []
+    for _ in range(rounds):
+        wall, cpu, _ = whole_build(roster, tmp / "ratio-out", bank)
+        builds.append((wall, cpu))
+        texes.append(tex_alone(folder, engine, 30))
+    bw = statistics.median(w for w, _ in builds)
+    bc = statistics.median(c for _, c in builds)
+    tw = statistics.median(w for w, _ in texes)
+    tc = statistics.median(c for _, c in texes)
+    load = os.getloadavg()[0]
+    print(
+        f"30 students, every PDF ({bank or 'the default bank'}, {engine}), alternating, "
+        f"median of {rounds}, load average {load:.1f}"
+    )
+    print(f"  worksheetgen build (whole command)  wall {bw:6.2f} s   CPU {bc:6.2f} s")
+    print(f"  TeX alone (its 3 documents)        wall {tw:6.2f} s   CPU {tc:6.2f} s")
+    verdict = "met" if bw / tw <= 1.3 else "MISSED"
+    print(f"  ratio: wall {bw / tw:.2f} (target <= 1.3: {verdict}), CPU {bc / tc:.2f}")
+    print("  each round (build wall/CPU, TeX wall/CPU):")
+    for (a, b), (c, d) in zip(builds, texes, strict=True):
+        print(f"    {a:5.2f} {b:5.2f}   {c:5.2f} {d:5.2f}")
+
+
 def naive_compile(folder: Path, engine: str, workers: int) -> tuple[float, int]:
     """Compile every student's sheet and key as its own TeX process (``workers`` at a time)."""
     docs = []
@@ -198,7 +281,19 @@ def main() -> None:
     ap.add_argument(
         "--unicode", action="store_true", help="Greek, Cyrillic and CJK names too (LuaLaTeX)"
     )
+    ap.add_argument(
+        "--tex-ratio",
+        type=int,
+        metavar="ROUNDS",
+        help="only the 30-student build against TeX alone on its own documents, alternating",
+    )
+    ap.add_argument("--bank", help="with --tex-ratio: the bank to build (default: the default)")
     args = ap.parse_args()
+    if args.tex_ratio:
+        tmp = Path(tempfile.mkdtemp(prefix="wsg-bench-"))
+        tex_ratio(tmp, args.tex_ratio, args.unicode, args.bank)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     cores = os.cpu_count() or 1
     tmp = Path(tempfile.mkdtemp(prefix="wsg-bench-"))
