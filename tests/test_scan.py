@@ -459,7 +459,7 @@ def test_corrections_read_an_unidentified_page_as_the_sheet_and_page_named(
     out = tmp_path / "out"
     first = scan_files([str(f) for f in files], quiz / "key.json", out)
     kinds = {(i.kind, i.id) for i in first.issues}
-    page = f"page:{files[1]}#1"
+    page = f"page:{files[1].name}#1"
     assert ("unidentified-page", page) in kinds and ("missing-page", f"page:{sid}/2") in kinds
     fixes = tmp_path / "fixes.csv"
     fixes.write_text(f"id,value\n{page},{sid}/2\n", "utf-8")
@@ -468,6 +468,37 @@ def test_corrections_read_an_unidentified_page_as_the_sheet_and_page_named(
     assert not [i for i in again.issues if i.kind == "missing-page"]
     assert [i.settled for i in again.issues if i.id == page] == [f"{sid}/2"]
     _check(quiz, out, plans, scanned)  # page 2's boxes read too, none misread
+
+
+def test_a_page_issue_id_does_not_depend_on_how_its_scan_was_spelled(
+    quiz: Path, tmp_path: Path, monkeypatch
+):
+    """A page's id names its scan by file name (more folders only where two scans share a
+    name), so a corrections file still settles it when scan runs again from another
+    folder or with the path spelled otherwise; one file given twice is refused."""
+    from worksheetgen.scan.run import scan_labels
+
+    plans, scanned, files = _one_sheet_scans(quiz, tmp_path, 4, 150, {2: range(26, 40)})
+    sid = json.loads((quiz / "key.json").read_text())["sheets"][0]["id"]
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(f"id,value\npage:{files[1].name}#1,{sid}/2\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    spelled = [f"./{files[0].name}", str(files[1]), f"../{tmp_path.name}/{files[2].name}"]
+    spelled += [str(f) for f in files[3:]]
+    again = scan_files(spelled, quiz / "key.json", tmp_path / "out", str(fixes))
+    assert again.identified == len(files)
+    assert [i.settled for i in again.issues if i.kind == "unidentified-page"] == [f"{sid}/2"]
+    (tmp_path / "day1").mkdir()
+    (tmp_path / "day2").mkdir()
+    for day in ("day1", "day2"):
+        (tmp_path / day / "copier.pdf").write_bytes(b"")
+    assert scan_labels(["day1/copier.pdf", "./day2/copier.pdf", str(files[0])]) == {
+        "day1/copier.pdf": "day1/copier.pdf",
+        "./day2/copier.pdf": "day2/copier.pdf",
+        str(files[0]): files[0].name,
+    }
+    with pytest.raises(ScanError, match=r"day1/copier\.pdf: expected each scan once"):
+        scan_labels(["day1/copier.pdf", "./day1/copier.pdf"])
 
 
 def test_a_correction_naming_nothing_is_one_line_and_writes_nothing(
@@ -493,14 +524,14 @@ def test_a_correction_naming_nothing_is_one_line_and_writes_nothing(
     scan_files([str(f) for f in files], quiz / "key.json", out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     fixes = tmp_path / "fixes.csv"
-    two, three = f"page:{files[1]}#1", f"page:{files[2]}#1"
+    two, three = f"page:{files[1].name}#1", f"page:{files[2].name}#1"
     bad = [
         (f"{two},nobody/2", "value: expected a sheet id of the key"),
         (f"{two},{sid}/99", f"value: expected a page of sheet {sid}"),
         (f"{two},{sid}/x", f"value: expected a page of sheet {sid}"),
         (f"{sid}/q-none/x,A", "id: expected an id of issues.csv"),
         (f"{sid}/{choice[0]}/{choice[1]},Z", "value: expected one of the options"),
-        (f"page:{files[0]}#1,{sid}/2", "id: expected an unidentified page"),
+        (f"page:{files[0].name}#1,{sid}/2", "id: expected an unidentified page"),
         (f"{two},{sid}/1", f"value: expected a page no scan gave, got {sid}/1"),
         (f"{three},{sid}/3", "scan it again"),
     ]
@@ -625,10 +656,10 @@ def test_a_blank_page_is_listed_but_needs_no_person(quiz: Path, tmp_path: Path, 
     )
     assert res.exit_code == 0, res.output
     issues = {i["id"]: i for i in _read_csv(out / "issues.csv")}
-    assert issues[f"page:{blank}#1"]["kind"] == "blank-page"
-    assert issues[f"page:{blank}#1"]["settled"] == "blank"
-    assert issues[f"page:{printed}#1"]["kind"] == "unidentified-page"
-    assert issues[f"page:{printed}#1"]["settled"] == ""
+    assert issues[f"page:{blank.name}#1"]["kind"] == "blank-page"
+    assert issues[f"page:{blank.name}#1"]["settled"] == "blank"
+    assert issues[f"page:{printed.name}#1"]["kind"] == "unidentified-page"
+    assert issues[f"page:{printed.name}#1"]["settled"] == ""
     assert "1 item(s) need a person" in res.output
 
 

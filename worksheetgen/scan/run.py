@@ -187,6 +187,7 @@ def scan_files(
     key_sheets = doc["sheets"]
     grading = grade_key(read_key(key, ScanError))
     sheets = _meanings(positions, key_sheets, grading, str(key.parent / SCAN_FILE))
+    labels = scan_labels(scans)
     tasks: list[tuple[str, str, int]] = []
     data_of: dict[str, bytes] = {}
     for path in scans:  # every scan checked before any is read
@@ -222,7 +223,7 @@ def scan_files(
     for task, read in zip(tasks, _read_all(context, tasks, jobs), strict=True):
         n_pages += 1
         path, kind, index = task
-        where = f"{path}#{index + 1}"
+        where = task_where(task, labels)
         if read.code is not None and read.code[0] != expected:
             raise ScanError(
                 f"expected pages of this key's build, got page {index + 1} of another "
@@ -311,7 +312,7 @@ def scan_files(
             )
         identified += 1
         found = _Found(s, p, named_task, read.homography, context)
-        take(found, read.ratios, task_where(named_task))
+        take(found, read.ratios, task_where(named_task, labels))
     # missing pages of the sheets that were scanned at all
     scanned = {s for s, _ in seen}
     for s in sorted(scanned):
@@ -441,9 +442,37 @@ def _is_blank(image: Any) -> bool:
     return float(ink_mask(image).mean()) < BLANK
 
 
-def task_where(task: tuple[str, str, int]) -> str:
-    """Where a page is: its scan's path and page number (``scan.pdf#3``)."""
-    return f"{task[0]}#{task[2] + 1}"
+def task_where(task: tuple[str, str, int], labels: dict[str, str]) -> str:
+    """Where a page is: its scan's label (:func:`scan_labels`) and page number (``scan.pdf#3``)."""
+    return f"{labels[task[0]]}#{task[2] + 1}"
+
+
+def scan_labels(scans: Sequence[str]) -> dict[str, str]:
+    """A name for each scan that does not depend on how its path was spelled: its file name,
+    or as many of its last folders as tell it from the other scans' (``day1/copier.pdf``).
+    So a page's issue id (``page:copier.pdf#7``) is the same whether the scan was given as
+    ``copier.pdf``, ``./copier.pdf`` or its absolute path, and a corrections file keeps
+    settling it when ``scan`` is run again from another folder. One file given twice is
+    refused: its pages would all be read twice."""
+    real: dict[str, tuple[str, ...]] = {}
+    first: dict[tuple[str, ...], str] = {}
+    for path in scans:
+        parts = real[path] = Path(os.path.realpath(path)).parts
+        if parts in first:
+            raise ScanError(
+                f"expected each scan once, got this file twice (also as {first[parts]})",
+                file=path,
+            )
+        first[parts] = path
+    labels = {}
+    for path, parts in real.items():
+        depth = 1
+        while depth < len(parts) and any(
+            other != parts and other[-depth:] == parts[-depth:] for other in real.values()
+        ):
+            depth += 1
+        labels[path] = "/".join(parts[-depth:])
+    return labels
 
 
 def _assignments(
