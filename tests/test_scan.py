@@ -501,6 +501,22 @@ def test_a_page_issue_id_does_not_depend_on_how_its_scan_was_spelled(
         scan_labels(["day1/copier.pdf", "./day1/copier.pdf"])
 
 
+def test_photocopies_of_one_sheet_are_duplicates_that_say_how_to_scan_a_class(
+    quiz: Path, tmp_path: Path
+):
+    """A sheet that names no student (a version, a lone sheet) photocopied for a class: its
+    copies share page codes, so the second copy is a duplicate page, and the issue says how
+    to build a class that can be scanned."""
+    plans, scanned, files = _one_sheet_scans(quiz, tmp_path, 5, 150, {})
+    copy = tmp_path / "second-copy.png"
+    copy.write_bytes(files[0].read_bytes())
+    result = scan_files([str(f) for f in [*files, copy]], quiz / "key.json", tmp_path / "out")
+    (dup,) = [i for i in result.issues if i.kind == "duplicate-page"]
+    assert dup.id == "page:second-copy.png#1"
+    assert "copies of one printed sheet share its page codes" in dup.detail
+    assert "--roster" in dup.detail
+
+
 def test_a_correction_naming_nothing_is_one_line_and_writes_nothing(
     quiz: Path, tmp_path: Path, runner
 ):

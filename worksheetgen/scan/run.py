@@ -280,7 +280,8 @@ def scan_files(
                     "duplicate-page",
                     f"page:{where}",
                     where,
-                    f"sheet {sid} page {page.page} again (first: {first}); this one is not read",
+                    f"sheet {sid} page {page.page} again (first: {first}); this one is not read"
+                    + (_SHARED_CODES if key_sheets[page.sheet].get("student") is None else ""),
                 )
             )
             continue
@@ -440,6 +441,14 @@ def _is_blank(image: Any) -> bool:
     from worksheetgen.scan.pages import ink_mask
 
     return float(ink_mask(image).mean()) < BLANK
+
+
+# photocopies of a sheet that names no student (a version, a lone sheet) carry one page code
+# for all: said beside their duplicates
+_SHARED_CODES = (
+    "; copies of one printed sheet share its page codes, so a scan reads one copy of each:"
+    " to scan a class, build from the roster (--roster) or one version per student (--versions N)"
+)
 
 
 def task_where(task: tuple[str, str, int], labels: dict[str, str]) -> str:
