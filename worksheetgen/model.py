@@ -370,6 +370,17 @@ class Student:
 
 
 @dataclass(frozen=True)
+class SheetIdentity:
+    """What a sheet's draws follow from, as one value: the build's seed, the sheet's id (a
+    student's id, a version's letter, a lone sheet's slug) and the course secret (never
+    printed)."""
+
+    seed: int
+    sheet: str
+    secret: bytes | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
 class Sheet:
     """One student's (or one version's) worksheet: the object both sheet and key render."""
 
