@@ -1,7 +1,8 @@
 """Frozen dataclasses passed between the pipeline's stages.
 
-bank -> QuestionSpec; draw -> given parameters; solve -> Solution; the pipeline assembles
-Items into a Sheet, and Sheets into a Build that every renderer and exporter reads.
+bank -> QuestionSpec; draw -> given parameters (from a sheet's SheetIdentity: seed, sheet id,
+course secret); solve -> Solution; the pipeline assembles Items into a Sheet, and Sheets into
+a Build that every renderer and exporter reads.
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ Each question of each sheet gets its own generator, derived from the sheet's ide
 (``model.SheetIdentity``: seed, sheet id, course secret) and the question id through a stable
 hash, so adding, removing or reordering questions or students never changes another variant.
 A pool's picks for a sheet come from a generator of (identity, slot id) and a sheet's shuffled
-order from one of the identity alone, each a stream of its own. Every function here takes the
-one identity, never its parts: the seed material is (seed, sheet id, ...), then the secret's
-part, as it always was. Python's ``hash()`` is never used: it changes with PYTHONHASHSEED.
+order from one of the identity alone, each a stream of its own. Each generator's seed material
+is the seed, the sheet id's hash, the name's (and the tag's), then the secret's part: the
+streams every earlier version made from the same seed, sheet id and secret. Python's
+``hash()`` is never used: it changes with PYTHONHASHSEED.
 
 A course secret (``worksheetgen init``) enters every generator's seed material, so the seed,
 the banks and the sheet ids alone reproduce nothing. The secret itself is never written
