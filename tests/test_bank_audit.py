@@ -9,6 +9,7 @@ from worksheetgen.errors import WorksheetgenError
 from worksheetgen.families import FAMILIES
 from worksheetgen.families.common import range_pairs
 from worksheetgen.families.concept import BY_ID
+from worksheetgen.model import SheetIdentity
 
 
 def bank_error(write_bank, family: str, params: str) -> str:
@@ -92,7 +93,7 @@ def test_a_choice_item_with_too_few_slips_at_d_k_one_says_so_not_print_more_deci
     )
     spec = load_banks([path]).questions[0]
     with pytest.raises(DrawError) as err:
-        draw_variant(spec, 1, "t")
+        draw_variant(spec, SheetIdentity(1, "t"))
     text = str(err.value)
     assert "expected at least 2 slips that apply" in text and text.endswith("use format: open")
     assert "print more decimals" not in text

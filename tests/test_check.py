@@ -7,6 +7,7 @@ import pytest
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import InvariantError
+from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.check import check_banks
 
 REDRAWN = """
@@ -223,6 +224,6 @@ def test_lab3s_default_draws_informative_rows_for_seed_42(write_bank):
 
     bank = load_banks([write_bank("sheet: {id: t}\nquestions:\n  - {id: lab3, family: lab3}\n")])
     for seed in (42, *range(20)):
-        given = draw_variant(bank.questions[0], seed, "t").given
+        given = draw_variant(bank.questions[0], SheetIdentity(seed, "t")).given
         assert max(max(r) for r in given["Q"] + given["K"]) <= 2  # still easy by hand
         assert equal_score_rows(int_scores(given["Q"], given["K"]), causal=True) == []

@@ -13,6 +13,7 @@ from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
 from worksheetgen.keyjson.write import key_json
+from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.sheet import make_build, render_all
 from worksheetgen.solve.draw import draw_given_values, draw_variant
 from worksheetgen.solve.item import make_item
@@ -77,9 +78,9 @@ def test_options_are_shuffled_by_the_item_generator_after_the_draw(bank):
     spec = bank.questions[1]
     family = get_family(spec.family)
     for seed in range(6):
-        item = make_item(spec, seed, "mc", 1)
-        v = draw_variant(spec, seed, "mc")
-        rng = generator(seed, "mc", spec.id)
+        item = make_item(spec, SheetIdentity(seed, "mc"), 1)
+        v = draw_variant(spec, SheetIdentity(seed, "mc"))
+        rng = generator(SheetIdentity(seed, "mc"), spec.id)
         for _ in range(v.redraws + 1):
             given = draw_given_values(family, spec.params, rng)
         assert given == item.given
@@ -90,7 +91,9 @@ def test_options_are_shuffled_by_the_item_generator_after_the_draw(bank):
 
 def test_the_correct_option_is_not_always_in_the_same_place(bank):
     spec = bank.questions[1]
-    places = {make_item(spec, seed, "mc", 1).solution.choice_answer for seed in range(30)}
+    places = {
+        make_item(spec, SheetIdentity(seed, "mc"), 1).solution.choice_answer for seed in range(30)
+    }
     assert len(places) >= 3
 
 
@@ -153,7 +156,7 @@ questions:
 """)
     spec = load_banks([path]).questions[0]
     with pytest.raises(DrawError, match=r"only 1 slip\(s\) apply \(softmax-over-columns\)"):
-        make_item(spec, 0, "s", 1)
+        make_item(spec, SheetIdentity(0, "s"), 1)
 
 
 @pytest.mark.parametrize(

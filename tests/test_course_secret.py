@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from worksheetgen.bank.load import load_banks
-from worksheetgen.model import Student
+from worksheetgen.model import SheetIdentity, Student
 from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.solve.rng import secret_fingerprint, sheet_code
 
@@ -48,13 +48,42 @@ def test_the_same_secret_draws_the_same_numbers(write_bank):
 
 def test_the_sheet_code_depends_on_secret_seed_and_sheet():
     codes = {
-        sheet_code(seed, sheet, secret)
+        sheet_code(SheetIdentity(seed, sheet, secret))
         for seed in (1, 2)
         for sheet in ("A", "B")
         for secret in (None, b"x", b"y")
     }
     assert len(codes) == 12
     assert all(len(c) == 9 and c[4] == "-" for c in codes)
+
+
+def test_one_identity_gives_the_streams_the_loose_arguments_gave():
+    """(seed, sheet id, secret) as one SheetIdentity: each generator's seed material and the
+    sheet code are as before (values recorded from the three loose arguments), and the
+    secret stays out of the identity's repr."""
+    from worksheetgen.solve.rng import generator, order_generator, pool_generator
+
+    def first(g) -> list[int]:
+        return g.integers(0, 2**62, 3).tolist()
+
+    plain, keyed = SheetIdentity(42, "A"), SheetIdentity(42, "A", b"k" * 16)
+    assert first(generator(plain, "q1")) == [
+        1823752886819918722,
+        2115576250387540620,
+        113274445143743522,
+    ]
+    assert first(pool_generator(plain, "slot"))[0] == 853353929634805506
+    assert first(order_generator(plain))[0] == 3264084828141442005
+    assert sheet_code(plain) == "QHBO-YZK4"
+    assert first(generator(keyed, "q1")) == [
+        3562341371875103813,
+        2186009409437653423,
+        2790683172754852765,
+    ]
+    assert first(pool_generator(keyed, "slot"))[0] == 3071828318305470314
+    assert first(order_generator(keyed))[0] == 1541090077808573456
+    assert sheet_code(keyed) == "AHJ5-PALI"
+    assert "kkkk" not in repr(keyed) and "42" in repr(keyed)
 
 
 def test_the_fingerprint_tells_secrets_apart_without_holding_them():

@@ -16,6 +16,7 @@ from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
+from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.solve.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.solve.item import make_item
@@ -37,7 +38,7 @@ def test_pinned_d_k_of_one_keeps_the_item_without_the_scale_slips(write_bank):
     params: {S: [[2, 0], [1, 3]], d_k: 1}
 """,
     )
-    item = make_item(spec, 7, "t", 1)
+    item = make_item(spec, SheetIdentity(7, "t"), 1)
     names = [d.misconception for d in item.solution.distractors]
     assert names == ["softmax-over-columns"]
     # dividing by sqrt(1) changes nothing: the scale slips cannot be made, so they are not
@@ -56,14 +57,14 @@ def test_drawn_d_k_of_one_is_kept_and_only_its_variants_drop_the_scale_slips(wri
     )
     seen = set()
     for seed in range(30):
-        v = draw_variant(spec, seed, "t")
+        v = draw_variant(spec, SheetIdentity(seed, "t"))
         slips = {s.name for s in v.slips}
         if v.given["d_k"] == 1:
             assert slips == {"softmax-over-columns"}
         else:
             assert {"scale-by-dk", "no-scale"} <= slips
         seen.add(v.given["d_k"])
-        assert draw_variant(spec, seed, "t").given == v.given  # reproducible
+        assert draw_variant(spec, SheetIdentity(seed, "t")).given == v.given  # reproducible
     assert seen == {1, 2}
 
 
@@ -96,7 +97,7 @@ def test_a_pinned_choice_item_left_with_too_few_distractors_fails_naming_it(writ
 """,
     )
     with pytest.raises(DrawError) as err:
-        make_item(spec, 1, "t", 1)
+        make_item(spec, SheetIdentity(1, "t"), 1)
     text = str(err.value)
     assert "bank.yaml:3" in text and "questions[sym]" in text
     assert "softmax-over-columns gives the correct answer" in text
@@ -113,7 +114,7 @@ def test_a_pinned_symmetric_choice_item_with_a_real_scale_still_has_two_options(
     params: {S: [[2, 0], [0, 2]], d_k: 2}
 """,
     )
-    item = make_item(spec, 1, "t", 1)
+    item = make_item(spec, SheetIdentity(1, "t"), 1)
     assert sorted(c.misconception or "" for c in item.solution.choices) == [
         "",
         "no-scale",
@@ -131,7 +132,7 @@ def test_drawn_variants_that_always_collide_fail_after_bounded_redraws(write_ban
 """,
     )
     with pytest.raises(DrawError) as err:
-        draw_variant(spec, 3, "t")
+        draw_variant(spec, SheetIdentity(3, "t"))
     text = str(err.value)
     assert "bank.yaml:3: questions[always-symmetric]" in text
     assert f"got none in {MAX_REDRAWS + 1} draws" in text
@@ -162,7 +163,7 @@ def test_default_bank_draws_no_uniform_table_and_every_slip_prints_differently()
     bank = load_banks([ROOT / "banks" / "default.yaml"])
     spec = next(q for q in bank.questions if q.id == "softmax-table")
     for seed in range(40):
-        item = make_item(spec, seed, bank.info.slug, 1)
+        item = make_item(spec, SheetIdentity(seed, bank.info.slug), 1)
         s, d_k = item.given["S"], item.given["d_k"]
         a = [softmax([x / math.sqrt(d_k) for x in row]) for row in s]
         assert not all(abs(w - 0.5) < 1e-12 for row in a for w in row), s
@@ -233,7 +234,7 @@ def test_no_slip_of_an_open_question_is_accepted_as_right_by_the_keys_margin(
     bank, seed, qid, sheet
 ):
     spec = next(q for q in load_banks([ROOT / "banks" / bank]).questions if q.id == qid)
-    item = make_item(spec, seed, sheet, 1)
+    item = make_item(spec, SheetIdentity(seed, sheet), 1)
     assert item.solution.distractors
     assert _accepted_as_right(item) == []
 
@@ -250,7 +251,7 @@ def test_where_no_draw_keeps_a_slip_out_of_the_margin_it_is_listed_with_the_marg
 """,
     )
     for sheet in ("a", "b", "c"):
-        item = make_item(spec, 1, sheet, 1)
+        item = make_item(spec, SheetIdentity(1, sheet), 1)
         assert _accepted_as_right(item) == []
         inside = [c for c in item.solution.coincident if c.margin is not None]
         assert inside, sheet  # no draw keeps them all apart at one decimal: listed instead
@@ -265,7 +266,7 @@ def test_spot_the_bug_never_accepts_the_printed_wrong_a_as_the_corrected_one():
         q for q in load_banks([ROOT / "banks" / "note.yaml"]).questions if q.id == "spot-the-bug"
     )
     for sheet in ("FJ", *(f"v{i}" for i in range(40))):  # FJ: mask-with-zero's 0.99 passed
-        item = make_item(spec, 11, sheet, 1)
+        item = make_item(spec, SheetIdentity(11, sheet), 1)
         answer = item.solution.answer("A")
         (planted,) = [d for d in item.solution.distractors if d.misconception == item.given["slip"]]
         copied = mc.cells(planted.rounded["A"])

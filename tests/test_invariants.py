@@ -12,7 +12,7 @@ from worksheetgen.attention.compute import sums_to_one
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import InvariantError, SolveError
 from worksheetgen.exact import number as ex
-from worksheetgen.model import Item, Solution
+from worksheetgen.model import Item, SheetIdentity, Solution
 from worksheetgen.solve.item import check_invariants, correct_values, make_item
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,9 @@ questions:
 @pytest.fixture
 def items(write_bank) -> dict[str, Item]:
     bank = load_banks([write_bank(BANK)])
-    return {s.id: make_item(s, 11, "inv", n + 1) for n, s in enumerate(bank.questions)}
+    return {
+        s.id: make_item(s, SheetIdentity(11, "inv"), n + 1) for n, s in enumerate(bank.questions)
+    }
 
 
 def with_answer(item: Item, name: str, **changes) -> Item:
@@ -175,7 +177,7 @@ questions:
     family: lab3
     params: {Q: [[2, 2], [0, 1], [1, 1]], K: [[1, 2], [1, 0], [2, 1]], V: [[3, 3], [3, 1], [3, 1]]}
 """)
-    item = make_item(load_banks([path]).questions[0], 0, "s", 1)
+    item = make_item(load_banks([path]).questions[0], SheetIdentity(0, "s"), 1)
     assert [r[0] for r in item.solution.answer("output").rounded] == ["3.00"] * 3
     assert float(correct_values(item)["output"][2][0].val - 3) != 0.0  # 3 - 5e-51: not exact
 

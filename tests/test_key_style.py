@@ -8,6 +8,7 @@ from pathlib import Path
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.families import get_family
+from worksheetgen.model import SheetIdentity
 from worksheetgen.solve.draw import draw_variant
 from worksheetgen.solve.item import solve_item
 
@@ -66,7 +67,7 @@ def test_key_json_distractors_print_like_their_answer():
     bank = load_banks([ROOT / "banks" / "note.yaml"])
     spec = next(q for q in bank.questions if q.family == "causal")
     for seed in range(6):
-        variant = draw_variant(spec, seed, "s")
+        variant = draw_variant(spec, SheetIdentity(seed, "s"))
         item = solve_item(spec, variant.given, 1, "s", variant=variant)
         for d in item.solution.distractors:
             for name, printed in d.rounded.items():
@@ -120,7 +121,7 @@ def test_projections_draw_error_names_the_limit_only_for_what_is_asked(write_ban
         )
         spec = load_banks([path]).questions[0]
         with pytest.raises(DrawError) as exc:
-            draw_variant(spec, 0, "s")
+            draw_variant(spec, SheetIdentity(0, "s"))
         return exc.value.message
 
     assert "24" not in error("")

@@ -27,6 +27,7 @@ from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import parse_key
 from worksheetgen.grading.responses import parse_responses
 from worksheetgen.grading.score import grade
+from worksheetgen.model import SheetIdentity
 
 BANK = FIXTURES / "part_points.yaml"
 HEADER = "student,question,answer,entry,value\n"
@@ -467,10 +468,10 @@ def test_a_draw_whose_parts_are_not_the_ones_given_points_is_the_banks_error():
     from worksheetgen.solve.item import make_item
 
     soft = load_banks([BANK]).questions[0]
-    assert make_item(soft, 1, "s", 1).spec.part_points == (("scaled", 2), ("A", 4))
+    assert make_item(soft, SheetIdentity(1, "s"), 1).spec.part_points == (("scaled", 2), ("A", 4))
     wrong = replace(soft, part_points=(("scaled", 2), ("masked", 4)))
     with pytest.raises(BankError) as err:
-        make_item(wrong, 1, "s", 1)
+        make_item(wrong, SheetIdentity(1, "s"), 1)
     assert err.value.field == "questions[soft].points"
     assert err.value.line == soft.location.line
     assert "this draw asks scaled, A, not the parts given points (scaled, masked)" in str(err.value)

@@ -23,6 +23,7 @@ from tests.conftest import FIXTURES, ROOT
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.keyjson.read import parse_key
+from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.pipeline.sheet import make_build
@@ -118,12 +119,12 @@ def test_a_questions_numbers_do_not_depend_on_its_pool_or_place(tmp_path, write_
 
 
 def test_the_secret_changes_the_picks_and_the_generators_are_streams_of_their_own():
-    a = pool_generator(1, "A", "slot").integers(0, 2**62, 4).tolist()
-    assert a == pool_generator(1, "A", "slot").integers(0, 2**62, 4).tolist()
-    keyed = pool_generator(1, "A", "slot", b"k" * 32).integers(0, 2**62, 4).tolist()
-    other_sheet = pool_generator(1, "B", "slot").integers(0, 2**62, 4).tolist()
-    question = generator(1, "A", "slot").integers(0, 2**62, 4).tolist()
-    order = order_generator(1, "A").integers(0, 2**62, 4).tolist()
+    a = pool_generator(SheetIdentity(1, "A"), "slot").integers(0, 2**62, 4).tolist()
+    assert a == pool_generator(SheetIdentity(1, "A"), "slot").integers(0, 2**62, 4).tolist()
+    keyed = pool_generator(SheetIdentity(1, "A", b"k" * 32), "slot").integers(0, 2**62, 4).tolist()
+    other_sheet = pool_generator(SheetIdentity(1, "B"), "slot").integers(0, 2**62, 4).tolist()
+    question = generator(SheetIdentity(1, "A"), "slot").integers(0, 2**62, 4).tolist()
+    order = order_generator(SheetIdentity(1, "A")).integers(0, 2**62, 4).tolist()
     assert len({tuple(x) for x in (a, keyed, other_sheet, question, order)}) == 5
 
 

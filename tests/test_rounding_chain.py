@@ -15,6 +15,7 @@ from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.exact.answers import mixed_tolerance
 from worksheetgen.families import get_family
+from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.check import SweepReport, bundled_banks, sweep_banks
 from worksheetgen.solve.draw import Variant, margin_slips
 
@@ -78,7 +79,7 @@ def test_the_draw_keeps_no_slip_that_passes_for_right_on_the_reported_sheet():
     from worksheetgen.solve.draw import draw_variant
 
     for seed in range(12):
-        variant = draw_variant(spec, seed, "S")
+        variant = draw_variant(spec, SheetIdentity(seed, "S"))
         assert margin_slips(spec, variant, "S") == []
 
 
@@ -153,7 +154,9 @@ def test_a_rounding_chain_stays_within_the_familys_reach_of_the_exact_slip():
         for spec in bank.questions:
             family = get_family(spec.family)
             for seed in range(6):
-                given = draw_given_values(family, spec.params, generator(seed, "reach", spec.id))
+                given = draw_given_values(
+                    family, spec.params, generator(SheetIdentity(seed, "reach"), spec.id)
+                )
                 fp = mc.fingerprints(family, given)
                 if fp is None or family.chain_args(given) is None:
                     continue

@@ -9,6 +9,7 @@ from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.common import param_values
+from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.check import bundled_banks
 from worksheetgen.solve.draw import draw_variant
 
@@ -26,7 +27,7 @@ def test_every_slip_of_the_library_is_drawn_by_some_bundled_question():
     where: dict[str, set[str]] = defaultdict(set)
     for slug, spec in bundled_questions():
         for seed in SEEDS:
-            variant = draw_variant(spec, seed, slug)
+            variant = draw_variant(spec, SheetIdentity(seed, slug))
             for s in variant.slips:  # kept: offered as a distractor, named by the grader
                 where[s.name].add(f"{spec.location.file}:{spec.id}")
     missing = [name for name in mc.NAMES if not where[name]]
@@ -61,7 +62,9 @@ def test_every_slip_a_family_declares_is_drawn_by_a_bundled_question_of_that_fam
     drawn: dict[str, set[str]] = defaultdict(set)
     for slug, spec in bundled_questions():
         for seed in SEEDS:
-            drawn[spec.family].update(s.name for s in draw_variant(spec, seed, slug).slips)
+            drawn[spec.family].update(
+                s.name for s in draw_variant(spec, SheetIdentity(seed, slug)).slips
+            )
     missing = {
         name: [s for s in get_family(name).slips if s not in drawn[name]] for name in FAMILIES
     }

@@ -11,6 +11,7 @@ from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import BankError
 from worksheetgen.families import FAMILIES
+from worksheetgen.model import SheetIdentity
 from worksheetgen.render.markup import markup_md, markup_tex
 from worksheetgen.solve.item import make_item
 
@@ -72,7 +73,7 @@ def test_spot_the_bug_is_a_registered_family():
 def test_worked_solution_contains_exactly_the_planted_slip_and_the_key_corrects_it(spec):
     planted = Counter()
     for seed in range(30):
-        item = make_item(spec, seed, "sb", 1)
+        item = make_item(spec, SheetIdentity(seed, "sb"), 1)
         g, sol = item.given, item.solution
         slip = g["slip"]
         planted[slip] += 1
@@ -101,7 +102,7 @@ def test_worked_solution_contains_exactly_the_planted_slip_and_the_key_corrects_
 def test_the_scale_step_shows_what_the_student_divided_by(spec):
     seen = set()
     for seed in range(40):
-        item = make_item(spec, seed, "sb", 1)
+        item = make_item(spec, SheetIdentity(seed, "sb"), 1)
         slip, titles = item.given["slip"], [s.title for s in item.solution.shown_steps]
         scale = [s.math for s in item.solution.shown_steps if s.title == "Scale"]
         if slip == "no-scale":
@@ -118,7 +119,7 @@ def test_a_pinned_slip_is_always_planted_where_it_applies(write_bank):
     path = write_bank(BANK + "    params: {slip: mask-with-zero}\n")
     spec = load_banks([path]).questions[0]
     for seed in range(8):
-        item = make_item(spec, seed, "sb", 1)
+        item = make_item(spec, SheetIdentity(seed, "sb"), 1)
         assert item.given["slip"] == "mask-with-zero" and item.given["causal"] is True
 
 

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.oracles import half_unit, half_up_float, softmax_rows
 from worksheetgen.bank.load import load_banks
+from worksheetgen.model import SheetIdentity
 from worksheetgen.solve.item import make_item
 
 VARIANTS = 80
@@ -31,7 +32,7 @@ def output_items(bank: str):
     questions = load_banks([ROOT / "banks" / bank]).questions
     for spec in questions:
         for n in range(VARIANTS):
-            item = make_item(spec, 3, f"student-{n}", 1)
+            item = make_item(spec, SheetIdentity(3, f"student-{n}"), 1)
             answers = {a.name: a for a in item.solution.answers}
             if "output" in answers and "A" in answers:
                 yield item, answers

@@ -1,7 +1,8 @@
 """Frozen dataclasses passed between the pipeline's stages.
 
-bank -> QuestionSpec; draw -> given parameters; solve -> Solution; the pipeline assembles
-Items into a Sheet, and Sheets into a Build that every renderer and exporter reads.
+bank -> QuestionSpec; draw -> given parameters (from a sheet's SheetIdentity: seed, sheet id,
+course secret); solve -> Solution; the pipeline assembles Items into a Sheet, and Sheets into
+a Build that every renderer and exporter reads.
 """
 
 from __future__ import annotations
@@ -367,6 +368,17 @@ class Student:
 
     name: str
     id: str
+
+
+@dataclass(frozen=True)
+class SheetIdentity:
+    """What a sheet's draws follow from, as one value: the build's seed, the sheet's id (a
+    student's id, a version's letter, a lone sheet's slug) and the course secret (never
+    printed)."""
+
+    seed: int
+    sheet: str
+    secret: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

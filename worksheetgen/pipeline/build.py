@@ -9,6 +9,12 @@ manifest.json, the folder swapped into place). The sinks: ``sink.SheetSink`` (a 
 sheet's whole documents, written at once), ``sink.FolderSink`` (a class's combined
 documents, written as the sheets come) and ``stream.TexSink`` (the same, with TeX fed
 meanwhile and the per-sheet PDFs cut out).
+
+The finish has two shapes, by where the files are while the sheets come: a lone sheet's
+(``_build_sheet``) are in memory and written at once at the end, so a build that fails makes
+nothing, not even ``--out``; a class's (``_build_class``) stream into a staging folder made
+before the first sheet (a class is too large to hold, and TeX may read it meanwhile), swapped
+into place at the end.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import default_bank_path, load_banks
 from worksheetgen.errors import DrawError, InvariantError, WorksheetgenError
 from worksheetgen.exact.number import Ex, is_zero
-from worksheetgen.model import QuestionSpec
+from worksheetgen.model import QuestionSpec, SheetIdentity
 from worksheetgen.resources import data_dir
 from worksheetgen.solve.draw import Variant, draw_variant, margin_slips
 from worksheetgen.solve.item import solve_item
@@ -271,8 +271,8 @@ def closest_slip(variant: Variant, decimals: int) -> float | None:
 def check_item(
     spec: QuestionSpec, seeds: Sequence[int], sheet_id: str, secret: bytes | None = None
 ) -> ItemReport:
-    """Draw, solve and check one question for every seed (with the course secret, as a
-    build draws, when there is one)."""
+    """Draw, solve and check one question on sheet ``sheet_id`` for every seed (each its own
+    ``SheetIdentity``, with the course secret, as a build draws, when there is one)."""
     failures: Counter[str] = Counter()
     violations: Counter[str] = Counter()
     redraws: list[int] = []
@@ -293,7 +293,7 @@ def check_item(
     for seed in seeds:
         t0 = time.perf_counter()
         try:
-            variant = draw_variant(spec, seed, sheet_id, secret)
+            variant = draw_variant(spec, SheetIdentity(seed, sheet_id, secret))
             solved = solve_item(spec, variant.given, 1, sheet_id, variant=variant)
             for a in solved.solution.answers:
                 if a.kind == "choice" and a.options:

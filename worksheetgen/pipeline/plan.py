@@ -1,31 +1,33 @@
 """What a build makes: its sheets in order (one per roster student, or per anonymous version),
-each by its identity, and where their files go."""
+each by its identity (``model.SheetIdentity``), and where their files go."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
 from worksheetgen.errors import UsageError
-from worksheetgen.model import Bank, Build, Pool, Student
+from worksheetgen.model import Bank, Build, Pool, SheetIdentity, Student
+
+__all__ = [
+    "MAX_CLASS_ITEMS",
+    "MAX_VERSIONS",
+    "ClassPlan",
+    "Entry",
+    "SheetIdentity",
+    "plan_roster",
+    "plan_sheet",
+    "plan_versions",
+    "questions_per_sheet",
+    "texts_of_bank",
+]
 
 MAX_VERSIONS = 702  # A .. ZZ
 
 
 MAX_CLASS_ITEMS = 40_000  # sheets x questions in one class build (about 3 minutes of drawing)
-
-
-@dataclass(frozen=True)
-class SheetIdentity:
-    """What a sheet's draws follow from, as one value: the build's seed, the sheet's id (a
-    student's id, a version's letter, a lone sheet's slug) and the course secret (never
-    printed)."""
-
-    seed: int
-    sheet: str
-    secret: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

@@ -67,14 +67,11 @@ class Renderer:
 
     def draw(self, build: Build, entry: Entry) -> Sheet:
         """Draw and solve one sheet of a build, by its identity."""
-        who = entry.identity
         return build_sheet(
             build.bank.questions,
-            who.seed,
-            who.sheet,
+            entry.identity,
             entry.label,
             entry.student,
-            who.secret,
             layout=build.bank.layout,
             shuffle=build.info.shuffle,
         )

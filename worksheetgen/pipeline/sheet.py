@@ -25,6 +25,7 @@ from worksheetgen.model import (
     Part,
     QuestionSpec,
     Sheet,
+    SheetIdentity,
     Space,
     Student,
 )
@@ -246,11 +247,9 @@ def make_build(
         sheets=tuple(
             build_sheet(
                 bank.questions,
-                seed,
-                sid,
+                SheetIdentity(seed, sid, secret),
                 label,
                 student,
-                secret,
                 layout=bank.layout,
                 shuffle=bank.info.shuffle,
             )

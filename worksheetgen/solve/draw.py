@@ -1,4 +1,4 @@
-"""Draw: one generator per (seed, sheet, question) gives each question's parameters.
+"""Draw: one generator per (sheet identity, question) gives each question's parameters.
 
 A drawn variant is kept only if every slip of the misconception library that applies to it
 can be told apart from the right answer and from every other slip at the printed digits
@@ -26,11 +26,14 @@ from worksheetgen.attention import slips as mc
 from worksheetgen.errors import DrawError, WorksheetgenError
 from worksheetgen.families import get_family
 from worksheetgen.families.base import Family, redrawn
-from worksheetgen.model import Choices, ParamValue, Pinned, QuestionSpec, Solution
+from worksheetgen.model import Choices, ParamValue, Pinned, QuestionSpec, SheetIdentity, Solution
 from worksheetgen.solve.rng import generator
 
 MAX_REDRAWS = 100
 MIN_CHOICE_DISTRACTORS = 2
+
+#: the fixed identity of the sample draws a bank's prompts are checked with (seed 0, no secret)
+_PROMPT_CHECK = SheetIdentity(0, "<prompt-check>")
 
 
 @dataclass(frozen=True)
@@ -168,13 +171,12 @@ def draw_given_values(
     return redrawn(lambda: family.draw(params, rng), family.redraws)
 
 
-def draw_variant(
-    spec: QuestionSpec, seed: int, sheet_id: str, secret: bytes | None = None
-) -> Variant:
-    """Draw the question's variant on sheet ``sheet_id`` (with the course secret, when
-    there is one), redrawing ambiguous ones."""
+def draw_variant(spec: QuestionSpec, identity: SheetIdentity) -> Variant:
+    """Draw the question's variant on the sheet of ``identity`` (its seed, id and the course
+    secret, when there is one), redrawing ambiguous ones."""
     family = get_family(spec.family)
-    rng = generator(seed, sheet_id, spec.id, secret)
+    sheet_id = identity.sheet
+    rng = generator(identity, spec.id)
     first: dict[str, Any] | None = None
     seen: set[str] = set()
     problems: Counter[str] = Counter()
@@ -261,7 +263,7 @@ def _sample_givens(family: Family, params: dict[str, ParamValue], key: str) -> l
         pinned = dict(params)
         pinned.update({n: Pinned(v) for n, v in zip(flags, combo, strict=True)})
         try:
-            given = draw_given_values(family, pinned, generator(0, "<prompt-check>", f"{key}/{i}"))
+            given = draw_given_values(family, pinned, generator(_PROMPT_CHECK, f"{key}/{i}"))
         except WorksheetgenError:
             continue
         out.append(given)

@@ -29,6 +29,7 @@ from worksheetgen.model import (
     Pool,
     QuestionSpec,
     Sheet,
+    SheetIdentity,
     Solution,
     Student,
 )
@@ -39,12 +40,10 @@ from worksheetgen.solve.rng import order_generator, pool_generator, sheet_code
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def make_item(
-    spec: QuestionSpec, seed: int, sheet_id: str, number: int, secret: bytes | None = None
-) -> Item:
-    """Draw, solve and check one question of one sheet."""
-    variant = draw_variant(spec, seed, sheet_id, secret)
-    return solve_item(spec, variant.given, number, sheet_id, variant=variant)
+def make_item(spec: QuestionSpec, identity: SheetIdentity, number: int) -> Item:
+    """Draw, solve and check one question of the sheet of ``identity``."""
+    variant = draw_variant(spec, identity)
+    return solve_item(spec, variant.given, number, identity.sheet, variant=variant)
 
 
 def solve_item(
@@ -416,13 +415,11 @@ def check_invariants(item: Item, label: str, exact: dict[str, Any] | None = None
 def placed_questions(
     specs: tuple[QuestionSpec, ...],
     layout: tuple[str | Pool, ...],
-    seed: int,
-    sheet_id: str,
-    secret: bytes | None = None,
+    identity: SheetIdentity,
 ) -> list[tuple[QuestionSpec, str | None]]:
-    """The questions one sheet gets, in the bank's order, each with the pool it was picked
-    from (None: placed on its own). Without a layout, every question once. A pool's picks
-    come from its own generator for (seed, secret, sheet id, pool id); the picked
+    """The questions the sheet of ``identity`` gets, in the bank's order, each with the pool
+    it was picked from (None: placed on its own). Without a layout, every question once. A
+    pool's picks come from its own generator for (seed, secret, sheet id, pool id); the picked
     alternatives keep the order the pool names them in."""
     if not layout:
         return [(spec, None) for spec in specs]
@@ -432,7 +429,7 @@ def placed_questions(
         if isinstance(entry, str):
             out.append((by_id[entry], None))
             continue
-        rng = pool_generator(seed, sheet_id, entry.id, secret)
+        rng = pool_generator(identity, entry.id)
         chosen = sorted(int(i) for i in rng.choice(len(entry.alternatives), entry.pick, False))
         out.extend((by_id[entry.alternatives[i]], entry.id) for i in chosen)
     return out
@@ -440,31 +437,29 @@ def placed_questions(
 
 def build_sheet(
     specs: tuple[QuestionSpec, ...],
-    seed: int,
-    sheet_id: str,
+    identity: SheetIdentity,
     label: str,
     student: Student | None = None,
-    secret: bytes | None = None,
     *,
     layout: tuple[str | Pool, ...] = (),
     shuffle: bool = False,
 ) -> Sheet:
-    """Draw and solve every question of one sheet (with the course secret, when there is one):
-    with a layout, the questions its pools pick for this sheet; with ``shuffle``, in an
-    order of the sheet's own, numbered as printed. A question's numbers never depend on
-    its place."""
-    placed = placed_questions(specs, layout, seed, sheet_id, secret)
+    """Draw and solve every question of the sheet of ``identity`` (its seed, id and the course
+    secret, when there is one): with a layout, the questions its pools pick for this sheet;
+    with ``shuffle``, in an order of the sheet's own, numbered as printed. A question's
+    numbers never depend on its place."""
+    placed = placed_questions(specs, layout, identity)
     if shuffle:
-        order = order_generator(seed, sheet_id, secret).permutation(len(placed))
+        order = order_generator(identity).permutation(len(placed))
         placed = [placed[int(i)] for i in order]
     items = []
     for number, (spec, slot) in enumerate(placed, 1):
-        item = make_item(spec, seed, sheet_id, number, secret)
+        item = make_item(spec, identity, number)
         items.append(item if slot is None else replace(item, slot=slot))
     return Sheet(
-        id=sheet_id,
+        id=identity.sheet,
         label=label,
         student=student,
         items=tuple(items),
-        code=sheet_code(seed, sheet_id, secret),
+        code=sheet_code(identity),
     )
