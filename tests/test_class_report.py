@@ -20,6 +20,7 @@ from tests.classdata import class_csv
 from tests.conftest import ROOT
 from worksheetgen.cli import main
 from worksheetgen.grading.analysis import analyse
+from worksheetgen.grading.charts import HEATMAPS_PER_FIGURE
 from worksheetgen.grading.key import load_key
 from worksheetgen.grading.responses import parse_responses
 from worksheetgen.grading.score import grade
@@ -378,7 +379,7 @@ def test_heatmaps_draw_every_cell_of_every_table_with_its_count(graded_class):
     svgs = re.findall(r"<svg.*?</svg>", section, re.S)
     cells = _rows(out / "class-report" / "cells.csv")
     tables = {(r["question"], r["answer"]) for r in cells}
-    assert 0 < len(svgs) <= math.ceil(len(tables) / 12)
+    assert 0 < len(svgs) <= math.ceil(len(tables) / HEATMAPS_PER_FIGURE)
     drawn = 0
     texts: list[str] = []
     for svg in svgs:
@@ -623,3 +624,55 @@ def test_report_pdfs_typeset_math_and_name_parts_as_the_sheet_does(quiz_class):
             assert not re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text), (where, word)
     assert "QKᵀ/√dₖ" in texts["class report"]
     assert any("What is the width dₖ of each head?" in " ".join(t.split()) for t in texts.values())
+
+
+@pytest.mark.skipif(shutil.which("pdfinfo") is None, reason="needs poppler's pdfinfo")
+def test_a_shuffled_letter_class_report_names_questions_by_id_on_letter_pages(tmp_path):
+    """A shuffled class printed each question under different numbers: the class report
+    names them by their bank ids (never by one sheet's number) and says why; its PDF is on
+    the paper grade was given, every page; the CLI lists the feedback pages as one line."""
+    roster = ROOT / "tests" / "golden" / "roster.csv"
+    args = ["build", "--seed", "7", "--roster", str(roster), "--shuffle", "--no-pdf"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    (key_path,) = (tmp_path / "b").glob("*/key.json")
+    key = load_key(key_path)
+    assert len({tuple(q.id for q in s.questions) for s in key.sheets}) > 1  # really shuffled
+    text, _ = class_csv(key, seed=3)
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    out = tmp_path / "g"
+    grade_args = ["grade", "--key", str(key_path), str(tmp_path / "r.csv"), "--out", str(out)]
+    result = CliRunner().invoke(main, [*grade_args, "--paper", "letter"])
+    assert result.exit_code == 0, result.output
+    ids = {q.id for s in key.sheets for q in s.questions}
+    questions = _rows(out / "class-report" / "questions.csv")
+    assert {r["question"] for r in questions} == ids
+    assert {r["number"] for r in questions} == {""}
+    html = (out / "class-report.html").read_text("utf-8")
+    assert "numbered the questions differently" in html
+    for qid in ids:
+        assert f"[{qid}]" in html
+    pdf = _pdf_text(out / "class-report.pdf")
+    assert "numbered the questions differently" in " ".join(pdf.split())
+    info = subprocess.run(
+        ["pdfinfo", "-f", "1", "-l", "99", str(out / "class-report.pdf")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    sizes = re.findall(r"Page +\d+ size: +([\d.]+ x [\d.]+) pts", info)
+    assert len(sizes) >= 4 and set(sizes) == {"612 x 792"}, sizes
+    lines = result.output.splitlines()
+    assert len(lines) < 12, result.output  # not a line per feedback page
+    folded = [line for line in lines if "feedback" in line]
+    assert folded and "--verbose lists them" in folded[0], result.output
+    verbose = CliRunner().invoke(main, [*grade_args, "--paper", "letter", "--verbose"])
+    assert verbose.exit_code == 0, verbose.output
+    assert sum(".pdf" in line and "feedback" in line for line in verbose.output.splitlines()) == 30
+
+
+def test_an_unshuffled_class_report_keeps_the_printed_numbers(graded_class):
+    out, *_ = graded_class
+    questions = _rows(out / "class-report" / "questions.csv")
+    assert [r["number"] for r in questions] == [str(i) for i in range(1, len(questions) + 1)]
+    assert "numbered the questions differently" not in (out / "class-report.html").read_text()

@@ -33,7 +33,9 @@ BINS = 10
 @dataclass(frozen=True)
 class QuestionStats:
     id: str
-    number: int
+    #: the number every sheet printed it under; None where the sheets numbered it
+    #: differently (shuffled or pooled): the report then names it by its id
+    number: int | None
     title: str
     students: int
     points: float
@@ -41,6 +43,12 @@ class QuestionStats:
     facility: float | None
     #: None when it cannot be computed (fewer than 3 students, or no spread)
     discrimination: float | None
+
+    @property
+    def label(self) -> str:
+        """How the report names it: ``Q3``, or ``[q-mask]`` (its id in the bank) where the
+        sheets printed it under different numbers."""
+        return f"Q{self.number}" if self.number is not None else f"[{self.id}]"
 
 
 @dataclass(frozen=True)
@@ -124,11 +132,17 @@ def histogram(percents: Sequence[float]) -> tuple[int, ...]:
 
 def _question_stats(graded: Sequence[StudentResult]) -> tuple[QuestionStats, ...]:
     order: dict[str, tuple[int, str]] = {}
+    printed: dict[str, set[int]] = {}
     for s in graded:
         for q in s.questions:
             order.setdefault(q.id, (q.number, q.title))
+            printed.setdefault(q.id, set()).add(q.number)
+    firsts = [n for n, _ in order.values()]
+    # one number per question, no two questions under one: else no number is the question's
+    stable = all(len(v) == 1 for v in printed.values()) and len(set(firsts)) == len(firsts)
     out = []
-    for qid, (number, title) in order.items():
+    for qid, (first, title) in order.items():
+        number = first if stable else None
         item: list[float] = []
         rest: list[float] = []
         points: list[float] = []

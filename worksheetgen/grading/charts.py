@@ -63,11 +63,15 @@ matplotlib.rcParams["axes.titley"] = 1.0
 SVG_META = {"Date": None}
 PDF_META = {"CreationDate": None, "ModDate": None, "Producer": "worksheetgen"}
 A4 = (8.27, 11.69)
+#: the PDF report's pages (inches), as the build printed
+PAPERS = {"a4": A4, "letter": (8.5, 11.0)}
+#: the white band above a chart placed on a page (inches)
+PAGE_MARGIN = 0.6
 BLUE, RED, GREY = "#3b6ea8", "#c0504d", "#9a9a9a"
 #: installed fonts tried, in order, for a character DejaVu Sans does not have
 FALLBACKS = ("WenQuanYi Micro Hei", "Noto Sans CJK JP")
 #: heatmaps in one picture (three a row): a PDF page each
-HEATMAPS_PER_FIGURE = 12
+HEATMAPS_PER_FIGURE = 9
 
 
 @contextmanager
@@ -110,9 +114,11 @@ def _short(text: str, n: int = 28) -> str:
 
 
 class Canvas:
-    """Charts drawn as SVG strings, each also kept as a page of one PDF."""
+    """Charts drawn as SVG strings, each also kept as a page of one PDF, on ``paper`` (a4
+    or letter): a chart is set at the top of a page of that size, centred."""
 
-    def __init__(self) -> None:
+    def __init__(self, paper: str = "a4") -> None:
+        self.paper = PAPERS[paper]
         self._pdf_buf = io.BytesIO()
         self._pdf = PdfPages(self._pdf_buf, metadata=PDF_META)
 
@@ -133,6 +139,7 @@ class Canvas:
     def _save(self, fig: Figure) -> None:
         """A PDF page set in the PDF's own core fonts (nothing to embed: several times
         faster) when all its text is in their character set, else in embedded fonts."""
+        _on_page(fig, self.paper)
         core = all(_core_text(t.get_text()) for t in fig.findobj(Text))
         with matplotlib.rc_context({"pdf.use14corefonts": core}), _quiet():
             self._pdf.savefig(fig)
@@ -145,6 +152,31 @@ class Canvas:
         with _quiet():
             self._pdf.close()
         return self._pdf_buf.getvalue()
+
+
+def _on_page(fig: Figure, paper: tuple[float, float]) -> None:
+    """``fig`` grown to a page of ``paper``, its drawing unchanged in size at the top,
+    centred (every axes and every text placed on the figure moved to match). A chart taller
+    than the page keeps its own size (a printer fits it to the paper)."""
+    width, height = (float(v) for v in fig.get_size_inches())
+    page_w, page_h = paper
+    if (width, height) == paper or width > page_w or height > page_h - 2 * PAGE_MARGIN:
+        return
+    left, bottom = (page_w - width) / 2, page_h - PAGE_MARGIN - height
+
+    def x(f: float) -> float:
+        return (left + f * width) / page_w
+
+    def y(f: float) -> float:
+        return (bottom + f * height) / page_h
+
+    for ax in fig.axes:
+        x0, y0, w, h = ax.get_position().bounds
+        ax.set_position((x(x0), y(y0), w * width / page_w, h * height / page_h))
+    for text in fig.texts:  # fig.text and fig.suptitle
+        tx, ty = text.get_position()
+        text.set_position((x(tx), y(ty)))
+    fig.set_size_inches(page_w, page_h)
 
 
 def _figure(width: float, height: float) -> tuple[Figure, Axes]:
@@ -188,7 +220,7 @@ def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Fig
     fig.subplots_adjust(
         left=0.3, right=0.97, wspace=0.08, bottom=0.55 / height, top=1 - 0.45 / height
     )
-    labels = [f"Q{q.number} {_short(titles.get(q.id, q.id), 26)}" for q in qs]
+    labels = [f"{q.label} {_short(titles.get(q.id, q.id), 26)}" for q in qs]
     ys = list(range(len(qs)))[::-1]
     ax1.barh(ys, [q.facility or 0.0 for q in qs], color=BLUE)
     ax1.set_xlim(0, 1)
@@ -332,19 +364,22 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
     return fig
 
 
-def text_page(lines: Sequence[tuple[str, str]], size: float = 9.0) -> list[Figure]:
-    """A4 pages of text lines, each ``(style, text)``: ``h1``, ``h2`` or plain; long lines
-    wrap; nothing is read as math or markup."""
+def text_page(
+    lines: Sequence[tuple[str, str]], size: float = 9.0, paper: str = "a4"
+) -> list[Figure]:
+    """Pages (``paper``: a4 or letter) of text lines, each ``(style, text)``: ``h1``, ``h2``
+    or plain; long lines wrap; nothing is read as math or markup."""
     figs: list[Figure] = []
     fig: Figure | None = None
     y = 0.0
-    step = size / 72 / A4[1] * 1.45
+    page = PAPERS[paper]
+    step = size / 72 / page[1] * 1.45
     for style, text in lines:
         scale = {"h1": 1.5, "h2": 1.15}.get(style, 1.0)
         width = int(100 / scale)
         for piece in textwrap.wrap(text, width) or [""]:
             if fig is None or y < 0.06:
-                fig = Figure(figsize=A4)
+                fig = Figure(figsize=page)
                 figs.append(fig)
                 y = 0.95
             fig.text(

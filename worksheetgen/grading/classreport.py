@@ -220,12 +220,14 @@ def _class_html(
         "of the total (below 0.2, in red, the question does not tell stronger students from "
         "weaker ones).</p>"
     )
+    if any(q.number is None for q in stats.questions):
+        body.append(f"<p>{escape(_BY_ID)}</p>")
     body.append(
         _table(
             ["question", "title", "students", "facility", "discrimination"],
             [
                 (
-                    f"Q{q.number}",
+                    escape(q.label),
                     escape(plain_math(q.title)),
                     str(q.students),
                     _num(q.facility),
@@ -237,7 +239,7 @@ def _class_html(
         )
     )
     names = part_names(result.key)
-    numbers = {q.id: f"Q{q.number}" for q in stats.questions}
+    numbers = {q.id: escape(q.label) for q in stats.questions}
     body += ["<h2>Parts</h2>", f'<div class="fig">{svgs["parts"]}</div>']
     body.append(
         _table(
@@ -427,6 +429,13 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
 # --- the class report ------------------------------------------------------------------
 
 
+#: said where the sheets numbered the questions differently
+_BY_ID = (
+    "The sheets numbered the questions differently (shuffled or drawn from pools): each "
+    "question is named by its id in the bank, [like-this]."
+)
+
+
 def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, str]]:
     lines = [
         ("h1", f"Class report: {plain_math(result.key.title or 'worksheet')}"),
@@ -435,11 +444,13 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
     if stats.mean is not None:
         lines.append(("plain", f"Mean score: {stats.mean:.1f} % of the points."))
     lines.append(("h2", "Questions: facility, discrimination (point-biserial)"))
+    if any(q.number is None for q in stats.questions):
+        lines.append(("plain", _BY_ID))
     for q in stats.questions:
         lines.append(
             (
                 "plain",
-                f"Q{q.number} {plain_math(q.title)}: facility {_num(q.facility)}, discrimination "
+                f"{q.label} {plain_math(q.title)}: facility {_num(q.facility)}, discrimination "
                 f"{_num(q.discrimination)}, {q.students} students",
             )
         )
@@ -458,20 +469,20 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
 
 
 def class_report(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
-    """Every file of the class report, by path relative to grade's output folder (the
-    feedback pages on ``paper``)."""
+    """Every file of the class report, by path relative to grade's output folder (its PDF
+    and the feedback pages on ``paper``)."""
     stats = analyse(result)
     names = part_names(result.key, width=40)
     titles = {q.id: plain_math(q.title) for q in stats.questions}
-    numbers = {q.id: q.number for q in stats.questions}
-    labels = {k: f"Q{numbers.get(k[0], '?')} {v}" for k, v in names.items()}
+    numbers = {q.id: q.label for q in stats.questions}
+    labels = {k: f"{numbers.get(k[0], '?')} {v}" for k, v in names.items()}
     slips = {sl.misconception: slip_title(sl.misconception, sl.description) for sl in stats.slips}
     summary = _pdf_lines(_summary_lines(result, stats))
     charts.use_fonts(
         [*(t for _, t in summary), *titles.values(), *labels.values(), *slips.values()]
     )
-    canvas = charts.Canvas()
-    for fig in charts.text_page(summary):
+    canvas = charts.Canvas(paper)
+    for fig in charts.text_page(summary, paper=paper):
         canvas.page(fig)
     svgs = {
         "histogram": canvas.add(charts.histogram(stats)),
