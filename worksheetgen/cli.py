@@ -11,9 +11,9 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import click
 
@@ -21,6 +21,9 @@ from worksheetgen import __version__, plugins
 from worksheetgen.cliparams import Choice, IntRange, PathArg, PluginChoice, Seed, Stress
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import excerpt, shown
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -600,10 +603,13 @@ def families() -> None:
 @click.option(
     "--paper",
     type=Choice(["a4", "letter"]),
-    help="Paper size of the feedback pages' PDFs (as the build printed). Default: the "
-    "configuration's paper, else a4.",
+    help="Paper size of the class report's and the feedback pages' PDFs (as the build "
+    "printed). Default: the configuration's paper, else a4.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
+)
 @_config_option
 @reports_errors
 def grade(
@@ -620,6 +626,7 @@ def grade(
     lenient: bool,
     paper: str | None,
     quiet: bool,
+    verbose: bool,
     config_path: str | None,
 ) -> None:
     """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV, .xlsx or
@@ -643,6 +650,7 @@ def grade(
             lenient,
             config.value("paper"),
             quiet,
+            verbose,
         )
 
 
@@ -660,6 +668,7 @@ def _grade(
     lenient: bool,
     paper: str,
     quiet: bool,
+    verbose: bool = False,
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
@@ -683,8 +692,7 @@ def _grade(
         return
     graded = run.result.students
     click.echo(f"Graded {len(graded)} student(s) from {shown(responses)} against {shown(key_path)}")
-    for path in run.files:
-        click.echo(f"  {shown(str(path))}")
+    _echo_files(run.files, verbose)
     if run.result.unreadable:
         click.echo(
             f"  {len(run.result.unreadable)} unreadable value(s) graded as wrong "
@@ -727,6 +735,9 @@ def _grade(
     help="Processes that read the pages (0: one per core).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
+)
 @_config_option
 @reports_errors
 def scan(
@@ -736,6 +747,7 @@ def scan(
     corrections: str | None,
     jobs: int,
     quiet: bool,
+    verbose: bool,
     config_path: str | None,
 ) -> None:
     """Read SCANS (PDFs from a copier, PNG, JPEG or TIFF pages, in any order) of a
@@ -753,9 +765,7 @@ def scan(
         f"Read {result.pages} page(s), {result.identified} identified, from "
         f"{len(scans)} scan(s) against {shown(key_path)}"
     )
-    for path in result.files:
-        if path.parent.name != "crops":
-            click.echo(f"  {shown(str(path))}")
+    _echo_files([p for p in result.files if p.parent.name != "crops"], verbose)
     if result.absent:
         click.echo(f"  {len(result.absent)} student(s) with no page scanned (absent)")
     if result.open_issues:
@@ -763,6 +773,32 @@ def scan(
             f"  {len(result.open_issues)} item(s) need a person: see issues.csv (settle them "
             "with --corrections)"
         )
+
+
+def _echo_files(files: Sequence[Path], verbose: bool) -> None:
+    """The files grade or scan wrote, a line each; a folder of many (the feedback pages, one
+    or two per student), given as the folder or as its files, as one line unless
+    ``verbose``."""
+    listed: list[Path] = []
+    for path in files:
+        listed += sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
+    folders: dict[Path, list[Path]] = {}
+    for path in listed:
+        folders.setdefault(path.parent, []).append(path)
+    top = min(folders, key=lambda f: len(f.parts)) if folders else None
+    folded: dict[Path, list[Path]] = {}
+    for path in listed:
+        if not verbose and path.parent != top and len(folders[path.parent]) > FOLD_FILES:
+            folded.setdefault(path.parent, []).append(path)
+        else:
+            click.echo(f"  {shown(str(path))}")
+    for folder, paths in folded.items():
+        kinds = ", ".join(sorted({p.suffix for p in paths}))
+        click.echo(f"  {shown(str(folder))}/  ({len(paths)} files: {kinds}; --verbose lists them)")
+
+
+#: a folder of more files than this is listed as one line (without --verbose)
+FOLD_FILES = 6
 
 
 @main.command(name="export")
