@@ -64,3 +64,32 @@ def test_the_fallback_font_is_read_only_for_text_that_needs_it(monkeypatch):
     doc.pdf()
     assert doc._extra is None
     assert all(Path(p).name.startswith("DejaVuSans") for p in opened)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_line_without_spaces_wider_than_the_page_is_cut_to_fit(tmp_path, paper):
+    """A name in a script written without spaces (200 CJK characters) or one very long word
+    wraps inside the page's margins, every character kept."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("needs poppler's pdftotext")
+    cjk = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗" * 10
+    long = "Wolfeschlegelsteinhausenbergerdorff" * 6
+    doc = textpdf.TextPdf(paper)
+    doc.add([("h1", "Feedback"), ("plain", f"Student: {cjk}"), ("plain", long)])
+    pdf = tmp_path / "page.pdf"
+    pdf.write_bytes(doc.pdf())
+    width = doc.size[0]
+    out = subprocess.run(
+        ["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    import re
+
+    right = [float(m) for m in re.findall(r'xMax="([\d.]+)"', out)]
+    assert right and max(right) <= width - textpdf.MARGIN + 1, (max(right), width)
+    text = subprocess.run(
+        ["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert cjk in "".join(text.split()) and long in "".join(text.split())

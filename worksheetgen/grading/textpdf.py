@@ -282,7 +282,10 @@ class TextPdf:
         space = self._width(" ", bold)
         lines: list[str] = []
         cur, width = "", 0.0
+        words: list[str] = []
         for word in text.split(" "):
+            words += self._pieces(word, room, bold)
+        for word in words:
             w = self._width(word, bold)
             if cur and width + space + w > room:
                 lines.append(cur)
@@ -291,6 +294,20 @@ class TextPdf:
                 cur, width = (f"{cur} {word}", width + space + w) if cur else (word, w)
         lines.append(cur)
         return lines
+
+    def _pieces(self, word: str, room: float, bold: bool) -> list[str]:
+        """``word``, or where it is wider than a line (a name in a script written without
+        spaces, a very long name), cut between characters into pieces that fit."""
+        if self._width(word, bold) <= room:
+            return [word]
+        pieces, cur, width = [], "", 0.0
+        for ch in word:
+            w = self._width(ch, bold)
+            if cur and width + w > room:
+                pieces.append(cur)
+                cur, width = "", 0.0
+            cur, width = cur + ch, width + w
+        return [*pieces, cur]
 
     def _show(self, text: str, bold: bool, size: float) -> str:
         ops: list[str] = []
