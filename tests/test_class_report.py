@@ -622,6 +622,11 @@ def test_report_pdfs_typeset_math_and_name_parts_as_the_sheet_does(quiz_class):
         assert not re.search(r"\\(sqrt|top|infty|times|text|frac|cdot)\b|\$[^$\n]*_", text), where
         for word in ids | {i for i in slip_ids if "-" in i}:
             assert not re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text), (where, word)
+    for stem in stems[:3]:  # a script Unicode has no letter for is set as a script
+        assert "W_Q" not in texts[stem] and "^(" not in texts[stem], texts[stem]
+        html = (out / "feedback" / f"{stem}.html").read_text("utf-8")
+        assert "W_Q" not in html and "W<sub>Q</sub>" in html
+        assert not re.search("[\ue000-\ue002]", html)
     assert "QKᵀ/√dₖ" in texts["class report"]
     assert any("What is the width dₖ of each head?" in " ".join(t.split()) for t in texts.values())
 
@@ -676,3 +681,14 @@ def test_an_unshuffled_class_report_keeps_the_printed_numbers(graded_class):
     questions = _rows(out / "class-report" / "questions.csv")
     assert [r["number"] for r in questions] == [str(i) for i in range(1, len(questions) + 1)]
     assert "numbered the questions differently" not in (out / "class-report.html").read_text()
+
+
+def test_rich_math_marks_scripts_and_reads_flat_elsewhere():
+    from worksheetgen.grading.classreport import _no_marks, flat_scripts, plain_math
+    from worksheetgen.grading.marks import END, SUB
+
+    assert plain_math("$W_Q^{(i)}$") == "W_Q⁽ⁱ⁾"  # charts and CSVs: as before
+    rich = plain_math("$W_Q^{(i)}$ and $W_O$ and $d_k$", rich=True)
+    assert rich == f"W{SUB}Q{END}⁽ⁱ⁾ and W{SUB}O{END} and dₖ"
+    assert flat_scripts(rich) == "W_Q⁽ⁱ⁾ and W_O and dₖ"
+    assert _no_marks(f"Ann{SUB}x{END}") == "Annx"  # what a student typed sets nothing

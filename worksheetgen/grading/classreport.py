@@ -25,6 +25,7 @@ from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading import charts
 from worksheetgen.grading.analysis import ClassStats, analyse, csv_files, points_text
 from worksheetgen.grading.key import GradeKey
+from worksheetgen.grading.marks import END, SUB, SUP
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
 from worksheetgen.render.markup import split_markup
 from worksheetgen.tex.pdfsplit import split_pages
@@ -77,20 +78,26 @@ def _group(tex: str, i: int) -> tuple[str, int]:
     return tex[i : i + 1], i + 1
 
 
-def _math(tex: str) -> str:
+_EXACT_SUB = str.maketrans(_SUB_FROM, _SUB_TO)
+
+
+def _math(tex: str, rich: bool = False) -> str:
     out: list[str] = []
     i = 0
     while i < len(tex):
         ch = tex[i]
         if ch in "_^":
             body, i = _group(tex, i + 1)
-            text = _math(body)
-            table = _SUB if ch == "_" else _SUP
+            text = _math(body, rich)
+            # rich text sets a capital as a capital (W_O, not Wₒ)
+            table = (_EXACT_SUB if rich else _SUB) if ch == "_" else _SUP
             script = text.translate(table)
             if ch == "^" and body.strip() == r"\top":
                 script = "ᵀ"
             elif ch == "^" and body.strip() in ("(i)", "{(i)}"):
                 script = "⁽ⁱ⁾"
+            elif any(c not in _SCRIPTS for c in script) and rich:
+                script = (SUB if ch == "_" else SUP) + text + END
             elif any(c not in _SCRIPTS for c in script):
                 script = ("_" if ch == "_" else "^") + (text if len(text) == 1 else f"({text})")
             out.append(script)
@@ -101,16 +108,16 @@ def _math(tex: str) -> str:
             i += len(word)
             if word == r"\sqrt":
                 body, i = _group(tex, i)
-                inner = _math(body)
+                inner = _math(body, rich)
                 single = len(inner.rstrip("".join(_SCRIPTS))) == 1  # √2, √dₖ
                 out.append("√" + (inner if single else f"({inner})"))
             elif word in (r"\mathrm", r"\text", r"\mathbf", r"\mathit", r"\operatorname"):
                 body, i = _group(tex, i)
-                out.append(_math(body))
+                out.append(_math(body, rich))
             elif word == r"\frac":
                 a, i = _group(tex, i)
                 b, i = _group(tex, i)
-                out.append(f"({_math(a)})/({_math(b)})")
+                out.append(f"({_math(a, rich)})/({_math(b, rich)})")
             else:
                 out.append(_SYMBOLS.get(word, word.lstrip("\\")))
             continue
@@ -122,12 +129,38 @@ def _math(tex: str) -> str:
     return "".join(out)
 
 
-def plain_math(markup: str) -> str:
-    """A bank's markup (text with ``$…$``) as plain Unicode text: "√dₖ", "QKᵀ", "−∞"."""
-    return "".join(_math(t).replace("-", "−") if m else t for m, t in split_markup(markup))
+def plain_math(markup: str, rich: bool = False) -> str:
+    """A bank's markup (text with ``$…$``) as plain Unicode text: "√dₖ", "QKᵀ", "−∞";
+    ``rich``: scripts Unicode cannot write exactly between ``SUB``/``SUP`` and ``END``."""
+    return "".join(_math(t, rich).replace("-", "−") if m else t for m, t in split_markup(markup))
 
 
-def part_names(key: GradeKey, width: int = 64) -> dict[tuple[str, str], str]:
+def _no_marks(text: str) -> str:
+    """``text`` (a name, what a student typed) without the script marks."""
+    return text.translate({ord(SUB): None, ord(SUP): None, ord(END): None})
+
+
+def _balanced(text: str) -> str:
+    """``text`` (rich, perhaps shortened inside a script) with every script closed."""
+    open_ = 0
+    for ch in text:
+        open_ = 1 if ch in (SUB, SUP) else 0 if ch == END else open_
+    return text + END * open_
+
+
+def flat_scripts(text: str) -> str:
+    """``rich`` text as plain text: ``W\ue000Q\ue002`` reads ``W_Q``."""
+    return re.sub(
+        f"([{SUB}{SUP}])([^{END}]*){END}",
+        lambda m: (
+            ("_" if m.group(1) == SUB else "^")
+            + (m.group(2) if len(m.group(2)) == 1 else f"({m.group(2)})")
+        ),
+        text,
+    )
+
+
+def part_names(key: GradeKey, width: int = 64, rich: bool = False) -> dict[tuple[str, str], str]:
     """Each part named as the sheet names it, by (question id, answer name): its letter and
     its prompt as text, shortened ("(c) What is the shape of one head's W_Q⁽ⁱ⁾?"), never the
     answer's internal name."""
@@ -137,8 +170,9 @@ def part_names(key: GradeKey, width: int = 64) -> dict[tuple[str, str], str]:
             for a in q.answers:
                 if (q.id, a.name) in names:
                     continue  # the first sheet's wording (every sheet asks it alike)
-                prompt = " ".join(plain_math(a.prompt).split())
+                prompt = " ".join(plain_math(a.prompt, rich).split())
                 short = textwrap.shorten(prompt, width, placeholder=" …") if prompt else ""
+                short = _balanced(short)
                 names[(q.id, a.name)] = f"{a.part} {short}".strip()
     return names
 
@@ -296,9 +330,9 @@ def _slip_lines(p: PartResult) -> list[tuple[str, str]]:
     out = []
     for slip in p.slips:
         known = MISCONCEPTIONS.get(slip.misconception)
-        name = plain_math(known.title) if known else slip.misconception
-        what = plain_math(slip.description or (known.description if known else ""))
-        avoid = plain_math(known.avoid) if known and known.avoid else ""
+        name = plain_math(known.title, rich=True) if known else slip.misconception
+        what = plain_math(slip.description or (known.description if known else ""), rich=True)
+        avoid = plain_math(known.avoid, rich=True) if known and known.avoid else ""
         out.append((f"{name}: {what}".rstrip(": "), avoid))
     return out
 
@@ -312,12 +346,13 @@ def _written(p: PartResult) -> str:
     seen: dict[str, str] = {}
     for entry, text in p.written:
         # a masked cell written -inf (as the responses file spells it) reads −∞
+        text = _no_marks(text)  # what a student typed never sets a script
         seen.setdefault(entry or "", _MINUS_INF.get(text.strip().lower(), text))
     if not seen:
         return "(blank)"
     if list(seen) == [""]:
         # a written answer's math ($d_k$) reads as the sheet's does; a lone $ stays a dollar
-        return plain_math(seen[""]) if p.kind in ("text", "choice") else seen[""]
+        return plain_math(seen[""], rich=True) if p.kind in ("text", "choice") else seen[""]
     return "; ".join(f"({e}) {t}" for e, t in seen.items())
 
 
@@ -337,12 +372,12 @@ def _feedback_lines(
 ) -> list[tuple[str, str]]:
     """The page's content as (style, text) lines: h1, h2, plain, slip, avoid; parts named
     by ``names`` (``part_names``)."""
-    who = s.name or s.student
+    who = _no_marks(s.name or s.student)
     score = f"{points_text(s.earned)} / {points_text(s.possible)}"
     if s.ungraded:
         score += f" (+ {points_text(s.ungraded)} to be marked by hand)"
     lines = [
-        ("h1", f"Feedback: {plain_math(result.key.title or 'worksheet')}"),
+        ("h1", f"Feedback: {plain_math(result.key.title or 'worksheet', rich=True)}"),
         ("plain", f"Student: {who}"),
         ("plain", f"Score: {score}"),
     ]
@@ -353,7 +388,7 @@ def _feedback_lines(
         lines.append(
             (
                 "h2",
-                f"Question {q.number}: {plain_math(q.title)} "
+                f"Question {q.number}: {plain_math(q.title, rich=True)} "
                 f"({points_text(q.earned)} / {points_text(q.points)})",
             )
         )
@@ -382,10 +417,19 @@ def _feedback_lines(
     return lines
 
 
+def _scripts_html(text: str) -> str:
+    """Escaped ``rich`` text with its scripts as ``<sub>`` and ``<sup>``."""
+    return re.sub(
+        f"([{SUB}{SUP}])([^{END}]*){END}",
+        lambda m: f"<sub>{m.group(2)}</sub>" if m.group(1) == SUB else f"<sup>{m.group(2)}</sup>",
+        escape(text),
+    )
+
+
 def _feedback_html(lines: Sequence[tuple[str, str]]) -> str:
     body = []
     for style, text in lines:
-        t = escape(text)
+        t = _scripts_html(text)
         if style in ("h1", "h2"):
             body.append(f"<{style}>{t}</{style}>")
         elif style == "slip":
@@ -394,7 +438,7 @@ def _feedback_html(lines: Sequence[tuple[str, str]]) -> str:
             body.append(f'<p class="ok">{t}</p>')
         else:
             body.append(f"<p>{t}</p>")
-    return _page(lines[0][1], body)
+    return _page(flat_scripts(lines[0][1]), body)
 
 
 def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -413,7 +457,7 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
     stems = file_stems([s.student for s in result.students])
     doc = TextPdf(paper)
     ranges: list[tuple[int, int]] = []
-    names = part_names(result.key)
+    names = part_names(result.key, rich=True)
     for stem, s in zip(stems, result.students, strict=True):
         lines = _feedback_lines(result, s, names)
         files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")

@@ -29,6 +29,9 @@ from fontTools.ttLib import TTFont, newTable  # type: ignore[import-untyped]
 from fontTools.ttLib.tables._c_m_a_p import CmapSubtable  # type: ignore[import-untyped]
 from fontTools.ttLib.tables._g_l_y_f import Glyph  # type: ignore[import-untyped]
 
+from worksheetgen.grading.marks import END, SCRIPT_SIZE, SUB, SUP
+from worksheetgen.grading.marks import MARKS as _MARKS
+
 # a library never prints: fontTools logs each table it drops
 logging.getLogger("fontTools").setLevel(logging.ERROR)
 #: page sizes in PostScript points (width, height), by the paper names builds take
@@ -269,12 +272,18 @@ class TextPdf:
         return (fallback, ch) if fallback else (main, "?")
 
     def _width(self, text: str, bold: bool) -> float:
-        """``text``'s advance in 1/1000 em (a word's, remembered: pages repeat their words)."""
+        """``text``'s advance in 1/1000 em (a word's, remembered: pages repeat their words);
+        a script (between ``SUB``/``SUP`` and ``END``) at its smaller size."""
         w = self._widths.get((text, bold))
         if w is None:
-            w = self._widths[(text, bold)] = sum(
-                f.advance(c) for f, c in (self._font(ch, bold) for ch in text)
-            )
+            w, scale = 0.0, 1.0
+            for ch in text:
+                if ch in _MARKS:
+                    scale = 1.0 if ch == END else SCRIPT_SIZE
+                    continue
+                font, c = self._font(ch, bold)
+                w += font.advance(c) * scale
+            self._widths[(text, bold)] = w
         return w
 
     def _wrap(self, text: str, size: float, bold: bool) -> list[str]:
@@ -314,7 +323,17 @@ class TextPdf:
         current: _Font | None = None
         run: list[str] = []
         glyphs = self._glyphs
+        now = size
         for ch in text:
+            if ch in _MARKS:  # a script: smaller, lowered or raised; END: back to the line
+                if run:
+                    ops.append(f"<{''.join(run)}> Tj")
+                    run = []
+                now = size if ch == END else size * SCRIPT_SIZE
+                rise = {SUB: -0.2, SUP: 0.38}.get(ch, 0.0) * size
+                ops.append(f"{rise:.2f} Ts")
+                current = None
+                continue
             known = glyphs.get((ch, bold))
             if known is None:
                 font, c = self._font(ch, bold)
@@ -324,11 +343,13 @@ class TextPdf:
                 if run:
                     ops.append(f"<{''.join(run)}> Tj")
                     run = []
-                ops.append(f"/F{self._id(font)} {size:g} Tf")
+                ops.append(f"/F{self._id(font)} {now:g} Tf")
                 current = font
             run.append(gid)
         if run:
             ops.append(f"<{''.join(run)}> Tj")
+        if now != size:  # a script left open: the rise is text state, kept across lines
+            ops.append("0 Ts")
         return " ".join(ops)
 
     def _id(self, font: _Font) -> int:
