@@ -616,7 +616,7 @@ def test_report_pdfs_typeset_math_and_name_parts_as_the_sheet_does(quiz_class):
     for stem in stems[:3]:
         texts[stem] = _pdf_text(out / "feedback" / f"{stem}.pdf")
     for where, text in texts.items():
-        for ascii_math in ("d_k", "^T", "sqrt(", "W_O", "e^x", "-inf"):
+        for ascii_math in ("d_k", "^T", "sqrt(", "W_O", "W_Q", "^(", "e^x", "-inf"):
             assert ascii_math not in text, (where, ascii_math)
         # raw TeX (a roster name may hold a backslash or a dollar: only commands count)
         assert not re.search(r"\\(sqrt|top|infty|times|text|frac|cdot)\b|\$[^$\n]*_", text), where
@@ -628,6 +628,8 @@ def test_report_pdfs_typeset_math_and_name_parts_as_the_sheet_does(quiz_class):
         assert "W_Q" not in html and "W<sub>Q</sub>" in html
         assert not re.search("[\ue000-\ue002]", html)
     assert "QKᵀ/√dₖ" in texts["class report"]
+    report_html = (out / "class-report.html").read_text("utf-8")
+    assert "W_Q" not in report_html and "W<sub>Q</sub>" in report_html
     assert any("What is the width dₖ of each head?" in " ".join(t.split()) for t in texts.values())
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import logging
 import math
+import re
 import textwrap
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -39,6 +40,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 from worksheetgen.grading.analysis import BINS, CellMap, ClassStats
+from worksheetgen.grading.marks import END, MARKS, SUB, SUP
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -103,14 +105,53 @@ def use_fonts(texts: Iterable[str]) -> None:
     a character DejaVu lacks (each font in the list costs time in every text drawn)."""
     have = _dejavu()
     families = ["DejaVu Sans"]
-    if any(ord(ch) not in have for text in texts for ch in text):
+    if any(ord(ch) not in have and ch not in MARKS for text in texts for ch in text):
         installed = {f.name for f in font_manager.fontManager.ttflist}
         families += [f for f in FALLBACKS if f in installed]
     matplotlib.rcParams["font.family"] = families
 
 
 def _short(text: str, n: int = 28) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1]
+    open_ = 0  # a script cut open is closed before the ellipsis
+    for ch in cut:
+        open_ = 1 if ch in (SUB, SUP) else 0 if ch == END else open_
+    return cut + END * open_ + "…"
+
+
+_SCRIPT = re.compile(f"([{SUB}{SUP}])([^{END}]*){END}")
+_PLAIN_SCRIPT = re.compile(r"[A-Za-z0-9()+\-=]+")
+
+
+def _mathtext(text: str) -> tuple[str, bool]:
+    """Text for matplotlib, and whether it is to be parsed as math: plain text as it is
+    (a ``$`` is a dollar), or, where the text holds a script no Unicode character writes
+    (``W_Q``, marked by ``plain_math(..., rich=True)``), the rest with its dollars escaped
+    and each script as mathtext (set small, lowered or raised)."""
+    if not any(ch in MARKS for ch in text):
+        return text, False
+    out, last = [], 0
+    for m in _SCRIPT.finditer(text):
+        out.append(text[last : m.start()].replace("$", r"\$"))
+        body, sign = m.group(2), "_" if m.group(1) == SUB else "^"
+        if _PLAIN_SCRIPT.fullmatch(body):
+            out.append(f"${sign}{{\\mathregular{{{body}}}}}$")
+        else:  # anything else reads as plain text
+            out.append(sign + (body if len(body) == 1 else f"({body})"))
+        last = m.end()
+    out.append(text[last:].replace("$", r"\$"))
+    return "".join(out).translate({ord(c): None for c in MARKS}), True
+
+
+def _set_labels(ax: Axes, ys: Sequence[int], texts: Sequence[str]) -> None:
+    """The y ticks at ``ys`` labelled ``texts`` (see :func:`_mathtext`): the axis's
+    formatter gives the labels their text when drawn, each label keeps whether it is math."""
+    shown = [_mathtext(t) for t in texts]
+    ax.set_yticks(ys, labels=[t for t, _ in shown])
+    for label, (_, math_) in zip(ax.get_yticklabels(), shown, strict=True):
+        label.set_parse_math(math_)
 
 
 class Canvas:
@@ -224,9 +265,7 @@ def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Fig
     ys = list(range(len(qs)))[::-1]
     ax1.barh(ys, [q.facility or 0.0 for q in qs], color=BLUE)
     ax1.set_xlim(0, 1)
-    ax1.set_yticks(ys, labels=labels)
-    for label in ax1.get_yticklabels():
-        label.set_parse_math(False)
+    _set_labels(ax1, ys, labels)
     ax1.set_xlabel("facility (mean share of points)")
     disc = [q.discrimination for q in qs]
     ax2.barh(ys, [d or 0.0 for d in disc], color=[RED if (d or 0) < 0.2 else BLUE for d in disc])
@@ -252,9 +291,7 @@ def parts(stats: ClassStats, names: Mapping[tuple[str, str], str] | None = None)
     ys = list(range(len(ps)))[::-1]
     labels = [_short(names.get((p.question, p.answer), f"{p.question} {p.part}"), 40) for p in ps]
     ax.barh(ys, [p.success or 0.0 for p in ps], color=BLUE)
-    ax.set_yticks(ys, labels=labels)
-    for label in ax.get_yticklabels():
-        label.set_parse_math(False)
+    _set_labels(ax, ys, labels)
     ax.set_xlim(0, 1)
     ax.set_xlabel("success (mean share of the part's points)")
     ax.set_title("Per part")
@@ -269,9 +306,8 @@ def slips(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Figure:
     _margins(fig, 0.3)
     ys = list(range(len(ss)))[::-1]
     ax.barh(ys, [s.students for s in ss], color=RED)
-    ax.set_yticks(ys, labels=[_short(titles.get(s.misconception, s.misconception), 34) for s in ss])
-    for label in ax.get_yticklabels():
-        label.set_parse_math(False)
+    labels = [_short(titles.get(s.misconception, s.misconception), 34) for s in ss]
+    _set_labels(ax, ys, labels)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("students who made it")
     if not ss:
@@ -314,14 +350,15 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
         x0 = 0.2 + (k % 3) * slot_w + (slot_w - size * m.cols) / 2
         y0 = top + (k // 3) * slot_h + 0.45
         name = names.get((m.question, m.answer), f"{m.question} {m.part}")
+        title, math_ = _mathtext(f"{_short(name, 34)}\nmissed by how many of {m.students}")
         ax.text(
             x0 + size * m.cols / 2,
             y0 - 0.08,
-            f"{_short(name, 34)}\nmissed by how many of {m.students}",
+            title,
             ha="center",
             va="bottom",
             fontsize=7,
-            parse_math=False,
+            parse_math=math_,
         )
         for r in range(m.rows):
             ax.text(
@@ -368,7 +405,8 @@ def text_page(
     lines: Sequence[tuple[str, str]], size: float = 9.0, paper: str = "a4"
 ) -> list[Figure]:
     """Pages (``paper``: a4 or letter) of text lines, each ``(style, text)``: ``h1``, ``h2``
-    or plain; long lines wrap; nothing is read as math or markup."""
+    or plain; long lines wrap; nothing is read as math or markup but the scripts ``rich``
+    text marks (:func:`_mathtext`)."""
     figs: list[Figure] = []
     fig: Figure | None = None
     y = 0.0
@@ -382,13 +420,14 @@ def text_page(
                 fig = Figure(figsize=page)
                 figs.append(fig)
                 y = 0.95
+            shown, math_ = _mathtext(piece)
             fig.text(
                 0.07,
                 y,
-                piece,
+                shown,
                 fontsize=size * scale,
                 weight="bold" if style in ("h1", "h2") else "normal",
-                parse_math=False,
+                parse_math=math_,
                 va="top",
             )
             y -= step * scale

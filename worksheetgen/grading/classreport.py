@@ -177,13 +177,13 @@ def part_names(key: GradeKey, width: int = 64, rich: bool = False) -> dict[tuple
     return names
 
 
-def slip_title(misconception: str, description: str = "") -> str:
+def slip_title(misconception: str, description: str = "", rich: bool = False) -> str:
     """A slip as a person reads it: its title (or its description), not its id."""
     known = MISCONCEPTIONS.get(misconception)
     if known and known.title:
-        return plain_math(known.title)
+        return plain_math(known.title, rich)
     if description:
-        return textwrap.shorten(plain_math(description), 60, placeholder=" …")
+        return _balanced(textwrap.shorten(plain_math(description, rich), 60, placeholder=" …"))
     return misconception
 
 
@@ -234,8 +234,8 @@ def _class_html(
 ) -> str:
     """The page: ``svgs`` the four charts by name, ``cells`` the heatmaps' pictures."""
     key = result.key
-    title = f"Class report: {plain_math(key.title or 'worksheet')}"
-    body = [f"<h1>{escape(title)}</h1>"]
+    title = f"Class report: {plain_math(key.title or 'worksheet', rich=True)}"
+    body = [f"<h1>{_scripts_html(title)}</h1>"]
     mean = "" if stats.mean is None else f" Mean score: {stats.mean:.1f} % of the points."
     body.append(
         f"<p>{stats.students} of {len(result.students)} students handed something in.{mean} "
@@ -262,7 +262,7 @@ def _class_html(
             [
                 (
                     escape(q.label),
-                    escape(plain_math(q.title)),
+                    _scripts_html(plain_math(q.title, rich=True)),
                     str(q.students),
                     _num(q.facility),
                     _num(q.discrimination),
@@ -272,7 +272,7 @@ def _class_html(
             {2, 3, 4},
         )
     )
-    names = part_names(result.key)
+    names = part_names(result.key, rich=True)
     numbers = {q.id: escape(q.label) for q in stats.questions}
     body += ["<h2>Parts</h2>", f'<div class="fig">{svgs["parts"]}</div>']
     body.append(
@@ -281,7 +281,7 @@ def _class_html(
             [
                 (
                     numbers.get(p.question, escape(p.question)),
-                    escape(names.get((p.question, p.answer), p.part)),
+                    _scripts_html(names.get((p.question, p.answer), p.part)),
                     _num(p.success),
                     str(p.right),
                     str(p.partial),
@@ -301,9 +301,9 @@ def _class_html(
                 ["slip", "what it is", "answers", "students"],
                 [
                     (
-                        f"{escape(slip_title(s.misconception, s.description))}"
+                        f"{_scripts_html(slip_title(s.misconception, s.description, True))}"
                         f' <span class="muted">({escape(s.misconception)})</span>',
-                        escape(plain_math(s.description)),
+                        _scripts_html(plain_math(s.description, rich=True)),
                         str(s.answers),
                         str(s.students),
                     )
@@ -319,7 +319,7 @@ def _class_html(
             "students whose table has this shape).</p>"
         )
         body += [f'<div class="fig">{svg}</div>' for svg in cells]
-    return _page(title, body)
+    return _page(flat_scripts(title), body)
 
 
 # --- feedback pages --------------------------------------------------------------------
@@ -482,7 +482,7 @@ _BY_ID = (
 
 def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, str]]:
     lines = [
-        ("h1", f"Class report: {plain_math(result.key.title or 'worksheet')}"),
+        ("h1", f"Class report: {plain_math(result.key.title or 'worksheet', rich=True)}"),
         ("plain", f"{stats.students} of {len(result.students)} students handed something in."),
     ]
     if stats.mean is not None:
@@ -494,7 +494,8 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
         lines.append(
             (
                 "plain",
-                f"{q.label} {plain_math(q.title)}: facility {_num(q.facility)}, discrimination "
+                f"{q.label} {plain_math(q.title, rich=True)}: facility {_num(q.facility)}, "
+                "discrimination "
                 f"{_num(q.discrimination)}, {q.students} students",
             )
         )
@@ -503,7 +504,7 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
         lines.append(
             (
                 "plain",
-                f"{slip_title(sl.misconception, sl.description)}: {sl.answers} answers, "
+                f"{slip_title(sl.misconception, sl.description, True)}: {sl.answers} answers, "
                 f"{sl.students} students",
             )
         )
@@ -516,11 +517,14 @@ def class_report(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
     """Every file of the class report, by path relative to grade's output folder (its PDF
     and the feedback pages on ``paper``)."""
     stats = analyse(result)
-    names = part_names(result.key, width=40)
-    titles = {q.id: plain_math(q.title) for q in stats.questions}
+    # rich: a script Unicode cannot write (W_Q) is set as one in the pictures and the PDF
+    names = part_names(result.key, width=40, rich=True)
+    titles = {q.id: plain_math(q.title, rich=True) for q in stats.questions}
     numbers = {q.id: q.label for q in stats.questions}
     labels = {k: f"{numbers.get(k[0], '?')} {v}" for k, v in names.items()}
-    slips = {sl.misconception: slip_title(sl.misconception, sl.description) for sl in stats.slips}
+    slips = {
+        sl.misconception: slip_title(sl.misconception, sl.description, True) for sl in stats.slips
+    }
     summary = _pdf_lines(_summary_lines(result, stats))
     charts.use_fonts(
         [*(t for _, t in summary), *titles.values(), *labels.values(), *slips.values()]
