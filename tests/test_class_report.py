@@ -694,3 +694,20 @@ def test_rich_math_marks_scripts_and_reads_flat_elsewhere():
     assert rich == f"W{SUB}Q{END}⁽ⁱ⁾ and W{SUB}O{END} and dₖ"
     assert flat_scripts(rich) == "W_Q⁽ⁱ⁾ and W_O and dₖ"
     assert _no_marks(f"Ann{SUB}x{END}") == "Annx"  # what a student typed sets nothing
+
+
+def test_a_part_marked_by_hand_shows_its_points_not_the_mark_as_typed(roster_key, tmp_path):
+    """Scanned or typed marks (3/5, right) are points: the feedback page says "marked by
+    hand, 0.6 / 0.6." once, not also "Your answer: marked by hand: 3/5"."""
+    key = load_key(roster_key)
+    sheet = key.sheets[0]
+    q = sheet.questions[0]
+    a = q.answers[0]
+    text = "student,question,answer,entry,value,mark\n" + f"{sheet.id},{q.id},{a.name},,,3/5\n"
+    (tmp_path / "m.csv").write_text(text, encoding="utf-8")
+    args = ["grade", "--key", str(roster_key), str(tmp_path / "m.csv"), "--out", str(tmp_path)]
+    result = CliRunner().invoke(main, [*args, "-q"])
+    assert result.exit_code == 0, result.output
+    (page,) = [p for p in (tmp_path / "feedback").glob("*.html") if sheet.id in p.name]
+    body = _text_of(page.read_text("utf-8"))
+    assert "marked by hand, " in body and "Your answer: marked by hand" not in body

@@ -341,8 +341,6 @@ _MINUS_INF = {"-inf": "−∞", "-oo": "−∞", "-infinity": "−∞"}
 
 
 def _written(p: PartResult) -> str:
-    if p.marked:
-        return f"marked by hand: {p.response}"
     seen: dict[str, str] = {}
     for entry, text in p.written:
         # a masked cell written -inf (as the responses file spells it) reads −∞
@@ -397,8 +395,9 @@ def _feedback_lines(
                 (
                     "plain",
                     f"{names.get((q.id, p.answer), p.part)} — {_STATUS[p.status]}, "
-                    f"{points_text(p.earned)} / {points_text(p.possible)}. "
-                    f"Your answer: {_written(p)}",
+                    f"{points_text(p.earned)} / {points_text(p.possible)}."
+                    # a part marked by hand: its points say it all (not the mark as typed)
+                    + ("" if p.marked else f" Your answer: {_written(p)}"),
                 )
             )
             slips = _slip_lines(p)
