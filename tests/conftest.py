@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "banks"
+from tests import paths
+
+# tests import these from here: the repository, and the tests' own banks (tests/banks)
+ROOT = paths.ROOT
+FIXTURES = paths.BANKS
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
 

@@ -8,7 +8,7 @@ name this machine (library versions, absolute bank paths). PDFs are compared as 
 made them, since another TeX Live sets other pixels.
 
 ``python -m tests.golden.outputs --record`` rewrites ``digests.json`` (and, with ``--pdf``,
-``pdf-pages.json``); the tests in ``tests/test_golden_outputs.py`` compare against them.
+``pdf-pages.json``); the tests in ``tests/golden/test_golden_outputs.py`` compare against them.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ import csv
 import io
 import json
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.paths import MOODLE
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import GradeKey, grade_key
@@ -19,7 +19,7 @@ from worksheetgen.grading.responses import Responses
 from worksheetgen.grading.score import GradeResult, StudentResult, grade
 from worksheetgen.keyjson.read import load_key
 
-FIXTURES = Path(__file__).parent / "fixtures" / "moodle"
+FIXTURES = MOODLE
 BANKS = ("default", "slips", "note")
 QUIZ = {"default": 0, "slips": 1, "note": 2, "default-adaptive": 3}  # attempts.json order
 EMAILS = {

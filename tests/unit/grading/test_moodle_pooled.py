@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import key_as_version_1
+from tests.paths import MOODLE, ROOT
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import grade_key
@@ -23,8 +24,7 @@ from worksheetgen.grading.responses import _records
 from worksheetgen.grading.spreadsheet import read_rows
 from worksheetgen.keyjson.read import load_key
 
-ROOT = Path(__file__).parent.parent
-REAL = Path(__file__).parent / "fixtures" / "moodle" / "real-3"
+REAL = MOODLE / "real-3"
 KEY = REAL / "key.json"
 DOWNLOADS = ["responses-right.csv", "responses-right.xlsx", "responses-right.ods"]
 

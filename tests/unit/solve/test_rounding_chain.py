@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 from click.testing import CliRunner
 
+from tests.paths import ROOT
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import attend_rounded, flipped
 from worksheetgen.bank.load import load_banks
@@ -18,8 +18,6 @@ from worksheetgen.families import get_family
 from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.check import SweepReport, bundled_banks, sweep_banks
 from worksheetgen.solve.draw import Variant, margin_slips
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # default bank, --seed 11 --versions 25, sheet S, lab3 before the fix: with no-scale, row 3 of
 # A printed 0.12/0.87/0.02 gives AV (4.04, 1.05) against the key's (4.00, 1.09) +- 0.045

@@ -17,13 +17,13 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tests.golden.outputs import BANKS, Case
+from tests.paths import ROOT
 from worksheetgen.cli import main
 from worksheetgen.errors import ExportError, GradeError
 from worksheetgen.grading.key import parse_key as grade_parse_key
 from worksheetgen.keyjson.read import CARRY_STEPS, KEY_VERSIONS, KINDS, parse_key
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
 
-ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "docs" / "reference" / "key.schema.json").read_text("utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 import sympy as sp
 
+from tests.paths import ROOT
 from worksheetgen.attention.compute import sums_to_one
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import InvariantError, SolveError
@@ -15,7 +15,6 @@ from worksheetgen.exact import number as ex
 from worksheetgen.model import Item, SheetIdentity, Solution
 from worksheetgen.solve.item import check_invariants, correct_values, make_item
 
-ROOT = Path(__file__).resolve().parent.parent
 BANK = """
 sheet: {id: inv}
 questions:

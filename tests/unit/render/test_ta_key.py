@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import GOLDEN
 from worksheetgen.pipeline.build import BuildOptions, build
 from worksheetgen.render.worked import MAX_SHOWN, WorkedKeys, WorkedPiece
 from worksheetgen.resources import data_dir
@@ -18,7 +19,7 @@ from worksheetgen.resources import data_dir
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
 needs_poppler = pytest.mark.skipif(shutil.which("pdfinfo") is None, reason="no Poppler")
 
-ROSTER = Path(__file__).resolve().parent / "golden" / "roster.csv"
+ROSTER = GOLDEN / "roster.csv"
 
 
 def _piece(qid: str, text: str) -> WorkedPiece:

@@ -3,16 +3,13 @@ answer, names and wording that say what they mean."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from tests.paths import ROOT
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.families import get_family
 from worksheetgen.model import SheetIdentity
 from worksheetgen.solve.draw import draw_variant
 from worksheetgen.solve.item import solve_item
-
-ROOT = Path(__file__).resolve().parent.parent
 
 LAB3 = {
     "Q": [[1, 0], [0, 1], [1, 1]],

@@ -132,7 +132,7 @@ def test_an_installed_family_plugin_changes_nothing_the_bundled_families_tests_r
 ):
     """Installing a plugin in the development environment (the example, here) adds a family
     to the registry; the reference page, generated for the bundled families, stays as it is."""
-    from tests.test_docs import DOCS, _generate_module
+    from tests.project.test_docs import DOCS, _generate_module
 
     monkeypatch.syspath_prepend(str(EXAMPLE))
     installed(
@@ -176,7 +176,7 @@ def test_help_lists_export_choices_without_importing_an_exporter_or_a_family():
 
 
 def test_a_plugin_exporter_is_a_choice_of_export_and_writes_its_file(installed, runner, tmp_path):
-    installed(plugins.EXPORTERS, "csv", "tests.test_plugins:CsvExporter", "csv-export")
+    installed(plugins.EXPORTERS, "csv", "tests.unit.plugins.test_plugins:CsvExporter", "csv-export")
     result = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     (key,) = tmp_path.glob("*/key.json")
@@ -265,13 +265,16 @@ def test_an_exporter_plugin_that_fails_to_import_is_one_line_naming_it(installed
     ("value", "problem"),
     [
         ("os:getcwd", "expected an Exporter (name, file_name, binary and write), got"),
-        ("tests.test_plugins:NamedWrong", "expected its name to be 'csv' (its entry point)"),
         (
-            "tests.test_plugins:WritesElsewhere",
+            "tests.unit.plugins.test_plugins:NamedWrong",
+            "expected its name to be 'csv' (its entry point)",
+        ),
+        (
+            "tests.unit.plugins.test_plugins:WritesElsewhere",
             "expected file_name to be a plain file name, got '../questions.csv'",
         ),
         (
-            "tests.test_plugins:CannotBeMade",
+            "tests.unit.plugins.test_plugins:CannotBeMade",
             "cannot make an exporter from it: OSError: no config file",
         ),
     ],

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import key_as_version_1
+from tests.paths import MOODLE
 from worksheetgen.cli import main
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle_rows
@@ -23,7 +24,7 @@ from worksheetgen.grading.score import grade
 from worksheetgen.grading.spreadsheet import read_rows
 from worksheetgen.keyjson.read import load_key, written_parts
 
-REAL = Path(__file__).parent / "fixtures" / "moodle" / "real-4"
+REAL = MOODLE / "real-4"
 KEY = REAL / "key.json"
 DOWNLOADS = [
     "responses-right.csv",

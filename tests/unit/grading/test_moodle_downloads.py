@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import key_as_version_1
+from tests.paths import MOODLE, ROOT
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.export import export_bytes
@@ -26,9 +27,8 @@ from worksheetgen.keyjson.read import load_key, read_key_data
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
 
-REAL = Path(__file__).parent / "fixtures" / "moodle" / "real-2"
+REAL = MOODLE / "real-2"
 REAL3 = REAL.parent / "real-3"
-ROOT = Path(__file__).resolve().parent.parent
 KEYS = {"pool": REAL / "pool", "pool-run2": REAL / "pool", "default": REAL / "default"}
 DOWNLOADS = [
     ("pool", "responses-right.csv"),

@@ -549,7 +549,7 @@ questions:
     assert "\\write18{touch pwned} ^^5c {course}" in flat
     assert "\\input{/etc/hosts} costs 5%" in flat
     # instructions are markup like a prompt: their text is shown, not run (and math that
-    # is not on the safe list is refused at load, tests/test_bank_audit.py)
+    # is not on the safe list is refused at load, tests/unit/bank/test_bank_audit.py)
     assert "Read \\input{/etc/passwd} and" in flat and "for $5" in flat
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
     root_line = Path("/etc/passwd").read_text().splitlines()[0]

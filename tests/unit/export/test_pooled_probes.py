@@ -4,13 +4,13 @@ its picks' probes (the shared probes.py makes one entry per variant only)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from tests.paths import MOODLE
 from tests.tools.pooled_probes import _items, pooled_probes
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
 
-BANK = Path(__file__).parent / "fixtures" / "moodle" / "real-4" / "bank.yaml"
+BANK = MOODLE / "real-4" / "bank.yaml"
 
 
 def _probe(prefix: str, n: int, points: float) -> dict:

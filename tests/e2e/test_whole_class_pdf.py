@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from tests import paths
 from worksheetgen.pipeline.build import BuildOptions, build
 from worksheetgen.resources import data_dir
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no pdftotext")
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = paths.FIXTURES
 #: 30 students: four names of 200 characters (words; one unbroken word; CJK; Greek), a
 #: 64-character id, accented, Greek, Cyrillic, CJK, Korean and TeX-special names
 ROSTER = FIXTURES / "roster-hard.csv"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_export import (
+from tests.unit.export.test_export import (
     QTI,
     by_idnumber,
     export,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.paths import ROOT
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import InvariantError
@@ -101,9 +102,8 @@ def test_check_stress_must_be_positive(runner):
 
 
 def test_the_bundled_slips_quiz_passes_the_check():
-    from pathlib import Path
 
-    bank = Path(__file__).resolve().parent.parent / "banks" / "slips.yaml"
+    bank = ROOT / "banks" / "slips.yaml"
     report = check_banks([str(bank)], stress=6)
     assert report.ok, [m for i in report.items for m in i.failure_messages]
     assert [i.format for i in report.items] == [

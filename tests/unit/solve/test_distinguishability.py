@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.oracles import half_unit, softmax
+from tests.paths import ROOT
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
@@ -20,8 +20,6 @@ from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.solve.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.solve.item import make_item
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def one_spec(write_bank, body: str):
