@@ -3,7 +3,7 @@ and cli.md from every command's ``--help``, so the reference says what the code 
 
 Each file keeps its written part above the marker line; everything below it is this script's.
 ``python docs/reference/generate.py`` rewrites them; ``--check`` only says which are stale
-(exit 1). tests/test_docs.py fails when a committed file differs from what this prints now.
+(exit 1). tests/project/test_docs.py fails when a committed file differs from what this prints now.
 """
 
 from __future__ import annotations

@@ -628,8 +628,8 @@ def definition_problems(cls: type[Family], *, parts: bool | None = None) -> list
     with ``parts``, every answer name a ``Part(...)`` in the class's own
     source writes as a literal is declared. ``parts`` defaults to True for a family outside
     worksheetgen (a plugin: one module read, once); worksheetgen's own families are read by
-    the tests (``tests/test_family_definitions.py``), which keeps a build's start-up from
-    parsing every bundled module.
+    the tests (``tests/unit/families/test_family_definitions.py``), which keeps a build's
+    start-up from parsing every bundled module.
     """
     if "name" not in vars(cls) and not hasattr(cls, "name"):
         return []
