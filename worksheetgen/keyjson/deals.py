@@ -22,11 +22,6 @@ class Deal:
     sheet_id: str
     variants: tuple[Variant, ...]
 
-    @property
-    def combined(self) -> bool:
-        """True when the deal holds several questions (a pool's picks)."""
-        return len(self.variants) > 1
-
 
 def deals(doc: KeyDoc, q: KeyQuestion) -> list[Deal]:
     """The deals of slot ``q``, one per sheet in key order (a sheet without it has none): a

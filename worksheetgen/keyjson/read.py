@@ -396,10 +396,9 @@ def _variant(
         raise r.fail(f"{w}.number", f"expected a positive integer, got {kind_of(number)}")
     if legacy:  # a version 1 build wrote null for a question titled by its family
         stated = q.get("title")
-        stated = None if stated is None else r.text(stated, f"{w}.title")
-        title = family_title(family) if stated is None else stated
+        title = family_title(family) if stated is None else r.text(stated, f"{w}.title")
     else:
-        title = stated = r.text(r.get(q, "title", w), f"{w}.title")
+        title = r.text(r.get(q, "title", w), f"{w}.title")
     points = r.num(q.get("points", 1), f"{w}.points")
     if not 0 <= points <= MAX_POINTS:
         raise r.fail(f"{w}.points", f"expected a number from 0 to {MAX_POINTS}, got {points:g}")
@@ -450,7 +449,6 @@ def _variant(
         carries=_carries(r, _stated_carries(r, q, w, legacy, family, given, parts), f"{w}.carries"),
         format=fmt,
         choice_answer=target if isinstance(target, str) else None,
-        stated_title=stated,
         part_points=part_points,
         slot=slot,
         carry=carry,

@@ -166,7 +166,6 @@ class Variant:
     carries: tuple[CarryStep, ...] = ()
     format: str | None = None  # the item's format as the bank gave it ("choice", ...)
     choice_answer: str | None = None  # a multiple-choice item's correct label (or answer)
-    stated_title: str | None = None  # the title key.json states (None: the family's)
     #: each graded answer's points when key.json gives them per part (None: split equally)
     part_points: Mapping[str, float] | None = None
     #: whether grading credits the ``carries`` (key.json's "carry"; absent: true)

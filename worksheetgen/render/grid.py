@@ -252,8 +252,6 @@ class Layout:
     """The columns before the answers, shared by every table of the grid (widths in points)."""
 
     name_width: float
-    #: True when some label takes more than a line of its column (a paragraph in its cell)
-    name_wraps: bool
     code_width: float
     #: the question's number on each sheet, where the sheets number a question differently
     number_width: float
@@ -328,7 +326,6 @@ def grid_layout(rows: Sequence[GridRow]) -> Layout:
     number = max((len(str(i.number)) for r in rows for i in r.items), default=1)
     return Layout(
         name_width,
-        _pt(widest) > name_width,
         code_width,
         _pt(max(0.52 * (number + 1), text_em("Q"))),
         labels,

@@ -46,11 +46,6 @@ class Aligned:
         p = np.column_stack([points, np.ones(len(points))]) @ self.homography.T
         return p[:, :2] / p[:, 2:3]
 
-    def ink_ratio(self, x_mm: float, y_mm: float, size_mm: float, n: int = 12) -> float:
-        """The share of ink inside the box whose top left is (x, y) mm (its frame and a
-        margin left out), sampled on an n x n grid."""
-        return float(ink_ratios(self, np.array([[x_mm, y_mm]]), size_mm, BOX_INSET_MM, n)[0])
-
     def pixel_box(
         self, left: float, top: float, right: float, bottom: float, margin_mm: float
     ) -> tuple[int, int, int, int]:
