@@ -258,10 +258,11 @@ def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Fig
     ax1 = fig.add_subplot(1, 2, 1)
     ax2 = fig.add_subplot(1, 2, 2, sharey=ax1)
     height = fig.get_figheight()
+    # room at the left for 28 characters ("Q2 its title", or "[its-id] its title"), wide ones
     fig.subplots_adjust(
-        left=0.3, right=0.97, wspace=0.08, bottom=0.55 / height, top=1 - 0.45 / height
+        left=0.4, right=0.97, wspace=0.08, bottom=0.55 / height, top=1 - 0.45 / height
     )
-    labels = [f"{q.label} {_short(titles.get(q.id, q.id), 26)}" for q in qs]
+    labels = [_short(f"{q.label} {titles.get(q.id, q.id)}", 28) for q in qs]
     ys = list(range(len(qs)))[::-1]
     ax1.barh(ys, [q.facility or 0.0 for q in qs], color=BLUE)
     ax1.set_xlim(0, 1)
@@ -287,9 +288,9 @@ def parts(stats: ClassStats, names: Mapping[tuple[str, str], str] | None = None)
     names = names or {}
     ps = [p for p in stats.parts if p.success is not None]
     fig, ax = _figure(6.5, 1.0 + 0.22 * max(len(ps), 1))
-    _margins(fig, 0.5)
+    _margins(fig, 0.52)  # 38 characters, wide ones
     ys = list(range(len(ps)))[::-1]
-    labels = [_short(names.get((p.question, p.answer), f"{p.question} {p.part}"), 40) for p in ps]
+    labels = [_short(names.get((p.question, p.answer), f"{p.question} {p.part}"), 38) for p in ps]
     ax.barh(ys, [p.success or 0.0 for p in ps], color=BLUE)
     _set_labels(ax, ys, labels)
     ax.set_xlim(0, 1)
@@ -303,7 +304,7 @@ def slips(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Figure:
     titles = titles or {}
     ss = stats.slips
     fig, ax = _figure(6.5, 1.2 + 0.3 * max(len(ss), 1))
-    _margins(fig, 0.3)
+    _margins(fig, 0.45)  # 34 characters, wide ones
     ys = list(range(len(ss)))[::-1]
     ax.barh(ys, [s.students for s in ss], color=RED)
     labels = [_short(titles.get(s.misconception, s.misconception), 34) for s in ss]

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import astuple, replace
 from pathlib import Path
 
 import pytest
@@ -669,6 +670,15 @@ def test_a_shuffled_letter_class_report_names_questions_by_id_on_letter_pages(tm
     ).stdout
     sizes = re.findall(r"Page +\d+ size: +([\d.]+ x [\d.]+) pts", info)
     assert len(sizes) >= 4 and set(sizes) == {"612 x 792"}, sizes
+    boxes = subprocess.run(
+        ["pdftotext", "-bbox", str(out / "class-report.pdf"), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    words = re.findall(r'xMin="([-\d.]+)"[^>]*xMax="([-\d.]+)"[^>]*>([^<]*)<', boxes)
+    off = [w for x0, x1, w in words if float(x0) < 0 or float(x1) > 612]
+    assert words and not off, off  # every label on the page, none cut at its left edge
     lines = result.output.splitlines()
     assert len(lines) < 12, result.output  # not a line per feedback page
     folded = [line for line in lines if "feedback" in line]
@@ -711,3 +721,34 @@ def test_a_part_marked_by_hand_shows_its_points_not_the_mark_as_typed(roster_key
     (page,) = [p for p in (tmp_path / "feedback").glob("*.html") if sheet.id in p.name]
     body = _text_of(page.read_text("utf-8"))
     assert "marked by hand, " in body and "Your answer: marked by hand" not in body
+
+
+def test_question_labels_fit_inside_the_picture(graded_class):
+    """Each question's label ("Q2 its title", or "[its-id] its title" for a shuffled class)
+    is drawn inside the picture, not cut off at its left edge (the SVG has no margin)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from worksheetgen.grading import charts
+    from worksheetgen.grading.analysis import QuestionStats
+
+    out, _, key, text = graded_class
+    stats = analyse(grade(key, parse_responses(text, key, "r.csv")))
+    long_ids = [
+        QuestionStats(f"q-a-rather-long-question-id-{i}", None, q.title, *astuple(q)[3:])
+        for i, q in enumerate(stats.questions)
+    ]
+    for qs in (stats.questions, long_ids):
+        fig = charts.questions(replace(stats, questions=tuple(qs)), {q.id: "x" * 80 for q in qs})
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        for label in fig.axes[0].get_yticklabels():
+            assert label.get_window_extent(renderer).x0 >= 0, label.get_text()
+    wide = "x" * 80
+    others = [
+        charts.parts(stats, {(p.question, p.answer): wide for p in stats.parts}),
+        charts.slips(stats, {sl.misconception: wide for sl in stats.slips}),
+    ]
+    assert stats.slips
+    for fig in others:
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        for label in fig.axes[0].get_yticklabels():
+            assert label.get_window_extent(renderer).x0 >= 0, label.get_text()
