@@ -5,6 +5,7 @@ boxes' size, and which points a TA's score boxes give. Standard library only."""
 from __future__ import annotations
 
 import hashlib
+from decimal import Decimal
 from fractions import Fraction
 
 #: paper sizes in mm (width, height), as the templates' geometry sets them
@@ -114,9 +115,15 @@ def score_values(points: Fraction) -> list[Fraction]:
 
 
 def value_text(v: Fraction) -> str:
-    """A score box's printed label (0, 0.5, 1, 5/3)."""
+    """A score box's printed label, as the sheet prints the part's points: 0, 0.5, 1, 1.8
+    (a decimal wherever one writes the value exactly), else a fraction (5/3)."""
     if v.denominator == 1:
         return str(v.numerator)
-    if v.denominator == 2:
-        return f"{float(v):g}"
+    d = v.denominator
+    while d % 2 == 0:
+        d //= 2
+    while d % 5 == 0:
+        d //= 5
+    if d == 1:  # only 2s and 5s: a terminating decimal, exact
+        return format(Decimal(v.numerator) / Decimal(v.denominator), "f")
     return f"{v.numerator}/{v.denominator}"

@@ -706,3 +706,41 @@ def test_scan_workers_die_at_once_on_sigterm_whatever_the_parents_handler(monkey
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert seen == [(True, True)] * 6
+
+
+def test_score_box_labels_print_the_points_as_the_sheet_does(tmp_path: Path):
+    """A part worth 1.8 points (9 shared by 5 parts) gets score boxes 0, 1, 1.8: the label
+    the sheet prints for its points, not 9/5; a value no decimal writes exactly stays a
+    fraction."""
+    from fractions import Fraction as F
+
+    from worksheetgen.scan.layout import score_values, value_text
+
+    assert [value_text(v) for v in score_values(F(9, 5))] == ["0", "1", "1.8"]
+    assert [value_text(v) for v in (F(1, 2), F(7, 4), F(1, 8), F(5, 3))] == [
+        "0.5",
+        "1.75",
+        "0.125",
+        "5/3",
+    ]
+    bank = tmp_path / "b.yaml"
+    bank.write_text(
+        "sheet:\n  title: Points\nquestions:\n  - id: q-lab3\n    family: lab3\n"
+        "    points: {total: 9}\n",
+        "utf-8",
+    )
+    from worksheetgen.cli import main
+
+    out = tmp_path / "out"
+    try:
+        main(
+            ["build", "--seed", "3", "--bank", str(bank), "--out", str(out), "-q"]
+            + ["--scannable", "--no-pdf"]
+        )
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    (tex_path,) = out.glob("*/sheet.tex")
+    tex = tex_path.read_text("utf-8")
+    assert "(1.8 points)" in tex or "1.8 points" in tex
+    labels = re.findall(r"\\wsscore\{[^}]*\}\{([^}]*)\}", tex)
+    assert labels and set(labels) == {"0", "1", "1.8"}, labels
