@@ -299,12 +299,15 @@ def grade_files(
     lenient: bool = False,
     pictures: bool = True,
     paper: str = "a4",
+    label: str | None = None,
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
     in none (False), or as the key says for each (None). ``lenient``: values of our CSV that
     cannot be read are graded as wrong and listed, instead of stopping. ``paper``: the
-    feedback pages' paper, a4 or letter (as the build printed)."""
+    feedback pages' paper, a4 or letter (as the build printed). ``label``: what report.md
+    and messages call the responses file (default: its path; ``scan`` grades a staged copy
+    and names the file it puts in place)."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -322,7 +325,7 @@ def grade_files(
         check_replaceable(out / name)  # before any work
     doc = read_key(key_path, GradeError)
     key = grade_key(doc)
-    name = str(responses_path)
+    name = str(responses_path) if label is None else label
     if is_spreadsheet(responses_path):
         rows = read_rows(responses_path, name)
         if not rows or not is_moodle_responses(rows[0][1]):

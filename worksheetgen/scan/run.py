@@ -743,7 +743,9 @@ def _write(
         run: GradeRun | None = None
         if any(r[4] for r in rows):  # grade refuses a file of blanks
             try:
-                run = grade_files(key, stage / RESPONSES_FILE, stage, paper=paper)
+                run = grade_files(
+                    key, stage / RESPONSES_FILE, stage, paper=paper, label=str(out / RESPONSES_FILE)
+                )
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None
         files = {

@@ -426,6 +426,8 @@ def test_absent_students_are_listed_once_each_and_get_no_rows(klass: Path, tmp_p
     _check(klass, out, plans, scanned)
     report = (out / "report.md").read_text("utf-8")
     assert "No responses from:" in report
+    # report.md names the responses file scan put in place, not its staging copy
+    assert f"Responses: `{out / 'responses.csv'}`" in report and ".scan-" not in report
     # settled like a page issue: seen, and no longer open
     fixes = tmp_path / "fixes.csv"
     fixes.write_text(f"id,value\nabsent:{ids[0]},absent\n", "utf-8")
