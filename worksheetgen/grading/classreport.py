@@ -397,7 +397,7 @@ def _feedback_lines(
                     f"{names.get((q.id, p.answer), p.part)} — {_STATUS[p.status]}, "
                     f"{points_text(p.earned)} / {points_text(p.possible)}."
                     # a part marked by hand: its points say it all (not the mark as typed)
-                    + ("" if p.marked else f" Your answer: {_written(p)}"),
+                    + ("" if p.marked or p.pending else f" Your answer: {_written(p)}"),
                 )
             )
             slips = _slip_lines(p)

@@ -103,6 +103,8 @@ def _part_line(p: PartResult) -> str:
     head = f"- {p.part} {_code(p.answer)}: "
     entries = f"{p.right + p.carried} of {p.total} entries" if p.total > 1 else ""
     status = p.status
+    if p.pending:  # a mark still to give ("?"; scan: boxes a person has to look at)
+        return head + f"to mark by hand ({points_text(p.possible)} points): not marked yet."
     if status == "ungraded":
         wrote = _md(shorten(p.response, 200)) if p.response else "(blank)"
         return (

@@ -41,6 +41,9 @@ OPTIONAL_COLUMNS = ("sheet", "mark")
 #: what a TA may type for a part that is all right or all wrong (compared without case)
 RIGHT_WORDS = frozenset({"✓", "✔", "r", "right", "correct", "y", "yes", "ok", "full"})
 WRONG_WORDS = frozenset({"x", "✗", "✘", "×", "w", "wrong", "incorrect", "n", "no"})
+#: a mark still to give: the part is counted "to be marked by hand" (scan writes it for a
+#: part whose boxes a person has to look at)
+PENDING_WORDS = frozenset({"?", "pending"})
 #: what a student may write for a masked (−∞) cell, compared without regard to case
 MASKED_WORDS = frozenset(MASKED_SPELLINGS)
 #: the largest responses file read (the filled template of the largest class build is
@@ -81,11 +84,13 @@ class ResponseCell:
 
 @dataclass(frozen=True)
 class PartMark:
-    """The points a TA typed for one whole part (a mark row), with its CSV line."""
+    """The points a TA typed for one whole part (a mark row), with its CSV line; ``pending``:
+    a mark still to give (``?``), the part counted to be marked by hand."""
 
     line: int
     text: str
     points: Fraction
+    pending: bool = False
 
 
 @dataclass
@@ -548,7 +553,8 @@ def points_cell(x: Fraction) -> str:
 def parse_mark(text: str, possible: Fraction) -> Fraction:
     """The points a mark cell gives a part worth ``possible``: a word or sign for all or
     nothing (✓, r, right, ... / x, w, wrong, ...), else a number of points from 0 to
-    ``possible`` (1.5, 1/2; digits grouped or not), exactly as typed."""
+    ``possible`` (1.5, 1/2; digits grouped or not), exactly as typed. (``?`` or ``pending``,
+    a mark still to give, is read before: see ``PENDING_WORDS``.)"""
     t = text.strip()
     word = t.casefold()
     if word in RIGHT_WORDS:
@@ -605,6 +611,11 @@ def _read_mark_row(
             f"{student}/{q.id}/{ans.name} (first on line {first})",
         )
     marked[(student, sheet.id, q.id, ans.name)] = line
+    if row["mark"].strip().casefold() in PENDING_WORDS:
+        entry.marks.setdefault(q.id, {})[ans.name] = PartMark(
+            line, row["mark"], Fraction(0), pending=True
+        )
+        return
     try:
         points = parse_mark(row["mark"], q.points_of(ans.name))
     except _RowError as exc:

@@ -65,6 +65,8 @@ class PartResult:
     model: str = ""
     #: the points were typed by a TA for the whole part (a mark row): no cells are graded
     marked: bool = False
+    #: a mark still to give (``?``: a part whose scanned boxes a person has to look at)
+    pending: bool = False
     #: a table's rows and columns, and its cells (0-based) not credited: wrong or blank
     dims: tuple[int, int] | None = None
     missed: tuple[tuple[int, int], ...] = ()
@@ -75,10 +77,10 @@ class PartResult:
     def status(self) -> Status:
         """right, carried (all credit, some of it carried forward), partial, wrong, blank,
         ungraded (free text for a person to mark) or marked (by hand, a mark row)."""
+        if self.pending or self.kind == "text" and not self.marked:
+            return "ungraded"
         if self.marked:
             return "marked"
-        if self.kind == "text":
-            return "ungraded"
         if self.answered == 0:
             return "blank"
         if self.right == self.total:
@@ -109,9 +111,7 @@ class QuestionResult:
 
     @cached_property
     def ungraded(self) -> Fraction:
-        return sum(
-            (p.possible for p in self.parts if p.kind == "text" and not p.marked), Fraction(0)
-        )
+        return sum((p.possible for p in self.parts if p.status == "ungraded"), Fraction(0))
 
 
 @dataclass(frozen=True)
@@ -522,7 +522,22 @@ def grade_question(
 
 
 def _marked_part(ans: GradedAnswer, mark: PartMark, share: Fraction) -> PartResult:
-    """A part marked by hand: the points typed, nothing diagnosed."""
+    """A part marked by hand: the points typed, nothing diagnosed (a pending mark: no
+    points yet, the part to be marked by hand)."""
+    if mark.pending:
+        return PartResult(
+            answer=ans.name,
+            part=ans.part,
+            kind=ans.kind,
+            earned=Fraction(0),
+            possible=share,
+            right=0,
+            carried=0,
+            answered=0,
+            total=1,
+            response=mark.text,
+            pending=True,
+        )
     return PartResult(
         answer=ans.name,
         part=ans.part,
@@ -554,7 +569,7 @@ def _grade_question(
         if mark is not None:
             # no value of the student's to carry forward from: a later part is marked
             # against the key alone (and is full when this part is)
-            full[ans.name] = mark.points == share
+            full[ans.name] = mark.points == share and not mark.pending
             parts.append(_marked_part(ans, mark, share))
         elif ans.kind in NUMERIC_KINDS:
             parts.append(_grade_numeric(q, ans, cells, share, vals, full, carry))

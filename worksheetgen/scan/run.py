@@ -57,6 +57,9 @@ TAKEN_BACK = 0.92
 #: sheet has more: its corner marks alone are 0.23 % of an A4 page)
 BLANK = 0.001
 RESPONSES_FILE = "responses.csv"
+#: the mark of a part whose boxes a person has to look at: graded as still to mark, not
+#: as blank, until a correction settles it
+PENDING = "?"
 ISSUES_FILE = "issues.csv"
 CROPS = "crops"
 MAX_CORRECTIONS_BYTES = 10_000_000
@@ -343,6 +346,7 @@ def scan_files(
     rows: list[list[str]] = []
     answers: dict[str, Issue | None] = {}
     allowed: dict[str, list[str]] = {}  # a part's option letters, or its score boxes' points
+    kind_of: dict[str, str] = {}  # "mark" (score boxes) or "value" (options), by part id
     for (s, question, answer), group in sorted(readings.items(), key=lambda kv: (kv[0][0],)):
         sid = key_sheets[s]["id"]
         gid = f"{sid}/{question}/{answer}"
@@ -394,15 +398,21 @@ def scan_files(
             issues.append(problem)
         answers[gid] = problem
         allowed[gid] = [b["mark"] if is_mark else b["option"] for _, b, _ in group]
-        rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
+        kind_of[gid] = "mark" if is_mark else "value"
+        if problem is not None:  # for a person to settle: graded as still to mark, not blank
+            rows.append([sid, question, answer, "mark", PENDING])
+        else:
+            rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
     # corrections settle what the scans left open (and may override any answer)
     by_id = {r[0] + "/" + r[1] + "/" + r[2]: r for r in rows}
     page_issues = {i.id: i for i in issues if i.id.startswith(("page:", "absent:"))}
     for line, cid, value in fixes:
         if cid in by_id:
+            row = by_id[cid]
+            row[3] = kind_of[cid]  # settled: the row its part's boxes make (not pending)
             if value.casefold() != "blank":
-                _check_value(value, by_id[cid][3] == "mark", allowed[cid], str(corrections), line)
-            by_id[cid][4] = "" if value.casefold() == "blank" else value
+                _check_value(value, row[3] == "mark", allowed[cid], str(corrections), line)
+            row[4] = "" if value.casefold() == "blank" else value
             if answers.get(cid) is not None:
                 answers[cid].settled = value  # type: ignore[union-attr]
         elif cid in page_issues:

@@ -752,3 +752,26 @@ def test_question_labels_fit_inside_the_picture(graded_class):
         renderer = FigureCanvasAgg(fig).get_renderer()
         for label in fig.axes[0].get_yticklabels():
             assert label.get_window_extent(renderer).x0 >= 0, label.get_text()
+
+
+def test_a_pending_mark_is_still_to_mark_not_blank_nor_zero(roster_key, tmp_path):
+    """A mark of "?" (a TA's "later", or a part whose scanned boxes a person has to look
+    at) is counted to be marked by hand: in scores.csv's ungraded column, report.md and the
+    feedback page, never as a blank answer."""
+    key = load_key(roster_key)
+    sheet = key.sheets[0]
+    q = sheet.questions[0]
+    a = q.answers[0]
+    text = "student,question,answer,entry,value,mark\n" + f"{sheet.id},{q.id},{a.name},,,?\n"
+    (tmp_path / "m.csv").write_text(text, encoding="utf-8")
+    args = ["grade", "--key", str(roster_key), str(tmp_path / "m.csv"), "--out", str(tmp_path)]
+    result = CliRunner().invoke(main, [*args, "-q"])
+    assert result.exit_code == 0, result.output
+    (row,) = [r for r in _rows(tmp_path / "scores.csv") if r["student"] == sheet.id]
+    assert float(row["ungraded"]) == float(q.points_of(a.name))
+    report = (tmp_path / "report.md").read_text("utf-8")
+    assert "not marked yet" in report
+    (page,) = [p for p in (tmp_path / "feedback").glob("*.html") if sheet.id in p.name]
+    body = _text_of(page.read_text("utf-8"))
+    line = next(ln for ln in body.splitlines() if "to be marked by hand, 0 / " in ln)
+    assert "Your answer" not in line and "blank" not in line, line

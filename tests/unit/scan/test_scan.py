@@ -130,8 +130,8 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
                 boxes += len(members)
                 want, unclear = _expected(plan, s, [b["id"] for b in members])
                 value = got.get((sid, question, answer), "")
-                if unclear:
-                    if gid not in flagged or value:
+                if unclear:  # listed, and its part graded as still to mark ("?")
+                    if gid not in flagged or value != "?":
                         misreads.append((gid, "not flagged", value))
                     continue
                 if gid in flagged:
