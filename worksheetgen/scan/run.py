@@ -35,7 +35,7 @@ from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
-from worksheetgen.scan.layout import build_code, score_values
+from worksheetgen.scan.layout import build_code, score_values, value_text
 from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
@@ -708,7 +708,10 @@ def _meanings(
 
 
 def _box_name(box: dict[str, Any]) -> str:
-    return f"box {box['mark']}" if "mark" in box else f"option {box['option']}"
+    """A box as the sheet labels it: "box 2.5" (a score box), "option B"."""
+    if "mark" in box:
+        return f"box {value_text(Fraction(box['mark']))}"
+    return f"option {box['option']}"
 
 
 def _responses_csv(rows: Iterable[list[str]]) -> str:

@@ -746,3 +746,12 @@ def test_score_box_labels_print_the_points_as_the_sheet_does(tmp_path: Path):
     assert "(1.8 points)" in tex or "1.8 points" in tex
     labels = re.findall(r"\\wsscore\{[^}]*\}\{([^}]*)\}", tex)
     assert labels and set(labels) == {"0", "1", "1.8"}, labels
+
+
+def test_an_issue_names_a_score_box_as_the_sheet_labels_it():
+    from worksheetgen.scan.run import _box_name
+
+    assert _box_name({"mark": "5/2"}) == "box 2.5"
+    assert _box_name({"mark": "9/5"}) == "box 1.8"
+    assert _box_name({"mark": "3"}) == "box 3"
+    assert _box_name({"option": "B"}) == "option B"
