@@ -40,7 +40,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 from worksheetgen.grading.analysis import BINS, CellMap, ClassStats
-from worksheetgen.grading.marks import END, MARKS, SUB, SUP
+from worksheetgen.grading.marks import MARKS, SCRIPT, SUB, balanced, no_marks
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -112,16 +112,10 @@ def use_fonts(texts: Iterable[str]) -> None:
 
 
 def _short(text: str, n: int = 28) -> str:
-    if len(text) <= n:
-        return text
-    cut = text[: n - 1]
-    open_ = 0  # a script cut open is closed before the ellipsis
-    for ch in cut:
-        open_ = 1 if ch in (SUB, SUP) else 0 if ch == END else open_
-    return cut + END * open_ + "…"
+    # a script cut open is closed before the ellipsis
+    return text if len(text) <= n else balanced(text[: n - 1]) + "…"
 
 
-_SCRIPT = re.compile(f"([{SUB}{SUP}])([^{END}]*){END}")
 _PLAIN_SCRIPT = re.compile(r"[A-Za-z0-9()+\-=]+")
 
 
@@ -133,7 +127,7 @@ def _mathtext(text: str) -> tuple[str, bool]:
     if not any(ch in MARKS for ch in text):
         return text, False
     out, last = [], 0
-    for m in _SCRIPT.finditer(text):
+    for m in SCRIPT.finditer(text):
         out.append(text[last : m.start()].replace("$", r"\$"))
         body, sign = m.group(2), "_" if m.group(1) == SUB else "^"
         if _PLAIN_SCRIPT.fullmatch(body):
@@ -142,7 +136,7 @@ def _mathtext(text: str) -> tuple[str, bool]:
             out.append(sign + (body if len(body) == 1 else f"({body})"))
         last = m.end()
     out.append(text[last:].replace("$", r"\$"))
-    return "".join(out).translate({ord(c): None for c in MARKS}), True
+    return no_marks("".join(out)), True
 
 
 def _set_labels(ax: Axes, ys: Sequence[int], texts: Sequence[str]) -> None:

@@ -25,7 +25,7 @@ from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading import charts
 from worksheetgen.grading.analysis import ClassStats, analyse, csv_files, points_text
 from worksheetgen.grading.key import GradeKey
-from worksheetgen.grading.marks import END, SUB, SUP
+from worksheetgen.grading.marks import END, SCRIPT, SUB, SUP, balanced, no_marks
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
 from worksheetgen.render.markup import split_markup
 from worksheetgen.tex.pdfsplit import split_pages
@@ -135,23 +135,9 @@ def plain_math(markup: str, rich: bool = False) -> str:
     return "".join(_math(t, rich).replace("-", "−") if m else t for m, t in split_markup(markup))
 
 
-def _no_marks(text: str) -> str:
-    """``text`` (a name, what a student typed) without the script marks."""
-    return text.translate({ord(SUB): None, ord(SUP): None, ord(END): None})
-
-
-def _balanced(text: str) -> str:
-    """``text`` (rich, perhaps shortened inside a script) with every script closed."""
-    open_ = 0
-    for ch in text:
-        open_ = 1 if ch in (SUB, SUP) else 0 if ch == END else open_
-    return text + END * open_
-
-
 def flat_scripts(text: str) -> str:
     """``rich`` text as plain text: ``W\ue000Q\ue002`` reads ``W_Q``."""
-    return re.sub(
-        f"([{SUB}{SUP}])([^{END}]*){END}",
+    return SCRIPT.sub(
         lambda m: (
             ("_" if m.group(1) == SUB else "^")
             + (m.group(2) if len(m.group(2)) == 1 else f"({m.group(2)})")
@@ -172,7 +158,7 @@ def part_names(key: GradeKey, width: int = 64, rich: bool = False) -> dict[tuple
                     continue  # the first sheet's wording (every sheet asks it alike)
                 prompt = " ".join(plain_math(a.prompt, rich).split())
                 short = textwrap.shorten(prompt, width, placeholder=" …") if prompt else ""
-                short = _balanced(short)
+                short = balanced(short)
                 names[(q.id, a.name)] = f"{a.part} {short}".strip()
     return names
 
@@ -183,7 +169,7 @@ def slip_title(misconception: str, description: str = "", rich: bool = False) ->
     if known and known.title:
         return plain_math(known.title, rich)
     if description:
-        return _balanced(textwrap.shorten(plain_math(description, rich), 60, placeholder=" …"))
+        return balanced(textwrap.shorten(plain_math(description, rich), 60, placeholder=" …"))
     return misconception
 
 
@@ -344,7 +330,7 @@ def _written(p: PartResult) -> str:
     seen: dict[str, str] = {}
     for entry, text in p.written:
         # a masked cell written -inf (as the responses file spells it) reads −∞
-        text = _no_marks(text)  # what a student typed never sets a script
+        text = no_marks(text)  # what a student typed never sets a script
         seen.setdefault(entry or "", _MINUS_INF.get(text.strip().lower(), text))
     if not seen:
         return "(blank)"
@@ -370,7 +356,7 @@ def _feedback_lines(
 ) -> list[tuple[str, str]]:
     """The page's content as (style, text) lines: h1, h2, plain, slip, avoid; parts named
     by ``names`` (``part_names``)."""
-    who = _no_marks(s.name or s.student)
+    who = no_marks(s.name or s.student)
     score = f"{points_text(s.earned)} / {points_text(s.possible)}"
     if s.ungraded:
         score += f" (+ {points_text(s.ungraded)} to be marked by hand)"
@@ -418,8 +404,7 @@ def _feedback_lines(
 
 def _scripts_html(text: str) -> str:
     """Escaped ``rich`` text with its scripts as ``<sub>`` and ``<sup>``."""
-    return re.sub(
-        f"([{SUB}{SUP}])([^{END}]*){END}",
+    return SCRIPT.sub(
         lambda m: f"<sub>{m.group(2)}</sub>" if m.group(1) == SUB else f"<sup>{m.group(2)}</sup>",
         escape(text),
     )

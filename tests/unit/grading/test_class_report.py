@@ -696,14 +696,14 @@ def test_an_unshuffled_class_report_keeps_the_printed_numbers(graded_class):
 
 
 def test_rich_math_marks_scripts_and_reads_flat_elsewhere():
-    from worksheetgen.grading.classreport import _no_marks, flat_scripts, plain_math
-    from worksheetgen.grading.marks import END, SUB
+    from worksheetgen.grading.classreport import flat_scripts, plain_math
+    from worksheetgen.grading.marks import END, SUB, no_marks
 
     assert plain_math("$W_Q^{(i)}$") == "W_Q⁽ⁱ⁾"  # charts and CSVs: as before
     rich = plain_math("$W_Q^{(i)}$ and $W_O$ and $d_k$", rich=True)
     assert rich == f"W{SUB}Q{END}⁽ⁱ⁾ and W{SUB}O{END} and dₖ"
     assert flat_scripts(rich) == "W_Q⁽ⁱ⁾ and W_O and dₖ"
-    assert _no_marks(f"Ann{SUB}x{END}") == "Annx"  # what a student typed sets nothing
+    assert no_marks(f"Ann{SUB}x{END}") == "Annx"  # what a student typed sets nothing
 
 
 def test_a_part_marked_by_hand_shows_its_points_not_the_mark_as_typed(roster_key, tmp_path):
