@@ -297,8 +297,7 @@ def build(
     from worksheetgen.pipeline.config import load_config
     from worksheetgen.pipeline.options import BuildOptions
 
-    if quiet and verbose:
-        raise click.UsageError("--quiet and --verbose: expected one of them, got both")
+    _quiet_or_verbose(quiet, verbose)
     given = {"course": course, "title": title, "decimals": decimals, "banks": banks}
     config = load_config(
         config_path,
@@ -631,6 +630,7 @@ def grade(
 ) -> None:
     """Grade RESPONSES (our CSV, or Moodle's Responses report downloaded as CSV, .xlsx or
     .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
+    _quiet_or_verbose(quiet, verbose)
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import expect_key_secret, load_config
 
@@ -753,6 +753,7 @@ def scan(
     """Read SCANS (PDFs from a copier, PNG, JPEG or TIFF pages, in any order) of a
     --scannable build's sheets, and grade them: the marked boxes become the responses grade
     reads; what needs a person is listed in issues.csv, never guessed."""
+    _quiet_or_verbose(quiet, verbose)
     # imported when the command runs, so that --help loads neither NumPy, Pillow nor pypdfium2
     from worksheetgen.pipeline.config import expect_key_secret, load_config
     from worksheetgen.scan.run import scan_files
@@ -773,6 +774,12 @@ def scan(
             f"  {len(result.open_issues)} item(s) need a person: see issues.csv (settle them "
             "with --corrections)"
         )
+
+
+def _quiet_or_verbose(quiet: bool, verbose: bool) -> None:
+    """--quiet and --verbose refused together (build, grade, scan)."""
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose: expected one of them, got both")
 
 
 def _echo_files(files: Sequence[Path], verbose: bool) -> None:

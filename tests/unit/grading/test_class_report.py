@@ -775,3 +775,11 @@ def test_a_pending_mark_is_still_to_mark_not_blank_nor_zero(roster_key, tmp_path
     body = _text_of(page.read_text("utf-8"))
     line = next(ln for ln in body.splitlines() if "to be marked by hand, 0 / " in ln)
     assert "Your answer" not in line and "blank" not in line, line
+
+
+@pytest.mark.parametrize("command", ["grade", "scan"])
+def test_quiet_and_verbose_together_are_refused_in_one_line(command, tmp_path):
+    args = [command, str(tmp_path / "x.csv"), "--key", str(tmp_path / "key.json"), "-q", "-v"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "--quiet and --verbose: expected one of them, got both" in result.output
