@@ -706,20 +706,26 @@ def test_rich_math_marks_scripts_and_reads_flat_elsewhere():
     assert no_marks(f"Ann{SUB}x{END}") == "Annx"  # what a student typed sets nothing
 
 
-def test_a_part_marked_by_hand_shows_its_points_not_the_mark_as_typed(roster_key, tmp_path):
-    """Scanned or typed marks (3/5, right) are points: the feedback page says "marked by
-    hand, 0.6 / 0.6." once, not also "Your answer: marked by hand: 3/5"."""
+def _one_mark(roster_key, tmp_path, mark: str):
+    """Grade one mark row (the first sheet's first part) into ``tmp_path``: that sheet,
+    question and answer, and the text of the sheet's feedback page."""
     key = load_key(roster_key)
     sheet = key.sheets[0]
     q = sheet.questions[0]
     a = q.answers[0]
-    text = "student,question,answer,entry,value,mark\n" + f"{sheet.id},{q.id},{a.name},,,3/5\n"
+    text = "student,question,answer,entry,value,mark\n" + f"{sheet.id},{q.id},{a.name},,,{mark}\n"
     (tmp_path / "m.csv").write_text(text, encoding="utf-8")
     args = ["grade", "--key", str(roster_key), str(tmp_path / "m.csv"), "--out", str(tmp_path)]
     result = CliRunner().invoke(main, [*args, "-q"])
     assert result.exit_code == 0, result.output
     (page,) = [p for p in (tmp_path / "feedback").glob("*.html") if sheet.id in p.name]
-    body = _text_of(page.read_text("utf-8"))
+    return (sheet, q, a), _text_of(page.read_text("utf-8"))
+
+
+def test_a_part_marked_by_hand_shows_its_points_not_the_mark_as_typed(roster_key, tmp_path):
+    """Scanned or typed marks (3/5, right) are points: the feedback page says "marked by
+    hand, 0.6 / 0.6." once, not also "Your answer: marked by hand: 3/5"."""
+    _, body = _one_mark(roster_key, tmp_path, "3/5")
     assert "marked by hand, " in body and "Your answer: marked by hand" not in body
 
 
@@ -737,18 +743,17 @@ def test_question_labels_fit_inside_the_picture(graded_class):
         QuestionStats(f"q-a-rather-long-question-id-{i}", None, q.title, *astuple(q)[3:])
         for i, q in enumerate(stats.questions)
     ]
-    for qs in (stats.questions, long_ids):
-        fig = charts.questions(replace(stats, questions=tuple(qs)), {q.id: "x" * 80 for q in qs})
-        renderer = FigureCanvasAgg(fig).get_renderer()
-        for label in fig.axes[0].get_yticklabels():
-            assert label.get_window_extent(renderer).x0 >= 0, label.get_text()
     wide = "x" * 80
-    others = [
+    assert stats.slips
+    figures = [
+        charts.questions(replace(stats, questions=tuple(qs)), {q.id: wide for q in qs})
+        for qs in (stats.questions, long_ids)
+    ]
+    figures += [
         charts.parts(stats, {(p.question, p.answer): wide for p in stats.parts}),
         charts.slips(stats, {sl.misconception: wide for sl in stats.slips}),
     ]
-    assert stats.slips
-    for fig in others:
+    for fig in figures:
         renderer = FigureCanvasAgg(fig).get_renderer()
         for label in fig.axes[0].get_yticklabels():
             assert label.get_window_extent(renderer).x0 >= 0, label.get_text()
@@ -758,21 +763,11 @@ def test_a_pending_mark_is_still_to_mark_not_blank_nor_zero(roster_key, tmp_path
     """A mark of "?" (a TA's "later", or a part whose scanned boxes a person has to look
     at) is counted to be marked by hand: in scores.csv's ungraded column, report.md and the
     feedback page, never as a blank answer."""
-    key = load_key(roster_key)
-    sheet = key.sheets[0]
-    q = sheet.questions[0]
-    a = q.answers[0]
-    text = "student,question,answer,entry,value,mark\n" + f"{sheet.id},{q.id},{a.name},,,?\n"
-    (tmp_path / "m.csv").write_text(text, encoding="utf-8")
-    args = ["grade", "--key", str(roster_key), str(tmp_path / "m.csv"), "--out", str(tmp_path)]
-    result = CliRunner().invoke(main, [*args, "-q"])
-    assert result.exit_code == 0, result.output
+    (sheet, q, a), body = _one_mark(roster_key, tmp_path, "?")
     (row,) = [r for r in _rows(tmp_path / "scores.csv") if r["student"] == sheet.id]
     assert float(row["ungraded"]) == float(q.points_of(a.name))
     report = (tmp_path / "report.md").read_text("utf-8")
     assert "not marked yet" in report
-    (page,) = [p for p in (tmp_path / "feedback").glob("*.html") if sheet.id in p.name]
-    body = _text_of(page.read_text("utf-8"))
     line = next(ln for ln in body.splitlines() if "to be marked by hand, 0 / " in ln)
     assert "Your answer" not in line and "blank" not in line, line
 
