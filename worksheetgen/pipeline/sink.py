@@ -172,6 +172,8 @@ class FolderSink:
             self._grid_out(
                 self.renderer.render("latex", "grid", {**grid, "doc_head": False, "doc_tail": True})
             )
+            for feed in (self.feeds or {}).values():
+                feed.flush()  # what TeX was not started yet to read
         finally:
             self._close()
         markdown = self.renderer.render("markdown", "grid", grid)

@@ -97,7 +97,14 @@ class TexFeed:
     open for reading and writing here, so no write ever fails because TeX has not opened it
     yet, and writes never block for good: they give up once TeX has stopped. TeX needs no end
     of file: ``\\end{document}`` ends the run.
+
+    Until the compile step has made the pipe (it first finds or dumps the preamble's
+    format), what is written is kept here, up to ``PENDING_BYTES``, so the writer goes on
+    drawing meanwhile instead of waiting for TeX to start.
     """
+
+    #: text kept while TeX is not started yet; past it, a write waits for TeX
+    PENDING_BYTES = 8 << 20
 
     def __init__(self, head: str | None = None) -> None:
         #: the document's first text (its preamble decides the TeX format), when known
@@ -106,6 +113,8 @@ class TexFeed:
         #: head is then handed over with its preamble blanked out (see :func:`blank_preamble`)
         self.strip_preamble = False
         self._fd: int | None = None
+        self._pending: list[str] = []  # written before TeX started, in order
+        self._pending_size = 0
         self._attached = threading.Event()
         self._finished = threading.Event()  # TeX has stopped (or never started)
         self.broken = False  # TeX stopped before it had read everything
@@ -120,7 +129,23 @@ class TexFeed:
         self._finished.set()
 
     def write(self, text: str) -> None:
-        """Hand ``text`` to TeX (waits while TeX is busy reading what came before)."""
+        """Hand ``text`` to TeX (waits while TeX is busy reading what came before); kept
+        for later while TeX is not started yet (see ``PENDING_BYTES``)."""
+        if not self._attached.is_set() and not self._finished.is_set():
+            if self._pending_size + len(text) <= self.PENDING_BYTES:
+                self._pending.append(text)
+                self._pending_size += len(text)
+                return
+        self._pending.append(text)
+        self.flush()
+
+    def flush(self) -> None:
+        """Hand TeX everything kept so far, waiting for it to start if it has not yet (the
+        writer calls this after its last write)."""
+        if not self._pending:
+            return
+        text = "".join(self._pending)
+        self._pending, self._pending_size = [], 0
         while not self._attached.wait(0.05):
             if self._finished.is_set():
                 self.broken = True
@@ -289,10 +314,20 @@ def blank_preamble(text: str) -> str:
     return "\n" * parts[0].count("\n") + parts[1]
 
 
-@lru_cache(maxsize=4)  # asked once per process (it runs kpsewhich)
 def _installation(engine_path: str) -> str | None:
     """What a dumped format depends on besides its preamble: the engine binary and the base
-    LaTeX format (both change when TeX Live is updated); None when they cannot be found."""
+    LaTeX format (both change when TeX Live is updated); None when they cannot be found.
+    Asked once per process: the documents of a class start at once, and the first asks
+    kpsewhich while the others wait for its answer."""
+    with _installation_lock:
+        return _installation_of(engine_path)
+
+
+_installation_lock = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _installation_of(engine_path: str) -> str | None:
     kpsewhich = shutil.which("kpsewhich")
     if kpsewhich is None:
         return None

@@ -1,0 +1,119 @@
+"""A document fed to TeX while it is written: the writer never waits for TeX to start (what
+it writes meanwhile is kept, within a bound), TeX gets every byte in order, and the TeX
+installation is asked once however many documents start at once."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from tests.conftest import needs_tex
+from worksheetgen.tex import run as tex
+
+HEAD = "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\nfirst\n"
+
+
+def _read_all(fifo: Path, out: list[bytes]) -> None:
+    with open(fifo, "rb") as fh:
+        out.append(fh.read())
+
+
+def _attached(feed: tex.TexFeed, tmp_path: Path) -> tuple[threading.Thread, list[bytes]]:
+    """The feed's pipe made and a reader on it, as the compile step does when TeX starts."""
+    fifo = tmp_path / "doc.tex"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=_read_all, args=(fifo, got))
+    reader.start()
+    feed.attach(fifo)
+    return reader, got
+
+
+def _done(feed: tex.TexFeed, reader: threading.Thread) -> None:
+    feed.close()  # the reader sees the end of the pipe once every writer closed it
+    reader.join(5)
+    assert not reader.is_alive()
+
+
+def test_writes_before_tex_starts_return_at_once_and_arrive_in_order(tmp_path):
+    feed = tex.TexFeed(head=HEAD)
+    feed.write(HEAD)  # nobody reads yet: kept, not waited for
+    feed.write("second\n")
+    reader, got = _attached(feed, tmp_path)
+    feed.write("third\n\\end{document}\n")
+    _done(feed, reader)
+    assert got == [(HEAD + "second\nthird\n\\end{document}\n").encode()]
+
+
+def test_what_is_kept_reaches_tex_on_flush_after_the_last_write(tmp_path):
+    feed = tex.TexFeed(head=HEAD)
+    feed.write(HEAD)
+    feed.write("\\end{document}\n")
+    reader, got = _attached(feed, tmp_path)
+    feed.flush()
+    _done(feed, reader)
+    assert got == [(HEAD + "\\end{document}\n").encode()]
+
+
+def test_the_preamble_is_blanked_in_what_was_kept_when_tex_starts_from_a_format(tmp_path):
+    feed = tex.TexFeed(head=HEAD)
+    feed.write(HEAD)
+    feed.write("more\n")
+    feed.strip_preamble = True  # the compile step found the preamble's format
+    reader, got = _attached(feed, tmp_path)
+    feed.flush()
+    _done(feed, reader)
+    assert got == [tex.blank_preamble(HEAD + "more\n").encode()]
+    assert got[0].count(b"\n") == (HEAD + "more\n").count("\n")  # same line numbers
+
+
+def test_past_the_bound_a_write_waits_for_tex(tmp_path, monkeypatch):
+    monkeypatch.setattr(tex.TexFeed, "PENDING_BYTES", 10)
+    feed = tex.TexFeed()
+    feed.write("12345")  # kept
+    finished = threading.Event()
+
+    def write_more() -> None:
+        feed.write("67890abcdef")  # past 10 characters: waits for TeX
+        finished.set()
+
+    writer = threading.Thread(target=write_more)
+    writer.start()
+    assert not finished.wait(0.3)  # still waiting: TeX has not started
+    reader, got = _attached(feed, tmp_path)
+    assert finished.wait(5)
+    writer.join()
+    _done(feed, reader)
+    assert got == [b"1234567890abcdef"]
+
+
+def test_a_feed_whose_tex_stopped_before_it_started_is_broken_not_stuck():
+    feed = tex.TexFeed()
+    feed.write("kept")
+    feed.tex_stopped()  # TeX never started (its run failed before the pipe was made)
+    feed.write("more")
+    feed.flush()
+    assert feed.broken
+
+
+@needs_tex
+def test_the_installation_is_asked_once_for_documents_starting_at_once(monkeypatch):
+    tex._installation_of.cache_clear()
+    runs: list[list[str]] = []
+    real = tex.subprocess.run
+
+    def counting(cmd, *args, **kwargs):
+        runs.append(list(cmd))
+        return real(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(tex.subprocess, "run", counting)
+    engine = tex.require_engine()
+    threads = [threading.Thread(target=tex._installation, args=(engine,)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    asked = [c for c in runs if os.path.basename(c[0]) == "kpsewhich"]
+    assert len(asked) == 1
+    tex._installation_of.cache_clear()
