@@ -149,6 +149,8 @@ class FolderSink:
             md = sheet.md[kind]
             self._handles[(kind, ".md")].write(md if self._count == 0 else MD_SEPARATOR + md)
             self._unicode[kind] = self._unicode[kind] or needs_unicode_engine(sheet.tex[kind])
+        if self.feeds is not None and GRID in self.feeds:
+            self.feeds[GRID].write("")  # its head, kept until its TeX started
         self._key_list.add_encoded(sheet.key_line)
         self._draw_list.add_encoded(sheet.draws_line)
         self._grid_rows.append(sheet.grid)

@@ -89,6 +89,10 @@ class TexJob:
     formats: bool = False
 
 
+#: the size asked for each pipe TeX reads (Linux's default most a user may set)
+PIPE_BYTES = 1 << 20
+
+
 class TexFeed:
     """The text of a document handed to TeX while it is still being produced.
 
@@ -122,6 +126,13 @@ class TexFeed:
     def attach(self, fifo: Path) -> None:
         """Called by the compile step once the pipe exists and just before TeX starts."""
         self._fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        try:  # Linux: a pipe that holds a class's whole document, so the writer never
+            # waits on one TeX run while the others have nothing to read
+            import fcntl
+
+            fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        except (ImportError, AttributeError, OSError):
+            pass  # the system's size: the writer waits its turn more often
         self._attached.set()
 
     def tex_stopped(self) -> None:
@@ -130,14 +141,14 @@ class TexFeed:
 
     def write(self, text: str) -> None:
         """Hand ``text`` to TeX (waits while TeX is busy reading what came before); kept
-        for later while TeX is not started yet (see ``PENDING_BYTES``)."""
-        if not self._attached.is_set() and not self._finished.is_set():
-            if self._pending_size + len(text) <= self.PENDING_BYTES:
-                self._pending.append(text)
-                self._pending_size += len(text)
-                return
-        self._pending.append(text)
-        self.flush()
+        for later while TeX is not started yet (see ``PENDING_BYTES``). Writing nothing
+        hands over what was kept, once TeX has started."""
+        if text:
+            self._pending.append(text)
+            self._pending_size += len(text)
+        started = self._attached.is_set() or self._finished.is_set()
+        if started or self._pending_size > self.PENDING_BYTES:
+            self.flush()
 
     def flush(self) -> None:
         """Hand TeX everything kept so far, waiting for it to start if it has not yet (the

@@ -4,9 +4,12 @@ installation is asked once however many documents start at once."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import threading
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import needs_tex
 from worksheetgen.tex import run as tex
@@ -54,6 +57,29 @@ def test_what_is_kept_reaches_tex_on_flush_after_the_last_write(tmp_path):
     feed.flush()
     _done(feed, reader)
     assert got == [(HEAD + "\\end{document}\n").encode()]
+
+
+def test_writing_nothing_hands_over_what_was_kept_once_tex_started(tmp_path):
+    """The answer grid's head is written first and its body only after the last sheet:
+    its TeX gets the head as soon as it starts, not at the end."""
+    feed = tex.TexFeed(head=HEAD)
+    feed.write(HEAD)
+    feed.write("")  # not started yet: still kept
+    reader, got = _attached(feed, tmp_path)
+    feed.write("")
+    _done(feed, reader)
+    assert got == [HEAD.encode()]
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="Linux pipes only")
+def test_the_pipe_to_tex_holds_a_whole_class_document(tmp_path):
+    """A 30-student sheets.tex is about 0.5 MB: with a 1 MB pipe the writer never waits on
+    one TeX run while the others have nothing to read."""
+    feed = tex.TexFeed()
+    reader, _ = _attached(feed, tmp_path)
+    assert feed._fd is not None
+    assert fcntl.fcntl(feed._fd, fcntl.F_GETPIPE_SZ) >= tex.PIPE_BYTES
+    _done(feed, reader)
 
 
 def test_the_preamble_is_blanked_in_what_was_kept_when_tex_starts_from_a_format(tmp_path):
