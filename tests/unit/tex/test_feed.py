@@ -17,8 +17,9 @@ from worksheetgen.tex import run as tex
 HEAD = "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\nfirst\n"
 
 
-def _read_all(fifo: Path, out: list[bytes]) -> None:
+def _read_all(fifo: Path, out: list[bytes], opened: threading.Event) -> None:
     with open(fifo, "rb") as fh:
+        opened.set()
         out.append(fh.read())
 
 
@@ -26,10 +27,12 @@ def _attached(feed: tex.TexFeed, tmp_path: Path) -> tuple[threading.Thread, list
     """The feed's pipe made and a reader on it, as the compile step does when TeX starts."""
     fifo = tmp_path / "doc.tex"
     os.mkfifo(fifo)
+    feed.attach(fifo)  # opens the pipe for writing too: the reader's open returns at once
     got: list[bytes] = []
-    reader = threading.Thread(target=_read_all, args=(fifo, got))
+    opened = threading.Event()
+    reader = threading.Thread(target=_read_all, args=(fifo, got, opened))
     reader.start()
-    feed.attach(fifo)
+    assert opened.wait(5)  # open before the feed closes, or the reader would wait for good
     return reader, got
 
 
