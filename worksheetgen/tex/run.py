@@ -854,7 +854,11 @@ def compile_jobs(
     cancel = cancel or threading.Event()
 
     def run(job: TexJob) -> TexOutput:
-        result = compile_job(job, keep_dir, cancel)
+        try:
+            result = compile_job(job, keep_dir, cancel)
+        finally:
+            if job.feed is not None:  # also when the run failed before TeX started: the
+                job.feed.tex_stopped()  # writer gives up instead of waiting for it
         if then is not None:
             then(job.name, result)
         return result

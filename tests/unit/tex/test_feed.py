@@ -146,3 +146,32 @@ def test_the_installation_is_asked_once_for_documents_starting_at_once(monkeypat
     asked = [c for c in runs if os.path.basename(c[0]) == "kpsewhich"]
     assert len(asked) == 1
     tex._installation_of.cache_clear()
+
+
+def test_a_document_whose_run_fails_before_tex_starts_leaves_no_writer_waiting(
+    tmp_path, monkeypatch
+):
+    """A run that fails before TeX starts (here: no folder for it) is reported, and the
+    writer's last flush gives up instead of waiting for a TeX that never comes."""
+    from worksheetgen.errors import CompileError
+
+    def no_folder(*args, **kwargs):
+        raise CompileError("no room for TeX's folder")
+
+    monkeypatch.setattr(tex, "tex_folder", no_folder)
+    feed = tex.TexFeed(head=HEAD)
+    feed.write(HEAD)
+    job = tex.TexJob("sheets", path=tmp_path / "sheets.tex", engine="pdflatex", feed=feed)
+    monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")
+    with pytest.raises(CompileError):
+        tex.compile_jobs([job], tmp_path / "failed")
+    done = threading.Event()
+
+    def last_flush() -> None:
+        feed.write("\\end{document}\n")
+        feed.flush()
+        done.set()
+
+    threading.Thread(target=last_flush, daemon=True).start()
+    assert done.wait(5)
+    assert feed.broken
