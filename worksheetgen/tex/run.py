@@ -36,6 +36,7 @@ from worksheetgen.files import (
     write_file,
 )
 from worksheetgen.speed.cache import cache_root, private_cache_folder, seal, sealed, store_raw
+from worksheetgen.speed.workers import PIPE_BYTES  # the pipes to TeX: as big as the workers'
 from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used from here too
     LUALATEX,
     PDFLATEX,
@@ -87,10 +88,6 @@ class TexJob:
     output: Path | None = None
     feed: TexFeed | None = None
     formats: bool = False
-
-
-#: the size asked for each pipe TeX reads (Linux's default most a user may set)
-PIPE_BYTES = 1 << 20
 
 
 class TexFeed:
