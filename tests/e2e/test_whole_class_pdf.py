@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import paths
+from tests import pagewords, paths
 from worksheetgen.pipeline.build import BuildOptions, build
 from worksheetgen.resources import data_dir
 
@@ -28,6 +28,10 @@ ROSTER = FIXTURES / "roster-hard.csv"
 BANKS = sorted(p.name for p in data_dir("banks").glob("*.yaml"))
 #: a graded quiz: pools, shuffled order, per-part points (a Moodle check's bank)
 QUIZ = FIXTURES / "quiz-pool.yaml"
+#: a twelve-question midterm unlike the bundled banks (pools, shuffle, points, math in the title)
+MIDTERM = FIXTURES / "midterm.yaml"
+#: a course name as long as a real one, which the running head must not run into the title
+COURSE = "Department of Computer Science and Engineering: CS 4780/5780 Machine Learning (Sec. 2)"
 
 _PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">')
 _WORD = re.compile(
@@ -97,22 +101,31 @@ def check_class(folder: Path) -> None:
     assert len(pdfs) >= 4
     bad = [w for pdf in pdfs for w in off_page(pdf)]
     assert not bad, f"{len(bad)} words past a page's edge: {bad[:10]}"
+    bad = [w for pdf in pdfs for w in pagewords.faults(pdf)]
+    assert not bad, f"{len(bad)} words over each other or within 1.2 cm of an edge: {bad[:10]}"
 
 
 @needs_tex
 @needs_poppler
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", ["a4", "letter"])
-@pytest.mark.parametrize("bank", [*BANKS, "quiz-pool"])
+@pytest.mark.parametrize("bank", [*BANKS, "quiz-pool", "midterm"])
 def test_a_whole_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, bank, paper):
     from worksheetgen.tex import run as tex
 
     # what is checked here is the pages, not the time: on a loaded machine the whole note
     # with LuaLaTeX can take longer than TeX's limit for 30 sheets (about 3 minutes)
     monkeypatch.setattr(tex, "TEX_TIMEOUT_SECONDS", 900)
-    path = QUIZ if bank == "quiz-pool" else data_dir("banks") / bank
+    path = {"quiz-pool": QUIZ, "midterm": MIDTERM}.get(bank, data_dir("banks") / bank)
     result = build(
-        BuildOptions(seed=7, banks=(str(path),), out=str(tmp_path), roster=str(ROSTER), paper=paper)
+        BuildOptions(
+            seed=7,
+            banks=(str(path),),
+            out=str(tmp_path),
+            roster=str(ROSTER),
+            paper=paper,
+            course=COURSE,
+        )
     )
     assert "keys-grid.pdf" in result.files
     check_class(result.folder)

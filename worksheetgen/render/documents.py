@@ -122,6 +122,23 @@ def blank_width(answer: Any) -> str:
     return f"{round(base + 0.25 * max(0, decimals - 2), 2):g}cm"
 
 
+def shorten(text: str, columns: int) -> str:
+    """``text`` cut to about ``columns`` columns of a Latin letter's width, with "…" where it is
+    cut: a wide letter (CJK) counts two, so a name shortened for a footer fits its line in
+    any script."""
+    import unicodedata
+
+    widths = [2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text]
+    if sum(widths) <= columns:
+        return text
+    used = 0
+    for index, width in enumerate(widths):
+        used += width
+        if used > columns - 1:
+            return text[:index] + "…"
+    return text
+
+
 def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
     return "$$" + mathtex.bmatrix([list(r) for r in rows]) + "$$"
 
@@ -346,6 +363,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         finite=_finite,
         relation=relation,
         margin=margin,
+        shorten=shorten,
     )
     if extra_dir:
         env.filters["wsg_counted"] = _counted
