@@ -1,0 +1,76 @@
+"""How much paper a printed quiz takes (#32 §1), read from each sheet's own footer ("Page 1 of
+N", the sheet's pages without the blank back a class adds): the bundled quiz on Letter at most
+5 pages for any seed and roster, a realistic nine-question Letter quiz with a lab at most 5,
+and a twelve-question A4 midterm with two pools at most 6."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests import paths
+from worksheetgen.pipeline.build import BuildOptions, build
+from worksheetgen.resources import data_dir
+
+pytestmark = [
+    pytest.mark.tex,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed"),
+    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no pdftotext"),
+]
+
+
+def sheet_pages(folder: Path) -> dict[str, int]:
+    """Each sheet's page count as its first page's footer says it."""
+    counts = {}
+    for pdf in sorted((folder / "versions").glob("*-sheet.pdf")) + sorted(
+        (folder / "students").glob("*-sheet.pdf")
+    ):
+        text = subprocess.run(
+            ["pdftotext", "-l", "1", str(pdf), "-"], capture_output=True, text=True, check=True
+        ).stdout
+        found = re.search(r"Page 1 of (\d+)", text)
+        assert found, f"{pdf.name}: no 'Page 1 of N' on its first page"
+        counts[pdf.name] = int(found.group(1))
+    assert counts
+    return counts
+
+
+def pages_of(tmp_path: Path, bank: Path, paper: str, seed: int, **more) -> dict[str, int]:
+    result = build(
+        BuildOptions(seed=seed, banks=(str(bank),), out=str(tmp_path), paper=paper, **more)
+    )
+    return sheet_pages(result.folder)
+
+
+@pytest.mark.parametrize("seed", [5, 77])
+def test_the_bundled_quiz_takes_at_most_five_letter_pages(tmp_path, seed):
+    counts = pages_of(
+        tmp_path, data_dir("banks") / "quiz.yaml", "letter", seed, versions=30, scannable=True
+    )
+    assert max(counts.values()) <= 5, counts
+
+
+def test_the_bundled_quiz_for_two_students_takes_at_most_five_letter_pages(tmp_path):
+    roster = tmp_path / "two.csv"
+    roster.write_text("name,id\nAda Lovelace,1\nAlan Turing,2\n", "utf-8")
+    counts = pages_of(
+        tmp_path / "out", data_dir("banks") / "quiz.yaml", "letter", 5, roster=str(roster)
+    )
+    assert max(counts.values()) <= 5, counts
+
+
+def test_a_nine_question_letter_quiz_with_a_lab_takes_at_most_five_pages(tmp_path):
+    counts = pages_of(
+        tmp_path, paths.FIXTURES / "quiz9-letter.yaml", "letter", 3, versions=12, scannable=True
+    )
+    assert max(counts.values()) <= 5, counts
+
+
+def test_a_twelve_question_a4_midterm_takes_at_most_six_pages(tmp_path):
+    counts = pages_of(tmp_path, paths.FIXTURES / "midterm.yaml", "a4", 8, versions=12)
+    assert max(counts.values()) <= 6, counts
