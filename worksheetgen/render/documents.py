@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from functools import lru_cache
@@ -126,8 +127,6 @@ def shorten(text: str, columns: int) -> str:
     """``text`` cut to about ``columns`` columns of a Latin letter's width, with "…" where it is
     cut: a wide letter (CJK) counts two, so a name shortened for a footer fits its line in
     any script."""
-    import unicodedata
-
     widths = [2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text]
     if sum(widths) <= columns:
         return text

@@ -244,11 +244,14 @@ def test_lines_grid_and_blank_print_and_stay_with_their_question(runner, tmp_pat
         check=True,
     ).stdout
     pages = text.split("\f")
-    # question 3's last part (c) and its 4 cm of blank space do not fit under question 2's
-    # grid on page 2: the part moves to the next page with its room
+    # question 1's room shrinks at the foot of page 1 (to a third at most) so that question 2
+    # starts there; its last part (e) goes on to page 2 under its heading and data again,
+    # with its 6 cm grid; question 3 and its last part (c), then question 4, follow there
     on = {q: next(i for i, p in enumerate(pages) if f"Question {q}." in p) for q in (2, 3, 4)}
     last_part = next(i for i, p in enumerate(pages) if "What is the shape of" in p)
-    assert on[2] == on[3] == 1 and last_part == 2
+    continued = next(i for i, p in enumerate(pages) if "Question 2, continued" in p)
+    assert on[2] == 0 and continued == on[3] == last_part == on[4] == 1
+    assert "(e)" in pages[1] and "(e)" not in pages[0]
 
 
 def test_a_space_that_fits_a4_but_not_letter_is_refused_on_letter_paper_only(
