@@ -19,6 +19,7 @@ from typing import Any, BinaryIO, Protocol, runtime_checkable
 
 from worksheetgen import plugins
 from worksheetgen.errors import ExportError
+from worksheetgen.export.privacy import lms_doc
 from worksheetgen.files import (
     STDOUT,
     check_replaceable,
@@ -98,6 +99,7 @@ def _write(doc: Any, fmt: str, out: BinaryIO) -> None:
     """Write the export of a checked key to a binary stream, a question variant at a time (a
     class of 1,000 students is never held whole)."""
     exporter = get_exporter(fmt)
+    doc = lms_doc(doc)  # no export, a plugin's included, names a student
     if exporter.binary:
         exporter.write(doc, out)
         return

@@ -23,7 +23,7 @@ from typing import Any
 
 from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.export import html, pools
+from worksheetgen.export import html, pools, privacy
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
@@ -361,6 +361,7 @@ def _shared_essay(q: KeyQuestion, found: Sequence[Deal], points: float) -> str:
 
 def write_gift(doc: KeyDoc, text: Any) -> None:
     """Write the GIFT file of a checked key to a text stream, a question at a time."""
+    doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
     title = html.markup_text(doc.title)
     text.write(
         f"// worksheetgen export of {title} (GIFT){html.key_note(doc)}.\n"

@@ -29,7 +29,7 @@ from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.export import html, pools
+from worksheetgen.export import html, pools, privacy
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Slip, Variant
 from worksheetgen.keyjson.views import (
@@ -552,6 +552,7 @@ def _shared_essay(quiz: ET.Element, q: KeyQuestion, deals: Sequence[Deal], point
 def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     """Write the Moodle XML question file of a checked key to a text stream, a question at a
     time."""
+    doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
     out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
     about = (

@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_of
-from worksheetgen.export import html, pools
+from worksheetgen.export import html, pools, privacy
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
 from worksheetgen.keyjson.views import (
@@ -646,6 +646,7 @@ def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
 def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
     """Write the Canvas QTI 1.2 package of a checked key to a seekable binary stream (same
     key, same bytes); the assessment is streamed into the zip, never held whole."""
+    doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
     aid = ident(
         "assessment",
         doc.title,
