@@ -302,8 +302,8 @@ def _category(path: Sequence[str]) -> str:
     return f"$CATEGORY: {category_path(path)}"
 
 
-def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
-    """The GIFT blocks of one key question, one at a time."""
+def _check_pick(doc: KeyDoc, q: KeyQuestion) -> None:
+    """Refuse a pool of pick 2 or more, which GIFT cannot deal as the sheets did."""
     if q.pick > 1:
         # GIFT has no cloze: a sheet's picks cannot be one question, and random questions
         # from a category draw each on its own
@@ -314,6 +314,11 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
             file=doc.source,
             field=f"pool {q.qid}",
         )
+
+
+def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
+    """The GIFT blocks of one key question, one at a time."""
+    _check_pick(doc, q)
     found = pools.check_slot(doc, q, "Moodle")
     # several versions with a written part: the graded question asks it, one essay answers it
     shared = pools.shares_written(q, found)
@@ -362,6 +367,7 @@ def _shared_essay(q: KeyQuestion, found: Sequence[Deal], points: float) -> str:
 def write_gift(doc: KeyDoc, text: Any) -> None:
     """Write the GIFT file of a checked key to a text stream, a question at a time."""
     doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
+    pools.check_slots(doc, "Moodle", lambda q: _check_pick(doc, q))  # every refusal at once
     title = html.markup_text(doc.title)
     text.write(
         f"// worksheetgen export of {title} (GIFT){html.key_note(doc)}.\n"

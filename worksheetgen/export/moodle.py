@@ -553,6 +553,7 @@ def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     """Write the Moodle XML question file of a checked key to a text stream, a question at a
     time."""
     doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
+    pools.check_slots(doc, "Moodle")  # every slot it cannot deal, refused at once
     out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
     about = (

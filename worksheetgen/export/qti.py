@@ -647,6 +647,7 @@ def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
     """Write the Canvas QTI 1.2 package of a checked key to a seekable binary stream (same
     key, same bytes); the assessment is streamed into the zip, never held whole."""
     doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
+    pools.check_slots(doc, "Canvas")  # every slot it cannot deal, refused at once
     aid = ident(
         "assessment",
         doc.title,

@@ -38,7 +38,44 @@ def folder(tmp_path_factory) -> Path:
             out=str(out / "b"),
             pdf=False,
             versions=4,
-            exports=("moodle", "qti"),
+            exports=("moodle",),
+        )
+    )
+    return result.folder
+
+
+@pytest.fixture(scope="module")
+def canvas_folder(tmp_path_factory) -> Path:
+    """real-4's bank with its pick-2 pool made of alternatives of equal blanks (Canvas splits
+    an item's points equally among its blanks, so real-4's own pool, 11, 19 and 14 blanks
+    at equal points, is refused for Canvas), exported to Canvas."""
+    out = tmp_path_factory.mktemp("written-canvas")
+    text = BANK.read_text("utf-8")
+    two = text.index("  - pool: two")
+    bank = out / "bank.yaml"
+    bank.write_text(
+        text[:two]
+        + """  - pool: two
+    pick: 2
+    from:
+      - id: t-scale
+        family: scale-effect
+        points: {total: 7, why_scale: 1}
+        params: {n: 2, d_k: {choices: [4, 9, 16]}}
+      - id: t-other
+        family: scale-effect
+        points: {total: 7, why_scale: 1}
+        params: {n: 2, d_k: {choices: [4, 16]}}
+      - id: t-third
+        family: scale-effect
+        points: {total: 7, why_scale: 1}
+        params: {n: 2, d_k: {choices: [9, 16]}}
+""",
+        "utf-8",
+    )
+    result = build(
+        BuildOptions(
+            seed=42, banks=(str(bank),), out=str(out / "b"), pdf=False, versions=4, exports=("qti",)
         )
     )
     return result.folder
@@ -132,8 +169,8 @@ def _qti_items(folder: Path) -> ET.Element:
         return ET.fromstring(z.read(name))
 
 
-def test_canvas_written_group_holds_one_essay_and_the_items_ask_the_written_part(folder):
-    root = _qti_items(folder)
+def test_canvas_written_group_holds_one_essay_and_the_items_ask_the_written_part(canvas_folder):
+    root = _qti_items(canvas_folder)
     groups = [s for s in root.iter(f"{QTI}section") if s.get("ident") != "root_section"]
     written = [g for g in groups if g.get("title").endswith("(written part)")]
     assert len(written) == 3
