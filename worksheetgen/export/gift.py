@@ -23,12 +23,11 @@ from typing import Any
 
 from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.export import html, pools, privacy
+from worksheetgen.export import html, plain, pools, privacy
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
 from worksheetgen.keyjson.views import (
-    category_name,
     choice_feedback,
     gradable_parts,
     number_text,
@@ -324,7 +323,7 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     shared = pools.shares_written(q, found)
     graded = [(v, gradable_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
-    base = category_name(doc, q)
+    base = _category_name(doc, q)
     whole = [(v, _one(v, p[0], shared) if len(p) == 1 else None) for v, p in graded if p]
     if has_graded and all(text is not None for _, text in whole):
         first = whole[0][0]
@@ -348,7 +347,7 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     if any(p for _, p in written):
         w = _written_mark(next(v for v, p in written if p), has_graded)
         yield f"// Question {q.number} ({q.qid}), written part: mark {_mark(w, scale)} each."
-        yield _category(category_name(doc, q, written=has_graded))
+        yield _category(_category_name(doc, q, has_graded))
         if shared:
             yield _shared_essay(q, found, float(w))
             return
@@ -360,7 +359,7 @@ def _shared_essay(q: KeyQuestion, found: Sequence[Deal], points: float) -> str:
     prompt the graded question showed, its general feedback holds each sheet's model answer
     (GIFT has no grader information)."""
     key = html.shared_written_key([(d.sheet_id, d.variants) for d in found])
-    text = html.shared_written_text(q.number, q.qid, q.title, points)
+    text = html.shared_written_text(q.number, q.qid, q.title, points, pools.written_count(found))
     return _question(f"{q.number}. {q.qid} (written)", text, "{####" + gift_escape(key) + "}")
 
 
@@ -392,3 +391,8 @@ class Gift:
     def write(self, doc: KeyDoc, stream: Any) -> None:
         """Write the GIFT file of a checked key to a text stream."""
         write_gift(doc, stream)
+
+
+def _category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[str]:
+    """The category path of a slot (of its written part), as plain text."""
+    return plain.category_name(doc.title, q.number, q.qid, q.title, written)

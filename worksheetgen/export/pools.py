@@ -196,3 +196,25 @@ def check_slots(doc: KeyDoc, lms: str, extra: Callable[[KeyQuestion], None] | No
     first = failed[0]
     rest = "".join(f"; {e.field}: {e.message}" for e in failed[1:])
     raise ExportError(first.message + rest, file=first.file, field=first.field)
+
+
+def written_count(found: Sequence[Deal]) -> int:
+    """The most written parts any deal of a slot has (its shared essay answers them all)."""
+    return max((sum(len(written_parts(v)) for v in d.variants) for d in found), default=0)
+
+
+def quiz_numbers(doc: KeyDoc) -> dict[str, int]:
+    """Each slot's graded question's number in the quiz an LMS makes of the export: one
+    question per slot's graded parts and one per its written part, in the key's order (a
+    Canvas group picks 1 of them; a Moodle quiz gets a random question per category, in the
+    order the guide gives), so not the bank's number once a slot has a written part."""
+    out: dict[str, int] = {}
+    n = 0
+    for q in doc.questions:
+        graded = any(gradable_parts(v) for v in q.variants)
+        written = any(written_parts(v) for v in q.variants)
+        n += 1
+        out[q.qid] = n
+        if graded and written:
+            n += 1
+    return out

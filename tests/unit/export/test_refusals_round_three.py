@@ -12,11 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.paths import ROOT
 from worksheetgen.cli import main
 from worksheetgen.errors import ExportError
 from worksheetgen.export import export_bytes
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
+
+ROOT_BANKS = ROOT / "banks"
 
 TWO_POOLS = """\
 sheet:
@@ -112,3 +115,65 @@ def test_a_pick_two_pool_of_equal_blanks_per_point_exports_to_canvas(tmp_path):
     for _, body in items:
         assert body.count("<response_lid") == 2  # one letter blank per pick
         assert "<fieldentry>4</fieldentry>" in body
+
+
+# ---------------------------------------------------------------- the shared essay's words
+
+
+def _qti_sections(data: bytes) -> list[tuple[str, list[str]]]:
+    """Each group of a QTI zip: its title and its items' texts (unescaped)."""
+    import html as htmllib
+    import io
+    import xml.etree.ElementTree as ET
+
+    ns = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        (name,) = [n for n in zf.namelist() if n.endswith(".xml") and "/" in n and "meta" not in n]
+        root = ET.fromstring(zf.read(name))
+    out = []
+    for g in root.iter(f"{ns}section"):
+        if g.get("ident") == "root_section":
+            continue
+        texts = [htmllib.unescape(i.findtext(f".//{ns}mattext") or "") for i in g.iter(f"{ns}item")]
+        out.append((g.get("title") or "", texts))
+    return out
+
+
+def test_canvas_shared_essays_name_the_question_by_canvass_running_number(tmp_path):
+    """The note bank's shared essays said "written part of question N" with the bank's
+    number; Canvas numbers its questions one per group, so an earlier written group moves
+    every later number: each essay names the group just before it."""
+    bank = ROOT_BANKS / "note.yaml"
+    folder = build(
+        BuildOptions(seed=42, versions=3, banks=(str(bank),), out=str(tmp_path), pdf=False)
+    ).folder
+    data = json.loads((folder / "key.json").read_text("utf-8"))
+    sections = _qti_sections(export_bytes(data, "qti"))
+    essays = 0
+    for n, (title, texts) in enumerate(sections, 1):
+        if not title.endswith("(written part)") or len(texts) != 1:
+            continue
+        m = re.search(r"written parts? of question (\d+) of the quiz", texts[0])
+        if m is None:
+            continue
+        essays += 1
+        assert int(m.group(1)) == n - 1, (title, texts[0][:200])
+        assert sections[n - 2][0].split(":")[0] == title.split(":")[0]  # the same slot
+    assert essays >= 2
+    moodle = export_bytes(data, "moodle").decode("utf-8")
+    found = re.findall(r"written parts? of question (\d+) of the quiz", moodle)
+    assert found and found == [str(int(x)) for x in found]
+
+
+def test_a_shared_essay_answering_two_written_parts_says_so_in_the_plural(tmp_path):
+    bank = Path(__file__).resolve().parents[2] / "fixtures" / "moodle" / "real-4" / "bank.yaml"
+    folder = build(
+        BuildOptions(seed=42, versions=4, banks=(str(bank),), out=str(tmp_path), pdf=False)
+    ).folder
+    moodle = export_bytes(json.loads((folder / "key.json").read_text("utf-8")), "moodle")
+    text = moodle.decode("utf-8")
+    # slots q-scale and why: one written part a sheet; two: a written part in each of 2 picks
+    assert text.count("Write here your answer to the written part of question ") == 2
+    plural = re.findall(r"Write here your answers to the written parts of question (\d+)", text)
+    assert plural == ["5"]  # q-scale 1, 2; why 3, 4; two 5 (and its essay 6)
+    assert "the parts the question above asks in words" in text
