@@ -687,7 +687,7 @@ def parse_moodle_rows(
             "",
         )
         attempts_seen[attempt.student] = attempts_seen.get(attempt.student, 0) + 1
-        row = attempt.rows[0] if tries == "first" else attempt.rows[-1]
+        row = _try_row(attempt, slots, cols, tries)
         clashes: list[str] = []
         numbers: dict[str, int] = {}
         drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers)
@@ -736,6 +736,26 @@ def parse_moodle_rows(
         against_pool=tuple(against_pool),
     )
     return responses, graded_key
+
+
+def _try_row(
+    attempt: _Attempt, slots: Sequence[_Slot], cols: _Columns, tries: Tries
+) -> tuple[int, list[str]]:
+    """The row of the try that counts, per slot. An "all tries" download has a row per try up
+    to the most tries of any slot; a slot with fewer tries shows ``-`` in the later rows
+    (Moodle has no step of that try), not a blank answer: its last try is the last row where
+    it has a response. The first try is the first row for every slot."""
+    if tries == "first" or len(attempt.rows) == 1:
+        return attempt.rows[0]
+    line, last = attempt.rows[-1]
+    merged = list(last)
+    for slot in slots:
+        col = cols.response[slot.number]
+        for _, record in reversed(attempt.rows):
+            if record[col].strip() != _NONE:
+                merged[col] = record[col]
+                break
+    return line, merged
 
 
 @dataclass(frozen=True)

@@ -430,3 +430,27 @@ def test_grade_command_reports_which_of_several_attempts_counts(tmp_path):
     assert "Several attempts: ben.carter@example.com (Ben Carter), attempt 2 of 3 counts" in report
     scores = list(csv.DictReader(io.StringIO((tmp_path / "scores.csv").read_text())))
     assert [r["total"] for r in scores if r["student"] == EMAILS["s2"]] == ["30"]
+
+
+def test_moodle_all_tries_reads_a_slot_without_a_second_try_from_its_last_try():
+    """Issue 34 §2: in an "all tries" download an attempt has a row per try up to the most
+    tries of any slot; a slot answered at its first try shows "-" in the later rows (Moodle
+    has no step of that try). It was read as blank (Hal: 6/24 there, 20/24 from the last-try
+    download); its last try is the last row where it has a response."""
+    rows = list(csv.reader(io.StringIO(text_of("default-adaptive", "responses-alltries.csv"))))
+    header = rows[0]
+    resp = [i for i, c in enumerate(header) if c.startswith("Response ")]
+    ben = [k for k, r in enumerate(rows) if r[1] == "Ben"]
+    assert len(ben) == 2
+    first, second = rows[ben[0]], rows[ben[1]]
+    # Ben's first try at slots 1 and 2 right (his second try's answers), no second try there
+    for i in resp[:2]:
+        first[i], second[i] = second[i], "-"
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    every = read("default-adaptive", "responses-alltries.csv", text=out.getvalue())
+    result = grade(every[1], every[0])
+    ben_result = student(result, "s2")
+    last = student(graded("default-adaptive", "responses-lasttry.csv"), "s2")
+    assert ben_result.earned == last.earned == last.possible
+    assert all(q.parts and all(p.answered for p in q.parts) for q in ben_result.questions)
