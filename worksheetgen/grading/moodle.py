@@ -483,7 +483,7 @@ def _match_text(slot: _Slot, text: str, line: int, name: str) -> tuple[Variant, 
     best = max(k for k, _ in scored)
     chosen = [d for k, d in scored if k == best]
     givens = [[(v.qid, v.given) for v in d] for d in chosen]
-    if len(chosen) == 1 or all(g == givens[0] for g in givens):
+    if len(chosen) == 1 or all(g == givens[0] for g in givens) or _same_scores(chosen):
         return chosen[0]
     raise GradeError(
         f"expected the question text of one version ({_versions(slot)}) of question "
@@ -493,6 +493,27 @@ def _match_text(slot: _Slot, text: str, line: int, name: str) -> tuple[Variant, 
         line=line,
         field=f"Question {slot.number}",
     )
+
+
+def _scoring(v: Variant) -> tuple[object, ...]:
+    """What grading a variant's graded answers depends on: its gaps' keys (values, printed
+    values, options and the right one; not the letters, which only name a choice in the
+    report) and, where credit can carry, the drawn values it is recomputed from."""
+    gaps = [
+        (g.answer, g.cell, g.value, g.printed, sorted(g.options.items()), g.right)
+        for g in _gaps(v)[0]
+    ]
+    tolerances = [(p.answer.name, p.answer.tolerance) for p in gradable_parts(v) if p.answer]
+    points = sorted(v.answer_points().items())
+    return (v.qid, gaps, tolerances, points, (v.carries, v.given) if v.carries else ())
+
+
+def _same_scores(deals: Sequence[tuple[Variant, ...]]) -> bool:
+    """Whether any answer scores the same against each of ``deals`` (versions whose question
+    text Moodle shows alike, such as a concept question asked the same way on every sheet:
+    which one was drawn changes no score, so grading needs not know)."""
+    first = [_scoring(v) for v in deals[0]]
+    return all([_scoring(v) for v in d] == first for d in deals[1:])
 
 
 def _match_slot(slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str) -> Drawn:
