@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Literal
 
 from worksheetgen.errors import GradeError
+from worksheetgen.grading.classreport import plain_math
 from worksheetgen.grading.key import GradeKey, QuestionKey, SheetKey, norm_text
 from worksheetgen.grading.responses import (
     ResponseCell,
@@ -89,8 +90,8 @@ class _Gap:
     value: float | None = None  # numeric: the key's exact value (None: masked)
     printed: str = ""  # numeric: the value the sheet prints (what current exports accept)
     options: dict[str, str] = field(default_factory=dict)  # normalized shown text -> value
-    #: a multiple-choice item's options: normalized shown text -> the letter the sheet prints
-    #: (what report.md shows for the student's choice, beside the key's letter)
+    #: what report.md shows for the student's choice, by its normalized shown text: a
+    #: multiple-choice item's letter (beside the key's letter), a pick-one option's plain text
     letters: dict[str, str] = field(default_factory=dict)
     right: str | None = None  # options: the normalized text of the right one
 
@@ -133,7 +134,11 @@ def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
             # the options as the export wrote them (their math as \( … \))
             options = {_shown_text(markup_lms(o)): norm_text(o) for o in a.options}
             right = _shown_text(markup_lms(str(a.value)))
-            gaps.append(_Gap(a.name, (0, 0), options=options, right=right))
+            # report.md shows the option as text, its math as plain Unicode (Moodle's text of
+            # it holds the export's \( \) math, which the report would show escaped); not
+            # its letter, which versions alike in the download may print differently
+            letters = {_shown_text(markup_lms(o)): plain_math(o) for o in a.options}
+            gaps.append(_Gap(a.name, (0, 0), options=options, right=right, letters=letters))
         elif p.answer is not None:
             for r, row in enumerate(p.answer.rows):
                 for c, cell in enumerate(row):
@@ -401,18 +406,21 @@ def _versions(slot: _Slot) -> str:
     return "/".join(v.sheet_id for v in slot.question.variants)
 
 
-def _match(slot: _Slot, texts: str, line: int, name: str) -> Drawn:
-    """The version of ``slot``'s question (a pooled slot: the sheet's picks) whose key is the
-    Right answer ``texts``: its exact values as older exports made Moodle state them, else
-    its printed values as today's do (an exact match first, so that versions whose printed
-    values agree stay apart)."""
+def _match(slot: _Slot, texts: str, line: int, name: str) -> list[Drawn]:
+    """The versions of ``slot``'s question (a pooled slot: the sheets' picks) whose key is
+    the Right answer ``texts`` (several when their right answers read alike): their exact
+    values as older exports made Moodle state them, else their printed values as today's do
+    (an exact match first, so that versions whose printed values agree stay apart)."""
     candidates = _candidates(slot)
     for style in STYLES:
+        found = []
         for sections, cloze in candidates:
             gaps = [g for _, gs in sections for g in gs]
             split = _split(texts, gaps, cloze)
             if split is not None and _is_right_answer(split, gaps, style):
-                return sections, cloze
+                found.append((sections, cloze))
+        if found:
+            return found
     names = _versions(slot)
     raise GradeError(
         f"expected the right answer of a version ({names}) of question "
@@ -516,15 +524,28 @@ def _same_scores(deals: Sequence[tuple[Variant, ...]]) -> bool:
     return all([_scoring(v) for v in d] == first for d in deals[1:])
 
 
-def _match_slot(slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str) -> Drawn:
-    """What a graded slot drew: from its Right answer, else its Question text."""
+def _match_slot(
+    slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str
+) -> tuple[Drawn, str]:
+    """What a graded slot drew: from its Right answer, else its Question text; and, when
+    versions whose right answers read alike cannot be told apart (no Question text to tell
+    them), every one of them ("B or D") for the report to name, never the first alone."""
     if cols.right:
-        return _match(slot, record[cols.right[slot.number]], line, name)
+        found = _match(slot, record[cols.right[slot.number]], line, name)
+        if len(found) > 1 and cols.qtext:  # the question's text tells which Moodle drew
+            text = record[cols.qtext[slot.number]]
+            stated = _numbers(_HEADINGS.sub(" ", text))
+            fits = [sum(_fit(v, text, stated) for v, _ in d[0]) for d in found]
+            found = [d for d, k in zip(found, fits, strict=True) if k == max(fits)]
+        if len(found) == 1:
+            return found[0], ""
+        names = [d[0][0][0].sheet_id for d in found]
+        return found[0], ", ".join(names[:-1]) + " or " + names[-1]
     deal = _match_text(slot, record[cols.qtext[slot.number]], line, name)
     if slot.deals:
-        return [(v, _gaps(v)[0]) for v in deal], True
+        return ([(v, _gaps(v)[0]) for v in deal], True), ""
     gaps, cloze = _gaps(deal[0])
-    return [(deal[0], gaps)], cloze
+    return ([(deal[0], gaps)], cloze), ""
 
 
 def _read_attempt(
@@ -535,6 +556,7 @@ def _read_attempt(
     name: str,
     clashes: list[str],
     numbers: dict[str, int] | None = None,
+    tied: dict[str, str] | None = None,
 ) -> dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]]:
     """The version drawn and the cells written, per question id, from one try's row; a slot
     that drew a second version of a question drawn before (Moodle's random questions of a
@@ -552,7 +574,9 @@ def _read_attempt(
         if slot.written:
             essays.append((slot, typed))
             continue
-        sections, cloze = _match_slot(slot, record, cols, line, name)
+        (sections, cloze), alike = _match_slot(slot, record, cols, line, name)
+        if alike and tied is not None:
+            tied.update({v.qid: alike for v, _ in sections})
         again = [v for v, _ in sections if v.qid in drawn]
         if again:  # a pool's random questions drew two versions of one question
             clashes += [
@@ -711,7 +735,8 @@ def parse_moodle_rows(
         row = _try_row(attempt, slots, cols, tries)
         clashes: list[str] = []
         numbers: dict[str, int] = {}
-        drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers)
+        tied: dict[str, str] = {}  # versions alike in the download, by question id
+        drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers, tied)
         for other in attempt.rows:
             if other is not row:
                 _read_attempt(attempt, other, slots, cols, name, [])
@@ -727,7 +752,11 @@ def parse_moodle_rows(
         # in quiz order, each numbered as Moodle numbers its slot ("Question N"): the
         # versions drawn come from several sheets, whose own numbers may repeat
         questions = [
-            replace(_question_key(key, drawn[qid][0]), number=numbers[qid])
+            replace(
+                _question_key(key, drawn[qid][0]),
+                number=numbers[qid],
+                version=tied.get(qid, drawn[qid][0].sheet_id),
+            )
             for qid in sorted(drawn, key=lambda q: numbers[q])
         ]
         sheet = SheetKey(id=attempt.student, name=attempt.name, questions=tuple(questions))

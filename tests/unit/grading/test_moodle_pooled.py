@@ -214,3 +214,15 @@ def test_a_pooled_right_answer_of_no_sheet_is_refused_with_its_line():
     assert f"r.csv:{line}: Right answer 5: expected the right answer of a version (A/B/C/D)" in (
         message
     )
+
+
+def test_report_shows_a_chosen_option_as_text_without_tex_delimiters(runner, tmp_path):
+    """Issue 34 §3: Moodle states a pick-one option as the export wrote it, its math in
+    \\( \\); report.md showed "wrote To make every row of \\\\(A\\\\) sum to 1". It shows the
+    option as text, its math plain ("the width dₖ of the keys")."""
+    argv = ["grade", "--key", str(KEY), str(REAL / "responses-right.csv")]
+    result = runner.invoke(main, [*argv, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "report.md").read_text("utf-8")
+    assert "\\(" not in report and "\\\\(" not in report
+    assert "wrote To make every row of A sum to 1, whatever the width dₖ of the keys" in report
