@@ -253,6 +253,7 @@ class _Columns:
     response: dict[int, int]
     right: dict[int, int]
     qtext: dict[int, int]
+    grade: int | None = None  # "Grade/30.00": Moodle's grade of each attempt
 
 
 def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Columns:
@@ -315,6 +316,7 @@ def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Colu
         response=response,
         right=right,
         qtext=qtext if sorted(qtext) == slots else {},
+        grade=next((i for i, c in enumerate(cols) if c.startswith("grade/")), None),
     )
 
 
@@ -767,7 +769,8 @@ def parse_moodle_rows(
             {q: drawn[q][1] for q in drawn},
             submitted=True,
         )
-        finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers))
+        moodle = _moodle_grade(row[1][cols.grade]) if cols.grade is not None else None
+        finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers, moodle))
         in_progress.pop(attempt.student, None)  # a finished attempt is graded instead
     counted = [(_counted(tries_of, attempts, carry), tries_of) for tries_of in finished.values()]
     graded_key = GradeKey(
@@ -815,6 +818,17 @@ class _Finished:
     attempt: _Attempt
     sheet: SheetKey
     answers: StudentAnswers
+    moodle: float | None = None  # Moodle's grade of it (its Grade column), when it has one
+
+
+def _moodle_grade(text: str) -> float | None:
+    """An attempt's grade as the download states it ("22.25"); None for "Not yet graded"
+    (an essay to mark), "-" or anything else."""
+    try:
+        x = float(text.strip())
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
 
 
 def _who(attempt: _Attempt) -> str:
@@ -823,12 +837,19 @@ def _who(attempt: _Attempt) -> str:
 
 def _counted(every: Sequence[_Finished], rule: Attempts, carry: bool | None = None) -> _Finished:
     """The attempt that counts among a student's finished ones (in file order, which is
-    Moodle's order of attempts): the first, the last, or the highest-scoring (the first of
-    equal scores, as Moodle's "Highest grade" keeps the earliest best)."""
+    Moodle's order of attempts): the first, the last, or the highest: the one Moodle's
+    "Highest grade" counts, by the grades the download states when it states each one's,
+    else by ``grade``'s own scores (the first of equal grades, as Moodle keeps the earliest
+    best)."""
     if rule == "first" or len(every) == 1:
         return every[0]
     if rule == "last":
         return every[-1]
+    moodle = [f.moodle for f in every]
+    if all(x is not None for x in moodle):
+        # the attempt Moodle's "Highest grade" counts: the highest grade Moodle gave (its
+        # penalties and marks, without carried credit), the earliest of equal ones
+        return every[moodle.index(max(x for x in moodle if x is not None))]
     scores = [
         sum((q.earned for q in grade_sheet(f.sheet, f.answers, carry)), Fraction(0)) for f in every
     ]
