@@ -28,7 +28,6 @@ from fractions import Fraction
 from typing import Literal
 
 from worksheetgen.errors import GradeError
-from worksheetgen.grading.classreport import plain_math
 from worksheetgen.grading.key import GradeKey, QuestionKey, SheetKey, norm_text
 from worksheetgen.grading.responses import (
     ResponseCell,
@@ -44,6 +43,7 @@ from worksheetgen.keyjson.deals import deals
 from worksheetgen.keyjson.records import KeyDoc, KeyQuestion, Variant
 from worksheetgen.keyjson.views import gradable_parts, written_parts
 from worksheetgen.render.markup import markup_lms
+from worksheetgen.render.plaintext import plain_text
 from worksheetgen.textrules import WORD_JOINER
 
 #: which try of an adaptive quiz counts when the download has one row per try
@@ -137,7 +137,7 @@ def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
             # report.md shows the option as text, its math as plain Unicode (Moodle's text of
             # it holds the export's \( \) math, which the report would show escaped); not
             # its letter, which versions alike in the download may print differently
-            letters = {_shown_text(markup_lms(o)): plain_math(o) for o in a.options}
+            letters = {_shown_text(markup_lms(o)): plain_text(o) for o in a.options}
             gaps.append(_Gap(a.name, (0, 0), options=options, right=right, letters=letters))
         elif p.answer is not None:
             for r, row in enumerate(p.answer.rows):
