@@ -10,6 +10,9 @@ make attempts of such a quiz:
 
     python3 /work/shared/lms/moodle/plan.py key.json xml > plan.json
     python -m tests.tools.pooled_plan key.json moodle.xml plan.json > plan-pooled.json
+
+plan.py names a variant by its sheet id; the export names a student's sheet by its sheet
+code (never the student's id), so every entry is renamed as the export names its sheet.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from worksheetgen.export.privacy import sheet_names
+from worksheetgen.keyjson.read import parse_key
+
 _DEAL = re.compile(r"^(\d+)\. (\S+) \[(.+)\]$")
 _SHARED = re.compile(r"^(\d+)\. (\S+) \(written\)$")
 
@@ -30,10 +36,12 @@ def pooled_plan(key: dict[str, Any], names: list[str], plan: dict[str, Any]) -> 
     the plan's own where it has one, else made from the sheet's picks or as a shared essay;
     the plan's entries for questions today's export no longer makes (a version's own essay
     where the slot shares one, a pool's picks one by one) are left out."""
+    names_of = sheet_names(parse_key(key, "key.json"))
+    plan = dict(plan, questions=[_renamed(q, names_of) for q in plan["questions"]])
     by_name = {q["name"]: q for q in plan["questions"]}
     graded = {(q["qid"], q["sheet"]): q for q in plan["questions"] if q["qtype"] != "essay"}
     essays = [q for q in plan["questions"] if q["qtype"] == "essay"]
-    sheets = {s["id"]: s for s in key["sheets"]}
+    sheets = {names_of[s["id"]]: s for s in key["sheets"]}
     added = []
     for name in names:
         if name in by_name:
@@ -43,11 +51,11 @@ def pooled_plan(key: dict[str, Any], names: list[str], plan: dict[str, Any]) -> 
         if deal:
             sheet = sheets[deal.group(3)]
             picks = [q["id"] for q in sheet["questions"] if q.get("slot") == deal.group(2)]
-            parts = [graded[(qid, sheet["id"])] for qid in picks]
+            parts = [graded[(qid, deal.group(3))] for qid in picks]
             entry = dict(parts[0], name=name, qtype="multianswer", qid=deal.group(2))
             entry["gaps"] = [g for p in parts for g in p["gaps"]]
             entry["points"] = sum(p["points"] for p in parts)
-            entry["idnumber"] = f"{deal.group(2)}:{sheet['id']}"
+            entry["idnumber"] = f"{deal.group(2)}:{deal.group(3)}"
         elif shared:
             # one text gap, as any essay's: what a student who answers types there is a
             # version's model answer, headed by the slot, so that each slot's essay can be
@@ -60,6 +68,18 @@ def pooled_plan(key: dict[str, Any], names: list[str], plan: dict[str, Any]) -> 
             raise SystemExit(f"no plan for {name!r} and no rule to make one")
         added.append(entry)
     return dict(plan, questions=added)
+
+
+def _renamed(q: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A plan entry named as the export names its sheet (``[<code>]`` for a student's)."""
+    sheet = q.get("sheet")
+    if not sheet or sheet not in names or names[sheet] == sheet:
+        return q
+    new = names[sheet]
+    out = dict(q, sheet=new, name=q["name"].replace(f"[{sheet}]", f"[{new}]"))
+    if "idnumber" in q:
+        out["idnumber"] = re.sub(f":{re.escape(sheet)}(:written)?$", f":{new}\\1", q["idnumber"])
+    return out
 
 
 def _names(moodle_xml: Path) -> list[str]:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
 from worksheetgen import plugins
 from worksheetgen.errors import ExportError
+from worksheetgen.export.privacy import lms_doc
 from worksheetgen.files import (
     STDOUT,
     check_replaceable,
@@ -98,6 +99,7 @@ def _write(doc: Any, fmt: str, out: BinaryIO) -> None:
     """Write the export of a checked key to a binary stream, a question variant at a time (a
     class of 1,000 students is never held whole)."""
     exporter = get_exporter(fmt)
+    doc = lms_doc(doc)  # no export, a plugin's included, names a student
     if exporter.binary:
         exporter.write(doc, out)
         return
@@ -167,27 +169,35 @@ def export_file(
     return target
 
 
+def bank_source(banks: Sequence[str | Path]) -> str:
+    """What a build's export names as the file of a refusal: the bank file(s) the key came
+    from (the refused slot is theirs; the key.json is not written when an export fails)."""
+    return ", ".join(str(b) for b in banks)
+
+
 def _exports(
-    key_json: bytes | str, formats: tuple[str, ...] | list[str]
+    key_json: bytes | str, formats: tuple[str, ...] | list[str], source: str = "key.json"
 ) -> Iterator[tuple[str, Callable[[BinaryIO], None]]]:
     """Each format's default file name and its writer, for a build's key.json text (parsed
-    and checked once)."""
+    and checked once); ``source`` is what an error names (a build: its banks)."""
 
     # the key.json this build has just written (no limit or tree walk to guard against;
     # the contract is still checked, as for any key)
-    doc = parse_key(json.loads(key_json), "key.json")
+    doc = parse_key(json.loads(key_json), source)
     for fmt in dict.fromkeys(formats):
         yield get_exporter(fmt).file_name, partial(_write, doc, fmt)
 
 
-def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) -> dict[str, bytes]:
+def export_files(
+    key_json: bytes | str, formats: tuple[str, ...] | list[str], source: str = "key.json"
+) -> dict[str, bytes]:
     """Exports of a build's key.json text, by default file name (for ``build --export``).
 
     Reading the key.json text (not the in-memory build) means a build's exports say exactly
     what its key.json says.
     """
     files = {}
-    for name, write in _exports(key_json, formats):
+    for name, write in _exports(key_json, formats, source):
         buf = io.BytesIO()
         write(buf)
         files[name] = buf.getvalue()
@@ -195,12 +205,15 @@ def export_files(key_json: bytes | str, formats: tuple[str, ...] | list[str]) ->
 
 
 def export_into(
-    key_json: bytes | str, formats: tuple[str, ...] | list[str], folder: Path
+    key_json: bytes | str,
+    formats: tuple[str, ...] | list[str],
+    folder: Path,
+    source: str = "key.json",
 ) -> list[str]:
     """Write a build's exports into ``folder`` (a class build's temporary folder), each
     streamed to its file; returns the file names."""
     names = []
-    for name, write in _exports(key_json, formats):
+    for name, write in _exports(key_json, formats, source):
         with open(folder / name, "wb") as fh:
             write(fh)
         names.append(name)

@@ -23,12 +23,11 @@ from typing import Any
 
 from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.export import html, pools
+from worksheetgen.export import html, plain, pools, privacy
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
 from worksheetgen.keyjson.views import (
-    category_name,
     choice_feedback,
     gradable_parts,
     number_text,
@@ -302,8 +301,8 @@ def _category(path: Sequence[str]) -> str:
     return f"$CATEGORY: {category_path(path)}"
 
 
-def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
-    """The GIFT blocks of one key question, one at a time."""
+def _check_pick(doc: KeyDoc, q: KeyQuestion) -> None:
+    """Refuse a pool of pick 2 or more, which GIFT cannot deal as the sheets did."""
     if q.pick > 1:
         # GIFT has no cloze: a sheet's picks cannot be one question, and random questions
         # from a category draw each on its own
@@ -314,12 +313,17 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
             file=doc.source,
             field=f"pool {q.qid}",
         )
+
+
+def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
+    """The GIFT blocks of one key question, one at a time."""
+    _check_pick(doc, q)
     found = pools.check_slot(doc, q, "Moodle")
     # several versions with a written part: the graded question asks it, one essay answers it
     shared = pools.shares_written(q, found)
     graded = [(v, gradable_parts(v)) for v in q.variants]
     has_graded = any(p for _, p in graded)
-    base = category_name(doc, q)
+    base = _category_name(doc, q)
     whole = [(v, _one(v, p[0], shared) if len(p) == 1 else None) for v, p in graded if p]
     if has_graded and all(text is not None for _, text in whole):
         first = whole[0][0]
@@ -343,7 +347,7 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     if any(p for _, p in written):
         w = _written_mark(next(v for v, p in written if p), has_graded)
         yield f"// Question {q.number} ({q.qid}), written part: mark {_mark(w, scale)} each."
-        yield _category(category_name(doc, q, written=has_graded))
+        yield _category(_category_name(doc, q, has_graded))
         if shared:
             yield _shared_essay(q, found, float(w))
             return
@@ -355,12 +359,14 @@ def _shared_essay(q: KeyQuestion, found: Sequence[Deal], points: float) -> str:
     prompt the graded question showed, its general feedback holds each sheet's model answer
     (GIFT has no grader information)."""
     key = html.shared_written_key([(d.sheet_id, d.variants) for d in found])
-    text = html.shared_written_text(q.number, q.qid, q.title, points)
+    text = html.shared_written_text(q.number, q.qid, q.title, points, pools.written_count(found))
     return _question(f"{q.number}. {q.qid} (written)", text, "{####" + gift_escape(key) + "}")
 
 
 def write_gift(doc: KeyDoc, text: Any) -> None:
     """Write the GIFT file of a checked key to a text stream, a question at a time."""
+    doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
+    pools.check_slots(doc, "Moodle", lambda q: _check_pick(doc, q))  # every refusal at once
     title = html.markup_text(doc.title)
     text.write(
         f"// worksheetgen export of {title} (GIFT){html.key_note(doc)}.\n"
@@ -385,3 +391,8 @@ class Gift:
     def write(self, doc: KeyDoc, stream: Any) -> None:
         """Write the GIFT file of a checked key to a text stream."""
         write_gift(doc, stream)
+
+
+def _category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[str]:
+    """The category path of a slot (of its written part), as plain text."""
+    return plain.category_name(doc.title, q.number, q.qid, q.title, written)

@@ -408,16 +408,22 @@ def add_written_prompts(root: ET.Element, v: Variant, after: int) -> None:
     )
 
 
-def shared_written_text(number: int, qid: str, title: str, points: float) -> str:
+def shared_written_text(
+    number: int, qid: str, title: str, points: float, parts: int = 1, where: str = ""
+) -> str:
     """The text of the one written question of a slot with several versions (or a pool's
-    deals): it asks for the written part(s) the graded question showed, with their points."""
+    deals): it asks for the written part(s) the graded question showed (``parts``: how many a
+    sheet has there, the most of any), with their points. ``number`` is the graded question's
+    number as the quiz shows it (``where`` says so: " of the quiz")."""
     root = question_root()
+    many = parts > 1
+    answer, part = ("answers", "parts") if many else ("answer", "part")
+    asks = "the parts the question above asks" if many else "the part the question above asks"
     add(
         root,
         "p",
-        f"Write here your answer to the written part of question {number} ({qid}: "
-        f"{markup_text(title)}): the part the question above asks in words, about the values "
-        "of your version of it.",
+        f"Write here your {answer} to the written {part} of question {number}{where} ({qid}: "
+        f"{markup_text(title)}): {asks} in words, about the values of your version of it.",
     )
     if points:
         note = (

@@ -29,11 +29,10 @@ from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.export import html, pools
+from worksheetgen.export import html, plain, pools, privacy
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Slip, Variant
 from worksheetgen.keyjson.views import (
-    category_name,
     choice_feedback,
     gradable_parts,
     graded_points,
@@ -484,7 +483,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
     if has_graded:
         _category(
             quiz,
-            category_path(category_name(doc, q)),
+            category_path(_category_name(doc, q)),
             _about(q, deals),
         )
         if q.pick > 1:
@@ -501,7 +500,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
     if any(p for _, p in written):
         _category(
             quiz,
-            category_path(category_name(doc, q, written=has_graded)),
+            category_path(_category_name(doc, q, has_graded)),
             f"The written part of question {q.number} ({q.qid}), graded by hand"
             + (
                 ": one essay every version shares, asking what the graded question showed; "
@@ -513,7 +512,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         )
         if shared:
             points = pools.deal_written(q, deals[0])
-            _shared_essay(quiz, q, deals, points)
+            _shared_essay(quiz, doc, q, deals, points)
             flush()
             return
         for v, parts in written:
@@ -531,11 +530,17 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
                 flush()
 
 
-def _shared_essay(quiz: ET.Element, q: KeyQuestion, deals: Sequence[Deal], points: float) -> None:
+def _shared_essay(
+    quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, deals: Sequence[Deal], points: float
+) -> None:
     """The one essay of a slot whose versions (or a pool's deals) have written parts: its
-    text refers to the prompt the graded question showed, its grader information holds each
-    sheet's model answer."""
-    text = html.shared_written_text(q.number, q.qid, q.title, points)
+    text refers to the prompt the graded question showed (by its number in a quiz assembled
+    as the guide says: a random question per category, in order), its grader information
+    holds each sheet's model answer."""
+    number = pools.quiz_numbers(doc)[q.qid]
+    text = html.shared_written_text(
+        number, q.qid, q.title, points, pools.written_count(deals), " of the quiz"
+    )
     first = deals[0].variants[0]
     q_el = _head(
         quiz, "essay", first, f"{q.number}. {q.qid} (written)", text, "", points, f"{q.qid}:written"
@@ -552,6 +557,8 @@ def _shared_essay(quiz: ET.Element, q: KeyQuestion, deals: Sequence[Deal], point
 def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     """Write the Moodle XML question file of a checked key to a text stream, a question at a
     time."""
+    doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
+    pools.check_slots(doc, "Moodle")  # every slot it cannot deal, refused at once
     out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
     about = (
@@ -575,3 +582,8 @@ class MoodleXml:
     def write(self, doc: KeyDoc, stream: Any) -> None:
         """Write the Moodle XML file of a checked key to a text stream."""
         write_moodle_xml(doc, stream)
+
+
+def _category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[str]:
+    """The category path of a slot (of its written part), as plain text."""
+    return plain.category_name(doc.title, q.number, q.qid, q.title, written)

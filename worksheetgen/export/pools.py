@@ -18,7 +18,7 @@ the sheet's part points (equal shares when the bank gives one number), for the w
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from worksheetgen.errors import ExportError
@@ -143,4 +143,78 @@ def check_slot(doc: KeyDoc, q: KeyQuestion, lms: str) -> list[Deal]:
                 file=doc.source,
                 field=where,
             )
+    if lms == "Canvas" and q.pick > 1:
+        _check_canvas_picks(doc, q, found)
     return found
+
+
+def _check_canvas_picks(doc: KeyDoc, q: KeyQuestion, found: Sequence[Deal]) -> None:
+    """Refuse a pool of pick 2 or more whose picks Canvas would weigh otherwise than the
+    sheet: a sheet's picks are one fill-in-multiple-blanks item (one group draw keeps them
+    together), and Canvas's scoring splits an item's points equally among its blanks, whatever
+    the item's own scores say (``correct_answer_parts`` counts right blanks). So each pick
+    gets its sheet points only where its share of the blanks is its share of the points."""
+    for deal in found:
+        blanks = [sum(gap_count(p) for p in gradable_parts(v)) for v in deal.variants]
+        points = [parts_points(v, gradable_parts(v)) for v in deal.variants]
+        total_blanks, total_points = sum(blanks), sum(points, Fraction(0))
+        if not total_blanks or not total_points:
+            continue
+        if all(
+            Fraction(b, total_blanks) == p / total_points
+            for b, p in zip(blanks, points, strict=True)
+        ):
+            continue
+        each = ", ".join(
+            f"{v.qid} {number_text(float(p))} point(s) over {b} blank(s)"
+            for v, b, p in zip(deal.variants, blanks, points, strict=True)
+        )
+        raise ExportError(
+            "expected each sheet's picks to keep their points in Canvas, which splits a "
+            "sheet's item's points equally among its blanks, got "
+            f"{each} (sheet {deal.sheet_id}): give the pool pick 1, or alternatives whose "
+            "points are in proportion to their blanks, or export it with --to moodle",
+            file=doc.source,
+            field=f"pool {q.qid}",
+        )
+
+
+def check_slots(doc: KeyDoc, lms: str, extra: Callable[[KeyQuestion], None] | None = None) -> None:
+    """Check every slot of the key before anything is written (``check_slot``, and ``extra``
+    for what one format cannot hold), and refuse them all at once: one line naming every
+    slot that fails and what to change for each."""
+    failed: list[ExportError] = []
+    for q in doc.questions:
+        try:
+            if extra is not None:
+                extra(q)
+            check_slot(doc, q, lms)
+        except ExportError as exc:
+            failed.append(exc)
+    if not failed:
+        return
+    first = failed[0]
+    rest = "".join(f"; {e.field}: {e.message}" for e in failed[1:])
+    raise ExportError(first.message + rest, file=first.file, field=first.field)
+
+
+def written_count(found: Sequence[Deal]) -> int:
+    """The most written parts any deal of a slot has (its shared essay answers them all)."""
+    return max((sum(len(written_parts(v)) for v in d.variants) for d in found), default=0)
+
+
+def quiz_numbers(doc: KeyDoc) -> dict[str, int]:
+    """Each slot's graded question's number in the quiz an LMS makes of the export: one
+    question per slot's graded parts and one per its written part, in the key's order (a
+    Canvas group picks 1 of them; a Moodle quiz gets a random question per category, in the
+    order the guide gives), so not the bank's number once a slot has a written part."""
+    out: dict[str, int] = {}
+    n = 0
+    for q in doc.questions:
+        graded = any(gradable_parts(v) for v in q.variants)
+        written = any(written_parts(v) for v in q.variants)
+        n += 1
+        out[q.qid] = n
+        if graded and written:
+            n += 1
+    return out

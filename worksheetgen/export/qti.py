@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_of
-from worksheetgen.export import html, pools
+from worksheetgen.export import html, plain, pools, privacy
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
 from worksheetgen.keyjson.views import (
@@ -480,14 +480,24 @@ def _essay(
 
 
 def _shared_essay(
-    section: ET.Element, iid: str, q: KeyQuestion, deals: Sequence[Deal], points: float
+    section: ET.Element,
+    iid: str,
+    doc: KeyDoc,
+    q: KeyQuestion,
+    deals: Sequence[Deal],
+    points: float,
 ) -> None:
     """The one essay of a slot whose versions (or a pool's deals) have written parts: its
     text refers to the prompt the graded item showed, its general feedback holds each
     sheet's model answer."""
     item = _item(section, iid, f"{q.number}. {q.qid} (written)", "essay_question", points)
     pres = _el(item, "presentation")
-    _material(pres, html.shared_written_text(q.number, q.qid, q.title, points))
+    # the graded question's number as Canvas shows it (a running number over the groups)
+    number = pools.quiz_numbers(doc)[q.qid]
+    text = html.shared_written_text(
+        number, q.qid, q.title, points, pools.written_count(deals), " of the quiz"
+    )
+    _material(pres, text)
     resp = _el(pres, "response_str", ident="response1", rcardinality="Single")
     _el(_el(resp, "render_fib"), "response_label", ident="answer1", rshuffle="No")
     res = _outcomes(item)
@@ -530,7 +540,7 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
     has_graded = any(p for _, p in graded)
     # several deals with a written part: the graded item asks it, one essay answers it
     shared = pools.shares_written(q, deals)
-    title = f"{q.number}. {q.qid}: {html.markup_text(q.title)}"
+    title = f"{q.number}. {q.qid}: {plain.plain_text(q.title)}"  # a group's name: text
     if has_graded:
         # every deal is worth the same (pools.check_slot): the group gives it to each
         first = deals[0].variants
@@ -562,7 +572,7 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
         section = _group(ident(aid, "group", q.qid, "written"), wtitle, points)
         out.open(section)
         if shared:  # the group of one always gives it
-            _shared_essay(section, ident(aid, "item", q.qid, "written"), q, deals, points)
+            _shared_essay(section, ident(aid, "item", q.qid, "written"), doc, q, deals, points)
             out.flush()
             out.close()
             return total + points
@@ -588,7 +598,7 @@ def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
     out = html.XmlStream(text, what="a QTI assessment")  # not indented: a machine file inside a zip
     root = ET.Element("questestinterop", {"xmlns": QTI_NS})
     out.open(root)
-    assessment = ET.Element("assessment", ident=aid, title=html.markup_text(doc.title))
+    assessment = ET.Element("assessment", ident=aid, title=plain.plain_text(doc.title))
     md = _el(assessment, "qtimetadata")
     f = _el(md, "qtimetadatafield")
     _el(f, "fieldlabel", "cc_maxattempts")
@@ -604,7 +614,7 @@ def write_assessment(doc: KeyDoc, aid: str, text: Any) -> float:
 def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     """Canvas's quiz settings (assessment_meta.xml): title, points, an unpublished quiz."""
     root = ET.Element("quiz", {"identifier": aid, "xmlns": CANVAS_NS})
-    _el(root, "title", html.markup_text(doc.title))
+    _el(root, "title", plain.plain_text(doc.title))  # Canvas lists quiz titles untypeset
     _el(root, "description", f"worksheetgen export{html.key_note(doc)}")
     _el(root, "shuffle_answers", "false")
     _el(root, "scoring_policy", "keep_highest")
@@ -646,6 +656,8 @@ def manifest_xml(doc: KeyDoc, aid: str) -> bytes:
 def write_qti_zip(doc: KeyDoc, out: BinaryIO) -> None:
     """Write the Canvas QTI 1.2 package of a checked key to a seekable binary stream (same
     key, same bytes); the assessment is streamed into the zip, never held whole."""
+    doc = privacy.lms_doc(doc)  # no student's name, id or e-mail
+    pools.check_slots(doc, "Canvas")  # every slot it cannot deal, refused at once
     aid = ident(
         "assessment",
         doc.title,

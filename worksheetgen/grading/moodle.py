@@ -43,6 +43,7 @@ from worksheetgen.keyjson.deals import deals
 from worksheetgen.keyjson.records import KeyDoc, KeyQuestion, Variant
 from worksheetgen.keyjson.views import gradable_parts, written_parts
 from worksheetgen.render.markup import markup_lms
+from worksheetgen.render.plaintext import plain_text
 from worksheetgen.textrules import WORD_JOINER
 
 #: which try of an adaptive quiz counts when the download has one row per try
@@ -89,8 +90,8 @@ class _Gap:
     value: float | None = None  # numeric: the key's exact value (None: masked)
     printed: str = ""  # numeric: the value the sheet prints (what current exports accept)
     options: dict[str, str] = field(default_factory=dict)  # normalized shown text -> value
-    #: a multiple-choice item's options: normalized shown text -> the letter the sheet prints
-    #: (what report.md shows for the student's choice, beside the key's letter)
+    #: what report.md shows for the student's choice, by its normalized shown text: a
+    #: multiple-choice item's letter (beside the key's letter), a pick-one option's plain text
     letters: dict[str, str] = field(default_factory=dict)
     right: str | None = None  # options: the normalized text of the right one
 
@@ -133,7 +134,11 @@ def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
             # the options as the export wrote them (their math as \( … \))
             options = {_shown_text(markup_lms(o)): norm_text(o) for o in a.options}
             right = _shown_text(markup_lms(str(a.value)))
-            gaps.append(_Gap(a.name, (0, 0), options=options, right=right))
+            # report.md shows the option as text, its math as plain Unicode (Moodle's text of
+            # it holds the export's \( \) math, which the report would show escaped); not
+            # its letter, which versions alike in the download may print differently
+            letters = {_shown_text(markup_lms(o)): plain_text(o) for o in a.options}
+            gaps.append(_Gap(a.name, (0, 0), options=options, right=right, letters=letters))
         elif p.answer is not None:
             for r, row in enumerate(p.answer.rows):
                 for c, cell in enumerate(row):
@@ -248,6 +253,7 @@ class _Columns:
     response: dict[int, int]
     right: dict[int, int]
     qtext: dict[int, int]
+    grade: int | None = None  # "Grade/30.00": Moodle's grade of each attempt
 
 
 def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Columns:
@@ -310,6 +316,7 @@ def _columns(record: Sequence[str], name: str, line: int, n_slots: int) -> _Colu
         response=response,
         right=right,
         qtext=qtext if sorted(qtext) == slots else {},
+        grade=next((i for i, c in enumerate(cols) if c.startswith("grade/")), None),
     )
 
 
@@ -401,18 +408,21 @@ def _versions(slot: _Slot) -> str:
     return "/".join(v.sheet_id for v in slot.question.variants)
 
 
-def _match(slot: _Slot, texts: str, line: int, name: str) -> Drawn:
-    """The version of ``slot``'s question (a pooled slot: the sheet's picks) whose key is the
-    Right answer ``texts``: its exact values as older exports made Moodle state them, else
-    its printed values as today's do (an exact match first, so that versions whose printed
-    values agree stay apart)."""
+def _match(slot: _Slot, texts: str, line: int, name: str) -> list[Drawn]:
+    """The versions of ``slot``'s question (a pooled slot: the sheets' picks) whose key is
+    the Right answer ``texts`` (several when their right answers read alike): their exact
+    values as older exports made Moodle state them, else their printed values as today's do
+    (an exact match first, so that versions whose printed values agree stay apart)."""
     candidates = _candidates(slot)
     for style in STYLES:
+        found = []
         for sections, cloze in candidates:
             gaps = [g for _, gs in sections for g in gs]
             split = _split(texts, gaps, cloze)
             if split is not None and _is_right_answer(split, gaps, style):
-                return sections, cloze
+                found.append((sections, cloze))
+        if found:
+            return found
     names = _versions(slot)
     raise GradeError(
         f"expected the right answer of a version ({names}) of question "
@@ -483,7 +493,7 @@ def _match_text(slot: _Slot, text: str, line: int, name: str) -> tuple[Variant, 
     best = max(k for k, _ in scored)
     chosen = [d for k, d in scored if k == best]
     givens = [[(v.qid, v.given) for v in d] for d in chosen]
-    if len(chosen) == 1 or all(g == givens[0] for g in givens):
+    if len(chosen) == 1 or all(g == givens[0] for g in givens) or _same_scores(chosen):
         return chosen[0]
     raise GradeError(
         f"expected the question text of one version ({_versions(slot)}) of question "
@@ -495,15 +505,49 @@ def _match_text(slot: _Slot, text: str, line: int, name: str) -> tuple[Variant, 
     )
 
 
-def _match_slot(slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str) -> Drawn:
-    """What a graded slot drew: from its Right answer, else its Question text."""
+def _scoring(v: Variant) -> tuple[object, ...]:
+    """What grading a variant's graded answers depends on: its gaps' keys (values, printed
+    values, options and the right one; not the letters, which only name a choice in the
+    report) and, where credit can carry, the drawn values it is recomputed from."""
+    gaps = [
+        (g.answer, g.cell, g.value, g.printed, sorted(g.options.items()), g.right)
+        for g in _gaps(v)[0]
+    ]
+    tolerances = [(p.answer.name, p.answer.tolerance) for p in gradable_parts(v) if p.answer]
+    points = sorted(v.answer_points().items())
+    return (v.qid, gaps, tolerances, points, (v.carries, v.given) if v.carries else ())
+
+
+def _same_scores(deals: Sequence[tuple[Variant, ...]]) -> bool:
+    """Whether any answer scores the same against each of ``deals`` (versions whose question
+    text Moodle shows alike, such as a concept question asked the same way on every sheet:
+    which one was drawn changes no score, so grading needs not know)."""
+    first = [_scoring(v) for v in deals[0]]
+    return all([_scoring(v) for v in d] == first for d in deals[1:])
+
+
+def _match_slot(
+    slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str
+) -> tuple[Drawn, str]:
+    """What a graded slot drew: from its Right answer, else its Question text; and, when
+    versions whose right answers read alike cannot be told apart (no Question text to tell
+    them), every one of them ("B or D") for the report to name, never the first alone."""
     if cols.right:
-        return _match(slot, record[cols.right[slot.number]], line, name)
+        found = _match(slot, record[cols.right[slot.number]], line, name)
+        if len(found) > 1 and cols.qtext:  # the question's text tells which Moodle drew
+            text = record[cols.qtext[slot.number]]
+            stated = _numbers(_HEADINGS.sub(" ", text))
+            fits = [sum(_fit(v, text, stated) for v, _ in d[0]) for d in found]
+            found = [d for d, k in zip(found, fits, strict=True) if k == max(fits)]
+        if len(found) == 1:
+            return found[0], ""
+        names = [d[0][0][0].sheet_id for d in found]
+        return found[0], ", ".join(names[:-1]) + " or " + names[-1]
     deal = _match_text(slot, record[cols.qtext[slot.number]], line, name)
     if slot.deals:
-        return [(v, _gaps(v)[0]) for v in deal], True
+        return ([(v, _gaps(v)[0]) for v in deal], True), ""
     gaps, cloze = _gaps(deal[0])
-    return [(deal[0], gaps)], cloze
+    return ([(deal[0], gaps)], cloze), ""
 
 
 def _read_attempt(
@@ -514,6 +558,7 @@ def _read_attempt(
     name: str,
     clashes: list[str],
     numbers: dict[str, int] | None = None,
+    tied: dict[str, str] | None = None,
 ) -> dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]]:
     """The version drawn and the cells written, per question id, from one try's row; a slot
     that drew a second version of a question drawn before (Moodle's random questions of a
@@ -531,7 +576,9 @@ def _read_attempt(
         if slot.written:
             essays.append((slot, typed))
             continue
-        sections, cloze = _match_slot(slot, record, cols, line, name)
+        (sections, cloze), alike = _match_slot(slot, record, cols, line, name)
+        if alike and tied is not None:
+            tied.update({v.qid: alike for v, _ in sections})
         again = [v for v, _ in sections if v.qid in drawn]
         if again:  # a pool's random questions drew two versions of one question
             clashes += [
@@ -687,10 +734,11 @@ def parse_moodle_rows(
             "",
         )
         attempts_seen[attempt.student] = attempts_seen.get(attempt.student, 0) + 1
-        row = attempt.rows[0] if tries == "first" else attempt.rows[-1]
+        row = _try_row(attempt, slots, cols, tries)
         clashes: list[str] = []
         numbers: dict[str, int] = {}
-        drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers)
+        tied: dict[str, str] = {}  # versions alike in the download, by question id
+        drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers, tied)
         for other in attempt.rows:
             if other is not row:
                 _read_attempt(attempt, other, slots, cols, name, [])
@@ -706,7 +754,11 @@ def parse_moodle_rows(
         # in quiz order, each numbered as Moodle numbers its slot ("Question N"): the
         # versions drawn come from several sheets, whose own numbers may repeat
         questions = [
-            replace(_question_key(key, drawn[qid][0]), number=numbers[qid])
+            replace(
+                _question_key(key, drawn[qid][0]),
+                number=numbers[qid],
+                version=tied.get(qid, drawn[qid][0].sheet_id),
+            )
             for qid in sorted(drawn, key=lambda q: numbers[q])
         ]
         sheet = SheetKey(id=attempt.student, name=attempt.name, questions=tuple(questions))
@@ -717,7 +769,8 @@ def parse_moodle_rows(
             {q: drawn[q][1] for q in drawn},
             submitted=True,
         )
-        finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers))
+        moodle = _moodle_grade(row[1][cols.grade]) if cols.grade is not None else None
+        finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers, moodle))
         in_progress.pop(attempt.student, None)  # a finished attempt is graded instead
     counted = [(_counted(tries_of, attempts, carry), tries_of) for tries_of in finished.values()]
     graded_key = GradeKey(
@@ -738,6 +791,26 @@ def parse_moodle_rows(
     return responses, graded_key
 
 
+def _try_row(
+    attempt: _Attempt, slots: Sequence[_Slot], cols: _Columns, tries: Tries
+) -> tuple[int, list[str]]:
+    """The row of the try that counts, per slot. An "all tries" download has a row per try up
+    to the most tries of any slot; a slot with fewer tries shows ``-`` in the later rows
+    (Moodle has no step of that try), not a blank answer: its last try is the last row where
+    it has a response. The first try is the first row for every slot."""
+    if tries == "first" or len(attempt.rows) == 1:
+        return attempt.rows[0]
+    line, last = attempt.rows[-1]
+    merged = list(last)
+    for slot in slots:
+        col = cols.response[slot.number]
+        for _, record in reversed(attempt.rows):
+            if record[col].strip() != _NONE:
+                merged[col] = record[col]
+                break
+    return line, merged
+
+
 @dataclass(frozen=True)
 class _Finished:
     """One finished attempt, as the grader would take it."""
@@ -745,6 +818,17 @@ class _Finished:
     attempt: _Attempt
     sheet: SheetKey
     answers: StudentAnswers
+    moodle: float | None = None  # Moodle's grade of it (its Grade column), when it has one
+
+
+def _moodle_grade(text: str) -> float | None:
+    """An attempt's grade as the download states it ("22.25"); None for "Not yet graded"
+    (an essay to mark), "-" or anything else."""
+    try:
+        x = float(text.strip())
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
 
 
 def _who(attempt: _Attempt) -> str:
@@ -753,12 +837,19 @@ def _who(attempt: _Attempt) -> str:
 
 def _counted(every: Sequence[_Finished], rule: Attempts, carry: bool | None = None) -> _Finished:
     """The attempt that counts among a student's finished ones (in file order, which is
-    Moodle's order of attempts): the first, the last, or the highest-scoring (the first of
-    equal scores, as Moodle's "Highest grade" keeps the earliest best)."""
+    Moodle's order of attempts): the first, the last, or the highest: the one Moodle's
+    "Highest grade" counts, by the grades the download states when it states each one's,
+    else by ``grade``'s own scores (the first of equal grades, as Moodle keeps the earliest
+    best)."""
     if rule == "first" or len(every) == 1:
         return every[0]
     if rule == "last":
         return every[-1]
+    moodle = [f.moodle for f in every]
+    if all(x is not None for x in moodle):
+        # the attempt Moodle's "Highest grade" counts: the highest grade Moodle gave (its
+        # penalties and marks, without carried credit), the earliest of equal ones
+        return every[moodle.index(max(x for x in moodle if x is not None))]
     scores = [
         sum((q.earned for q in grade_sheet(f.sheet, f.answers, carry)), Fraction(0)) for f in every
     ]

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
+from worksheetgen.bank.load import default_bank_path
 from worksheetgen.bank.roster import read_roster
 from worksheetgen.errors import UsageError
 from worksheetgen.files import failures_as_errors, remove_temp
@@ -236,9 +237,11 @@ def _build_class(
             stats.seconds.setdefault("sheets", time.perf_counter() - clock)
             if options.exports:
                 # the exporters only when --export asks for them
-                from worksheetgen.export import export_into
+                from worksheetgen.export import bank_source, export_into
 
-                files += export_into((tmp / "key.json").read_bytes(), options.exports, tmp)
+                key_bytes = (tmp / "key.json").read_bytes()
+                source = bank_source(options.banks or [default_bank_path()])
+                files += export_into(key_bytes, options.exports, tmp, source)
             files.append("manifest.json")
             _write_manifest(build, options, tmp, files)
             report("write", 1, 1)

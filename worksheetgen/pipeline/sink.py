@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
 
+from worksheetgen.bank.load import default_bank_path
 from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
@@ -229,9 +230,10 @@ class SheetSink:
         files["key.json"] = key_text.encode("utf-8")
         if options.exports:
             # the exporters only when --export asks for them
-            from worksheetgen.export import export_files
+            from worksheetgen.export import bank_source, export_files
 
-            files.update(export_files(files["key.json"], options.exports))
+            source = bank_source(options.banks or [default_bank_path()])
+            files.update(export_files(files["key.json"], options.exports, source))
         if options.pdf:
             self._compile(docs)
         return list(files)

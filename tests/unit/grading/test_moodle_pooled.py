@@ -21,6 +21,7 @@ from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle_rows
 from worksheetgen.grading.responses import _records
+from worksheetgen.grading.score import grade
 from worksheetgen.grading.spreadsheet import read_rows
 from worksheetgen.keyjson.read import load_key
 
@@ -65,8 +66,10 @@ def test_the_fixture_is_what_todays_export_of_the_quiz_bank_makes(runner, tmp_pa
     result = runner.invoke(main, argv)
     assert result.exit_code == 0, result.output
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    fresh = key_as_version_1(json.loads((folder / "key.json").read_text("utf-8")))
+    fresh = json.loads((folder / "key.json").read_text("utf-8"))
     kept = json.loads(KEY.read_text("utf-8"))
+    if kept["version"] == 1:  # a fixture taken before key.json version 2
+        fresh = key_as_version_1(fresh)
     assert fresh["sheets"] == kept["sheets"], "renew tests/fixtures/moodle/real-3"
     made = _questions((folder / "moodle.xml").read_bytes())
     assert made == _questions((REAL / "moodle.xml").read_bytes()), "renew real-3"
@@ -159,14 +162,45 @@ def test_a_slip_in_the_pooled_question_is_diagnosed(runner, tmp_path):
     assert any(f"Reproduced by **{slip}**" in c for c in pooled), pooled
 
 
-def test_the_question_text_tells_the_sheet_of_a_pooled_slot(tmp_path):
-    """Without the Right answer columns the pooled slot (5) is told by its text; the download
-    is then refused at the first concept question (6), whose versions state no numbers."""
+def test_the_question_text_tells_the_sheet_of_a_pooled_slot_and_ties_that_change_no_score_pass():
+    """Without the Right answer columns the pooled slot (5) is told by its text. The concept
+    questions (6 to 8) read the same in every version (they state no numbers): which version
+    Moodle drew changes no score there, so the download is graded (it was refused at line 2,
+    issue 34 §2), every student as from the Right-answer download."""
     doc = load_key(KEY, GradeError)
-    name = "responses-qtext.csv"
+    by_text = grade(
+        *_swap(parse_moodle_rows(_rows(REAL / "responses-qtext.csv"), doc, grade_key(doc), "q.csv"))
+    )
+    by_right = grade(
+        *_swap(parse_moodle_rows(_rows(REAL / "responses-right.csv"), doc, grade_key(doc), "r.csv"))
+    )
+    assert len(by_text.students) == len(by_right.students) >= 7
+    right = {s.student: s for s in by_right.students}
+    for s in by_text.students:
+        assert s.earned == right[s.student].earned, s.student
+        assert [q.id for q in s.questions] == [q.id for q in right[s.student].questions]
+        # the pooled slot's sheet is told by its numbers: the same as the Right answer says
+        assert [q.version for q in s.questions if q.number == 5] == [
+            q.version for q in right[s.student].questions if q.number == 5
+        ]
+
+
+def test_a_question_text_tie_that_changes_a_score_is_still_refused():
+    """Two versions whose texts fit alike but whose keys differ cannot be graded from the
+    text: refused with the line, as before."""
+    doc = load_key(KEY, GradeError)
+    rows = _rows(REAL / "responses-qtext.csv")
+    column = [c.strip() for c in rows[0][1]].index("Question 1")
+    line, first = rows[1]
+    first[column] = "Compute the scaled scores"  # no number: every version fits alike
     with pytest.raises(GradeError) as info:
-        parse_moodle_rows(_rows(REAL / name), doc, grade_key(doc), name)
-    assert "Question 6: expected the question text of one version" in str(info.value)
+        parse_moodle_rows(rows, doc, grade_key(doc), "q.csv")
+    assert f"q.csv:{line}: Question 1: expected the question text of one version" in str(info.value)
+
+
+def _swap(pair):
+    responses, key = pair
+    return key, responses
 
 
 def test_a_pooled_right_answer_of_no_sheet_is_refused_with_its_line():
@@ -182,3 +216,18 @@ def test_a_pooled_right_answer_of_no_sheet_is_refused_with_its_line():
     assert f"r.csv:{line}: Right answer 5: expected the right answer of a version (A/B/C/D)" in (
         message
     )
+
+
+def test_report_shows_a_chosen_option_as_text_without_tex_delimiters(runner, tmp_path):
+    """Issue 34 §3: Moodle states a pick-one option as the export wrote it, its math in
+    \\( \\); report.md showed "wrote To make every row of \\\\(A\\\\) sum to 1". It shows the
+    option as text, its math plain ("… have width dₖ")."""
+    argv = ["grade", "--key", str(KEY), str(REAL / "responses-right.csv")]
+    result = runner.invoke(main, [*argv, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "report.md").read_text("utf-8")
+    assert "\\(" not in report and "\\\\(" not in report
+    # Ben chose a wrong option of each concept question: its text as the sheet prints it
+    wrote = re.findall(r"`why_sqrt_dk`: wrong \(0/2\)\. Not credited: wrote ([^,]*),", report)
+    assert wrote and all("\\" not in w and "$" not in w for w in wrote), wrote
+    assert "wrote Because the values V have width dₖ" in report  # plain math: dₖ

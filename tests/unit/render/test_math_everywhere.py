@@ -164,12 +164,17 @@ def test_a_title_with_math_is_typeset_on_paper_and_mathjax_in_the_exports(
     for name, text in (("moodle.xml", moodle), ("gift.txt", gift), ("canvas qti", qti)):
         text = text.replace("$course$/", "").replace("$CATEGORY:", "")
         assert "$" not in text, (name, re.findall(r".{40}\$.{40}", text)[:3])
-    # the sheet's title (Moodle's category names, Canvas's quiz title) and the question titles
-    assert r"<text>\(\sqrt{d_k}\)" not in moodle  # the title starts with words, not math
-    assert r"Scaling by \(\sqrt{d_k}\): a quiz on \(\mathrm{softmax}(QK^\top)\)" in moodle
-    assert r"Where \(Q\), \(K\) and \(V\) come from" in moodle
-    assert r"$CATEGORY: $course$/top/Scaling by \(\sqrt{d_k}\): a quiz on" in gift
-    assert r"Scaling by \(\sqrt{d_k}\): a quiz on \(\mathrm{softmax}(QK^\top)\)" in qti
+    # the sheet's title and the question titles where an LMS lists them untypeset (Moodle's
+    # category names, Canvas's quiz title and group names): plain text, no raw \( \)
+    plain_title = "Scaling by √dₖ: a quiz on softmax(QKᵀ)"
+    categories = re.findall(r"<category>\s*<text>([^<]*)</text>", moodle)
+    assert categories and all(c.startswith(f"$course$/top/{plain_title}/") for c in categories)
+    assert not any("\\(" in c for c in categories)
+    assert any(c.endswith("The causal mask: −∞ above the diagonal") for c in categories)
+    assert any("of width dₖ = d//h" in c for c in categories), categories  # "/" doubled
+    assert f"$CATEGORY: $course$/top/{plain_title}/" in gift
+    assert f'title="{plain_title}"' in qti and f"<title>{plain_title}</title>" in qti
+    assert not re.findall(r'<section [^>]*title="[^"]*\\\(', qti)
     # the options of spot-the-bug and of cross
     for text in (moodle, qti):
         assert r"Divides the scores by \(d_k\) instead of by \(\sqrt{d_k}\)." in text
