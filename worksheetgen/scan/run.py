@@ -35,8 +35,14 @@ from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
-from worksheetgen.scan.layout import build_code, score_values, value_text
-from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
+from worksheetgen.scan.layout import score_values, value_text
+from worksheetgen.scan.positions import (
+    LETTERS,
+    SCAN_FILE,
+    SCAN_FORMAT,
+    SCAN_VERSION,
+    key_codes,
+)
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
 #: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
@@ -178,8 +184,8 @@ def scan_files(
     key = Path(key_path)
     doc = read_key_data(key, ScanError)
     positions = _positions(key)
-    expected = build_code(doc["seed"], doc["title"], doc.get("course"), doc.get("secret"))
-    if positions.get("build") != expected:
+    class_code, fields = key_codes(doc)
+    if positions.get("build") != class_code:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
             file=str(key.parent / SCAN_FILE),
@@ -227,10 +233,13 @@ def scan_files(
         n_pages += 1
         path, kind, index = task
         where = task_where(task, labels)
-        if read.code is not None and read.code[0] != expected:
+        if read.code is not None and (
+            read.code[1] >= len(fields) or read.code[0] != fields[read.code[1]]
+        ):
             raise ScanError(
                 f"expected pages of this key's build, got page {index + 1} of another "
-                "build (its page code names other ones)",
+                "build (its page code names another class: other students, questions or "
+                "order)",
                 file=path,
             )
         if read.code is None or read.code[1] not in sheets:
@@ -306,7 +315,7 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-        read = _read_as(named_task, s, p, expected, context)
+        read = _read_as(named_task, s, p, fields[s], context)
         if read.homography is None:
             raise ScanError(
                 f"value: expected a page whose corner marks read, got {pid} as {named}, "
