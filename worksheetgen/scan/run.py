@@ -69,6 +69,10 @@ PENDING = "?"
 ISSUES_FILE = "issues.csv"
 CROPS = "crops"
 MAX_CORRECTIONS_BYTES = 10_000_000
+#: the most pages one run reads: this many for each page the build printed (both sides of
+#: every sheet, scanned twice over), and at least MIN_SCAN_PAGES
+PAGES_PER_PRINTED = 4
+MIN_SCAN_PAGES = 100
 
 
 @dataclass(frozen=True)
@@ -199,10 +203,22 @@ def scan_files(
     labels = scan_labels(scans)
     tasks: list[tuple[str, str, int]] = []
     data_of: dict[str, bytes] = {}
+    # the most pages a run reads: PAGES_PER_PRINTED for each page the build printed, counted
+    # (and every page's size checked) before any page is decoded
+    printed = sum(len(s["pages"]) for s in positions["sheets"])
+    most = max(MIN_SCAN_PAGES, PAGES_PER_PRINTED * printed)
     for path in scans:  # every scan checked before any is read
         kind, data = check_scan(path)
         data_of[path] = data
-        tasks += [(path, kind, i) for i in range(page_count(path, kind, data))]
+        count = page_count(path, kind, data, most - len(tasks))
+        if len(tasks) + count > most:
+            raise ScanError(
+                f"expected at most {most:,} pages in all ({PAGES_PER_PRINTED} for each of the "
+                f"{printed:,} pages the build printed, or {MIN_SCAN_PAGES}), got "
+                f"{len(tasks) + count:,} with this scan's {count:,}",
+                file=path,
+            )
+        tasks += [(path, kind, i) for i in range(count)]
     fixes = read_corrections(corrections) if corrections else []
     assigned = _assignments(fixes, key_sheets, sheets, str(corrections))
 
