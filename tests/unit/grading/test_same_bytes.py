@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 from tests.classdata import class_csv
-from tests.conftest import ROOT
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.report import grade_files
 from worksheetgen.keyjson.read import load_key
