@@ -17,8 +17,6 @@ import csv
 import io
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,16 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import GradeError, ScanError
-from worksheetgen.files import write_failure, write_file
+from worksheetgen.files import as_new, write_failure
+from worksheetgen.grading.classreport import DATA_DIR, FEEDBACK_DIR, HTML_FILE, PDF_FILE
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
-from worksheetgen.grading.report import GradeRun, grade_files
+from worksheetgen.grading.report import REPORT_FILE, SCORES_FILE, GradeRun, grade_files
 from worksheetgen.grading.responses import _RowError as MarkError
 from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
 from worksheetgen.scan.layout import score_values, value_text
+from worksheetgen.scan.outset import check_out, commit, staging
 from worksheetgen.scan.positions import (
     LETTERS,
     SCAN_FILE,
@@ -69,6 +69,10 @@ PENDING = "?"
 ISSUES_FILE = "issues.csv"
 CROPS = "crops"
 MAX_CORRECTIONS_BYTES = 10_000_000
+#: every entry a run writes into its output folder (grade's among them): replaced as one set
+OUTPUT_FOLDERS = (CROPS, DATA_DIR, FEEDBACK_DIR)
+OUTPUT_SET = (RESPONSES_FILE, ISSUES_FILE, SCORES_FILE, REPORT_FILE, HTML_FILE, PDF_FILE)
+OUTPUT_SET += OUTPUT_FOLDERS
 #: the most pages one run reads: this many for each page the build printed (both sides of
 #: every sheet, scanned twice over), and at least MIN_SCAN_PAGES
 PAGES_PER_PRINTED = 4
@@ -195,6 +199,7 @@ def scan_files(
             file=str(key.parent / SCAN_FILE),
         )
     out = Path(out_dir) if out_dir is not None else key.parent / "scan"
+    check_out(out, OUTPUT_SET, OUTPUT_FOLDERS, out_dir is None)  # before any work
     paper = positions["paper"]
     box_mm = float(positions["box_mm"])
     key_sheets = doc["sheets"]
@@ -449,7 +454,7 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-    return _write(out, key, rows, issues, crops, n_pages, identified, paper)
+    return _write(out, key, rows, issues, crops, n_pages, identified, paper, out_dir is None)
 
 
 def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
@@ -772,44 +777,38 @@ def _write(
     n_pages: int,
     identified: int,
     paper: str = "a4",
+    default: bool = False,
 ) -> ScanResult:
-    """Grade in a staging folder, then put every file in place (nothing half-written)."""
-    out.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=".scan-", dir=out))
-    try:
-        (stage / RESPONSES_FILE).write_text(_responses_csv(rows), encoding="utf-8")
+    """Grade and write the whole set in a staging folder, then replace the previous set with
+    it at once (``outset``: never a new report beside the previous run's feedback pages)."""
+    with staging(out, default) as stage:
+        new = stage / "new"
+        new.mkdir()
         run: GradeRun | None = None
-        if any(r[4] for r in rows):  # grade refuses a file of blanks
-            try:
-                run = grade_files(
-                    key, stage / RESPONSES_FILE, stage, paper=paper, label=str(out / RESPONSES_FILE)
-                )
-            except GradeError as exc:
-                raise ScanError(f"grading the scanned responses: {exc}") from None
-        files = {
-            RESPONSES_FILE: (stage / RESPONSES_FILE).read_bytes(),
-            ISSUES_FILE: _issues_csv(issues).encode("utf-8"),
-        }
-        if run is not None:
-            for f in run.files:  # grade's files, and its folders (class report, feedback)
-                if f.is_dir():
-                    for g in sorted(p for p in f.rglob("*") if p.is_file()):
-                        files[g.relative_to(stage).as_posix()] = g.read_bytes()
-                else:
-                    files[f.name] = f.read_bytes()
-        written = []
         try:
-            for name, data in files.items():
-                written.append(write_file(out / name, data))
+            (new / RESPONSES_FILE).write_bytes(_responses_csv(rows).encode("utf-8"))
+            (new / ISSUES_FILE).write_bytes(_issues_csv(issues).encode("utf-8"))
+            if crops:
+                (new / CROPS).mkdir()
             for name, data in crops.items():
-                written.append(write_file(out / CROPS / name, data))
+                (new / CROPS / name).write_bytes(data)
+            if any(r[4] for r in rows):  # grade refuses a file of blanks
+                try:
+                    run = grade_files(
+                        key, new / RESPONSES_FILE, new, paper=paper, label=str(out / RESPONSES_FILE)
+                    )
+                except GradeError as exc:
+                    raise ScanError(f"grading the scanned responses: {exc}") from None
+            for path in sorted(new.rglob("*")):  # as any new file is (mkstemp's are 0600)
+                if path.is_file():
+                    as_new(path)
         except OSError as exc:
-            error = write_failure(exc, out)
+            error = write_failure(exc, out, rename=(new, out))
             if error is None:
                 raise
             raise error from None
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        written = sorted(out / p.relative_to(new) for p in new.rglob("*") if p.is_file())
+        commit(out, new, OUTPUT_SET, stage / "previous")
     if run is not None:
         run = GradeRun(run.result, tuple(out / f.name for f in run.files))
     return ScanResult(n_pages, identified, issues, run, written)
