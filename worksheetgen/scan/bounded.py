@@ -117,6 +117,9 @@ def bounded(fn: Callable[..., Any], *args: Any, file: str, where: str | None = N
             result = pickle.loads(data)
         except Exception:  # cut short: the child died while writing
             result = None
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGINT, signal.SIGTERM):
+        # Ctrl-C or SIGTERM to the process group: the run is interrupted, the page is fine
+        raise KeyboardInterrupt
     if os.WIFSIGNALED(status) or result is None:
         cause = "it stopped"
         if os.WIFSIGNALED(status):
