@@ -339,6 +339,17 @@ def build(
         },
     )
     _using(config, quiet)
+    if no_pdf and scannable:
+        raise click.UsageError(
+            "--scannable and --no-pdf: expected one of them, got both (scan.json, where each "
+            "box is printed, comes from the PDFs' TeX run)"
+        )
+    if no_pdf and config.value("scannable") and not quiet:
+        click.echo(
+            "worksheetgen: warning: --no-pdf: the configuration's scannable = true makes no "
+            "scannable sheets without PDFs (no scan.json); build with PDFs to scan",
+            err=True,
+        )
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
+from worksheetgen.scan.contract import read_positions
 from worksheetgen.scan.layout import score_values, value_text
 from worksheetgen.scan.outset import check_out, commit, staging
 from worksheetgen.scan.positions import (
@@ -43,6 +43,7 @@ from worksheetgen.scan.positions import (
     SCAN_VERSION,
     key_codes,
 )
+from worksheetgen.textrules import problem as text_problem
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
 #: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
@@ -69,6 +70,9 @@ PENDING = "?"
 ISSUES_FILE = "issues.csv"
 CROPS = "crops"
 MAX_CORRECTIONS_BYTES = 10_000_000
+#: a corrections CSV's rows and cells (an id or a value is a few dozen characters)
+MAX_CORRECTION_ROWS = 200_000
+MAX_CORRECTION_CELL = 1_000
 #: every entry a run writes into its output folder (grade's among them): replaced as one set
 OUTPUT_FOLDERS = (CROPS, DATA_DIR, FEEDBACK_DIR)
 OUTPUT_SET = (RESPONSES_FILE, ISSUES_FILE, SCORES_FILE, REPORT_FILE, HTML_FILE, PDF_FILE)
@@ -136,44 +140,83 @@ class ScanResult:
         return [i.id.split(":", 1)[1] for i in self.issues if i.kind == "absent"]
 
 
-def _positions(key_path: Path) -> dict[str, Any]:
+def _positions(key_path: Path, key_sheets: int) -> dict[str, Any]:
     path = key_path.parent / SCAN_FILE
     if not path.exists():
         raise ScanError(
             f"expected {SCAN_FILE} beside the key (a build with --scannable writes it), got none",
             file=str(key_path),
         )
-    data = read_limited(path, 200_000_000, what=f"a {SCAN_FILE} file", error=ScanError)
-    try:
-        doc = json.loads(data)
-    except ValueError as exc:
-        raise ScanError(f"expected JSON, got text that is not ({exc})", file=str(path)) from None
-    if not isinstance(doc, dict) or doc.get("format") != SCAN_FORMAT:
-        raise ScanError(f"format: expected {SCAN_FORMAT!r}, got another file", file=str(path))
-    if doc.get("version") != SCAN_VERSION:
-        raise ScanError(
-            f"version: expected {SCAN_VERSION}, got {doc.get('version')!r}", file=str(path)
-        )
-    return doc
+    # every field checked before it is used (scan.contract)
+    return read_positions(path, key_sheets, SCAN_FORMAT, SCAN_VERSION)
 
 
 def read_corrections(path: str) -> list[tuple[int, str, str]]:
-    """(line, id, value) of every row of a corrections CSV (header ``id,value``)."""
+    """(line, id, value) of every row of a corrections CSV (header ``id,value``): at most
+    MAX_CORRECTION_ROWS rows of cells of at most MAX_CORRECTION_CELL characters, printable
+    text (``textrules``), each id once."""
     data = read_limited(path, MAX_CORRECTIONS_BYTES, what="a corrections CSV", error=ScanError)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ScanError("expected UTF-8 text, got other bytes", file=path) from None
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows or [c.strip().casefold() for c in rows[0][:2]] != ["id", "value"]:
+    reader = csv.reader(io.StringIO(text))
+    out: list[tuple[int, str, str]] = []
+    first: dict[str, int] = {}
+    header = True
+    line = 1
+    try:
+        for row in reader:
+            n, line = line, reader.line_num + 1  # the row's first line; the next row's
+            if header:
+                if [c.strip().casefold() for c in row[:2]] != ["id", "value"]:
+                    raise ScanError(
+                        "header: expected id,value, got another header", file=path, line=1
+                    )
+                header = False
+                continue
+            if not any(c.strip() for c in row):
+                continue
+            if len(out) >= MAX_CORRECTION_ROWS:
+                raise ScanError(
+                    f"expected at most {MAX_CORRECTION_ROWS:,} rows, got more", file=path, line=n
+                )
+            if len(row) < 2:
+                raise ScanError(
+                    "value: expected an id and a value, got one cell", file=path, line=n
+                )
+            for field, cell in (("id", row[0]), ("value", row[1])):
+                if len(cell) > MAX_CORRECTION_CELL:
+                    raise ScanError(
+                        f"expected at most {MAX_CORRECTION_CELL:,} characters, got {len(cell):,}",
+                        file=path,
+                        line=n,
+                        field=field,
+                    )
+                bad = text_problem(cell)
+                if bad is not None:
+                    raise ScanError(bad, file=path, line=n, field=field)
+            cid = row[0].strip()
+            if cid in first:
+                raise ScanError(
+                    f"expected each id once, got {cid!r} again (also on line {first[cid]})",
+                    file=path,
+                    line=n,
+                    field="id",
+                )
+            first[cid] = n
+            out.append((n, cid, row[1].strip()))
+    except csv.Error as exc:
+        too_long = "field larger than field limit" in str(exc)
+        raise ScanError(
+            f"expected a cell of at most {MAX_CORRECTION_CELL:,} characters, got more"
+            if too_long
+            else f"expected CSV rows, got text that is not ({exc})",
+            file=path,
+            line=reader.line_num or 1,
+        ) from None
+    if header:
         raise ScanError("header: expected id,value, got another header", file=path, line=1)
-    out = []
-    for n, row in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) < 2:
-            raise ScanError("value: expected an id and a value, got one cell", file=path, line=n)
-        out.append((n, row[0].strip(), row[1].strip()))
     return out
 
 
@@ -191,7 +234,7 @@ def scan_files(
 
     key = Path(key_path)
     doc = read_key_data(key, ScanError)
-    positions = _positions(key)
+    positions = _positions(key, len(doc["sheets"]))
     class_code, fields = key_codes(doc)
     if positions.get("build") != class_code:
         raise ScanError(
@@ -548,7 +591,8 @@ def _assignments(
                 line=line,
             )
         pages = sorted(sheets[s])
-        if not number.isdigit() or int(number) not in sheets[s]:
+        # ASCII digits only (str.isdigit takes "¹", which int() refuses)
+        if not (number.isascii() and number.isdigit()) or int(number) not in sheets[s]:
             raise ScanError(
                 f"value: expected a page of sheet {sid} ({pages[0]} to {pages[-1]}), "
                 f"got {number!r}",
