@@ -34,6 +34,7 @@ from worksheetgen.grading.moodle import (
 from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
 from worksheetgen.grading.score import GradeResult, PartResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
+from worksheetgen.grading.visible import visible
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.render.markup import escape_md_inline, markup_md_inline
 
@@ -345,5 +346,6 @@ def grade_files(
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry)
         else:
             responses = parse_responses(text, key, name, lenient)
-    result = grade(key, responses, carry)
+    # every name and typed string as the text rule shows it, in every output (visible)
+    result = visible(grade(key, responses, carry))
     return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))

@@ -44,6 +44,7 @@ from worksheetgen.scan.positions import (
     key_codes,
 )
 from worksheetgen.textrules import problem as text_problem
+from worksheetgen.textrules import shown
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
 #: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
@@ -563,7 +564,9 @@ def scan_labels(scans: Sequence[str]) -> dict[str, str]:
             other != parts and other[-depth:] == parts[-depth:] for other in real.values()
         ):
             depth += 1
-        labels[path] = "/".join(parts[-depth:])
+        # as the text rule shows it (an ESC, a BEL or a bidi override in a file name reaches
+        # issues.csv, report.md and the terminal escaped); a corrections file names it so
+        labels[path] = shown("/".join(parts[-depth:]))
     return labels
 
 

@@ -180,3 +180,30 @@ def test_a_scannable_build_without_pdfs_is_refused_or_said(tmp_path, runner):
     )
     assert res.exit_code == 0, res.output
     assert "warning: --no-pdf: the configuration's scannable = true" in res.output
+
+
+@needs_tex
+def test_file_names_reach_issues_csv_as_the_text_rule_shows_them(quiz, tmp_path):
+    """Issue 33, section 5: a scan's file name with ESC, BEL or a bidi override is written
+    escaped into issues.csv, and a corrections file settles it by that escaped id."""
+    from PIL import Image
+
+    from worksheetgen.textrules import first_refused
+
+    name = "a\x1b[2Jb\x07c\u202e.png"
+    scan = tmp_path / name
+    Image.new("L", (850, 1100), 255).save(scan)  # a blank page: listed, already settled
+    odd = tmp_path / "odd\u202e.png"
+    image = Image.new("L", (850, 1100), 255)
+    image.paste(0, (100, 100, 700, 900))  # ink, but no marks nor code: for a person
+    image.save(odd)
+    out = tmp_path / "out"
+    scan_files([str(scan), str(odd)], quiz / "key.json", out)
+    text = (out / "issues.csv").read_text("utf-8")
+    assert [c for c in text if c != "\n" and first_refused(c)] == []
+    assert "page:a\\x1b[2Jb\\x07c\\u202e.png#1" in text
+    assert "page:odd\\u202e.png#1" in text
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text("id,value\npage:odd\\u202e.png#1,ignore\n", "utf-8")
+    result = scan_files([str(scan), str(odd)], quiz / "key.json", out, str(fixes))
+    assert not result.open_issues
