@@ -41,6 +41,9 @@ class IntRange(click.IntRange):
         number = value if isinstance(value, int) and not isinstance(value, bool) else None
         if number is None:
             number = integer(str(value))
+            # ASCII digits only where no sign belongs: "+5" and "-0" are no seed or count
+            if self.lo >= 0 and str(value).strip(" \t")[:1] in ("+", "-"):
+                number = None
         if number is None or not self.lo <= number <= self.hi:
             self.fail(f"expected {self.problem(number, str(value))}, got {_got(value)}", param, ctx)
         return number
