@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, needs_tex
+from tests.signals import default_signals  # whatever this test was started with
 from tests.unit.scan.test_scan import _one_sheet_scans
 from worksheetgen.errors import WorksheetgenError
 from worksheetgen.scan.run import scan_files
@@ -207,10 +208,6 @@ def test_an_interrupt_ends_with_exit_130_one_line_and_one_whole_set(quiz, scans,
     new["report.md"] = new["report.md"].replace(bytes(whole), bytes(out))
     args = [sys.executable, "-m", "worksheetgen", "scan", *map(str, scans["s5"])]
     args += ["--key", str(quiz / "key.json"), "--out", str(out), "-q", "-j", "2"]
-
-    def default_signals() -> None:  # whatever this test was started with
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
     # the moments: spread over a whole run's length
     start = time.monotonic()
