@@ -76,8 +76,15 @@ MAX_CORRECTION_ROWS = 200_000
 MAX_CORRECTION_CELL = 1_000
 #: every entry a run writes into its output folder (grade's among them): replaced as one set
 OUTPUT_FOLDERS = (CROPS, DATA_DIR, FEEDBACK_DIR)
-OUTPUT_SET = (RESPONSES_FILE, ISSUES_FILE, SCORES_FILE, REPORT_FILE, HTML_FILE, PDF_FILE)
-OUTPUT_SET += OUTPUT_FOLDERS
+OUTPUT_SET = (
+    RESPONSES_FILE,
+    ISSUES_FILE,
+    SCORES_FILE,
+    REPORT_FILE,
+    HTML_FILE,
+    PDF_FILE,
+    *OUTPUT_FOLDERS,
+)
 #: the most pages one run reads: this many for each page the build printed (both sides of
 #: every sheet, scanned twice over), and at least MIN_SCAN_PAGES
 PAGES_PER_PRINTED = 4
