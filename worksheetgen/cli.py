@@ -339,15 +339,12 @@ def build(
         },
     )
     _using(config, quiet)
-    if no_pdf and scannable:
-        raise click.UsageError(
-            "--scannable and --no-pdf: expected one of them, got both (scan.json, where each "
-            "box is printed, comes from the PDFs' TeX run)"
-        )
-    if no_pdf and config.value("scannable") and not quiet:
+    if no_pdf and config.value("scannable"):  # said even with --quiet: an output is missing
+        given_as = "--scannable" if scannable else "the configuration's scannable = true"
         click.echo(
-            "worksheetgen: warning: --no-pdf: the configuration's scannable = true makes no "
-            "scannable sheets without PDFs (no scan.json); build with PDFs to scan",
+            f"worksheetgen: warning: {given_as} with --no-pdf: the sheets' .tex carry the "
+            "marks, but no scan.json is written (where TeX set each box: only a build with "
+            "PDFs has it), so worksheetgen scan cannot read these sheets",
             err=True,
         )
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)

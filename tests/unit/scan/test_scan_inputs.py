@@ -161,25 +161,32 @@ def test_a_corrections_file_is_read_within_its_limits_and_one_line_otherwise(qui
         assert not out.exists()
 
 
-def test_a_scannable_build_without_pdfs_is_refused_or_said(tmp_path, runner):
+def test_a_scannable_build_without_pdfs_says_it_writes_no_scan_json(tmp_path, runner):
+    """Issue 33, section 3: it exited 0 without scan.json and without a word (the .tex alone
+    are still worth having: the scannable sheet's source)."""
     from worksheetgen.cli import main
 
     res = runner.invoke(
-        main, ["build", "--seed", "1", "--scannable", "--no-pdf", "--out", str(tmp_path / "o")]
+        main,
+        ["build", "--seed", "1", "--scannable", "--no-pdf", "-q", "--out", str(tmp_path / "o")],
     )
-    assert res.exit_code == 2
-    assert res.output.startswith("worksheetgen: error: --scannable and --no-pdf: expected one")
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith(
+        "worksheetgen: warning: --scannable with --no-pdf: the sheets' .tex carry the marks, "
+        "but no scan.json is written"
+    )
     assert res.output.count("\n") == 1
-    assert not (tmp_path / "o").exists()
+    (folder,) = (tmp_path / "o").iterdir()
+    assert not (folder / "scan.json").exists()
     config = tmp_path / "worksheetgen.toml"
     config.write_text("scannable = true\n", "utf-8")
     res = runner.invoke(
         main,
         ["build", "--seed", "1", "--no-pdf", "--config", str(config)]
-        + ["--out", str(tmp_path / "o")],
+        + ["--out", str(tmp_path / "o2")],
     )
     assert res.exit_code == 0, res.output
-    assert "warning: --no-pdf: the configuration's scannable = true" in res.output
+    assert "warning: the configuration's scannable = true with --no-pdf" in res.output
 
 
 @needs_tex
