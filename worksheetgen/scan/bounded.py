@@ -41,8 +41,10 @@ def _address_space() -> int | None:
 def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: int) -> None:
     """In the forked child: the limits, then ``fn``'s result (or its ScanError) down ``out``."""
     # the parent's handlers (SIGTERM -> KeyboardInterrupt) are not the child's: it just dies
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # (a signal the parent ignores, as a pool's worker ignores Ctrl-C, it ignores too)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)  # a library's warnings and chatter reach no one
     os.dup2(null, 2)
