@@ -88,10 +88,10 @@ class _Reader:
 
 
 def read_positions(
-    path: Path, key_sheets: int, scan_format: str, scan_version: int
+    path: Path, key_sheets: int, scan_format: str, versions: tuple[int, ...]
 ) -> dict[str, Any]:
     """scan.json's document, every field checked (``key_sheets``: how many sheets the key
-    has, which ``index`` must name)."""
+    has, which ``index`` must name; ``versions``: the versions this release reads)."""
     name = str(path)
     data = read_limited(path, MAX_POSITIONS_BYTES, what="a scan.json file", error=ScanError)
     doc = load_json(data, name, ScanError)
@@ -100,8 +100,8 @@ def read_positions(
     if top.get("format") != scan_format:
         raise r.fail("format", repr(scan_format), top.get("format"))
     version = top.get("version")
-    if type(version) is not int or version != scan_version:
-        raise r.fail("version", str(scan_version), version)
+    if type(version) is not int or version not in versions:
+        raise r.fail("version", " or ".join(map(str, versions)), version)
     r.integer(r.key(top, "build", ""), "build", 0, 2**16 - 1)
     paper = r.key(top, "paper", "")
     if not isinstance(paper, str) or paper not in PAPER_MM:

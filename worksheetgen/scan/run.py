@@ -156,7 +156,7 @@ def _positions(key_path: Path, key_sheets: int) -> dict[str, Any]:
             file=str(key_path),
         )
     # every field checked before it is used (scan.contract)
-    return read_positions(path, key_sheets, SCAN_FORMAT, SCAN_VERSION)
+    return read_positions(path, key_sheets, SCAN_FORMAT, (SCAN_VERSION,))
 
 
 def read_corrections(path: str) -> list[tuple[int, str, str]]:
