@@ -9,6 +9,7 @@ unbounded (as before)."""
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
 import signal
@@ -38,8 +39,17 @@ def _address_space() -> int | None:
     return None
 
 
-def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: int) -> None:
-    """In the forked child: the limits, then ``fn``'s result (or its ScanError) down ``out``."""
+#: an image a child decodes comes back through shared memory of this size, not the pipe
+#: (pickling a page of 4 MB through a pipe took longer than decoding it); the mapping is
+#: only touched as far as the image reaches. Larger results go through the pipe.
+SHARED_BYTES = 130_000_000
+
+
+def _child(
+    fn: Callable[..., Any], args: tuple[Any, ...], out: int, shared: mmap.mmap | None
+) -> None:
+    """In the forked child: the limits, then ``fn``'s result (or its ScanError) down ``out``
+    (an array of bytes into ``shared``, its shape down ``out``)."""
     # the parent's handlers (SIGTERM -> KeyboardInterrupt) are not the child's: it just dies
     # (a signal the parent ignores, as a pool's worker ignores Ctrl-C, it ignores too)
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -61,7 +71,23 @@ def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: int) -> None:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     try:
-        payload = pickle.dumps(("ok", fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+        result = fn(*args)
+        nbytes = getattr(result, "nbytes", None)
+        if (
+            shared is not None
+            and nbytes is not None
+            and nbytes <= len(shared)
+            and getattr(result, "dtype", None) is not None
+            and str(result.dtype) == "uint8"
+        ):
+            # NumPy's: the result is an array, so the child has it loaded
+            import numpy as np
+
+            target = np.frombuffer(shared, dtype=np.uint8, count=nbytes)
+            target.reshape(result.shape)[...] = result
+            payload = pickle.dumps(("shared", tuple(result.shape)))
+        else:
+            payload = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
     except ScanError as exc:
         payload = pickle.dumps(("error", exc.message, exc.file))
     except MemoryError:
@@ -78,13 +104,23 @@ def bounded(fn: Callable[..., Any], *args: Any, file: str, where: str | None = N
     as a whole)."""
     if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return fn(*args)
+    shared = mmap.mmap(-1, SHARED_BYTES)  # anonymous and shared with the child
+    try:
+        return _run(fn, args, file, where, shared)
+    finally:
+        shared.close()
+
+
+def _run(
+    fn: Callable[..., Any], args: tuple[Any, ...], file: str, where: str | None, shared: mmap.mmap
+) -> Any:
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child; it never returns
         code = 0
         try:
             os.close(read)
-            _child(fn, args, write)
+            _child(fn, args, write, shared)
         except BaseException:
             code = 1
         finally:
@@ -135,4 +171,11 @@ def bounded(fn: Callable[..., Any], *args: Any, file: str, where: str | None = N
         raise ScanError(f"{limits}, got one that needs more memory", file=file)
     if result[0] == "error":
         raise ScanError(result[1], file=result[2])
+    if result[0] == "shared":  # a grey image, in the shared memory
+        # NumPy only when a child sent an array (the scan's image machinery has it loaded)
+        import numpy as np
+
+        shape = result[1]
+        count = int(np.prod(shape)) if shape else 1
+        return np.frombuffer(shared, dtype=np.uint8, count=count).reshape(shape).copy()
     return result[1]
