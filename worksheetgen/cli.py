@@ -89,8 +89,27 @@ def _stdout_failure(exc: OSError) -> str | None:
     return None if error is None else error.message.split(";")[0]
 
 
+#: the signals (SIGINT, SIGTERM) that interrupted this run: an interrupt always ends it with
+#: exit 130 and one line, even one raised where Python could only report it as "Exception
+#: ignored in ..." (a finalizer, a generator being closed) and carry on
+_INTERRUPTS: list[int] = []
+
+
 def _terminated(signum: int, frame: Any) -> None:
+    _INTERRUPTS.append(signum)
     raise KeyboardInterrupt
+
+
+def _unraisable(hook: Any) -> Any:
+    """``sys.unraisablehook`` that keeps an interrupt raised inside a finalizer quiet (the run
+    ends with exit 130 anyway) and passes anything else to ``hook``."""
+
+    def quiet(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        hook(unraisable)
+
+    return quiet
 
 
 class OneLineErrors(click.Group):
@@ -110,8 +129,17 @@ class OneLineErrors(click.Group):
         # `kill` (SIGTERM) cleans up like Ctrl-C: no temporary folders, no TeX left running;
         # the handler before is put back afterwards (the CLI may run inside another program)
         previous = signal.signal(signal.SIGTERM, _terminated)
+        # Ctrl-C too, unless it is ignored (a background job's): then it stays ignored
+        previous_int = signal.getsignal(signal.SIGINT)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _terminated)
+        previous_hook = sys.unraisablehook
+        sys.unraisablehook = _unraisable(previous_hook)
+        del _INTERRUPTS[:]
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
+            if _INTERRUPTS:  # an interrupt swallowed on its way (see _INTERRUPTS)
+                raise click.Abort
         except click.BadParameter as exc:
             where = (
                 "/".join(exc.param.opts)
@@ -149,6 +177,9 @@ class OneLineErrors(click.Group):
             sys.exit(1)
         finally:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+            if previous_int is signal.default_int_handler:
+                signal.signal(signal.SIGINT, previous_int)
+            sys.unraisablehook = previous_hook
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -308,6 +339,14 @@ def build(
         },
     )
     _using(config, quiet)
+    if no_pdf and config.value("scannable"):  # said even with --quiet: an output is missing
+        given_as = "--scannable" if scannable else "the configuration's scannable = true"
+        click.echo(
+            f"worksheetgen: warning: {given_as} with --no-pdf: the sheets' .tex carry the "
+            "marks, but no scan.json is written (where TeX set each box: only a build with "
+            "PDFs has it), so worksheetgen scan cannot read these sheets",
+            err=True,
+        )
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(

@@ -9,13 +9,14 @@ here loads NumPy, SymPy or Jinja2.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
 
 from worksheetgen import plugins
 from worksheetgen.errors import describe
-from worksheetgen.textrules import PATH_LIMITS, integer, path_problem
+from worksheetgen.textrules import PATH_LIMITS, integer, path_problem, shown
 
 
 def _got(value: Any) -> str:
@@ -40,6 +41,9 @@ class IntRange(click.IntRange):
         number = value if isinstance(value, int) and not isinstance(value, bool) else None
         if number is None:
             number = integer(str(value))
+            # ASCII digits only where no sign belongs: "+5" and "-0" are no seed or count
+            if self.lo >= 0 and str(value).strip(" \t")[:1] in ("+", "-"):
+                number = None
         if number is None or not self.lo <= number <= self.hi:
             self.fail(f"expected {self.problem(number, str(value))}, got {_got(value)}", param, ctx)
         return number
@@ -132,4 +136,10 @@ class PathArg(click.Path):
             problem = path_problem(value)
             if problem is not None:
                 self.fail(f"expected a path of {PATH_LIMITS}, got {problem}", param, ctx)
+            # a file where a folder is meant, or the other way round, in the project's words
+            # (Click's own: "File 'x' is a directory.")
+            if not self.dir_okay and os.path.isdir(value):
+                self.fail(f"{shown(value)}: expected a file, got a folder", param, ctx)
+            if not self.file_okay and os.path.exists(value) and not os.path.isdir(value):
+                self.fail(f"{shown(value)}: expected a folder, got a file", param, ctx)
         return super().convert(value, param, ctx)

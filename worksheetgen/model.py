@@ -403,3 +403,7 @@ class Build:
     # the course secret: enters every draw, is never written (key.json holds its fingerprint)
     secret: bytes | None = field(default=None, repr=False, compare=False)
     paper: str = "a4"  # the paper the LaTeX documents lay out on: a4 or letter
+    #: a scannable class build's digest of the class (scan.positions.class_digest: what
+    #: key.json says of the build and of every sheet's student, in order), which every page
+    #: code depends on; empty when the sheets are all in ``sheets`` (it is computed from them)
+    scan_class: bytes = field(default=b"", repr=False, compare=False)

@@ -23,7 +23,7 @@ from worksheetgen.errors import GradeError
 from worksheetgen.files import check_replaceable, write_failure, write_file
 from worksheetgen.grading.analysis import points_text
 from worksheetgen.grading.csvcells import protect
-from worksheetgen.grading.key import grade_key
+from worksheetgen.grading.key import GradeKey, grade_key
 from worksheetgen.grading.moodle import (
     Attempts,
     Tries,
@@ -34,6 +34,7 @@ from worksheetgen.grading.moodle import (
 from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
 from worksheetgen.grading.score import GradeResult, PartResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
+from worksheetgen.grading.visible import visible
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.render.markup import escape_md_inline, markup_md_inline
 
@@ -291,6 +292,29 @@ class GradeRun:
     files: tuple[Path, ...]
 
 
+#: a responses CSV holds at most LINES_PER_ENTRY lines for each entry and part the key asks
+#: for (a row each; a quoted entry may span lines), and MIN_RESPONSE_LINES in any case (as
+#: many as a Moodle spreadsheet's rows: a Moodle download has a row per attempt)
+LINES_PER_ENTRY = 2
+MIN_RESPONSE_LINES = 100_000
+
+
+def _check_lines(text: str, key: GradeKey, name: str) -> None:
+    """Refuse a responses file of more lines than any responses to ``key`` can have,
+    from its line count (a million rows were read for a minute before)."""
+    lines = text.count("\n") + 1
+    if lines <= MIN_RESPONSE_LINES:
+        return
+    asked = sum(a.n_entries + 1 for s in key.sheets for q in s.questions for a in q.answers)
+    most = max(MIN_RESPONSE_LINES, LINES_PER_ENTRY * asked)
+    if lines > most:
+        raise GradeError(
+            f"expected at most {most:,} lines ({LINES_PER_ENTRY} for each entry and part the "
+            f"key asks for, at least {MIN_RESPONSE_LINES:,}), got {lines:,}",
+            file=name,
+        )
+
+
 def grade_files(
     key_path: str | os.PathLike[str],
     responses_path: str | os.PathLike[str],
@@ -341,9 +365,11 @@ def grade_files(
         responses, key = parse_moodle_rows(rows, doc, key, name, tries, attempts, carry)
     else:
         text = read_text(responses_path, name)
+        _check_lines(text, key, name)  # before a row is read
         if is_moodle_responses(header_row(text, name)):
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry)
         else:
             responses = parse_responses(text, key, name, lenient)
-    result = grade(key, responses, carry)
+    # every name and typed string as the text rule shows it, in every output (visible)
+    result = visible(grade(key, responses, carry))
     return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))

@@ -211,6 +211,9 @@ def _subset(source: _Font, fast: bool = True) -> tuple[bytes, list[int]]:
     sub.populate(gids=sorted({0, *source.used}))
     sub.subset(font)
     buf = io.BytesIO()
+    # the cut font keeps the font's own date: fontTools stamps the time of saving in 'head'
+    # by default, and two identical runs wrote different feedback PDFs
+    font.recalcTimestamp = False
     font.save(buf)
     kept = [0 if name == ".notdef" else int(name[1:]) for name in font.getGlyphOrder()]
     return buf.getvalue(), kept

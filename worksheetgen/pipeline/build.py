@@ -63,7 +63,7 @@ from worksheetgen.pipeline.renderer import RenderedSheet, Renderer
 from worksheetgen.pipeline.sheet import load_bank
 from worksheetgen.pipeline.sink import DRAWS, FolderSink, SheetSink, Sink
 from worksheetgen.pipeline.stream import TexSink, can_stream, rendered, workers_for
-from worksheetgen.scan.positions import sheet_build_code
+from worksheetgen.scan.positions import roster_digest, sheet_build_code
 
 __all__ = ["BuildOptions", "BuildResult", "build"]
 
@@ -96,6 +96,9 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         paper=options.paper,
     )
     if options.scannable and not lone:
+        # every page code depends on the whole class: known before any sheet is drawn
+        roster = [(e.id, e.label, e.student) for e in plan.entries]
+        empty = replace(empty, scan_class=roster_digest(empty, roster))
         plan = replace(plan, scan=(sheet_build_code(empty), options.paper))
     target = Path(options.out) / plan.folder_name(empty)
     renderer = Renderer(options.template_dir)

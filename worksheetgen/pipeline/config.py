@@ -281,6 +281,27 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
     return str(here / value)
 
 
+#: how deep a configuration's arrays and tables may nest (a real one nests two levels)
+MAX_TOML_DEPTH = 40
+
+
+def _deep_line(text: str) -> int:
+    """The line where ``text``'s brackets first nest deeper than MAX_TOML_DEPTH (counted
+    as written, strings and all: only to name a line), else 1."""
+    depth = 0
+    line = 1
+    for c in text:
+        if c == "\n":
+            line += 1
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                return line
+        elif c in "]}":
+            depth -= 1
+    return 1
+
+
 def _parse(path: Path) -> dict[str, Setting]:
     """The settings a configuration file sets, each with its file:line."""
     # the one gate of every input: a regular file (never a FIFO, device or folder, refused
@@ -291,6 +312,11 @@ def _parse(path: Path) -> dict[str, Setting]:
         doc = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(f"{path}:1: expected UTF-8 text, got other bytes") from None
+    except RecursionError:  # arrays or tables nested thousands deep: the reader recursed
+        raise ConfigError(
+            f"{path}:{_deep_line(text)}: expected TOML nested at most {MAX_TOML_DEPTH} levels "
+            "deep, got far deeper"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
         # an error "at end of document" is on the file's last line
@@ -370,11 +396,17 @@ def load_config(
             settings[name] = from_file[name]
         else:
             settings[name] = Setting(DEFAULTS[name], "default")
+    _check_space_fits_paper(settings)
     secret: bytes | None = None
     source: str | None = None
     forget_secret_file()
     if env.get(SECRET_ENV):
-        secret, source = env[SECRET_ENV].encode("utf-8"), SECRET_ENV
+        try:
+            secret, source = env[SECRET_ENV].encode("utf-8"), SECRET_ENV
+        except UnicodeEncodeError:  # bytes that are not UTF-8 (os.environ's surrogates)
+            raise ConfigError(
+                f"{SECRET_ENV}: expected UTF-8 text, got other bytes (the secret is not shown)"
+            ) from None
         if len(secret) < 16:
             raise ConfigError(
                 f"{SECRET_ENV}: expected a secret of at least 16 bytes, got {len(secret)}"
@@ -384,6 +416,25 @@ def load_config(
         source = settings["secret_file"].source
     course_secret(secret)  # no error message of this command shows it
     return Config(path, settings, secret, source)
+
+
+def _check_space_fits_paper(settings: dict[str, Setting]) -> None:
+    """A configuration's room to work must fit on the paper the build prints on: said at the
+    configuration's line (a bank's own ``space`` is checked where the bank says it)."""
+    space, paper = settings["space"], settings["paper"]
+    mm = getattr(space.value, "mm", None)
+    if mm is None or space.source == "default" or space.source.startswith("--"):
+        return
+    # model holds only records and constants: nothing heavy is imported
+    from worksheetgen.model import TEXT_HEIGHTS_MM
+
+    limit = TEXT_HEIGHTS_MM.get(str(paper.value), max(TEXT_HEIGHTS_MM.values()))
+    if mm > limit:
+        raise ConfigError(
+            f"{space.source}: space: expected a height that fits on a {paper.value} page "
+            f"(at most {limit:g}mm, the text height; paper from {paper.source}), got "
+            f"{space.value.height!r}"
+        )
 
 
 def fingerprint(secret: bytes) -> str:
@@ -451,8 +502,10 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         with os.fdopen(fd, "w", encoding="ascii") as fh:
             fh.write(secrets.token_hex(32) + "\n")
         os.chmod(secret, 0o600)  # whatever the umask
-        with open(config, "x", encoding="utf-8") as fh:
-            made.append(config)
+        fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        made.append(config)
+        os.fchmod(fd, 0o644)  # whatever the umask: a later command refuses one others can write
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines))
     except OSError as exc:
         for path in made:  # nothing half-written

@@ -40,7 +40,7 @@ from worksheetgen.render.grid import (
 )
 from worksheetgen.render.prompts import markup_math_problem
 from worksheetgen.scan.layout import MAX_SHEETS, code_parts
-from worksheetgen.scan.positions import score_rows, sheet_build_code
+from worksheetgen.scan.positions import score_rows, sheet_build_field
 from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
@@ -303,13 +303,13 @@ def document_context(
 def scan_context(build: Build, sheets: Sequence[Sheet], first: int) -> dict[str, Any]:
     """What a scannable sheet's template sees: its code's cells (``sheets`` numbered from
     ``first`` in key.json), the TA's score boxes."""
-    code = sheet_build_code(build)
 
     def scan_code(sheet: Sheet) -> tuple[int, str, str]:
         index = first + next(i for i, s in enumerate(sheets) if s is sheet)
         if index >= MAX_SHEETS:
             raise UsageError(f"--scannable: expected at most {MAX_SHEETS} sheets, got more")
-        return (index, *code_parts(code, index))
+        # the build field: from the class and what this sheet holds (scan.positions)
+        return (index, *code_parts(sheet_build_field(build, sheet), index))
 
     return {"scannable": True, "scan_code": scan_code, "scan_scores": score_rows}
 

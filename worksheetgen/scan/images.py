@@ -53,8 +53,54 @@ def check_scan(path: str) -> tuple[str, bytes]:
     return kind, data
 
 
-def page_count(path: str, kind: str, data: bytes) -> int:
-    """How many pages a scan has (a ScanError for a damaged file)."""
+def page_count(path: str, kind: str, data: bytes, most: int | None = None) -> int:
+    """How many pages a scan has (a ScanError for a damaged file), read with bounded work
+    (``bounded``). With ``most``: when it has at most ``most`` pages, every page's size is
+    checked against the pixel limit too, before any page is decoded."""
+    # the child's bound on the work (a fork per scan, not per page)
+    from worksheetgen.scan.bounded import bounded
+
+    return int(bounded(_count, path, kind, data, most, file=path))
+
+
+def _too_large(path: str, width: float, height: float, page: int | None) -> ScanError:
+    where = "" if page is None else f"page {page}: "
+    return ScanError(
+        f"{where}expected a page of at most {MAX_PIXELS:,} pixels, got "
+        f"{round(width)}x{round(height)}",
+        file=path,
+    )
+
+
+def _pdf_pixels(pdf: pdfium.PdfDocument, index: int) -> tuple[float, float]:
+    """The pixels (width, height) page ``index`` of ``pdf`` renders to, from its size alone."""
+    w_pt, h_pt = pdf.get_page_size(index)
+    return w_pt * PDF_DPI / 72, h_pt * PDF_DPI / 72
+
+
+def _open_image(path: str, kind: str, data: bytes) -> Image.Image:
+    """A scan image opened (only its header read), or a ScanError: damaged, or more pixels
+    declared than the limit (Pillow's own bomb check says so before anything is decoded)."""
+    try:
+        im = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError:
+        raise ScanError(
+            f"expected a page of at most {MAX_PIXELS:,} pixels, got an image declaring far more",
+            file=path,
+        ) from None
+    except (UnidentifiedImageError, OSError, ValueError, EOFError) as exc:
+        raise ScanError(
+            f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
+        ) from None
+    if im.width * im.height > MAX_PIXELS:
+        im.close()
+        raise _too_large(path, im.width, im.height, None)
+    return im
+
+
+def _count(path: str, kind: str, data: bytes, most: int | None) -> int:
+    """(In the bounded child.) The scan's page count; with ``most``, each page's size
+    checked when there are at most ``most``."""
     if kind == "pdf":
         try:
             pdf = pdfium.PdfDocument(data)
@@ -63,35 +109,66 @@ def page_count(path: str, kind: str, data: bytes) -> int:
                 f"expected a readable PDF, got a damaged one ({exc})", file=path
             ) from None
         try:
-            return len(pdf)
+            count = len(pdf)
+            if most is not None and count <= most:
+                for i in range(count):
+                    width, height = _pdf_pixels(pdf, i)
+                    if not 0 < width * height <= MAX_PIXELS:
+                        raise _too_large(path, width, height, i + 1)
+            return count
+        except pdfium.PdfiumError as exc:
+            raise ScanError(
+                f"expected a readable PDF, got a damaged one ({exc})", file=path
+            ) from None
         finally:
             pdf.close()
+    im = _open_image(path, kind, data)
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            return int(getattr(im, "n_frames", 1))
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        count = int(getattr(im, "n_frames", 1))
+        if most is not None and count <= most:
+            for i in range(1, count):
+                im.seek(i)
+                if im.width * im.height > MAX_PIXELS:
+                    raise _too_large(path, im.width, im.height, i + 1)
+        return count
+    except (OSError, ValueError, EOFError) as exc:
         raise ScanError(
             f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
         ) from None
+    finally:
+        im.close()
 
 
 def _grey(im: Image.Image, path: str) -> np.ndarray:
     if im.width * im.height > MAX_PIXELS:
-        raise ScanError(
-            f"expected a page of at most {MAX_PIXELS} pixels, got {im.width}x{im.height}",
-            file=path,
-        )
+        raise _too_large(path, im.width, im.height, None)
     if im.format == "JPEG" and im.mode != "L":
         im.draft("L", im.size)  # JPEG decodes its grey channel alone, much faster
     return np.asarray(im.convert("L"), dtype=np.uint8)
 
 
 def read_page(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
-    """The grey image of page ``index`` (from 0) of a scan (a ScanError for a damaged one)."""
+    """The grey image of page ``index`` (from 0) of a scan (a ScanError for a damaged one),
+    decoded with bounded work (``bounded``: a page that needs more memory or time than one
+    page may is refused, naming it)."""
+    # the child's bound on the work
+    from worksheetgen.scan.bounded import bounded
+
+    image: np.ndarray = bounded(
+        _decode, path, kind, data, index, file=path, where=f"page {index + 1}"
+    )
+    return image
+
+
+def _decode(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
+    """(In the bounded child.) The grey image of page ``index``."""
     if kind == "pdf":
         try:
             pdf = pdfium.PdfDocument(data)
             try:
+                width, height = _pdf_pixels(pdf, index)
+                if not 0 < width * height <= MAX_PIXELS:  # checked before it is rendered
+                    raise _too_large(path, width, height, index + 1)
                 page = pdf[index]
                 image = _grey(page.render(scale=PDF_DPI / 72, grayscale=True).to_pil(), path)
                 page.close()
@@ -102,21 +179,23 @@ def read_page(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
             raise ScanError(
                 f"expected a readable PDF, got a damaged one ({exc})", file=path
             ) from None
+    im = _open_image(path, kind, data)
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            if index:
-                im.seek(index)
-            elif im.format == "JPEG":
-                # JPEG decodes its grey channel alone, and a page scanned at 190 dpi or
-                # more at half its resolution (still 95 dpi or more: a box is 15 pixels
-                # wide, a pen's stroke two): a quarter of the pixels to decode and read
-                half = min(im.size) >= READ_HALF_FROM
-                im.draft("L", (im.size[0] // 2, im.size[1] // 2) if half else im.size)
-            return _grey(im, path)
+        if index:
+            im.seek(index)
+        elif im.format == "JPEG":
+            # JPEG decodes its grey channel alone, and a page scanned at 190 dpi or
+            # more at half its resolution (still 95 dpi or more: a box is 15 pixels
+            # wide, a pen's stroke two): a quarter of the pixels to decode and read
+            half = min(im.size) >= READ_HALF_FROM
+            im.draft("L", (im.size[0] // 2, im.size[1] // 2) if half else im.size)
+        return _grey(im, path)
     except (UnidentifiedImageError, OSError, ValueError, EOFError) as exc:
         raise ScanError(
             f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
         ) from None
+    finally:
+        im.close()
 
 
 def crop_png(image: np.ndarray, box: tuple[int, int, int, int]) -> bytes:

@@ -4,7 +4,6 @@ boxes' size, and which points a TA's score boxes give. Standard library only."""
 
 from __future__ import annotations
 
-import hashlib
 from decimal import Decimal
 from fractions import Fraction
 
@@ -39,13 +38,6 @@ def cell_centres(paper: str) -> list[tuple[float, float]]:
     _, h = PAPER_MM[paper]
     y0 = h / 2 - CODE_CELLS / 2 * CELL_MM
     return [(CODE_X_MM, y0 + (i + 0.5) * CELL_MM) for i in range(CODE_CELLS)]
-
-
-def build_code(seed: int, title: str, course: str | None, secret: str | None) -> int:
-    """The build's 16 bits: from what key.json says of it (seed, title, course, the course
-    secret's fingerprint), so the reader computes the same from the key."""
-    text = "\n".join([str(seed), title, course or "", secret or ""])
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:2], "big")
 
 
 def crc16(bits: str) -> int:

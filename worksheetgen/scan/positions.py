@@ -5,18 +5,19 @@ Standard library only."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
 from worksheetgen.errors import UsageError
-from worksheetgen.model import Build, Item
+from worksheetgen.model import Build, Item, Sheet
 from worksheetgen.scan.layout import (
     BOX_MM,
     MAX_PAGES,
     PAPER_MM,
     SP_PER_MM,
-    build_code,
     score_values,
     value_text,
 )
@@ -58,13 +59,91 @@ def score_rows(item: Item) -> list[tuple[str, list[tuple[int, str]]]]:
     return rows
 
 
-def sheet_build_code(build: Build) -> int:
-    """The build's code, from what key.json says of it."""
-    # the secret's fingerprint as key.json writes it
-    from worksheetgen.solve.rng import secret_fingerprint
+#: the fields of key.json's head that say what the build is (its sheets say the rest)
+KEY_HEAD = ("format", "version", "seed", "title", "course", "secret", "shuffle", "slots")
 
-    secret = secret_fingerprint(build.secret) if build.secret else None
-    return build_code(build.seed, build.info.title, build.info.course, secret)
+
+def _canonical(value: Any) -> bytes:
+    """``value`` as JSON in one spelling, whatever its key order or indent: the bytes the
+    build and the reader both hash (from key.json's document as a reader parses it)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return text.encode("ascii")
+
+
+def _as_read(value: Any) -> Any:
+    """``value`` as a reader of key.json gets it back (tuples as lists, keys as text)."""
+    return json.loads(json.dumps(value, allow_nan=False))
+
+
+def class_digest(head: dict[str, Any], sheets: Iterable[dict[str, Any]]) -> bytes:
+    """The class's digest: what key.json says of the build (``head``: seed, title, course,
+    the secret's fingerprint, pools and order) and of every sheet's place, id, label and
+    student (the roster, in order). Two sections of one seed and title differ in it."""
+    roster = [[s.get("id"), s.get("label"), s.get("student")] for s in sheets]
+    text = _canonical({"head": {k: head.get(k) for k in KEY_HEAD}, "roster": roster})
+    return hashlib.sha256(text).digest()
+
+
+def code_of(digest: bytes) -> int:
+    """16 bits of a digest: what a page code's build field holds."""
+    return int.from_bytes(digest[:2], "big")
+
+
+def sheet_code(digest: bytes, sheet: dict[str, Any]) -> int:
+    """The build field of the page codes of one sheet: from the class's digest and what
+    key.json says the sheet holds (its questions, their order, parts, options and answers),
+    so a page of another class, or of another sheet of its place, does not read as this."""
+    return code_of(hashlib.sha256(digest + b"\n" + _canonical(sheet)).digest())
+
+
+def key_codes(doc: dict[str, Any]) -> tuple[int, list[int]]:
+    """From key.json's document: the class's code (scan.json's ``build``) and each sheet's
+    build field, as the build printed them."""
+    sheets = doc.get("sheets") or []
+    digest = class_digest(doc, sheets)
+    return code_of(digest), [sheet_code(digest, s) for s in sheets]
+
+
+def build_digest(build: Build) -> bytes:
+    """The class's digest of a build (its own, for a class streamed sheet by sheet)."""
+    if build.scan_class:
+        return build.scan_class
+    # key.json's own writer (a build has loaded it already)
+    from worksheetgen.keyjson.write import key_json
+
+    doc = _as_read(key_json(build))
+    return class_digest(doc, doc["sheets"])
+
+
+def roster_digest(build: Build, roster: Iterable[tuple[str, str, Any]]) -> bytes:
+    """The class's digest of a build whose sheets are not drawn yet: ``roster`` the
+    (id, label, student) of each of its sheets, in order."""
+    # key.json's own writer (a build has loaded it already)
+    from worksheetgen.keyjson.write import key_json
+
+    head = _as_read(key_json(build))
+    sheets = [
+        {
+            "id": sid,
+            "label": label,
+            "student": None if student is None else {"name": student.name, "id": student.id},
+        }
+        for sid, label, student in roster
+    ]
+    return class_digest(head, _as_read(sheets))
+
+
+def sheet_build_code(build: Build) -> int:
+    """The class's code (scan.json's ``build``), from what key.json says of it."""
+    return code_of(build_digest(build))
+
+
+def sheet_build_field(build: Build, sheet: Sheet) -> int:
+    """The build field of ``sheet``'s page codes (:func:`sheet_code`)."""
+    # key.json's own writer (a build has loaded it already)
+    from worksheetgen.keyjson.write import sheet_json
+
+    return sheet_code(build_digest(build), _as_read(sheet_json(sheet)))
 
 
 def positions_json(build: int, paper: str, recorded: str) -> dict[str, Any]:

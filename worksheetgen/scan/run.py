@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,17 +23,28 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import GradeError, ScanError
-from worksheetgen.files import write_failure, write_file
+from worksheetgen.files import as_new, write_failure
+from worksheetgen.grading.classreport import DATA_DIR, FEEDBACK_DIR, HTML_FILE, PDF_FILE
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
-from worksheetgen.grading.report import GradeRun, grade_files
+from worksheetgen.grading.report import REPORT_FILE, SCORES_FILE, GradeRun, grade_files
 from worksheetgen.grading.responses import _RowError as MarkError
 from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
-from worksheetgen.scan.layout import build_code, score_values, value_text
-from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
+from worksheetgen.scan.contract import read_positions
+from worksheetgen.scan.layout import score_values, value_text
+from worksheetgen.scan.outset import check_out, commit, staging
+from worksheetgen.scan.positions import (
+    LETTERS,
+    SCAN_FILE,
+    SCAN_FORMAT,
+    SCAN_VERSION,
+    key_codes,
+)
+from worksheetgen.textrules import problem as text_problem
+from worksheetgen.textrules import shown
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
 #: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
@@ -63,6 +71,24 @@ PENDING = "?"
 ISSUES_FILE = "issues.csv"
 CROPS = "crops"
 MAX_CORRECTIONS_BYTES = 10_000_000
+#: a corrections CSV's rows and cells (an id or a value is a few dozen characters)
+MAX_CORRECTION_ROWS = 200_000
+MAX_CORRECTION_CELL = 1_000
+#: every entry a run writes into its output folder (grade's among them): replaced as one set
+OUTPUT_FOLDERS = (CROPS, DATA_DIR, FEEDBACK_DIR)
+OUTPUT_SET = (
+    RESPONSES_FILE,
+    ISSUES_FILE,
+    SCORES_FILE,
+    REPORT_FILE,
+    HTML_FILE,
+    PDF_FILE,
+    *OUTPUT_FOLDERS,
+)
+#: the most pages one run reads: this many for each page the build printed (both sides of
+#: every sheet, scanned twice over), and at least MIN_SCAN_PAGES
+PAGES_PER_PRINTED = 4
+MIN_SCAN_PAGES = 100
 
 
 @dataclass(frozen=True)
@@ -122,44 +148,83 @@ class ScanResult:
         return [i.id.split(":", 1)[1] for i in self.issues if i.kind == "absent"]
 
 
-def _positions(key_path: Path) -> dict[str, Any]:
+def _positions(key_path: Path, key_sheets: int) -> dict[str, Any]:
     path = key_path.parent / SCAN_FILE
     if not path.exists():
         raise ScanError(
             f"expected {SCAN_FILE} beside the key (a build with --scannable writes it), got none",
             file=str(key_path),
         )
-    data = read_limited(path, 200_000_000, what=f"a {SCAN_FILE} file", error=ScanError)
-    try:
-        doc = json.loads(data)
-    except ValueError as exc:
-        raise ScanError(f"expected JSON, got text that is not ({exc})", file=str(path)) from None
-    if not isinstance(doc, dict) or doc.get("format") != SCAN_FORMAT:
-        raise ScanError(f"format: expected {SCAN_FORMAT!r}, got another file", file=str(path))
-    if doc.get("version") != SCAN_VERSION:
-        raise ScanError(
-            f"version: expected {SCAN_VERSION}, got {doc.get('version')!r}", file=str(path)
-        )
-    return doc
+    # every field checked before it is used (scan.contract)
+    return read_positions(path, key_sheets, SCAN_FORMAT, (SCAN_VERSION,))
 
 
 def read_corrections(path: str) -> list[tuple[int, str, str]]:
-    """(line, id, value) of every row of a corrections CSV (header ``id,value``)."""
+    """(line, id, value) of every row of a corrections CSV (header ``id,value``): at most
+    MAX_CORRECTION_ROWS rows of cells of at most MAX_CORRECTION_CELL characters, printable
+    text (``textrules``), each id once."""
     data = read_limited(path, MAX_CORRECTIONS_BYTES, what="a corrections CSV", error=ScanError)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ScanError("expected UTF-8 text, got other bytes", file=path) from None
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows or [c.strip().casefold() for c in rows[0][:2]] != ["id", "value"]:
+    reader = csv.reader(io.StringIO(text))
+    out: list[tuple[int, str, str]] = []
+    first: dict[str, int] = {}
+    header = True
+    line = 1
+    try:
+        for row in reader:
+            n, line = line, reader.line_num + 1  # the row's first line; the next row's
+            if header:
+                if [c.strip().casefold() for c in row[:2]] != ["id", "value"]:
+                    raise ScanError(
+                        "header: expected id,value, got another header", file=path, line=1
+                    )
+                header = False
+                continue
+            if not any(c.strip() for c in row):
+                continue
+            if len(out) >= MAX_CORRECTION_ROWS:
+                raise ScanError(
+                    f"expected at most {MAX_CORRECTION_ROWS:,} rows, got more", file=path, line=n
+                )
+            if len(row) < 2:
+                raise ScanError(
+                    "value: expected an id and a value, got one cell", file=path, line=n
+                )
+            for field, cell in (("id", row[0]), ("value", row[1])):
+                if len(cell) > MAX_CORRECTION_CELL:
+                    raise ScanError(
+                        f"expected at most {MAX_CORRECTION_CELL:,} characters, got {len(cell):,}",
+                        file=path,
+                        line=n,
+                        field=field,
+                    )
+                bad = text_problem(cell)
+                if bad is not None:
+                    raise ScanError(bad, file=path, line=n, field=field)
+            cid = row[0].strip()
+            if cid in first:
+                raise ScanError(
+                    f"expected each id once, got {cid!r} again (also on line {first[cid]})",
+                    file=path,
+                    line=n,
+                    field="id",
+                )
+            first[cid] = n
+            out.append((n, cid, row[1].strip()))
+    except csv.Error as exc:
+        too_long = "field larger than field limit" in str(exc)
+        raise ScanError(
+            f"expected a cell of at most {MAX_CORRECTION_CELL:,} characters, got more"
+            if too_long
+            else f"expected CSV rows, got text that is not ({exc})",
+            file=path,
+            line=reader.line_num or 1,
+        ) from None
+    if header:
         raise ScanError("header: expected id,value, got another header", file=path, line=1)
-    out = []
-    for n, row in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) < 2:
-            raise ScanError("value: expected an id and a value, got one cell", file=path, line=n)
-        out.append((n, row[0].strip(), row[1].strip()))
     return out
 
 
@@ -177,14 +242,15 @@ def scan_files(
 
     key = Path(key_path)
     doc = read_key_data(key, ScanError)
-    positions = _positions(key)
-    expected = build_code(doc["seed"], doc["title"], doc.get("course"), doc.get("secret"))
-    if positions.get("build") != expected:
+    positions = _positions(key, len(doc["sheets"]))
+    class_code, fields = key_codes(doc)
+    if positions.get("build") != class_code:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
             file=str(key.parent / SCAN_FILE),
         )
     out = Path(out_dir) if out_dir is not None else key.parent / "scan"
+    check_out(out, OUTPUT_SET, OUTPUT_FOLDERS, out_dir is None)  # before any work
     paper = positions["paper"]
     box_mm = float(positions["box_mm"])
     key_sheets = doc["sheets"]
@@ -193,10 +259,22 @@ def scan_files(
     labels = scan_labels(scans)
     tasks: list[tuple[str, str, int]] = []
     data_of: dict[str, bytes] = {}
+    # the most pages a run reads: PAGES_PER_PRINTED for each page the build printed, counted
+    # (and every page's size checked) before any page is decoded
+    printed = sum(len(s["pages"]) for s in positions["sheets"])
+    most = max(MIN_SCAN_PAGES, PAGES_PER_PRINTED * printed)
     for path in scans:  # every scan checked before any is read
         kind, data = check_scan(path)
         data_of[path] = data
-        tasks += [(path, kind, i) for i in range(page_count(path, kind, data))]
+        count = page_count(path, kind, data, most - len(tasks))
+        if len(tasks) + count > most:
+            raise ScanError(
+                f"expected at most {most:,} pages in all ({PAGES_PER_PRINTED} for each of the "
+                f"{printed:,} pages the build printed, or {MIN_SCAN_PAGES}), got "
+                f"{len(tasks) + count:,} with this scan's {count:,}",
+                file=path,
+            )
+        tasks += [(path, kind, i) for i in range(count)]
     fixes = read_corrections(corrections) if corrections else []
     assigned = _assignments(fixes, key_sheets, sheets, str(corrections))
 
@@ -227,10 +305,13 @@ def scan_files(
         n_pages += 1
         path, kind, index = task
         where = task_where(task, labels)
-        if read.code is not None and read.code[0] != expected:
+        if read.code is not None and (
+            read.code[1] >= len(fields) or read.code[0] != fields[read.code[1]]
+        ):
             raise ScanError(
                 f"expected pages of this key's build, got page {index + 1} of another "
-                "build (its page code names other ones)",
+                "build (its page code names another class: other students, questions or "
+                "order)",
                 file=path,
             )
         if read.code is None or read.code[1] not in sheets:
@@ -306,7 +387,7 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-        read = _read_as(named_task, s, p, expected, context)
+        read = _read_as(named_task, s, p, fields[s], context)
         if read.homography is None:
             raise ScanError(
                 f"value: expected a page whose corner marks read, got {pid} as {named}, "
@@ -424,7 +505,7 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-    return _write(out, key, rows, issues, crops, n_pages, identified, paper)
+    return _write(out, key, rows, issues, crops, n_pages, identified, paper, out_dir is None)
 
 
 def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
@@ -490,7 +571,9 @@ def scan_labels(scans: Sequence[str]) -> dict[str, str]:
             other != parts and other[-depth:] == parts[-depth:] for other in real.values()
         ):
             depth += 1
-        labels[path] = "/".join(parts[-depth:])
+        # as the text rule shows it (an ESC, a BEL or a bidi override in a file name reaches
+        # issues.csv, report.md and the terminal escaped); a corrections file names it so
+        labels[path] = shown("/".join(parts[-depth:]))
     return labels
 
 
@@ -518,7 +601,8 @@ def _assignments(
                 line=line,
             )
         pages = sorted(sheets[s])
-        if not number.isdigit() or int(number) not in sheets[s]:
+        # ASCII digits only (str.isdigit takes "¹", which int() refuses)
+        if not (number.isascii() and number.isdigit()) or int(number) not in sheets[s]:
             raise ScanError(
                 f"value: expected a page of sheet {sid} ({pages[0]} to {pages[-1]}), "
                 f"got {number!r}",
@@ -747,44 +831,38 @@ def _write(
     n_pages: int,
     identified: int,
     paper: str = "a4",
+    default: bool = False,
 ) -> ScanResult:
-    """Grade in a staging folder, then put every file in place (nothing half-written)."""
-    out.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=".scan-", dir=out))
-    try:
-        (stage / RESPONSES_FILE).write_text(_responses_csv(rows), encoding="utf-8")
+    """Grade and write the whole set in a staging folder, then replace the previous set with
+    it at once (``outset``: never a new report beside the previous run's feedback pages)."""
+    with staging(out, default) as stage:
+        new = stage / "new"
+        new.mkdir()
         run: GradeRun | None = None
-        if any(r[4] for r in rows):  # grade refuses a file of blanks
-            try:
-                run = grade_files(
-                    key, stage / RESPONSES_FILE, stage, paper=paper, label=str(out / RESPONSES_FILE)
-                )
-            except GradeError as exc:
-                raise ScanError(f"grading the scanned responses: {exc}") from None
-        files = {
-            RESPONSES_FILE: (stage / RESPONSES_FILE).read_bytes(),
-            ISSUES_FILE: _issues_csv(issues).encode("utf-8"),
-        }
-        if run is not None:
-            for f in run.files:  # grade's files, and its folders (class report, feedback)
-                if f.is_dir():
-                    for g in sorted(p for p in f.rglob("*") if p.is_file()):
-                        files[g.relative_to(stage).as_posix()] = g.read_bytes()
-                else:
-                    files[f.name] = f.read_bytes()
-        written = []
         try:
-            for name, data in files.items():
-                written.append(write_file(out / name, data))
+            (new / RESPONSES_FILE).write_bytes(_responses_csv(rows).encode("utf-8"))
+            (new / ISSUES_FILE).write_bytes(_issues_csv(issues).encode("utf-8"))
+            if crops:
+                (new / CROPS).mkdir()
             for name, data in crops.items():
-                written.append(write_file(out / CROPS / name, data))
+                (new / CROPS / name).write_bytes(data)
+            if any(r[4] for r in rows):  # grade refuses a file of blanks
+                try:
+                    run = grade_files(
+                        key, new / RESPONSES_FILE, new, paper=paper, label=str(out / RESPONSES_FILE)
+                    )
+                except GradeError as exc:
+                    raise ScanError(f"grading the scanned responses: {exc}") from None
+            for path in sorted(new.rglob("*")):  # as any new file is (mkstemp's are 0600)
+                if path.is_file():
+                    as_new(path)
         except OSError as exc:
-            error = write_failure(exc, out)
+            error = write_failure(exc, out, rename=(new, out))
             if error is None:
                 raise
             raise error from None
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        written = sorted(out / p.relative_to(new) for p in new.rglob("*") if p.is_file())
+        commit(out, new, OUTPUT_SET, stage / "previous")
     if run is not None:
         run = GradeRun(run.result, tuple(out / f.name for f in run.files))
     return ScanResult(n_pages, identified, issues, run, written)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
+from tests.signals import ctrl_c_raises, default_signals
 from worksheetgen.cli import main
 from worksheetgen.errors import CompileError
 from worksheetgen.pipeline import output as pipeline
@@ -172,9 +173,9 @@ def test_interrupt_during_tex_kills_it_and_removes_temporary_folders(tmp_path, p
         os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C does: KeyboardInterrupt in main
 
     watcher = threading.Thread(target=ctrl_c_once_tex_runs)
-    watcher.start()
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
+    with ctrl_c_raises(), pytest.raises(KeyboardInterrupt):
+        watcher.start()
         tex.compile_all([tex.TexJob("sheet", HANGING_TEX)], tmp_path / "kept")
     watcher.join()
     assert time.monotonic() - started < 60
@@ -232,6 +233,7 @@ def test_ctrl_c_in_a_real_build_leaves_nothing_behind(signum, tmp_path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,  # Ctrl-C is not ignored there, however this was started
     )
     deadline = time.monotonic() + 120
     while not tex_processes_in(tmp) and time.monotonic() < deadline:
@@ -298,10 +300,11 @@ def test_interrupt_between_the_two_renames_restores_the_old_folder(tmp_path, mon
 
 def test_ctrl_c_is_held_until_the_swap_is_done() -> None:
     done = []
-    with pytest.raises(KeyboardInterrupt):
-        with pipeline.interrupts_held():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # the signal arrives here and is held
-            done.append("finished")
-    assert done == ["finished"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with ctrl_c_raises():
+        with pytest.raises(KeyboardInterrupt):
+            with pipeline.interrupts_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the signal arrives here and is held
+                done.append("finished")
+        assert done == ["finished"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

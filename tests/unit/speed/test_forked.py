@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.signals import default_signals
 from worksheetgen.speed.workers import ForkMap, RemoteTraceback, WorkerFailed
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -107,6 +108,7 @@ def test_ctrl_c_during_a_class_build_stops_its_workers(tmp_path: Path):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_signals,  # Ctrl-C is not ignored there, however this was started
     )
     children: list[int] = []
     deadline = time.monotonic() + 60

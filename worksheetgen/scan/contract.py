@@ -1,0 +1,147 @@
+"""scan.json read through a contract, as key.json is: one gate (``inputs.read_limited``,
+``inputs.load_json``: size, nesting, UTF-8, the text rule), then every field checked for
+its type and range before ``scan`` uses it, so a file damaged by hand (``paper: "a5"``,
+``box_mm: "x"``, ``sheets: null``, a box at ``x: "left"``) is one line naming the field:
+``scan.json: sheets[0].pages[1].boxes[3].x: expected a number of mm on the page, got 'left'``.
+
+Standard library only."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from worksheetgen.errors import ScanError
+from worksheetgen.inputs import load_json, read_limited
+from worksheetgen.scan.layout import MAX_PAGES, MAX_SHEETS, PAPER_MM
+from worksheetgen.textrules import excerpt
+
+#: the largest scan.json read (a class of 2,000 five-page sheets writes about 60 MB)
+MAX_POSITIONS_BYTES = 200_000_000
+#: the most boxes a page may hold (a page of 4 mm boxes, edge to edge, holds under 4,000)
+MAX_BOXES = 5_000
+#: a box's size in mm: as printed (4 mm), give or take a template of one's own
+BOX_MM_RANGE = (1.0, 20.0)
+#: a box id: question number, part letter, option label or score box (``3.b.s4``)
+BOX_ID = re.compile(r"[0-9]{1,4}\.[a-z]\.(?:s[0-9]{1,4}|[A-Za-z0-9]{1,8})", re.ASCII)
+
+
+def _got(value: Any) -> str:
+    """A found value as a message quotes it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(excerpt(value, 80))
+    if isinstance(value, int | float):
+        return repr(value)
+    return "a list" if isinstance(value, list) else "an object"
+
+
+class _Reader:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def fail(self, field: str, expected: str, value: Any) -> ScanError:
+        return ScanError(f"expected {expected}, got {_got(value)}", file=self.name, field=field)
+
+    def obj(self, value: Any, field: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(field, "an object", value)
+        return value
+
+    def lst(self, value: Any, field: str, most: int, what: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(field, f"a list of {what}", value)
+        if len(value) > most:
+            raise ScanError(
+                f"expected at most {most:,} {what}, got {len(value):,}",
+                file=self.name,
+                field=field,
+            )
+        return value
+
+    def integer(self, value: Any, field: str, lo: int, hi: int) -> int:
+        if type(value) is not int or not lo <= value <= hi:
+            raise self.fail(field, f"an integer from {lo} to {hi}", value)
+        return value
+
+    def number(self, value: Any, field: str, lo: float, hi: float, expected: str) -> float:
+        if (
+            type(value) not in (int, float)
+            or not math.isfinite(value)
+            or not lo <= float(value) <= hi
+        ):
+            raise self.fail(field, expected, value)
+        return float(value)
+
+    def key(self, doc: dict[str, Any], key: str, field: str) -> Any:
+        if key not in doc:
+            where = f"{field}.{key}" if field else key
+            raise ScanError(
+                "expected a value, got none (the field is missing)", file=self.name, field=where
+            )
+        return doc[key]
+
+
+def read_positions(
+    path: Path, key_sheets: int, scan_format: str, versions: tuple[int, ...]
+) -> dict[str, Any]:
+    """scan.json's document, every field checked (``key_sheets``: how many sheets the key
+    has, which ``index`` must name; ``versions``: the versions this release reads)."""
+    name = str(path)
+    data = read_limited(path, MAX_POSITIONS_BYTES, what="a scan.json file", error=ScanError)
+    doc = load_json(data, name, ScanError)
+    r = _Reader(name)
+    top = r.obj(doc, "")
+    if top.get("format") != scan_format:
+        raise r.fail("format", repr(scan_format), top.get("format"))
+    version = top.get("version")
+    if type(version) is not int or version not in versions:
+        raise r.fail("version", " or ".join(map(str, versions)), version)
+    r.integer(r.key(top, "build", ""), "build", 0, 2**16 - 1)
+    paper = r.key(top, "paper", "")
+    if not isinstance(paper, str) or paper not in PAPER_MM:
+        raise r.fail("paper", " or ".join(PAPER_MM), paper)
+    lo, hi = BOX_MM_RANGE
+    r.number(r.key(top, "box_mm", ""), "box_mm", lo, hi, f"a size in mm from {lo:g} to {hi:g}")
+    width, height = PAPER_MM[paper]
+    sheets = r.lst(r.key(top, "sheets", ""), "sheets", MAX_SHEETS, "sheets")
+    seen: dict[int, int] = {}
+    for i, raw in enumerate(sheets):
+        at = f"sheets[{i}]"
+        sheet = r.obj(raw, at)
+        index = r.key(sheet, "index", at)
+        if type(index) is not int or not 0 <= index < key_sheets:
+            raise r.fail(f"{at}.index", f"a sheet of the key (0 to {key_sheets - 1})", index)
+        if index in seen:
+            raise r.fail(f"{at}.index", f"each sheet once (sheets[{seen[index]}] has it)", index)
+        seen[index] = i
+        pages = r.lst(r.key(sheet, "pages", at), f"{at}.pages", MAX_PAGES, "pages")
+        numbers: dict[int, int] = {}
+        for j, raw_page in enumerate(pages):
+            pat = f"{at}.pages[{j}]"
+            page = r.obj(raw_page, pat)
+            number = r.integer(r.key(page, "page", pat), f"{pat}.page", 1, MAX_PAGES)
+            if number in numbers:
+                raise r.fail(
+                    f"{pat}.page", f"each page once (pages[{numbers[number]}] has it)", number
+                )
+            numbers[number] = j
+            boxes = r.lst(r.key(page, "boxes", pat), f"{pat}.boxes", MAX_BOXES, "boxes")
+            for k, raw_box in enumerate(boxes):
+                bat = f"{pat}.boxes[{k}]"
+                box = r.obj(raw_box, bat)
+                box_id = r.key(box, "id", bat)
+                if not isinstance(box_id, str) or not BOX_ID.fullmatch(box_id):
+                    raise r.fail(
+                        f"{bat}.id",
+                        "a box id (question.part.option, or question.part.sN for a score box)",
+                        box_id,
+                    )
+                r.number(r.key(box, "x", bat), f"{bat}.x", 0, width, "a number of mm on the page")
+                r.number(r.key(box, "y", bat), f"{bat}.y", 0, height, "a number of mm on the page")
+    return top
