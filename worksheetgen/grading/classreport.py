@@ -377,15 +377,22 @@ def _feedback_lines(
             )
         )
         for p in q.parts:
-            lines.append(
-                (
-                    "plain",
-                    f"{names.get((q.id, p.answer), p.part)} — {_STATUS[p.status]}, "
+            name = names.get((q.id, p.answer), p.part)
+            if p.pending:  # a mark still to give: no points yet, and never a 0
+                text = f"{name} — not marked yet ({points_text(p.possible)} points)."
+            elif p.status == "ungraded":  # free text a person has still to mark
+                text = (
+                    f"{name} — {_STATUS[p.status]} ({points_text(p.possible)} points)."
+                    f" Your answer: {_written(p)}"
+                )
+            else:
+                text = (
+                    f"{name} — {_STATUS[p.status]}, "
                     f"{points_text(p.earned)} / {points_text(p.possible)}."
                     # a part marked by hand: its points say it all (not the mark as typed)
-                    + ("" if p.marked or p.pending else f" Your answer: {_written(p)}"),
+                    + ("" if p.marked else f" Your answer: {_written(p)}")
                 )
-            )
+            lines.append(("plain", text))
             slips = _slip_lines(p)
             for what, avoid in slips:
                 lines.append(("slip", f"Slip: {what}"))

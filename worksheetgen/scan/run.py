@@ -4,11 +4,12 @@ Every scan is checked before any is read (a file that is not a PDF or image, or 
 one, is one line and nothing is written). Each page is aligned and identified by its code
 (``pages``); a page of another build stops the run with one line. Each box is read as
 empty, marked, taken back (filled in completely: the rule printed on the sheet) or unclear;
-a part's answer is its one marked box. Unclear boxes, several marks, pages that do not
-identify, pages scanned twice and pages missing are listed in issues.csv with a cropped
-image each, never guessed; a corrections file (``id,value`` rows, the ids of issues.csv)
-settles them on a rerun. The responses go to ``grade``'s own path (``grade_files``), which
-writes scores.csv and report.md.
+a part's answer is its one marked box. Unclear boxes, several marks, score rows nobody
+marked (a mark still to give, never 0), pages that do not identify, pages scanned twice
+and pages missing are listed in issues.csv with a cropped image each, never guessed; a
+corrections file (``id,value`` rows, the ids of issues.csv) settles them on a rerun. The
+responses go to ``grade``'s own path (``grade_files``), which writes scores.csv and
+report.md.
 """
 
 from __future__ import annotations
@@ -387,6 +388,16 @@ def scan_files(
                 + ", ".join(_box_name(b) for _, b, r in group if r.state == "taken-back"),
             )
             pg = next(g for g, _, r in group if r.state == "taken-back")
+        elif is_mark:
+            # a score row with no box marked: the TA has not marked this part yet, which is
+            # a mark still to give, never a blank answer worth 0
+            problem = Issue(
+                "unmarked",
+                gid,
+                group[0][1]["where"],
+                "no score box marked: a mark still to give (not a 0)",
+            )
+            pg = group[0][0]
         if problem is not None:
             name = f"box-{len(crops) + 1:04d}.png"
             xs = [g[1]["x"] for g in group if g[0] is pg]  # its boxes on that page
@@ -403,6 +414,20 @@ def scan_files(
             rows.append([sid, question, answer, "mark", PENDING])
         else:
             rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
+    # the parts of a scanned sheet whose boxes are all on a missing page: nobody has seen
+    # them, so each is a mark still to give (its page is listed as missing-page)
+    lost = sorted((k, p) for k in scanned for p in sheets[k] if (k, p) not in seen)
+    for s, p in lost:
+        sid = key_sheets[s]["id"]
+        for box in sheets[s][p]:
+            gid = f"{sid}/{box['question']}/{box['answer']}"
+            if (s, box["question"], box["answer"]) in readings:
+                continue
+            if gid not in kind_of:
+                kind_of[gid] = "mark" if "mark" in box else "value"
+                allowed[gid] = []
+                rows.append([sid, box["question"], box["answer"], "mark", PENDING])
+            allowed[gid].append(box["mark"] if "mark" in box else box["option"])
     # corrections settle what the scans left open (and may override any answer)
     by_id = {r[0] + "/" + r[1] + "/" + r[2]: r for r in rows}
     page_issues = {i.id: i for i in issues if i.id.startswith(("page:", "absent:"))}

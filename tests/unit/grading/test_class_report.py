@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from tests.classdata import class_csv
 from tests.conftest import ROOT
 from worksheetgen.cli import main
-from worksheetgen.grading.analysis import analyse
+from worksheetgen.grading.analysis import analyse, points_text
 from worksheetgen.grading.charts import HEATMAPS_PER_FIGURE
 from worksheetgen.grading.key import load_key
 from worksheetgen.grading.responses import parse_responses
@@ -768,8 +768,9 @@ def test_a_pending_mark_is_still_to_mark_not_blank_nor_zero(roster_key, tmp_path
     assert float(row["ungraded"]) == float(q.points_of(a.name))
     report = (tmp_path / "report.md").read_text("utf-8")
     assert "not marked yet" in report
-    line = next(ln for ln in body.splitlines() if "to be marked by hand, 0 / " in ln)
-    assert "Your answer" not in line and "blank" not in line, line
+    line = next(ln for ln in body.splitlines() if "not marked yet" in ln)
+    assert f"not marked yet ({points_text(q.points_of(a.name))} points)" in line, line
+    assert "Your answer" not in line and "blank" not in line and "0 / " not in line, line
 
 
 @pytest.mark.parametrize("command", ["grade", "scan"])

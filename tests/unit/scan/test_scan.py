@@ -112,7 +112,7 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
     flagged = {
         r["id"]
         for r in _read_csv(out / "issues.csv")
-        if r["kind"] in ("unclear-box", "several-marked", "only-taken-back")
+        if r["kind"] in ("unclear-box", "several-marked", "only-taken-back", "unmarked")
     }
     boxes = 0
     misreads = []
@@ -124,11 +124,13 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
                 groups.setdefault((b["question"], b["answer"]), []).append(b)
             for (question, answer), members in groups.items():
                 gid = f"{sid}/{question}/{answer}"
-                if (s, page) not in scanned:
-                    assert (sid, question, answer) not in got, gid
+                if (s, page) not in scanned:  # its page missing: a mark still to give
+                    assert got.get((sid, question, answer)) == "?", gid
                     continue
                 boxes += len(members)
                 want, unclear = _expected(plan, s, [b["id"] for b in members])
+                if want is None and "mark" in members[0]:
+                    unclear = True  # a score row left unticked: not marked yet, listed
                 value = got.get((sid, question, answer), "")
                 if unclear:  # listed, and its part graded as still to mark ("?")
                     if gid not in flagged or value != "?":
@@ -755,3 +757,51 @@ def test_an_issue_names_a_score_box_as_the_sheet_labels_it():
     assert _box_name({"mark": "9/5"}) == "box 1.8"
     assert _box_name({"mark": "3"}) == "box 3"
     assert _box_name({"option": "B"}) == "option B"
+
+
+def _tick_options_only(boxes: list[dict], rng: random.Random) -> list[str | None]:
+    """Every option group gets one cross; every score row is left unticked (the TA has not
+    marked those parts yet)."""
+    if boxes[0]["id"].rsplit(".", 1)[1].startswith("s"):
+        return [None] * len(boxes)
+    kinds: list[str | None] = [None] * len(boxes)
+    kinds[rng.randrange(len(boxes))] = "cross"
+    return kinds
+
+
+def test_an_unticked_score_row_is_a_mark_still_to_give_never_a_zero(klass: Path, tmp_path: Path):
+    """A score row nobody ticked is a part the TA has not marked: '?' in responses.csv,
+    listed in issues.csv as unmarked (with its crop), counted in scores.csv's ungraded
+    column, 'not marked yet' in report.md and on the feedback page, never 0 points."""
+    ids = [s["id"] for s in json.loads((klass / "key.json").read_text())["sheets"]]
+    positions = json.loads((klass / "scan.json").read_text())
+    sheet = next(s for s in positions["sheets"] if s["index"] == 1)
+    images = render(klass / "students" / f"{ids[1]}-sheet.pdf", 150)
+    rng = random.Random(4)
+    fill(images, {"sheets": [sheet]}, 0, 150, _tick_options_only, rng, Plan())
+    files = []
+    for p, image in enumerate(images, 1):
+        files.append(tmp_path / f"p{p}.png")
+        files[-1].write_bytes(distort(image, rng, jpeg=False))
+    out = tmp_path / "out"
+    scan_files([str(f) for f in files], klass / "key.json", out)
+    rows = [r for r in _read_csv(out / "responses.csv") if r["student"] == ids[1]]
+    scored = {
+        (b["id"].split(".")[0], b["id"].split(".")[1])
+        for p in sheet["pages"]
+        for b in p["boxes"]
+        if ".s" in b["id"]
+    }
+    marks = [r for r in rows if r["mark"]]
+    assert len(marks) == len(scored) and all(r["mark"] == "?" for r in marks)
+    unmarked = {i["id"]: i for i in _read_csv(out / "issues.csv") if i["kind"] == "unmarked"}
+    assert set(unmarked) == {f"{ids[1]}/{r['question']}/{r['answer']}" for r in marks}
+    assert all(i["crop"] and (out / i["crop"]).is_file() for i in unmarked.values())
+    row = {r["student"]: r for r in _read_csv(out / "scores.csv")}[ids[1]]
+    key = grade_key(load_key(klass / "key.json", ScanError)).sheets[1]
+    pending = sum(key.question(r["question"]).points_of(r["answer"]) for r in marks)
+    assert float(row["ungraded"]) == pytest.approx(float(pending))
+    report = (out / "report.md").read_text("utf-8")
+    assert report.count("not marked yet") == len(marks)
+    page = (out / "feedback" / f"{ids[1]}.html").read_text("utf-8")
+    assert page.count("not marked yet") == len(marks)
