@@ -605,6 +605,14 @@ def families() -> None:
     help="Paper size of the class report's and the feedback pages' PDFs (as the build "
     "printed). Default: the configuration's paper, else a4.",
 )
+@click.option(
+    "--absent",
+    type=Choice(["blank", "zero"]),
+    default="blank",
+    show_default=True,
+    help="A student with no responses: blank gives no total in scores.csv and no "
+    "feedback page (nothing was marked); zero records 0 points and a page saying so.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -624,6 +632,7 @@ def grade(
     class_report: bool,
     lenient: bool,
     paper: str | None,
+    absent: Literal["blank", "zero"],
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -651,6 +660,7 @@ def grade(
             config.value("paper"),
             quiet,
             verbose,
+            absent,
         )
 
 
@@ -669,6 +679,7 @@ def _grade(
     paper: str,
     quiet: bool,
     verbose: bool = False,
+    absent: Literal["blank", "zero"] = "blank",
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
@@ -687,7 +698,18 @@ def _grade(
             column = "mark column (points, or right/wrong)" if marks else "value column"
             click.echo(f"Wrote a blank responses file to {shown(str(path))}: fill in the {column}.")
         return
-    run = grade_files(key_path, responses, out, tries, attempt, carry, lenient, class_report, paper)
+    run = grade_files(
+        key_path,
+        responses,
+        out,
+        tries,
+        attempt,
+        carry,
+        lenient,
+        class_report,
+        paper,
+        absent=absent,
+    )
     if quiet:
         return
     graded = run.result.students
@@ -734,6 +756,14 @@ def _grade(
     show_default=True,
     help="Processes that read the pages (0: one per core).",
 )
+@click.option(
+    "--absent",
+    type=Choice(["blank", "zero"]),
+    default="blank",
+    show_default=True,
+    help="A student with no responses (no page scanned): blank gives no total in scores.csv and no "
+    "feedback page (nothing was marked); zero records 0 points and a page saying so.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -746,6 +776,7 @@ def scan(
     out: str | None,
     corrections: str | None,
     jobs: int,
+    absent: str,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -759,7 +790,7 @@ def scan(
     from worksheetgen.scan.run import scan_files
 
     with expect_key_secret(_using(load_config(config_path), quiet)):
-        result = scan_files(scans, key_path, out, corrections, jobs)
+        result = scan_files(scans, key_path, out, corrections, jobs, absent)
     if quiet:
         return
     click.echo(

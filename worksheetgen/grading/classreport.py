@@ -4,7 +4,8 @@
 offline: the pictures are inline SVG, no script, no link, no font to fetch),
 ``class-report.pdf`` (the same pictures, a page each, after a summary page) and the numbers
 behind every picture as CSVs in ``class-report/`` (``analysis.csv_files``). Beside it,
-``feedback/<student>.html`` and ``.pdf``: one page per student that is safe to hand back:
+``feedback/<student>.html`` and ``.pdf``: one page per student who handed something in (or
+every student, with zeros asked for: ``GradeResult.absent``) that is safe to hand back:
 that student's name, answers and marks per part, and for each wrong answer the slip that
 reproduces it with one sentence on how to avoid it (``attention.slips``' ``avoid``, the
 note's "where students get stuck"), and nothing about any other student.
@@ -365,8 +366,8 @@ def _feedback_lines(
         ("plain", f"Student: {who}"),
         ("plain", f"Score: {score}"),
     ]
-    if not s.responded:
-        lines.append(("plain", "No answers were handed in."))
+    if not s.responded:  # a page only when the instructor asked for zeros (--absent zero)
+        lines.append(("plain", "No answers were handed in: counted as 0."))
         return lines
     for q in s.questions:
         lines.append(
@@ -450,13 +451,16 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
     ranges: list[tuple[int, int]] = []
     names = part_names(result.key, rich=True)
     for stem, s in zip(stems, result.students, strict=True):
+        if not result.has_total(s):
+            continue  # nothing handed in, no total: no page to hand back
         lines = _feedback_lines(result, s, names)
         files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")
         first = len(doc.pages)
         doc.add(lines)
         ranges.append((first + 1, len(doc.pages)))
     pdfs = split_pages(doc.pdf(), ranges) if ranges else []
-    for stem, pdf in zip(stems, pdfs, strict=True):
+    paged = [stem for stem, s in zip(stems, result.students, strict=True) if result.has_total(s)]
+    for stem, pdf in zip(paged, pdfs, strict=True):
         files[f"{stem}.pdf"] = pdf
     return files
 

@@ -32,7 +32,7 @@ from worksheetgen.grading.moodle import (
     parse_moodle_rows,
 )
 from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
-from worksheetgen.grading.score import GradeResult, PartResult, grade
+from worksheetgen.grading.score import Absent, GradeResult, PartResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.render.markup import escape_md_inline, markup_md_inline
@@ -59,6 +59,10 @@ def scores_csv(result: GradeResult) -> str:
         by_id = {q.id: q for q in s.questions}
         row = [protect(s.student)] + ([protect(s.sheet)] if result.has_sheet_column else [])
         row.append(protect(s.name))
+        if not result.has_total(s):  # nothing handed in, nothing marked: no total, not 0
+            row += [""] * len(qids) + ["", points_text(s.possible)] + [""] * ungraded
+            w.writerow(row)
+            continue
         row += [points_text(by_id[q].earned) if q in by_id else "" for q in qids]
         row += [points_text(s.earned), points_text(s.possible)]
         if ungraded:
@@ -185,7 +189,12 @@ def report_md(result: GradeResult) -> str:
         )
     missing = [s.student for s in result.students if not s.responded]
     if missing:
-        out.append(f"No responses from: {_md(', '.join(missing))}.")
+        counted = (
+            "counted as 0 (--absent zero)"
+            if result.absent == "zero"
+            else "no total in scores.csv (--absent zero gives them 0)"
+        )
+        out.append(f"No responses from: {_md(', '.join(missing))}; {counted}.")
     if result.in_progress:
         out.append(
             f"In progress, not graded (attempt not submitted): "
@@ -223,6 +232,8 @@ def report_md(result: GradeResult) -> str:
         score = f"{points_text(s.earned)} / {points_text(s.possible)}"
         if s.ungraded:
             score += f" (+ {points_text(s.ungraded)} to grade by hand)"
+        if not result.has_total(s):
+            score = f"no responses, no total (of {points_text(s.possible)})"
         out += ["", f"## {who}: {score}", ""]
         if s.without_carry is not None:
             out += [
@@ -302,6 +313,7 @@ def grade_files(
     pictures: bool = True,
     paper: str = "a4",
     label: str | None = None,
+    absent: Absent = "blank",
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -309,7 +321,8 @@ def grade_files(
     cannot be read are graded as wrong and listed, instead of stopping. ``paper``: the
     feedback pages' paper, a4 or letter (as the build printed). ``label``: what report.md
     and messages call the responses file (default: its path; ``scan`` grades a staged copy
-    and names the file it puts in place)."""
+    and names the file it puts in place). ``absent``: a student with no responses gets no
+    total and no feedback page ("blank"), or 0 points ("zero")."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -345,5 +358,7 @@ def grade_files(
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry)
         else:
             responses = parse_responses(text, key, name, lenient)
-    result = grade(key, responses, carry)
+    if absent not in ("blank", "zero"):
+        raise GradeError(f"expected blank or zero, got {absent!r}", field="absent")
+    result = grade(key, responses, carry, absent)
     return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))

@@ -144,7 +144,15 @@ class StudentResult:
 
     @cached_property
     def ungraded(self) -> Fraction:
+        """The points still to be marked by hand (none for a student who handed nothing in:
+        there is nothing to mark)."""
+        if not self.responded:
+            return Fraction(0)
         return sum((q.ungraded for q in self.questions), Fraction(0))
+
+
+#: what a student with no responses gets: "blank" (no total: nothing was marked) or "zero"
+Absent = Literal["blank", "zero"]
 
 
 @dataclass(frozen=True)
@@ -165,6 +173,14 @@ class GradeResult:
     carry: str = "key"
     #: values that could not be read and were graded as wrong (``--lenient``), as error lines
     unreadable: tuple[str, ...] = ()
+    #: students with no responses: "blank" (no total, no feedback page) or "zero" (0 points,
+    #: as the instructor asked with ``--absent zero``)
+    absent: Absent = "blank"
+
+    def has_total(self, s: StudentResult) -> bool:
+        """Does ``s`` get a total: a student who handed something in, or any student when
+        the instructor asked for zeros (a total nobody marked is never 0 by default)."""
+        return s.responded or self.absent == "zero"
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -613,9 +629,12 @@ def grade_sheet(
     )
 
 
-def grade(key: GradeKey, responses: Responses, carry: bool | None = None) -> GradeResult:
+def grade(
+    key: GradeKey, responses: Responses, carry: bool | None = None, absent: Absent = "blank"
+) -> GradeResult:
     """Grade every student of ``responses`` against ``key`` (carried credit as the key says
-    for each question; ``carry`` true or false: for every question)."""
+    for each question; ``carry`` true or false: for every question). ``absent``: what a
+    student with no responses gets, no total ("blank") or 0 ("zero")."""
     students = []
     for s in responses.students:
         sheet = key.sheet(s.sheet)
@@ -640,4 +659,5 @@ def grade(key: GradeKey, responses: Responses, carry: bool | None = None) -> Gra
         against_pool=responses.against_pool,
         carry="key" if carry is None else "on" if carry else "off",
         unreadable=responses.unreadable,
+        absent=absent,
     )

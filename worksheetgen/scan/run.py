@@ -170,9 +170,12 @@ def scan_files(
     out_dir: str | os.PathLike[str] | None = None,
     corrections: str | None = None,
     jobs: int = 1,
+    absent: str = "blank",
 ) -> ScanResult:
     """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
-    grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key)."""
+    grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key);
+    ``absent``: as grade's, a student with no page scanned gets no total ("blank") or 0
+    ("zero")."""
     # the image machinery only when scanning
     from worksheetgen.scan.images import check_scan, crop_png, page_count
 
@@ -449,7 +452,7 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-    return _write(out, key, rows, issues, crops, n_pages, identified, paper)
+    return _write(out, key, rows, issues, crops, n_pages, identified, paper, absent)
 
 
 def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
@@ -772,6 +775,7 @@ def _write(
     n_pages: int,
     identified: int,
     paper: str = "a4",
+    absent: str = "blank",
 ) -> ScanResult:
     """Grade in a staging folder, then put every file in place (nothing half-written)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -782,7 +786,12 @@ def _write(
         if any(r[4] for r in rows):  # grade refuses a file of blanks
             try:
                 run = grade_files(
-                    key, stage / RESPONSES_FILE, stage, paper=paper, label=str(out / RESPONSES_FILE)
+                    key,
+                    stage / RESPONSES_FILE,
+                    stage,
+                    paper=paper,
+                    label=str(out / RESPONSES_FILE),
+                    absent="zero" if absent == "zero" else "blank",
                 )
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None

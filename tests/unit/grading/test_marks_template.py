@@ -128,16 +128,16 @@ def test_marks_grade_to_the_points_typed(key, blank, tmp_path):
     # 1.5 + 0 + 1 + 0 + 1.5 + 1 + 1.5
     assert got["s2"]["total"] == "6.5"
     assert (got["s2"]["soft"], got["s2"]["heads"], got["s2"]["keys"]) == ("1.5", "2.5", "1")
-    assert got["s3"]["total"] == "0"
-    # a marked written part is no longer to grade by hand
-    assert got["s1"]["ungraded"] == got["s2"]["ungraded"] == "0"
-    assert got["s3"]["ungraded"] == "1.5"
+    # s3 has no mark at all: no total (nothing marked is no 0), nothing to mark by hand
+    assert (got["s3"]["total"], got["s3"]["max"]) == ("", "21")
+    # a marked written part is no longer to grade by hand: nobody has a part left to mark
+    assert "ungraded" not in got["s1"]
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "- (a) `scaled`: marked by hand (1.5/2)." in report
     assert "- (b) `A`: marked by hand (0/4)." in report
     assert "- (d) `explain`: marked by hand (1/1.5)." in report
     assert "Reproduced by" not in report and "No slip" not in report
-    assert "No responses from: s3." in report
+    assert "No responses from: s3; no total in scores.csv" in report
 
 
 def _cells(sid: str, qid: str, name: str, grid: list) -> list[str]:
