@@ -428,6 +428,14 @@ def test_absent_students_are_listed_once_each_and_get_no_rows(klass: Path, tmp_p
     _check(klass, out, plans, scanned)
     report = (out / "report.md").read_text("utf-8")
     assert "No responses from:" in report
+    scores = {r["student"]: r for r in _read_csv(out / "scores.csv")}
+    assert scores[ids[0]]["total"] == scores[ids[2]]["total"] == ""  # no total, not 0
+    assert not (out / "feedback" / f"{ids[0]}.html").exists()
+    zero = scan_files([str(f) for f in files], klass / "key.json", tmp_path / "z", absent="zero")
+    assert zero.grade is not None
+    scores = {r["student"]: r for r in _read_csv(tmp_path / "z" / "scores.csv")}
+    assert scores[ids[0]]["total"] == "0"
+    assert "counted as 0" in (tmp_path / "z" / "feedback" / f"{ids[0]}.html").read_text("utf-8")
     # report.md names the responses file scan put in place, not its staging copy
     assert f"Responses: `{out / 'responses.csv'}`" in report and ".scan-" not in report
     # settled like a page issue: seen, and no longer open
