@@ -223,7 +223,7 @@ def _class_html(
     key = result.key
     title = f"Class report: {plain_math(key.title or 'worksheet', rich=True)}"
     body = [f"<h1>{_scripts_html(title)}</h1>"]
-    mean = "" if stats.mean is None else f" Mean score: {stats.mean:.1f} % of the points."
+    mean = "" if stats.mean is None else f" {_mean_text(stats)}"
     body.append(
         f"<p>{stats.students} of {len(result.students)} students handed something in.{mean} "
         f"The numbers behind each picture are in the CSV files of <code>{DATA_DIR}/</code>.</p>"
@@ -239,7 +239,8 @@ def _class_html(
         '<p class="muted">Facility: the mean share of a question\'s points the class earned. '
         "Discrimination: the point-biserial correlation of the question's score with the rest "
         "of the total (below 0.2, in red, the question does not tell stronger students from "
-        "weaker ones).</p>"
+        f"weaker ones; a question fewer than {charts.FEW_STUDENTS} students answered is drawn "
+        "in grey with their number, n: too few to judge).</p>"
     )
     if any(q.number is None for q in stats.questions):
         body.append(f"<p>{escape(_BY_ID)}</p>")
@@ -303,9 +304,13 @@ def _class_html(
         body.append("<h2>Table cells missed</h2>")
         body.append(
             '<p class="muted">Each cell: how many students left it wrong or blank (over the '
-            "students whose table has this shape).</p>"
+            "students whose table has this shape)."
+            + (f" {escape(_BY_HAND)}" if stats.tables_by_hand else "")
+            + "</p>"
         )
         body += [f'<div class="fig">{svg}</div>' for svg in cells]
+    elif stats.tables_by_hand:
+        body += ["<h2>Table cells missed</h2>", f'<p class="muted">{escape(_NO_CELLS)}</p>']
     return _page(flat_scripts(title), body)
 
 
@@ -475,13 +480,35 @@ _BY_ID = (
 )
 
 
+#: said where table parts were marked by hand (scanned score boxes, typed marks)
+_BY_HAND = (
+    "A table part marked by hand (a score box read by scan, a typed mark) holds its points, "
+    "not its cells: it is not counted in these pictures."
+)
+_NO_CELLS = (
+    "No picture of the table cells missed: every table part was marked by hand (score boxes "
+    "read by scan, or typed marks), which hold a part's points, not which cells were wrong."
+)
+
+
+def _mean_text(stats: ClassStats) -> str:
+    """The mean score, and what it leaves out: the parts still to be marked by hand."""
+    if not stats.to_mark:
+        return f"Mean score: {stats.mean:.1f} % of the points."
+    parts = "part" if stats.to_mark == 1 else "parts"
+    return (
+        f"Mean score: {stats.mean:.1f} % of the points marked so far ({stats.to_mark} {parts} "
+        "still to be marked by hand are left out of every number, not counted as 0)."
+    )
+
+
 def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, str]]:
     lines = [
         ("h1", f"Class report: {plain_math(result.key.title or 'worksheet', rich=True)}"),
         ("plain", f"{stats.students} of {len(result.students)} students handed something in."),
     ]
     if stats.mean is not None:
-        lines.append(("plain", f"Mean score: {stats.mean:.1f} % of the points."))
+        lines.append(("plain", _mean_text(stats)))
     lines.append(("h2", "Questions: facility, discrimination (point-biserial)"))
     if any(q.number is None for q in stats.questions):
         lines.append(("plain", _BY_ID))
@@ -505,6 +532,9 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
         )
     if not stats.slips:
         lines.append(("plain", "No wrong answer was reproduced by a named slip."))
+    if stats.tables_by_hand:
+        lines.append(("h2", "Table cells missed"))
+        lines.append(("plain", _BY_HAND if stats.cells else _NO_CELLS))
     return lines
 
 

@@ -183,10 +183,19 @@ def report_md(result: GradeResult) -> str:
     if graded:
         mean = sum((s.earned for s in graded), Fraction(0)) / len(graded)
         top = max(s.possible for s in graded)
-        out.append(
+        line = (
             f"Mean score of the {_count(len(graded), 'student')} with responses: "
             f"{points_text(mean)} of {points_text(top)}."
         )
+        marked = [s.earned / s.marked_possible for s in graded if s.marked_possible]
+        if any(s.ungraded for s in graded) and marked:
+            # as the class report: each student's share of the points marked so far
+            share = 100 * float(sum(marked, Fraction(0)) / len(marked))
+            line = (
+                line[:-1] + f" so far: {share:.1f} % of the points marked (the parts still "
+                "to be marked by hand are left out, not counted as 0)."
+            )
+        out.append(line)
     missing = [s.student for s in result.students if not s.responded]
     if missing:
         counted = (

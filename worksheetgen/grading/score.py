@@ -113,6 +113,11 @@ class QuestionResult:
     def ungraded(self) -> Fraction:
         return sum((p.possible for p in self.parts if p.status == "ungraded"), Fraction(0))
 
+    @cached_property
+    def marked_points(self) -> Fraction:
+        """The points of the parts marked so far (a part still to mark is no 0)."""
+        return self.points - self.ungraded
+
 
 @dataclass(frozen=True)
 class StudentResult:
@@ -149,6 +154,11 @@ class StudentResult:
         if not self.responded:
             return Fraction(0)
         return sum((q.ungraded for q in self.questions), Fraction(0))
+
+    @cached_property
+    def marked_possible(self) -> Fraction:
+        """The points of the parts marked so far: the maximum less what is still to mark."""
+        return self.possible - self.ungraded
 
 
 #: what a student with no responses gets: "blank" (no total: nothing was marked) or "zero"

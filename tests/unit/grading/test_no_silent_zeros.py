@@ -95,3 +95,40 @@ def test_absent_zero_records_zeros_and_says_so(key, tmp_path):
     assert "(+ " not in page  # nothing "to be marked by hand" for an empty sheet
     report = (tmp_path / "g" / "report.md").read_text("utf-8")
     assert "No responses from: s2, s3; counted as 0 (--absent zero)." in report
+
+
+def test_the_class_report_leaves_parts_still_to_mark_out_instead_of_counting_them_0(key, tmp_path):
+    """s1's soft (b) (4 points) is still to mark ('?'): soft's facility is s1's 2 of 2 and
+    s2's 4 of 6, not 2 of 6; each student's percent is of the points marked (the written
+    keys (d), 1.5, is unmarked for both), and the mean says what it leaves out."""
+    marks = {
+        ("s1", "soft", "scaled"): "right",
+        ("s1", "soft", "A"): "?",
+        ("s2", "soft", "scaled"): "x",
+        ("s2", "soft", "A"): "right",
+    }
+    _grade(key, _marks(key, tmp_path, marks), tmp_path / "g")
+    data = tmp_path / "g" / "class-report"
+    questions = _rows_by(data / "questions.csv", "question")
+    assert questions["soft"]["facility"] == f"{(1 + 4 / 6) / 2:.3f}"  # 0.833, not 0.500
+    assert questions["soft"]["mean"] == f"{(1 + 4 / 6) / 2 * 6:.3f}"
+    parts = {
+        r["answer"]: r
+        for r in csv.DictReader(io.StringIO((data / "parts.csv").read_text()))
+        if r["question"] == "soft"
+    }
+    assert parts["A"]["success"] == "1.000"  # as parts.csv always did: s2's alone
+    s1, s2 = 100 * 2 / (21 - 4 - 1.5), 100 * 4 / (21 - 1.5)
+    histogram = [
+        int(r["students"])
+        for r in csv.DictReader(io.StringIO((data / "histogram.csv").read_text()))
+    ]
+    assert histogram[int(s1 // 10)] + histogram[int(s2 // 10)] >= 2 and sum(histogram) == 2
+    mean = f"Mean score: {(s1 + s2) / 2:.1f} % of the points marked so far (3 parts still"
+    assert mean in (tmp_path / "g" / "class-report.html").read_text("utf-8")
+    report = (tmp_path / "g" / "report.md").read_text("utf-8")
+    assert f"so far: {(s1 + s2) / 2:.1f} % of the points marked" in report
+
+
+def _rows_by(path: Path, column: str) -> dict[str, dict[str, str]]:
+    return {r[column]: r for r in csv.DictReader(io.StringIO(path.read_text("utf-8")))}
