@@ -451,10 +451,22 @@ class _BuildProgress:
     default=None,
     help="Check at these decimals, as build --decimals would print them.",
 )
+@click.option(
+    "--export",
+    "exports",
+    multiple=True,
+    type=PluginChoice(plugins.EXPORTERS),
+    help="Fail when this LMS export (repeatable) would refuse the banks, as build --export "
+    "would before drawing; without it, what any export would refuse is a note.",
+)
 @_config_option
 @reports_errors
 def check(
-    banks: tuple[str, ...], stress: int | str, decimals: int | None, config_path: str | None
+    banks: tuple[str, ...],
+    stress: int | str,
+    decimals: int | None,
+    exports: tuple[str, ...],
+    config_path: str | None,
 ) -> None:
     """Validate banks and draw every question N times: failures, redraws, spread, timing.
 
@@ -462,7 +474,12 @@ def check(
     for build; options given here win.
     """
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
-    from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
+    from worksheetgen.pipeline.check import (
+        check_banks,
+        item_lines,
+        refusal_lines,
+        summary_line,
+    )
     from worksheetgen.pipeline.config import load_config
 
     config = _using(load_config(config_path, {"banks": banks, "decimals": decimals}))
@@ -501,7 +518,11 @@ def check(
         for line in item_lines(item):  # type: ignore[arg-type]
             click.echo(line)
 
-    report = check_banks(banks, stress, progress=show, decimals=decimals, secret=secret)
+    report = check_banks(
+        banks, stress, progress=show, decimals=decimals, secret=secret, exports=exports
+    )
+    for line in refusal_lines(report):
+        click.echo(line)
     click.echo(summary_line(report))
     if not report.ok:
         sys.exit(1)
