@@ -721,14 +721,14 @@ def test_scan_workers_die_at_once_on_sigterm_whatever_the_parents_handler(monkey
 
 
 def test_score_box_labels_print_the_points_as_the_sheet_does(tmp_path: Path):
-    """A part worth 1.8 points (9 shared by 5 parts) gets score boxes 0, 1, 1.8: the label
-    the sheet prints for its points, not 9/5; a value no decimal writes exactly stays a
-    fraction."""
+    """A part worth 1.8 points (9 shared by 5 parts) gets score boxes 0, 0.5, 1, 1.5, 1.8:
+    the label the sheet prints for its points, not 9/5; a value no decimal writes exactly
+    stays a fraction."""
     from fractions import Fraction as F
 
     from worksheetgen.scan.layout import score_values, value_text
 
-    assert [value_text(v) for v in score_values(F(9, 5))] == ["0", "1", "1.8"]
+    assert [value_text(v) for v in score_values(F(9, 5))] == ["0", "0.5", "1", "1.5", "1.8"]
     assert [value_text(v) for v in (F(1, 2), F(7, 4), F(1, 8), F(5, 3))] == [
         "0.5",
         "1.75",
@@ -755,7 +755,7 @@ def test_score_box_labels_print_the_points_as_the_sheet_does(tmp_path: Path):
     tex = tex_path.read_text("utf-8")
     assert "(1.8 points)" in tex or "1.8 points" in tex
     labels = re.findall(r"\\wsscore\{[^}]*\}\{([^}]*)\}", tex)
-    assert labels and set(labels) == {"0", "1", "1.8"}, labels
+    assert labels and set(labels) == {"0", "0.5", "1", "1.5", "1.8"}, labels
 
 
 def test_an_issue_names_a_score_box_as_the_sheet_labels_it():
@@ -813,3 +813,36 @@ def test_an_unticked_score_row_is_a_mark_still_to_give_never_a_zero(klass: Path,
     assert report.count("not marked yet") == len(marks)
     page = (out / "feedback" / f"{ids[1]}.html").read_text("utf-8")
     assert page.count("not marked yet") == len(marks)
+
+
+@pytest.mark.parametrize(
+    ("points", "boxes"),
+    [
+        ("1", "0 0.5 1"),
+        ("2.5", "0 0.5 1 1.5 2 2.5"),
+        ("4", "0 0.5 1 1.5 2 2.5 3 3.5 4"),
+        ("0.75", "0 0.25 0.5 0.75"),
+        ("0.5", "0 0.25 0.5"),
+        ("1.4", "0 0.2 0.4 0.6 0.8 1 1.2 1.4"),
+        ("0.3", "0 0.1 0.2 0.3"),
+        ("1.8", "0 0.5 1 1.5 1.8"),
+        ("5/3", "0 0.5 1 1.5 5/3"),
+        ("4.5", "0 1 2 3 4 4.5"),
+        ("6", "0 1 2 3 4 5 6"),
+    ],
+)
+def test_score_boxes_offer_part_marks_by_the_one_rule_the_guide_states(points, boxes):
+    """Parts of 1.4 and 0.75 points had no box between 0 and all (0, 1, 1.4; 0, 0.75)
+    although the guide promised halves up to 4 points: one rule, stated in the guide with
+    these very examples."""
+    from fractions import Fraction as F
+
+    from worksheetgen.scan.layout import value_text
+
+    assert " ".join(value_text(v) for v in score_values(F(points))) == boxes
+    guide = (ROOT / "docs" / "guide" / "scanning.md").read_text("utf-8")
+    said = " ".join(guide.split())
+    for example in ("1 point: 0, 0.5, 1", "0.75: 0, 0.25, 0.5, 0.75", "1.4: 0, 0.2, 0.4, …, 1.4"):
+        assert example in said
+    for example in ("1.8: 0, 0.5, 1, 1.5, 1.8", "4.5: 0, 1, 2, 3, 4, 4.5"):
+        assert example in said
