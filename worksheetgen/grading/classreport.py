@@ -25,7 +25,7 @@ from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading import charts
 from worksheetgen.grading.analysis import ClassStats, analyse, csv_files, points_text
-from worksheetgen.grading.key import GradeKey
+from worksheetgen.grading.key import GradeKey, norm_text
 from worksheetgen.grading.marks import END, SCRIPT, SUB, SUP, balanced, no_marks
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
 from worksheetgen.render.markup import split_markup
@@ -404,7 +404,10 @@ def _feedback_lines(
                 lines.append(("slip", f"Slip: {what}"))
                 if avoid:
                     lines.append(("avoid", f"To avoid it: {avoid}"))
-            if not slips and p.status in ("partial", "wrong"):
+            if p.kind == "choice" and p.status == "wrong":
+                # a concept question has no step to redo: the right option, and why
+                lines += _right_option(result.key, s.sheet, q.id, p.answer)
+            elif not slips and p.status in ("partial", "wrong"):
                 lines.append(
                     (
                         "avoid",
@@ -413,6 +416,31 @@ def _feedback_lines(
                     )
                 )
     return lines
+
+
+def _right_option(key: GradeKey, sheet: str, question: str, answer: str) -> list[tuple[str, str]]:
+    """The lines after a wrong multiple-choice answer: the right option by the letter the
+    sheet printed it under (and its text, where it is words), and why it is right (the key's
+    explanation), when the key says."""
+    found = key.sheet(sheet)
+    q = found.question(question) if found is not None else None
+    ans = q.answer(answer) if q is not None else None
+    if ans is None or ans.text is None:
+        return []
+    if ans.options and all(len(o) == 1 for o in ans.options):  # an item's option labels
+        right = f"The right option is {ans.text}."
+    else:
+        texts = [norm_text(o) for o in ans.options]
+        letter = (
+            f"{chr(ord('A') + texts.index(norm_text(ans.text)))}: "
+            if norm_text(ans.text) in texts and len(texts) <= 26
+            else ""
+        )
+        right = f"The right option is {letter}{plain_math(ans.text, rich=True)}."
+    out = [("avoid", right)]
+    if ans.explanation:
+        out.append(("avoid", f"Why: {plain_math(ans.explanation, rich=True)}"))
+    return out
 
 
 def _scripts_html(text: str) -> str:

@@ -840,3 +840,31 @@ def test_table_parts_marked_by_hand_have_no_cells_and_the_report_says_why(roster
     assert cells == []
     html = (tmp_path / "class-report.html").read_text("utf-8")
     assert "No picture of the table cells missed: every table part was marked by hand" in html
+
+
+def test_a_wrong_multiple_choice_answer_is_told_the_right_option_and_why(tmp_path):
+    """A concept question has no step to redo: the feedback names the right option by the
+    letter the sheet printed and the key's explanation (it said "redo the step with the
+    worked example and compare entry by entry")."""
+    from worksheetgen.grading.key import norm_text
+
+    out = tmp_path / "b"
+    args = ["build", "--seed", "3", "--bank", str(ROOT / "banks" / "quiz.yaml"), "--no-pdf"]
+    assert CliRunner().invoke(main, [*args, "--out", str(out), "-q"]).exit_code == 0
+    (key_path,) = out.glob("*/key.json")
+    sheet = load_key(key_path).sheets[0]
+    q = sheet.question("q-mask")
+    (ans,) = q.answers
+    right = [norm_text(o) for o in ans.options].index(norm_text(ans.text))
+    wrong = chr(ord("A") + (right + 1) % len(ans.options))
+    text = f"student,question,answer,entry,value\n{sheet.id},q-mask,{ans.name},,{wrong}\n"
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["grade", "--key", str(key_path), str(tmp_path / "r.csv"), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "feedback" / f"{sheet.id}.html").read_text("utf-8")
+    block = page.split("A causal mask sets future scores")[1].split("<h2>")[0]
+    assert "redo the step" not in block
+    assert f"The right option is {chr(ord('A') + right)}: Minus infinity gives" in block
+    assert "Why: A score of 0 is an ordinary score" in block
