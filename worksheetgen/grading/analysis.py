@@ -287,8 +287,10 @@ def analyse(result: GradeResult) -> ClassStats:
     )
 
 
-def _num(x: float | None) -> str:
-    return "" if x is None else f"{x:.3f}"
+def _num(x: float | None) -> str | Decimal:
+    """A number to 3 decimals, as a number: a negative one (a discrimination of -0.25) is
+    no text a spreadsheet could run, so it is written as it is, never prefixed with '."""
+    return "" if x is None else Decimal(f"{x:.3f}")
 
 
 def _csv(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

@@ -132,3 +132,14 @@ def test_the_class_report_leaves_parts_still_to_mark_out_instead_of_counting_the
 
 def _rows_by(path: Path, column: str) -> dict[str, dict[str, str]]:
     return {r[column]: r for r in csv.DictReader(io.StringIO(path.read_text("utf-8")))}
+
+
+def test_a_negative_number_in_the_class_reports_csvs_is_a_number_not_text():
+    """A discrimination below 0 was written '-0.008 (the prefix that keeps a name from
+    running as a formula), which a spreadsheet reads as text."""
+    from worksheetgen.grading.analysis import ClassStats, QuestionStats, csv_files
+
+    q = QuestionStats("q-a", 1, "A", 30, 2.0, 1.0, 0.5, -0.008)
+    stats = ClassStats(30, 50.0, (), (0,) * 10, (q,), (), (), ())
+    rows = list(csv.DictReader(io.StringIO(csv_files(stats)["questions.csv"])))
+    assert rows[0]["discrimination"] == "-0.008"
