@@ -634,9 +634,22 @@ def grade_sheet(
     """Score one student's answers to every question of their sheet (carried credit as the
     key says for each question, unless ``carry`` says for all)."""
     return tuple(
-        grade_question(q, answers.cells.get(q.id, {}), carry, answers.marks.get(q.id))
+        grade_question(q, answers.cells.get(q.id, {}), carry, _marks_of(answers, q.id))
         for q in sheet.questions
     )
+
+
+def _marks_of(answers: StudentAnswers, qid: str) -> dict[str, PartMark]:
+    """The marks of question ``qid``: those typed, and a mark still to give for each part
+    whose mark row was left blank and that has no cells to grade it (a person has not
+    marked it yet: never a 0), for a student who handed something in."""
+    marks = dict(answers.marks.get(qid, {}))
+    if answers.responded:
+        cells = answers.cells.get(qid, {})
+        for name in sorted(answers.unmarked.get(qid, ())):
+            if name not in marks and not cells.get(name):
+                marks[name] = PartMark(answers.first_line, "", Fraction(0), pending=True)
+    return marks
 
 
 def grade(

@@ -440,7 +440,9 @@ def scan_files(
             row[3] = kind_of[cid]  # settled: the row its part's boxes make (not pending)
             if value.casefold() != "blank":
                 _check_value(value, row[3] == "mark", allowed[cid], str(corrections), line)
-            row[4] = "" if value.casefold() == "blank" else value
+            row[4] = value
+            if value.casefold() == "blank":  # a score row said blank by a person: 0 points
+                row[4] = "0" if row[3] == "mark" else ""
             if answers.get(cid) is not None:
                 answers[cid].settled = value  # type: ignore[union-attr]
         elif cid in page_issues:

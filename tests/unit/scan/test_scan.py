@@ -323,20 +323,20 @@ def test_corrections_settle_issues(quiz: Path, tmp_path: Path):
     plans, scanned, files = _scan_set(quiz, tmp_path, seed=5, dpi=150)
     out = tmp_path / "out"
     first = scan_files([str(f) for f in files], quiz / "key.json", out)
-    open_ids = [
-        i.id
-        for i in first.open_issues
-        if i.kind in ("unclear-box", "several-marked", "only-taken-back")
-    ]
+    kinds = ("unclear-box", "several-marked", "only-taken-back", "unmarked")
+    open_ids = [i.id for i in first.open_issues if i.kind in kinds]
     assert open_ids
     fixes = tmp_path / "fixes.csv"
     fixes.write_text("id,value\n" + "".join(f"{i},blank\n" for i in open_ids))
     again = scan_files([str(f) for f in files], quiz / "key.json", out, str(fixes))
-    assert not [
-        i
-        for i in again.open_issues
-        if i.kind in ("unclear-box", "several-marked", "only-taken-back")
-    ]
+    assert not [i for i in again.open_issues if i.kind in kinds]
+    # settled: a score row said blank is 0 points (a person's mark), an option row blank
+    rows = {
+        f"{r['student']}/{r['question']}/{r['answer']}": r for r in _read_csv(out / "responses.csv")
+    }
+    settled = [rows[i] for i in open_ids if i in rows]
+    assert settled and all(r["mark"] in ("0", "") and r["value"] == "" for r in settled)
+    assert any(r["mark"] == "0" for r in settled)
     fixes.write_text("id,value\nnobody/q-none/x,a\n")
     before = (out / "responses.csv").read_bytes()
     with pytest.raises(ScanError, match=r"fixes.csv:2: id: expected"):
