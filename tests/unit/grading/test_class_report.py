@@ -187,7 +187,11 @@ def test_each_feedback_page_shows_its_student_only(graded_class):
         for v in mine - others:
             assert v in text, (sid, v)
         # (values like 0.47 or 12345 only: a short number such as 1 is also a part's points)
-        answers = re.sub(r"[\d.]+ / [\d.]+", " ", text)  # the marks "0.75 / 1.5" out
+        # the marks "0.75 / 1.5" out, the points of a part still to mark "(0.88 points)",
+        # and the key's own reasons ("Why: its weight goes from 0.88 to 0.73": this
+        # student's sheet's numbers, told after a wrong choice)
+        answers = re.sub(r"[\d.]+ / [\d.]+|\([\d.]+ points?\)", " ", text)
+        answers = re.sub(r"Why: .*?(?=\(\w\) |Question \d|$)", " ", answers)
         for v in others - mine:
             if re.fullmatch(r"-?\d+\.\d\d|\d{4,}", v):
                 assert not re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", answers), (sid, v)
@@ -770,7 +774,9 @@ def test_a_pending_mark_is_still_to_mark_not_blank_nor_zero(roster_key, tmp_path
     report = (tmp_path / "report.md").read_text("utf-8")
     assert "not marked yet" in report
     line = next(ln for ln in body.splitlines() if "not marked yet" in ln)
-    assert f"not marked yet ({points_text(q.points_of(a.name))} points)" in line, line
+    points = q.points_of(a.name)
+    said = f"{points_text(points)} point" + ("" if points == 1 else "s")
+    assert f"not marked yet ({said})" in line, line
     assert "Your answer" not in line and "blank" not in line and "0 / " not in line, line
 
 
