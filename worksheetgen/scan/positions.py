@@ -22,7 +22,9 @@ from worksheetgen.scan.layout import (
 )
 
 SCAN_FORMAT = "worksheetgen-scan"
-SCAN_VERSION = 1
+#: 2: score boxes in the steps of ``layout.score_values``; 1 (still read): the rule before
+SCAN_VERSION = 2
+SCAN_VERSIONS = (1, 2)
 SCAN_FILE = "scan.json"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

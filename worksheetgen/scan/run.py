@@ -37,7 +37,12 @@ from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
 from worksheetgen.scan.layout import build_code, score_values, value_text
-from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
+from worksheetgen.scan.positions import (
+    LETTERS,
+    SCAN_FILE,
+    SCAN_FORMAT,
+    SCAN_VERSIONS,
+)
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
 #: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
@@ -137,9 +142,10 @@ def _positions(key_path: Path) -> dict[str, Any]:
         raise ScanError(f"expected JSON, got text that is not ({exc})", file=str(path)) from None
     if not isinstance(doc, dict) or doc.get("format") != SCAN_FORMAT:
         raise ScanError(f"format: expected {SCAN_FORMAT!r}, got another file", file=str(path))
-    if doc.get("version") != SCAN_VERSION:
+    if doc.get("version") not in SCAN_VERSIONS:
         raise ScanError(
-            f"version: expected {SCAN_VERSION}, got {doc.get('version')!r}", file=str(path)
+            f"version: expected {' or '.join(map(str, SCAN_VERSIONS))}, got {doc.get('version')!r}",
+            file=str(path),
         )
     return doc
 
@@ -724,7 +730,8 @@ def _meanings(
                 meaning: dict[str, Any] = {"question": q["id"], "answer": answer}
                 if value.startswith("s") and value[1:].isdigit():
                     points = gs.question(q["id"]).points_of(answer)
-                    values = score_values(points)
+                    # a build before the score boxes' rule printed them by the old one
+                    values = score_values(points, legacy=positions.get("version") == 1)
                     if int(value[1:]) >= len(values):
                         raise ScanError(
                             f"boxes: expected score boxes up to {points}, got {box['id']!r}",

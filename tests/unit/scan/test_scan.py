@@ -846,3 +846,45 @@ def test_score_boxes_offer_part_marks_by_the_one_rule_the_guide_states(points, b
         assert example in said
     for example in ("1.8: 0, 0.5, 1, 1.5, 1.8", "4.5: 0, 1, 2, 3, 4, 4.5"):
         assert example in said
+
+
+def test_a_class_printed_before_the_score_box_rule_is_read_as_it_was_printed(quiz: Path):
+    """scan.json names a score box by its place in the row (s1, s2, ...), not its points: a
+    class printed with the old boxes (scan.json version 1: 0, 1, 1.8 for a 1.8-point part)
+    must not be read with the new row (0, 0.5, 1, 1.5, 1.8), where s1 is 0.5."""
+    from worksheetgen.scan.positions import SCAN_VERSION
+
+    positions = json.loads((quiz / "scan.json").read_text())
+    assert positions["version"] == SCAN_VERSION == 2
+    key_doc = json.loads((quiz / "key.json").read_text())
+    grading = grade_key(load_key(quiz / "key.json", ScanError))
+
+    def marks(doc: dict) -> dict[str, str]:
+        meanings = _meanings(doc, key_doc["sheets"], grading, "scan.json")
+        return {
+            b["id"]: b["mark"]
+            for pages in meanings.values()
+            for bs in pages.values()
+            for b in bs
+            if "mark" in b
+        }
+
+    lab = {k: v for k, v in marks(positions).items() if k.startswith(_number_of(key_doc, "q-lab3"))}
+    assert lab and {v for k, v in lab.items() if k.endswith(".s1")} == {"1/2"}
+    # what the old build recorded for lab3's parts: s0, s1, s2 (0, 1, 1.8); other rows left out
+    printed = json.loads(json.dumps(positions))
+    for sheet in printed["sheets"]:
+        for page in sheet["pages"]:
+            page["boxes"] = [
+                b
+                for b in page["boxes"]
+                if ".s" not in b["id"] or b["id"] in lab and int(b["id"].split(".s")[1]) < 3
+            ]
+    old = marks({**printed, "version": 1})
+    assert {v for k, v in old.items() if k in lab and k.endswith(".s1")} == {"1"}
+    assert {v for k, v in old.items() if k in lab and k.endswith(".s2")} == {"9/5"}
+
+
+def _number_of(key_doc: dict, qid: str) -> str:
+    q = next(q for q in key_doc["sheets"][0]["questions"] if q["id"] == qid)
+    return f"{q['number']}."
