@@ -114,6 +114,11 @@ def points_text(x: Fraction) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def points_words(x: Fraction) -> str:
+    """Points in words: "1 point", "1.5 points", "2.67 points"."""
+    return f"{points_text(x)} point" + ("" if x == 1 else "s")
+
+
 def _share(earned: Fraction, possible: Fraction) -> float:
     return float(earned / possible) if possible else 0.0
 

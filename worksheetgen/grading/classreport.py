@@ -19,13 +19,18 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Sequence
-from fractions import Fraction
 from html import escape
 
 from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading import charts
-from worksheetgen.grading.analysis import ClassStats, analyse, csv_files, points_text
+from worksheetgen.grading.analysis import (
+    ClassStats,
+    analyse,
+    csv_files,
+    points_text,
+    points_words,
+)
 from worksheetgen.grading.key import GradeKey, norm_text
 from worksheetgen.grading.marks import END, SCRIPT, SUB, SUP, balanced, no_marks
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
@@ -358,11 +363,6 @@ _STATUS = {
 }
 
 
-def _points(x: Fraction) -> str:
-    """A number of points in words: 1 point, 1.5 points."""
-    return f"{points_text(x)} point" + ("" if x == 1 else "s")
-
-
 def _feedback_lines(
     result: GradeResult, s: StudentResult, names: dict[tuple[str, str], str]
 ) -> list[tuple[str, str]]:
@@ -391,10 +391,10 @@ def _feedback_lines(
         for p in q.parts:
             name = names.get((q.id, p.answer), p.part)
             if p.pending:  # a mark still to give: no points yet, and never a 0
-                text = f"{name} — not marked yet ({_points(p.possible)})."
+                text = f"{name} — not marked yet ({points_words(p.possible)})."
             elif p.status == "ungraded":  # free text a person has still to mark
                 text = (
-                    f"{name} — {_STATUS[p.status]} ({_points(p.possible)})."
+                    f"{name} — {_STATUS[p.status]} ({points_words(p.possible)})."
                     f" Your answer: {_written(p)}"
                 )
             else:

@@ -21,7 +21,7 @@ from typing import Any
 
 from worksheetgen.errors import GradeError
 from worksheetgen.files import check_replaceable, write_failure, write_file
-from worksheetgen.grading.analysis import points_text
+from worksheetgen.grading.analysis import points_text, points_words
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import (
@@ -108,11 +108,11 @@ def _part_line(p: PartResult) -> str:
     entries = f"{p.right + p.carried} of {p.total} entries" if p.total > 1 else ""
     status = p.status
     if p.pending:  # a mark still to give ("?"; scan: boxes a person has to look at)
-        return head + f"to mark by hand ({points_text(p.possible)} points): not marked yet."
+        return head + f"to mark by hand ({points_words(p.possible)}): not marked yet."
     if status == "ungraded":
         wrote = _md(shorten(p.response, 200)) if p.response else "(blank)"
         return (
-            head + f"free text, to grade by hand ({points_text(p.possible)} points). "
+            head + f"free text, to grade by hand ({points_words(p.possible)}). "
             f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(shorten(p.model, 200))}"
         )
     if status == "marked":

@@ -143,3 +143,11 @@ def test_a_negative_number_in_the_class_reports_csvs_is_a_number_not_text():
     stats = ClassStats(30, 50.0, (), (0,) * 10, (q,), (), (), ())
     rows = list(csv.DictReader(io.StringIO(csv_files(stats)["questions.csv"])))
     assert rows[0]["discrimination"] == "-0.008"
+
+
+def test_a_one_point_part_still_to_mark_reads_1_point(key, tmp_path):
+    _grade(key, _marks(key, tmp_path, {("s1", "heads", "d_k"): "?"}), tmp_path / "g")
+    report = (tmp_path / "g" / "report.md").read_text("utf-8")
+    assert "- (a) `d_k`: to mark by hand (1 point): not marked yet." in report
+    page = (tmp_path / "g" / "feedback" / "s1.html").read_text("utf-8")
+    assert "not marked yet (1 point)." in page
