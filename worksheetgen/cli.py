@@ -490,10 +490,22 @@ class _BuildProgress:
     default=None,
     help="Check at these decimals, as build --decimals would print them.",
 )
+@click.option(
+    "--export",
+    "exports",
+    multiple=True,
+    type=PluginChoice(plugins.EXPORTERS),
+    help="Fail when this LMS export (repeatable) would refuse the banks, as build --export "
+    "would before drawing; without it, what any export would refuse is a note.",
+)
 @_config_option
 @reports_errors
 def check(
-    banks: tuple[str, ...], stress: int | str, decimals: int | None, config_path: str | None
+    banks: tuple[str, ...],
+    stress: int | str,
+    decimals: int | None,
+    exports: tuple[str, ...],
+    config_path: str | None,
 ) -> None:
     """Validate banks and draw every question N times: failures, redraws, spread, timing.
 
@@ -501,7 +513,12 @@ def check(
     for build; options given here win.
     """
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
-    from worksheetgen.pipeline.check import check_banks, item_lines, summary_line
+    from worksheetgen.pipeline.check import (
+        check_banks,
+        item_lines,
+        refusal_lines,
+        summary_line,
+    )
     from worksheetgen.pipeline.config import load_config
 
     config = _using(load_config(config_path, {"banks": banks, "decimals": decimals}))
@@ -540,7 +557,11 @@ def check(
         for line in item_lines(item):  # type: ignore[arg-type]
             click.echo(line)
 
-    report = check_banks(banks, stress, progress=show, decimals=decimals, secret=secret)
+    report = check_banks(
+        banks, stress, progress=show, decimals=decimals, secret=secret, exports=exports
+    )
+    for line in refusal_lines(report):
+        click.echo(line)
     click.echo(summary_line(report))
     if not report.ok:
         sys.exit(1)
@@ -644,6 +665,14 @@ def families() -> None:
     help="Paper size of the class report's and the feedback pages' PDFs (as the build "
     "printed). Default: the configuration's paper, else a4.",
 )
+@click.option(
+    "--absent",
+    type=Choice(["blank", "zero"]),
+    default="blank",
+    show_default=True,
+    help="A student with no responses: blank gives no total in scores.csv and no "
+    "feedback page (nothing was marked); zero records 0 points and a page saying so.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -663,6 +692,7 @@ def grade(
     class_report: bool,
     lenient: bool,
     paper: str | None,
+    absent: Literal["blank", "zero"],
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -690,6 +720,7 @@ def grade(
             config.value("paper"),
             quiet,
             verbose,
+            absent,
         )
 
 
@@ -708,6 +739,7 @@ def _grade(
     paper: str,
     quiet: bool,
     verbose: bool = False,
+    absent: Literal["blank", "zero"] = "blank",
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
@@ -726,7 +758,18 @@ def _grade(
             column = "mark column (points, or right/wrong)" if marks else "value column"
             click.echo(f"Wrote a blank responses file to {shown(str(path))}: fill in the {column}.")
         return
-    run = grade_files(key_path, responses, out, tries, attempt, carry, lenient, class_report, paper)
+    run = grade_files(
+        key_path,
+        responses,
+        out,
+        tries,
+        attempt,
+        carry,
+        lenient,
+        class_report,
+        paper,
+        absent=absent,
+    )
     if quiet:
         return
     graded = run.result.students
@@ -773,6 +816,14 @@ def _grade(
     show_default=True,
     help="Processes that read the pages (0: one per core).",
 )
+@click.option(
+    "--absent",
+    type=Choice(["blank", "zero"]),
+    default="blank",
+    show_default=True,
+    help="A student with no responses (no page scanned): blank gives no total in scores.csv and no "
+    "feedback page (nothing was marked); zero records 0 points and a page saying so.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -785,6 +836,7 @@ def scan(
     out: str | None,
     corrections: str | None,
     jobs: int,
+    absent: str,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -798,7 +850,7 @@ def scan(
     from worksheetgen.scan.run import scan_files
 
     with expect_key_secret(_using(load_config(config_path), quiet)):
-        result = scan_files(scans, key_path, out, corrections, jobs)
+        result = scan_files(scans, key_path, out, corrections, jobs, absent)
     if quiet:
         return
     click.echo(

@@ -63,9 +63,12 @@ class ScaleEffect(Scaling):
             "ask Var(q.k), Var(q.k/sqrt(d_k)) and why the scale fixes the variance",
         ),
     )
+    #: a multiple-choice item (``format`` choice) asks the target alone: the row's softmax
+    #: when the row is given, so the variance parts' sentence is left out
     prompt = (
         "{% if softmax %}A query's raw scores against {{ n }} keys are $s = {{ row_tex }}$"
-        ", with $d_k = {{ d_k }}$.{% endif %}{% if variance %}{% if softmax %} For the "
+        ", with $d_k = {{ d_k }}$.{% endif %}"
+        "{% if variance and not (softmax and format == 'choice') %}{% if softmax %} For the "
         "variance parts, suppose{% else %}Suppose{% endif %} the $d_k = {{ d_k }}$ "
         "coordinates of a query $q$ and of a key $k$ are independent, each with mean 0 "
         "and variance 1.{% endif %}"

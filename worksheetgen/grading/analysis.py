@@ -1,7 +1,9 @@
 """The numbers behind the class report's pictures, from a graded class (no plotting here).
 
-Only students who handed something in are counted. ``analyse`` gives: the score histogram
-(percent of the possible points, in tenths); per question its facility (the mean share of its
+Only students who handed something in are counted, and only the parts marked: a part still
+to be marked by hand (a pending mark ``?``, a written part not marked yet) is left out of
+every number, never counted as 0 points. ``analyse`` gives: the score histogram (percent of
+the points marked, in tenths); per question its facility (the mean share of its marked
 points earned) and discrimination (the point-biserial, as item-analysis reports give it:
 the correlation of the question's score with the rest of the total, the question's own
 points taken out, so a question does not correlate with itself; for an all-or-nothing
@@ -84,6 +86,9 @@ class CellMap:
     cols: int
     students: int
     missed: tuple[tuple[int, ...], ...]
+    #: students whose part was marked by hand (a scanned score box, a typed mark) or is
+    #: still to mark: a mark holds points, not cells, so they are not counted
+    by_hand: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,10 @@ class ClassStats:
     parts: tuple[PartStats, ...]
     slips: tuple[SlipStats, ...]
     cells: tuple[CellMap, ...]
+    #: parts still to be marked by hand (left out of every number above)
+    to_mark: int = 0
+    #: table parts marked by hand (or still to mark): points, no cells for ``cells``
+    tables_by_hand: int = 0
 
 
 def points_text(x: Fraction) -> str:
@@ -103,6 +112,11 @@ def points_text(x: Fraction) -> str:
     d = quantize_half_up(Decimal(x.numerator) / Decimal(x.denominator), 2)
     text = f"{d:f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def points_words(x: Fraction) -> str:
+    """Points in words: "1 point", "1.5 points", "2.67 points"."""
+    return f"{points_text(x)} point" + ("" if x == 1 else "s")
 
 
 def _share(earned: Fraction, possible: Fraction) -> float:
@@ -144,16 +158,23 @@ def _question_stats(graded: Sequence[StudentResult]) -> tuple[QuestionStats, ...
     for qid, (first, title) in order.items():
         number = first if stable else None
         item: list[float] = []
-        rest: list[float] = []
         points: list[float] = []
+        # the discrimination's pairs: students with marked points outside the question too
+        pairs: list[tuple[float, float]] = []
         for s in graded:
             found = [x for x in s.questions if x.id == qid]
-            if not found:
-                continue
+            if not found or not found[0].marked_points:
+                continue  # not drawn, or nothing of it marked yet: left out, not a 0
             q = found[0]
-            item.append(_share(q.earned, q.points))
-            rest.append(float(s.earned - q.earned))
+            share = _share(q.earned, q.marked_points)
+            item.append(share)
             points.append(float(q.points))
+            marked_rest = s.marked_possible - q.marked_points
+            if marked_rest:
+                # the rest of the total, its parts still to mark left out: the student's
+                # share of the rest's marked points, on the scale of the rest's points
+                rest_share = (s.earned - q.earned) / marked_rest
+                pairs.append((share, float(rest_share * (s.possible - q.points))))
         n = len(item)
         out.append(
             QuestionStats(
@@ -164,7 +185,7 @@ def _question_stats(graded: Sequence[StudentResult]) -> tuple[QuestionStats, ...
                 points=max(points, default=0.0),
                 mean=sum(i * p for i, p in zip(item, points, strict=True)) / n if n else 0.0,
                 facility=sum(item) / n if n else None,
-                discrimination=_pearson(item, rest),
+                discrimination=_pearson([a for a, _ in pairs], [b for _, b in pairs]),
             )
         )
     return tuple(out)
@@ -212,9 +233,12 @@ def _cell_maps(graded: Sequence[StudentResult]) -> tuple[CellMap, ...]:
     # per (question, answer): the shapes seen, and per shape the students and missed cells
     seen: dict[tuple[str, str], dict[tuple[int, int], list[tuple[tuple[int, int], ...]]]] = {}
     parts: dict[tuple[str, str], str] = {}
+    by_hand: dict[tuple[str, str], int] = {}
     for s in graded:
         for q in s.questions:
             for p in q.parts:
+                if p.kind == "matrix" and (p.marked or p.pending):
+                    by_hand[(q.id, p.answer)] = by_hand.get((q.id, p.answer), 0) + 1
                 if p.kind != "matrix" or p.marked or not p.dims:
                     continue
                 parts.setdefault((q.id, p.answer), p.part)
@@ -236,6 +260,7 @@ def _cell_maps(graded: Sequence[StudentResult]) -> tuple[CellMap, ...]:
                 cols=cols,
                 students=len(missed_lists),
                 missed=tuple(tuple(row) for row in grid),
+                by_hand=by_hand.get((qid, answer), 0),
             )
         )
     return tuple(out)
@@ -244,7 +269,8 @@ def _cell_maps(graded: Sequence[StudentResult]) -> tuple[CellMap, ...]:
 def analyse(result: GradeResult) -> ClassStats:
     """Every number the class report draws, from the students who handed something in."""
     graded = [s for s in result.students if s.responded]
-    percents = tuple(100 * _share(s.earned, s.possible) for s in graded)
+    # a student's percent of the points marked so far (one with nothing marked yet: none)
+    percents = tuple(100 * _share(s.earned, s.marked_possible) for s in graded if s.marked_possible)
     return ClassStats(
         students=len(graded),
         mean=sum(percents) / len(percents) if percents else None,
@@ -256,11 +282,20 @@ def analyse(result: GradeResult) -> ClassStats:
             SlipStats(s.misconception, s.description, n, k) for s, n, k in result.slip_counts()
         ),
         cells=_cell_maps(graded),
+        to_mark=sum(p.status == "ungraded" for s in graded for q in s.questions for p in q.parts),
+        tables_by_hand=sum(
+            p.kind == "matrix" and (p.marked or p.pending)
+            for s in graded
+            for q in s.questions
+            for p in q.parts
+        ),
     )
 
 
-def _num(x: float | None) -> str:
-    return "" if x is None else f"{x:.3f}"
+def _num(x: float | None) -> str | Decimal:
+    """A number to 3 decimals, as a number: a negative one (a discrimination of -0.25) is
+    no text a spreadsheet could run, so it is written as it is, never prefixed with '."""
+    return "" if x is None else Decimal(f"{x:.3f}")
 
 
 def _csv(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

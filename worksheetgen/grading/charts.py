@@ -74,6 +74,9 @@ BLUE, RED, GREY = "#3b6ea8", "#c0504d", "#9a9a9a"
 FALLBACKS = ("WenQuanYi Micro Hei", "Noto Sans CJK JP")
 #: heatmaps in one picture (three a row): a PDF page each
 HEATMAPS_PER_FIGURE = 9
+#: a question answered by fewer students than this has a discrimination too noisy to judge:
+#: drawn in grey with its number of students, never in the alarm red
+FEW_STUDENTS = 10
 
 
 @contextmanager
@@ -254,20 +257,42 @@ def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Fig
     height = fig.get_figheight()
     # room at the left for 28 characters ("Q2 its title", or "[its-id] its title"), wide ones
     fig.subplots_adjust(
-        left=0.4, right=0.97, wspace=0.08, bottom=0.55 / height, top=1 - 0.45 / height
+        left=0.4, right=0.97, wspace=0.12, bottom=0.55 / height, top=1 - 0.45 / height
     )
     labels = [_short(f"{q.label} {titles.get(q.id, q.id)}", 28) for q in qs]
     ys = list(range(len(qs)))[::-1]
     ax1.barh(ys, [q.facility or 0.0 for q in qs], color=BLUE)
     ax1.set_xlim(0, 1)
+    # the two axes meet: labels as short as they go ("1", "-1"), so none runs into the other's
+    ax1.set_xticks([0, 0.5, 1], labels=["0", "0.5", "1"])
     _set_labels(ax1, ys, labels)
     ax1.set_xlabel("facility (mean share of points)")
     disc = [q.discrimination for q in qs]
-    ax2.barh(ys, [d or 0.0 for d in disc], color=[RED if (d or 0) < 0.2 else BLUE for d in disc])
-    for y, d in zip(ys, disc, strict=True):
+    few = [q.students < FEW_STUDENTS for q in qs]
+    ax2.barh(
+        ys,
+        [d or 0.0 for d in disc],
+        color=[
+            GREY if f else RED if (d or 0) < 0.2 else BLUE for d, f in zip(disc, few, strict=True)
+        ],
+    )
+    for y, d, q in zip(ys, disc, qs, strict=True):
         if d is None:
             ax2.text(0.02, y, "n/a", va="center", color=GREY)
+        if q.students < FEW_STUDENTS:  # too few to judge: said, and not drawn in red
+            # on the side its bar does not reach
+            right = d is not None and d < 0
+            ax2.text(
+                0.97 if right else -0.97,
+                y,
+                f"n = {q.students}, too few",
+                ha="right" if right else "left",
+                va="center",
+                color=GREY,
+                fontsize=7,
+            )
     ax2.set_xlim(-1, 1)
+    ax2.set_xticks([-1, -0.5, 0, 0.5, 1], labels=["-1", "-0.5", "0", "0.5", "1"])
     ax2.axvline(0, color=GREY, linewidth=0.8)
     ax2.axvline(0.2, color=GREY, linewidth=0.8, linestyle=":")
     ax2.set_xlabel("discrimination (point-biserial)")
@@ -345,7 +370,9 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
         x0 = 0.2 + (k % 3) * slot_w + (slot_w - size * m.cols) / 2
         y0 = top + (k // 3) * slot_h + 0.45
         name = names.get((m.question, m.answer), f"{m.question} {m.part}")
-        title, math_ = _mathtext(f"{_short(name, 34)}\nmissed by how many of {m.students}")
+        # a part marked by hand holds points, not cells: said, not counted as missed
+        hand = f" ({m.by_hand} marked by hand)" if m.by_hand else ""
+        title, math_ = _mathtext(f"{_short(name, 34)}\nmissed by how many of {m.students}{hand}")
         ax.text(
             x0 + size * m.cols / 2,
             y0 - 0.08,

@@ -4,7 +4,8 @@
 offline: the pictures are inline SVG, no script, no link, no font to fetch),
 ``class-report.pdf`` (the same pictures, a page each, after a summary page) and the numbers
 behind every picture as CSVs in ``class-report/`` (``analysis.csv_files``). Beside it,
-``feedback/<student>.html`` and ``.pdf``: one page per student that is safe to hand back:
+``feedback/<student>.html`` and ``.pdf``: one page per student who handed something in (or
+every student, with zeros asked for: ``GradeResult.absent``) that is safe to hand back:
 that student's name, answers and marks per part, and for each wrong answer the slip that
 reproduces it with one sentence on how to avoid it (``attention.slips``' ``avoid``, the
 note's "where students get stuck"), and nothing about any other student.
@@ -23,8 +24,14 @@ from html import escape
 from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading import charts
-from worksheetgen.grading.analysis import ClassStats, analyse, csv_files, points_text
-from worksheetgen.grading.key import GradeKey
+from worksheetgen.grading.analysis import (
+    ClassStats,
+    analyse,
+    csv_files,
+    points_text,
+    points_words,
+)
+from worksheetgen.grading.key import GradeKey, norm_text
 from worksheetgen.grading.marks import END, SCRIPT, SUB, SUP, balanced, no_marks
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
 from worksheetgen.render.markup import split_markup
@@ -222,7 +229,7 @@ def _class_html(
     key = result.key
     title = f"Class report: {plain_math(key.title or 'worksheet', rich=True)}"
     body = [f"<h1>{_scripts_html(title)}</h1>"]
-    mean = "" if stats.mean is None else f" Mean score: {stats.mean:.1f} % of the points."
+    mean = "" if stats.mean is None else f" {_mean_text(stats)}"
     body.append(
         f"<p>{stats.students} of {len(result.students)} students handed something in.{mean} "
         f"The numbers behind each picture are in the CSV files of <code>{DATA_DIR}/</code>.</p>"
@@ -238,7 +245,8 @@ def _class_html(
         '<p class="muted">Facility: the mean share of a question\'s points the class earned. '
         "Discrimination: the point-biserial correlation of the question's score with the rest "
         "of the total (below 0.2, in red, the question does not tell stronger students from "
-        "weaker ones).</p>"
+        f"weaker ones; a question fewer than {charts.FEW_STUDENTS} students answered is drawn "
+        "in grey with their number, n: too few to judge).</p>"
     )
     if any(q.number is None for q in stats.questions):
         body.append(f"<p>{escape(_BY_ID)}</p>")
@@ -302,9 +310,13 @@ def _class_html(
         body.append("<h2>Table cells missed</h2>")
         body.append(
             '<p class="muted">Each cell: how many students left it wrong or blank (over the '
-            "students whose table has this shape).</p>"
+            "students whose table has this shape)."
+            + (f" {escape(_BY_HAND)}" if stats.tables_by_hand else "")
+            + "</p>"
         )
         body += [f'<div class="fig">{svg}</div>' for svg in cells]
+    elif stats.tables_by_hand:
+        body += ["<h2>Table cells missed</h2>", f'<p class="muted">{escape(_NO_CELLS)}</p>']
     return _page(flat_scripts(title), body)
 
 
@@ -365,8 +377,8 @@ def _feedback_lines(
         ("plain", f"Student: {who}"),
         ("plain", f"Score: {score}"),
     ]
-    if not s.responded:
-        lines.append(("plain", "No answers were handed in."))
+    if not s.responded:  # a page only when the instructor asked for zeros (--absent zero)
+        lines.append(("plain", "No answers were handed in: counted as 0."))
         return lines
     for q in s.questions:
         lines.append(
@@ -377,21 +389,31 @@ def _feedback_lines(
             )
         )
         for p in q.parts:
-            lines.append(
-                (
-                    "plain",
-                    f"{names.get((q.id, p.answer), p.part)} — {_STATUS[p.status]}, "
+            name = names.get((q.id, p.answer), p.part)
+            if p.pending:  # a mark still to give: no points yet, and never a 0
+                text = f"{name} — not marked yet ({points_words(p.possible)})."
+            elif p.status == "ungraded":  # free text a person has still to mark
+                text = (
+                    f"{name} — {_STATUS[p.status]} ({points_words(p.possible)})."
+                    f" Your answer: {_written(p)}"
+                )
+            else:
+                text = (
+                    f"{name} — {_STATUS[p.status]}, "
                     f"{points_text(p.earned)} / {points_text(p.possible)}."
                     # a part marked by hand: its points say it all (not the mark as typed)
-                    + ("" if p.marked or p.pending else f" Your answer: {_written(p)}"),
+                    + ("" if p.marked else f" Your answer: {_written(p)}")
                 )
-            )
+            lines.append(("plain", text))
             slips = _slip_lines(p)
             for what, avoid in slips:
                 lines.append(("slip", f"Slip: {what}"))
                 if avoid:
                     lines.append(("avoid", f"To avoid it: {avoid}"))
-            if not slips and p.status in ("partial", "wrong"):
+            if p.kind == "choice" and p.status == "wrong":
+                # a concept question has no step to redo: the right option, and why
+                lines += _right_option(result.key, s.sheet, q.id, p.answer)
+            elif not slips and p.status in ("partial", "wrong"):
                 lines.append(
                     (
                         "avoid",
@@ -400,6 +422,31 @@ def _feedback_lines(
                     )
                 )
     return lines
+
+
+def _right_option(key: GradeKey, sheet: str, question: str, answer: str) -> list[tuple[str, str]]:
+    """The lines after a wrong multiple-choice answer: the right option by the letter the
+    sheet printed it under (and its text, where it is words), and why it is right (the key's
+    explanation), when the key says."""
+    found = key.sheet(sheet)
+    q = found.question(question) if found is not None else None
+    ans = q.answer(answer) if q is not None else None
+    if ans is None or ans.text is None:
+        return []
+    if ans.options and all(len(o) == 1 for o in ans.options):  # an item's option labels
+        right = f"The right option is {ans.text}."
+    else:
+        texts = [norm_text(o) for o in ans.options]
+        letter = (
+            f"{chr(ord('A') + texts.index(norm_text(ans.text)))}: "
+            if norm_text(ans.text) in texts and len(texts) <= 26
+            else ""
+        )
+        right = f"The right option is {letter}{plain_math(ans.text, rich=True)}."
+    out = [("avoid", right)]
+    if ans.explanation:
+        out.append(("avoid", f"Why: {plain_math(ans.explanation, rich=True)}"))
+    return out
 
 
 def _scripts_html(text: str) -> str:
@@ -443,13 +490,16 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
     ranges: list[tuple[int, int]] = []
     names = part_names(result.key, rich=True)
     for stem, s in zip(stems, result.students, strict=True):
+        if not result.has_total(s):
+            continue  # nothing handed in, no total: no page to hand back
         lines = _feedback_lines(result, s, names)
         files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")
         first = len(doc.pages)
         doc.add(lines)
         ranges.append((first + 1, len(doc.pages)))
     pdfs = split_pages(doc.pdf(), ranges) if ranges else []
-    for stem, pdf in zip(stems, pdfs, strict=True):
+    paged = [stem for stem, s in zip(stems, result.students, strict=True) if result.has_total(s)]
+    for stem, pdf in zip(paged, pdfs, strict=True):
         files[f"{stem}.pdf"] = pdf
     return files
 
@@ -464,13 +514,35 @@ _BY_ID = (
 )
 
 
+#: said where table parts were marked by hand (scanned score boxes, typed marks)
+_BY_HAND = (
+    "A table part marked by hand (a score box read by scan, a typed mark) holds its points, "
+    "not its cells: it is not counted in these pictures."
+)
+_NO_CELLS = (
+    "No picture of the table cells missed: every table part was marked by hand (score boxes "
+    "read by scan, or typed marks), which hold a part's points, not which cells were wrong."
+)
+
+
+def _mean_text(stats: ClassStats) -> str:
+    """The mean score, and what it leaves out: the parts still to be marked by hand."""
+    if not stats.to_mark:
+        return f"Mean score: {stats.mean:.1f} % of the points."
+    parts = "part" if stats.to_mark == 1 else "parts"
+    return (
+        f"Mean score: {stats.mean:.1f} % of the points marked so far ({stats.to_mark} {parts} "
+        "still to be marked by hand are left out of every number, not counted as 0)."
+    )
+
+
 def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, str]]:
     lines = [
         ("h1", f"Class report: {plain_math(result.key.title or 'worksheet', rich=True)}"),
         ("plain", f"{stats.students} of {len(result.students)} students handed something in."),
     ]
     if stats.mean is not None:
-        lines.append(("plain", f"Mean score: {stats.mean:.1f} % of the points."))
+        lines.append(("plain", _mean_text(stats)))
     lines.append(("h2", "Questions: facility, discrimination (point-biserial)"))
     if any(q.number is None for q in stats.questions):
         lines.append(("plain", _BY_ID))
@@ -494,6 +566,9 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
         )
     if not stats.slips:
         lines.append(("plain", "No wrong answer was reproduced by a named slip."))
+    if stats.tables_by_hand:
+        lines.append(("h2", "Table cells missed"))
+        lines.append(("plain", _BY_HAND if stats.cells else _NO_CELLS))
     return lines
 
 

@@ -40,6 +40,8 @@ class GradedAnswer:
     choice_slips: tuple[tuple[str, str], ...] = ()
     #: the part's prompt as the sheet prints it (markup), to name the part in reports
     prompt: str = ""
+    #: why the right answer is right (markup; key.json's ``explanations``), for feedback
+    explanation: str = ""
 
     @property
     def dims(self) -> tuple[int, int]:
@@ -201,6 +203,7 @@ def _multiple_choice(a: GradedAnswer, v: Variant) -> GradedAnswer:
         options=labels,
         choice_slips=slips,
         prompt=a.prompt,
+        explanation=a.explanation,
     )
 
 
@@ -246,6 +249,7 @@ def _question_key(v: Variant) -> QuestionKey:
                 tolerance=a.tolerance or 0.0,
                 options=a.options,
                 prompt=prompts[name],
+                explanation=a.explanation,
             )
         )
     if v.format == "choice" and v.choices:

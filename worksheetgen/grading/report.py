@@ -21,7 +21,7 @@ from typing import Any
 
 from worksheetgen.errors import GradeError
 from worksheetgen.files import check_replaceable, write_failure, write_file
-from worksheetgen.grading.analysis import points_text
+from worksheetgen.grading.analysis import points_text, points_words
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import GradeKey, grade_key
 from worksheetgen.grading.moodle import (
@@ -32,7 +32,7 @@ from worksheetgen.grading.moodle import (
     parse_moodle_rows,
 )
 from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
-from worksheetgen.grading.score import GradeResult, PartResult, grade
+from worksheetgen.grading.score import Absent, GradeResult, PartResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.grading.visible import visible
 from worksheetgen.keyjson.read import load_key as read_key
@@ -60,6 +60,10 @@ def scores_csv(result: GradeResult) -> str:
         by_id = {q.id: q for q in s.questions}
         row = [protect(s.student)] + ([protect(s.sheet)] if result.has_sheet_column else [])
         row.append(protect(s.name))
+        if not result.has_total(s):  # nothing handed in, nothing marked: no total, not 0
+            row += [""] * len(qids) + ["", points_text(s.possible)] + [""] * ungraded
+            w.writerow(row)
+            continue
         row += [points_text(by_id[q].earned) if q in by_id else "" for q in qids]
         row += [points_text(s.earned), points_text(s.possible)]
         if ungraded:
@@ -105,11 +109,11 @@ def _part_line(p: PartResult) -> str:
     entries = f"{p.right + p.carried} of {p.total} entries" if p.total > 1 else ""
     status = p.status
     if p.pending:  # a mark still to give ("?"; scan: boxes a person has to look at)
-        return head + f"to mark by hand ({points_text(p.possible)} points): not marked yet."
+        return head + f"to mark by hand ({points_words(p.possible)}): not marked yet."
     if status == "ungraded":
         wrote = _md(shorten(p.response, 200)) if p.response else "(blank)"
         return (
-            head + f"free text, to grade by hand ({points_text(p.possible)} points). "
+            head + f"free text, to grade by hand ({points_words(p.possible)}). "
             f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(shorten(p.model, 200))}"
         )
     if status == "marked":
@@ -180,13 +184,27 @@ def report_md(result: GradeResult) -> str:
     if graded:
         mean = sum((s.earned for s in graded), Fraction(0)) / len(graded)
         top = max(s.possible for s in graded)
-        out.append(
+        line = (
             f"Mean score of the {_count(len(graded), 'student')} with responses: "
             f"{points_text(mean)} of {points_text(top)}."
         )
+        marked = [s.earned / s.marked_possible for s in graded if s.marked_possible]
+        if any(s.ungraded for s in graded) and marked:
+            # as the class report: each student's share of the points marked so far
+            share = 100 * float(sum(marked, Fraction(0)) / len(marked))
+            line = (
+                line[:-1] + f" so far: {share:.1f} % of the points marked (the parts still "
+                "to be marked by hand are left out, not counted as 0)."
+            )
+        out.append(line)
     missing = [s.student for s in result.students if not s.responded]
     if missing:
-        out.append(f"No responses from: {_md(', '.join(missing))}.")
+        counted = (
+            "counted as 0 (--absent zero)"
+            if result.absent == "zero"
+            else "no total in scores.csv (--absent zero gives them 0)"
+        )
+        out.append(f"No responses from: {_md(', '.join(missing))}; {counted}.")
     if result.in_progress:
         out.append(
             f"In progress, not graded (attempt not submitted): "
@@ -224,6 +242,8 @@ def report_md(result: GradeResult) -> str:
         score = f"{points_text(s.earned)} / {points_text(s.possible)}"
         if s.ungraded:
             score += f" (+ {points_text(s.ungraded)} to grade by hand)"
+        if not result.has_total(s):
+            score = f"no responses, no total (of {points_text(s.possible)})"
         out += ["", f"## {who}: {score}", ""]
         if s.without_carry is not None:
             out += [
@@ -326,6 +346,7 @@ def grade_files(
     pictures: bool = True,
     paper: str = "a4",
     label: str | None = None,
+    absent: Absent = "blank",
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -333,7 +354,8 @@ def grade_files(
     cannot be read are graded as wrong and listed, instead of stopping. ``paper``: the
     feedback pages' paper, a4 or letter (as the build printed). ``label``: what report.md
     and messages call the responses file (default: its path; ``scan`` grades a staged copy
-    and names the file it puts in place)."""
+    and names the file it puts in place). ``absent``: a student with no responses gets no
+    total and no feedback page ("blank"), or 0 points ("zero")."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -370,6 +392,8 @@ def grade_files(
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry)
         else:
             responses = parse_responses(text, key, name, lenient)
+    if absent not in ("blank", "zero"):
+        raise GradeError(f"expected blank or zero, got {absent!r}", field="absent")
     # every name and typed string as the text rule shows it, in every output (visible)
-    result = visible(grade(key, responses, carry))
+    result = visible(grade(key, responses, carry, absent))
     return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))

@@ -106,6 +106,9 @@ class StudentAnswers:
     #: marks typed per part (mark rows), by question id and answer name: each replaces
     #: the grading of that part's cells
     marks: dict[str, dict[str, PartMark]] = field(default_factory=dict)
+    #: parts whose mark row was left blank (a marks template not filled in there), by
+    #: question id: without cells of their own they are still to mark, never a 0
+    unmarked: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def responded(self) -> bool:
@@ -602,7 +605,9 @@ def _read_mark_row(
             )
     entry = students.setdefault(student, StudentAnswers(student, sheet.id, line))
     if not row["mark"]:
-        return  # a blank in a filled-in marks template: not marked
+        # a blank in a filled-in marks template: not marked (yet), unless cells grade it
+        entry.unmarked.setdefault(q.id, set()).add(ans.name)
+        return
     first = marked.get((student, sheet.id, q.id, ans.name))
     if first is not None:
         raise _RowError(

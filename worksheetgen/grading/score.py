@@ -113,6 +113,11 @@ class QuestionResult:
     def ungraded(self) -> Fraction:
         return sum((p.possible for p in self.parts if p.status == "ungraded"), Fraction(0))
 
+    @cached_property
+    def marked_points(self) -> Fraction:
+        """The points of the parts marked so far (a part still to mark is no 0)."""
+        return self.points - self.ungraded
+
 
 @dataclass(frozen=True)
 class StudentResult:
@@ -144,7 +149,20 @@ class StudentResult:
 
     @cached_property
     def ungraded(self) -> Fraction:
+        """The points still to be marked by hand (none for a student who handed nothing in:
+        there is nothing to mark)."""
+        if not self.responded:
+            return Fraction(0)
         return sum((q.ungraded for q in self.questions), Fraction(0))
+
+    @cached_property
+    def marked_possible(self) -> Fraction:
+        """The points of the parts marked so far: the maximum less what is still to mark."""
+        return self.possible - self.ungraded
+
+
+#: what a student with no responses gets: "blank" (no total: nothing was marked) or "zero"
+Absent = Literal["blank", "zero"]
 
 
 @dataclass(frozen=True)
@@ -165,6 +183,14 @@ class GradeResult:
     carry: str = "key"
     #: values that could not be read and were graded as wrong (``--lenient``), as error lines
     unreadable: tuple[str, ...] = ()
+    #: students with no responses: "blank" (no total, no feedback page) or "zero" (0 points,
+    #: as the instructor asked with ``--absent zero``)
+    absent: Absent = "blank"
+
+    def has_total(self, s: StudentResult) -> bool:
+        """Does ``s`` get a total: a student who handed something in, or any student when
+        the instructor asked for zeros (a total nobody marked is never 0 by default)."""
+        return s.responded or self.absent == "zero"
 
     def slip_counts(self) -> list[tuple[SlipAnswers, int, int]]:
         """Each diagnosed misconception with how many answers and students it reproduced."""
@@ -608,14 +634,30 @@ def grade_sheet(
     """Score one student's answers to every question of their sheet (carried credit as the
     key says for each question, unless ``carry`` says for all)."""
     return tuple(
-        grade_question(q, answers.cells.get(q.id, {}), carry, answers.marks.get(q.id))
+        grade_question(q, answers.cells.get(q.id, {}), carry, _marks_of(answers, q.id))
         for q in sheet.questions
     )
 
 
-def grade(key: GradeKey, responses: Responses, carry: bool | None = None) -> GradeResult:
+def _marks_of(answers: StudentAnswers, qid: str) -> dict[str, PartMark]:
+    """The marks of question ``qid``: those typed, and a mark still to give for each part
+    whose mark row was left blank and that has no cells to grade it (a person has not
+    marked it yet: never a 0), for a student who handed something in."""
+    marks = dict(answers.marks.get(qid, {}))
+    if answers.responded:
+        cells = answers.cells.get(qid, {})
+        for name in sorted(answers.unmarked.get(qid, ())):
+            if name not in marks and not cells.get(name):
+                marks[name] = PartMark(answers.first_line, "", Fraction(0), pending=True)
+    return marks
+
+
+def grade(
+    key: GradeKey, responses: Responses, carry: bool | None = None, absent: Absent = "blank"
+) -> GradeResult:
     """Grade every student of ``responses`` against ``key`` (carried credit as the key says
-    for each question; ``carry`` true or false: for every question)."""
+    for each question; ``carry`` true or false: for every question). ``absent``: what a
+    student with no responses gets, no total ("blank") or 0 ("zero")."""
     students = []
     for s in responses.students:
         sheet = key.sheet(s.sheet)
@@ -640,4 +682,5 @@ def grade(key: GradeKey, responses: Responses, carry: bool | None = None) -> Gra
         against_pool=responses.against_pool,
         carry="key" if carry is None else "on" if carry else "off",
         unreadable=responses.unreadable,
+        absent=absent,
     )

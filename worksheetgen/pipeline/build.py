@@ -33,6 +33,7 @@ from worksheetgen.errors import UsageError
 from worksheetgen.files import failures_as_errors, remove_temp
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Bank, Build
+from worksheetgen.pipeline.lmsrules import pool_refusals
 from worksheetgen.pipeline.options import (
     BuildOptions,
     BuildResult,
@@ -81,6 +82,10 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     if lone and options.pdf:
         _require_tex(options)  # say so before doing any work
     bank = load_bank(options)
+    if options.exports:  # what an export would refuse, before any sheet is drawn or set
+        refused = pool_refusals(bank, options.exports)
+        if refused:
+            raise refused[0]
     if plan is None:
         plan = plan_sheet(bank.info.slug, options.seed, options.secret)
         engine = ""  # a lone sheet's: by each of its documents (SheetSink)

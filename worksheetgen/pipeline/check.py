@@ -22,6 +22,7 @@ from worksheetgen.bank.load import default_bank_path, load_banks
 from worksheetgen.errors import DrawError, InvariantError, WorksheetgenError
 from worksheetgen.exact.number import Ex, is_zero
 from worksheetgen.model import QuestionSpec, SheetIdentity
+from worksheetgen.pipeline.lmsrules import LMS_OF, pool_refusals
 from worksheetgen.resources import data_dir
 from worksheetgen.solve.draw import Variant, draw_variant, margin_slips
 from worksheetgen.solve.item import solve_item
@@ -177,11 +178,15 @@ class CheckReport:
     banks: tuple[str, ...]
     stress: int
     items: tuple[ItemReport, ...] = field(default_factory=tuple)
+    #: what an LMS export would refuse in the banks (``lmsrules``), one error line each
+    refusals: tuple[str, ...] = ()
+    #: the exports asked for (``check --export``): their refusals fail the check
+    exports: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when every item passed every draw."""
-        return all(i.ok for i in self.items)
+        """True when every item passed every draw, and no export asked for refuses the banks."""
+        return all(i.ok for i in self.items) and not (self.exports and self.refusals)
 
     @property
     def draws(self) -> int:
@@ -370,12 +375,15 @@ def check_banks(
     progress: Callable[[ItemReport], None] | None = None,
     decimals: int | None = None,
     secret: bytes | None = None,
+    exports: Sequence[str] = (),
 ) -> CheckReport:
-    """Validate the banks (BankError if one is invalid), then stress-draw every question
-    (at ``decimals``, as ``build --decimals`` would, when given; with the course secret,
-    as a build draws, when there is one)."""
+    """Validate the banks (BankError if one is invalid), check what the LMS exports would
+    refuse (``exports``, else every bundled one), then stress-draw every question (at
+    ``decimals``, as ``build --decimals`` would, when given; with the course secret, as a
+    build draws, when there is one)."""
 
     bank = load_banks(list(paths) or [default_bank_path()])
+    refusals = tuple(str(e) for e in pool_refusals(bank, tuple(exports) or tuple(LMS_OF)))
     if decimals is not None:
         bank = replace(bank, questions=tuple(replace(q, decimals=decimals) for q in bank.questions))
     seeds = range(stress)
@@ -385,7 +393,13 @@ def check_banks(
         reports.append(report)
         if progress is not None:
             progress(report)
-    return CheckReport(banks=tuple(b.path for b in bank.files), stress=stress, items=tuple(reports))
+    return CheckReport(
+        banks=tuple(b.path for b in bank.files),
+        stress=stress,
+        items=tuple(reports),
+        refusals=refusals,
+        exports=tuple(exports),
+    )
 
 
 def _num(x: float) -> str:
@@ -483,9 +497,26 @@ def summary_line(report: CheckReport) -> str:
         f"{len(report.items)} questions x {report.stress} seeds = {report.draws} draws "
         f"from {', '.join(report.banks)}"
     )
-    if not bad:
+    refused = bool(report.exports and report.refusals)
+    if not bad and not refused:
         return f"OK: {head}; no failures."
-    return f"FAILED: {head}; failing: " + ", ".join(i.id for i in bad)
+    failing = [i.id for i in bad] + (["--export " + ", ".join(report.exports)] if refused else [])
+    return f"FAILED: {head}; failing: " + ", ".join(failing)
+
+
+def refusal_lines(report: CheckReport) -> list[str]:
+    """What an LMS export would refuse in the banks: failures when ``check --export`` asked
+    for those exports, else notes (a paper build and ``grade`` take such a bank)."""
+    if not report.refusals:
+        return []
+    if report.exports:
+        head = f"refused by --export {', '.join(report.exports)} (build --export stops here):"
+    else:
+        head = (
+            "note: an LMS export (build --export moodle, gift or qti) would refuse it; "
+            "a paper build and grade take it (check --export FORMAT makes it a failure):"
+        )
+    return [head, *(f"    {line}" for line in report.refusals)]
 
 
 @dataclass(frozen=True)

@@ -86,16 +86,33 @@ def decode_cells(cells: str) -> tuple[int, int, int] | None:
     return int(data[:BUILD_BITS], 2), int(data[BUILD_BITS:], 2), page
 
 
-def score_values(points: Fraction) -> list[Fraction]:
-    """The points a part's score boxes give: 0 up to ``points`` in halves where the part is
-    worth at most 4 and halves divide it, else in whole points (and the part's own points
-    last, when they are not whole)."""
+#: the steps a part worth up to HALVES_UP_TO points is marked in, the first that divides its
+#: points into STEPS_FROM to STEPS_UP_TO equal steps (½ where it can, so 1, 2.5, 4 keep their
+#: halves; ¼ for 0.75; 0.2 for 1.4; 0.1 for 0.3)
+STEPS = (Fraction(1, 2), Fraction(1, 4), Fraction(1, 5), Fraction(1, 10))
+STEPS_FROM, STEPS_UP_TO = 2, 8
+HALVES_UP_TO = 4
+
+
+def score_values(points: Fraction, legacy: bool = False) -> list[Fraction]:
+    """The points a part's score boxes give, 0 up to ``points`` in equal steps: for a part
+    worth at most HALVES_UP_TO, the first of STEPS that divides its points into 2 to 8
+    steps (1: 0, 0.5, 1; 0.75: 0, 0.25, 0.5, 0.75; 1.4: 0, 0.2, ..., 1.4); where none does,
+    halves and the part's own points last (1.8: 0, 0.5, 1, 1.5, 1.8); above HALVES_UP_TO,
+    whole points and the part's own points last when they are not whole (4.5: 0, 1, ..., 4,
+    4.5). The scanning guide states the same rule. ``legacy``: the boxes sheets printed
+    before this rule (scan.json version 1), halves only where halves divide the points,
+    else whole points: so a class printed then is still read as printed."""
     if points <= 0:
         return [Fraction(0)]
-    if points <= 4 and (2 * points).denominator == 1:
-        step = Fraction(1, 2)
-    else:
+    if legacy:
+        step = Fraction(1, 2) if points <= 4 and (2 * points).denominator == 1 else Fraction(1)
+    elif points > HALVES_UP_TO:
         step = Fraction(1)
+    else:
+        fits = [s for s in STEPS if (points / s).denominator == 1]
+        fits = [s for s in fits if STEPS_FROM <= points / s <= STEPS_UP_TO]
+        step = fits[0] if fits else Fraction(1, 2)
     out: list[Fraction] = []
     v = Fraction(0)
     while v <= points:

@@ -23,7 +23,9 @@ from worksheetgen.scan.layout import (
 )
 
 SCAN_FORMAT = "worksheetgen-scan"
-SCAN_VERSION = 1
+#: 2: score boxes in the steps of ``layout.score_values``; 1 (still read): the rule before
+SCAN_VERSION = 2
+SCAN_VERSIONS = (1, 2)
 SCAN_FILE = "scan.json"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -102,6 +104,21 @@ def key_codes(doc: dict[str, Any]) -> tuple[int, list[int]]:
     sheets = doc.get("sheets") or []
     digest = class_digest(doc, sheets)
     return code_of(digest), [sheet_code(digest, s) for s in sheets]
+
+
+def legacy_codes(doc: dict[str, Any]) -> tuple[int, list[int]]:
+    """As ``key_codes`` for a class printed with scan.json version 1: one code for the build
+    (seed, title, course, the secret's fingerprint) on every sheet's pages."""
+    text = "\n".join(
+        [
+            str(doc.get("seed")),
+            str(doc.get("title")),
+            doc.get("course") or "",
+            doc.get("secret") or "",
+        ]
+    )
+    code = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:2], "big")
+    return code, [code] * len(doc.get("sheets") or [])
 
 
 def build_digest(build: Build) -> bytes:

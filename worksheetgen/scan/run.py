@@ -4,11 +4,12 @@ Every scan is checked before any is read (a file that is not a PDF or image, or 
 one, is one line and nothing is written). Each page is aligned and identified by its code
 (``pages``); a page of another build stops the run with one line. Each box is read as
 empty, marked, taken back (filled in completely: the rule printed on the sheet) or unclear;
-a part's answer is its one marked box. Unclear boxes, several marks, pages that do not
-identify, pages scanned twice and pages missing are listed in issues.csv with a cropped
-image each, never guessed; a corrections file (``id,value`` rows, the ids of issues.csv)
-settles them on a rerun. The responses go to ``grade``'s own path (``grade_files``), which
-writes scores.csv and report.md.
+a part's answer is its one marked box. Unclear boxes, several marks, score rows nobody
+marked (a mark still to give, never 0), pages that do not identify, pages scanned twice
+and pages missing are listed in issues.csv with a cropped image each, never guessed; a
+corrections file (``id,value`` rows, the ids of issues.csv) settles them on a rerun. The
+responses go to ``grade``'s own path (``grade_files``), which writes scores.csv and
+report.md.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from worksheetgen.scan.positions import (
     LETTERS,
     SCAN_FILE,
     SCAN_FORMAT,
-    SCAN_VERSION,
+    SCAN_VERSIONS,
     key_codes,
+    legacy_codes,
 )
 from worksheetgen.textrules import problem as text_problem
 from worksheetgen.textrules import shown
@@ -156,7 +158,7 @@ def _positions(key_path: Path, key_sheets: int) -> dict[str, Any]:
             file=str(key_path),
         )
     # every field checked before it is used (scan.contract)
-    return read_positions(path, key_sheets, SCAN_FORMAT, (SCAN_VERSION,))
+    return read_positions(path, key_sheets, SCAN_FORMAT, SCAN_VERSIONS)
 
 
 def read_corrections(path: str) -> list[tuple[int, str, str]]:
@@ -234,16 +236,21 @@ def scan_files(
     out_dir: str | os.PathLike[str] | None = None,
     corrections: str | None = None,
     jobs: int = 1,
+    absent: str = "blank",
 ) -> ScanResult:
     """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
-    grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key)."""
+    grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key);
+    ``absent``: as grade's, a student with no page scanned gets no total ("blank") or 0
+    ("zero")."""
     # the image machinery only when scanning
     from worksheetgen.scan.images import check_scan, crop_png, page_count
 
     key = Path(key_path)
     doc = read_key_data(key, ScanError)
     positions = _positions(key, len(doc["sheets"]))
-    class_code, fields = key_codes(doc)
+    # a class printed before page codes told classes apart (scan.json version 1) carries
+    # the build's code on every page; later ones a code of the class and of each sheet
+    class_code, fields = legacy_codes(doc) if positions["version"] == 1 else key_codes(doc)
     if positions.get("build") != class_code:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
@@ -468,6 +475,16 @@ def scan_files(
                 + ", ".join(_box_name(b) for _, b, r in group if r.state == "taken-back"),
             )
             pg = next(g for g, _, r in group if r.state == "taken-back")
+        elif is_mark:
+            # a score row with no box marked: the TA has not marked this part yet, which is
+            # a mark still to give, never a blank answer worth 0
+            problem = Issue(
+                "unmarked",
+                gid,
+                group[0][1]["where"],
+                "no score box marked: a mark still to give (not a 0)",
+            )
+            pg = group[0][0]
         if problem is not None:
             name = f"box-{len(crops) + 1:04d}.png"
             xs = [g[1]["x"] for g in group if g[0] is pg]  # its boxes on that page
@@ -484,6 +501,20 @@ def scan_files(
             rows.append([sid, question, answer, "mark", PENDING])
         else:
             rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
+    # the parts of a scanned sheet whose boxes are all on a missing page: nobody has seen
+    # them, so each is a mark still to give (its page is listed as missing-page)
+    lost = sorted((k, p) for k in scanned for p in sheets[k] if (k, p) not in seen)
+    for s, p in lost:
+        sid = key_sheets[s]["id"]
+        for box in sheets[s][p]:
+            gid = f"{sid}/{box['question']}/{box['answer']}"
+            if (s, box["question"], box["answer"]) in readings:
+                continue
+            if gid not in kind_of:
+                kind_of[gid] = "mark" if "mark" in box else "value"
+                allowed[gid] = []
+                rows.append([sid, box["question"], box["answer"], "mark", PENDING])
+            allowed[gid].append(box["mark"] if "mark" in box else box["option"])
     # corrections settle what the scans left open (and may override any answer)
     by_id = {r[0] + "/" + r[1] + "/" + r[2]: r for r in rows}
     page_issues = {i.id: i for i in issues if i.id.startswith(("page:", "absent:"))}
@@ -493,7 +524,9 @@ def scan_files(
             row[3] = kind_of[cid]  # settled: the row its part's boxes make (not pending)
             if value.casefold() != "blank":
                 _check_value(value, row[3] == "mark", allowed[cid], str(corrections), line)
-            row[4] = "" if value.casefold() == "blank" else value
+            row[4] = value
+            if value.casefold() == "blank":  # a score row said blank by a person: 0 points
+                row[4] = "0" if row[3] == "mark" else ""
             if answers.get(cid) is not None:
                 answers[cid].settled = value  # type: ignore[union-attr]
         elif cid in page_issues:
@@ -505,7 +538,9 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
-    return _write(out, key, rows, issues, crops, n_pages, identified, paper, out_dir is None)
+    return _write(
+        out, key, rows, issues, crops, n_pages, identified, paper, out_dir is None, absent
+    )
 
 
 def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
@@ -778,7 +813,8 @@ def _meanings(
                 meaning: dict[str, Any] = {"question": q["id"], "answer": answer}
                 if value.startswith("s") and value[1:].isdigit():
                     points = gs.question(q["id"]).points_of(answer)
-                    values = score_values(points)
+                    # a build before the score boxes' rule printed them by the old one
+                    values = score_values(points, legacy=positions.get("version") == 1)
                     if int(value[1:]) >= len(values):
                         raise ScanError(
                             f"boxes: expected score boxes up to {points}, got {box['id']!r}",
@@ -832,6 +868,7 @@ def _write(
     identified: int,
     paper: str = "a4",
     default: bool = False,
+    absent: str = "blank",
 ) -> ScanResult:
     """Grade and write the whole set in a staging folder, then replace the previous set with
     it at once (``outset``: never a new report beside the previous run's feedback pages)."""
@@ -849,7 +886,12 @@ def _write(
             if any(r[4] for r in rows):  # grade refuses a file of blanks
                 try:
                     run = grade_files(
-                        key, new / RESPONSES_FILE, new, paper=paper, label=str(out / RESPONSES_FILE)
+                        key,
+                        new / RESPONSES_FILE,
+                        new,
+                        paper=paper,
+                        label=str(out / RESPONSES_FILE),
+                        absent="zero" if absent == "zero" else "blank",
                     )
                 except GradeError as exc:
                     raise ScanError(f"grading the scanned responses: {exc}") from None

@@ -69,6 +69,8 @@ def solve_item(
     solution = with_misconceptions(spec, solution, variant, label)
     context = dict(given)
     context.update(family.prompt_context(given))
+    # a family's own prompt may say only what a multiple-choice item asks (its target)
+    family_context = {**context, "format": spec.format}
     if spec.prompt is not None:
         prompt = render_prompt(
             spec.prompt,
@@ -78,7 +80,7 @@ def solve_item(
             field=f"questions[{spec.id}].prompt",
         )
     else:
-        prompt = render_prompt(family.prompt, context, file="<family " + family.name + ">")
+        prompt = render_prompt(family.prompt, family_context, file="<family " + family.name + ">")
     if spec.part_points:
         _check_part_points(spec, solution)
     item = Item(number=number, spec=spec, given=given, prompt=prompt, solution=solution)

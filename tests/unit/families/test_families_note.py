@@ -408,6 +408,25 @@ def test_scale_effect_needs_one_part(write_bank):
     assert "expected softmax or variance (or both) to be true, got both false" in msg
 
 
+def test_a_multiple_choice_scale_effect_prompt_says_only_what_it_asks(write_bank):
+    """A choice item asks the target alone (the row's softmax): its prompt kept "For the
+    variance parts, suppose ..." for parts it does not ask. Without the row, the variance
+    item keeps the sentence it needs; an open question keeps both."""
+    path = write_bank(
+        "sheet: {id: se, title: Scale effect}\nquestions:\n"
+        "  - id: open\n    family: scale-effect\n    params: {n: 2, d_k: 4}\n"
+        "  - id: row\n    family: scale-effect\n    format: choice\n"
+        "    params: {n: 2, d_k: 4}\n"
+        "  - id: var\n    family: scale-effect\n    format: choice\n"
+        "    params: {n: 2, d_k: 4, softmax: false}\n"
+    )
+    items = {i.spec.id: i for i in make_build(load_banks([path]), 1).sheets[0].items}
+    assert "For the variance parts, suppose" in items["open"].prompt
+    assert "variance" not in items["row"].prompt and "raw scores" in items["row"].prompt
+    assert [p.answer for p in items["row"].solution.parts] == ["A"]
+    assert items["var"].prompt.startswith("Suppose the $d_k = 4$ coordinates")
+
+
 def test_scaling_family_still_builds_the_practice_bank():
     bank = load_banks([ROOT / "banks" / "practice.yaml"])
     build_ = make_build(bank, 1)

@@ -20,7 +20,8 @@ from click.testing import CliRunner
 from tests.classdata import class_csv
 from tests.conftest import ROOT
 from worksheetgen.cli import main
-from worksheetgen.grading.analysis import analyse
+from worksheetgen.grading import charts
+from worksheetgen.grading.analysis import analyse, points_text
 from worksheetgen.grading.charts import HEATMAPS_PER_FIGURE
 from worksheetgen.grading.key import load_key
 from worksheetgen.grading.responses import parse_responses
@@ -186,7 +187,11 @@ def test_each_feedback_page_shows_its_student_only(graded_class):
         for v in mine - others:
             assert v in text, (sid, v)
         # (values like 0.47 or 12345 only: a short number such as 1 is also a part's points)
-        answers = re.sub(r"[\d.]+ / [\d.]+", " ", text)  # the marks "0.75 / 1.5" out
+        # the marks "0.75 / 1.5" out, the points of a part still to mark "(0.88 points)",
+        # and the key's own reasons ("Why: its weight goes from 0.88 to 0.73": this
+        # student's sheet's numbers, told after a wrong choice)
+        answers = re.sub(r"[\d.]+ / [\d.]+|\([\d.]+ points?\)", " ", text)
+        answers = re.sub(r"Why: .*?(?=\(\w\) |Question \d|$)", " ", answers)
         for v in others - mine:
             if re.fullmatch(r"-?\d+\.\d\d|\d{4,}", v):
                 assert not re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", answers), (sid, v)
@@ -768,8 +773,11 @@ def test_a_pending_mark_is_still_to_mark_not_blank_nor_zero(roster_key, tmp_path
     assert float(row["ungraded"]) == float(q.points_of(a.name))
     report = (tmp_path / "report.md").read_text("utf-8")
     assert "not marked yet" in report
-    line = next(ln for ln in body.splitlines() if "to be marked by hand, 0 / " in ln)
-    assert "Your answer" not in line and "blank" not in line, line
+    line = next(ln for ln in body.splitlines() if "not marked yet" in ln)
+    points = q.points_of(a.name)
+    said = f"{points_text(points)} point" + ("" if points == 1 else "s")
+    assert f"not marked yet ({said})" in line, line
+    assert "Your answer" not in line and "blank" not in line and "0 / " not in line, line
 
 
 @pytest.mark.parametrize("command", ["grade", "scan"])
@@ -778,3 +786,91 @@ def test_quiet_and_verbose_together_are_refused_in_one_line(command, tmp_path):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2
     assert "--quiet and --verbose: expected one of them, got both" in result.output
+
+
+def test_discrimination_of_a_question_few_students_answered_is_grey_with_its_n(graded_class):
+    """A point-biserial over 3 to 9 students is noise: never the alarm red, and the picture
+    says how many students it is over."""
+    from matplotlib.colors import to_hex
+
+    out, _, key, text = graded_class
+    stats = analyse(grade(key, parse_responses(text, key, "r.csv")))
+    first, *rest = stats.questions
+    few = replace(first, students=4, discrimination=0.05)
+    many = [replace(q, students=30, discrimination=0.05) for q in rest]
+    fig = charts.questions(replace(stats, questions=(few, *many)))
+    bars = fig.axes[1].patches
+    assert to_hex(bars[0].get_facecolor()) == charts.GREY  # the first question's bar
+    assert {to_hex(b.get_facecolor()) for b in bars[1:]} == {charts.RED}
+    notes = [t.get_text() for t in fig.axes[1].texts]
+    assert notes == ["n = 4, too few"]
+    html = (out / "class-report.html").read_text("utf-8")
+    assert f"fewer than {charts.FEW_STUDENTS} students answered is drawn in grey" in html
+
+
+def test_the_question_charts_tick_labels_do_not_collide(graded_class):
+    """The facility and discrimination axes sit side by side: the last tick label of the
+    one ("1.00") ran into the first of the other ("-1.0")."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    out, _, key, text = graded_class
+    stats = analyse(grade(key, parse_responses(text, key, "r.csv")))
+    fig = charts.questions(stats)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    boxes = [
+        label.get_window_extent(renderer)
+        for ax in fig.axes
+        for label in ax.get_xticklabels()
+        if label.get_text()
+    ]
+    assert len(boxes) >= 6
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert a.x1 <= b.x0 or b.x1 <= a.x0, (a, b)
+
+
+def test_table_parts_marked_by_hand_have_no_cells_and_the_report_says_why(roster_key, tmp_path):
+    """A scanned score box or a typed mark holds a part's points, not its cells: the
+    cells-missed picture counts none of them (it drew them as all missed: solid red)."""
+    key = load_key(roster_key)
+    sheet = key.sheets[0]
+    tables = [(q, a) for q in sheet.questions for a in q.answers if a.kind == "matrix"]
+    text = "student,question,answer,entry,value,mark\n" + "".join(
+        f"{sheet.id},{q.id},{a.name},,,{'x' if i % 2 else '?'}\n" for i, (q, a) in enumerate(tables)
+    )
+    (tmp_path / "m.csv").write_text(text, encoding="utf-8")
+    args = ["grade", "--key", str(roster_key), str(tmp_path / "m.csv"), "--out", str(tmp_path)]
+    result = CliRunner().invoke(main, [*args, "-q"])
+    assert result.exit_code == 0, result.output
+    cells = list(csv.DictReader((tmp_path / "class-report" / "cells.csv").open(encoding="utf-8")))
+    assert cells == []
+    html = (tmp_path / "class-report.html").read_text("utf-8")
+    assert "No picture of the table cells missed: every table part was marked by hand" in html
+
+
+def test_a_wrong_multiple_choice_answer_is_told_the_right_option_and_why(tmp_path):
+    """A concept question has no step to redo: the feedback names the right option by the
+    letter the sheet printed and the key's explanation (it said "redo the step with the
+    worked example and compare entry by entry")."""
+    from worksheetgen.grading.key import norm_text
+
+    out = tmp_path / "b"
+    args = ["build", "--seed", "3", "--bank", str(ROOT / "banks" / "quiz.yaml"), "--no-pdf"]
+    assert CliRunner().invoke(main, [*args, "--out", str(out), "-q"]).exit_code == 0
+    (key_path,) = out.glob("*/key.json")
+    sheet = load_key(key_path).sheets[0]
+    q = sheet.question("q-mask")
+    (ans,) = q.answers
+    right = [norm_text(o) for o in ans.options].index(norm_text(ans.text))
+    wrong = chr(ord("A") + (right + 1) % len(ans.options))
+    text = f"student,question,answer,entry,value\n{sheet.id},q-mask,{ans.name},,{wrong}\n"
+    (tmp_path / "r.csv").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["grade", "--key", str(key_path), str(tmp_path / "r.csv"), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "feedback" / f"{sheet.id}.html").read_text("utf-8")
+    block = page.split("A causal mask sets future scores")[1].split("<h2>")[0]
+    assert "redo the step" not in block
+    assert f"The right option is {chr(ord('A') + right)}: Minus infinity gives" in block
+    assert "Why: A score of 0 is an ordinary score" in block

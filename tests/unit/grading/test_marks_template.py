@@ -128,16 +128,20 @@ def test_marks_grade_to_the_points_typed(key, blank, tmp_path):
     # 1.5 + 0 + 1 + 0 + 1.5 + 1 + 1.5
     assert got["s2"]["total"] == "6.5"
     assert (got["s2"]["soft"], got["s2"]["heads"], got["s2"]["keys"]) == ("1.5", "2.5", "1")
-    assert got["s3"]["total"] == "0"
-    # a marked written part is no longer to grade by hand
-    assert got["s1"]["ungraded"] == got["s2"]["ungraded"] == "0"
-    assert got["s3"]["ungraded"] == "1.5"
+    # s3 has no mark at all: no total (nothing marked is no 0), nothing to mark by hand
+    assert (got["s3"]["total"], got["s3"]["max"]) == ("", "21")
+    # a marked written part is no longer to grade by hand; s2's parts left blank in the
+    # template are still to mark (keys (a) 2.5, (b) and (c) 1.5 each, plain (a) 1.5), not 0
+    assert (got["s1"]["ungraded"], got["s2"]["ungraded"]) == ("0", "7")
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "- (a) `scaled`: marked by hand (1.5/2)." in report
     assert "- (b) `A`: marked by hand (0/4)." in report
     assert "- (d) `explain`: marked by hand (1/1.5)." in report
+    s2 = report[report.index("## s2") : report.index("## s3")]
+    assert "## s2 (Bo): 6.5 / 21 (+ 7 to grade by hand)" in s2
+    assert s2.count("not marked yet") == 4
     assert "Reproduced by" not in report and "No slip" not in report
-    assert "No responses from: s3." in report
+    assert "No responses from: s3; no total in scores.csv" in report
 
 
 def _cells(sid: str, qid: str, name: str, grid: list) -> list[str]:

@@ -112,7 +112,7 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
     flagged = {
         r["id"]
         for r in _read_csv(out / "issues.csv")
-        if r["kind"] in ("unclear-box", "several-marked", "only-taken-back")
+        if r["kind"] in ("unclear-box", "several-marked", "only-taken-back", "unmarked")
     }
     boxes = 0
     misreads = []
@@ -124,11 +124,13 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
                 groups.setdefault((b["question"], b["answer"]), []).append(b)
             for (question, answer), members in groups.items():
                 gid = f"{sid}/{question}/{answer}"
-                if (s, page) not in scanned:
-                    assert (sid, question, answer) not in got, gid
+                if (s, page) not in scanned:  # its page missing: a mark still to give
+                    assert got.get((sid, question, answer)) == "?", gid
                     continue
                 boxes += len(members)
                 want, unclear = _expected(plan, s, [b["id"] for b in members])
+                if want is None and "mark" in members[0]:
+                    unclear = True  # a score row left unticked: not marked yet, listed
                 value = got.get((sid, question, answer), "")
                 if unclear:  # listed, and its part graded as still to mark ("?")
                     if gid not in flagged or value != "?":
@@ -322,20 +324,20 @@ def test_corrections_settle_issues(quiz: Path, tmp_path: Path):
     plans, scanned, files = _scan_set(quiz, tmp_path, seed=5, dpi=150)
     out = tmp_path / "out"
     first = scan_files([str(f) for f in files], quiz / "key.json", out)
-    open_ids = [
-        i.id
-        for i in first.open_issues
-        if i.kind in ("unclear-box", "several-marked", "only-taken-back")
-    ]
+    kinds = ("unclear-box", "several-marked", "only-taken-back", "unmarked")
+    open_ids = [i.id for i in first.open_issues if i.kind in kinds]
     assert open_ids
     fixes = tmp_path / "fixes.csv"
     fixes.write_text("id,value\n" + "".join(f"{i},blank\n" for i in open_ids))
     again = scan_files([str(f) for f in files], quiz / "key.json", out, str(fixes))
-    assert not [
-        i
-        for i in again.open_issues
-        if i.kind in ("unclear-box", "several-marked", "only-taken-back")
-    ]
+    assert not [i for i in again.open_issues if i.kind in kinds]
+    # settled: a score row said blank is 0 points (a person's mark), an option row blank
+    rows = {
+        f"{r['student']}/{r['question']}/{r['answer']}": r for r in _read_csv(out / "responses.csv")
+    }
+    settled = [rows[i] for i in open_ids if i in rows]
+    assert settled and all(r["mark"] in ("0", "") and r["value"] == "" for r in settled)
+    assert any(r["mark"] == "0" for r in settled)
     fixes.write_text("id,value\nnobody/q-none/x,a\n")
     before = (out / "responses.csv").read_bytes()
     with pytest.raises(ScanError, match=r"fixes.csv:2: id: expected"):
@@ -427,6 +429,14 @@ def test_absent_students_are_listed_once_each_and_get_no_rows(klass: Path, tmp_p
     _check(klass, out, plans, scanned)
     report = (out / "report.md").read_text("utf-8")
     assert "No responses from:" in report
+    scores = {r["student"]: r for r in _read_csv(out / "scores.csv")}
+    assert scores[ids[0]]["total"] == scores[ids[2]]["total"] == ""  # no total, not 0
+    assert not (out / "feedback" / f"{ids[0]}.html").exists()
+    zero = scan_files([str(f) for f in files], klass / "key.json", tmp_path / "z", absent="zero")
+    assert zero.grade is not None
+    scores = {r["student"]: r for r in _read_csv(tmp_path / "z" / "scores.csv")}
+    assert scores[ids[0]]["total"] == "0"
+    assert "counted as 0" in (tmp_path / "z" / "feedback" / f"{ids[0]}.html").read_text("utf-8")
     # report.md names the responses file scan put in place, not its staging copy
     assert f"Responses: `{out / 'responses.csv'}`" in report and ".scan-" not in report
     # settled like a page issue: seen, and no longer open
@@ -712,14 +722,14 @@ def test_scan_workers_die_at_once_on_sigterm_whatever_the_parents_handler(monkey
 
 
 def test_score_box_labels_print_the_points_as_the_sheet_does(tmp_path: Path):
-    """A part worth 1.8 points (9 shared by 5 parts) gets score boxes 0, 1, 1.8: the label
-    the sheet prints for its points, not 9/5; a value no decimal writes exactly stays a
-    fraction."""
+    """A part worth 1.8 points (9 shared by 5 parts) gets score boxes 0, 0.5, 1, 1.5, 1.8:
+    the label the sheet prints for its points, not 9/5; a value no decimal writes exactly
+    stays a fraction."""
     from fractions import Fraction as F
 
     from worksheetgen.scan.layout import score_values, value_text
 
-    assert [value_text(v) for v in score_values(F(9, 5))] == ["0", "1", "1.8"]
+    assert [value_text(v) for v in score_values(F(9, 5))] == ["0", "0.5", "1", "1.5", "1.8"]
     assert [value_text(v) for v in (F(1, 2), F(7, 4), F(1, 8), F(5, 3))] == [
         "0.5",
         "1.75",
@@ -746,7 +756,7 @@ def test_score_box_labels_print_the_points_as_the_sheet_does(tmp_path: Path):
     tex = tex_path.read_text("utf-8")
     assert "(1.8 points)" in tex or "1.8 points" in tex
     labels = re.findall(r"\\wsscore\{[^}]*\}\{([^}]*)\}", tex)
-    assert labels and set(labels) == {"0", "1", "1.8"}, labels
+    assert labels and set(labels) == {"0", "0.5", "1", "1.5", "1.8"}, labels
 
 
 def test_an_issue_names_a_score_box_as_the_sheet_labels_it():
@@ -756,3 +766,126 @@ def test_an_issue_names_a_score_box_as_the_sheet_labels_it():
     assert _box_name({"mark": "9/5"}) == "box 1.8"
     assert _box_name({"mark": "3"}) == "box 3"
     assert _box_name({"option": "B"}) == "option B"
+
+
+def _tick_options_only(boxes: list[dict], rng: random.Random) -> list[str | None]:
+    """Every option group gets one cross; every score row is left unticked (the TA has not
+    marked those parts yet)."""
+    if boxes[0]["id"].rsplit(".", 1)[1].startswith("s"):
+        return [None] * len(boxes)
+    kinds: list[str | None] = [None] * len(boxes)
+    kinds[rng.randrange(len(boxes))] = "cross"
+    return kinds
+
+
+def test_an_unticked_score_row_is_a_mark_still_to_give_never_a_zero(klass: Path, tmp_path: Path):
+    """A score row nobody ticked is a part the TA has not marked: '?' in responses.csv,
+    listed in issues.csv as unmarked (with its crop), counted in scores.csv's ungraded
+    column, 'not marked yet' in report.md and on the feedback page, never 0 points."""
+    ids = [s["id"] for s in json.loads((klass / "key.json").read_text())["sheets"]]
+    positions = json.loads((klass / "scan.json").read_text())
+    sheet = next(s for s in positions["sheets"] if s["index"] == 1)
+    images = render(klass / "students" / f"{ids[1]}-sheet.pdf", 150)
+    rng = random.Random(4)
+    fill(images, {"sheets": [sheet]}, 0, 150, _tick_options_only, rng, Plan())
+    files = []
+    for p, image in enumerate(images, 1):
+        files.append(tmp_path / f"p{p}.png")
+        files[-1].write_bytes(distort(image, rng, jpeg=False))
+    out = tmp_path / "out"
+    scan_files([str(f) for f in files], klass / "key.json", out)
+    rows = [r for r in _read_csv(out / "responses.csv") if r["student"] == ids[1]]
+    scored = {
+        (b["id"].split(".")[0], b["id"].split(".")[1])
+        for p in sheet["pages"]
+        for b in p["boxes"]
+        if ".s" in b["id"]
+    }
+    marks = [r for r in rows if r["mark"]]
+    assert len(marks) == len(scored) and all(r["mark"] == "?" for r in marks)
+    unmarked = {i["id"]: i for i in _read_csv(out / "issues.csv") if i["kind"] == "unmarked"}
+    assert set(unmarked) == {f"{ids[1]}/{r['question']}/{r['answer']}" for r in marks}
+    assert all(i["crop"] and (out / i["crop"]).is_file() for i in unmarked.values())
+    row = {r["student"]: r for r in _read_csv(out / "scores.csv")}[ids[1]]
+    key = grade_key(load_key(klass / "key.json", ScanError)).sheets[1]
+    pending = sum(key.question(r["question"]).points_of(r["answer"]) for r in marks)
+    assert float(row["ungraded"]) == pytest.approx(float(pending))
+    report = (out / "report.md").read_text("utf-8")
+    assert report.count("not marked yet") == len(marks)
+    page = (out / "feedback" / f"{ids[1]}.html").read_text("utf-8")
+    assert page.count("not marked yet") == len(marks)
+
+
+@pytest.mark.parametrize(
+    ("points", "boxes"),
+    [
+        ("1", "0 0.5 1"),
+        ("2.5", "0 0.5 1 1.5 2 2.5"),
+        ("4", "0 0.5 1 1.5 2 2.5 3 3.5 4"),
+        ("0.75", "0 0.25 0.5 0.75"),
+        ("0.5", "0 0.25 0.5"),
+        ("1.4", "0 0.2 0.4 0.6 0.8 1 1.2 1.4"),
+        ("0.3", "0 0.1 0.2 0.3"),
+        ("1.8", "0 0.5 1 1.5 1.8"),
+        ("5/3", "0 0.5 1 1.5 5/3"),
+        ("4.5", "0 1 2 3 4 4.5"),
+        ("6", "0 1 2 3 4 5 6"),
+    ],
+)
+def test_score_boxes_offer_part_marks_by_the_one_rule_the_guide_states(points, boxes):
+    """Parts of 1.4 and 0.75 points had no box between 0 and all (0, 1, 1.4; 0, 0.75)
+    although the guide promised halves up to 4 points: one rule, stated in the guide with
+    these very examples."""
+    from fractions import Fraction as F
+
+    from worksheetgen.scan.layout import value_text
+
+    assert " ".join(value_text(v) for v in score_values(F(points))) == boxes
+    guide = (ROOT / "docs" / "guide" / "scanning.md").read_text("utf-8")
+    said = " ".join(guide.split())
+    for example in ("1 point: 0, 0.5, 1", "0.75: 0, 0.25, 0.5, 0.75", "1.4: 0, 0.2, 0.4, …, 1.4"):
+        assert example in said
+    for example in ("1.8: 0, 0.5, 1, 1.5, 1.8", "4.5: 0, 1, 2, 3, 4, 4.5"):
+        assert example in said
+
+
+def test_a_class_printed_before_the_score_box_rule_is_read_as_it_was_printed(quiz: Path):
+    """scan.json names a score box by its place in the row (s1, s2, ...), not its points: a
+    class printed with the old boxes (scan.json version 1: 0, 1, 1.8 for a 1.8-point part)
+    must not be read with the new row (0, 0.5, 1, 1.5, 1.8), where s1 is 0.5."""
+    from worksheetgen.scan.positions import SCAN_VERSION
+
+    positions = json.loads((quiz / "scan.json").read_text())
+    assert positions["version"] == SCAN_VERSION == 2
+    key_doc = json.loads((quiz / "key.json").read_text())
+    grading = grade_key(load_key(quiz / "key.json", ScanError))
+
+    def marks(doc: dict) -> dict[str, str]:
+        meanings = _meanings(doc, key_doc["sheets"], grading, "scan.json")
+        return {
+            b["id"]: b["mark"]
+            for pages in meanings.values()
+            for bs in pages.values()
+            for b in bs
+            if "mark" in b
+        }
+
+    lab = {k: v for k, v in marks(positions).items() if k.startswith(_number_of(key_doc, "q-lab3"))}
+    assert lab and {v for k, v in lab.items() if k.endswith(".s1")} == {"1/2"}
+    # what the old build recorded for lab3's parts: s0, s1, s2 (0, 1, 1.8); other rows left out
+    printed = json.loads(json.dumps(positions))
+    for sheet in printed["sheets"]:
+        for page in sheet["pages"]:
+            page["boxes"] = [
+                b
+                for b in page["boxes"]
+                if ".s" not in b["id"] or b["id"] in lab and int(b["id"].split(".s")[1]) < 3
+            ]
+    old = marks({**printed, "version": 1})
+    assert {v for k, v in old.items() if k in lab and k.endswith(".s1")} == {"1"}
+    assert {v for k, v in old.items() if k in lab and k.endswith(".s2")} == {"9/5"}
+
+
+def _number_of(key_doc: dict, qid: str) -> str:
+    q = next(q for q in key_doc["sheets"][0]["questions"] if q["id"] == qid)
+    return f"{q['number']}."
