@@ -74,7 +74,7 @@ CASES = [
     (_set(["box_mm"], -4), "box_mm: expected a size in mm from 1 to 20, got -4"),
     (_set(["box_mm"], True), "box_mm: expected a size in mm from 1 to 20, got true"),
     (_set(["build"], "x"), "build: expected an integer from 0 to 65535, got 'x'"),
-    (_set(["version"], "1"), "version: expected 1, got '1'"),
+    (_set(["version"], "1"), "version: expected 1 or 2, got '1'"),
     (_set(["sheets"], None), "sheets: expected a list of sheets, got null"),
     (_set(["sheets"], {}), "sheets: expected a list of sheets, got an object"),
     (_set(["sheets", 0], 7), "sheets[0]: expected an object, got 7"),
