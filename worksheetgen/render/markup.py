@@ -11,6 +11,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from worksheetgen.render import scripts
+
 _TEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -68,6 +70,8 @@ _LONG_RUN_RE = re.compile(rf"\S{{{LONG_RUN},}}")
 @lru_cache(maxsize=16384)  # the same titles, labels and names recur on every sheet of a class
 def _escape_tex(text: str) -> str:
     s = _plain(text)
+    if not s.isascii() and scripts.needs_fonts(s):
+        return r"\par ".join(_marked(p.replace("\n", " ")) for p in re.split(r"\n\s*\n", s))
     if len(s) >= LONG_RUN and _LONG_RUN_RE.search(s):
         pieces = []
         pos = 0
@@ -117,6 +121,109 @@ def _breakable(run: str) -> str:
         if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
             out.append(r"\allowbreak{}")
         out.append(_escape_tex_run(c))
+    return "".join(out)
+
+
+# a word's font (worksheetgen.render.scripts), as the LuaLaTeX preamble names it
+_FONT_SWITCH = {
+    scripts.SERIF: r"\wsserif",
+    scripts.ARAB: r"\wsarab",
+    scripts.HEBR: r"\wshebr",
+    scripts.CJK: r"\wscjk",
+}
+
+
+def _marked(s: str) -> str:
+    """One paragraph escaped, each word of a script Pagella lacks (or lacks in part) in its
+    script's font as a whole, and its right-to-left runs in their direction (LuaLaTeX's
+    \\textdir, by the levels of the Unicode bidirectional algorithm); a long run without
+    spaces breakable as ``_breakable`` makes it."""
+    fonts = scripts.fonts(s)
+    breaks: set[int] = set()
+    for m in _LONG_RUN_RE.finditer(s):
+        for k in range(m.start() + 1, m.end()):
+            c, before = s[k], s[k - 1]
+            if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
+                breaks.add(k)
+    if not scripts.has_rtl(s):
+        return _fonted(s, 0, len(s), fonts, breaks)
+    levels = scripts.levels(s)
+    base = scripts.base_level(s)
+    if base:
+        return _group(s, 0, len(s), base, levels, fonts, breaks)
+    return _nested(s, 0, len(s), base, levels, fonts, breaks)
+
+
+def _nested(
+    s: str,
+    start: int,
+    end: int,
+    level: int,
+    levels: list[int],
+    fonts: list[str | None],
+    breaks: set[int],
+) -> str:
+    """``s[start:end]``, whose levels are ``level`` or more, with each run of a higher level
+    in a group of its direction."""
+    out = []
+    k = start
+    while k < end:
+        m = k
+        if levels[k] == level:
+            while m < end and levels[m] == level:
+                m += 1
+            out.append(_fonted(s, k, m, fonts, breaks))
+        else:
+            while m < end and levels[m] > level:
+                m += 1
+            out.append(_group(s, k, m, level + 1, levels, fonts, breaks))
+        k = m
+    return "".join(out)
+
+
+def _group(
+    s: str,
+    start: int,
+    end: int,
+    level: int,
+    levels: list[int],
+    fonts: list[str | None],
+    breaks: set[int],
+) -> str:
+    """``s[start:end]`` in a group of ``level``'s direction (a run of one level and font:
+    the group selects the font too)."""
+    if all(levels[k] == level for k in range(start, end)):
+        inner = _fonted(s, start, end, fonts, breaks, bare=True)
+    else:
+        inner = _nested(s, start, end, level, levels, fonts, breaks)
+    return rf"\wsrtl{{{inner}}}" if level % 2 else rf"\wsltr{{{inner}}}"
+
+
+def _fonted(
+    s: str, start: int, end: int, fonts: list[str | None], breaks: set[int], bare: bool = False
+) -> str:
+    """``s[start:end]`` escaped, each run of one font in a group that selects it (``bare``:
+    a run that is the whole of it selects its font without a group of its own, the caller's
+    group ends it)."""
+    out = []
+    k = start
+    while k < end:
+        m = k
+        while m < end and fonts[m] == fonts[k]:
+            m += 1
+        cuts = [k, *sorted(b for b in breaks if k < b < m), m]
+        pieces = (_escape_tex_run(s[a:b]) for a, b in zip(cuts, cuts[1:], strict=False))
+        text = r"\allowbreak{}".join(pieces)
+        font = fonts[k]
+        if font is None:
+            out.append(text)
+        elif bare and k == start and m == end:
+            out.append(f"{_FONT_SWITCH[font]} {text}")
+        else:
+            out.append(f"{{{_FONT_SWITCH[font]} {text}}}")
+        if m in breaks:
+            out.append(r"\allowbreak{}")
+        k = m
     return "".join(out)
 
 
