@@ -51,6 +51,19 @@ def escape_tex(text: Any) -> str:
     return _escape_tex(str(text))
 
 
+def escape_tex_breaking(text: str, breaks: tuple[int, ...]) -> str:
+    """``escape_tex(text)`` with a line break allowed before each position in ``breaks``
+    (between two CJK characters of a name in a narrow column, say)."""
+    if not breaks:
+        return escape_tex(text)
+    s = _plain(text)
+    if not s.isascii() and scripts.needs_fonts(s) and "\n" not in s:
+        return _marked(s, breaks)
+    cuts = [0, *breaks, len(s)]
+    pieces = (_escape_tex(s[a:b]) for a, b in zip(cuts, cuts[1:], strict=False))
+    return r"\allowbreak{}".join(pieces)
+
+
 # TeX's font ligatures that change what a text says: "--" and "---" print as dashes, ",,"
 # as a low double quote, and with LuaLaTeX's TeX ligatures "<<" and ">>" as guillemets. A
 # zero kern between the two characters keeps each as written in both engines (an empty
@@ -133,13 +146,14 @@ _FONT_SWITCH = {
 }
 
 
-def _marked(s: str) -> str:
+def _marked(s: str, extra: tuple[int, ...] = ()) -> str:
     """One paragraph escaped, each word of a script Pagella lacks (or lacks in part) in its
     script's font as a whole, and its right-to-left runs in their direction (LuaLaTeX's
     \\textdir, by the levels of the Unicode bidirectional algorithm); a long run without
-    spaces breakable as ``_breakable`` makes it."""
+    spaces breakable as ``_breakable`` makes it, and a break allowed before each position
+    in ``extra``."""
     fonts = scripts.fonts(s)
-    breaks: set[int] = set()
+    breaks = set(extra)
     for m in _LONG_RUN_RE.finditer(s):
         for k in range(m.start() + 1, m.end()):
             c, before = s[k], s[k - 1]
