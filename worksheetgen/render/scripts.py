@@ -22,6 +22,7 @@ May import: the standard library.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 
@@ -402,12 +403,16 @@ def _joining(c: str) -> str:
     return "U"
 
 
-def shape_arabic(text: str) -> str:
+def shape_arabic(text: str, has: Callable[[str], bool] | None = None) -> str:
     """``text`` (in logical order) with each Arabic letter in the form its neighbours give
-    it (isolated, initial, medial or final) and lam-alef as its ligature."""
+    it (isolated, initial, medial or final) and lam-alef as its ligature; ``has``: whether
+    the font has a form's character (a form it lacks keeps the letter as it is)."""
     if not any("\u0600" <= c <= "\u06ff" for c in text):
         return text
     single, pairs = _arabic_forms()
+    if has is not None:
+        single = {k: v for k, v in single.items() if has(v)}
+        pairs = {k: v for k, v in pairs.items() if has(v)}
     kinds = [_joining(c) for c in text]
     n = len(text)
 
@@ -429,9 +434,9 @@ def shape_arabic(text: str) -> str:
         nxt = k + 1
         while nxt < n and kinds[nxt] == "T":
             nxt += 1
-        if c == "\u0644" and nxt < n and (c + text[nxt], "isolated") in pairs:
-            form = "final" if joins_before else "isolated"
-            out.append(pairs.get((c + text[nxt], form), c + text[nxt]))
+        form = "final" if joins_before else "isolated"
+        if c == "\u0644" and nxt < n and (c + text[nxt], form) in pairs:
+            out.append(pairs[(c + text[nxt], form)])
             out.extend(text[k + 1 : nxt])  # marks on the lam
             k = nxt + 1
             continue
