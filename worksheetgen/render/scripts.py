@@ -134,6 +134,8 @@ def script(c: str) -> str | None:
         return found
     if unicodedata.category(c)[0] == "M":
         return "mark" if first == "COMBINING" else "other"
+    if first == "MODIFIER":  # ʼ ˀ ʻ: part of the word they are in, whatever its script
+        return "mark"
     if unicodedata.category(c)[0] == "L" or first in ("CJK", "IDEOGRAPHIC"):
         return "other"
     return None

@@ -73,6 +73,8 @@ def test_each_script_has_its_font_and_a_mixed_word_changes_where_its_script_does
 def test_a_latin_word_with_a_letter_pagella_lacks_is_set_whole_in_the_serif():
     assert "\u01c5" not in {chr(c) for c in scripts.PAGELLA}
     assert escape_tex("\u01c5emal Ada") == r"{\wsserif ǅemal} Ada"
+    # a modifier letter Pagella lacks (the Hawaiian ʻokina) too: never a letter on its own
+    assert escape_tex("Kaʻiulani Ada") == r"{\wsserif Kaʻiulani} Ada"
     # a combining mark Pagella lacks (U+0346) takes its letter's word along
     assert escape_tex("Ana n\u0346o") == "Ana {\\wsserif n\u0346o}"
 
