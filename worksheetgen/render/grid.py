@@ -302,7 +302,9 @@ def _label_tex(label: str, width: float) -> tuple[str, bool]:
     it is shortened: its words laid out in at most ``NAME_LINES`` lines, breaking only after a
     space or a hyphen (or between CJK characters); a name that does not fit, or has a word
     wider than the column, is cut where the room ends (…) and listed in full."""
-    line = (width - 2.0) / FONT_PT  # em
+    # a line's room, in em, as grid_layout measures the column (_pt: the widest label and
+    # 1 pt, rounded to a tenth): the widest label fits it
+    line = (width - 0.95) / FONT_PT
     pieces = _label_pieces(label)
     lines, used, kept = 1, 0.0, 0
     short = False
@@ -336,7 +338,8 @@ def _label_tex(label: str, width: float) -> tuple[str, bool]:
         if _wide(label[at - 1]) or _wide(label[at]):  # spaces and hyphens break in TeX
             breaks.append(at)
     tex = escape_tex_breaking(label, tuple(breaks))
-    if short or text_em(label) > line:  # more than a line: a paragraph of the column's width
+    if short or text_em(label) > (width - 2.0) / FONT_PT:  # maybe more than a line: a
+        # paragraph of the column's width
         tex = rf"\parbox[t]{{{width}pt}}{{\raggedright {tex}}}"
     return tex, short
 

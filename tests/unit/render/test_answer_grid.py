@@ -282,3 +282,14 @@ def test_a_long_name_breaks_at_its_spaces_and_hyphens_never_inside_a_word():
     # a right-to-left name is one run, its words in their order
     tex, _ = grid._label_tex("محمد بن سلمان العتيبي", grid.NAME_WIDTH)
     assert r"\wsrtl{\wsarab محمد بن سلمان العتيبي}" in tex
+
+
+def test_the_widest_label_fits_the_column_made_for_it():
+    # a lone sheet's label sets the column's width: it is never cut ("Worksh…"), nor given
+    # a break inside it
+    layout = grid.grid_layout([GridRow("Worksheet", "OPNA-3DG7", ())])
+    assert layout.shortened == ()
+    assert layout.labels["OPNA-3DG7"] == r"\parbox[t]{47.9pt}{\raggedright Worksheet}"
+    for name in ("Subramanian-Krishnamurthy", "Ada", "Ελένη Παπαδοπούλου"):
+        layout = grid.grid_layout([GridRow(name, "C", ()), GridRow("Bo", "D", ())])
+        assert layout.shortened == (), name
