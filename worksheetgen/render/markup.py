@@ -125,16 +125,37 @@ def _shaped(c: str) -> bool:
 
 
 def _breakable(run: str) -> str:
-    """A long run without spaces escaped with a break allowed after every character (not
-    before a combining accent, nor next to letters a font shapes together): it wraps, never
-    runs off the page."""
+    """A long run without spaces escaped with a break allowed where ``_run_breaks`` allows
+    one: it wraps, never runs off the page."""
+    cuts = [0, *_run_breaks(run), len(run)]
+    pieces = (_escape_tex_run(run[a:b]) for a, b in zip(cuts, cuts[1:], strict=False))
+    return r"\allowbreak{}".join(pieces)
 
-    out = [_escape_tex_run(run[0])]
-    for before, c in zip(run, run[1:], strict=False):
-        if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
-            out.append(r"\allowbreak{}")
-        out.append(_escape_tex_run(c))
-    return "".join(out)
+
+def _run_breaks(run: str) -> list[int]:
+    """Where a long run without spaces may break: after each hyphen, and inside a part
+    between hyphens that is itself long (a name of 200 letters, a URL) after any character
+    but before a combining accent or next to letters a font shapes together; never inside a
+    part of a hyphenated compound ("Württemberg-Hohenlohe-Langenburg")."""
+    parts = re.split(f"([{_HYPHENS}])", run)  # a part, a hyphen, a part, ...
+    out = []
+    at = 0
+    for part in parts:
+        if part in _HYPHENS:  # a break after it, before a letter
+            at += len(part)
+            if at < len(run) and run[at] not in _HYPHENS and not unicodedata.combining(run[at]):
+                out.append(at)
+            continue
+        if len(part) >= LONG_RUN:
+            for k in range(at + 1, at + len(part)):
+                before, c = run[k - 1], run[k]
+                if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
+                    out.append(k)
+        at += len(part)
+    return out
+
+
+_HYPHENS = "-\u2010"
 
 
 # a word's font (worksheetgen.render.scripts), as the LuaLaTeX preamble names it
@@ -155,10 +176,7 @@ def _marked(s: str, extra: tuple[int, ...] = ()) -> str:
     fonts = scripts.fonts(s)
     breaks = set(extra)
     for m in _LONG_RUN_RE.finditer(s):
-        for k in range(m.start() + 1, m.end()):
-            c, before = s[k], s[k - 1]
-            if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
-                breaks.add(k)
+        breaks.update(m.start() + k for k in _run_breaks(m.group()))
     if not scripts.has_rtl(s):
         return _fonted(s, 0, len(s), fonts, breaks)
     levels = scripts.levels(s)

@@ -126,3 +126,14 @@ def test_arabic_letters_take_the_form_their_neighbours_give_them():
     assert scripts.shape_arabic("لا") == "\ufefb"
     assert scripts.shape_arabic("سلام") == "\ufeb3\ufefc\ufee1"
     assert scripts.shape_arabic("Ada") == "Ada"
+
+
+def test_a_long_hyphenated_name_breaks_after_its_hyphens_never_inside_a_part():
+    # issue 32: the answer grid's list of shortened names broke "Württemberg-Hoh / enlohe"
+    tex = escape_tex("von Württemberg-Hohenlohe-Langenburg, Gräfin")
+    assert tex == r"von Württemberg-\allowbreak{}Hohenlohe-\allowbreak{}Langenburg, Gräfin"
+    # a part that is long itself still breaks anywhere (it must fit the page)
+    tex = escape_tex("Ana-" + "w" * 40)
+    assert tex.startswith(r"Ana-\allowbreak{}w\allowbreak{}w") and tex.count("allowbreak") == 40
+    # a hyphen pair stays two hyphens (no en dash), with no break between them
+    assert escape_tex("a--" + "b" * 30).startswith(r"a-\kern0pt -\allowbreak{}b\allowbreak{}")
