@@ -204,7 +204,7 @@ def _nested(
         if levels[k] == level:
             while m < end and levels[m] == level:
                 m += 1
-            out.append(_fonted(s, k, m, fonts, breaks))
+            out.append(_fonted(s, k, m, fonts, breaks, rtl=level % 2 == 1))
         else:
             while m < end and levels[m] > level:
                 m += 1
@@ -225,18 +225,25 @@ def _group(
     """``s[start:end]`` in a group of ``level``'s direction (a run of one level and font:
     the group selects the font too)."""
     if all(levels[k] == level for k in range(start, end)):
-        inner = _fonted(s, start, end, fonts, breaks, bare=True)
+        inner = _fonted(s, start, end, fonts, breaks, bare=True, rtl=level % 2 == 1)
     else:
         inner = _nested(s, start, end, level, levels, fonts, breaks)
     return rf"\wsrtl{{{inner}}}" if level % 2 else rf"\wsltr{{{inner}}}"
 
 
 def _fonted(
-    s: str, start: int, end: int, fonts: list[str | None], breaks: set[int], bare: bool = False
+    s: str,
+    start: int,
+    end: int,
+    fonts: list[str | None],
+    breaks: set[int],
+    bare: bool = False,
+    rtl: bool = False,
 ) -> str:
     """``s[start:end]`` escaped, each run of one font in a group that selects it (``bare``:
     a run that is the whole of it selects its font without a group of its own, the caller's
-    group ends it)."""
+    group ends it); ``rtl``: set right to left, its brackets in the text's font mirrored
+    (LuaTeX mirrors none; HarfBuzz mirrors those in the Arabic and Hebrew fonts)."""
     out = []
     k = start
     while k < end:
@@ -244,9 +251,13 @@ def _fonted(
         while m < end and fonts[m] == fonts[k]:
             m += 1
         cuts = [k, *sorted(b for b in breaks if k < b < m), m]
-        pieces = (_escape_tex_run(s[a:b]) for a, b in zip(cuts, cuts[1:], strict=False))
-        text = r"\allowbreak{}".join(pieces)
         font = fonts[k]
+        mirror = rtl and font is None
+        pieces = (
+            _escape_tex_run(_mirrored(s[a:b]) if mirror else s[a:b])
+            for a, b in zip(cuts, cuts[1:], strict=False)
+        )
+        text = r"\allowbreak{}".join(pieces)
         if font is None:
             out.append(text)
         elif bare and k == start and m == end:
@@ -257,6 +268,10 @@ def _fonted(
             out.append(r"\allowbreak{}")
         k = m
     return "".join(out)
+
+
+def _mirrored(s: str) -> str:
+    return "".join(scripts.MIRRORED.get(c, c) for c in s)
 
 
 def _escape_tex_run(s: str) -> str:

@@ -337,7 +337,8 @@ def _direction(t: str) -> str:
     return "L" if t == "L" else "R"
 
 
-_MIRRORED = dict(zip("()[]{}<>«»‹›", ")(][}{><»«›‹", strict=True))
+#: brackets as a right-to-left run shows them (Unicode's mirrored pairs, rule L4)
+MIRRORED = dict(zip("()[]{}<>«»‹›", ")(][}{><»«›‹", strict=True))
 
 
 def visual(text: str, base: int | None = None) -> str:
@@ -346,7 +347,7 @@ def visual(text: str, base: int | None = None) -> str:
     if not has_rtl(text):
         return text
     lv = levels(text, base)
-    chars = [_MIRRORED.get(c, c) if lv[k] % 2 else c for k, c in enumerate(text)]
+    chars = [MIRRORED.get(c, c) if lv[k] % 2 else c for k, c in enumerate(text)]
     order = list(range(len(text)))
     top = max(lv)
     lowest_odd = min(v for v in lv if v % 2) if any(v % 2 for v in lv) else top + 1

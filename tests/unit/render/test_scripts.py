@@ -137,3 +137,12 @@ def test_a_long_hyphenated_name_breaks_after_its_hyphens_never_inside_a_part():
     assert tex.startswith(r"Ana-\allowbreak{}w\allowbreak{}w") and tex.count("allowbreak") == 40
     # a hyphen pair stays two hyphens (no en dash), with no break between them
     assert escape_tex("a--" + "b" * 30).startswith(r"a-\kern0pt -\allowbreak{}b\allowbreak{}")
+
+
+def test_brackets_in_a_right_to_left_run_are_mirrored_as_luatex_does_not():
+    # LuaTeX sets a bracket in a right-to-left run as it is: "(علي)" printed ")علي(" (the
+    # Arabic font, shaped by HarfBuzz, mirrors its own; Pagella's are the text's)
+    assert escape_tex("محمد (علي)") == r"\wsrtl{{\wsarab محمد} ){\wsarab علي}(}"
+    assert escape_tex("(محمد)") == r"\wsrtl{){\wsarab محمد}(}"
+    # around a right-to-left run in a left-to-right line they are the line's, as written
+    assert escape_tex("Ada (محمد)") == r"Ada (\wsrtl{\wsarab محمد})"
