@@ -6,7 +6,10 @@ one ``Tj`` in an embedded TrueType font (DejaVu Sans, which ships with matplotli
 the glyphs used; the text's CIDs are the font's glyph ids, a CIDToGIDMap maps them to the
 cut font's), with a ToUnicode map so the text can be read back and searched. A character
 DejaVu lacks (a CJK name) is set in the first installed TrueType fallback that has it; one
-no font has is set as "?".
+no font has is set as "?". A line with Arabic or Hebrew letters is set as it is seen: Arabic
+letters in their joined forms (Unicode's presentation forms, which DejaVu Sans has) and every
+run in its direction, by the Unicode bidirectional algorithm (worksheetgen.render.scripts);
+other lines are set as they are written.
 
 Each font is read once per document and cut once, for the glyphs of all its pages. Only
 the tables the PDF needs are decoded, and of 'hmtx' and 'glyf' only the glyphs used (a
@@ -31,6 +34,7 @@ from fontTools.ttLib.tables._g_l_y_f import Glyph  # type: ignore[import-untyped
 
 from worksheetgen.grading.marks import END, SCRIPT_SIZE, SUB, SUP
 from worksheetgen.grading.marks import MARKS as _MARKS
+from worksheetgen.render import scripts
 
 # a library never prints: fontTools logs each table it drops
 logging.getLogger("fontTools").setLevel(logging.ERROR)
@@ -369,7 +373,14 @@ class TextPdf:
             step = size * 1.4
             if style == "h2":
                 y -= size * 0.6  # room above a question's heading
-            for piece in self._wrap(" ".join(text.split()), size, bold):
+            text = " ".join(text.split())
+            rtl = scripts.has_rtl(text)
+            if rtl:  # Arabic letters joined, and each line in the order it is seen
+                text = scripts.shape_arabic(text, (self.bold if bold else self.regular).has)
+                base = scripts.base_level(text)
+            for piece in self._wrap(text, size, bold):
+                if rtl:
+                    piece = scripts.visual(piece, base)
                 if y - size < MARGIN:
                     self.pages.append("\n".join(ops).encode("ascii"))
                     ops, y = [], self.size[1] - MARGIN

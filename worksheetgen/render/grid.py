@@ -32,7 +32,7 @@ from functools import lru_cache
 from worksheetgen.exact import mathtex
 from worksheetgen.model import Item, Sheet
 from worksheetgen.render.documents import margin
-from worksheetgen.render.markup import escape_tex
+from worksheetgen.render.markup import escape_tex, escape_tex_breaking
 
 #: the size of the grid's type, points (LaTeX's footnotesize in an 11 pt document)
 FONT_PT = 9.0
@@ -274,39 +274,72 @@ class Layout:
         return TABLE_WIDTH - used
 
 
+# where a name may break across the lines of its column: after a space or a hyphen, and
+# between two characters of a script written without spaces (CJK); never elsewhere inside
+# a word, where a break would read as two names
+_HYPHENS = "-\u2010"
+
+
+def _wide(c: str) -> bool:
+    return unicodedata.east_asian_width(c) in "WF"
+
+
+def _label_pieces(label: str) -> list[str]:
+    """``label`` cut where a line may break, each piece with the space or hyphen it ends in."""
+    pieces, cur = [], ""
+    for c, nxt in zip(label, [*label[1:], ""], strict=True):
+        cur += c
+        if not nxt or nxt.isspace() or unicodedata.combining(nxt):
+            continue
+        if c.isspace() or c in _HYPHENS or _wide(c) or _wide(nxt):
+            pieces.append(cur)
+            cur = ""
+    return [*pieces, cur] if cur else pieces
+
+
 def _label_tex(label: str, width: float) -> tuple[str, bool]:
     """A label as the LaTeX tables print it in a column ``width`` points wide, and whether
-    it is shortened: at most ``NAME_LINES`` lines (a run without spaces wider than the
-    column may break after any character)."""
-    budget = (NAME_LINES - 0.6) * width / FONT_PT  # em; a ragged line wastes some
+    it is shortened: its words laid out in at most ``NAME_LINES`` lines, breaking only after a
+    space or a hyphen (or between CJK characters); a name that does not fit, or has a word
+    wider than the column, is cut where the room ends (…) and listed in full."""
+    # a line's room, in em, as grid_layout measures the column (_pt: the widest label and
+    # 1 pt, rounded to a tenth): the widest label fits it
+    line = (width - 0.95) / FONT_PT
+    pieces = _label_pieces(label)
+    lines, used, kept = 1, 0.0, 0
     short = False
-    if text_em(label) > budget:
-        kept, used = [], 0.0
-        for c in label:
-            used += _char_em(c)
-            if used > budget - 1.0:
+    for piece in pieces:
+        w = text_em(piece.rstrip())
+        if used and used + w > line:  # the piece starts a line
+            if lines == NAME_LINES:
+                short = True
                 break
-            kept.append(c)
-        label = "".join(kept).rstrip() + "\u2026"
-        short = True
-    line = (width - 2.0) / FONT_PT
-    pieces = []
-    for word in re.split(r"(\s+)", label):
-        if not word or text_em(word) <= line:
-            pieces.append(escape_tex(word))
+            lines, used = lines + 1, 0.0
+        if w > line:
+            short = True
+            break
+        used += text_em(piece)
+        kept += 1
+    if short:  # what fits of the rest on the line, and the ellipsis
+        cut, rest = "", "".join(pieces[kept:])
+        for c in rest:
+            if text_em(cut + c) > line - used - 1.0:
+                break
+            cut += c
+        while cut and len(cut) < len(rest) and unicodedata.combining(rest[len(cut)]):
+            cut = cut[:-1]  # a letter goes with its accents
+        label = ("".join(pieces[:kept]) + cut).rstrip() + "\u2026"
+    breaks = []
+    at = 0
+    for piece in _label_pieces(label)[:-1]:
+        at += len(piece)
+        if label[at] == "\u2026":  # the ellipsis ends the line it is on
             continue
-        run: list[str] = []  # a word wider than the column: breaks where it fills a line
-        used = 0.0
-        for c in word:
-            w = _char_em(c)
-            if used + w > line and run and not unicodedata.combining(c):
-                pieces.append(escape_tex("".join(run)) + r"\allowbreak{}")
-                run, used = [], 0.0
-            run.append(c)
-            used += w
-        pieces.append(escape_tex("".join(run)))
-    tex = "".join(pieces)
-    if short or text_em(label) > line:  # more than a line: a paragraph of the column's width
+        if _wide(label[at - 1]) or _wide(label[at]):  # spaces and hyphens break in TeX
+            breaks.append(at)
+    tex = escape_tex_breaking(label, tuple(breaks))
+    if short or text_em(label) > (width - 2.0) / FONT_PT:  # maybe more than a line: a
+        # paragraph of the column's width
         tex = rf"\parbox[t]{{{width}pt}}{{\raggedright {tex}}}"
     return tex, short
 

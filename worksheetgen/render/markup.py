@@ -11,6 +11,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from worksheetgen.render import scripts
+
 _TEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -49,6 +51,19 @@ def escape_tex(text: Any) -> str:
     return _escape_tex(str(text))
 
 
+def escape_tex_breaking(text: str, breaks: tuple[int, ...]) -> str:
+    """``escape_tex(text)`` with a line break allowed before each position in ``breaks``
+    (between two CJK characters of a name in a narrow column, say)."""
+    if not breaks:
+        return escape_tex(text)
+    s = _plain(text)
+    if not s.isascii() and scripts.needs_fonts(s) and "\n" not in s:
+        return _marked(s, breaks)
+    cuts = [0, *breaks, len(s)]
+    pieces = (_escape_tex(s[a:b]) for a, b in zip(cuts, cuts[1:], strict=False))
+    return r"\allowbreak{}".join(pieces)
+
+
 # TeX's font ligatures that change what a text says: "--" and "---" print as dashes, ",,"
 # as a low double quote, and with LuaLaTeX's TeX ligatures "<<" and ">>" as guillemets. A
 # zero kern between the two characters keeps each as written in both engines (an empty
@@ -68,6 +83,8 @@ _LONG_RUN_RE = re.compile(rf"\S{{{LONG_RUN},}}")
 @lru_cache(maxsize=16384)  # the same titles, labels and names recur on every sheet of a class
 def _escape_tex(text: str) -> str:
     s = _plain(text)
+    if not s.isascii() and scripts.needs_fonts(s):
+        return r"\par ".join(_marked(p.replace("\n", " ")) for p in re.split(r"\n\s*\n", s))
     if len(s) >= LONG_RUN and _LONG_RUN_RE.search(s):
         pieces = []
         pos = 0
@@ -108,16 +125,153 @@ def _shaped(c: str) -> bool:
 
 
 def _breakable(run: str) -> str:
-    """A long run without spaces escaped with a break allowed after every character (not
-    before a combining accent, nor next to letters a font shapes together): it wraps, never
-    runs off the page."""
+    """A long run without spaces escaped with a break allowed where ``_run_breaks`` allows
+    one: it wraps, never runs off the page."""
+    cuts = [0, *_run_breaks(run), len(run)]
+    pieces = (_escape_tex_run(run[a:b]) for a, b in zip(cuts, cuts[1:], strict=False))
+    return r"\allowbreak{}".join(pieces)
 
-    out = [_escape_tex_run(run[0])]
-    for before, c in zip(run, run[1:], strict=False):
-        if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
-            out.append(r"\allowbreak{}")
-        out.append(_escape_tex_run(c))
+
+def _run_breaks(run: str) -> list[int]:
+    """Where a long run without spaces may break: after each hyphen, and inside a part
+    between hyphens that is itself long (a name of 200 letters, a URL) after any character
+    but before a combining accent or next to letters a font shapes together; never inside a
+    part of a hyphenated compound ("Württemberg-Hohenlohe-Langenburg")."""
+    parts = re.split(f"([{_HYPHENS}])", run)  # a part, a hyphen, a part, ...
+    out = []
+    at = 0
+    for part in parts:
+        if part in _HYPHENS:  # a break after it, before a letter
+            at += len(part)
+            if at < len(run) and run[at] not in _HYPHENS and not unicodedata.combining(run[at]):
+                out.append(at)
+            continue
+        if len(part) >= LONG_RUN:
+            for k in range(at + 1, at + len(part)):
+                before, c = run[k - 1], run[k]
+                if not (unicodedata.combining(c) or _shaped(c) or _shaped(before)):
+                    out.append(k)
+        at += len(part)
+    return out
+
+
+_HYPHENS = "-\u2010"
+
+
+# a word's font (worksheetgen.render.scripts), as the LuaLaTeX preamble names it
+_FONT_SWITCH = {
+    scripts.SERIF: r"\wsserif",
+    scripts.ARAB: r"\wsarab",
+    scripts.HEBR: r"\wshebr",
+    scripts.CJK: r"\wscjk",
+}
+
+
+def _marked(s: str, extra: tuple[int, ...] = ()) -> str:
+    """One paragraph escaped, each word of a script Pagella lacks (or lacks in part) in its
+    script's font as a whole, and its right-to-left runs in their direction (LuaLaTeX's
+    \\textdir, by the levels of the Unicode bidirectional algorithm); a long run without
+    spaces breakable as ``_breakable`` makes it, and a break allowed before each position
+    in ``extra``."""
+    fonts = scripts.fonts(s)
+    breaks = set(extra)
+    for m in _LONG_RUN_RE.finditer(s):
+        breaks.update(m.start() + k for k in _run_breaks(m.group()))
+    if not scripts.has_rtl(s):
+        return _fonted(s, 0, len(s), fonts, breaks)
+    levels = scripts.levels(s)
+    base = scripts.base_level(s)
+    if base:
+        return _group(s, 0, len(s), base, levels, fonts, breaks)
+    return _nested(s, 0, len(s), base, levels, fonts, breaks)
+
+
+def _nested(
+    s: str,
+    start: int,
+    end: int,
+    level: int,
+    levels: list[int],
+    fonts: list[str | None],
+    breaks: set[int],
+) -> str:
+    """``s[start:end]``, whose levels are ``level`` or more, with each run of a higher level
+    in a group of its direction."""
+    out = []
+    k = start
+    while k < end:
+        m = k
+        if levels[k] == level:
+            while m < end and levels[m] == level:
+                m += 1
+            out.append(_fonted(s, k, m, fonts, breaks, rtl=level % 2 == 1))
+        else:
+            while m < end and levels[m] > level:
+                m += 1
+            out.append(_group(s, k, m, level + 1, levels, fonts, breaks))
+        k = m
     return "".join(out)
+
+
+def _group(
+    s: str,
+    start: int,
+    end: int,
+    level: int,
+    levels: list[int],
+    fonts: list[str | None],
+    breaks: set[int],
+) -> str:
+    """``s[start:end]`` in a group of ``level``'s direction (a run of one level and font:
+    the group selects the font too)."""
+    if all(levels[k] == level for k in range(start, end)):
+        inner = _fonted(s, start, end, fonts, breaks, bare=True, rtl=level % 2 == 1)
+    else:
+        inner = _nested(s, start, end, level, levels, fonts, breaks)
+    return rf"\wsrtl{{{inner}}}" if level % 2 else rf"\wsltr{{{inner}}}"
+
+
+def _fonted(
+    s: str,
+    start: int,
+    end: int,
+    fonts: list[str | None],
+    breaks: set[int],
+    bare: bool = False,
+    rtl: bool = False,
+) -> str:
+    """``s[start:end]`` escaped, each run of one font in a group that selects it (``bare``:
+    a run that is the whole of it selects its font without a group of its own, the caller's
+    group ends it); ``rtl``: set right to left, its brackets in the text's font mirrored
+    (LuaTeX mirrors none; HarfBuzz mirrors those in the Arabic and Hebrew fonts)."""
+    out = []
+    k = start
+    while k < end:
+        m = k
+        while m < end and fonts[m] == fonts[k]:
+            m += 1
+        cuts = [k, *sorted(b for b in breaks if k < b < m), m]
+        font = fonts[k]
+        mirror = rtl and font is None
+        pieces = (
+            _escape_tex_run(_mirrored(s[a:b]) if mirror else s[a:b])
+            for a, b in zip(cuts, cuts[1:], strict=False)
+        )
+        text = r"\allowbreak{}".join(pieces)
+        if font is None:
+            out.append(text)
+        elif bare and k == start and m == end:
+            out.append(f"{_FONT_SWITCH[font]} {text}")
+        else:
+            out.append(f"{{{_FONT_SWITCH[font]} {text}}}")
+        if m in breaks:
+            out.append(r"\allowbreak{}")
+        k = m
+    return "".join(out)
+
+
+def _mirrored(s: str) -> str:
+    return "".join(scripts.MIRRORED.get(c, c) for c in s)
 
 
 def _escape_tex_run(s: str) -> str:

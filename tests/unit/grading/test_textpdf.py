@@ -93,3 +93,76 @@ def test_a_line_without_spaces_wider_than_the_page_is_cut_to_fit(tmp_path, paper
         ["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True
     ).stdout
     assert cjk in "".join(text.split()) and long in "".join(text.split())
+
+
+def _words(pdf: Path) -> list[tuple[float, float, str]]:
+    """Each word pdftotext finds on the first page: (top, left, text), text as drawn."""
+    import html
+    import re
+    import subprocess
+
+    out = subprocess.run(
+        ["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)</word>', out)
+    return [(round(float(y)), float(x), html.unescape(t)) for x, y, t in found]
+
+
+def test_right_to_left_names_print_in_their_order_and_arabic_letters_joined(tmp_path):
+    """Issue 32: an Arabic or Hebrew name printed left to right, its letters unjoined. The
+    first word of the name (in the order it is written) is now the rightmost on the page,
+    each word's letters run from the right, and Arabic letters are drawn in the forms they
+    take in a word (the glyphs of Unicode's presentation forms)."""
+    import shutil
+    import unicodedata
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("needs poppler's pdftotext")
+    arabic, hebrew = "محمد بن سلمان", "דוד בן־גוריון"
+    doc = textpdf.TextPdf()
+    doc.add(
+        [
+            ("h1", f"Feedback: {arabic}"),
+            ("plain", f"Student: {hebrew} (s25)"),
+            ("plain", "Omar الفاروق Haddad"),
+        ]
+    )
+    pdf = tmp_path / "page.pdf"
+    pdf.write_bytes(doc.pdf())
+    lines: dict[int, list[tuple[float, str]]] = {}
+    for top, left, text in _words(pdf):
+        lines.setdefault(top, []).append((left, text))
+    first, second, third = (sorted(words) for _, words in sorted(lines.items()))
+    # Arabic: right to left, the first word rightmost; each word drawn from its last letter
+    # (leftmost) to its first, every letter in its joined form
+    assert first[0][1] == "Feedback:"
+    drawn = [text for _, text in first[1:]]
+    assert [unicodedata.normalize("NFKC", w)[::-1] for w in reversed(drawn)] == arabic.split()
+    assert all(unicodedata.name(c).endswith("FORM") for w in drawn for c in w)
+    assert "".join(drawn) == "\ufee5\ufe8e\ufee4\ufee0\ufeb3\ufee6\ufe91\ufeaa\ufee4\ufea4\ufee3"
+    # Hebrew: right to left inside a left-to-right line; the id after it stays after it
+    assert [t for _, t in second] == ["Student:", "ןוירוג־ןב", "דוד", "(s25)"]
+    # a Latin name with an Arabic word: each run in its direction
+    assert [t for _, t in third] == ["Omar", "\ufed5\ufeed\ufead\ufe8e\ufed4\ufedf\ufe8d", "Haddad"]
+
+
+def test_pages_without_right_to_left_text_are_set_as_before():
+    """Only a line with Arabic or Hebrew letters is reordered or shaped: the pages of others
+    draw what they drew before right-to-left text was set right (a Greek, Cyrillic or CJK
+    name as written; the digest of the pages' drawing, recorded before that change)."""
+    import hashlib
+
+    doc = textpdf.TextPdf()
+    doc.add(
+        [
+            ("h1", "Feedback: Ελένη Παπαδοπούλου"),
+            ("h2", "Question 1"),
+            ("plain", TEXT),
+            ("slip", "(a) 0.25 ≠ 0.5"),
+        ]
+    )
+    drawn = hashlib.sha256(b"\n".join(doc.pages)).hexdigest()
+    assert drawn == "93462ebe17971d397ce81e1a9cf0807d6ed36f85a2730ec064423b0e3d5bcb76"

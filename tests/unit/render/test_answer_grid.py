@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from worksheetgen.pipeline.build import BuildOptions, build
+from worksheetgen.render import grid
 from worksheetgen.render.grid import (
     GridItem,
     GridRow,
@@ -260,3 +261,35 @@ def test_a_shuffled_class_grid_names_each_sheets_number_for_the_question(tmp_pat
                 assert f"| {label}, Q{number} |" in section
                 seen += 1
     assert seen == 12
+
+
+def test_a_long_name_breaks_at_its_spaces_and_hyphens_never_inside_a_word():
+    # issue 32: "Subramanian-Krishn / amurthy" broke where the column was full
+    tex, short = grid._label_tex("Subramanian-Krishnamurthy Venkataraman", grid.NAME_WIDTH)
+    assert not short
+    assert tex == r"\parbox[t]{100.0pt}{\raggedright Subramanian-Krishnamurthy Venkataraman}"
+    # a word wider than the column is cut where the room ends, and listed in full
+    tex, short = grid._label_tex("Wolfeschlegelsteinhausenbergerdorff Smith", grid.NAME_WIDTH)
+    assert short and r"\allowbreak" not in tex
+    assert tex.endswith("…}") and "Wolfeschlegel" in tex and "Smith" not in tex
+    # more than three lines of words: cut on the third
+    long = "Maximiliana Theodora Wilhelmina von Hohenzollern-Sigmaringen zu Liechtenstein"
+    tex, short = grid._label_tex(long, grid.NAME_WIDTH)
+    assert short and "Maximiliana Theodora Wilhelmina von Hohenzollern-" in tex
+    # a script written without spaces breaks between its characters
+    tex, short = grid._label_tex("山田太郎" * 4, grid.NAME_WIDTH)
+    assert not short and tex.count(r"\allowbreak{}") == 15
+    # a right-to-left name is one run, its words in their order
+    tex, _ = grid._label_tex("محمد بن سلمان العتيبي", grid.NAME_WIDTH)
+    assert r"\wsrtl{\wsarab محمد بن سلمان العتيبي}" in tex
+
+
+def test_the_widest_label_fits_the_column_made_for_it():
+    # a lone sheet's label sets the column's width: it is never cut ("Worksh…"), nor given
+    # a break inside it
+    layout = grid.grid_layout([GridRow("Worksheet", "OPNA-3DG7", ())])
+    assert layout.shortened == ()
+    assert layout.labels["OPNA-3DG7"] == r"\parbox[t]{47.9pt}{\raggedright Worksheet}"
+    for name in ("Subramanian-Krishnamurthy", "Ada", "Ελένη Παπαδοπούλου"):
+        layout = grid.grid_layout([GridRow(name, "C", ()), GridRow("Bo", "D", ())])
+        assert layout.shortened == (), name
