@@ -260,6 +260,13 @@ def _config_option(fn: F) -> F:
     "mark, their positions in scan.json (read back by worksheetgen scan). Default: the "
     "configuration's scannable, else no.",
 )
+@click.option(
+    "--answer-sheet/--no-answer-sheet",
+    default=None,
+    help="With --scannable: every box goes on a short answer sheet per sheet (answers.pdf, "
+    "students/<id>-answers.pdf), the one page or two scan reads; the sheets are booklets "
+    "without boxes. Default: the configuration's answer_sheet, else no.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
@@ -283,6 +290,7 @@ def build(
     jobs: int | None,
     shuffle: bool | None,
     scannable: bool | None,
+    answer_sheet: bool | None,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -305,6 +313,7 @@ def build(
             **given,
             **{"out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
             "scannable": scannable,
+            "answer_sheet": answer_sheet,
         },
     )
     _using(config, quiet)
@@ -332,6 +341,7 @@ def build(
                 shuffle=config.value("shuffle"),
                 carry=config.value("carry"),
                 scannable=bool(config.value("scannable")),
+                answer_sheet=bool(config.value("answer_sheet")),
             ),
             reporter,
         )

@@ -37,6 +37,7 @@ from worksheetgen.pipeline.options import (
     BuildResult,
     ClassStats,
     Progress,
+    check_answer_sheet,
     check_paper_engine,
     check_seed,
     engine_refusal,
@@ -76,6 +77,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     # pre-flight: everything that can be refused is, before any sheet is drawn
     check_seed(options.seed)
     check_paper_engine(options)
+    check_answer_sheet(options)
     check_out(options.out)
     if lone and options.pdf:
         _require_tex(options)  # say so before doing any work
@@ -95,7 +97,8 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         paper=options.paper,
     )
     if options.scannable and not lone:
-        plan = replace(plan, scan=(sheet_build_code(empty), options.paper))
+        code = sheet_build_code(empty, options.answer_sheet)
+        plan = replace(plan, scan=(code, options.paper), answer_sheet=options.answer_sheet)
     target = Path(options.out) / plan.folder_name(empty)
     renderer = Renderer(options.template_dir)
     keep = Path(options.out) / f".failed-{target.name}"

@@ -24,6 +24,8 @@ BUILD_BITS, SHEET_BITS, PAGE_BITS, CRC_BITS = 16, 12, 6, 16
 MAX_SHEETS = 2**SHEET_BITS
 MAX_PAGES = 2**PAGE_BITS - 1
 SP_PER_MM = 65536 * 72.27 / 25.4  # TeX's scaled points in a millimetre
+#: what scan.json's ``document`` says of a build whose boxes are on separate answer sheets
+ANSWERS = "answers"
 
 
 def mark_centres(paper: str) -> list[tuple[float, float]]:
@@ -41,10 +43,15 @@ def cell_centres(paper: str) -> list[tuple[float, float]]:
     return [(CODE_X_MM, y0 + (i + 0.5) * CELL_MM) for i in range(CODE_CELLS)]
 
 
-def build_code(seed: int, title: str, course: str | None, secret: str | None) -> int:
+def build_code(
+    seed: int, title: str, course: str | None, secret: str | None, answers: bool = False
+) -> int:
     """The build's 16 bits: from what key.json says of it (seed, title, course, the course
-    secret's fingerprint), so the reader computes the same from the key."""
-    text = "\n".join([str(seed), title, course or "", secret or ""])
+    secret's fingerprint), so the reader computes the same from the key. ``answers``: the
+    code of the build's separate answer sheets (``build --answer-sheet``), another one, so
+    that a page of the same seed's full sheets is never read as an answer sheet's page."""
+    lines = [str(seed), title, course or "", secret or ""]
+    text = "\n".join([*lines, ANSWERS] if answers else lines)
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:2], "big")
 
 

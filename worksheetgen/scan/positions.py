@@ -12,6 +12,7 @@ from typing import Any
 from worksheetgen.errors import UsageError
 from worksheetgen.model import Build, Item
 from worksheetgen.scan.layout import (
+    ANSWERS,
     BOX_MM,
     MAX_PAGES,
     PAPER_MM,
@@ -58,19 +59,22 @@ def score_rows(item: Item) -> list[tuple[str, list[tuple[int, str]]]]:
     return rows
 
 
-def sheet_build_code(build: Build) -> int:
-    """The build's code, from what key.json says of it."""
+def sheet_build_code(build: Build, answers: bool = False) -> int:
+    """The build's code, from what key.json says of it (``answers``: its answer sheets')."""
     # the secret's fingerprint as key.json writes it
     from worksheetgen.solve.rng import secret_fingerprint
 
     secret = secret_fingerprint(build.secret) if build.secret else None
-    return build_code(build.seed, build.info.title, build.info.course, secret)
+    return build_code(build.seed, build.info.title, build.info.course, secret, answers)
 
 
-def positions_json(build: int, paper: str, recorded: str) -> dict[str, Any]:
+def positions_json(
+    build: int, paper: str, recorded: str, answers: bool = False
+) -> dict[str, Any]:
     """scan.json's document from what TeX recorded: for each sheet (its place in key.json)
     and page, each box's id (``N.l.v``: question N's part l, option v or score box ``sK``)
-    and top left corner in mm from the page's top left."""
+    and top left corner in mm from the page's top left (``answers``: the boxes are on the
+    build's separate answer sheets, said by ``"document": "answers"``)."""
     _, h = PAPER_MM[paper]
     pages: dict[int, dict[int, list[dict[str, Any]]]] = {}
     current: list[dict[str, Any]] | None = None
@@ -93,6 +97,7 @@ def positions_json(build: int, paper: str, recorded: str) -> dict[str, Any]:
         "build": build,
         "paper": paper,
         "box_mm": BOX_MM,
+        **({"document": ANSWERS} if answers else {}),
         "sheets": [
             {
                 "index": i,

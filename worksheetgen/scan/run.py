@@ -35,7 +35,7 @@ from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
-from worksheetgen.scan.layout import build_code, score_values, value_text
+from worksheetgen.scan.layout import ANSWERS, build_code, score_values, value_text
 from worksheetgen.scan.positions import LETTERS, SCAN_FILE, SCAN_FORMAT, SCAN_VERSION
 
 #: How a box is read, from its ink share (pixels darker than the ink level), its light ink
@@ -178,7 +178,11 @@ def scan_files(
     key = Path(key_path)
     doc = read_key_data(key, ScanError)
     positions = _positions(key)
-    expected = build_code(doc["seed"], doc["title"], doc.get("course"), doc.get("secret"))
+    # a build with separate answer sheets (scan.json's document) codes their pages apart
+    answers = positions.get("document") == ANSWERS
+    expected = build_code(
+        doc["seed"], doc["title"], doc.get("course"), doc.get("secret"), answers
+    )
     if positions.get("build") != expected:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
