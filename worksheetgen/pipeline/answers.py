@@ -17,8 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from worksheetgen.exact.mathtex import decimals_of
 from worksheetgen.model import Answer, Build, Item, Part, Sheet
 from worksheetgen.pipeline.sheet import scan_context
+from worksheetgen.render.documents import blank_width
 from worksheetgen.scan.positions import LETTERS, is_choice, score_rows
 
 #: the combined document of a class's answer sheets (answers.tex, .pdf), and the kind of
@@ -64,10 +66,41 @@ def answer_rows(item: Item) -> list[AnswerRow]:
     return rows
 
 
+def answer_lines(items: Sequence[Item]) -> list[tuple[Item, ...]]:
+    """The questions in the order printed, two to a line where two in a row are each one
+    multiple-choice part (the template sets them side by side where both fit in half the
+    line), else one."""
+    lines: list[tuple[Item, ...]] = []
+    for item in items:
+        last = lines[-1] if lines else ()
+        if _single_choice(item) and len(last) == 1 and _single_choice(last[0]):
+            lines[-1] = (last[0], item)
+        else:
+            lines.append((item,))
+    return lines
+
+
+def _single_choice(item: Item) -> bool:
+    rows = answer_rows(item)
+    return len(rows) == 1 and rows[0].kind == "options"
+
+
+def answer_cell_width(answer: Answer) -> str:
+    """The width of a table's cell on the answer sheet, for the digits the key prints: 1.5 cm
+    at up to 2 decimals (a final answer copied, not worked in), 0.25 cm more for each
+    further digit; never wider than the booklet's own cells."""
+    booklet = float(blank_width(answer)[:-2])
+    rows = answer.rounded if answer.kind == "matrix" else [answer.rounded]
+    decimals = max((decimals_of(str(c)) for c in rows[0]), default=0)
+    return f"{min(booklet, round(1.5 + 0.25 * max(0, decimals - 2), 2)):g}cm"
+
+
 def answers_context(build: Build, sheets: Sequence[Sheet], first: int = 0) -> dict[str, Any]:
     """What the answer sheet's template sees besides a document's context: the page code's
     cells (of the answer sheets' build code), each question's rows."""
     return {
         **scan_context(build, sheets, first, answers=True),
         "answer_rows": answer_rows,
+        "answer_lines": answer_lines,
+        "answer_cell_width": answer_cell_width,
     }

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 from worksheetgen import errors
 from worksheetgen.errors import CompileError, WorksheetgenError
 from worksheetgen.model import Build
+from worksheetgen.pipeline.answers import ANSWERS
 from worksheetgen.pipeline.options import ClassStats, Progress
 from worksheetgen.pipeline.plan import ClassPlan
-from worksheetgen.pipeline.answers import ANSWERS
 from worksheetgen.pipeline.renderer import GRID, RenderedSheet, Renderer, tex_kinds
 from worksheetgen.pipeline.sink import FolderSink
 from worksheetgen.speed.workers import ForkMap

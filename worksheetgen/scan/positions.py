@@ -68,9 +68,7 @@ def sheet_build_code(build: Build, answers: bool = False) -> int:
     return build_code(build.seed, build.info.title, build.info.course, secret, answers)
 
 
-def positions_json(
-    build: int, paper: str, recorded: str, answers: bool = False
-) -> dict[str, Any]:
+def positions_json(build: int, paper: str, recorded: str, answers: bool = False) -> dict[str, Any]:
     """scan.json's document from what TeX recorded: for each sheet (its place in key.json)
     and page, each box's id (``N.l.v``: question N's part l, option v or score box ``sK``)
     and top left corner in mm from the page's top left (``answers``: the boxes are on the

@@ -180,9 +180,7 @@ def scan_files(
     positions = _positions(key)
     # a build with separate answer sheets (scan.json's document) codes their pages apart
     answers = positions.get("document") == ANSWERS
-    expected = build_code(
-        doc["seed"], doc["title"], doc.get("course"), doc.get("secret"), answers
-    )
+    expected = build_code(doc["seed"], doc["title"], doc.get("course"), doc.get("secret"), answers)
     if positions.get("build") != expected:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
