@@ -384,8 +384,10 @@ def build(
             click.echo(f"  {shown(str(result.folder / name))}")
     for folder, count in nested.items():
         kinds = sorted({n.rsplit(".", 1)[-1] for n in result.files if n.startswith(folder + "/")})
+        answers = any(n.endswith("-answers.pdf") for n in result.files)
+        whose = "each sheet's, answer sheet's and key's" if answers else "each sheet's and key's"
         click.echo(
-            f"  {shown(str(result.folder / folder))}/  ({count} files: each sheet's and key's "
+            f"  {shown(str(result.folder / folder))}/  ({count} files: {whose} "
             + ", ".join("." + k for k in kinds)
             + "; --verbose lists them)"
         )

@@ -30,6 +30,8 @@ ANSWERS = "answers"
 #: is answered in the booklet and only marked on the answer sheet
 COPIED = ("matrix", "vector", "scalar", "shape")
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#: answer kinds copied into cells on the part's one line (a table takes lines of its own)
+LINE_KINDS = ("scalar", "shape")
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,9 @@ def answer_rows(item: Item) -> list[AnswerRow]:
 
 
 def answer_lines(items: Sequence[Item]) -> list[tuple[Item, ...]]:
-    """The questions in the order printed, two to a line where two in a row are each one
-    multiple-choice part (the template sets them side by side where both fit in half the
-    line), else one."""
+    """The questions in the order printed, two to a line where two in a row each take one
+    line (one part: a choice, a number, a shape or a written answer's score boxes; the
+    template sets them side by side where both fit in half the line), else one."""
     lines: list[tuple[Item, ...]] = []
     for item in items:
         last = lines[-1] if lines else ()
@@ -81,8 +83,13 @@ def answer_lines(items: Sequence[Item]) -> list[tuple[Item, ...]]:
 
 
 def _single_choice(item: Item) -> bool:
+    """True for a question of one part that takes one line: a choice, a written answer
+    (its score boxes) or a number or shape to copy."""
     rows = answer_rows(item)
-    return len(rows) == 1 and rows[0].kind == "options"
+    if len(rows) != 1:
+        return False
+    row = rows[0]
+    return row.kind != "copy" or (row.answer is not None and row.answer.kind in LINE_KINDS)
 
 
 def answer_cell_width(answer: Answer) -> str:

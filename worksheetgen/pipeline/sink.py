@@ -261,7 +261,7 @@ class SheetSink:
 
         options, files = self.options, self.files
         forced = None if options.engine == "auto" else options.engine
-        names = ("sheet.tex", "key.tex", "key-grid.tex")
+        names: tuple[str, ...] = ("sheet.tex", "key.tex", "key-grid.tex")
         if options.answer_sheet:
             names += (f"{ANSWERS}.tex",)
         if forced == PDFLATEX:

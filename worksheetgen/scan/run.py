@@ -179,8 +179,10 @@ def scan_files(
     doc = read_key_data(key, ScanError)
     positions = _positions(key)
     # a build with separate answer sheets (scan.json's document) codes their pages apart
-    answers = positions.get("document") == ANSWERS
-    expected = build_code(doc["seed"], doc["title"], doc.get("course"), doc.get("secret"), answers)
+    on_answer_sheets = positions.get("document") == ANSWERS
+    expected = build_code(
+        doc["seed"], doc["title"], doc.get("course"), doc.get("secret"), on_answer_sheets
+    )
     if positions.get("build") != expected:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
