@@ -193,7 +193,13 @@ def test_answer_sheets_grade_as_the_full_sheet(
         assert result.identified == result.pages == len(scans)
         results[kind] = result
     full, answers = tmp_path / "scan-sheet", tmp_path / "scan-answers"
-    assert _rows(answers / "responses.csv") == _rows(full / "responses.csv")
+
+    # the same rows (in the order each document's pages set the boxes: a part's score boxes
+    # sit under the whole question on the full sheet, beside the part on the answer sheet)
+    def responses(folder: Path) -> list[tuple[str, ...]]:
+        return sorted(tuple(r.values()) for r in _rows(folder / "responses.csv"))
+
+    assert responses(answers) == responses(full)
     boxes = ("unclear-box", "several-marked", "only-taken-back")
 
     def issues(folder: Path) -> list[tuple[str, str]]:
@@ -203,6 +209,16 @@ def test_answer_sheets_grade_as_the_full_sheet(
     assert {k for k, _ in issues(answers)} <= set(boxes)
     assert any(k == "unclear-box" for k, _ in issues(answers))  # the stray dots were listed
     assert (answers / "scores.csv").read_bytes() == (full / "scores.csv").read_bytes()
+    for name in sorted((full / "class-report").glob("*.csv")) + sorted(
+        (full / "feedback").glob("*.html")
+    ):
+        other = answers / name.relative_to(full)
+        assert other.read_bytes() == name.read_bytes(), name
+    # the report names the key and the responses read: the rest is the same
+    report = (full / "report.md").read_text("utf-8").replace(str(full_class), "KEY")
+    assert (answers / "report.md").read_text("utf-8").replace(str(answer_class), "KEY").replace(
+        str(answers), str(full)
+    ) == report
     marked = [r for r in _rows(answers / "responses.csv") if r["value"] or r["mark"]]
     assert len(marked) > 20
     # far fewer pages to scan than the full sheets
