@@ -184,6 +184,12 @@ def test_answer_sheets_grade_as_the_full_sheet(
     """The same marks on the answer sheets and on the full sheets give the same responses,
     the same issues (by id), the same scores and the same report."""
     assert (answer_class / "key.json").read_bytes() == (full_class / "key.json").read_bytes()
+
+    def box_ids(folder: Path) -> list[set[str]]:
+        scan = json.loads((folder / "scan.json").read_text())
+        return [{b["id"] for p in s["pages"] for b in p["boxes"]} for s in scan["sheets"]]
+
+    assert box_ids(answer_class) == box_ids(full_class)  # every box, and no other
     results = {}
     for folder, kind in ((full_class, "sheet"), (answer_class, "answers")):
         pages = tmp_path / kind
