@@ -291,6 +291,13 @@ def _config_option(fn: F) -> F:
     "mark, their positions in scan.json (read back by worksheetgen scan). Default: the "
     "configuration's scannable, else no.",
 )
+@click.option(
+    "--answer-sheet/--no-answer-sheet",
+    default=None,
+    help="With --scannable: every box goes on a short answer sheet per sheet (answers.pdf, "
+    "students/<id>-answers.pdf), the one page or two scan reads; the sheets are booklets "
+    "without boxes. Default: the configuration's answer_sheet, else no.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
@@ -314,6 +321,7 @@ def build(
     jobs: int | None,
     shuffle: bool | None,
     scannable: bool | None,
+    answer_sheet: bool | None,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -336,6 +344,7 @@ def build(
             **given,
             **{"out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
             "scannable": scannable,
+            "answer_sheet": answer_sheet,
         },
     )
     _using(config, quiet)
@@ -371,6 +380,7 @@ def build(
                 shuffle=config.value("shuffle"),
                 carry=config.value("carry"),
                 scannable=bool(config.value("scannable")),
+                answer_sheet=bool(config.value("answer_sheet")),
             ),
             reporter,
         )
@@ -413,8 +423,10 @@ def build(
             click.echo(f"  {shown(str(result.folder / name))}")
     for folder, count in nested.items():
         kinds = sorted({n.rsplit(".", 1)[-1] for n in result.files if n.startswith(folder + "/")})
+        answers = any(n.endswith("-answers.pdf") for n in result.files)
+        whose = "each sheet's, answer sheet's and key's" if answers else "each sheet's and key's"
         click.echo(
-            f"  {shown(str(result.folder / folder))}/  ({count} files: each sheet's and key's "
+            f"  {shown(str(result.folder / folder))}/  ({count} files: {whose} "
             + ", ".join("." + k for k in kinds)
             + "; --verbose lists them)"
         )

@@ -39,6 +39,7 @@ from worksheetgen.pipeline.options import (
     BuildResult,
     ClassStats,
     Progress,
+    check_answer_sheet,
     check_paper_engine,
     check_seed,
     engine_refusal,
@@ -78,6 +79,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     # pre-flight: everything that can be refused is, before any sheet is drawn
     check_seed(options.seed)
     check_paper_engine(options)
+    check_answer_sheet(options)
     check_out(options.out)
     if lone and options.pdf:
         _require_tex(options)  # say so before doing any work
@@ -104,7 +106,8 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         # every page code depends on the whole class: known before any sheet is drawn
         roster = [(e.id, e.label, e.student) for e in plan.entries]
         empty = replace(empty, scan_class=roster_digest(empty, roster))
-        plan = replace(plan, scan=(sheet_build_code(empty), options.paper))
+        code = sheet_build_code(empty, options.answer_sheet)
+        plan = replace(plan, scan=(code, options.paper), answer_sheet=options.answer_sheet)
     target = Path(options.out) / plan.folder_name(empty)
     renderer = Renderer(options.template_dir)
     keep = Path(options.out) / f".failed-{target.name}"

@@ -60,6 +60,7 @@ SETTINGS = (
     "shuffle",
     "carry",
     "scannable",
+    "answer_sheet",
 )
 #: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
 #: text has letters pdfLaTeX's fonts lack)
@@ -80,6 +81,7 @@ DEFAULTS: dict[str, Any] = {
     "shuffle": None,  # None: the bank's sheet: shuffle (false unless it says true)
     "carry": None,  # None: the bank's carry (true unless it says false)
     "scannable": False,  # sheets with corner marks, page codes and boxes for `scan`
+    "answer_sheet": False,  # with scannable: the boxes on a separate answer sheet per sheet
 }
 #: what a setting left unset means, as ``worksheetgen config`` says it
 UNSET: dict[str, str] = {
@@ -259,7 +261,7 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
             return Space.parse(value)
         except ValueError as exc:
             raise ConfigError(f"{path}:{line}: {key}: {exc}") from None
-    if key in ("shuffle", "carry", "scannable"):
+    if key in ("shuffle", "carry", "scannable", "answer_sheet"):
         if not isinstance(value, bool):
             raise _fail(path, line, key, "true or false", value)
         return value
@@ -491,6 +493,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         '# space = {height = "6cm", style = "lines"}  # or "grid", "blank"; "none"',
         "# shuffle = true  # each sheet's questions in an order of its own",
         "# scannable = true  # sheets `worksheetgen scan` reads back",
+        "# answer_sheet = true  # with scannable: the boxes on a separate answer sheet",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',
         "",

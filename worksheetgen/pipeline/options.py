@@ -40,6 +40,9 @@ class BuildOptions:
     engine: str = "auto"  # the TeX engine: auto (by the text), pdflatex or lualatex
     #: sheets a scanner reads: corner marks, a page code, boxes to mark, their positions
     scannable: bool = False
+    #: with ``scannable``: the boxes on a short answer sheet per sheet (answers.tex), the
+    #: sheets booklets without boxes
+    answer_sheet: bool = False
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 
@@ -77,6 +80,17 @@ def check_paper_engine(options: BuildOptions) -> None:
         raise UsageError(f"--paper: expected one of {', '.join(PAPERS)}, got {options.paper!r}")
     if options.engine not in ENGINES:
         raise UsageError(f"--engine: expected one of {', '.join(ENGINES)}, got {options.engine!r}")
+
+
+def check_answer_sheet(options: BuildOptions) -> None:
+    """An answer sheet holds the boxes a scanner reads: it is only made for a scannable
+    build."""
+    if options.answer_sheet and not options.scannable:
+        raise UsageError(
+            "--answer-sheet: expected --scannable too (or scannable = true in "
+            "worksheetgen.toml: the answer sheet holds the boxes scan reads), got a build "
+            "that is not scannable"
+        )
 
 
 def engine_refusal(sample: str, where: str) -> ConfigError:

@@ -56,6 +56,9 @@ class ClassPlan:
     subfolder: str
     #: for sheets a scanner reads (build --scannable): the build's code and the paper
     scan: tuple[int, str] | None = None
+    #: the scanner's boxes on answer sheets of their own (build --answer-sheet): the sheets
+    #: are booklets, the answer sheets are the class's answers.tex and what scan reads
+    answer_sheet: bool = False
 
     @property
     def scannable(self) -> bool:

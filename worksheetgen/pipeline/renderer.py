@@ -12,6 +12,7 @@ from typing import Any
 
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
+from worksheetgen.pipeline.answers import ANSWERS, answers_context
 from worksheetgen.pipeline.plan import ClassPlan, Entry
 from worksheetgen.pipeline.sheet import (
     document_context,
@@ -30,12 +31,18 @@ GRID = "keys-grid"  # the TA's answer grid of the whole class (not cut per sheet
 FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
 
 
+def tex_kinds(plan: ClassPlan) -> dict[str, str]:
+    """The combined LaTeX documents of a class, by kind: the sheets and keys, and (with
+    separate answer sheets) the answer sheets."""
+    return {**KINDS, ANSWERS: ANSWERS} if plan.answer_sheet else KINDS
+
+
 @dataclass(frozen=True)
 class RenderedSheet:
     """Everything a class build writes for one sheet (texts only: cheap to pass between
     processes)."""
 
-    tex: dict[str, str]  # kind (sheet/key) -> LaTeX fragment
+    tex: dict[str, str]  # kind (sheet/key, and answers) -> LaTeX fragment
     md: dict[str, str]  # kind -> Markdown fragment
     key_line: str  # the sheet in key.json, one line
     draws_line: str  # its drawn parameters in manifest.json, one line
@@ -61,9 +68,17 @@ class Renderer:
         """One document (or part of one): ``fmt`` latex or markdown, ``kind`` its template."""
         return render_document(fmt, kind, ctx, self.template_dir)
 
-    def whole(self, build: Build, scannable: bool = False) -> dict[str, str]:
-        """A lone sheet's documents, by file name (``sheet.tex``, ``key.md``, ...)."""
-        return render_all(build, self.template_dir, scannable)
+    def whole(
+        self, build: Build, scannable: bool = False, answer_sheet: bool = False
+    ) -> dict[str, str]:
+        """A lone sheet's documents, by file name (``sheet.tex``, ``key.md``, ...;
+        ``answer_sheet``: a booklet and ``answers.tex``, the boxes on it)."""
+        if not answer_sheet:
+            return render_all(build, self.template_dir, scannable)
+        docs = render_all(build, self.template_dir, False, answer_sheet=True)
+        ctx = {**document_context(build), **answers_context(build, build.sheets)}
+        docs[f"{ANSWERS}.tex"] = self.render("latex", ANSWERS, ctx)
+        return docs
 
     def draw(self, build: Build, entry: Entry) -> Sheet:
         """Draw and solve one sheet of a build, by its identity."""
@@ -76,9 +91,17 @@ class Renderer:
             shuffle=build.info.shuffle,
         )
 
-    def sheet(self, build: Build, entry: Entry, scan_index: int | None = None) -> RenderedSheet:
+    def sheet(
+        self,
+        build: Build,
+        entry: Entry,
+        scan_index: int | None = None,
+        answer_sheet: bool = False,
+    ) -> RenderedSheet:
         """Draw, solve and render one sheet of a class (a pure function of its inputs;
-        ``scan_index``: its place in the class, for a scannable sheet's page code)."""
+        ``scan_index``: its place in the class, for a scannable sheet's page code;
+        ``answer_sheet``: the boxes go on an answer sheet of their own, the sheet is a
+        booklet)."""
 
         sheet = self.draw(build, entry)
         ctx = {**document_context(build, [sheet]), **FRAGMENT}
@@ -89,13 +112,18 @@ class Renderer:
             fmt: self.render(fmt, "worked", one).split("\x00")[: len(sheet.items)]
             for fmt in ("latex", "markdown")
         }
-        # a scannable class's printed sheet carries its marks and page codes (LaTeX only)
-        scan_ctx = (
-            ctx
-            if scan_index is None
-            else {**document_context(build, [sheet], True, scan_index), **FRAGMENT}
-        )
+        # a scannable class's printed sheet carries its marks and page codes (LaTeX only),
+        # or its answer sheet does, the sheet a booklet that says so
         tex, md = {}, {}
+        if answer_sheet:
+            assert scan_index is not None
+            scan_ctx = {**ctx, "answer_sheet": True}
+            answers = {**ctx, **answers_context(build, [sheet], scan_index)}
+            tex[ANSWERS] = self.render("latex", ANSWERS, answers)
+        elif scan_index is None:
+            scan_ctx = ctx
+        else:
+            scan_ctx = {**document_context(build, [sheet], True, scan_index), **FRAGMENT}
         for kind in KINDS:
             latex_ctx = scan_ctx if kind == "sheet" else ctx
             tex[kind] = self.render("latex", kind, {**latex_ctx, "worked_bodies": bodies["latex"]})
@@ -118,13 +146,19 @@ class Renderer:
             worked,
         )
 
-    def document_ends(self, build: Build, scannable: bool = False) -> dict[str, tuple[str, str]]:
+    def document_ends(
+        self, build: Build, scannable: bool = False, answer_sheet: bool = False
+    ) -> dict[str, tuple[str, str]]:
         """The head (preamble and all) and the tail of each combined LaTeX document, by kind
-        (``scannable``: the sheets' preamble defines the scanner's marks)."""
+        (``scannable``: the sheets' preamble defines the scanner's marks, or with
+        ``answer_sheet`` the answer sheets' do)."""
 
         ends = {}
-        for kind in KINDS:
-            ctx = {**document_context(build, [], scannable and kind == "sheet"), **FRAGMENT}
+        marked = "sheet" if not answer_sheet else ANSWERS
+        for kind in (*KINDS, ANSWERS) if answer_sheet else KINDS:
+            ctx = {**document_context(build, [], scannable and kind == marked), **FRAGMENT}
+            if kind == ANSWERS:
+                ctx.update(answers_context(build, []))
             ends[kind] = (
                 self.render("latex", kind, {**ctx, "doc_head": True}),
                 self.render("latex", kind, {**ctx, "doc_tail": True}),

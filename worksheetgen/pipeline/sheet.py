@@ -300,16 +300,19 @@ def document_context(
     }
 
 
-def scan_context(build: Build, sheets: Sequence[Sheet], first: int) -> dict[str, Any]:
+def scan_context(
+    build: Build, sheets: Sequence[Sheet], first: int, answers: bool = False
+) -> dict[str, Any]:
     """What a scannable sheet's template sees: its code's cells (``sheets`` numbered from
-    ``first`` in key.json), the TA's score boxes."""
+    ``first`` in key.json), the TA's score boxes (``answers``: the codes are those of the
+    build's answer sheets)."""
 
     def scan_code(sheet: Sheet) -> tuple[int, str, str]:
         index = first + next(i for i, s in enumerate(sheets) if s is sheet)
         if index >= MAX_SHEETS:
             raise UsageError(f"--scannable: expected at most {MAX_SHEETS} sheets, got more")
         # the build field: from the class and what this sheet holds (scan.positions)
-        return (index, *code_parts(sheet_build_field(build, sheet), index))
+        return (index, *code_parts(sheet_build_field(build, sheet, answers), index))
 
     return {"scannable": True, "scan_code": scan_code, "scan_scores": score_rows}
 
@@ -332,10 +335,14 @@ def grid_context(
 
 
 def render_all(
-    build: Build, template_dir: str | None = None, scannable: bool = False
+    build: Build,
+    template_dir: str | None = None,
+    scannable: bool = False,
+    answer_sheet: bool = False,
 ) -> dict[str, str]:
     """Sheet, key and the key's answer grid, as LaTeX and Markdown, from the one Build
-    (``scannable``: the sheet's LaTeX for a scanner)."""
+    (``scannable``: the sheet's LaTeX for a scanner; ``answer_sheet``: a booklet whose
+    answers go on a separate answer sheet, rendered by the caller)."""
     ctx = document_context(build)
     docs = {
         f"{kind}{ext}": render_document(fmt, kind, ctx, template_dir)
@@ -345,6 +352,9 @@ def render_all(
     if scannable:
         scan_ctx = document_context(build, scannable=True)
         docs["sheet.tex"] = render_document("latex", "sheet", scan_ctx, template_dir)
+    elif answer_sheet:
+        booklet = {**ctx, "answer_sheet": True}
+        docs["sheet.tex"] = render_document("latex", "sheet", booklet, template_dir)
     grid = {**ctx, **grid_context(build, [sheet_grid_row(s) for s in build.sheets])}
     for fmt, ext in (("latex", ".tex"), ("markdown", ".md")):
         docs[f"key-grid{ext}"] = render_document(fmt, "grid", grid, template_dir)

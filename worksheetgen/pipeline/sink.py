@@ -19,9 +19,17 @@ from worksheetgen.bank.load import default_bank_path
 from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
+from worksheetgen.pipeline.answers import ANSWERS
 from worksheetgen.pipeline.options import BuildOptions, ClassStats, engine_refusal
 from worksheetgen.pipeline.plan import ClassPlan
-from worksheetgen.pipeline.renderer import GRID, KINDS, RenderedSheet, Renderer, grid_body
+from worksheetgen.pipeline.renderer import (
+    GRID,
+    KINDS,
+    RenderedSheet,
+    Renderer,
+    grid_body,
+    tex_kinds,
+)
 from worksheetgen.render.grid import GridRow
 from worksheetgen.render.worked import WorkedKeys
 
@@ -77,7 +85,10 @@ class FolderSink:
         self.files: list[str] = []
         self._handles: dict[tuple[str, str], IO[str]] = {}
         self._open: list[IO[str]] = []
-        self._unicode = {"sheet": False, "key": False}
+        # the combined LaTeX documents (with answer sheets, one more) and whether each
+        # needs the Unicode engine
+        self.tex_kinds = tex_kinds(plan)
+        self._unicode = dict.fromkeys(self.tex_kinds, False)
         self._grid_rows: list[GridRow] = []
         self._worked = WorkedKeys(versions_build=plan.subfolder == "versions")
         self._count = 0
@@ -113,18 +124,22 @@ class FolderSink:
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.engines import needs_unicode_engine
 
-        for kind in KINDS:
-            for ext in (".tex", ".md"):
-                self._handles[(kind, ext)] = self._file(f"{KINDS[kind]}{ext}")
-        self.files += [f"{KINDS[kind]}{ext}" for kind, ext in self._handles]
+        for kind, name in self.tex_kinds.items():
+            # the answer sheets are LaTeX only (what a scanner reads has no Markdown)
+            for ext in (".tex", ".md") if kind in KINDS else (".tex",):
+                self._handles[(kind, ext)] = self._file(f"{name}{ext}")
+        self.files += [f"{self.tex_kinds[kind]}{ext}" for kind, ext in self._handles]
         draws = self._file(DRAWS)
         key_fh = self._file("key.json")
         self.files.append("key.json")
         self._grid_fh = self._file(f"{GRID}.tex")
         self.files.append(f"{GRID}.tex")
         build = self.build
-        self.ends = self.ends or self.renderer.document_ends(build, self.plan.scannable)
-        for kind in KINDS:
+        plan = self.plan
+        self.ends = self.ends or self.renderer.document_ends(
+            build, plan.scannable, plan.answer_sheet
+        )
+        for kind in self.tex_kinds:
             head = self.ends[kind][0]
             self._tex_out(kind, head)
             self._unicode[kind] = needs_unicode_engine(head)
@@ -145,11 +160,12 @@ class FolderSink:
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.engines import needs_unicode_engine
 
-        for kind in KINDS:
+        for kind in self.tex_kinds:
             self._tex_out(kind, sheet.tex[kind])
+            self._unicode[kind] = self._unicode[kind] or needs_unicode_engine(sheet.tex[kind])
+        for kind in KINDS:
             md = sheet.md[kind]
             self._handles[(kind, ".md")].write(md if self._count == 0 else MD_SEPARATOR + md)
-            self._unicode[kind] = self._unicode[kind] or needs_unicode_engine(sheet.tex[kind])
         if self.feeds is not None and GRID in self.feeds:
             self.feeds[GRID].write("")  # its head, kept until its TeX started
         self._key_list.add_encoded(sheet.key_line)
@@ -167,7 +183,7 @@ class FolderSink:
 
         assert self.ends is not None
         try:
-            for kind in KINDS:
+            for kind in self.tex_kinds:
                 self._tex_out(kind, self.ends[kind][1])
             self._key_list.close()
             self._draw_list.close()
@@ -183,7 +199,7 @@ class FolderSink:
         (self.tmp / f"{GRID}.md").write_text(markdown, encoding="utf-8")
         self.files.append(f"{GRID}.md")
         stats = self.stats
-        for kind, name in KINDS.items():
+        for kind, name in self.tex_kinds.items():
             stats.engines[name] = "lualatex" if self._unicode[kind] else "pdflatex"
             if stats.forced_engine is not None:
                 if stats.forced_engine == "pdflatex" and self._unicode[kind]:
@@ -224,7 +240,7 @@ class SheetSink:
     def finish(self) -> list[str]:
         """Every file of the sheet's folder but manifest.json; their names."""
         options, result, files = self.options, self.build, self.files
-        docs = self.renderer.whole(result, options.scannable)
+        docs = self.renderer.whole(result, options.scannable, options.answer_sheet)
         files.update({name: text.encode("utf-8") for name, text in docs.items()})
         key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
         files["key.json"] = key_text.encode("utf-8")
@@ -239,15 +255,17 @@ class SheetSink:
         return list(files)
 
     def _compile(self, docs: dict[str, str]) -> None:
-        """The sheet's, the key's and the answer grid's PDFs (and, for a scannable build,
-        where TeX set the scanner's boxes)."""
+        """The sheet's, the key's and the answer grid's PDFs (and the answer sheet's; for a
+        scannable build, where TeX set the scanner's boxes)."""
         # TeX machinery only when PDFs are built
         from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
         from worksheetgen.tex.run import TexJob, compile_jobs
 
         options, files = self.options, self.files
         forced = None if options.engine == "auto" else options.engine
-        names = ("sheet.tex", "key.tex", "key-grid.tex")
+        names: tuple[str, ...] = ("sheet.tex", "key.tex", "key-grid.tex")
+        if options.answer_sheet:
+            names += (f"{ANSWERS}.tex",)
         if forced == PDFLATEX:
             for n in names:
                 if needs_unicode_engine(docs[n]):
@@ -270,6 +288,8 @@ class SheetSink:
                 sheet_build_code,
             )
 
-            recorded = outputs["sheet"].scanpos
-            code = sheet_build_code(self.build)
-            files[SCAN_FILE] = dumps(positions_json(code, self.build.paper, recorded))
+            answers = options.answer_sheet  # the boxes are on the answer sheet
+            recorded = outputs[ANSWERS if answers else "sheet"].scanpos
+            code = sheet_build_code(self.build, answers)
+            doc = positions_json(code, self.build.paper, recorded, answers)
+            files[SCAN_FILE] = dumps(doc)

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 from worksheetgen import errors
 from worksheetgen.errors import CompileError, WorksheetgenError
 from worksheetgen.model import Build
+from worksheetgen.pipeline.answers import ANSWERS
 from worksheetgen.pipeline.options import ClassStats, Progress
 from worksheetgen.pipeline.plan import ClassPlan
-from worksheetgen.pipeline.renderer import GRID, KINDS, RenderedSheet, Renderer
+from worksheetgen.pipeline.renderer import GRID, RenderedSheet, Renderer, tex_kinds
 from worksheetgen.pipeline.sink import FolderSink
 from worksheetgen.speed.workers import ForkMap
 
@@ -37,7 +38,8 @@ def _render_for_worker(build: Build, plan: ClassPlan, renderer: Renderer) -> Cal
 
     def render(index: int) -> RenderedSheet | tuple[str, str, str | None, int | None, str | None]:
         try:
-            return renderer.sheet(build, plan.entries[index], _scan_index(plan, index))
+            entry = plan.entries[index]
+            return renderer.sheet(build, entry, _scan_index(plan, index), plan.answer_sheet)
         except WorksheetgenError as exc:
             return (type(exc).__name__, exc.message, exc.file, exc.line, exc.field)
 
@@ -70,7 +72,7 @@ def rendered(
     on entry, so before the caller starts any thread (such as the TeX runs)."""
     if workers <= 1:
         yield (
-            renderer.sheet(build, entry, _scan_index(plan, i))
+            renderer.sheet(build, entry, _scan_index(plan, i), plan.answer_sheet)
             for i, entry in enumerate(plan.entries)
         )
         return
@@ -116,7 +118,7 @@ def compile_and_split(
     n = len(plan.entries)
     report("pdf", 0, 1)
     jobs = []
-    for name in ("sheets", "keys", GRID):
+    for name in (*tex_kinds(plan).values(), GRID):
         jobs.append(
             TexJob(
                 name,
@@ -131,7 +133,7 @@ def compile_and_split(
     cut: dict[str, list[str]] = {}
     compile_jobs(jobs, keep, then=_cutter(plan, tmp, cut))
     report("pdf", 1, 1)
-    return _cut_files(cut)
+    return _cut_files(plan, cut)
 
 
 class TexSink:
@@ -182,9 +184,11 @@ class TexSink:
 
         build, plan, tmp, renderer = self.build, self.plan, self.tmp, self.renderer
         n = len(plan.entries)
-        ends = renderer.document_ends(build, plan.scannable)  # TeX's format: by the preamble
+        # TeX's format: by the preamble
+        ends = renderer.document_ends(build, plan.scannable, plan.answer_sheet)
         head_of_grid = renderer.grid_head(build)
-        feeds = {kind: TexFeed(head=ends[kind][0]) for kind in KINDS}
+        kinds = tex_kinds(plan)
+        feeds = {kind: TexFeed(head=ends[kind][0]) for kind in kinds}
         # the answer grid's TeX starts now too (its format loaded, its head read) and gets
         # the rest once every sheet is drawn
         feeds[GRID] = TexFeed(head=head_of_grid)
@@ -200,7 +204,7 @@ class TexSink:
                 feed=feeds[kind],
                 formats=renderer.bundled,
             )
-            for kind, name in KINDS.items()
+            for kind, name in kinds.items()
         ]
         jobs.append(
             TexJob(
@@ -239,7 +243,8 @@ class TexSink:
         results = None
         if self._future is not None:
             try:
-                if any(stats.engines[name] != self.engine for name in KINDS.values()):
+                names = tex_kinds(self.plan).values()
+                if any(stats.engines[name] != self.engine for name in names):
                     stop(self._cancel)  # the text needs the other engine: compile it again
                 else:
                     self.report("pdf", 0, 1)
@@ -254,7 +259,7 @@ class TexSink:
             bundled = self.renderer.bundled
             files += compile_and_split(self.plan, self.tmp, self.keep, self.report, stats, bundled)
         else:
-            files += _cut_files(self.cut)
+            files += _cut_files(self.plan, self.cut)
         stats.seconds["pdf"] = time.perf_counter() - clock
         return files
 
@@ -294,18 +299,21 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
     from worksheetgen.tex.pdfsplit import iter_split_pages
 
     n = len(plan.entries)
-    kinds = {name: kind for kind, name in KINDS.items()}
+    kinds = {name: kind for kind, name in tex_kinds(plan).items()}
+    # the document whose boxes scan reads: the sheets, or the separate answer sheets
+    scanned = ANSWERS if plan.answer_sheet else "sheet"
 
     def cut_one(name: str, result: Any) -> None:
         if name not in kinds:  # the answer grid: one document for the TAs, never cut
             return
-        if plan.scannable and kinds[name] == "sheet":
+        if plan.scannable and kinds[name] == scanned:
             # the scanner's positions, only for a scannable build
             from worksheetgen.scan.positions import SCAN_FILE, dumps, positions_json
 
             assert plan.scan is not None
             code, paper = plan.scan
-            (tmp / SCAN_FILE).write_bytes(dumps(positions_json(code, paper, result.scanpos)))
+            recorded = positions_json(code, paper, result.scanpos, plan.answer_sheet)
+            (tmp / SCAN_FILE).write_bytes(dumps(recorded))
             cut.setdefault("scan", []).append(SCAN_FILE)
         ranges = result.ranges
         if len(ranges) != n:
@@ -324,9 +332,10 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
     return cut_one
 
 
-def _cut_files(cut: dict[str, list[str]]) -> list[str]:
+def _cut_files(plan: ClassPlan, cut: dict[str, list[str]]) -> list[str]:
     """The combined PDFs and the per-sheet PDFs cut from them, sheets first."""
-    files = [f"{name}.pdf" for name in KINDS.values()] + [f"{GRID}.pdf"]
-    for name in KINDS.values():
+    names = tex_kinds(plan).values()
+    files = [f"{name}.pdf" for name in names] + [f"{GRID}.pdf"]
+    for name in names:
         files += cut[name]
     return files + cut.get("scan", [])

@@ -103,6 +103,8 @@ def read_positions(
     if type(version) is not int or version not in versions:
         raise r.fail("version", " or ".join(map(str, versions)), version)
     r.integer(r.key(top, "build", ""), "build", 0, 2**16 - 1)
+    if "document" in top and top["document"] != "answers":  # build --answer-sheet's pages
+        raise r.fail("document", "'answers' or none", top["document"])
     paper = r.key(top, "paper", "")
     if not isinstance(paper, str) or paper not in PAPER_MM:
         raise r.fail("paper", " or ".join(PAPER_MM), paper)

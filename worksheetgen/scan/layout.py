@@ -23,6 +23,8 @@ BUILD_BITS, SHEET_BITS, PAGE_BITS, CRC_BITS = 16, 12, 6, 16
 MAX_SHEETS = 2**SHEET_BITS
 MAX_PAGES = 2**PAGE_BITS - 1
 SP_PER_MM = 65536 * 72.27 / 25.4  # TeX's scaled points in a millimetre
+#: what scan.json's ``document`` says of a build whose boxes are on separate answer sheets
+ANSWERS = "answers"
 
 
 def mark_centres(paper: str) -> list[tuple[float, float]]:

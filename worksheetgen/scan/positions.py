@@ -14,6 +14,7 @@ from typing import Any
 from worksheetgen.errors import UsageError
 from worksheetgen.model import Build, Item, Sheet
 from worksheetgen.scan.layout import (
+    ANSWERS,
     BOX_MM,
     MAX_PAGES,
     PAPER_MM,
@@ -98,11 +99,18 @@ def sheet_code(digest: bytes, sheet: dict[str, Any]) -> int:
     return code_of(hashlib.sha256(digest + b"\n" + _canonical(sheet)).digest())
 
 
-def key_codes(doc: dict[str, Any]) -> tuple[int, list[int]]:
+def document_digest(digest: bytes, answers: bool) -> bytes:
+    """The digest the page codes of one of the build's documents come from: the class's, or
+    (``answers``) another for its separate answer sheets, so that a page of the full sheets
+    of the same class is never read as an answer sheet's page."""
+    return hashlib.sha256(digest + b"\n" + ANSWERS.encode("ascii")).digest() if answers else digest
+
+
+def key_codes(doc: dict[str, Any], answers: bool = False) -> tuple[int, list[int]]:
     """From key.json's document: the class's code (scan.json's ``build``) and each sheet's
-    build field, as the build printed them."""
+    build field, as the build printed them (``answers``: on its separate answer sheets)."""
     sheets = doc.get("sheets") or []
-    digest = class_digest(doc, sheets)
+    digest = document_digest(class_digest(doc, sheets), answers)
     return code_of(digest), [sheet_code(digest, s) for s in sheets]
 
 
@@ -150,23 +158,27 @@ def roster_digest(build: Build, roster: Iterable[tuple[str, str, Any]]) -> bytes
     return class_digest(head, _as_read(sheets))
 
 
-def sheet_build_code(build: Build) -> int:
-    """The class's code (scan.json's ``build``), from what key.json says of it."""
-    return code_of(build_digest(build))
+def sheet_build_code(build: Build, answers: bool = False) -> int:
+    """The class's code (scan.json's ``build``), from what key.json says of it (``answers``:
+    the code of its separate answer sheets)."""
+    return code_of(document_digest(build_digest(build), answers))
 
 
-def sheet_build_field(build: Build, sheet: Sheet) -> int:
-    """The build field of ``sheet``'s page codes (:func:`sheet_code`)."""
+def sheet_build_field(build: Build, sheet: Sheet, answers: bool = False) -> int:
+    """The build field of ``sheet``'s page codes (:func:`sheet_code`; ``answers``: on the
+    build's separate answer sheets)."""
     # key.json's own writer (a build has loaded it already)
     from worksheetgen.keyjson.write import sheet_json
 
-    return sheet_code(build_digest(build), _as_read(sheet_json(sheet)))
+    digest = document_digest(build_digest(build), answers)
+    return sheet_code(digest, _as_read(sheet_json(sheet)))
 
 
-def positions_json(build: int, paper: str, recorded: str) -> dict[str, Any]:
+def positions_json(build: int, paper: str, recorded: str, answers: bool = False) -> dict[str, Any]:
     """scan.json's document from what TeX recorded: for each sheet (its place in key.json)
     and page, each box's id (``N.l.v``: question N's part l, option v or score box ``sK``)
-    and top left corner in mm from the page's top left."""
+    and top left corner in mm from the page's top left (``answers``: the boxes are on the
+    build's separate answer sheets, said by ``"document": "answers"``)."""
     _, h = PAPER_MM[paper]
     pages: dict[int, dict[int, list[dict[str, Any]]]] = {}
     current: list[dict[str, Any]] | None = None
@@ -189,6 +201,7 @@ def positions_json(build: int, paper: str, recorded: str) -> dict[str, Any]:
         "build": build,
         "paper": paper,
         "box_mm": BOX_MM,
+        **({"document": ANSWERS} if answers else {}),
         "sheets": [
             {
                 "index": i,

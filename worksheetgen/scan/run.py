@@ -35,7 +35,7 @@ from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
 from worksheetgen.scan.contract import read_positions
-from worksheetgen.scan.layout import score_values, value_text
+from worksheetgen.scan.layout import ANSWERS, score_values, value_text
 from worksheetgen.scan.outset import check_out, commit, staging
 from worksheetgen.scan.positions import (
     LETTERS,
@@ -248,9 +248,14 @@ def scan_files(
     key = Path(key_path)
     doc = read_key_data(key, ScanError)
     positions = _positions(key, len(doc["sheets"]))
-    # a class printed before page codes told classes apart (scan.json version 1) carries
-    # the build's code on every page; later ones a code of the class and of each sheet
-    class_code, fields = legacy_codes(doc) if positions["version"] == 1 else key_codes(doc)
+    # a build with separate answer sheets (scan.json's document) codes their pages apart; a
+    # class printed before page codes told classes apart (scan.json version 1) carries the
+    # build's code on every page; later ones a code of the class and of each sheet
+    on_answer_sheets = positions.get("document") == ANSWERS
+    if positions["version"] == 1:
+        class_code, fields = legacy_codes(doc)
+    else:
+        class_code, fields = key_codes(doc, on_answer_sheets)
     if positions.get("build") != class_code:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",

@@ -233,10 +233,12 @@ def first_error(log: str) -> str:
 
 
 _QUESTION_RE = re.compile(r"^\\wsquestion(?:\[[^\]]*\])?\{(\d+)\}")
-# \wsheader{course}{title}{label}{}, or a sheet's \wssheetheader{course}{title}{label}{ code}
+# \wsheader{course}{title}{label}{}, or a sheet's (key's, answer sheet's)
+# \wssheetheader{course}{title}{label}{ code}
 _SHEET_RE = re.compile(
     r"^\\ws(?:sheet)?header\{.*?\}\{.*?\}\{(.*?)\}"
-    r"\{(?: \\textperiodcentered\\ sheet code [^{}\\]*(?: \\textperiodcentered\\ answer key)?)?\}$"
+    r"\{(?: \\textperiodcentered\\ sheet code [^{}\\]*"
+    r"(?: \\textperiodcentered\\ answer (?:key|sheet))?)?\}$"
 )
 _TEX_ESCAPES_RE = re.compile(
     r"\\(?:textperiodcentered\\ |kern0pt |allowbreak\{\}|"

@@ -1,0 +1,354 @@
+"""``build --scannable --answer-sheet``: a question booklet and a short answer sheet per
+student, only the answer sheet scanned. Built as a whole class (long, accented, Greek and
+CJK names), on A4 and Letter, for the bundled quiz and a 12-question section with two
+pools: every answer sheet takes one or two pages, holds every box the scanner reads, and
+synthetic scans of its pages grade exactly as the same marks on the full scannable sheet."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import ImageDraw
+
+from tests.conftest import ROOT, needs_tex
+from tests.scansynth import BOX_MM, _pen, distort, render
+from worksheetgen.bank.roster import file_stems
+from worksheetgen.errors import ScanError
+from worksheetgen.scan.run import scan_files
+
+QUIZ = ROOT / "banks" / "quiz.yaml"
+MIDTERM = ROOT / "tests" / "banks" / "midterm12.yaml"
+HARD = ROOT / "tests" / "fixtures" / "roster-hard.csv"
+DPI = 150
+
+
+def _roster(tmp: Path, rows: list[int]) -> Path:
+    """A roster of the hard roster's students ``rows`` (1: its first)."""
+    lines = HARD.read_text("utf-8").splitlines()
+    path = tmp / "roster.csv"
+    path.write_text("\n".join([lines[0], *(lines[r] for r in rows)]) + "\n", "utf-8")
+    return path
+
+
+def _build(out: Path, bank: Path, roster: Path, paper: str, *extra: str) -> Path:
+    from worksheetgen.cli import main
+
+    args = ["build", "--seed", "3", "--bank", str(bank), "--roster", str(roster)]
+    try:
+        main([*args, "--paper", paper, "--out", str(out), "-q", "--scannable", *extra])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    return folder
+
+
+def _stems(key: dict) -> dict[str, str]:
+    """Each sheet id's file stem (ids that are no file names are changed)."""
+    ids = [s["id"] for s in key["sheets"]]
+    return dict(zip(ids, file_stems(ids), strict=True))
+
+
+def _pdf_pages(path: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True)
+    return int(next(ln for ln in info.stdout.splitlines() if ln.startswith("Pages:")).split()[1])
+
+
+# the long names (a 200-letter German one, 200 x's, 200 CJK letters, a long Greek one), a
+# short CJK, Korean and accented Vietnamese one
+ROWS = [1, 2, 3, 4, 5, 6, 9]
+
+
+@pytest.fixture(scope="module")
+def answer_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled quiz for the hard roster's students, with answer sheets, on A4."""
+    tmp = tmp_path_factory.mktemp("answers")
+    return _build(tmp / "out", QUIZ, _roster(tmp, ROWS), "a4", "--answer-sheet")
+
+
+@pytest.fixture(scope="module")
+def full_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same class as full scannable sheets."""
+    tmp = tmp_path_factory.mktemp("full")
+    return _build(tmp / "out", QUIZ, _roster(tmp, ROWS), "a4")
+
+
+def _check_answer_sheets(folder: Path) -> None:
+    """Every sheet's answer sheet has one or two pages with boxes, every box of its
+    questions, and a PDF of its own; the booklets carry no boxes and no page code."""
+    scan = json.loads((folder / "scan.json").read_text())
+    key = json.loads((folder / "key.json").read_text())
+    stems = _stems(key)
+    assert scan["document"] == "answers"
+    assert [s["index"] for s in scan["sheets"]] == list(range(len(key["sheets"])))
+    total = 0
+    for sheet, ks in zip(scan["sheets"], key["sheets"], strict=True):
+        pages = [p["page"] for p in sheet["pages"]]
+        assert pages in ([1], [1, 2]), (ks["id"], pages)
+        count = _pdf_pages(folder / "students" / f"{stems[ks['id']]}-answers.pdf")
+        assert count == 2 and len(pages) <= count  # a blank back where one page is printed
+        total += count
+        ids = [b["id"] for p in sheet["pages"] for b in p["boxes"]]
+        assert len(ids) == len(set(ids))
+        questions = {str(q["number"]) for q in ks["questions"]}
+        assert {i.split(".")[0] for i in ids} == questions, ks["id"]
+    assert _pdf_pages(folder / "answers.pdf") == total
+    sheets = (folder / "sheets.tex").read_text("utf-8")
+    assert "\\wsscanbox" not in sheets and "\\wsscansheet" not in sheets
+    assert "Answer on your answer sheet" in sheets
+
+
+@needs_tex
+@pytest.mark.slow
+def test_quiz_answer_sheets_a4(answer_class: Path) -> None:
+    _check_answer_sheets(answer_class)
+
+
+@needs_tex
+@pytest.mark.slow
+@pytest.mark.parametrize("bank", [QUIZ, MIDTERM], ids=["quiz", "midterm12"])
+def test_answer_sheets_letter(tmp_path: Path, bank: Path) -> None:
+    folder = _build(tmp_path / "out", bank, _roster(tmp_path, ROWS), "letter", "--answer-sheet")
+    _check_answer_sheets(folder)
+    key = json.loads((folder / "key.json").read_text())
+    if bank == MIDTERM:
+        assert {len(s["questions"]) for s in key["sheets"]} == {12}
+
+
+def _mark(sheet_id: str, group: str, count: int) -> tuple[str | None, int, str | None, int]:
+    """How a part's boxes are marked, the same on any page that holds them: (a pen's kind, on
+    which box; a second kind, on which box), from the sheet and part alone."""
+    h = int(hashlib.sha256(f"{sheet_id}/{group}".encode()).hexdigest(), 16)
+    roll, first, second = h % 20, (h >> 8) % count, (h >> 16) % count
+    if roll < 11:
+        return ("cross", "tick", "fill")[roll % 3], first, None, 0
+    if roll < 13:
+        return None, 0, None, 0  # left blank
+    if roll < 15 and first != second:  # taken back, another marked
+        return "blacken", first, "cross", second
+    if roll < 17:
+        return "faint", first, None, 0  # a stray dot: unclear
+    if first != second:
+        return "cross", first, "tick", second  # two marks
+    return "tick", first, None, 0
+
+
+def _marked_scans(folder: Path, kind: str, out: Path) -> list[str]:
+    """Every page with boxes of every sheet's ``kind`` PDF (sheet or answers), marked as
+    ``_mark`` says (each part's strokes drawn from its own generator, so a part looks alike
+    on both documents), turned, blurred and noised; the files written."""
+    scan = json.loads((folder / "scan.json").read_text())
+    key = json.loads((folder / "key.json").read_text())
+    ids, stems = [s["id"] for s in key["sheets"]], _stems(key)
+    px = DPI / 25.4
+    files = []
+    for sheet in scan["sheets"]:
+        sid = ids[sheet["index"]]
+        images = render(folder / "students" / f"{stems[sid]}-{kind}.pdf", DPI)
+        groups: dict[str, list[tuple[int, dict]]] = {}
+        for page in sheet["pages"]:
+            for box in page["boxes"]:
+                groups.setdefault(box["id"].rsplit(".", 1)[0], []).append((page["page"], box))
+        for group, members in groups.items():
+            pen, at, pen2, at2 = _mark(sid, group, len(members))
+            rng = random.Random(f"{sid}/{group}")
+            for k, w in ((pen, at), (pen2, at2)):
+                if k is not None:
+                    page, box = members[w]
+                    draw = ImageDraw.Draw(images[page - 1])
+                    _pen(draw, k, box["x"] * px, box["y"] * px, BOX_MM * px, rng)
+        rng = random.Random(sid)
+        for page in sheet["pages"]:
+            name = out / f"{kind}-{sheet['index']}-{page['page']}.png"
+            name.write_bytes(distort(images[page["page"] - 1], rng, jpeg=False))
+            files.append(str(name))
+    return files
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text("utf-8"))))
+
+
+@needs_tex
+@pytest.mark.slow
+def test_answer_sheets_grade_as_the_full_sheet(
+    answer_class: Path, full_class: Path, tmp_path: Path
+) -> None:
+    """The same marks on the answer sheets and on the full sheets give the same responses,
+    the same issues (by id), the same scores and the same report."""
+    assert (answer_class / "key.json").read_bytes() == (full_class / "key.json").read_bytes()
+
+    def box_ids(folder: Path) -> list[set[str]]:
+        scan = json.loads((folder / "scan.json").read_text())
+        return [{b["id"] for p in s["pages"] for b in p["boxes"]} for s in scan["sheets"]]
+
+    assert box_ids(answer_class) == box_ids(full_class)  # every box, and no other
+    results = {}
+    for folder, kind in ((full_class, "sheet"), (answer_class, "answers")):
+        pages = tmp_path / kind
+        pages.mkdir()
+        scans = _marked_scans(folder, kind, pages)
+        result = scan_files(scans, folder / "key.json", tmp_path / f"scan-{kind}")
+        assert result.identified == result.pages == len(scans)
+        results[kind] = result
+    full, answers = tmp_path / "scan-sheet", tmp_path / "scan-answers"
+
+    # the same rows (in the order each document's pages set the boxes: a part's score boxes
+    # sit under the whole question on the full sheet, beside the part on the answer sheet)
+    def responses(folder: Path) -> list[tuple[str, ...]]:
+        return sorted(tuple(r.values()) for r in _rows(folder / "responses.csv"))
+
+    assert responses(answers) == responses(full)
+    boxes = ("unclear-box", "several-marked", "only-taken-back")
+
+    def issues(folder: Path) -> list[tuple[str, str]]:
+        return sorted((r["kind"], r["id"]) for r in _rows(folder / "issues.csv"))
+
+    assert issues(answers) == issues(full)
+    assert {k for k, _ in issues(answers)} <= set(boxes)
+    assert any(k == "unclear-box" for k, _ in issues(answers))  # the stray dots were listed
+    assert (answers / "scores.csv").read_bytes() == (full / "scores.csv").read_bytes()
+    for name in sorted((full / "class-report").glob("*.csv")) + sorted(
+        (full / "feedback").glob("*.html")
+    ):
+        other = answers / name.relative_to(full)
+        assert other.read_bytes() == name.read_bytes(), name
+    # the report names the key and the responses read: the rest is the same
+    report = (full / "report.md").read_text("utf-8").replace(str(full_class), "KEY")
+    assert (answers / "report.md").read_text("utf-8").replace(str(answer_class), "KEY").replace(
+        str(answers), str(full)
+    ) == report
+    marked = [r for r in _rows(answers / "responses.csv") if r["value"] or r["mark"]]
+    assert len(marked) > 20
+    # far fewer pages to scan than the full sheets
+    assert results["answers"].pages * 2 <= results["sheet"].pages
+
+
+@needs_tex
+@pytest.mark.slow
+def test_a_full_sheet_page_is_not_an_answer_sheet_page(
+    answer_class: Path, full_class: Path, tmp_path: Path
+) -> None:
+    """A page of the same seed's full scannable sheets, scanned with the answer sheets, is
+    a page of another build (its page code says so): never read with the wrong boxes."""
+    page = render(full_class / "students" / "s05-sheet.pdf", DPI)[0]
+    path = tmp_path / "full-page.png"
+    path.write_bytes(distort(page, random.Random(1), jpeg=False))
+    with pytest.raises(ScanError, match="another build"):
+        scan_files([str(path)], answer_class / "key.json", tmp_path / "scan")
+
+
+@needs_tex
+@pytest.mark.slow
+def test_lone_sheet_answer_sheet(tmp_path: Path) -> None:
+    """A lone sheet gets its booklet, answers.pdf and scan.json from the answer sheet; its
+    marked answer sheet scans back."""
+    from worksheetgen.cli import main
+
+    try:
+        main(
+            ["build", "--seed", "4", "--bank", str(QUIZ), "--out", str(tmp_path), "-q"]
+            + ["--scannable", "--answer-sheet"]
+        )
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert (folder / "answers.pdf").exists() and (folder / "answers.tex").exists()
+    scan = json.loads((folder / "scan.json").read_text())
+    assert scan["document"] == "answers" and len(scan["sheets"][0]["pages"]) in (1, 2)
+    images = render(folder / "answers.pdf", DPI)
+    box = scan["sheets"][0]["pages"][0]["boxes"][0]
+    px = DPI / 25.4
+    _pen(
+        ImageDraw.Draw(images[0]),
+        "cross",
+        box["x"] * px,
+        box["y"] * px,
+        BOX_MM * px,
+        random.Random(2),
+    )
+    files = []
+    for n, image in enumerate(images[: len(scan["sheets"][0]["pages"])]):
+        files.append(tmp_path / f"p{n}.png")
+        files[-1].write_bytes(distort(image, random.Random(n), jpeg=False))
+    result = scan_files([str(f) for f in files], folder / "key.json", tmp_path / "scan")
+    assert result.identified == len(files)
+    rows = [r for r in _rows(tmp_path / "scan" / "responses.csv") if r["value"] or r["mark"]]
+    key = json.loads((folder / "key.json").read_text())
+    number = int(box["id"].split(".")[0])
+    (question,) = [q["id"] for q in key["sheets"][0]["questions"] if q["number"] == number]
+    assert [r["question"] for r in rows] == [question]
+
+
+def test_answer_sheet_needs_scannable(tmp_path: Path) -> None:
+    """--answer-sheet without --scannable: one line, exit 1, nothing written."""
+    from click.testing import CliRunner
+
+    from worksheetgen.cli import main
+
+    result = CliRunner().invoke(
+        main,
+        ["build", "--seed", "1", "--no-pdf", "--answer-sheet", "--out", str(tmp_path / "o")],
+    )
+    assert result.exit_code != 0
+    lines = [ln for ln in result.output.splitlines() if "error" in ln]
+    assert len(lines) == 1 and "--answer-sheet: expected --scannable too" in lines[0]
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+    assert "Traceback" not in result.output
+
+
+def test_answer_sheet_setting(tmp_path: Path) -> None:
+    """answer_sheet in worksheetgen.toml: true or false, else one line with file and line."""
+    from worksheetgen.errors import ConfigError
+    from worksheetgen.pipeline.config import load_config
+
+    config = tmp_path / "worksheetgen.toml"
+    config.write_text("scannable = true\nanswer_sheet = true\n", "utf-8")
+    loaded = load_config(str(config), {"answer_sheet": None}, environ={})
+    assert loaded.value("answer_sheet") is True
+    assert loaded.settings["answer_sheet"].source.endswith("worksheetgen.toml:2")
+    assert (
+        load_config(str(config), {"answer_sheet": False}, environ={}).value("answer_sheet") is False
+    )
+    config.write_text('course = "x"\nanswer_sheet = "yes"\n', "utf-8")
+    with pytest.raises(
+        ConfigError, match=r"worksheetgen.toml:2: answer_sheet: expected true or false"
+    ):
+        load_config(str(config), {}, environ={})
+
+
+def test_without_answer_sheet_nothing_changes(tmp_path: Path) -> None:
+    """Without --answer-sheet the sheet's LaTeX has no word of an answer sheet (the golden
+    digests hold every byte)."""
+    from click.testing import CliRunner
+
+    from worksheetgen.cli import main
+
+    out = tmp_path / "o"
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--seed",
+            "1",
+            "--bank",
+            str(QUIZ),
+            "--no-pdf",
+            "--scannable",
+            "--out",
+            str(out),
+            "-q",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (folder,) = list(out.iterdir())
+    assert not (folder / "answers.tex").exists()
+    assert "answer sheet" not in (folder / "sheet.tex").read_text("utf-8")
+    shutil.rmtree(out)
