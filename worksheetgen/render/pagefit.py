@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from worksheetgen.model import Answer, Item
 from worksheetgen.render.markup import split_markup
@@ -76,15 +77,24 @@ _MATH_SILENT = {
 }  # fmt: skip
 
 
+_EM = {chr(32 + i): w / 1000 for i, w in enumerate(_WIDTHS)}
+
+
 def _char_em(c: str) -> float:
-    o = ord(c)
-    return _WIDTHS[o - 32] / 1000 if 32 <= o < 127 else 0.5
+    return _EM.get(c, 0.5)
+
+
+def _text_em(text: str) -> float:
+    """The width of a run of text, in em."""
+    em = _EM
+    return sum(em.get(c, 0.5) for c in text)
 
 
 _TEXT_IN_MATH = {"text", "textrm", "mathrm", "operatorname", "mathbf", "textbf"}
 _ACCENTS = {"tilde", "hat", "bar", "vec", "dot", "widetilde", "widehat", "overline"}
 
 
+@lru_cache(maxsize=8192)  # prompts, parts and options recur on every sheet of a class
 def _math_em(math_text: str) -> float:
     """About how wide inline math is, in em: letters in italics, a relation or operator
     with its spaces (a minus sign that starts a term without), a command a letter's width
@@ -148,7 +158,8 @@ def _math_em(math_text: str) -> float:
     return width
 
 
-def _words(markup: str) -> list[float]:
+@lru_cache(maxsize=8192)
+def _words(markup: str) -> tuple[float, ...]:
     """The widths (em) of a markup text's words, math runs as words of their own, in order."""
     words: list[float] = []
     for is_math, text in split_markup(markup):
@@ -156,10 +167,11 @@ def _words(markup: str) -> list[float]:
             pieces = re.split(r"(?<=[=<>,])\s+|\s+(?=[=<>])", text)
             words += [_math_em(p) for p in pieces if p.strip()]
         else:
-            words += [sum(_char_em(c) for c in w) for w in text.split()]
-    return words
+            words += [_text_em(w) for w in text.split()]
+    return tuple(words)
 
 
+@lru_cache(maxsize=8192)
 def text_lines(markup: str, width: float, size: float = FONT, first: float = 0.0) -> int:
     """How many lines a paragraph of ``markup`` takes in ``width`` pt at ``size`` pt, its
     first line starting ``first`` pt in (a part's letter); 1 for an empty one."""
@@ -175,6 +187,7 @@ def text_lines(markup: str, width: float, size: float = FONT, first: float = 0.0
     return lines
 
 
+@lru_cache(maxsize=8192)
 def _last_line_fill(markup: str, width: float, size: float = FONT, first: float = 0.0) -> float:
     """How far the last line of a paragraph reaches, in pt (as ``text_lines`` breaks it)."""
     used = first
@@ -211,7 +224,7 @@ ROOM_SKIP = 4.0  # above a room to work
 CONTINUED = BASELINE  # "Question N, continued; its data again:"
 # what the first lines of options and of a worked solution add over their lines (their
 # tallest letters and the lineskip above them; calibrated)
-OPTIONS_EXTRA = 5.0
+OPTIONS_EXTRA = 2.0
 STEPS_EXTRA = 4.0
 
 
@@ -250,6 +263,7 @@ def _math_rows(tex: str) -> int:
     return best
 
 
+@lru_cache(maxsize=8192)
 def _matrix_em(tex: str) -> float:
     """About how wide a piece of display math is, in em: its matrices' entries and columns
     and the math around them, by weights fitted to pdfLaTeX's widths of 1036 displays, steps
@@ -331,7 +345,7 @@ def _steps(item: Item, width: float) -> float:
                 lines.append(_math_rows(step.math) * MATRIX_ROW + 3.2)
             continue
         box_h = 10.0 + 2.0 + _math_rows(step.math) * MATRIX_ROW + 3.2
-        title_w = (sum(_char_em(c) for c in step.title) + 1.5) * 10.0
+        title_w = (_text_em(step.title) + 1.5) * 10.0
         box_w = max(title_w, _matrix_em(step.math) * FONT)
         gap = 1.5 * FONT
         if used and used + gap + box_w > width:
@@ -396,8 +410,10 @@ def _choices(item: Item, width: float, scannable: bool) -> float:
             + _matrix_em(c.text) * FONT
             + 2.2 * FONT
         )
-        box_h = max(BASELINE, _math_rows(c.text) * MATRIX_ROW + 3.2) if "matrix" in c.text else (
-            BASELINE + 2.0
+        box_h = (
+            max(BASELINE, _math_rows(c.text) * MATRIX_ROW + 3.2)
+            if "matrix" in c.text
+            else (BASELINE + 2.0)
         )
         if used and used + box_w > width:
             lines.append(tall)
@@ -407,7 +423,7 @@ def _choices(item: Item, width: float, scannable: bool) -> float:
     if used:
         lines.append(tall)
     gaps = sum(6.0 if h > BASELINE + 2.0 else 0.0 for h in lines[1:])
-    return SMALLSKIP + PARSKIP + sum(lines) + gaps + SMALLSKIP + OPTIONS_EXTRA
+    return SMALLSKIP + PARSKIP + sum(lines) + gaps + SMALLSKIP
 
 
 def _answer_line_width(kind: str) -> float:
@@ -447,7 +463,7 @@ def _part_start(points: str) -> float:
     part has points of its own, "(2 points)" in small italics."""
     start = 1.6 * FONT
     if points:
-        start += (sum(_char_em(c) for c in f"({points})") * 0.92 + _SPACE) * 10.0
+        start += (_text_em(f"({points})") * 0.92 + _SPACE) * 10.0
     return start
 
 
@@ -489,8 +505,7 @@ def _score_rows(rows: Sequence[Sequence[str]], width: float) -> float:
     lines = 1
     for values in rows:
         items = [11.0] + [
-            SCAN_BOX + 1.83 + sum(2.0 if c == "." else 4.0 for c in v) + 0.9 * FONT
-            for v in values
+            SCAN_BOX + 1.83 + sum(2.0 if c == "." else 4.0 for c in v) + 0.9 * FONT for v in values
         ]
         items[-1] += FONT
         for w in items:
@@ -519,8 +534,8 @@ def question_fit(
     work under it; ``score_rows``: the TA's score boxes of a scannable sheet, per part the
     marks printed; ``own_decimals``: it says how it rounds)."""
     width = paper.text_width
-    head_w = (sum(_char_em(c) for c in f"Question {item.number}. {title}") * 1.05) * 12.0
-    head_w += sum(_char_em(c) for c in points) * 10.0
+    head_w = (_text_em(f"Question {item.number}. {title}") * 1.05) * 12.0
+    head_w += _text_em(points) * 10.0
     heading = 6.0 + 10.0 + (BASELINE if head_w > width else 0.0)
     opening = heading + PARSKIP + text_lines(item.prompt, width) * BASELINE
     fill = _last_line_fill(item.prompt, width)
@@ -535,8 +550,10 @@ def question_fit(
     for group in _groups(item):
         if len(group) == 2:
             a, b = group
-            height = PARSKIP + 2.0 + max(
-                _half(item, a, texts[a], width), _half(item, b, texts[b], width)
+            height = (
+                PARSKIP
+                + 2.0
+                + max(_half(item, a, texts[a], width), _half(item, b, texts[b], width))
             )
         else:
             height = _part(item, group[0], texts[group[0]], width, scannable)
