@@ -550,8 +550,10 @@ def check(
     seed: int,
     config_path: str | None,
 ) -> None:
-    """Validate banks and draw every question N times: failures, redraws, spread, timing;
-    then how many pages each sheet will take, before any TeX runs.
+    """Validate banks, draw every question N times and count each sheet's pages.
+
+    Per question: failures, redraws, spread, timing; then how many pages each sheet will
+    take on paper, counted before any TeX runs (docs/guide/checking.md).
 
     The course configuration (worksheetgen.toml) gives the banks, decimals, secret, paper,
     scannable and the rest of what a sheet prints, as for build; options given here win.

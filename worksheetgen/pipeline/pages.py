@@ -25,7 +25,15 @@ from worksheetgen.pipeline.sheet import (
 from worksheetgen.render.pagefit import PAPERS, header_height, question_fit, sheet_pages
 from worksheetgen.scan.positions import score_rows
 
-__all__ = ["PageReport", "PageSpread", "page_counts", "page_report", "page_spread", "pages_line"]
+__all__ = [
+    "PageReport",
+    "PageSpread",
+    "draw_versions",
+    "page_counts",
+    "page_report",
+    "page_spread",
+    "pages_line",
+]
 
 
 def _own_decimals(build: Build, sheet: Sheet, index: int) -> bool:
@@ -106,6 +114,19 @@ def page_spread(build: Build, paper: str, scannable: bool = False) -> PageSpread
     return PageSpread(paper, scannable, min(counts), max(counts))
 
 
+def draw_versions(options: BuildOptions, sheets: int) -> Build:
+    """The sheets ``build --versions N`` would draw with ``options`` (banks, title, course,
+    decimals, room to work, secret, seed), solved, nothing rendered."""
+    bank = load_bank(options)
+    plan = plan_versions(sheets, options.seed, options.secret)
+    return make_build(
+        bank,
+        options.seed,
+        [(e.id, e.label, e.student) for e in plan.entries],
+        secret=options.secret,
+    )
+
+
 def page_report(
     options: BuildOptions,
     sheets: int = 30,
@@ -115,14 +136,7 @@ def page_report(
     """Draw ``sheets`` versions (A, B, ...) of the build ``options`` describe (its banks,
     title, course, decimals, room to work, secret, as a build reads them; its seed) and
     count their pages on each of ``papers``, plain and or scannable: no TeX runs."""
-    bank = load_bank(options)
-    plan = plan_versions(sheets, options.seed, options.secret)
-    build = make_build(
-        bank,
-        options.seed,
-        [(e.id, e.label, e.student) for e in plan.entries],
-        secret=options.secret,
-    )
+    build = draw_versions(options, sheets)
     spreads = tuple(page_spread(build, p, s) for s in scannable for p in papers)
     return PageReport(options.seed, sheets, spreads)
 
