@@ -69,7 +69,6 @@ _WIDTHS = [
 ]  # fmt: skip
 _SPACE = 0.25  # an interword space, in em
 _COMMAND_RE = re.compile(r"\\([A-Za-z]+|.)")
-_MATH_DROP = set("{}^_")
 # commands of math that print nothing wide (spacing, fonts, delimiters' sizes)
 _MATH_SILENT = {
     "left", "right", "mathrm", "mathbf", "mathit", "text", "textrm", "operatorname",
@@ -172,35 +171,31 @@ def _words(markup: str) -> tuple[float, ...]:
 
 
 @lru_cache(maxsize=8192)
-def text_lines(markup: str, width: float, size: float = FONT, first: float = 0.0) -> int:
-    """How many lines a paragraph of ``markup`` takes in ``width`` pt at ``size`` pt, its
-    first line starting ``first`` pt in (a part's letter); 1 for an empty one."""
+def _wrap(markup: str, width: float, size: float, first: float) -> tuple[int, float]:
+    """A paragraph of ``markup`` broken into lines of ``width`` pt at ``size`` pt, greedily
+    as its words come (interword spaces may shrink a little), its first line starting
+    ``first`` pt in: how many lines, and how far the last one reaches (pt)."""
     lines, used = 1, first
     for em in _words(markup):
         w = em * size
-        gap = _SPACE * size if used > first or lines > 1 and used > 0 else 0.0
-        if used > 0 and used + gap + w > width * 1.02:  # interword spaces shrink a little
-            lines += 1
-            used = w
-        else:
-            used += gap + w
-    return lines
-
-
-@lru_cache(maxsize=8192)
-def _last_line_fill(markup: str, width: float, size: float = FONT, first: float = 0.0) -> float:
-    """How far the last line of a paragraph reaches, in pt (as ``text_lines`` breaks it)."""
-    used = first
-    lines = 1
-    for em in _words(markup):
-        w = em * size
-        gap = _SPACE * size if used > 0 else 0.0
+        gap = _SPACE * size if used > (first if lines == 1 else 0.0) else 0.0
         if used > 0 and used + gap + w > width * 1.02:
             lines += 1
             used = w
         else:
             used += gap + w
-    return used
+    return lines, used
+
+
+def text_lines(markup: str, width: float, size: float = FONT, first: float = 0.0) -> int:
+    """How many lines a paragraph of ``markup`` takes in ``width`` pt at ``size`` pt, its
+    first line starting ``first`` pt in (after a part's letter); 1 for an empty one."""
+    return _wrap(markup, width, size, first)[0]
+
+
+def _last_line_fill(markup: str, width: float, size: float = FONT, first: float = 0.0) -> float:
+    """How far the last line of a paragraph reaches, in pt (as ``text_lines`` breaks it)."""
+    return _wrap(markup, width, size, first)[1]
 
 
 # ------------------------------------------------------------------ heights of the pieces

@@ -128,7 +128,9 @@ def test_the_header_grows_with_instructions_and_a_scanners_rule():
     )
     assert 150.0 < plain < 250.0
     assert more > plain + 3 * 12.0
-    wide = header_height(A4, title="Quiz", course="", questions=24, instructions="", scannable=False)
+    wide = header_height(
+        A4, title="Quiz", course="", questions=24, instructions="", scannable=False
+    )
     assert wide > plain  # two rows of the score table
 
 
@@ -150,7 +152,9 @@ def test_score_rows_make_a_scannable_question_taller(quiz):
     item = next(i for i in quiz.sheets[0].items if len(i.solution.parts) >= 3)
     plain = question_fit(item, A4, title="T", points="5 points")
     rows = [["0", "0.5", "1"]] * len(item.solution.parts)
-    scannable = question_fit(item, A4, title="T", points="5 points", score_rows=rows, scannable=True)
+    scannable = question_fit(
+        item, A4, title="T", points="5 points", score_rows=rows, scannable=True
+    )
     assert scannable.height > plain.height + BASELINE
     many = question_fit(
         item, A4, title="T", points="5 points", score_rows=[[str(v) for v in range(10)]] * 5
@@ -172,7 +176,9 @@ def test_the_check_line_says_each_paper_and_kind_of_sheet():
     options = BuildOptions(seed=0, banks=(str(ROOT / "banks" / "default.yaml"),))
     both = pages_line(page_report(options, 4))
     assert both.startswith("pages: ")
-    assert " a sheet on A4, " in both and " on Letter (4 sheets drawn at seed 0; scannable: " in both
+    assert (
+        " a sheet on A4, " in both and " on Letter (4 sheets drawn at seed 0; scannable: " in both
+    )
     one = pages_line(page_report(options, 1, papers=("letter",), scannable=(True,)))
     assert one.endswith(" a scannable sheet on Letter (1 sheet drawn at seed 0)")
     assert "A4" not in one
