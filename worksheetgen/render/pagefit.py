@@ -217,9 +217,15 @@ CIRCLE = 8.4
 TOP_DISCARD = 6.0 + PARSKIP  # a question's space above its heading, dropped at a page's top
 ROOM_SKIP = 4.0  # above a room to work
 CONTINUED = BASELINE  # "Question N, continued; its data again:"
-# what the first lines of options and of a worked solution add over their lines (their
-# tallest letters and the lineskip above them; calibrated)
-OPTIONS_EXTRA = 2.0
+# what a worked solution's first line adds over its lines (calibrated)
+# the depth of the prompt's last line, which the options below it do not take back (they
+# follow it at \\lineskip, being taller than a line; calibrated)
+PREV_DEPTH = 3.0
+# a line with a superscript over a subscript ($W_Q^{(i)}$) is taller than a line leaves room
+# for: the lines around it are set apart by more (calibrated)
+TALL_LINE = 4.7
+_TALL_RE = re.compile(r"\$[^$]*_[^$]*\^\{[^$]*\$")
+HALF_TOP = 1.5  # a half's first line: as tall as its letters, not a whole line (calibrated)
 STEPS_EXTRA = 4.0
 
 
@@ -391,7 +397,7 @@ def _options(options: Sequence[str], width: float, scannable: bool) -> float:
             text_lines(o, cell - 2.2 * FONT, first=mark + 1.3 * FONT - 2.2 * FONT) for o in row
         )
         height += lines * BASELINE + (SCAN_BOX - 9.52 if scannable else 0.0)
-    return SMALLSKIP + PARSKIP + height + SMALLSKIP + OPTIONS_EXTRA
+    return PREV_DEPTH + SMALLSKIP + PARSKIP + 1.0 + height + SMALLSKIP
 
 
 def _choices(item: Item, width: float, scannable: bool) -> float:
@@ -434,7 +440,7 @@ def _part(item: Item, index: int, points: str, width: float, scannable: bool) ->
     prompt = part.prompt
     first = _part_start(points)
     lines = text_lines(prompt, width, first=first)
-    height = PARSKIP + 2.0 + lines * BASELINE
+    height = PARSKIP + 2.0 + lines * BASELINE + (TALL_LINE if _TALL_RE.search(prompt) else 0.0)
     if item.solution.choices:
         return height + _choices(item, width, scannable)
     try:
@@ -468,7 +474,9 @@ def _half(item: Item, index: int, points: str, width: float) -> float:
     half = 0.485 * width
     lines = text_lines(part.prompt, half, first=_part_start(points))
     answer = item.solution.answer(part.answer)
-    return lines * BASELINE + _table(answer) - PARSKIP
+    # a minipage: no \\parskip in it, its first line only as tall as its letters (the line
+    # above the pair's own baseline skip), no lineskip after the table
+    return lines * BASELINE - HALF_TOP + _table(answer) - PARSKIP - 1.0
 
 
 def _groups(item: Item) -> list[list[int]]:
