@@ -318,10 +318,14 @@ def _givens(item: Item, width: float, prompt_fill: float) -> tuple[float, float]
             height -= DISPLAY_SKIPS - SHORT_SKIPS
             shrink -= DISPLAY_SHRINK - SHORT_SHRINK
     for g in item.solution.shown:
-        if not g.inline:
-            rows = getattr(g.value, "rows", None) or []
-            height += HEATMAP_BASE + len(rows) * HEATMAP_ROW
+        if g.inline:
+            continue
+        if g.kind == "heatmap":
+            cells = getattr(g.value, "rows", None) or []
+            height += HEATMAP_BASE + len(cells) * HEATMAP_ROW
             shrink += HEATMAP_SHRINK
+        else:  # a block kind of a template folder's own: the lines the model gives it
+            height += PARSKIP + g.lines * BASELINE
     return height, shrink
 
 
