@@ -217,6 +217,9 @@ CIRCLE = 8.4
 TOP_DISCARD = 6.0 + PARSKIP  # a question's space above its heading, dropped at a page's top
 ROOM_SKIP = 4.0  # above a room to work
 CONTINUED = BASELINE  # "Question N, continued; its data again:"
+# the data printed again starts a paragraph of its own: the empty line TeX sets above its
+# display, less the skips it drops (calibrated)
+DATA_AGAIN = 12.0
 # what a worked solution's first line adds over its lines (calibrated)
 # the depth of the prompt's last line, which the options below it do not take back (they
 # follow it at \\lineskip, being taller than a line; calibrated)
@@ -716,7 +719,8 @@ class _Pages:
             return
         self.put(first)
         self.new_page()
-        self.put(CONTINUED + (q.data + PARSKIP if q.data else 0.0) + sum(pieces[fit:]))
+        again = q.data + PARSKIP + DATA_AGAIN if q.data else 0.0
+        self.put(CONTINUED + again + sum(pieces[fit:]))
 
 
 def _fitting(pieces: Sequence[float], height: float) -> int:

@@ -11,6 +11,7 @@ from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.pipeline.pages import draw_versions, page_counts, page_report, pages_line
 from worksheetgen.render.pagefit import (
     BASELINE,
+    DATA_AGAIN,
     HEADER_SHRINK,
     PAPERS,
     PT_PER_MM,
@@ -78,7 +79,7 @@ def test_a_question_splits_before_a_part_and_goes_on_under_its_data_again():
     assert count == 2
     page, total, _ = trace[1]
     assert page == 2
-    assert total == pytest.approx(BASELINE + 60.0 + 3.0 + 300.0 - 9.0)
+    assert total == pytest.approx(BASELINE + 60.0 + 3.0 + DATA_AGAIN + 300.0 - 9.0)
 
 
 def test_a_first_piece_shorter_than_four_lines_is_not_split_off():
