@@ -510,6 +510,33 @@ class _BuildProgress:
     help="Fail when this LMS export (repeatable) would refuse the banks, as build --export "
     "would before drawing; without it, what any export would refuse is a note.",
 )
+@click.option(
+    "--paper",
+    type=Choice(["a4", "letter"]),
+    default=None,
+    help="Count the sheets' pages on this paper. Default: the configuration's paper, else "
+    "both A4 and Letter.",
+)
+@click.option(
+    "--scannable/--no-scannable",
+    default=None,
+    help="Count the pages of sheets a scanner reads (or of plain ones). Default: the "
+    "configuration's scannable, else both.",
+)
+@click.option(
+    "--sheets",
+    type=IntRange(0, 702),
+    default=30,
+    show_default=True,
+    help="Sheets drawn (versions A, B, ... at --seed) to count pages; 0: no page count.",
+)
+@click.option(
+    "--seed",
+    type=Seed(),
+    default=0,
+    show_default=True,
+    help="Seed of the sheets drawn to count pages.",
+)
 @_config_option
 @reports_errors
 def check(
@@ -517,12 +544,19 @@ def check(
     stress: int | str,
     decimals: int | None,
     exports: tuple[str, ...],
+    paper: str | None,
+    scannable: bool | None,
+    sheets: int,
+    seed: int,
     config_path: str | None,
 ) -> None:
-    """Validate banks and draw every question N times: failures, redraws, spread, timing.
+    """Validate banks, draw every question N times and count each sheet's pages.
 
-    The course configuration (worksheetgen.toml) gives the banks, decimals and secret, as
-    for build; options given here win.
+    Per question: failures, redraws, spread, timing; then how many pages each sheet will
+    take on paper, counted before any TeX runs (docs/guide/checking.md).
+
+    The course configuration (worksheetgen.toml) gives the banks, decimals, secret, paper,
+    scannable and the rest of what a sheet prints, as for build; options given here win.
     """
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.check import (
@@ -533,7 +567,12 @@ def check(
     )
     from worksheetgen.pipeline.config import load_config
 
-    config = _using(load_config(config_path, {"banks": banks, "decimals": decimals}))
+    config = _using(
+        load_config(
+            config_path,
+            {"banks": banks, "decimals": decimals, "paper": paper, "scannable": scannable},
+        )
+    )
     banks, decimals, secret = config.value("banks"), config.value("decimals"), config.secret
 
     if stress == Stress.SWEEP:
@@ -574,9 +613,38 @@ def check(
     )
     for line in refusal_lines(report):
         click.echo(line)
+    if report.ok and sheets:
+        click.echo(_pages_line(config, seed, sheets))
     click.echo(summary_line(report))
     if not report.ok:
         sys.exit(1)
+
+
+def _pages_line(config: Any, seed: int, sheets: int) -> str:
+    """check's line on how many pages each sheet will take: on the configuration's (or the
+    option's) paper and kind of sheet, else on both papers, plain and scannable."""
+    # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
+    from worksheetgen.pipeline.options import BuildOptions
+    from worksheetgen.pipeline.pages import page_report, pages_line
+
+    def given(name: str) -> bool:
+        return bool(config.settings[name].source != "default")
+
+    papers = (config.value("paper"),) if given("paper") else ("a4", "letter")
+    scan = (bool(config.value("scannable")),) if given("scannable") else (False, True)
+    options = BuildOptions(
+        seed=seed,
+        banks=config.value("banks"),
+        title=config.value("title"),
+        course=config.value("course"),
+        decimals=config.value("decimals"),
+        secret=config.secret,
+        kind=config.value("kind"),
+        space=config.value("space"),
+        shuffle=config.value("shuffle"),
+        carry=config.value("carry"),
+    )
+    return pages_line(page_report(options, sheets, papers, scan))
 
 
 @main.command()

@@ -15,7 +15,7 @@ from tests.conftest import ROOT, needs_tex
 from worksheetgen.cli import main
 
 
-@pytest.mark.parametrize("command", [[], ["scan"]], ids=["main", "scan"])
+@pytest.mark.parametrize("command", [[], ["scan"], ["check"]], ids=["main", "scan", "check"])
 def test_help_does_not_import_numpy_or_sympy(command):
     code = (
         "import sys; from worksheetgen.cli import main\n"

@@ -5,7 +5,7 @@ to a sink, finish), ``options`` (typed options and results), ``plan`` (the sheet
 renderer, holding the templates), ``sink`` (the plain sinks: a lone sheet's folder, a class's
 streamed documents), ``stream`` (the speed machinery's sink: forked workers, TeX fed through
 pipes, PDFs cut), ``sheet`` (the stages of one sheet), ``output`` (staging and the atomic
-swap), ``check`` (``worksheetgen check``).
+swap), ``check`` (``worksheetgen check``), ``pages`` (check's count of each sheet's pages).
 
 May import: everything below it (see pyproject.toml's import contracts).
 """
