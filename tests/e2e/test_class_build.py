@@ -504,7 +504,7 @@ def test_a_worker_error_keeps_its_file_line_and_field(tmp_path, write_bank, monk
     from worksheetgen.errors import DrawError
     from worksheetgen.pipeline.renderer import Renderer
 
-    def failing(self, build_, entry, scan_index=None):
+    def failing(self, build_, entry, *more):
         raise DrawError(
             "expected a drawable variant, got none", file="bank.yaml", line=3, field="questions[0]"
         )
