@@ -25,7 +25,7 @@ from worksheetgen.errors import ScanError
 from worksheetgen.scan.run import scan_files
 
 QUIZ = ROOT / "banks" / "quiz.yaml"
-MIDTERM = ROOT / "tests" / "banks" / "midterm12.yaml"
+MIDTERM = ROOT / "tests" / "fixtures" / "midterm12.yaml"
 HARD = ROOT / "tests" / "fixtures" / "roster-hard.csv"
 DPI = 150
 

@@ -458,7 +458,9 @@ def test_cells_to_fill_in_widen_for_more_printed_digits(runner, tmp_path):
         assert result.exit_code == 0, result.output
         (folder,) = out.iterdir()
         tex = (folder / "sheet.tex").read_text()
-        widths[decimals] = set(re.findall(r"\\hbox to ([0-9.]+cm)\{\\hss\\wsblank", tex))
+        widths[decimals] = set(
+            re.findall(r"\\hbox to ([0-9.]+cm)\{\\hss\\vrule width0pt height4.5mm", tex)
+        )
     assert widths["2"] == {"1.7cm", "1.45cm"}
     # "-4.2426" by hand needs more room; whole-number tables (the scores) keep theirs
     assert widths["4"] == {"1.45cm", "2.2cm", "1.95cm"}

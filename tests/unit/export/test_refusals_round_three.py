@@ -85,7 +85,7 @@ def test_a_build_that_refuses_its_export_names_the_bank_not_a_key_json(tmp_path)
     result = CliRunner().invoke(main, [*argv, "--out", str(out), "--export", "moodle"])
     assert result.exit_code != 0
     (line,) = [x for x in result.output.splitlines() if x.strip()]
-    assert line.startswith(f"worksheetgen: error: {bank}: pool one: ")
+    assert line.startswith(f"worksheetgen: error: {bank}:5: pool one: ")  # its line too
     assert "key.json" not in line and "Traceback" not in result.output
     assert not out.exists() or not any(out.rglob("key.json"))  # nothing written
 

@@ -138,8 +138,11 @@ def test_a_key_that_is_no_regular_file_is_refused_by_its_gate_with_a_secret_set(
     (tmp_path / "s.pdf").write_bytes(b"%PDF-1.4\n")
     args = [str(key) if a == "KEY" else a for a in KEY_COMMANDS[command]]
     line = refused(tmp_path, *args, secret=SECRET)
-    if kind == "folder":  # refused by the option itself, before any reader
-        assert "--key: File" in line and "is a directory" in line
+    if kind == "folder":  # refused by the option itself, before any reader, in our words
+        assert (
+            line.startswith("worksheetgen: error: --key: ")
+            and "expected a file, got a folder" in line
+        )
     else:
         assert f"expected a key.json file, got a {KINDS[kind]}" in line
     assert not (tmp_path / "g").exists() and not (tmp_path / "x.txt").exists()
@@ -281,8 +284,8 @@ def test_a_spreadsheet_that_is_no_regular_file_is_refused_before_it_is_read(
 ):
     path = hostile(tmp_path, "responses" + suffix, kind)
     line = refused(tmp_path, "grade", "--key", key_of(course), str(path), "--out", "g")
-    if kind == "folder":  # refused by the argument itself, before any reader
-        assert "is a directory" in line
+    if kind == "folder":  # refused by the argument itself, before any reader, in our words
+        assert "expected a file, got a folder" in line
     else:
         assert f"got a {KINDS[kind]}" in line
     assert not (tmp_path / "g").exists()
