@@ -779,12 +779,25 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
+class _JobStop(threading.Event):
+    """One document's stop within a call of :func:`compile_jobs`: set on its own, or with
+    the call's (``parent``)."""
+
+    def __init__(self, parent: threading.Event) -> None:
+        super().__init__()
+        self.parent = parent
+
+    def is_set(self) -> bool:
+        return super().is_set() or self.parent.is_set()
+
+
 def stop(cancel: threading.Event) -> None:
-    """Start no more TeX runs for ``cancel`` and kill those still running."""
+    """Start no more TeX runs for ``cancel`` and kill those still running (a document's
+    own stop within it too)."""
     with _LOCK:
         cancel.set()
         for proc, owner in _RUNNING.items():
-            if owner is cancel:
+            if owner is cancel or getattr(owner, "parent", None) is cancel:
                 _kill_group(proc)
 
 
@@ -834,6 +847,11 @@ def _read_log(folder: Path) -> str:
     return log.read_text("utf-8", "replace") if log.exists() else ""
 
 
+#: how long the documents before a failed one may still run, so that the error said is
+#: the first document's (the build's order) and not the quickest TeX run's
+FAILURE_GRACE_SECONDS = 15
+
+
 def compile_jobs(
     jobs: list[TexJob],
     keep_dir: Path,
@@ -852,9 +870,9 @@ def compile_jobs(
         workers = len(jobs)
     cancel = cancel or threading.Event()
 
-    def run(job: TexJob) -> TexOutput:
+    def run(job: TexJob, own: threading.Event) -> TexOutput:
         try:
-            result = compile_job(job, keep_dir, cancel)
+            result = compile_job(job, keep_dir, own)
         finally:
             if job.feed is not None:  # also when the run failed before TeX started: the
                 job.feed.tex_stopped()  # writer gives up instead of waiting for it
@@ -863,12 +881,27 @@ def compile_jobs(
         return result
 
     pool = ThreadPoolExecutor(max_workers=workers)
-    futures = {job.name: pool.submit(run, job) for job in jobs}
+    stops = {job.name: _JobStop(cancel) for job in jobs}
+    futures = {job.name: pool.submit(run, job, stops[job.name]) for job in jobs}
+    order = list(futures)
     try:
         wait(futures.values(), return_when=FIRST_EXCEPTION)
-        for f in futures.values():  # the first failure in document order, without waiting
-            if f.done() and f.exception() is not None:
-                raise f.exception()  # type: ignore[misc]
+        failed = [n for n in order if futures[n].done() and futures[n].exception() is not None]
+        if failed:
+            # the first failure in document order, whichever TeX run ended first: the
+            # documents after it are stopped, those before it have a few seconds to end
+            # (a sheet names the question of an error in its text, the grid's worked keys
+            # may not; one that hangs does not hold the build)
+            first = order.index(failed[0])
+            for name in order[first + 1 :]:
+                stop(stops[name])
+            wait([futures[n] for n in order[:first]], timeout=FAILURE_GRACE_SECONDS)
+            stop(cancel)
+            wait([futures[n] for n in order[:first]])
+            for name in order[: first + 1]:
+                problem = futures[name].exception()
+                if problem is not None and not isinstance(problem, Cancelled):
+                    raise problem
         return {name: f.result() for name, f in futures.items()}
     except BaseException:
         # the first failure, or Ctrl-C: start nothing new, stop the TeX runs still going
