@@ -41,13 +41,13 @@ def tex_runs(monkeypatch) -> list[list[str]]:
     from worksheetgen.tex import run as tex
 
     seen: list[list[str]] = []
-    real = tex.run_tex
+    real = tex.process.run_tex
 
     def recording(cmd, *args, **kwargs):
         seen.append(cmd)
         return real(cmd, *args, **kwargs)
 
-    monkeypatch.setattr(tex, "run_tex", recording)
+    monkeypatch.setattr(tex.process, "run_tex", recording)
     return seen
 
 

@@ -34,7 +34,7 @@ from worksheetgen.render.grid import GridRow
 from worksheetgen.render.worked import WorkedKeys
 
 if TYPE_CHECKING:
-    from worksheetgen.tex.run import TexFeed
+    from worksheetgen.tex.feed import TexFeed
 
 
 MD_SEPARATOR = "\n---\n\n"

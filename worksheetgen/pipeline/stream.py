@@ -27,7 +27,7 @@ from worksheetgen.pipeline.sink import FolderSink
 from worksheetgen.speed.workers import ForkMap
 
 if TYPE_CHECKING:
-    from worksheetgen.tex.run import TexFeed
+    from worksheetgen.tex.feed import TexFeed
 
 MIN_SHEETS_PER_WORKER = 4
 
@@ -180,7 +180,8 @@ class TexSink:
 
     def _start_tex(self) -> None:
         # TeX machinery only when PDFs are built
-        from worksheetgen.tex.run import TexFeed, TexJob, compile_jobs
+        from worksheetgen.tex.feed import TexFeed
+        from worksheetgen.tex.run import TexJob, compile_jobs
 
         build, plan, tmp, renderer = self.build, self.plan, self.tmp, self.renderer
         n = len(plan.entries)
@@ -234,7 +235,7 @@ class TexSink:
     def finish(self) -> list[str]:
         """The documents finished, compiled and cut; every file written."""
         # TeX machinery only when PDFs are built
-        from worksheetgen.tex.run import stop
+        from worksheetgen.tex.process import stop
 
         stats = self.stats
         files = self.folder.finish()
@@ -281,7 +282,7 @@ class TexSink:
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
         # TeX machinery only when PDFs are built
-        from worksheetgen.tex.run import stop
+        from worksheetgen.tex.process import stop
 
         try:
             self.folder.__exit__(exc_type, *rest)

@@ -9,17 +9,11 @@ and the log at a path it prints.
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import os
 import re
-import select
 import shutil
-import signal
-import stat
 import subprocess
 import threading
-import zlib
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -30,13 +24,12 @@ from typing import BinaryIO
 from worksheetgen.errors import CompileError, WorksheetgenError
 from worksheetgen.files import (
     check_replaceable,
-    sweep_stale,
     tex_folder,
     write_failure,
     write_file,
 )
-from worksheetgen.speed.cache import cache_root, private_cache_folder, seal, sealed, store_raw
-from worksheetgen.speed.workers import PIPE_BYTES  # the pipes to TeX: as big as the workers'
+from worksheetgen.speed.cache import cache_root
+from worksheetgen.tex import process
 from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used from here too
     LUALATEX,
     PDFLATEX,
@@ -45,6 +38,15 @@ from worksheetgen.tex.engines import (  # noqa: F401 - the engine choice, used f
     needs_unicode_engine,
     unprintable_sample,
 )
+from worksheetgen.tex.feed import TexFeed
+from worksheetgen.tex.formats import (
+    FORMAT_TROUBLE,
+    blank_preamble,
+    forget_format,
+    preamble_format,
+    split_preamble,
+)
+from worksheetgen.tex.process import Cancelled, JobStop, stop, tex_env
 from worksheetgen.textrules import shown
 
 TEX_TIMEOUT_SECONDS = 120
@@ -88,94 +90,6 @@ class TexJob:
     output: Path | None = None
     feed: TexFeed | None = None
     formats: bool = False
-
-
-class TexFeed:
-    """The text of a document handed to TeX while it is still being produced.
-
-    TeX reads a named pipe in its working folder, so it typesets the first sheets of a class
-    while the later ones are still drawn: the two cores are busy at once. The pipe is held
-    open for reading and writing here, so no write ever fails because TeX has not opened it
-    yet, and writes never block for good: they give up once TeX has stopped. TeX needs no end
-    of file: ``\\end{document}`` ends the run.
-
-    Until the compile step has made the pipe (it first finds or dumps the preamble's
-    format), what is written is kept here, up to ``PENDING_BYTES``, so the writer goes on
-    drawing meanwhile instead of waiting for TeX to start.
-    """
-
-    #: text kept while TeX is not started yet; past it, a write waits for TeX
-    PENDING_BYTES = 8 << 20
-
-    def __init__(self, head: str | None = None) -> None:
-        #: the document's first text (its preamble decides the TeX format), when known
-        self.head = head
-        #: set by the compile step when TeX starts from a format holding the preamble: the
-        #: head is then handed over with its preamble blanked out (see :func:`blank_preamble`)
-        self.strip_preamble = False
-        self._fd: int | None = None
-        self._pending: list[str] = []  # written before TeX started, in order
-        self._pending_size = 0
-        self._attached = threading.Event()
-        self._finished = threading.Event()  # TeX has stopped (or never started)
-        self.broken = False  # TeX stopped before it had read everything
-
-    def attach(self, fifo: Path) -> None:
-        """Called by the compile step once the pipe exists and just before TeX starts."""
-        self._fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
-        try:  # Linux: a pipe that holds a class's whole document, so the writer never
-            # waits on one TeX run while the others have nothing to read
-            import fcntl
-
-            fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-        except (ImportError, AttributeError, OSError):
-            pass  # the system's size: the writer waits its turn more often
-        self._attached.set()
-
-    def tex_stopped(self) -> None:
-        """Called by the compile step when TeX has exited: writing stops."""
-        self._finished.set()
-
-    def write(self, text: str) -> None:
-        """Hand ``text`` to TeX (waits while TeX is busy reading what came before); kept
-        for later while TeX is not started yet (see ``PENDING_BYTES``). Writing nothing
-        hands over what was kept, once TeX has started."""
-        if text:
-            self._pending.append(text)
-            self._pending_size += len(text)
-        started = self._attached.is_set() or self._finished.is_set()
-        if started or self._pending_size > self.PENDING_BYTES:
-            self.flush()
-
-    def flush(self) -> None:
-        """Hand TeX everything kept so far, waiting for it to start if it has not yet (the
-        writer calls this after its last write)."""
-        if not self._pending:
-            return
-        text = "".join(self._pending)
-        self._pending, self._pending_size = [], 0
-        while not self._attached.wait(0.05):
-            if self._finished.is_set():
-                self.broken = True
-                return
-        if self.strip_preamble:
-            self.strip_preamble = False  # only the head has one
-            text = blank_preamble(text)
-        data = memoryview(text.encode("utf-8"))
-        while data and not self.broken:
-            if self._finished.is_set() or self._fd is None:
-                self.broken = True
-                return
-            try:
-                data = data[os.write(self._fd, data) :]
-            except BlockingIOError:
-                select.select([], [self._fd], [], 0.05)
-
-    def close(self) -> None:
-        """Free the pipe (the writer calls this once it is done, or gives up)."""
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -275,216 +189,6 @@ def question_at(tex: Path, reason: str) -> str:
     return f" (question {question}{of}: check the math and text of its prompt in the bank)"
 
 
-def _tex_env() -> dict[str, str]:
-    env = dict(os.environ)
-    # paranoid file access: no reading or writing outside the working folder
-    env.update(
-        openin_any="p", openout_any="p", shell_escape="f", TEXMFOUTPUT="", MKTEXFMT="0"
-    )  # a missing format is an error, never made on the fly
-    return env
-
-
-# ------------------------------------------------------------------ preamble formats
-#
-# Loading LaTeX and the packages of the preamble is most of the work of a short document
-# (about 0.37 of the 1.07 billion instructions of a one-page run here). The preamble of the
-# bundled templates is dumped once into a TeX format in the cache folder, as mylatexformat
-# does, and later runs of pdfLaTeX start from it: the document is handed to TeX with its
-# preamble blanked out (same line numbers). The format's folder is named by the engine and
-# the base format it was made from, so an updated TeX Live makes new ones.
-
-FORMAT_TIMEOUT_SECONDS = 60
-MAX_FORMATS = 3  # kept per TeX installation, the most recently used (about 18 MB each)
-# what TeX says when it cannot load a format (never a document's own error)
-_FORMAT_TROUBLE = re.compile(
-    r"Fatal format file error|^---! .*\.fmt\b|Could not undump|"
-    r"can't find the format file",
-    re.M,
-)
-#: the last four bytes of every format web2c TeX dumps (TeX's check word 69069, big-endian):
-#: a format cut short (a power cut while it was stored) does not end in them
-_FORMAT_END = (69069).to_bytes(4, "big")
-_format_lock = threading.Lock()
-_formats_failed: set[str] = set()
-
-
-def split_preamble(text: str) -> tuple[str, str] | None:
-    """The preamble (everything before ``\\begin{document}``) and the rest, or None."""
-    at = text.find("\\begin{document}")
-    if at < 0:
-        return None
-    return text[:at], text[at:]
-
-
-def blank_preamble(text: str) -> str:
-    """The document with its preamble replaced by as many empty lines (same line numbers)."""
-    parts = split_preamble(text)
-    if parts is None:
-        return text
-    return "\n" * parts[0].count("\n") + parts[1]
-
-
-def _installation(engine_path: str) -> str | None:
-    """What a dumped format depends on besides its preamble: the engine binary and the base
-    LaTeX format (both change when TeX Live is updated); None when they cannot be found.
-    Asked once per process: the documents of a class start at once, and the first asks
-    kpsewhich while the others wait for its answer."""
-    with _installation_lock:
-        return _installation_of(engine_path)
-
-
-_installation_lock = threading.Lock()
-
-
-@lru_cache(maxsize=4)
-def _installation_of(engine_path: str) -> str | None:
-    kpsewhich = shutil.which("kpsewhich")
-    if kpsewhich is None:
-        return None
-    try:
-        found = subprocess.run(
-            [kpsewhich, "-engine=pdftex", "-progname=pdflatex", "pdflatex.fmt"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            env=_tex_env(),
-            check=False,
-        ).stdout.strip()
-        parts = []
-        for path in (os.path.realpath(engine_path), found):
-            info = os.stat(path)
-            parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return "|".join(parts) if found else None
-
-
-def _format_folder(engine_path: str) -> Path | None:
-    installed = _installation(engine_path)
-    # formats stored compressed before this tag were left in a folder of their own
-    return (
-        None
-        if installed is None
-        else private_cache_folder("tex-formats", installed + "|stored-inflated")
-    )
-
-
-def preamble_format(
-    engine_path: str, preamble: str, cancel: threading.Event | None = None
-) -> str | None:
-    """The pdfLaTeX format holding ``preamble`` (a path without ``.fmt``, for ``-fmt``),
-    dumped on first use; None when there is no cache folder or the preamble cannot be
-    dumped (the document is then compiled as it is)."""
-    if cache_root() is None:
-        return None
-    folder = _format_folder(engine_path)
-    if folder is None:
-        return None
-    name = (
-        "ws-"
-        + hashlib.blake2b(preamble.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-    )
-    fmt = folder / f"{name}.fmt"
-    with _format_lock:  # the sheet and the key share a preamble: dumped once
-        if str(fmt) in _formats_failed:
-            return None
-        if _usable_format(fmt):
-            try:
-                os.utime(fmt)  # recently used: kept when old ones are removed
-            except OSError:
-                pass
-            return str(folder / name)
-        forget_format(str(folder / name), locked=True)  # damaged or not a file: made again
-        if not _dump_format(engine_path, preamble, folder, name, cancel):
-            _formats_failed.add(str(fmt))
-            return None
-        _prune_formats(folder, fmt)
-    return str(folder / name)
-
-
-def _usable_format(fmt: Path) -> bool:
-    """True when ``fmt`` is a whole format TeX can load: a regular file (a FIFO would hang
-    TeX) that ends in TeX's check word (a format cut short makes every run fail with
-    "Fatal format file error")."""
-    if not sealed(fmt):  # ours, nobody else's to write, and whole (its digest checked)
-        return False
-    try:
-        info = os.lstat(fmt)
-        if not stat.S_ISREG(info.st_mode) or info.st_size < 1024:
-            return False
-        with open(fmt, "rb") as fh:
-            head = fh.read(2)
-            fh.seek(-4, os.SEEK_END)
-            tail = fh.read(4)
-    except OSError:
-        return False
-    return head == b"\x1f\x8b" or tail == _FORMAT_END  # gzipped: TeX checks it itself
-
-
-def _dump_format(
-    engine_path: str, preamble: str, folder: Path, name: str, cancel: threading.Event | None
-) -> bool:
-    """Dump LaTeX plus ``preamble`` into ``folder/name.fmt`` (written whole or not at all)."""
-    with tex_folder("fmt") as work:
-        (work / "pre.tex").write_text(preamble + "\n\\dump\n", encoding="utf-8")
-        cmd = [
-            engine_path,
-            "-ini",
-            "-interaction=nonstopmode",
-            "-halt-on-error",
-            "-no-shell-escape",
-            f"-jobname={name}",
-            "&pdflatex pre.tex",
-        ]
-        returncode, _ = run_tex(cmd, work, FORMAT_TIMEOUT_SECONDS, cancel)
-        made = work / f"{name}.fmt"
-        if returncode != 0 or not made.exists():
-            return False
-        target = folder / f"{name}.fmt"
-        # TeX reads the format as it is: its digest is kept beside it, in name.fmt.sum
-        return store_raw(target, _inflated(made.read_bytes())) and seal(target)
-
-
-def _inflated(data: bytes) -> bytes:
-    """A dumped format as it is stored: uncompressed. pdfTeX gzips the formats it dumps and
-    reads plain ones as they are; inflating the 18 MB on every run cost 0.48 of the 0.69
-    billion instructions of a one-line document here."""
-    if data[:2] != b"\x1f\x8b":
-        return data
-    try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error):
-        return data  # TeX reads it compressed as well
-
-
-def _prune_formats(folder: Path, keep: Path) -> None:
-    """Remove all but the most recently used formats of an installation (and what a build
-    killed while it stored one left)."""
-    sweep_stale(folder)
-    try:
-        made = sorted(folder.glob("ws-*.fmt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        for old in made[MAX_FORMATS:]:
-            if old != keep:
-                old.unlink(missing_ok=True)
-                Path(f"{old}.sum").unlink(missing_ok=True)
-    except OSError:
-        pass
-
-
-def forget_format(fmt: str, locked: bool = False) -> None:
-    """Remove a format TeX could not read (the next document dumps it again); ``locked``:
-    the caller holds the format lock."""
-    if not locked:
-        with _format_lock:
-            forget_format(fmt, locked=True)
-        return
-    for end in (".fmt", ".fmt.sum"):
-        try:
-            os.unlink(fmt + end)
-        except OSError:
-            pass
-
-
 #: PDFs the same whatever the day: no CreationDate, no ModDate, no trailer /ID (pdfTeX puts
 #: the time into both; pdfTeX before 1.40.17 (2016) has neither: left as it is there;
 #: LuaTeX: 32 CreationDate + 64 ModDate + 512 ID of suppressoptionalinfo)
@@ -544,7 +248,7 @@ def _tex_roots() -> tuple[str, ...]:
                 capture_output=True,
                 text=True,
                 timeout=20,
-                env=_tex_env(),
+                env=tex_env(),
                 check=False,
             ).stdout
         except (OSError, subprocess.SubprocessError):
@@ -655,7 +359,7 @@ def compile_job(
         # such a primitive opens, and the PDF is refused if one is outside
         confined = not job.formats
         try:
-            returncode, output = run_tex(
+            returncode, output = process.run_tex(
                 _command(engine_path, engine, job.pages, fmt, recorder=confined),
                 work,
                 timeout,
@@ -675,7 +379,7 @@ def compile_job(
         trouble = (
             fmt is not None
             and returncode != 0
-            and bool(_FORMAT_TROUBLE.search(output.decode("utf-8", "replace")))
+            and bool(FORMAT_TROUBLE.search(output.decode("utf-8", "replace")))
         )
         if trouble:
             assert fmt is not None
@@ -764,84 +468,6 @@ def _keep(job: TexJob, keep_dir: Path, text: str | None, work: Path) -> str:
     return f"kept {kept_tex} (TeX wrote no log)"
 
 
-class Cancelled(Exception):
-    """TeX was stopped because the build was interrupted or another document failed."""
-
-
-_RUNNING: dict[subprocess.Popen[bytes], threading.Event | None] = {}
-_LOCK = threading.Lock()
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # TeX and anything it started (its own session)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-class _JobStop(threading.Event):
-    """One document's stop within a call of :func:`compile_jobs`: set on its own, or with
-    the call's (``parent``)."""
-
-    def __init__(self, parent: threading.Event) -> None:
-        super().__init__()
-        self.parent = parent
-
-    def is_set(self) -> bool:
-        return super().is_set() or self.parent.is_set()
-
-
-def stop(cancel: threading.Event) -> None:
-    """Start no more TeX runs for ``cancel`` and kill those still running (a document's
-    own stop within it too)."""
-    with _LOCK:
-        cancel.set()
-        for proc, owner in _RUNNING.items():
-            if owner is cancel or getattr(owner, "parent", None) is cancel:
-                _kill_group(proc)
-
-
-def run_tex(
-    cmd: list[str], cwd: Path, timeout: float, cancel: threading.Event | None = None
-) -> tuple[int | None, bytes]:
-    """Run TeX in its own session; (exit code or None on timeout, its terminal output).
-
-    On a timeout, an interrupt (Ctrl-C) or any other exception the whole process group is
-    killed, so no TeX process outlives the build. A run stopped through ``cancel`` (see
-    :func:`stop`) raises Cancelled.
-    """
-    with _LOCK:
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("the build stopped before this TeX run started")
-        proc = subprocess.Popen(
-            cmd,
-            cwd=cwd,
-            env=_tex_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        _RUNNING[proc] = cancel
-    try:
-        try:
-            output, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.communicate()
-            return None, b""
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("the build stopped this TeX run")
-        return proc.returncode, output
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    finally:
-        with _LOCK:
-            _RUNNING.pop(proc, None)
-
-
 def _read_log(folder: Path) -> str:
     log = folder / "doc.log"
     return log.read_text("utf-8", "replace") if log.exists() else ""
@@ -881,7 +507,7 @@ def compile_jobs(
         return result
 
     pool = ThreadPoolExecutor(max_workers=workers)
-    stops = {job.name: _JobStop(cancel) for job in jobs}
+    stops = {job.name: JobStop(cancel) for job in jobs}
     futures = {job.name: pool.submit(run, job, stops[job.name]) for job in jobs}
     order = list(futures)
     try:

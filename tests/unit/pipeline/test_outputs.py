@@ -704,7 +704,7 @@ def test_per_student_file_names_are_never_windows_device_names():
 
 @needs_tex
 def test_a_truncated_cached_format_is_dumped_again_before_use(tmp_path, monkeypatch, runner):
-    from worksheetgen.tex import run as tex_run
+    from worksheetgen.tex import formats as tex_formats
 
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path / "cache"))
     out = str(tmp_path / "out")
@@ -717,7 +717,7 @@ def test_a_truncated_cached_format_is_dumped_again_before_use(tmp_path, monkeypa
         assert result.exit_code == 0, result.output
         # dumped again whole (not byte for byte: a format records the minute it was dumped)
         again = fmt.read_bytes()
-        assert len(again) == len(whole) and again.endswith(tex_run._FORMAT_END)
+        assert len(again) == len(whole) and again.endswith(tex_formats._FORMAT_END)
         fmt.write_bytes(whole[:1000])
 
 
@@ -725,6 +725,7 @@ def test_a_truncated_cached_format_is_dumped_again_before_use(tmp_path, monkeypa
 def test_a_format_tex_cannot_undump_is_dumped_again_and_the_document_compiles(
     tmp_path, monkeypatch
 ):
+    from worksheetgen.tex import formats as tex_formats
     from worksheetgen.tex import run as tex
 
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", str(tmp_path / "cache"))
@@ -732,14 +733,16 @@ def test_a_format_tex_cannot_undump_is_dumped_again_and_the_document_compiles(
     tex.compile_job(tex.TexJob("doc", doc, formats=True), tmp_path / "keep")
     (fmt,) = (tmp_path / "cache").glob("tex-formats-*/ws-*.fmt")
     whole = fmt.read_bytes()
-    fmt.write_bytes(whole[: len(whole) // 2] + tex._FORMAT_END)  # passes the quick look
+    fmt.write_bytes(whole[: len(whole) // 2] + tex_formats._FORMAT_END)  # passes the quick look
     runs = []
-    real = tex.run_tex
-    monkeypatch.setattr(tex, "run_tex", lambda cmd, *a, **k: runs.append(cmd) or real(cmd, *a, **k))
+    real = tex.process.run_tex
+    monkeypatch.setattr(
+        tex.process, "run_tex", lambda cmd, *a, **k: runs.append(cmd) or real(cmd, *a, **k)
+    )
     out = tex.compile_job(tex.TexJob("doc", doc, formats=True), tmp_path / "keep")
     assert out.pdf is not None and out.pdf.startswith(b"%PDF")
     again = fmt.read_bytes()  # dumped again, once (whole; it records the minute of its dump)
-    assert len(again) == len(whole) and again.endswith(tex._FORMAT_END)
+    assert len(again) == len(whole) and again.endswith(tex_formats._FORMAT_END)
     assert sum("-ini" in cmd for cmd in runs) == 1
     assert not (tmp_path / "keep").exists()
 
@@ -749,7 +752,7 @@ def test_a_failure_without_a_log_never_says_its_log_was_kept(tmp_path, monkeypat
     from worksheetgen.tex import run as tex
 
     monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")
-    monkeypatch.setattr(tex, "run_tex", lambda *a, **k: (1, b""))
+    monkeypatch.setattr(tex.process, "run_tex", lambda *a, **k: (1, b""))
     keep = tmp_path / "keep"
     (keep).mkdir()
     (keep / "doc.log").write_text("an older run's log", encoding="utf-8")
@@ -764,7 +767,7 @@ def test_a_kept_tex_is_never_written_through_a_symlink_or_into_a_fifo(tmp_path, 
     from worksheetgen.tex import run as tex
 
     monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")
-    monkeypatch.setattr(tex, "run_tex", lambda *a, **k: (1, b""))
+    monkeypatch.setattr(tex.process, "run_tex", lambda *a, **k: (1, b""))
     keep = tmp_path / "keep"
     keep.mkdir()
     precious = tmp_path / "precious"

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
+from worksheetgen.tex import formats
 from worksheetgen.tex import run as tex
+from worksheetgen.tex.feed import PIPE_BYTES, TexFeed
 
 HEAD = "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\nfirst\n"
 
@@ -23,7 +25,7 @@ def _read_all(fifo: Path, out: list[bytes], opened: threading.Event) -> None:
         out.append(fh.read())
 
 
-def _attached(feed: tex.TexFeed, tmp_path: Path) -> tuple[threading.Thread, list[bytes]]:
+def _attached(feed: TexFeed, tmp_path: Path) -> tuple[threading.Thread, list[bytes]]:
     """The feed's pipe made and a reader on it, as the compile step does when TeX starts."""
     fifo = tmp_path / "doc.tex"
     os.mkfifo(fifo)
@@ -36,14 +38,14 @@ def _attached(feed: tex.TexFeed, tmp_path: Path) -> tuple[threading.Thread, list
     return reader, got
 
 
-def _done(feed: tex.TexFeed, reader: threading.Thread) -> None:
+def _done(feed: TexFeed, reader: threading.Thread) -> None:
     feed.close()  # the reader sees the end of the pipe once every writer closed it
     reader.join(5)
     assert not reader.is_alive()
 
 
 def test_writes_before_tex_starts_return_at_once_and_arrive_in_order(tmp_path):
-    feed = tex.TexFeed(head=HEAD)
+    feed = TexFeed(head=HEAD)
     feed.write(HEAD)  # nobody reads yet: kept, not waited for
     feed.write("second\n")
     reader, got = _attached(feed, tmp_path)
@@ -53,7 +55,7 @@ def test_writes_before_tex_starts_return_at_once_and_arrive_in_order(tmp_path):
 
 
 def test_what_is_kept_reaches_tex_on_flush_after_the_last_write(tmp_path):
-    feed = tex.TexFeed(head=HEAD)
+    feed = TexFeed(head=HEAD)
     feed.write(HEAD)
     feed.write("\\end{document}\n")
     reader, got = _attached(feed, tmp_path)
@@ -65,7 +67,7 @@ def test_what_is_kept_reaches_tex_on_flush_after_the_last_write(tmp_path):
 def test_writing_nothing_hands_over_what_was_kept_once_tex_started(tmp_path):
     """The answer grid's head is written first and its body only after the last sheet:
     its TeX gets the head as soon as it starts, not at the end."""
-    feed = tex.TexFeed(head=HEAD)
+    feed = TexFeed(head=HEAD)
     feed.write(HEAD)
     feed.write("")  # not started yet: still kept
     reader, got = _attached(feed, tmp_path)
@@ -78,28 +80,28 @@ def test_writing_nothing_hands_over_what_was_kept_once_tex_started(tmp_path):
 def test_the_pipe_to_tex_holds_a_whole_class_document(tmp_path):
     """A 30-student sheets.tex is about 0.5 MB: with a 1 MB pipe the writer never waits on
     one TeX run while the others have nothing to read."""
-    feed = tex.TexFeed()
+    feed = TexFeed()
     reader, _ = _attached(feed, tmp_path)
     assert feed._fd is not None
-    assert fcntl.fcntl(feed._fd, fcntl.F_GETPIPE_SZ) >= tex.PIPE_BYTES
+    assert fcntl.fcntl(feed._fd, fcntl.F_GETPIPE_SZ) >= PIPE_BYTES
     _done(feed, reader)
 
 
 def test_the_preamble_is_blanked_in_what_was_kept_when_tex_starts_from_a_format(tmp_path):
-    feed = tex.TexFeed(head=HEAD)
+    feed = TexFeed(head=HEAD)
     feed.write(HEAD)
     feed.write("more\n")
     feed.strip_preamble = True  # the compile step found the preamble's format
     reader, got = _attached(feed, tmp_path)
     feed.flush()
     _done(feed, reader)
-    assert got == [tex.blank_preamble(HEAD + "more\n").encode()]
+    assert got == [formats.blank_preamble(HEAD + "more\n").encode()]
     assert got[0].count(b"\n") == (HEAD + "more\n").count("\n")  # same line numbers
 
 
 def test_past_the_bound_a_write_waits_for_tex(tmp_path, monkeypatch):
-    monkeypatch.setattr(tex.TexFeed, "PENDING_BYTES", 10)
-    feed = tex.TexFeed()
+    monkeypatch.setattr(TexFeed, "PENDING_BYTES", 10)
+    feed = TexFeed()
     feed.write("12345")  # kept
     finished = threading.Event()
 
@@ -118,7 +120,7 @@ def test_past_the_bound_a_write_waits_for_tex(tmp_path, monkeypatch):
 
 
 def test_a_feed_whose_tex_stopped_before_it_started_is_broken_not_stuck():
-    feed = tex.TexFeed()
+    feed = TexFeed()
     feed.write("kept")
     feed.tex_stopped()  # TeX never started (its run failed before the pipe was made)
     feed.write("more")
@@ -128,24 +130,24 @@ def test_a_feed_whose_tex_stopped_before_it_started_is_broken_not_stuck():
 
 @needs_tex
 def test_the_installation_is_asked_once_for_documents_starting_at_once(monkeypatch):
-    tex._installation_of.cache_clear()
+    formats._installation_of.cache_clear()
     runs: list[list[str]] = []
-    real = tex.subprocess.run
+    real = formats.subprocess.run
 
     def counting(cmd, *args, **kwargs):
         runs.append(list(cmd))
         return real(cmd, *args, **kwargs)
 
-    monkeypatch.setattr(tex.subprocess, "run", counting)
+    monkeypatch.setattr(formats.subprocess, "run", counting)
     engine = tex.require_engine()
-    threads = [threading.Thread(target=tex._installation, args=(engine,)) for _ in range(3)]
+    threads = [threading.Thread(target=formats._installation, args=(engine,)) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     asked = [c for c in runs if os.path.basename(c[0]) == "kpsewhich"]
     assert len(asked) == 1
-    tex._installation_of.cache_clear()
+    formats._installation_of.cache_clear()
 
 
 def test_a_document_whose_run_fails_before_tex_starts_leaves_no_writer_waiting(
@@ -159,7 +161,7 @@ def test_a_document_whose_run_fails_before_tex_starts_leaves_no_writer_waiting(
         raise CompileError("no room for TeX's folder")
 
     monkeypatch.setattr(tex, "tex_folder", no_folder)
-    feed = tex.TexFeed(head=HEAD)
+    feed = TexFeed(head=HEAD)
     feed.write(HEAD)
     job = tex.TexJob("sheets", path=tmp_path / "sheets.tex", engine="pdflatex", feed=feed)
     monkeypatch.setattr(tex, "require_engine", lambda *a, **k: "/bin/false")

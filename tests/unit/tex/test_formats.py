@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import needs_tex
 from worksheetgen.errors import CompileError
 from worksheetgen.speed.cache import seal
+from worksheetgen.tex import formats
 from worksheetgen.tex import run as tex
 
 OURS = {"formats": True}  # as the bundled templates' documents are compiled
@@ -44,10 +45,10 @@ def cache(tmp_path, monkeypatch):
 
 def test_blanking_the_preamble_keeps_every_line_number():
     text = PREAMBLE + BODY
-    blanked = tex.blank_preamble(text)
+    blanked = formats.blank_preamble(text)
     assert blanked.count("\n") == text.count("\n")
     assert blanked.splitlines()[PREAMBLE.count("\n") :] == BODY.splitlines()
-    assert tex.blank_preamble("no document here") == "no document here"
+    assert formats.blank_preamble("no document here") == "no document here"
 
 
 @needs_tex
@@ -74,8 +75,8 @@ def test_the_format_is_stored_uncompressed_and_loads_as_it_is(tmp_path, cache, c
 
 
 def test_a_format_that_is_not_gzipped_is_stored_as_it_is():
-    assert tex._inflated(b"W2TX plain") == b"W2TX plain"
-    assert tex._inflated(b"\x1f\x8b broken") == b"\x1f\x8b broken"
+    assert formats._inflated(b"W2TX plain") == b"W2TX plain"
+    assert formats._inflated(b"\x1f\x8b broken") == b"\x1f\x8b broken"
 
 
 @needs_tex
@@ -125,15 +126,15 @@ def test_a_preamble_that_cannot_be_dumped_is_compiled_as_it_is(tmp_path, cache, 
 
 def test_no_cache_folder_means_no_format(monkeypatch):
     monkeypatch.setenv("WORKSHEETGEN_CACHE_DIR", "")
-    assert tex.preamble_format("/usr/bin/pdflatex", PREAMBLE) is None
+    assert formats.preamble_format("/usr/bin/pdflatex", PREAMBLE) is None
 
 
 @needs_tex
 def test_only_the_most_recently_used_formats_are_kept(tmp_path, cache):
-    for i in range(tex.MAX_FORMATS + 2):
+    for i in range(formats.MAX_FORMATS + 2):
         preamble = PREAMBLE + f"\\newcommand{{\\wsnumber}}{{{i}}}\n"
         tex.compile_job(tex.TexJob("doc", preamble + BODY, **OURS), tmp_path / "keep")
-    assert len(list(cache.glob("tex-formats-*/ws-*.fmt"))) == tex.MAX_FORMATS
+    assert len(list(cache.glob("tex-formats-*/ws-*.fmt"))) == formats.MAX_FORMATS
 
 
 @needs_tex
@@ -160,10 +161,10 @@ def test_a_class_streamed_to_tex_starts_from_the_format_and_survives_a_broken_on
     fmt.write_bytes(whole[: len(whole) // 2])  # cut short, as by a power cut: seen, made again
     assert (class_build("c").folder / "keys.pdf").exists()
     # made again, whole (not byte for byte: a format holds the minute it was dumped, \time)
-    assert len(fmt.read_bytes()) == len(whole) and tex._usable_format(fmt)
+    assert len(fmt.read_bytes()) == len(whole) and formats._usable_format(fmt)
     # one that is whole by its digest but TeX cannot load: the streamed class says so and
     # drops it
-    fmt.write_bytes(b"not a format" * 100 + tex._FORMAT_END)
+    fmt.write_bytes(b"not a format" * 100 + formats._FORMAT_END)
     assert seal(fmt)
     with pytest.raises(CompileError, match="could not read the cached format"):
         class_build("d")
