@@ -359,28 +359,14 @@ def build(
     reporter = _BuildProgress(bar=not quiet and sys.stderr.isatty(), verbose=verbose)
     try:
         result = run_build(
-            BuildOptions(
-                seed=seed,
-                banks=config.value("banks"),
-                out=config.value("out"),
+            BuildOptions.from_config(
+                config,
+                seed,
                 pdf=not no_pdf,
-                title=config.value("title"),
-                course=config.value("course"),
-                decimals=config.value("decimals"),
-                paper=config.value("paper"),
-                engine=config.value("engine"),
                 template_dir=template_dir,
                 exports=exports,
                 roster=roster,
                 versions=versions,
-                jobs=config.value("jobs"),
-                secret=config.secret,
-                kind=config.value("kind"),
-                space=config.value("space"),
-                shuffle=config.value("shuffle"),
-                carry=config.value("carry"),
-                scannable=bool(config.value("scannable")),
-                answer_sheet=bool(config.value("answer_sheet")),
             ),
             reporter,
         )
@@ -632,18 +618,7 @@ def _pages_line(config: Any, seed: int, sheets: int) -> str:
 
     papers = (config.value("paper"),) if given("paper") else ("a4", "letter")
     scan = (bool(config.value("scannable")),) if given("scannable") else (False, True)
-    options = BuildOptions(
-        seed=seed,
-        banks=config.value("banks"),
-        title=config.value("title"),
-        course=config.value("course"),
-        decimals=config.value("decimals"),
-        secret=config.secret,
-        kind=config.value("kind"),
-        space=config.value("space"),
-        shuffle=config.value("shuffle"),
-        carry=config.value("carry"),
-    )
+    options = BuildOptions.from_config(config, seed)
     return pages_line(page_report(options, sheets, papers, scan))
 
 

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, UsageError
 from worksheetgen.model import Build, Space
+from worksheetgen.pipeline.config import SETTINGS
+
+if TYPE_CHECKING:
+    from worksheetgen.pipeline.config import Config
 
 MAX_SEED = 2**63 - 1
 
@@ -44,6 +49,27 @@ class BuildOptions:
     #: sheets booklets without boxes
     answer_sheet: bool = False
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
+
+    @classmethod
+    def from_config(cls, config: Config, seed: int, **given: Any) -> BuildOptions:
+        """The options of a build: every setting of the course configuration that is an
+        option (the command line's values already in it, see ``load_config``), the course
+        secret, and ``given``: what only a command line or a caller says (pdf, roster,
+        versions, exports, template_dir)."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(given) - names)
+        if unknown:
+            raise UsageError(f"expected options of a build, got {', '.join(unknown)}")
+        values: dict[str, Any] = {}
+        for name in SETTINGS:
+            if name in names:
+                value = config.value(name)
+                values[name] = bool(value) if isinstance(_DEFAULTS[name], bool) else value
+        return cls(seed=seed, **{**values, "secret": config.secret, **given})
+
+
+#: each option's default (a flag's is a bool: a setting left unset is False there)
+_DEFAULTS = {f.name: f.default for f in fields(BuildOptions) if f.default is not MISSING}
 
 
 @dataclass(frozen=True)

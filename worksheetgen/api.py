@@ -1,0 +1,280 @@
+"""The Python API: what the commands do, as calls that return records and print nothing.
+
+    import worksheetgen
+
+    built = worksheetgen.build(42, roster="roster.csv", out="output")
+    graded = worksheetgen.grade(built.folder / "key.json", "responses.csv")
+    print(graded.result.students[0].total)
+
+Each call reads the course configuration (``worksheetgen.toml``, found as the commands find
+it, or ``config=``) and its secret as the command of the same name does; a keyword given
+here wins over the configuration, as an option does on the command line. Every failure is a
+:class:`~worksheetgen.errors.WorksheetgenError` carrying the one line the command would
+print (``str(error)``). The names are imported from ``worksheetgen`` itself, lazily: importing
+the package loads neither NumPy nor SymPy.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from worksheetgen.grading.report import GradeRun
+    from worksheetgen.pipeline.check import CheckReport
+    from worksheetgen.pipeline.config import Config
+    from worksheetgen.pipeline.options import BuildResult
+    from worksheetgen.scan.run import ScanResult
+
+__all__ = ["build", "check", "export", "grade", "responses_template", "scan"]
+
+PathLike = str | os.PathLike[str]
+
+
+def _config(config: PathLike | None, given: dict[str, object]) -> Config:
+    from worksheetgen.pipeline.config import load_config
+
+    return load_config(_path("config", config), given)
+
+
+def _one_of(name: str, value: object, choices: tuple[object, ...]) -> None:
+    """A keyword of a fixed set of values, refused in the commands' words."""
+    if value not in choices:
+        from worksheetgen.errors import UsageError
+
+        wanted = ", ".join(str(c) for c in choices)
+        raise UsageError(f"{name}: expected one of {wanted}, got {value!r}")
+
+
+def _count(name: str, value: object, least: int, most: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        from worksheetgen.errors import UsageError
+
+        raise UsageError(f"{name}: expected a whole number from {least} to {most}, got {value!r}")
+
+
+def _path(name: str, value: PathLike | None) -> str | None:
+    """A path keyword as the commands take a path: the same limits, refused in one line."""
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        from worksheetgen.errors import UsageError
+
+        raise UsageError(f"{name}: expected a path, got {type(value).__name__}")
+    text = os.fspath(value)
+    from worksheetgen.textrules import PATH_LIMITS, path_problem
+
+    problem = "nothing" if text == "" else path_problem(text)
+    if problem is not None:
+        from worksheetgen.errors import UsageError
+
+        raise UsageError(f"{name}: expected a path of {PATH_LIMITS}, got {problem}")
+    return text
+
+
+def _paths(name: str, values: PathLike | Sequence[PathLike] | None) -> tuple[str, ...]:
+    if values is None:
+        return ()
+    if isinstance(values, (str, os.PathLike)):
+        values = [values]
+    return tuple(_path(name, v) or "" for v in values)
+
+
+def build(
+    seed: int,
+    *,
+    banks: PathLike | Sequence[PathLike] | None = None,
+    out: PathLike | None = None,
+    roster: PathLike | None = None,
+    versions: int | None = None,
+    pdf: bool = True,
+    exports: Sequence[str] = (),
+    title: str | None = None,
+    course: str | None = None,
+    decimals: int | None = None,
+    paper: Literal["a4", "letter"] | None = None,
+    engine: Literal["auto", "pdflatex", "lualatex"] | None = None,
+    template_dir: PathLike | None = None,
+    jobs: int | None = None,
+    shuffle: bool | None = None,
+    scannable: bool | None = None,
+    answer_sheet: bool | None = None,
+    config: PathLike | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> BuildResult:
+    """``worksheetgen build``: draw the sheets, write sheet, key and key.json (with
+    ``roster`` or ``versions``, a whole class) into ``out``; returns where it wrote what
+    (``.folder``, ``.files``) and the solved build (``.build``). ``progress(stage, done,
+    total)`` is told how far each stage is."""
+    from worksheetgen.pipeline.build import build as run_build
+    from worksheetgen.pipeline.options import BuildOptions
+
+    settings = _config(
+        config,
+        {
+            "banks": _paths("banks", banks),
+            "out": _path("out", out),
+            "title": title,
+            "course": course,
+            "decimals": decimals,
+            "paper": paper,
+            "engine": engine,
+            "jobs": jobs,
+            "shuffle": shuffle,
+            "scannable": scannable,
+            "answer_sheet": answer_sheet,
+        },
+    )
+    options = BuildOptions.from_config(
+        settings,
+        seed,
+        pdf=pdf,
+        template_dir=_path("template_dir", template_dir),
+        exports=tuple(exports),
+        roster=_path("roster", roster),
+        versions=versions,
+    )
+    return run_build(options, progress)
+
+
+def check(
+    banks: PathLike | Sequence[PathLike] | None = None,
+    *,
+    stress: int = 200,
+    decimals: int | None = None,
+    exports: Sequence[str] = (),
+    config: PathLike | None = None,
+) -> CheckReport:
+    """``worksheetgen check``: load the banks and draw every question ``stress`` times;
+    the report says per question what failed (``.ok`` when nothing did)."""
+    from worksheetgen.pipeline.check import check_banks
+
+    _count("stress", stress, 1, 100_000)
+    settings = _config(config, {"banks": _paths("banks", banks), "decimals": decimals})
+    return check_banks(
+        settings.value("banks"),
+        stress,
+        decimals=settings.value("decimals"),
+        secret=settings.secret,
+        exports=tuple(exports),
+    )
+
+
+def grade(
+    key: PathLike,
+    responses: PathLike,
+    *,
+    out: PathLike | None = None,
+    tries: Literal["last", "first"] = "last",
+    attempt: Literal["highest", "last", "first"] = "highest",
+    carry: bool | None = None,
+    lenient: bool = False,
+    paper: Literal["a4", "letter"] | None = None,
+    absent: Literal["blank", "zero"] = "blank",
+    config: PathLike | None = None,
+) -> GradeRun:
+    """``worksheetgen grade``: grade ``responses`` (our CSV or a Moodle download) against
+    ``key`` (a key.json); writes scores.csv, report.md and the class report into ``out``
+    (default: beside the responses) and returns the scores (``.result``) and the files."""
+    from worksheetgen.grading.report import grade_files
+    from worksheetgen.pipeline.config import expect_key_secret
+
+    _one_of("tries", tries, ("last", "first"))
+    _one_of("attempt", attempt, ("highest", "last", "first"))
+    _one_of("absent", absent, ("blank", "zero"))
+    settings = _config(config, {"paper": paper})
+    with expect_key_secret(settings):
+        return grade_files(
+            _path("key", key) or "",
+            _path("responses", responses) or "",
+            _path("out", out),
+            tries=tries,
+            attempts=attempt,
+            carry=carry,
+            lenient=lenient,
+            paper=settings.value("paper"),
+            absent=absent,
+        )
+
+
+def scan(
+    pages: PathLike | Sequence[PathLike],
+    key: PathLike,
+    *,
+    out: PathLike | None = None,
+    corrections: PathLike | None = None,
+    jobs: int = 0,
+    absent: Literal["blank", "zero"] = "blank",
+    config: PathLike | None = None,
+) -> ScanResult:
+    """``worksheetgen scan``: read the marked pages (PDF, PNG, JPEG or TIFF files, or
+    folders of them) against ``key``; writes responses.csv, issues.csv and grade's outputs
+    into ``out`` (default: ``scan`` beside the key) and returns what it read. ``jobs``:
+    processes that read the pages (0: one per core)."""
+    from worksheetgen.pipeline.config import expect_key_secret
+    from worksheetgen.scan.run import scan_files
+
+    _count("jobs", jobs, 0, 64)
+    _one_of("absent", absent, ("blank", "zero"))
+    settings = _config(config, {})
+    with expect_key_secret(settings):
+        return scan_files(
+            list(_paths("pages", pages)),
+            _path("key", key) or "",
+            _path("out", out),
+            _path("corrections", corrections),
+            jobs,
+            absent,
+        )
+
+
+def export(
+    key: PathLike,
+    to: str,
+    *,
+    out: PathLike | None = None,
+    config: PathLike | None = None,
+) -> Path:
+    """``worksheetgen export``: ``key`` (a key.json) as an LMS import file (``to``: moodle,
+    gift or qti); returns where it was written (default: beside the key)."""
+    from worksheetgen.export import export_file
+    from worksheetgen.pipeline.config import expect_key_secret
+
+    if out is not None and os.fspath(out) == "-":
+        from worksheetgen.errors import UsageError
+
+        raise UsageError("expected a file to export to, got - (standard output is the CLI's)")
+    settings = _config(config, {})
+    with expect_key_secret(settings):
+        path = export_file(_path("key", key) or "", to, _path("out", out))
+    assert path is not None  # only "-" writes to a stream
+    return path
+
+
+def responses_template(
+    key: PathLike,
+    out: PathLike,
+    *,
+    marks: bool = False,
+    students: int = 0,
+    config: PathLike | None = None,
+) -> Path:
+    """``worksheetgen grade --template``: a blank responses CSV for ``key`` (a row per
+    entry of each sheet, or with ``marks`` a row per part to type its points) at ``out``,
+    never replacing a file; returns its path. ``students`` (for a ``--versions`` build):
+    rows for this many students, each with every version's rows (0: a row set per version)."""
+    from worksheetgen.grading.template import write_template
+    from worksheetgen.pipeline.config import expect_key_secret
+
+    _count("students", students, 0, 2000)
+    target = _path("out", out) or ""
+    if target == "-":
+        from worksheetgen.errors import UsageError
+
+        raise UsageError("out: expected a file to write the template to, got -")
+    with expect_key_secret(_config(config, {})):
+        path = write_template(_path("key", key) or "", target, marks=marks, students=students)
+    assert path is not None
+    return path
