@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from worksheetgen.grading.report import GradeRun
     from worksheetgen.pipeline.check import CheckReport
     from worksheetgen.pipeline.config import Config
     from worksheetgen.pipeline.options import BuildResult
+    from worksheetgen.report.grade import GradeRun
     from worksheetgen.scan.run import ScanResult
 
 __all__ = ["build", "check", "export", "grade", "responses_template", "scan"]
@@ -178,8 +178,8 @@ def grade(
     """``worksheetgen grade``: grade ``responses`` (our CSV or a Moodle download) against
     ``key`` (a key.json); writes scores.csv, report.md and the class report into ``out``
     (default: beside the responses) and returns the scores (``.result``) and the files."""
-    from worksheetgen.grading.report import grade_files
     from worksheetgen.pipeline.config import expect_key_secret
+    from worksheetgen.report.grade import grade_files
 
     _one_of("tries", tries, ("last", "first"))
     _one_of("attempt", attempt, ("highest", "last", "first"))

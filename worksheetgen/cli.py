@@ -798,8 +798,8 @@ def _grade(
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
-    from worksheetgen.grading.report import grade_files
     from worksheetgen.grading.template import write_template
+    from worksheetgen.report.grade import grade_files
 
     if marks and not template:
         raise click.UsageError("--marks writes a template: use it with --template")

@@ -5,7 +5,7 @@ MathJax: ``\\(QK^\\top/\\sqrt{d_k}\\)`` would show as those characters; a Moodle
 states a chosen option as the export wrote it, which report.md would show escaped. There the
 math is written as Unicode a reader takes in at a glance: "QKᵀ/√dₖ", "−∞" (a script Unicode
 has no letter for stays as ``_x``). The rules of the class report's plain text
-(``grading.classreport.plain_math``), here below both exports and grading, which use it.
+(``report.classreport.plain_math``), here below both exports and grading, which use it.
 """
 
 from __future__ import annotations

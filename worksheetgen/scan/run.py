@@ -25,15 +25,15 @@ from typing import Any
 
 from worksheetgen.errors import GradeError, ScanError
 from worksheetgen.files import as_new, write_failure
-from worksheetgen.grading.classreport import DATA_DIR, FEEDBACK_DIR, HTML_FILE, PDF_FILE
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import grade_key
-from worksheetgen.grading.report import REPORT_FILE, SCORES_FILE, GradeRun, grade_files
 from worksheetgen.grading.responses import _RowError as MarkError
 from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import read_key_data
+from worksheetgen.report.classreport import DATA_DIR, FEEDBACK_DIR, HTML_FILE, PDF_FILE
+from worksheetgen.report.grade import REPORT_FILE, SCORES_FILE, GradeRun, grade_files
 from worksheetgen.scan.contract import read_positions
 from worksheetgen.scan.layout import ANSWERS, score_values, value_text
 from worksheetgen.scan.outset import check_out, commit, staging

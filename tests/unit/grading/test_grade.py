@@ -20,9 +20,9 @@ from tests.oracles import softmax
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import load_key, parse_key
-from worksheetgen.grading.report import points_text
 from worksheetgen.grading.responses import parse_responses
 from worksheetgen.grading.score import grade
+from worksheetgen.report.grade import points_text
 
 E = math.e
 # softmax([1, 0]) = e / (1 + e), by hand
@@ -439,7 +439,7 @@ def test_grade_names_no_slip_when_none_reproduces_the_answer(built, sheet_id):
     result = graded(data, text)
     a = part(result, "practice-causal", "A")
     assert (a.status, a.slips) == ("partial", ())
-    from worksheetgen.grading.report import report_md
+    from worksheetgen.report.grade import report_md
 
     section = report_md(result).split("(`practice-causal`)")[1]
     line = next(ln for ln in section.splitlines() if ln.startswith("- (b) `A`"))

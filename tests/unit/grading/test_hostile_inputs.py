@@ -160,9 +160,9 @@ def test_template_cells_from_roster_ids_cannot_run_as_formulas_and_grade_back(
 
 def test_scores_header_protects_question_ids_taken_from_the_key(one_key, tmp_path):
     from worksheetgen.grading.key import parse_key
-    from worksheetgen.grading.report import scores_csv
     from worksheetgen.grading.responses import parse_responses
     from worksheetgen.grading.score import grade
+    from worksheetgen.report.grade import scores_csv
 
     data = json.loads(one_key.read_text(encoding="utf-8"))
     q = data["sheets"][0]["questions"][0]
@@ -753,7 +753,7 @@ def test_report_escapes_names_and_ids_as_the_sheets_do(runner, roster_key, tmp_p
 
 
 def test_report_code_spans_hold_any_backticks(one_key):
-    from worksheetgen.grading.report import _code
+    from worksheetgen.report.grade import _code
 
     assert _code("q1") == "`q1`"
     assert _code("a`b") == "``a`b``"

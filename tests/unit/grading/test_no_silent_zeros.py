@@ -137,7 +137,7 @@ def _rows_by(path: Path, column: str) -> dict[str, dict[str, str]]:
 def test_a_negative_number_in_the_class_reports_csvs_is_a_number_not_text():
     """A discrimination below 0 was written '-0.008 (the prefix that keeps a name from
     running as a formula), which a spreadsheet reads as text."""
-    from worksheetgen.grading.analysis import ClassStats, QuestionStats, csv_files
+    from worksheetgen.report.analysis import ClassStats, QuestionStats, csv_files
 
     q = QuestionStats("q-a", 1, "A", 30, 2.0, 1.0, 0.5, -0.008)
     stats = ClassStats(30, 50.0, (), (0,) * 10, (q,), (), (), ())

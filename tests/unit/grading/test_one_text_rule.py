@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.paths import MOODLE
-from worksheetgen.grading.report import grade_files
+from worksheetgen.report.grade import grade_files
 from worksheetgen.textrules import first_refused
 
 HOSTILE = ["\x1b[2J", "\x07", "\u202e", "\x00"]

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from worksheetgen.errors import GradeError
-from worksheetgen.grading.report import grade_files
+from worksheetgen.report.grade import grade_files
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tests.classdata import class_csv
 from worksheetgen.grading.key import grade_key
-from worksheetgen.grading.report import grade_files
 from worksheetgen.keyjson.read import load_key
+from worksheetgen.report.grade import grade_files
 
 
 def _files(folder: Path) -> dict[str, bytes]:

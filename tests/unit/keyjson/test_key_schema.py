@@ -187,7 +187,7 @@ def _responses(doc: Any) -> str:
 def _graded(data: Any, folder: Path, responses: str) -> dict[str, str]:
     """scores.csv and report.md of ``grade`` on key.json ``data`` and ``responses`` (the
     folder's name left out)."""
-    from worksheetgen.grading.report import grade_files
+    from worksheetgen.report.grade import grade_files
 
     folder.mkdir()
     (folder / "key.json").write_text(json.dumps(data), encoding="utf-8")

@@ -21,7 +21,6 @@ from typing import Any
 
 from worksheetgen.errors import GradeError
 from worksheetgen.files import check_replaceable, write_failure, write_file
-from worksheetgen.grading.analysis import points_text, points_words
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import GradeKey, grade_key
 from worksheetgen.grading.moodle import (
@@ -37,6 +36,7 @@ from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.grading.visible import visible
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.render.markup import escape_md_inline, markup_md_inline
+from worksheetgen.report.analysis import points_text, points_words
 
 SCORES_FILE = "scores.csv"
 REPORT_FILE = "report.md"
@@ -284,7 +284,7 @@ def write_outputs(
     }
     if pictures:
         # imported here, so that --help and builds never load matplotlib
-        from worksheetgen.grading.classreport import class_report
+        from worksheetgen.report.classreport import class_report
 
         files.update(class_report(result, paper))
     out = Path(out_dir)

@@ -32,9 +32,9 @@ from fontTools.ttLib import TTFont, newTable  # type: ignore[import-untyped]
 from fontTools.ttLib.tables._c_m_a_p import CmapSubtable  # type: ignore[import-untyped]
 from fontTools.ttLib.tables._g_l_y_f import Glyph  # type: ignore[import-untyped]
 
-from worksheetgen.grading.marks import END, SCRIPT_SIZE, SUB, SUP
-from worksheetgen.grading.marks import MARKS as _MARKS
 from worksheetgen.render import scripts
+from worksheetgen.report.marks import END, SCRIPT_SIZE, SUB, SUP
+from worksheetgen.report.marks import MARKS as _MARKS
 
 # a library never prints: fontTools logs each table it drops
 logging.getLogger("fontTools").setLevel(logging.ERROR)

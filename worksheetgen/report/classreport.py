@@ -23,18 +23,18 @@ from html import escape
 
 from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
-from worksheetgen.grading import charts
-from worksheetgen.grading.analysis import (
+from worksheetgen.grading.key import GradeKey, norm_text
+from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
+from worksheetgen.render.markup import split_markup
+from worksheetgen.report import charts
+from worksheetgen.report.analysis import (
     ClassStats,
     analyse,
     csv_files,
     points_text,
     points_words,
 )
-from worksheetgen.grading.key import GradeKey, norm_text
-from worksheetgen.grading.marks import END, SCRIPT, SUB, SUP, balanced, no_marks
-from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
-from worksheetgen.render.markup import split_markup
+from worksheetgen.report.marks import END, SCRIPT, SUB, SUP, balanced, no_marks
 from worksheetgen.tex.pdfsplit import split_pages
 
 HTML_FILE = "class-report.html"
@@ -482,7 +482,7 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
     """Each student's feedback page, HTML and PDF (on ``paper``: a4 or letter), by file name
     inside FEEDBACK_DIR. The PDFs are written as one text document (its fonts embedded
     once) and cut apart per student."""
-    from worksheetgen.grading.textpdf import TextPdf  # fontTools: only when pages are written
+    from worksheetgen.report.textpdf import TextPdf  # fontTools: only when pages are written
 
     files: dict[str, bytes] = {}
     stems = file_stems([s.student for s in result.students])

@@ -39,8 +39,8 @@ from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
-from worksheetgen.grading.analysis import BINS, CellMap, ClassStats
-from worksheetgen.grading.marks import MARKS, SCRIPT, SUB, balanced, no_marks
+from worksheetgen.report.analysis import BINS, CellMap, ClassStats
+from worksheetgen.report.marks import MARKS, SCRIPT, SUB, balanced, no_marks
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

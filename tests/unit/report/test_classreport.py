@@ -20,12 +20,12 @@ from click.testing import CliRunner
 from tests.classdata import class_csv
 from tests.conftest import ROOT
 from worksheetgen.cli import main
-from worksheetgen.grading import charts
-from worksheetgen.grading.analysis import analyse, points_text
-from worksheetgen.grading.charts import HEATMAPS_PER_FIGURE
 from worksheetgen.grading.key import load_key
 from worksheetgen.grading.responses import parse_responses
 from worksheetgen.grading.score import grade
+from worksheetgen.report import charts
+from worksheetgen.report.analysis import analyse, points_text
+from worksheetgen.report.charts import HEATMAPS_PER_FIGURE
 
 HEADER = "student,question,answer,entry,value\n"
 
@@ -118,7 +118,7 @@ def test_point_biserial_of_an_all_or_nothing_item_by_the_textbook_formula():
     """r_pb = (M1 - M0) / s * sqrt(p q), s the population deviation of the rest scores."""
     import random
 
-    from worksheetgen.grading.analysis import _pearson
+    from worksheetgen.report.analysis import _pearson
 
     rng = random.Random(4)
     for _ in range(50):
@@ -364,7 +364,7 @@ def test_charts_add_a_cjk_font_only_for_text_dejavu_lacks():
     import matplotlib
     from matplotlib import font_manager
 
-    from worksheetgen.grading import charts
+    from worksheetgen.report import charts
 
     charts.use_fonts(["Q1 (a) Scale the scores: write S/√2", "QKᵀ/√dₖ", "−∞ above"])
     assert matplotlib.rcParams["font.family"] == ["DejaVu Sans"]
@@ -701,8 +701,8 @@ def test_an_unshuffled_class_report_keeps_the_printed_numbers(graded_class):
 
 
 def test_rich_math_marks_scripts_and_reads_flat_elsewhere():
-    from worksheetgen.grading.classreport import flat_scripts, plain_math
-    from worksheetgen.grading.marks import END, SUB, no_marks
+    from worksheetgen.report.classreport import flat_scripts, plain_math
+    from worksheetgen.report.marks import END, SUB, no_marks
 
     assert plain_math("$W_Q^{(i)}$") == "W_Q⁽ⁱ⁾"  # charts and CSVs: as before
     rich = plain_math("$W_Q^{(i)}$ and $W_O$ and $d_k$", rich=True)
@@ -739,8 +739,8 @@ def test_question_labels_fit_inside_the_picture(graded_class):
     is drawn inside the picture, not cut off at its left edge (the SVG has no margin)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from worksheetgen.grading import charts
-    from worksheetgen.grading.analysis import QuestionStats
+    from worksheetgen.report import charts
+    from worksheetgen.report.analysis import QuestionStats
 
     out, _, key, text = graded_class
     stats = analyse(grade(key, parse_responses(text, key, "r.csv")))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fontTools.ttLib import TTFont
 
-from worksheetgen.grading import textpdf
+from worksheetgen.report import textpdf
 
 TEXT = "Zoë O'Brien Αλέξης Иван Nguyễn Văn √dₖ QKᵀ −∞ fi 王小明 0123456789"
 
