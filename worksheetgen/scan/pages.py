@@ -1,6 +1,7 @@
-"""One scanned page: find its corner marks, fit the homography from the printed page (mm)
-to the image, read its page code in either of its two upright orientations (a landscape
-image is turned a quarter first, so all four are tried), and measure the ink in boxes.
+"""One scanned page: find its corner marks (three are enough: the fourth is inferred), fit
+the homography from the printed page (mm) to the image, read its page code in either of its
+two upright orientations (a landscape image is turned a quarter first, so all four are
+tried), and measure the ink in boxes.
 NumPy only; nothing here guesses: a page whose marks or code do not read is None."""
 
 from __future__ import annotations
@@ -190,6 +191,47 @@ def homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return np.append(h, 1.0).reshape(3, 3)
 
 
+#: how far (a share of the page's size) three corner marks may lie from where the printed
+#: page puts them relative to each other, for the fourth to be inferred from them
+THREE_MARKS_TOLERANCE = 0.02
+
+
+def _four_corners(
+    found: list[tuple[float, float] | None], printed: np.ndarray
+) -> np.ndarray | None:
+    """The four corner marks' centres (image pixels): as found, or with one of them
+    missing (a corner cut off, torn, stapled or off the scanner's glass) where the other
+    three make it: a scan is a rotation, a scale and a shift of the printed page, so the
+    corners make a parallelogram and the fourth is the sum of its neighbours less the
+    opposite one. None when two are missing, or three do not lie as the printed page puts
+    them (THREE_MARKS_TOLERANCE)."""
+    missing = [i for i, point in enumerate(found) if point is None]
+    if not missing:
+        return np.array(found, dtype=float)
+    if len(missing) > 1:
+        return None
+    gone = missing[0]
+    # corners 0 1 / 2 3: each one's neighbours and its opposite
+    first, second = {0: (1, 2), 1: (0, 3), 2: (0, 3), 3: (1, 2)}[gone]
+    opposite = 3 - gone
+    seen = np.array([(0.0, 0.0) if p is None else p for p in found], dtype=float)
+    seen[gone] = seen[first] + seen[second] - seen[opposite]
+    # the three marks found must lie as a turned and scaled page puts them: the two sides
+    # meeting at the corner opposite the missing one scaled alike and at a right angle
+    a = seen[first] - seen[opposite]
+    b = seen[second] - seen[opposite]
+    pa = printed[first] - printed[opposite]
+    pb = printed[second] - printed[opposite]
+    scale_a = np.hypot(*a) / np.hypot(*pa)
+    scale_b = np.hypot(*b) / np.hypot(*pb)
+    if min(scale_a, scale_b) <= 0:
+        return None
+    cosine = abs(float(a @ b)) / (np.hypot(*a) * np.hypot(*b))
+    if abs(scale_a / scale_b - 1) > THREE_MARKS_TOLERANCE or cosine > THREE_MARKS_TOLERANCE:
+        return None
+    return seen
+
+
 def _orientations(image: np.ndarray, paper: str) -> list[tuple[Aligned, str]] | None:
     """The page's two upright readings (as scanned, and turned half a turn), each with the
     page code's cells as read, or None when its corner marks are not found."""
@@ -201,15 +243,19 @@ def _orientations(image: np.ndarray, paper: str) -> list[tuple[Aligned, str]] | 
     px_per_mm = min(h / h_mm, w / w_mm)
     sh, sw = int(h * SEARCH_SHARE), int(w * SEARCH_SHARE)
     step = 2 if px_per_mm > 4 else 1  # the marks are looked for at half the resolution
-    found = []
+    found: list[tuple[float, float] | None] = []
     for top, left in ((0, 0), (0, w - sw), (h - sh, 0), (h - sh, w - sw)):
         region = ink[top : top + sh, left : left + sw]
         mark = _find_mark(region[::step, ::step], px_per_mm / step)
-        if mark is None:
-            return None
-        found.append(_refine(region, mark[0] * step, mark[1] * step, px_per_mm, left, top))
-    seen = np.array(found)  # top left, top right, bottom left, bottom right
+        found.append(
+            None
+            if mark is None
+            else _refine(region, mark[0] * step, mark[1] * step, px_per_mm, left, top)
+        )
     printed = np.array(mark_centres(paper))
+    seen = _four_corners(found, printed)  # top left, top right, bottom left, bottom right
+    if seen is None:
+        return None
     cells = np.array(cell_centres(paper))
     out = []
     for turned in (False, True):
