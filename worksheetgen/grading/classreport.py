@@ -385,7 +385,7 @@ def _feedback_lines(
             (
                 "h2",
                 f"Question {q.number}: {plain_math(q.title, rich=True)} "
-                f"({points_text(q.earned)} / {points_text(q.points)})",
+                f"({points_text(q.earned)} / {points_text(q.possible)})",
             )
         )
         for p in q.parts:
