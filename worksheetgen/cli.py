@@ -707,8 +707,9 @@ def families() -> None:
     type=Choice(["last", "first"]),
     default="last",
     show_default=True,
-    help='A Moodle download with a row per try (adaptive quizzes, "all tries"): the try '
-    "that counts.",
+    help='A Moodle download with a row per try (adaptive quizzes, "all tries"): last: '
+    "each question's mark as Moodle's adaptive mode gives it (its best try, less --penalty "
+    "for each try before it); first: the first try alone.",
 )
 @click.option(
     "--grading-method",
