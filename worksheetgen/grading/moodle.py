@@ -862,10 +862,13 @@ def _best_tries(
         qids = [q for q in drawn if numbers.get(q) == slot.number]
         if len(made) < 2 or not qids:
             continue
-        best: tuple[Fraction, int, dict[str, Fraction]] | None = None
+        # per try, each question's graded points with carried credit as asked, and without
+        earned: list[dict[str, Fraction]] = []
+        plain: list[dict[str, Fraction]] = []
         possible = Fraction(0)
-        for i, k in enumerate(made):
-            earned: dict[str, Fraction] = {}
+        for k in made:
+            earned.append({})
+            plain.append({})
             possible = Fraction(0)
             for q in qids:
                 v = drawn[q][0]
@@ -874,14 +877,13 @@ def _best_tries(
                 cells = {n: c for n, c in (got[1] if got else {}).items() if n not in skip}
                 result = grade_question(_question_key(key, v), cells, carry)
                 graded = [p for p in result.parts if p.answer not in skip]
-                earned[q] = sum((p.earned for p in graded), Fraction(0))
+                earned[-1][q] = sum((p.earned for p in graded), Fraction(0))
+                plain[-1][q] = (
+                    earned[-1][q] if result.without_carry is None else result.without_carry
+                )
                 possible += sum((p.possible for p in graded), Fraction(0))
-            adjusted = sum(earned.values(), Fraction(0)) - rate * i * possible
-            if best is None or adjusted > best[0]:
-                best = (adjusted, i, earned)
-        assert best is not None
-        _, i, earned = best
-        total = sum(earned.values(), Fraction(0))
+        i = _best_try(earned, rate, possible)
+        j = _best_try(plain, rate, possible)
         for q in qids:
             v, cells = drawn[q]
             skip = _written_names(v)
@@ -890,9 +892,23 @@ def _best_tries(
             cells.clear()
             cells.update(kept)
             cells.update({n: c for n, c in (got[1] if got else {}).items() if n not in skip})
-            share = earned[q] / total if total else Fraction(0)
-            out[q] = TryPenalty(rate * i * possible * share, i + 1, len(made))
+            off = _share(earned[i], q, rate * i * possible)
+            lms = plain[j][q] - _share(plain[j], q, rate * j * possible)
+            out[q] = TryPenalty(off, i + 1, len(made), lms)
     return out
+
+
+def _best_try(earned: Sequence[dict[str, Fraction]], rate: Fraction, possible: Fraction) -> int:
+    """The try (0-based) whose points less ``rate`` × its index × ``possible`` are highest,
+    the earliest of equal ones (Moodle keeps the best: ``max($prevbest, ...)``)."""
+    adjusted = [sum(e.values(), Fraction(0)) - rate * i * possible for i, e in enumerate(earned)]
+    return adjusted.index(max(adjusted))
+
+
+def _share(earned: dict[str, Fraction], q: str, penalty: Fraction) -> Fraction:
+    """Question ``q``'s part of a slot's ``penalty``: as its share of the slot's points."""
+    total = sum(earned.values(), Fraction(0))
+    return penalty * earned[q] / total if total else Fraction(0)
 
 
 def _try_row(

@@ -102,6 +102,9 @@ class TryPenalty:
     points: Fraction
     counted: int  # the try that counts (1: the first)
     tries: int  # the tries the student made
+    #: the question's points without carried credit, as Moodle gives them (its best try
+    #: without carried credit may be another)
+    plain: Fraction | None = None
 
 
 @dataclass

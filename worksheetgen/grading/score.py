@@ -565,9 +565,13 @@ def grade_question(
     marks = marks or {}
     result = _with_penalty(_grade_question(q, got, on, marks), penalty)
     if on:
-        plain = _with_penalty(_grade_question(q, got, False, marks), penalty)
-        if plain.earned != result.earned:
-            return replace(result, without_carry=plain.earned)
+        if penalty is not None and penalty.plain is not None and penalty.tries > 1:
+            # an adaptive quiz's best try without carried credit, as Moodle marks it
+            without = penalty.plain
+        else:
+            without = _with_penalty(_grade_question(q, got, False, marks), penalty).earned
+        if without != result.earned:
+            return replace(result, without_carry=without)
     return result
 
 
@@ -691,15 +695,22 @@ def _averaged(
     n = len(graded)
     last: dict[str, QuestionResult] = {}
     earned: dict[str, Fraction] = {}
+    plain: dict[str, Fraction] = {}
     points: dict[str, Fraction] = {}
     for results in graded:
         for q in results:
             last[q.id] = q
             earned[q.id] = earned.get(q.id, Fraction(0)) + q.earned
+            lms = q.earned if q.without_carry is None else q.without_carry
+            plain[q.id] = plain.get(q.id, Fraction(0)) + lms
             points[q.id] = points.get(q.id, Fraction(0)) + q.points
     ordered = sorted(last.values(), key=lambda q: q.number)
     return tuple(
-        replace(q, averaged=(earned[q.id] / n, points[q.id] / n), without_carry=None)
+        replace(
+            q,
+            averaged=(earned[q.id] / n, points[q.id] / n),
+            without_carry=None if plain[q.id] == earned[q.id] else plain[q.id] / n,
+        )
         for q in ordered
     )
 
