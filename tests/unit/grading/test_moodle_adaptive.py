@@ -323,3 +323,18 @@ def test_the_written_part_is_never_penalised():
     assert all(p.earned == p.possible for p in graded)
     assert q.earned == 8 - MOODLE_PENALTY * 8
     assert [p.response[:10] for p in written] == ["[q-scale] "]
+
+
+def test_the_feedback_page_says_which_try_counted_and_what_the_penalty_took():
+    from worksheetgen.grading.classreport import _feedback_lines
+
+    doc = load_key(KEY, GradeError)
+    text = _alltries_text()
+    responses, key = parse_moodle(text, doc, grade_key(doc), "r.csv", carry=False)
+    result = grade(key, responses, carry=False)
+    ben = next(s for s in result.students if s.name == "Ben Carter")
+    said = [t for _, t in _feedback_lines(result, ben, {}) if t.startswith("Your try")]
+    assert said[0] == "Your try 2 of 2 counts, less 1.67 for the 1 wrong try before it."
+    assert len(said) == len(ben.questions)  # every question, each of slot 5's two picks too
+    ada = next(s for s in result.students if s.name == "Ada Lovelace")
+    assert not [t for _, t in _feedback_lines(result, ada, {}) if t.startswith("Your try")]
