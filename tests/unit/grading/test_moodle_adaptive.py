@@ -338,3 +338,26 @@ def test_the_feedback_page_says_which_try_counted_and_what_the_penalty_took():
     assert len(said) == len(ben.questions)  # every question, each of slot 5's two picks too
     ada = next(s for s in result.students if s.name == "Ada Lovelace")
     assert not [t for _, t in _feedback_lines(result, ada, {}) if t.startswith("Your try")]
+
+
+def test_the_recorded_marks_are_those_of_moodles_grades_report():
+    """attempts.json's marks (the question engine's) are what the quiz's Grades report
+    shows of each finished attempt, in its order, to 2 decimals."""
+    rows = list(csv.reader(io.StringIO((REAL / "grades.csv").read_text("utf-8-sig"))))
+    head = rows[0]
+    slots = [i for i, c in enumerate(head) if c.startswith("Q. ")]
+    shown = [
+        (f"{r[1]} {r[0]}", [r[i] for i in slots], r[head.index("Grade/35.00")])
+        for r in rows[1:]
+        if r[head.index("Status")] == "Finished"
+    ]
+    recorded = [
+        (
+            a["name"],
+            [f"{float(a['marks'][str(k)]):.2f}" for k in range(1, len(slots) + 1)],
+            f"{float(a['sumgrades']):.2f}",
+        )
+        for a in _state()["attempts"]
+        if a["state"] == "finished"
+    ]
+    assert sorted(shown) == sorted(recorded)
