@@ -13,6 +13,11 @@ column. The Response column is then read gap by gap (``part 1: ...; part 2: ...`
 same cells our own responses CSV gives, so grading is the same: partial and carried-forward
 credit, slip diagnoses, the class table.
 
+An adaptive quiz's "All tries" download has a row per try: each slot gets the mark Moodle's
+adaptive mode gives it (``qbehaviour_adaptive``): its best try, less the penalty (the one
+the export sets, ``keyjson.lms``, unless told another) for each try before that one, never
+below 0. Several attempts of a student count as the quiz's grading method says.
+
 ``is_moodle_responses`` tells a Moodle download from our format by its header;
 ``parse_moodle`` returns the responses and the key the grader uses, one sheet per student
 made of the versions that student drew. Every error names the line and column.
