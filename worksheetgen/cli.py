@@ -12,13 +12,14 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import click
 
 from worksheetgen import __version__, plugins
-from worksheetgen.cliparams import Choice, IntRange, PathArg, PluginChoice, Seed, Stress
+from worksheetgen.cliparams import Choice, IntRange, PathArg, PluginChoice, Seed, Share, Stress
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import excerpt, shown
 
@@ -681,17 +682,28 @@ def families() -> None:
     type=Choice(["last", "first"]),
     default="last",
     show_default=True,
-    help='A Moodle download with a row per try (adaptive quizzes, "all tries"): the try '
-    "that counts.",
+    help='A Moodle download with a row per try (adaptive quizzes, "all tries"): last: '
+    "each question's mark as Moodle's adaptive mode gives it (its best try, less --penalty "
+    "for each try before it); first: the first try alone.",
 )
 @click.option(
+    "--grading-method",
     "--attempt",
     "attempt",
-    type=Choice(["highest", "last", "first"]),
+    type=Choice(["highest", "average", "first", "last"]),
     default="highest",
     show_default=True,
-    help="A Moodle download where a student has several finished attempts: the one that "
-    "counts (highest: as Moodle's default grading method).",
+    help="A Moodle download where a student has several finished attempts: the quiz's "
+    "grading method (highest grade, average grade, first or last attempt; highest is "
+    "Moodle's default).",
+)
+@click.option(
+    "--penalty",
+    type=Share(),
+    default=None,
+    help='An adaptive quiz\'s "All tries" download: the penalty for each wrong try, a '
+    "share of the question's mark, as Moodle's adaptive mode takes it off. Default: "
+    "0.3333333, the one the Moodle export sets.",
 )
 @click.option(
     "--carry/--no-carry",
@@ -742,7 +754,8 @@ def grade(
     marks: bool,
     students: int | None,
     tries: Literal["last", "first"],
-    attempt: Literal["highest", "last", "first"],
+    attempt: Literal["highest", "average", "first", "last"],
+    penalty: Fraction | None,
     carry: bool | None,
     class_report: bool,
     lenient: bool,
@@ -776,6 +789,7 @@ def grade(
             quiet,
             verbose,
             absent,
+            penalty,
         )
 
 
@@ -787,7 +801,7 @@ def _grade(
     marks: bool,
     students: int,
     tries: Literal["last", "first"],
-    attempt: Literal["highest", "last", "first"],
+    attempt: Literal["highest", "average", "first", "last"],
     carry: bool | None,
     class_report: bool,
     lenient: bool,
@@ -795,6 +809,7 @@ def _grade(
     quiet: bool,
     verbose: bool = False,
     absent: Literal["blank", "zero"] = "blank",
+    penalty: Fraction | None = None,
 ) -> None:
     """grade's work, with every key read checked against the course secret."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
@@ -824,6 +839,7 @@ def _grade(
         class_report,
         paper,
         absent=absent,
+        penalty=penalty,
     )
     if quiet:
         return

@@ -10,13 +10,14 @@ here loads NumPy, SymPy or Jinja2.
 from __future__ import annotations
 
 import os
+from fractions import Fraction
 from typing import Any
 
 import click
 
 from worksheetgen import plugins
 from worksheetgen.errors import describe
-from worksheetgen.textrules import PATH_LIMITS, integer, path_problem, shown
+from worksheetgen.textrules import PATH_LIMITS, integer, is_decimal, path_problem, shown
 
 
 def _got(value: Any) -> str:
@@ -121,6 +122,22 @@ class Stress(click.ParamType):
             return self.SWEEP
         count: int = IntRange(1, 100_000).convert(value, param, ctx)
         return count
+
+
+class Share(click.ParamType):
+    """A share of something from 0 to 1, an unsigned decimal in ASCII digits (``0.3333333``,
+    ``0.5``, ``1``), read exactly (a Fraction)."""
+
+    name = "DECIMAL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, Fraction):
+            return value
+        text = str(value).strip(" \t")
+        share = Fraction(text) if is_decimal(text) else None
+        if share is None or share > 1:
+            self.fail(f"expected a decimal from 0 to 1, got {_got(value)}", param, ctx)
+        return share
 
 
 class PathArg(click.Path):

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Protocol, runtime_checkable
 from worksheetgen import plugins
 from worksheetgen.errors import ExportError
 from worksheetgen.export.privacy import lms_doc
+from worksheetgen.export.route import named_by
 from worksheetgen.files import (
     STDOUT,
     check_replaceable,
@@ -197,10 +198,11 @@ def export_files(
     what its key.json says.
     """
     files = {}
-    for name, write in _exports(key_json, formats, source):
-        buf = io.BytesIO()
-        write(buf)
-        files[name] = buf.getvalue()
+    with named_by("--export"):  # a refusal names build's option
+        for name, write in _exports(key_json, formats, source):
+            buf = io.BytesIO()
+            write(buf)
+            files[name] = buf.getvalue()
     return files
 
 
@@ -213,8 +215,9 @@ def export_into(
     """Write a build's exports into ``folder`` (a class build's temporary folder), each
     streamed to its file; returns the file names."""
     names = []
-    for name, write in _exports(key_json, formats, source):
-        with open(folder / name, "wb") as fh:
-            write(fh)
-        names.append(name)
+    with named_by("--export"):  # a refusal names build's option
+        for name, write in _exports(key_json, formats, source):
+            with open(folder / name, "wb") as fh:
+                write(fh)
+            names.append(name)
     return names

@@ -25,6 +25,7 @@ from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, plain, pools, privacy
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
+from worksheetgen.export.route import option_for
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
 from worksheetgen.keyjson.views import (
@@ -309,7 +310,7 @@ def _check_pick(doc: KeyDoc, q: KeyQuestion) -> None:
         raise ExportError(
             f"expected a pool GIFT can deal as the sheets did, got pick {q.pick} (GIFT has no "
             "question holding several, and random questions draw each on its own): export "
-            "it with --to moodle (one cloze question per sheet) or pick 1",
+            f"it with {option_for('moodle')} (one cloze question per sheet) or pick 1",
             file=doc.source,
             field=f"pool {q.qid}",
         )

@@ -31,6 +31,7 @@ from xml.sax.saxutils import escape as xml_escape
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, plain, pools, privacy
 from worksheetgen.keyjson.deals import Deal
+from worksheetgen.keyjson.lms import MOODLE_PENALTY_TEXT
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Slip, Variant
 from worksheetgen.keyjson.views import (
     choice_feedback,
@@ -43,7 +44,7 @@ from worksheetgen.keyjson.views import (
     written_points,
 )
 
-PENALTY = "0.3333333"
+PENALTY = MOODLE_PENALTY_TEXT  # Moodle's default "Penalty for each incorrect try"
 
 
 def plain_feedback(text: str) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from worksheetgen.errors import ExportError
+from worksheetgen.export.route import option_for
 from worksheetgen.keyjson.deals import Deal, deals
 from worksheetgen.keyjson.records import KeyDoc, KeyPart, KeyQuestion, Variant
 from worksheetgen.keyjson.views import (
@@ -173,7 +174,7 @@ def _check_canvas_picks(doc: KeyDoc, q: KeyQuestion, found: Sequence[Deal]) -> N
             "expected each sheet's picks to keep their points in Canvas, which splits a "
             "sheet's item's points equally among its blanks, got "
             f"{each} (sheet {deal.sheet_id}): give the pool pick 1, or alternatives whose "
-            "points are in proportion to their blanks, or export it with --to moodle",
+            f"points are in proportion to their blanks, or export it with {option_for('moodle')}",
             file=doc.source,
             field=f"pool {q.qid}",
         )

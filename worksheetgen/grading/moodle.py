@@ -13,6 +13,11 @@ column. The Response column is then read gap by gap (``part 1: ...; part 2: ...`
 same cells our own responses CSV gives, so grading is the same: partial and carried-forward
 credit, slip diagnoses, the class table.
 
+An adaptive quiz's "All tries" download has a row per try: each slot gets the mark Moodle's
+adaptive mode gives it (``qbehaviour_adaptive``): its best try, less the penalty (the one
+the export sets, ``keyjson.lms``, unless told another) for each try before that one, never
+below 0. Several attempts of a student count as the quiz's grading method says.
+
 ``is_moodle_responses`` tells a Moodle download from our format by its header;
 ``parse_moodle`` returns the responses and the key the grader uses, one sheet per student
 made of the versions that student drew. Every error names the line and column.
@@ -33,13 +38,15 @@ from worksheetgen.grading.responses import (
     ResponseCell,
     Responses,
     StudentAnswers,
+    TryPenalty,
     _parse_number,
     _records,
     _RowError,
     shorten,
 )
-from worksheetgen.grading.score import grade_sheet
+from worksheetgen.grading.score import grade_question, grade_sheet
 from worksheetgen.keyjson.deals import deals
+from worksheetgen.keyjson.lms import MOODLE_PENALTY
 from worksheetgen.keyjson.records import KeyDoc, KeyQuestion, Variant
 from worksheetgen.keyjson.views import gradable_parts, written_parts
 from worksheetgen.render.markup import markup_lms
@@ -48,9 +55,9 @@ from worksheetgen.textrules import WORD_JOINER
 
 #: which try of an adaptive quiz counts when the download has one row per try
 Tries = Literal["last", "first"]
-#: which of a student's finished attempts counts (Moodle's grading methods, less "average":
-#: a report names the slips of one attempt); "highest" is Moodle's default
-Attempts = Literal["highest", "last", "first"]
+#: which of a student's finished attempts counts (Moodle's grading methods); "highest" is
+#: Moodle's default; "average": the mean of all of them
+Attempts = Literal["highest", "average", "first", "last"]
 
 _FIXED = ("last name", "first name", "status")
 _IDENTITY = ("id number", "email address")
@@ -686,12 +693,14 @@ def parse_moodle(
     tries: Tries = "last",
     attempts: Attempts = "highest",
     carry: bool | None = None,
+    penalty: Fraction | None = None,
 ) -> tuple[Responses, GradeKey]:
     """Read a Moodle Responses CSV (its text) against the key (GradeError naming the line):
     the responses (attempts in progress listed, not graded) and the key they are graded
-    against, one sheet per student of the versions that student drew (the highest-scoring
-    attempt as ``carry`` grades it)."""
-    return parse_moodle_rows(_records(text, name), doc, key, name, tries, attempts, carry)
+    against, one sheet per student of the versions that student drew (the attempt that
+    ``attempts``, Moodle's grading method, counts). ``penalty``: an adaptive quiz's penalty
+    per wrong try, as a fraction of the question's mark (None: the one the export sets)."""
+    return parse_moodle_rows(_records(text, name), doc, key, name, tries, attempts, carry, penalty)
 
 
 def parse_moodle_rows(
@@ -702,8 +711,10 @@ def parse_moodle_rows(
     tries: Tries = "last",
     attempts: Attempts = "highest",
     carry: bool | None = None,
+    penalty: Fraction | None = None,
 ) -> tuple[Responses, GradeKey]:
     """``parse_moodle`` for rows already split into cells (a spreadsheet's, numbered)."""
+    rate = MOODLE_PENALTY if penalty is None else penalty
     _check_pools(doc)
     records = iter(rows)
     header_line, header = next(((ln, r) for ln, r in records if any(c.strip() for c in r)), (1, []))
@@ -739,9 +750,15 @@ def parse_moodle_rows(
         numbers: dict[str, int] = {}
         tied: dict[str, str] = {}  # versions alike in the download, by question id
         drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers, tied)
-        for other in attempt.rows:
-            if other is not row:
-                _read_attempt(attempt, other, slots, cols, name, [])
+        # every row is read (a bad cell in any try is reported); with a row per try, each
+        # question's mark is its best try less the penalty, as Moodle's adaptive mode gives
+        per_row = [
+            _read_attempt(attempt, other, slots, cols, name, []) if other is not row else drawn
+            for other in attempt.rows
+        ]
+        penalties: dict[str, TryPenalty] = {}
+        if tries == "last" and len(attempt.rows) > 1 and not clashes:
+            penalties = _best_tries(attempt, per_row, drawn, slots, cols, numbers, key, carry, rate)
         if status.casefold() == _IN_PROGRESS:
             if attempt.student not in finished:
                 in_progress[attempt.student] = _who(attempt)
@@ -768,11 +785,26 @@ def parse_moodle_rows(
             attempt.line,
             {q: drawn[q][1] for q in drawn},
             submitted=True,
+            penalties=penalties,
         )
         moodle = _moodle_grade(row[1][cols.grade]) if cols.grade is not None else None
         finished.setdefault(attempt.student, []).append(_Finished(attempt, sheet, answers, moodle))
         in_progress.pop(attempt.student, None)  # a finished attempt is graded instead
     counted = [(_counted(tries_of, attempts, carry), tries_of) for tries_of in finished.values()]
+    if attempts == "average":  # the mean of every finished attempt's grade
+        counted = [
+            (
+                replace(
+                    c,
+                    answers=replace(c.answers, averaged=tuple((f.sheet, f.answers) for f in every)),
+                ),
+                every,
+            )
+            if len(every) > 1
+            else (c, every)
+            for c, every in counted
+        ]
+    single = all(len(a.rows) == 1 for a in found)
     graded_key = GradeKey(
         path=key.path, title=key.title, seed=key.seed, sheets=tuple(c.sheet for c, _ in counted)
     )
@@ -782,13 +814,106 @@ def parse_moodle_rows(
         has_sheet_column=False,
         in_progress=tuple(in_progress.values()),
         attempts=tuple(
-            f"{_who(c.attempt)}, attempt {every.index(c) + 1} of {len(every)} counts ({attempts})"
+            f"{_who(c.attempt)}, "
+            + (
+                f"the average of {len(every)} attempts counts"
+                if attempts == "average"
+                else f"attempt {every.index(c) + 1} of {len(every)} counts"
+            )
+            + f" ({attempts})"
             for c, every in counted
             if len(every) > 1
         ),
         against_pool=tuple(against_pool),
+        tries_note=(
+            "Penalty for wrong tries not applied: the download has one row per attempt "
+            '(Moodle\'s "last try"), so the wrong tries are unknown (download "All tries").'
+            if single and penalty is not None and penalty > 0 and tries == "last"
+            else ""
+        ),
     )
     return responses, graded_key
+
+
+def _written_names(v: Variant) -> set[str]:
+    return {p.answer.name for p in written_parts(v) if p.answer is not None}
+
+
+def _best_tries(
+    attempt: _Attempt,
+    per_row: Sequence[dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]]],
+    drawn: dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]],
+    slots: Sequence[_Slot],
+    cols: _Columns,
+    numbers: dict[str, int],
+    key: GradeKey,
+    carry: bool | None,
+    rate: Fraction,
+) -> dict[str, TryPenalty]:
+    """Moodle's adaptive mode (``qbehaviour_adaptive``) per graded slot of an "All tries"
+    attempt: a slot's tries are its rows with a response (``-``: no such try), the k-th
+    try's fraction its raw fraction less ``rate`` times k-1 (``adjusted_fraction``), and the
+    slot keeps the best of them, never below 0 (``max($prevbest, ...)``, from 0): one
+    fraction for the whole slot, a cloze question's gaps and a pool's picks together. The
+    slot's questions in ``drawn`` get that try's answers (their written parts, an essay of
+    their own, are kept and never penalised); the returned penalty per question is the
+    slot's (``rate`` × (k-1) × its graded points), shared out as the try's points are."""
+    out: dict[str, TryPenalty] = {}
+    for slot in slots:
+        if slot.written:
+            continue
+        col = cols.response[slot.number]
+        made = [k for k, (_, record) in enumerate(attempt.rows) if record[col].strip() != _NONE]
+        qids = [q for q in drawn if numbers.get(q) == slot.number]
+        if len(made) < 2 or not qids:
+            continue
+        # per try, each question's graded points with carried credit as asked, and without
+        earned: list[dict[str, Fraction]] = []
+        plain: list[dict[str, Fraction]] = []
+        possible = Fraction(0)
+        for k in made:
+            earned.append({})
+            plain.append({})
+            possible = Fraction(0)
+            for q in qids:
+                v = drawn[q][0]
+                skip = _written_names(v)
+                got = per_row[k].get(q)
+                cells = {n: c for n, c in (got[1] if got else {}).items() if n not in skip}
+                result = grade_question(_question_key(key, v), cells, carry)
+                graded = [p for p in result.parts if p.answer not in skip]
+                earned[-1][q] = sum((p.earned for p in graded), Fraction(0))
+                plain[-1][q] = (
+                    earned[-1][q] if result.without_carry is None else result.without_carry
+                )
+                possible += sum((p.possible for p in graded), Fraction(0))
+        i = _best_try(earned, rate, possible)
+        j = _best_try(plain, rate, possible)
+        for q in qids:
+            v, cells = drawn[q]
+            skip = _written_names(v)
+            got = per_row[made[i]].get(q)
+            kept = {n: c for n, c in cells.items() if n in skip}  # the essay's, as read
+            cells.clear()
+            cells.update(kept)
+            cells.update({n: c for n, c in (got[1] if got else {}).items() if n not in skip})
+            off = _share(earned[i], q, rate * i * possible)
+            lms = plain[j][q] - _share(plain[j], q, rate * j * possible)
+            out[q] = TryPenalty(off, i + 1, len(made), lms)
+    return out
+
+
+def _best_try(earned: Sequence[dict[str, Fraction]], rate: Fraction, possible: Fraction) -> int:
+    """The try (0-based) whose points less ``rate`` × its index × ``possible`` are highest,
+    the earliest of equal ones (Moodle keeps the best: ``max($prevbest, ...)``)."""
+    adjusted = [sum(e.values(), Fraction(0)) - rate * i * possible for i, e in enumerate(earned)]
+    return adjusted.index(max(adjusted))
+
+
+def _share(earned: dict[str, Fraction], q: str, penalty: Fraction) -> Fraction:
+    """Question ``q``'s part of a slot's ``penalty``: as its share of the slot's points."""
+    total = sum(earned.values(), Fraction(0))
+    return penalty * earned[q] / total if total else Fraction(0)
 
 
 def _try_row(

@@ -93,6 +93,20 @@ class PartMark:
     pending: bool = False
 
 
+@dataclass(frozen=True)
+class TryPenalty:
+    """What Moodle's adaptive mode takes off a question for the wrong tries before the try
+    that counts (``points``: the penalty times the question's graded points per earlier
+    try, never more than that try earned)."""
+
+    points: Fraction
+    counted: int  # the try that counts (1: the first)
+    tries: int  # the tries the student made
+    #: the question's points without carried credit, as Moodle gives them (its best try
+    #: without carried credit may be another)
+    plain: Fraction | None = None
+
+
 @dataclass
 class StudentAnswers:
     """One student's responses: answer cells by question id, answer name and (row, col)."""
@@ -109,6 +123,12 @@ class StudentAnswers:
     #: parts whose mark row was left blank (a marks template not filled in there), by
     #: question id: without cells of their own they are still to mark, never a 0
     unmarked: dict[str, set[str]] = field(default_factory=dict)
+    #: an adaptive quiz's penalties for wrong tries (a Moodle "All tries" download), by
+    #: question id
+    penalties: dict[str, TryPenalty] = field(default_factory=dict)
+    #: Moodle's grading method "Average grade": every finished attempt (its sheet of the
+    #: versions drawn, its answers), this one among them; the grade is their mean
+    averaged: tuple[tuple[SheetKey, StudentAnswers], ...] = ()
 
     @property
     def responded(self) -> bool:
@@ -132,6 +152,9 @@ class Responses:
     in_progress: tuple[str, ...] = ()
     #: students with several finished attempts (a Moodle download): which one counts
     attempts: tuple[str, ...] = ()
+    #: a Moodle download of one row per attempt graded where a penalty for wrong tries was
+    #: asked for: the sentence report.md says of it (empty: nothing to say)
+    tries_note: str = ""
     #: attempts the LMS dealt against the bank's pool rule (two versions of one question),
     #: by student and question: listed, not graded
     against_pool: tuple[str, ...] = ()

@@ -31,7 +31,13 @@ from worksheetgen.grading.key import (
     entry_label,
     norm_text,
 )
-from worksheetgen.grading.responses import PartMark, ResponseCell, Responses, StudentAnswers
+from worksheetgen.grading.responses import (
+    PartMark,
+    ResponseCell,
+    Responses,
+    StudentAnswers,
+    TryPenalty,
+)
 
 Status = Literal["right", "carried", "partial", "wrong", "blank", "ungraded", "marked"]
 
@@ -104,10 +110,24 @@ class QuestionResult:
     version: str = ""  # the version drawn, for a Moodle download (QuestionKey.version)
     #: the points without carried credit (what an LMS gives), when they differ from earned
     without_carry: Fraction | None = None
+    #: points taken off for wrong tries (Moodle's adaptive penalty), and (the try that
+    #: counts, the tries made) when the question was tried more than once
+    penalty: Fraction = Fraction(0)
+    tries: tuple[int, int] | None = None
+    #: Moodle's "Average grade": the mean of the attempts' points for the question (its
+    #: parts are those of the last attempt that drew it), and the mean of its maxima
+    averaged: tuple[Fraction, Fraction] | None = None
 
     @cached_property
     def earned(self) -> Fraction:
-        return sum((p.earned for p in self.parts), Fraction(0))
+        if self.averaged is not None:
+            return self.averaged[0]
+        return sum((p.earned for p in self.parts), Fraction(0)) - self.penalty
+
+    @cached_property
+    def possible(self) -> Fraction:
+        """The question's maximum (an average of attempts: the mean of their maxima)."""
+        return self.points if self.averaged is None else self.averaged[1]
 
     @cached_property
     def ungraded(self) -> Fraction:
@@ -145,7 +165,7 @@ class StudentResult:
 
     @cached_property
     def possible(self) -> Fraction:
-        return sum((q.points for q in self.questions), Fraction(0))
+        return sum((q.possible for q in self.questions), Fraction(0))
 
     @cached_property
     def ungraded(self) -> Fraction:
@@ -177,6 +197,8 @@ class GradeResult:
     in_progress: tuple[str, ...] = ()
     #: students with several finished attempts: which one counts, for the report
     attempts: tuple[str, ...] = ()
+    #: what report.md says of a penalty for wrong tries that could not be applied
+    tries_note: str = ""
     #: attempts dealt against the bank's pool rule: listed in the report, not graded
     against_pool: tuple[str, ...] = ()
     #: carried credit: "key" (each question as key.json says), "on" or "off" (grade's switch)
@@ -532,19 +554,36 @@ def grade_question(
     got: dict[str, dict[tuple[int, int], ResponseCell]],
     carry: bool | None = None,
     marks: Mapping[str, PartMark] | None = None,
+    penalty: TryPenalty | None = None,
 ) -> QuestionResult:
     """Score one question: each part's points (the key's, or equal shares), per-entry credit
     in tables, carried credit (as the key says for the question, unless ``carry`` says; with
     it on, the points without it too, where they differ). A part in ``marks`` (by answer
-    name) gets the points a TA typed, whatever its cells say."""
+    name) gets the points a TA typed, whatever its cells say. ``penalty``: the points an
+    adaptive quiz takes off for wrong tries (never below 0)."""
     on = q.carry if carry is None else carry
     marks = marks or {}
-    result = _grade_question(q, got, on, marks)
+    result = _with_penalty(_grade_question(q, got, on, marks), penalty)
     if on:
-        plain = _grade_question(q, got, False, marks)
-        if plain.earned != result.earned:
-            return replace(result, without_carry=plain.earned)
+        if penalty is not None and penalty.plain is not None and penalty.tries > 1:
+            # an adaptive quiz's best try without carried credit, as Moodle marks it
+            without = penalty.plain
+        else:
+            without = _with_penalty(_grade_question(q, got, False, marks), penalty).earned
+        if without != result.earned:
+            return replace(result, without_carry=without)
     return result
+
+
+def _with_penalty(result: QuestionResult, penalty: TryPenalty | None) -> QuestionResult:
+    """``result`` less an adaptive quiz's penalty for wrong tries, floored at 0."""
+    if penalty is None or penalty.tries < 2:
+        return result
+    return replace(
+        result,
+        penalty=min(penalty.points, result.earned),
+        tries=(penalty.counted, penalty.tries),
+    )
 
 
 def _marked_part(ans: GradedAnswer, mark: PartMark, share: Fraction) -> PartResult:
@@ -634,8 +673,45 @@ def grade_sheet(
     """Score one student's answers to every question of their sheet (carried credit as the
     key says for each question, unless ``carry`` says for all)."""
     return tuple(
-        grade_question(q, answers.cells.get(q.id, {}), carry, _marks_of(answers, q.id))
+        grade_question(
+            q,
+            answers.cells.get(q.id, {}),
+            carry,
+            _marks_of(answers, q.id),
+            answers.penalties.get(q.id),
+        )
         for q in sheet.questions
+    )
+
+
+def _averaged(
+    every: Sequence[tuple[SheetKey, StudentAnswers]], carry: bool | None
+) -> tuple[QuestionResult, ...]:
+    """Moodle's "Average grade" of several attempts: per question (of any attempt), the mean
+    of its points over the attempts (0 where an attempt did not draw it) and of its maxima,
+    so that the total is the mean of the attempts' totals; its parts are those of the last
+    attempt that drew it."""
+    graded = [grade_sheet(sheet, answers, carry) for sheet, answers in every]
+    n = len(graded)
+    last: dict[str, QuestionResult] = {}
+    earned: dict[str, Fraction] = {}
+    plain: dict[str, Fraction] = {}
+    points: dict[str, Fraction] = {}
+    for results in graded:
+        for q in results:
+            last[q.id] = q
+            earned[q.id] = earned.get(q.id, Fraction(0)) + q.earned
+            lms = q.earned if q.without_carry is None else q.without_carry
+            plain[q.id] = plain.get(q.id, Fraction(0)) + lms
+            points[q.id] = points.get(q.id, Fraction(0)) + q.points
+    ordered = sorted(last.values(), key=lambda q: q.number)
+    return tuple(
+        replace(
+            q,
+            averaged=(earned[q.id] / n, points[q.id] / n),
+            without_carry=None if plain[q.id] == earned[q.id] else plain[q.id] / n,
+        )
+        for q in ordered
     )
 
 
@@ -662,7 +738,7 @@ def grade(
     for s in responses.students:
         sheet = key.sheet(s.sheet)
         assert sheet is not None  # read_responses only accepts the key's sheets
-        questions = grade_sheet(sheet, s, carry)
+        questions = _averaged(s.averaged, carry) if s.averaged else grade_sheet(sheet, s, carry)
         students.append(
             StudentResult(
                 student=s.student,
@@ -679,6 +755,7 @@ def grade(
         students=tuple(students),
         in_progress=responses.in_progress,
         attempts=responses.attempts,
+        tries_note=responses.tries_note,
         against_pool=responses.against_pool,
         carry="key" if carry is None else "on" if carry else "off",
         unreadable=responses.unreadable,

@@ -385,9 +385,20 @@ def _feedback_lines(
             (
                 "h2",
                 f"Question {q.number}: {plain_math(q.title, rich=True)} "
-                f"({points_text(q.earned)} / {points_text(q.points)})",
+                f"({points_text(q.earned)} / {points_text(q.possible)})",
             )
         )
+        if q.tries is not None and q.penalty:  # an adaptive quiz's wrong tries
+            counted, made = q.tries
+            lines.append(
+                (
+                    "plain",
+                    f"Your try {counted} of {made} counts, less {points_text(q.penalty)} "
+                    f"for the {counted - 1} wrong tr{'y' if counted == 2 else 'ies'} before it.",
+                )
+            )
+        if q.averaged is not None:  # an average of attempts
+            lines.append(("plain", "The mean of your attempts; below, your last attempt's."))
         for p in q.parts:
             name = names.get((q.id, p.answer), p.part)
             if p.pending:  # a mark still to give: no points yet, and never a 0

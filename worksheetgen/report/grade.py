@@ -31,7 +31,7 @@ from worksheetgen.grading.moodle import (
     parse_moodle_rows,
 )
 from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
-from worksheetgen.grading.score import Absent, GradeResult, PartResult, grade
+from worksheetgen.grading.score import Absent, GradeResult, PartResult, QuestionResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.grading.visible import visible
 from worksheetgen.keyjson.read import load_key as read_key
@@ -212,6 +212,8 @@ def report_md(result: GradeResult) -> str:
         )
     if result.attempts:
         out.append(f"Several attempts: {_md('; '.join(result.attempts))}.")
+    if result.tries_note:
+        out.append(_md(result.tries_note))
     out += _carry_lines(result)
     if result.unreadable:
         out.append(
@@ -259,17 +261,31 @@ def report_md(result: GradeResult) -> str:
                 f"### Question {q.number}: {_math_md(q.title)} ({_code(q.id)}"
                 + (f", version {_md(q.version)}" if q.version else "")
                 + "), "
-                f"{points_text(q.earned)} / {points_text(q.points)}"
+                f"{points_text(q.earned)} / {points_text(q.possible)}"
                 + (
                     f" (without carried credit: {points_text(q.without_carry)})"
                     if q.without_carry is not None
                     else ""
                 )
+                + _tries_text(q)
             )
             out.append("")
             out += [_part_line(p) for p in q.parts]
             out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _tries_text(q: QuestionResult) -> str:
+    """What the question line says of an adaptive quiz's tries and penalty, or of an average
+    of attempts."""
+    if q.averaged is not None:
+        return " (the mean of the attempts; the parts below: the last attempt's)"
+    if q.tries is None:
+        return ""
+    counted, made = q.tries
+    less = f"less {points_text(q.penalty)} for {_count(counted - 1, 'wrong try')}"
+    which = "the first" if counted == 1 else f"try {counted}"
+    return f" ({which} of {made} tries counts" + (f", {less})" if counted > 1 else ")")
 
 
 def write_outputs(
@@ -347,6 +363,7 @@ def grade_files(
     paper: str = "a4",
     label: str | None = None,
     absent: Absent = "blank",
+    penalty: Fraction | None = None,
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -355,7 +372,8 @@ def grade_files(
     feedback pages' paper, a4 or letter (as the build printed). ``label``: what report.md
     and messages call the responses file (default: its path; ``scan`` grades a staged copy
     and names the file it puts in place). ``absent``: a student with no responses gets no
-    total and no feedback page ("blank"), or 0 points ("zero")."""
+    total and no feedback page ("blank"), or 0 points ("zero"). ``penalty``: a Moodle adaptive
+    quiz's penalty per wrong try (None: the one the Moodle export sets)."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -384,12 +402,12 @@ def grade_files(
                 line=rows[0][0] if rows else 1,
                 field="header",
             )
-        responses, key = parse_moodle_rows(rows, doc, key, name, tries, attempts, carry)
+        responses, key = parse_moodle_rows(rows, doc, key, name, tries, attempts, carry, penalty)
     else:
         text = read_text(responses_path, name)
         _check_lines(text, key, name)  # before a row is read
         if is_moodle_responses(header_row(text, name)):
-            responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry)
+            responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry, penalty)
         else:
             responses = parse_responses(text, key, name, lenient)
     if absent not in ("blank", "zero"):

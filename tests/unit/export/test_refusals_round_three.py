@@ -177,3 +177,34 @@ def test_a_shared_essay_answering_two_written_parts_says_so_in_the_plural(tmp_pa
     plural = re.findall(r"Write here your answers to the written parts of question (\d+)", text)
     assert plural == ["5"]  # q-scale 1, 2; why 3, 4; two 5 (and its essay 6)
     assert "the parts the question above asks in words" in text
+
+
+def test_the_refusal_names_the_option_the_user_ran(tmp_path):
+    """The Canvas refusal (and GIFT's of a pick-2 pool) says "export it with" the user's own
+    option: ``export --to moodle`` after ``export --to qti``, ``--export moodle`` after
+    ``build --export qti`` (it said --to in both)."""
+    text = TWO_POOLS.replace("points: 5}", "points: 4}")
+    key = tmp_path / "key.json"
+    (tmp_path / "k").mkdir()
+    key.write_text(json.dumps(_key(tmp_path / "k", text)), "utf-8")
+    runner = CliRunner()
+    for fmt, said in [
+        ("qti", "export it with --to moodle"),
+        ("gift", "export it with --to moodle"),
+    ]:
+        out = tmp_path / f"x.{fmt}"
+        argv = ["export", "--to", fmt, "--key", str(key), "--out", str(out)]
+        result = runner.invoke(main, argv)
+        assert result.exit_code != 0 and not out.exists()
+        (line,) = [x for x in result.output.splitlines() if x.strip()]
+        assert said in line and "--export" not in line, line
+    bank = tmp_path / "two.yaml"
+    bank.write_text(text, "utf-8")
+    argv = ["build", "--seed", "1", "--versions", "4", "--no-pdf", "--bank", str(bank)]
+    result = runner.invoke(main, [*argv, "--out", str(tmp_path / "b"), "--export", "qti"])
+    assert result.exit_code != 0
+    (line,) = [x for x in result.output.splitlines() if x.strip()]
+    assert "export it with --export moodle" in line and "--to" not in line, line
+    # the library's export_bytes is the export command's route
+    with pytest.raises(ExportError, match="export it with --to moodle"):
+        export_bytes(json.loads(key.read_text("utf-8")), "qti")

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import re
+from fractions import Fraction
 
 import pytest
 
@@ -42,12 +43,13 @@ def read(
     text: str | None = None,
     tries: Tries = "last",
     attempts: Attempts = "highest",
+    penalty: Fraction | None = None,
 ) -> tuple[Responses, GradeKey, GradeKey]:
     bank = "default" if folder == "default-adaptive" else folder
     doc = load_key(FIXTURES / bank / "key.json", GradeError)
     key = grade_key(doc)
     body = text_of(folder, name) if text is None else text
-    responses, graded_key = parse_moodle(body, doc, key, name, tries, attempts)
+    responses, graded_key = parse_moodle(body, doc, key, name, tries, attempts, penalty=penalty)
     return responses, graded_key, key
 
 
@@ -192,12 +194,15 @@ def test_moodle_lists_an_attempt_in_progress_and_does_not_grade_it(bank):
 
 def test_moodle_adaptive_counts_the_last_try_unless_asked_for_the_first():
     last = graded("default-adaptive", "responses-lasttry.csv")
-    every = graded("default-adaptive", "responses-alltries.csv")
+    # without a penalty the best try: the key (with the export's, less than full marks)
+    every = graded("default-adaptive", "responses-alltries.csv", penalty=Fraction(0))
+    penalised = graded("default-adaptive", "responses-alltries.csv")
     first_of_every = graded("default-adaptive", "responses-alltries.csv", tries="first")
     first = graded("default-adaptive", "responses-firsttry.csv")
     for who in ("s2", "s5"):  # checked a slip first, then the key
         assert student(last, who).earned == student(last, who).possible
         assert student(every, who).earned == student(every, who).possible
+        assert student(penalised, who).earned < student(penalised, who).possible
         assert student(first, who).earned < student(first, who).possible
         assert student(first_of_every, who).earned == student(first, who).earned
     assert every.in_progress == last.in_progress == (f"{EMAILS['s6']} (Finn Olsen)",)
@@ -484,7 +489,10 @@ def test_moodle_all_tries_reads_a_slot_without_a_second_try_from_its_last_try():
         first[i], second[i] = second[i], "-"
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(rows)
-    every = read("default-adaptive", "responses-alltries.csv", text=out.getvalue())
+    # no penalty: the second tries of slots 3-5 (the key) count in full, as in the last try
+    every = read(
+        "default-adaptive", "responses-alltries.csv", text=out.getvalue(), penalty=Fraction(0)
+    )
     result = grade(every[1], every[0])
     ben_result = student(result, "s2")
     last = student(graded("default-adaptive", "responses-lasttry.csv"), "s2")

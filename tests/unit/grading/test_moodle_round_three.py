@@ -51,7 +51,7 @@ def test_highest_grade_counts_the_attempt_moodle_graded_highest():
 ADAPTIVE = MOODLE / "adaptive-tries"
 
 
-def _scores(name: str) -> dict[str, tuple[str, ...]]:
+def _scores(name: str, *flags: str) -> dict[str, tuple[str, ...]]:
     import tempfile
 
     from click.testing import CliRunner
@@ -60,6 +60,7 @@ def _scores(name: str) -> dict[str, tuple[str, ...]]:
 
     with tempfile.TemporaryDirectory() as out:
         argv = ["grade", "--key", str(ADAPTIVE / "key.json"), str(ADAPTIVE / name), "--out", out]
+        argv += flags
         result = CliRunner().invoke(main, argv)
         assert result.exit_code == 0, result.output
         with open(f"{out}/scores.csv", encoding="utf-8", newline="") as fh:
@@ -69,9 +70,10 @@ def _scores(name: str) -> dict[str, tuple[str, ...]]:
 def test_a_real_all_tries_download_grades_as_its_last_try_download():
     """The real adaptive quiz of fixtures/moodle/adaptive-tries: Ben and Eve checked a wrong
     answer first on slots 1, 3 and 5 only; their second rows show "-" at slots 2 and 4,
-    which Moodle has no second try of. Each student's scores from the "All tries" download
-    (csv and xlsx) are those of the last-try download (main read slots 2 and 4 as blank:
-    22 of 30 for both)."""
+    which Moodle has no second try of. Without a penalty (``--penalty 0``) each student's
+    scores from the "All tries" download (csv and xlsx) are those of the last-try download
+    (main read slots 2 and 4 as blank: 22 of 30 for both); with the export's penalty, each
+    slot's share of its mark is the one Moodle's Grades report gives."""
     rows = list(
         csv.reader(io.StringIO((ADAPTIVE / "responses-alltries.csv").read_text("utf-8-sig")))
     )
@@ -81,5 +83,21 @@ def test_a_real_all_tries_download_grades_as_its_last_try_download():
     later = [ben[1][i] for i, c in enumerate(head) if c.startswith("Response ")]
     assert later[1] == later[3] == "-" and "-" not in (later[0], later[2], later[4])
     last = _scores("responses-lasttry.csv")
-    assert _scores("responses-alltries.csv") == last == _scores("responses-alltries.xlsx")
+    unpenalised = _scores("responses-alltries.csv", "--penalty", "0")
+    assert unpenalised == last == _scores("responses-alltries.xlsx", "--penalty", "0")
     assert {s[-2] for k, s in last.items() if "ben" in k or "eve" in k} == {"28.33", "28.5"}
+    penalised = _scores("responses-alltries.csv", "--no-carry")
+    assert penalised == _scores("responses-alltries.xlsx", "--no-carry")
+    grades = list(csv.reader(io.StringIO((ADAPTIVE / "grades.csv").read_text("utf-8-sig"))))
+    head = grades[0]
+    slots = [i for i, c in enumerate(head) if c.startswith("Q. ")]
+    most = [float(head[i].split("/")[1]) for i in slots]
+    for row in grades[1:]:
+        mine = next((s for s in penalised.values() if s[1] == f"{row[1]} {row[0]}"), None)
+        if mine is None or row[slots[0]] == "-":
+            continue  # the average row, Finn's attempt in progress
+        # scores.csv: student, name, a column per slot (one question each), total, max
+        maxima = [6, 5, 6, 3, 10]
+        for k, (i, m) in enumerate(zip(slots, most, strict=True)):
+            moodle = float(row[i]) / m
+            assert abs(float(mine[2 + k]) / maxima[k] - moodle) < 0.02, (row[1], k + 1)

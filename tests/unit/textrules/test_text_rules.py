@@ -189,7 +189,16 @@ def test_a_configured_space_in_other_digits_is_refused(tmp_path, runner, monkeyp
         ),
         (
             ["grade", "--key", "k", "--attempt", "", "r"],
-            "--attempt: expected one of highest, last, first, got ''",
+            "--grading-method/--attempt: expected one of highest, average, first, last, got ''",
+        ),
+        (
+            ["grade", "--key", "k", "--grading-method", "median", "r"],
+            "--grading-method/--attempt: expected one of highest, average, first, last, "
+            "got 'median'",
+        ),
+        (
+            ["grade", "--key", "k", "--penalty", "٠.5", "r"],
+            "--penalty: expected a decimal from 0 to 1, got '٠.5' (write the digits 0-9)",
         ),
     ],
 )
@@ -417,6 +426,8 @@ OPTIONS = [
     ("grade", "--out", ["--key", "k.json", "r.csv"]),
     ("grade", "--tries", ["--key", "k.json", "r.csv"]),
     ("grade", "--attempt", ["--key", "k.json", "r.csv"]),
+    ("grade", "--grading-method", ["--key", "k.json", "r.csv"]),
+    ("grade", "--penalty", ["--key", "k.json", "r.csv"]),
     ("grade", "--config", ["--key", "k.json", "r.csv"]),
     ("export", "--to", ["--key", "k.json"]),
     ("export", "--key", ["--to", "gift"]),
