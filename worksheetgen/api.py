@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -72,6 +73,25 @@ def _path(name: str, value: PathLike | None) -> str | None:
 
         raise UsageError(f"{name}: expected a path of {PATH_LIMITS}, got {problem}")
     return text
+
+
+def _share(name: str, value: str | Fraction | None) -> Fraction | None:
+    """A share from 0 to 1: a Fraction, or a decimal in ASCII digits as the option takes it."""
+    if value is None:
+        return None
+    from worksheetgen.textrules import is_decimal
+
+    if isinstance(value, Fraction):
+        share: Fraction | None = value
+    elif isinstance(value, str) and is_decimal(value.strip(" \t")):
+        share = Fraction(value.strip(" \t"))
+    else:
+        share = None
+    if share is None or not 0 <= share <= 1:
+        from worksheetgen.errors import UsageError
+
+        raise UsageError(f"{name}: expected a decimal from 0 to 1, got {value!r}")
+    return share
 
 
 def _paths(name: str, values: PathLike | Sequence[PathLike] | None) -> tuple[str, ...]:
@@ -168,7 +188,8 @@ def grade(
     *,
     out: PathLike | None = None,
     tries: Literal["last", "first"] = "last",
-    attempt: Literal["highest", "last", "first"] = "highest",
+    grading_method: Literal["highest", "average", "first", "last"] = "highest",
+    penalty: str | Fraction | None = None,
     carry: bool | None = None,
     lenient: bool = False,
     paper: Literal["a4", "letter"] | None = None,
@@ -177,13 +198,17 @@ def grade(
 ) -> GradeRun:
     """``worksheetgen grade``: grade ``responses`` (our CSV or a Moodle download) against
     ``key`` (a key.json); writes scores.csv, report.md and the class report into ``out``
-    (default: beside the responses) and returns the scores (``.result``) and the files."""
+    (default: beside the responses) and returns the scores (``.result``) and the files.
+    ``grading_method``: the Moodle quiz's, for a student with several attempts;
+    ``penalty``: an adaptive quiz's per wrong try, a decimal from 0 to 1 as text
+    (``"0.3333333"``) or a Fraction (None: the one the Moodle export sets)."""
     from worksheetgen.pipeline.config import expect_key_secret
     from worksheetgen.report.grade import grade_files
 
     _one_of("tries", tries, ("last", "first"))
-    _one_of("attempt", attempt, ("highest", "last", "first"))
+    _one_of("grading_method", grading_method, ("highest", "average", "first", "last"))
     _one_of("absent", absent, ("blank", "zero"))
+    share = _share("penalty", penalty)
     settings = _config(config, {"paper": paper})
     with expect_key_secret(settings):
         return grade_files(
@@ -191,11 +216,12 @@ def grade(
             _path("responses", responses) or "",
             _path("out", out),
             tries=tries,
-            attempts=attempt,
+            attempts=grading_method,
             carry=carry,
             lenient=lenient,
             paper=settings.value("paper"),
             absent=absent,
+            penalty=share,
         )
 
 

@@ -326,7 +326,7 @@ def test_the_written_part_is_never_penalised():
 
 
 def test_the_feedback_page_says_which_try_counted_and_what_the_penalty_took():
-    from worksheetgen.grading.classreport import _feedback_lines
+    from worksheetgen.report.classreport import _feedback_lines
 
     doc = load_key(KEY, GradeError)
     text = _alltries_text()
