@@ -85,7 +85,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         _require_tex(options)  # say so before doing any work
     bank = load_bank(options)
     if options.exports:  # what an export would refuse, before any sheet is drawn or set
-        refused = pool_refusals(bank, options.exports)
+        refused = pool_refusals(bank, options.exports, option="--export")
         if refused:
             raise refused[0]
     if plan is None:

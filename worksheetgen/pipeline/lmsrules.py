@@ -71,9 +71,10 @@ def _refusal(pool: Pool, message: str) -> ExportError:
     )
 
 
-def pool_refusals(bank: Bank, formats: Sequence[str]) -> list[ExportError]:
+def pool_refusals(bank: Bank, formats: Sequence[str], option: str = "--to") -> list[ExportError]:
     """What the exports ``formats`` (moodle, gift, qti) would refuse in ``bank``'s pools,
-    one error each (a format worksheetgen does not bundle is not known here)."""
+    one error each (a format worksheetgen does not bundle is not known here); a refusal
+    that names another format names it with ``option`` (``--export`` for a build)."""
     lms = [LMS_OF[f] for f in dict.fromkeys(formats) if f in LMS_OF]
     if not lms:
         return []
@@ -86,7 +87,7 @@ def pool_refusals(bank: Bank, formats: Sequence[str]) -> list[ExportError]:
                     pool,
                     f"expected a pool GIFT can deal as the sheets did, got pick {pool.pick} "
                     "(GIFT has no question holding several, and random questions draw each "
-                    "on its own): export it with --to moodle (one cloze question per sheet) "
+                    f"on its own): export it with {option} moodle (one cloze question per sheet) "
                     "or pick 1",
                 )
             )

@@ -205,6 +205,11 @@ def test_the_refusal_names_the_option_the_user_ran(tmp_path):
     assert result.exit_code != 0
     (line,) = [x for x in result.output.splitlines() if x.strip()]
     assert "export it with --export moodle" in line and "--to" not in line, line
+    # GIFT's refusal of a pick-2 pool, made before any sheet is drawn (pipeline/lmsrules)
+    result = runner.invoke(main, [*argv, "--out", str(tmp_path / "g"), "--export", "gift"])
+    assert result.exit_code != 0
+    (line,) = [x for x in result.output.splitlines() if x.strip()]
+    assert "export it with --export moodle" in line and "--to" not in line, line
     # the library's export_bytes is the export command's route
     with pytest.raises(ExportError, match="export it with --to moodle"):
         export_bytes(json.loads(key.read_text("utf-8")), "qti")
