@@ -298,6 +298,13 @@ def _config_option(fn: F) -> F:
     "students/<id>-answers.pdf), the one page or two scan reads; the sheets are booklets "
     "without boxes. Default: the configuration's answer_sheet, else no.",
 )
+@click.option(
+    "--large-print/--no-large-print",
+    default=None,
+    help="Every sheet and key in large print (14 pt text and answer cells to match), on "
+    "paper and in HTML; a roster's large_print column asks it per student. Default: the "
+    "configuration's large_print, else no.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
@@ -322,6 +329,7 @@ def build(
     shuffle: bool | None,
     scannable: bool | None,
     answer_sheet: bool | None,
+    large_print: bool | None,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -345,6 +353,7 @@ def build(
             **{"out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
             "scannable": scannable,
             "answer_sheet": answer_sheet,
+            "large_print": large_print,
         },
     )
     _using(config, quiet)
@@ -381,6 +390,7 @@ def build(
                 carry=config.value("carry"),
                 scannable=bool(config.value("scannable")),
                 answer_sheet=bool(config.value("answer_sheet")),
+                large_print=bool(config.value("large_print")),
             ),
             reporter,
         )

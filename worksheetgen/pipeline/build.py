@@ -101,6 +101,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         sheets=(),
         secret=options.secret,
         paper=options.paper,
+        large_print=options.large_print,
     )
     if options.scannable and not lone:
         # every page code depends on the whole class: known before any sheet is drawn

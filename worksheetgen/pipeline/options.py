@@ -43,6 +43,8 @@ class BuildOptions:
     #: with ``scannable``: the boxes on a short answer sheet per sheet (answers.tex), the
     #: sheets booklets without boxes
     answer_sheet: bool = False
+    #: every sheet and key in large print (a roster's large_print column: per student)
+    large_print: bool = False
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
 

@@ -7,7 +7,7 @@ heads and tails."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from worksheetgen.keyjson import write as keyfile
@@ -49,6 +49,8 @@ class RenderedSheet:
     items: int
     grid: GridRow  # its line of the answer grid
     worked: tuple[WorkedPiece, ...] = ()  # its questions as the key prints them (TA key)
+    #: kind -> the sheet's own whole HTML document (its <article> goes into the class's)
+    html: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,8 @@ class Renderer:
             tex[kind] = self.render("latex", kind, {**latex_ctx, "worked_bodies": bodies["latex"]})
             with_bodies = {**ctx, "worked_bodies": bodies["markdown"]}
             md[kind] = self.render("markdown", kind, with_bodies)
+        own = {**document_context(build, [sheet]), "sheet": sheet}
+        html = {kind: self.render("html", kind, own) for kind in KINDS}
         draws = keyfile.sheet_draws(sheet)
         worked = tuple(
             WorkedPiece(item.spec.id, item_title(item), tex_body, md_body)
@@ -144,6 +148,7 @@ class Renderer:
             len(sheet.items),
             sheet_grid_row(sheet),
             worked,
+            html,
         )
 
     def document_ends(
@@ -162,6 +167,17 @@ class Renderer:
             ends[kind] = (
                 self.render("latex", kind, {**ctx, "doc_head": True}),
                 self.render("latex", kind, {**ctx, "doc_tail": True}),
+            )
+        return ends
+
+    def html_ends(self, build: Build) -> dict[str, tuple[str, str]]:
+        """The head and tail of each combined HTML document of a class, by kind."""
+        ends = {}
+        for kind in KINDS:
+            ctx = {**document_context(build, []), **FRAGMENT}
+            ends[kind] = (
+                self.render("html", kind, {**ctx, "doc_head": True}),
+                self.render("html", kind, {**ctx, "doc_tail": True}),
             )
         return ends
 
