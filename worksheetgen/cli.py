@@ -301,9 +301,9 @@ def _config_option(fn: F) -> F:
 @click.option(
     "--large-print/--no-large-print",
     default=None,
-    help="Every sheet and key in large print (14 pt text and answer cells to match), on "
-    "paper and in HTML; a roster's large_print column asks it per student. Default: the "
-    "configuration's large_print, else no.",
+    help="The HTML sheets and keys in large print (16 pt text, answer cells to match; the "
+    "PDFs are not changed yet); a roster's large_print column asks it per student. Default: "
+    "the configuration's large_print, else no.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(

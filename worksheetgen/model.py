@@ -368,7 +368,7 @@ class Student:
 
     name: str
     id: str
-    #: the roster's large-print column: this student's sheet in large print (paper and HTML)
+    #: the roster's large-print column: this student's HTML sheet and key in large print
     large_print: bool = False
 
 
