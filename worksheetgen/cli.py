@@ -305,6 +305,19 @@ def _config_option(fn: F) -> F:
     "PDFs are not changed yet); a roster's large_print column asks it per student. Default: "
     "the configuration's large_print, else no.",
 )
+@click.option(
+    "--practice",
+    is_flag=True,
+    help="Also a practice page per sheet (practice.html; a class's in students/ or "
+    "versions/): Check says right or wrong as grade would, names the slip behind a wrong "
+    "value, shows the worked steps one at a time. The answers are inside the page.",
+)
+@click.option(
+    "--practice-despite-secret",
+    is_flag=True,
+    help="With --practice and a course secret: write the practice pages anyway (they hold "
+    "the answers the secret keeps from students; each page says so).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
@@ -330,6 +343,8 @@ def build(
     scannable: bool | None,
     answer_sheet: bool | None,
     large_print: bool | None,
+    practice: bool,
+    practice_despite_secret: bool,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -391,6 +406,8 @@ def build(
                 scannable=bool(config.value("scannable")),
                 answer_sheet=bool(config.value("answer_sheet")),
                 large_print=bool(config.value("large_print")),
+                practice=practice,
+                practice_despite_secret=practice_despite_secret,
             ),
             reporter,
         )

@@ -14,6 +14,7 @@ from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS, answers_context
 from worksheetgen.pipeline.plan import ClassPlan, Entry
+from worksheetgen.pipeline.practice import PRACTICE, practice_context
 from worksheetgen.pipeline.sheet import (
     document_context,
     grid_context,
@@ -59,6 +60,7 @@ class Renderer:
     (``template_dir`` None) or a folder of the user's."""
 
     template_dir: str | None = None
+    practice: bool = False  # each sheet's practice page too (--practice)
 
     @property
     def bundled(self) -> bool:
@@ -133,6 +135,8 @@ class Renderer:
             md[kind] = self.render("markdown", kind, with_bodies)
         own = {**document_context(build, [sheet]), "sheet": sheet}
         html = {kind: self.render("html", kind, own) for kind in KINDS}
+        if self.practice:
+            html[PRACTICE] = self.practice_page(build, sheet)
         draws = keyfile.sheet_draws(sheet)
         worked = tuple(
             WorkedPiece(item.spec.id, item_title(item), tex_body, md_body)
@@ -169,6 +173,11 @@ class Renderer:
                 self.render("latex", kind, {**ctx, "doc_tail": True}),
             )
         return ends
+
+    def practice_page(self, build: Build, sheet: Sheet) -> str:
+        """One sheet's practice page (the grader's view of its key inside)."""
+        ctx = {**document_context(build, [sheet]), **practice_context(build, sheet)}
+        return self.render("html", PRACTICE, ctx)
 
     def html_ends(self, build: Build) -> dict[str, tuple[str, str]]:
         """The head and tail of each combined HTML document of a class, by kind."""

@@ -22,6 +22,7 @@ from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS
 from worksheetgen.pipeline.options import BuildOptions, ClassStats, engine_refusal
 from worksheetgen.pipeline.plan import ClassPlan
+from worksheetgen.pipeline.practice import PRACTICE
 from worksheetgen.pipeline.renderer import (
     GRID,
     KINDS,
@@ -186,11 +187,12 @@ class FolderSink:
         """The sheet's own HTML documents, in the class's subfolder beside its PDFs, and
         its article in the class's combined ones."""
         stem = self.plan.entries[self._count].stem
-        for kind in KINDS:
-            own = sheet.html[kind]
+        for kind, own in sheet.html.items():
             rel = f"{self.plan.subfolder}/{stem}-{kind}.html"
             (self.tmp / rel).write_text(own, encoding="utf-8")
             self.files.append(rel)
+            if kind not in KINDS:  # a practice page is the student's own only
+                continue
             start, end = own.index(ARTICLE), own.rindex(ARTICLE_END) + len(ARTICLE_END)
             self._handles[(kind, ".html")].write(own[start:end] + "\n")
 
@@ -261,6 +263,9 @@ class SheetSink:
         """Every file of the sheet's folder but manifest.json; their names."""
         options, result, files = self.options, self.build, self.files
         docs = self.renderer.whole(result, options.scannable, options.answer_sheet)
+        if options.practice:
+            (sheet,) = result.sheets
+            docs[f"{PRACTICE}.html"] = self.renderer.practice_page(result, sheet)
         files.update({name: text.encode("utf-8") for name, text in docs.items()})
         key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
         files["key.json"] = key_text.encode("utf-8")

@@ -75,6 +75,35 @@ WORDS: dict[str, str] = {
     ),
     "row_header": "{label} {i}",
     "col_header": "{label} {j}",
+    # the practice page
+    "practice_title": "{title} — practice",
+    "practice_intro": (
+        "Practice page: type your answers, then press Check under a question. The key is "
+        "inside this page; what you type stays in this browser."
+    ),
+    "practice_marked": "Practice copy: contains the answers.",
+    "check": "Check question {number}",
+    "show_step": "Show the worked step",
+    "worked_steps": "Question {number}: worked steps",
+}
+
+#: the practice page's sentences, filled in by its script (the same placeholders)
+SCRIPT_WORDS: dict[str, str] = {
+    "right": "({part}) Right.",
+    "carried": (
+        "({part}) Right, carried forward: it follows from your own answer to {sources}, "
+        "as grade credits it."
+    ),
+    "blank": "({part}) Nothing entered yet.",
+    "partly_blank": "({part}) {missing} of {total} entries are still empty.",
+    "wrong": "({part}) Not right: {wrong} of {total} entries ({entries}).",
+    "wrong_one": "({part}) Not right.",
+    "unreadable": "({part}) Not a number grade can read: {text}.",
+    "slip": "That is what the slip “{title}” gives: {what}",
+    "avoid": "To avoid it: {avoid}",
+    "no_slip": "No known slip gives this; compare with the worked steps.",
+    "text_part": "({part}) Written answers are marked by a person: compare with the worked steps.",
+    "all_steps_shown": "Every worked step is shown",
 }
 
 

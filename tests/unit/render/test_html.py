@@ -178,3 +178,22 @@ def test_a_large_print_cell_must_say_yes_or_no(cell):
 def test_large_print_values_are_read():
     students = parse_roster("name,large print\nA,Yes\nB,0\nC,\nD,TRUE\n")
     assert [s.large_print for s in students] == [True, False, False, True]
+
+
+def test_a_class_with_practice_gets_one_practice_page_per_student(tmp_path):
+    folder = _class(tmp_path, PLAIN_BANK, "name,id\nAda,a\nBob,b\n", practice=True)
+    own = sorted(p.name for p in (folder / "students").iterdir())
+    assert own == [
+        "a-key.html",
+        "a-practice.html",
+        "a-sheet.html",
+        "b-key.html",
+        "b-practice.html",
+        "b-sheet.html",
+    ]
+    combined = (folder / "sheets.html").read_text("utf-8")
+    assert "wsg-key" not in combined and "<script" not in combined  # the answers stay out
+    page = (folder / "students" / "b-practice.html").read_text("utf-8")
+    found = [t for t, _ in tags_of(page)]
+    assert found.count("script") == 3 and "script-src 'unsafe-inline'" in page
+    assert "contains the answers" not in page  # no course secret in this build
