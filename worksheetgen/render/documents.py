@@ -30,7 +30,7 @@ from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
-from worksheetgen.render import htmlmath, htmlwords
+from worksheetgen.render import htmlmath, htmltables, htmlwords
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
 from worksheetgen.render.texlines import fold_long_lines
@@ -380,7 +380,13 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
     )
     if fmt == "html":
         env.filters.update(html_filters())
-        env.globals.update(say=htmlwords.say, lang=htmlwords.LANGUAGE, dir=htmlwords.DIRECTION)
+        env.globals.update(
+            say=htmlwords.say,
+            lang=htmlwords.LANGUAGE,
+            dir=htmlwords.DIRECTION,
+            input_table=htmltables.input_table,
+            value_table=htmltables.value_table,
+        )
     if extra_dir:
         env.filters["wsg_counted"] = _counted
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places, blank_width=blank_width)

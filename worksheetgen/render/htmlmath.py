@@ -11,6 +11,7 @@ page. Math the converter cannot take prints as its TeX source, escaped, in ``<mt
 from __future__ import annotations
 
 import html
+import re
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 from typing import Any
@@ -39,18 +40,89 @@ def escape(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+# a number in TeX math, and the character before it (see _shape)
+_NUMBER = re.compile(r"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)(?![0-9.])")
+_SLOT = 0xE000  # numbers stand in the math's shape as Private Use characters U+E000, ...
+_MAX_SLOTS = 6400
+
+
 @lru_cache(maxsize=16384)  # the same matrices and labels recur on every sheet of a class
 def math_html(tex: str, display: bool = False) -> str:
-    """TeX math (from a bank or a template) as one ``<math>`` element."""
+    """TeX math (from a bank or a template) as one ``<math>`` element.
+
+    Every sheet of a class has the same math with other numbers, so the conversion is done
+    once per *shape* (the math with each number replaced by a character of its own) and the
+    numbers are put back as ``<mn>`` elements; math whose numbers cannot be told apart that
+    way (a number right after ``^``, ``_`` or a letter, where TeX reads single digits) is
+    converted whole."""
+    mode = "block" if display else "inline"
+    # digits are never touched by sanitize_math (a number after a backslash has no shape)
+    shape = _shape(tex)
+    if shape is not None:
+        template, numbers = shape
+        filled = _fill(_safe_converted(template, mode), numbers)
+        if filled is not None:
+            return filled
+    return _safe_converted(tex, mode)
+
+
+@lru_cache(maxsize=16384)
+def _safe_converted(tex: str, mode: str) -> str:
+    return _converted(sanitize_math(tex).strip(), mode)
+
+
+def _shape(tex: str) -> tuple[str, tuple[str, ...]] | None:
+    """The math with every number replaced by its slot character, and the numbers; None
+    where that could change how TeX reads it."""
+    numbers: list[str] = []
+    if _ANY_SLOT.search(tex):
+        return None
+    out, pos = [], 0
+    for m in _NUMBER.finditer(tex):
+        before = tex[m.start() - 1] if m.start() else ""
+        if before and (before.isascii() and before.isalpha() or before in "^_\\"):
+            return None  # x^12 is x^1 2; \frac12 is \frac{1}{2}: read as TeX does
+        if len(numbers) >= _MAX_SLOTS:
+            return None
+        out.append(tex[pos : m.start()])
+        out.append(chr(_SLOT + len(numbers)))
+        numbers.append(m.group(1))
+        pos = m.end()
+    out.append(tex[pos:])
+    return "".join(out), tuple(numbers)
+
+
+def _fill(mathml: str, numbers: tuple[str, ...]) -> str | None:
+    """The converted shape with its numbers back (each slot must appear once)."""
+    if not numbers:
+        return mathml
+    slots = re.findall("[\ue000-\uf8ff]", mathml)
+    if sorted(slots) != [chr(_SLOT + i) for i in range(len(numbers))]:
+        return None
+    return _SLOT_RE.sub(
+        lambda m: (
+            f"<mn>{numbers[ord(m.group(1) or m.group(2)) - _SLOT]}</mn>"
+            if m.group(1)
+            else numbers[ord(m.group(2)) - _SLOT]
+        ),
+        mathml,
+    )
+
+
+_ANY_SLOT = re.compile("[\\ue000-\\uf8ff]")
+_SLOT_RE = re.compile("<mi>([\ue000-\uf8ff])</mi>|([\ue000-\uf8ff])")
+
+
+@lru_cache(maxsize=16384)
+def _converted(tex: str, mode: str) -> str:
+    """latex2mathml's MathML of safe TeX, cleaned (or the TeX as text where it fails)."""
     # the converter only when a document is written as HTML (it is not needed for --help)
     from latex2mathml.converter import convert
 
-    safe = sanitize_math(tex).strip()
-    mode = "block" if display else "inline"
     try:
-        return _clean(convert(safe, display=mode), mode)
+        return _clean(convert(tex, display=mode), mode)
     except Exception:  # latex2mathml raises many kinds; the TeX prints as text instead
-        return f'<math display="{mode}"><mtext>{escape(safe)}</mtext></math>'
+        return f'<math display="{mode}"><mtext>{escape(tex)}</mtext></math>'
 
 
 def _clean(mathml: str, mode: str) -> str:

@@ -107,6 +107,15 @@ SCRIPT_WORDS: dict[str, str] = {
 }
 
 
+_ESCAPED = {key: str(escape(text)) for key, text in WORDS.items()}
+
+
 def say(key: str, **values: Any) -> Markup:
-    """One fixed string with its placeholders filled, as HTML."""
-    return Markup(escape(WORDS[key])).format(**values)
+    """One fixed string with its placeholders filled, as HTML (each value escaped unless it
+    is markup already: ``escape`` leaves a Markup as it is)."""
+    return Markup(_ESCAPED[key].format(**{k: escape(v) for k, v in values.items()}))
+
+
+def words(key: str, **values: Any) -> str:
+    """One fixed string filled in as plain text (for code that escapes what it builds)."""
+    return WORDS[key].format(**values)
