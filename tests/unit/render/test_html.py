@@ -197,3 +197,35 @@ def test_a_class_with_practice_gets_one_practice_page_per_student(tmp_path):
     found = [t for t, _ in tags_of(page)]
     assert found.count("script") == 3 and "script-src 'unsafe-inline'" in page
     assert "contains the answers" not in page  # no course secret in this build
+
+
+def test_math_converted_by_its_shape_equals_the_whole_conversion(monkeypatch):
+    """Every sheet has the same math with other numbers: it is converted once per shape and
+    the numbers put back; on every bundled bank's math that is the whole conversion."""
+    from worksheetgen.pipeline.sheet import document_context, load_bank, make_build
+    from worksheetgen.render import htmlmath
+    from worksheetgen.render.documents import render_document
+    from worksheetgen.resources import data_dir
+
+    seen: set[tuple[str, bool]] = set()
+    plain = htmlmath.math_html.__wrapped__
+
+    def spy(tex: str, display: bool = False) -> str:
+        seen.add((tex, display))
+        return plain(tex, display)
+
+    monkeypatch.setattr(htmlmath, "math_html", spy)
+    for bank in sorted((data_dir("banks")).glob("*.yaml")):
+        build = make_build(load_bank(BuildOptions(seed=2, banks=(str(bank),))), 2)
+        for kind in ("sheet", "key"):
+            render_document("html", kind, document_context(build))
+    shaped = 0
+    for tex, display in seen:
+        mode = "block" if display else "inline"
+        whole = htmlmath._converted(htmlmath.sanitize_math(tex).strip(), mode)
+        assert plain(tex, display) == whole, tex
+        shaped += htmlmath._shape(tex) is not None
+    assert len(seen) > 200 and shaped > len(seen) * 0.8
+    # where TeX reads single digits, the math is converted whole
+    assert htmlmath._shape("x^12") is None and htmlmath._shape(r"\frac12") is None
+    assert "<mn>12</mn>" in htmlmath.math_html("x_{12} + 0.5")
