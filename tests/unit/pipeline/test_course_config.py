@@ -189,4 +189,4 @@ def test_large_print_from_the_file_and_the_command_line(tmp_path):
     assert config.value("large_print") is True
     config = load_config(options={"large_print": False}, start=tmp_path, environ=NO_ENV)
     assert config.value("large_print") is False
-    assert config.settings["large_print"].source == "--large-print"
+    assert config.settings["large_print"].source == "--no-large-print"
