@@ -10,15 +10,19 @@ page. Math the converter cannot take prints as its TeX source, escaped, in ``<mt
 
 from __future__ import annotations
 
+import hashlib
 import html
+import importlib.util
 import re
 import xml.etree.ElementTree as ET
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from worksheetgen.exact import mathtex
 from worksheetgen.exact.masked import is_masked_text
 from worksheetgen.render.markup import sanitize_math, split_markup
+from worksheetgen.speed.cache import load, private_cache_folder, store
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 # what latex2mathml writes for the bounded math of the banks (anything else is refused)
@@ -113,16 +117,48 @@ _ANY_SLOT = re.compile("[\\ue000-\\uf8ff]")
 _SLOT_RE = re.compile("<mi>([\ue000-\uf8ff])</mi>|([\ue000-\uf8ff])")
 
 
+#: what the cached conversions depend on besides the converter's own files (bump it when
+#: _clean or the fallback changes what they hold)
+_CACHE_FORMAT = "mathml-1"
+
+
+@lru_cache(maxsize=1)
+def _cache_folder() -> Path | None:
+    """The speed cache's folder of converted math shapes (by the installed converter's
+    files, found without importing it), or None when there is none."""
+    spec = importlib.util.find_spec("latex2mathml")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    files = []
+    for folder in spec.submodule_search_locations:
+        for path in sorted(Path(folder).glob("*.py")):
+            info = path.stat()
+            files.append(f"{path.name}:{info.st_size}:{info.st_mtime_ns}")
+    return private_cache_folder("mathml", "|".join([_CACHE_FORMAT, *files]))
+
+
 @lru_cache(maxsize=16384)
 def _converted(tex: str, mode: str) -> str:
-    """latex2mathml's MathML of safe TeX, cleaned (or the TeX as text where it fails)."""
+    """latex2mathml's MathML of safe TeX, cleaned (or the TeX as text where it fails); kept in
+    the speed cache, so a class's math shapes are converted once, not in every build."""
+    folder = _cache_folder()
+    entry = None
+    if folder is not None:
+        name = hashlib.blake2b(f"{mode}|{tex}".encode("utf-8", "surrogatepass"), digest_size=16)
+        entry = folder / name.hexdigest()
+        data = load(entry)
+        if data is not None:
+            return data.decode("utf-8", "surrogatepass")
     # the converter only when a document is written as HTML (it is not needed for --help)
     from latex2mathml.converter import convert
 
     try:
-        return _clean(convert(tex, display=mode), mode)
+        out = _clean(convert(tex, display=mode), mode)
     except Exception:  # latex2mathml raises many kinds; the TeX prints as text instead
-        return f'<math display="{mode}"><mtext>{escape(tex)}</mtext></math>'
+        out = f'<math display="{mode}"><mtext>{escape(tex)}</mtext></math>'
+    if entry is not None:
+        store(entry, out.encode("utf-8", "surrogatepass"))
+    return out
 
 
 def _clean(mathml: str, mode: str) -> str:

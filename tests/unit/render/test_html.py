@@ -229,3 +229,22 @@ def test_math_converted_by_its_shape_equals_the_whole_conversion(monkeypatch):
     # where TeX reads single digits, the math is converted whole
     assert htmlmath._shape("x^12") is None and htmlmath._shape(r"\frac12") is None
     assert "<mn>12</mn>" in htmlmath.math_html("x_{12} + 0.5")
+
+
+def test_converted_math_is_kept_in_the_speed_cache_and_read_back_the_same():
+    from worksheetgen.render import htmlmath
+
+    folder = htmlmath._cache_folder()
+    assert folder is not None  # the tests' private cache (conftest)
+    htmlmath._converted.cache_clear()
+    before = set(folder.iterdir())
+    first = htmlmath._converted(r"\frac{\uE000}{\sqrt{d_k}} \text{cached}", "block")
+    written = set(folder.iterdir()) - before
+    assert len(written) == 1
+    htmlmath._converted.cache_clear()
+    assert htmlmath._converted(r"\frac{\uE000}{\sqrt{d_k}} \text{cached}", "block") == first
+    # an entry that is not whole is not trusted: converted again
+    (entry,) = written
+    entry.write_bytes(b"<math>tampered</math>")
+    htmlmath._converted.cache_clear()
+    assert htmlmath._converted(r"\frac{\uE000}{\sqrt{d_k}} \text{cached}", "block") == first
