@@ -133,7 +133,7 @@ class Renderer:
             tex[kind] = self.render("latex", kind, {**latex_ctx, "worked_bodies": bodies["latex"]})
             with_bodies = {**ctx, "worked_bodies": bodies["markdown"]}
             md[kind] = self.render("markdown", kind, with_bodies)
-        own = {**document_context(build, [sheet]), "sheet": sheet}
+        own = {**ctx, "doc_head": True, "doc_tail": True}  # the sheet's own whole pages
         html = {kind: self.render("html", kind, own) for kind in KINDS}
         if self.practice:
             html[PRACTICE] = self.practice_page(build, sheet)

@@ -78,22 +78,18 @@ def _safe_converted(tex: str, mode: str) -> str:
 def _shape(tex: str) -> tuple[str, tuple[str, ...]] | None:
     """The math with every number replaced by its slot character, and the numbers; None
     where that could change how TeX reads it."""
+    if _ANY_SLOT.search(tex) or _READS_DIGITS.search(tex):
+        return None  # x^12 is x^1 2; \frac12 is \frac{1}{2}: read as TeX does
     numbers: list[str] = []
-    if _ANY_SLOT.search(tex):
-        return None
-    out, pos = [], 0
-    for m in _NUMBER.finditer(tex):
-        before = tex[m.start() - 1] if m.start() else ""
-        if before and (before.isascii() and before.isalpha() or before in "^_\\"):
-            return None  # x^12 is x^1 2; \frac12 is \frac{1}{2}: read as TeX does
-        if len(numbers) >= _MAX_SLOTS:
-            return None
-        out.append(tex[pos : m.start()])
-        out.append(chr(_SLOT + len(numbers)))
+
+    def slot(m: re.Match[str]) -> str:
         numbers.append(m.group(1))
-        pos = m.end()
-    out.append(tex[pos:])
-    return "".join(out), tuple(numbers)
+        return chr(_SLOT + len(numbers) - 1)
+
+    template = _NUMBER.sub(slot, tex)
+    if len(numbers) > _MAX_SLOTS:
+        return None
+    return template, tuple(numbers)
 
 
 def _fill(mathml: str, numbers: tuple[str, ...]) -> str | None:
@@ -113,6 +109,8 @@ def _fill(mathml: str, numbers: tuple[str, ...]) -> str | None:
     )
 
 
+# a digit right after ^, _, a backslash or a letter: TeX may read it alone
+_READS_DIGITS = re.compile(r"[\\^_\\\\A-Za-z][0-9]")
 _ANY_SLOT = re.compile("[\\ue000-\\uf8ff]")
 _SLOT_RE = re.compile("<mi>([\ue000-\uf8ff])</mi>|([\ue000-\uf8ff])")
 
