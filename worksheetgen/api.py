@@ -121,13 +121,17 @@ def build(
     shuffle: bool | None = None,
     scannable: bool | None = None,
     answer_sheet: bool | None = None,
+    large_print: bool | None = None,
+    practice: bool = False,
+    practice_despite_secret: bool = False,
     config: PathLike | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> BuildResult:
     """``worksheetgen build``: draw the sheets, write sheet, key and key.json (with
     ``roster`` or ``versions``, a whole class) into ``out``; returns where it wrote what
     (``.folder``, ``.files``) and the solved build (``.build``). ``progress(stage, done,
-    total)`` is told how far each stage is."""
+    total)`` is told how far each stage is. ``practice``: a practice page per sheet (the
+    answers inside: refused with a course secret unless ``practice_despite_secret``)."""
     from worksheetgen.pipeline.build import build as run_build
     from worksheetgen.pipeline.options import BuildOptions
 
@@ -145,6 +149,7 @@ def build(
             "shuffle": shuffle,
             "scannable": scannable,
             "answer_sheet": answer_sheet,
+            "large_print": large_print,
         },
     )
     options = BuildOptions.from_config(
@@ -155,6 +160,8 @@ def build(
         exports=tuple(exports),
         roster=_path("roster", roster),
         versions=versions,
+        practice=practice,
+        practice_despite_secret=practice_despite_secret,
     )
     return run_build(options, progress)
 

@@ -299,6 +299,26 @@ def _config_option(fn: F) -> F:
     "students/<id>-answers.pdf), the one page or two scan reads; the sheets are booklets "
     "without boxes. Default: the configuration's answer_sheet, else no.",
 )
+@click.option(
+    "--large-print/--no-large-print",
+    default=None,
+    help="The HTML sheets and keys in large print (16 pt text, answer cells to match; the "
+    "PDFs are not changed yet); a roster's large_print column asks it per student. Default: "
+    "the configuration's large_print, else no.",
+)
+@click.option(
+    "--practice",
+    is_flag=True,
+    help="Also a practice page per sheet (practice.html; a class's in students/ or "
+    "versions/): Check says right or wrong as grade would, names the slip behind a wrong "
+    "value, shows the worked steps one at a time. The answers are inside the page.",
+)
+@click.option(
+    "--practice-despite-secret",
+    is_flag=True,
+    help="With --practice and a course secret: write the practice pages anyway (they hold "
+    "the answers the secret keeps from students; each page says so).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print each stage with its time, and every file written."
@@ -323,6 +343,9 @@ def build(
     shuffle: bool | None,
     scannable: bool | None,
     answer_sheet: bool | None,
+    large_print: bool | None,
+    practice: bool,
+    practice_despite_secret: bool,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -346,6 +369,7 @@ def build(
             **{"out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
             "scannable": scannable,
             "answer_sheet": answer_sheet,
+            "large_print": large_print,
         },
     )
     _using(config, quiet)
@@ -368,6 +392,8 @@ def build(
                 exports=exports,
                 roster=roster,
                 versions=versions,
+                practice=practice,
+                practice_despite_secret=practice_despite_secret,
             ),
             reporter,
         )

@@ -368,6 +368,8 @@ class Student:
 
     name: str
     id: str
+    #: the roster's large-print column: this student's HTML sheet and key in large print
+    large_print: bool = False
 
 
 @dataclass(frozen=True)
@@ -407,3 +409,5 @@ class Build:
     #: key.json says of the build and of every sheet's student, in order), which every page
     #: code depends on; empty when the sheets are all in ``sheets`` (it is computed from them)
     scan_class: bytes = field(default=b"", repr=False, compare=False)
+    #: every sheet in large print (``--large-print``; a roster may ask it per student)
+    large_print: bool = False

@@ -131,6 +131,13 @@ def test_class_build_without_pdf_writes_combined_and_per_student_files(tmp_path,
         "keys-grid.md",
         "key.json",
         "manifest.json",
+        # HTML: the class's documents, and each student's own beside where their PDFs go
+        "sheets.html",
+        "keys.html",
+        "students/z1-sheet.html",
+        "students/z1-key.html",
+        "students/a-2-3ca3e2ef-sheet.html",
+        "students/a-2-3ca3e2ef-key.html",
     }
     key = json.loads((folder / "key.json").read_text("utf-8"))
     assert [(s["id"], s["student"]) for s in key["sheets"]] == [
@@ -286,7 +293,11 @@ def test_cli_roster_build_summarizes_and_verbose_lists_every_file(runner, tmp_pa
     plain = runner.invoke(main, args)
     assert plain.exit_code == 0, plain.output
     assert "for 2 students (seed 3, 4 questions)" in plain.output
-    assert "sheets.tex" in plain.output and "/students/" not in plain.output
+    # without PDFs the students' folder holds their HTML only, summed up on one line
+    assert (
+        "sheets.tex" in plain.output
+        and "students/  (4 files: each sheet's and key's .html" in plain.output
+    )
     # not a terminal: no progress bar
     assert "Drawing and rendering" not in plain.output
     verbose = runner.invoke(main, [*args, "--verbose"])

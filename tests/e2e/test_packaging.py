@@ -25,6 +25,18 @@ def test_wheel_contains_templates_and_banks(tmp_path: Path):
         assert f"worksheetgen/templates/latex/shown/{kind}.tex.j2" in names
         assert f"worksheetgen/templates/markdown/shown/{kind}.md.j2" in names
     assert "worksheetgen/templates/latex/shown/heatmap.preamble.tex.j2" in names
+    # the HTML documents and the practice page's script
+    for name in (
+        "base.html.j2",
+        "sheet.html.j2",
+        "key.html.j2",
+        "macros.html.j2",
+        "style.css.j2",
+        "practice.html.j2",
+        "practice.js",
+        "practice-ui.js",
+    ):
+        assert f"worksheetgen/templates/html/{name}" in names
     assert "worksheetgen/banks/default.yaml" in names
     assert "worksheetgen/banks/practice.yaml" in names
     assert any(n.endswith("entry_points.txt") for n in names)

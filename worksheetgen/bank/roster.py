@@ -2,10 +2,12 @@
 
 The CSV has a header row; a name is required, an id is optional (a missing or empty id is
 derived from the name: stable across runs and unique for distinct names), every other column
-is ignored. Besides ``name`` and ``id``, the columns of the common LMS exports are read
-(``NAME_COLUMNS``, ``FIRST_COLUMNS``/``LAST_COLUMNS``, ``ID_COLUMNS``: Moodle's "First
-name", "Last name"/"Surname", "ID number", "Email address"; Canvas's "Student", "ID", "SIS
-User ID", "SIS Login ID"); docs/guide/class-builds.md has the table.
+is ignored but ``large_print`` (``LARGE_PRINT_COLUMNS``: yes/no, true/false, 1/0 or empty:
+that student's sheet and key in large print). Besides ``name`` and ``id``, the columns of
+the common LMS exports are read (``NAME_COLUMNS``, ``FIRST_COLUMNS``/``LAST_COLUMNS``,
+``ID_COLUMNS``: Moodle's "First name", "Last name"/"Surname", "ID number", "Email address";
+Canvas's "Student", "ID", "SIS User ID", "SIS Login ID"); docs/guide/class-builds.md has
+the table.
 
 A student's id seeds their sheet, so adding, removing or reordering students
 changes no other student's numbers. Names and ids are data: they are kept as written (trimmed,
@@ -141,6 +143,17 @@ ID_COLUMNS = (
     "email address",
     "email",
 )
+#: header cells of the column that asks a student's sheet in large print, and its values
+LARGE_PRINT_COLUMNS = ("large print", "largeprint")
+LARGE_PRINT_VALUES = {
+    "yes": True,
+    "true": True,
+    "1": True,
+    "no": False,
+    "false": False,
+    "0": False,
+    "": False,
+}
 #: the row under a Canvas gradebook export's header that is no student
 _CANVAS_POINTS_ROW = "points possible"
 
@@ -158,6 +171,7 @@ class Columns:
     first: int | None
     last: int | None
     ids: tuple[int, ...]
+    large_print: int | None = None
 
     def name_of(self, row: list[str]) -> str:
         """The student's name as it prints: the name cell, or "first last"."""
@@ -201,7 +215,7 @@ def _header(row: list[str], shown: str) -> Columns:
             field="header",
         )
     ids = tuple(columns[k] for k in ID_COLUMNS if k in columns)
-    return Columns(name, first, last, ids)
+    return Columns(name, first, last, ids, first_of(LARGE_PRINT_COLUMNS))
 
 
 def _check_text(value: str, what: str, limit: int, shown: str, line: int) -> None:
@@ -351,7 +365,23 @@ def _student(
             field="name",
         )
     seen[sid] = line
-    return Student(name=name, id=sid)
+    return Student(name=name, id=sid, large_print=_large_print(row, columns, shown, line))
+
+
+def _large_print(row: list[str], columns: Columns, shown: str, line: int) -> bool:
+    """The student's large_print cell: yes or no (an empty or missing cell: no)."""
+    if columns.large_print is None or len(row) <= columns.large_print:
+        return False
+    cell = _clean(row[columns.large_print])
+    value = LARGE_PRINT_VALUES.get(cell.lower())
+    if value is None:
+        raise RosterError(
+            f"expected yes or no (or true/false, 1/0, empty), got {_short(cell)}",
+            file=shown,
+            line=line,
+            field="large_print",
+        )
+    return value
 
 
 def read_roster(path: str | Path, max_students: int = MAX_STUDENTS) -> tuple[Student, ...]:

@@ -61,6 +61,7 @@ from worksheetgen.pipeline.plan import (
     questions_per_sheet,
     texts_of_bank,
 )
+from worksheetgen.pipeline.practice import check_practice
 from worksheetgen.pipeline.renderer import RenderedSheet, Renderer
 from worksheetgen.pipeline.sheet import load_bank
 from worksheetgen.pipeline.sink import DRAWS, FolderSink, SheetSink, Sink
@@ -80,6 +81,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     check_seed(options.seed)
     check_paper_engine(options)
     check_answer_sheet(options)
+    check_practice(options)
     check_out(options.out)
     if lone and options.pdf:
         _require_tex(options)  # say so before doing any work
@@ -101,6 +103,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         sheets=(),
         secret=options.secret,
         paper=options.paper,
+        large_print=options.large_print,
     )
     if options.scannable and not lone:
         # every page code depends on the whole class: known before any sheet is drawn
@@ -109,7 +112,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         code = sheet_build_code(empty, options.answer_sheet)
         plan = replace(plan, scan=(code, options.paper), answer_sheet=options.answer_sheet)
     target = Path(options.out) / plan.folder_name(empty)
-    renderer = Renderer(options.template_dir)
+    renderer = Renderer(options.template_dir, practice=options.practice)
     keep = Path(options.out) / f".failed-{target.name}"
     if lone:
         return _build_sheet(options, plan, empty, target, renderer, keep)

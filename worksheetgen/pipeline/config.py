@@ -61,6 +61,7 @@ SETTINGS = (
     "carry",
     "scannable",
     "answer_sheet",
+    "large_print",
 )
 #: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
 #: text has letters pdfLaTeX's fonts lack)
@@ -82,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
     "carry": None,  # None: the bank's carry (true unless it says false)
     "scannable": False,  # sheets with corner marks, page codes and boxes for `scan`
     "answer_sheet": False,  # with scannable: the boxes on a separate answer sheet per sheet
+    "large_print": False,  # every sheet in large print (a roster may ask it per student)
 }
 #: what a setting left unset means, as ``worksheetgen config`` says it
 UNSET: dict[str, str] = {
@@ -261,7 +263,7 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
             return Space.parse(value)
         except ValueError as exc:
             raise ConfigError(f"{path}:{line}: {key}: {exc}") from None
-    if key in ("shuffle", "carry", "scannable", "answer_sheet"):
+    if key in ("shuffle", "carry", "scannable", "answer_sheet", "large_print"):
         if not isinstance(value, bool):
             raise _fail(path, line, key, "true or false", value)
         return value
@@ -494,6 +496,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         "# shuffle = true  # each sheet's questions in an order of its own",
         "# scannable = true  # sheets `worksheetgen scan` reads back",
         "# answer_sheet = true  # with scannable: the boxes on a separate answer sheet",
+        "# large_print = true  # the HTML sheets and keys in large print",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',
         "",

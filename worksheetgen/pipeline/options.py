@@ -48,6 +48,12 @@ class BuildOptions:
     #: with ``scannable``: the boxes on a short answer sheet per sheet (answers.tex), the
     #: sheets booklets without boxes
     answer_sheet: bool = False
+    #: every sheet and key in large print (a roster's large_print column: per student)
+    large_print: bool = False
+    #: a practice page per sheet (practice.html): the answers inside, checked as grade does
+    practice: bool = False
+    #: write the practice pages even with a course secret (each then says it holds the answers)
+    practice_despite_secret: bool = False
     jobs: int | None = None  # processes that draw and render a class's sheets (0: one per
 
     @classmethod

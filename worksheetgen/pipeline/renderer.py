@@ -7,13 +7,14 @@ heads and tails."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS, answers_context
 from worksheetgen.pipeline.plan import ClassPlan, Entry
+from worksheetgen.pipeline.practice import PRACTICE, practice_context
 from worksheetgen.pipeline.sheet import (
     document_context,
     grid_context,
@@ -49,6 +50,8 @@ class RenderedSheet:
     items: int
     grid: GridRow  # its line of the answer grid
     worked: tuple[WorkedPiece, ...] = ()  # its questions as the key prints them (TA key)
+    #: kind -> the sheet's own whole HTML document (its <article> goes into the class's)
+    html: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class Renderer:
     (``template_dir`` None) or a folder of the user's."""
 
     template_dir: str | None = None
+    practice: bool = False  # each sheet's practice page too (--practice)
 
     @property
     def bundled(self) -> bool:
@@ -129,6 +133,10 @@ class Renderer:
             tex[kind] = self.render("latex", kind, {**latex_ctx, "worked_bodies": bodies["latex"]})
             with_bodies = {**ctx, "worked_bodies": bodies["markdown"]}
             md[kind] = self.render("markdown", kind, with_bodies)
+        own = {**ctx, "doc_head": True, "doc_tail": True}  # the sheet's own whole pages
+        html = {kind: self.render("html", kind, own) for kind in KINDS}
+        if self.practice:
+            html[PRACTICE] = self.practice_page(build, sheet)
         draws = keyfile.sheet_draws(sheet)
         worked = tuple(
             WorkedPiece(item.spec.id, item_title(item), tex_body, md_body)
@@ -144,6 +152,7 @@ class Renderer:
             len(sheet.items),
             sheet_grid_row(sheet),
             worked,
+            html,
         )
 
     def document_ends(
@@ -162,6 +171,22 @@ class Renderer:
             ends[kind] = (
                 self.render("latex", kind, {**ctx, "doc_head": True}),
                 self.render("latex", kind, {**ctx, "doc_tail": True}),
+            )
+        return ends
+
+    def practice_page(self, build: Build, sheet: Sheet) -> str:
+        """One sheet's practice page (the grader's view of its key inside)."""
+        ctx = {**document_context(build, [sheet]), **practice_context(build, sheet)}
+        return self.render("html", PRACTICE, ctx)
+
+    def html_ends(self, build: Build) -> dict[str, tuple[str, str]]:
+        """The head and tail of each combined HTML document of a class, by kind."""
+        ends = {}
+        for kind in KINDS:
+            ctx = {**document_context(build, []), **FRAGMENT}
+            ends[kind] = (
+                self.render("html", kind, {**ctx, "doc_head": True}),
+                self.render("html", kind, {**ctx, "doc_tail": True}),
             )
         return ends
 

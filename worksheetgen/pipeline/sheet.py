@@ -296,8 +296,17 @@ def document_context(
         "sheet_points_text": sheet_points_text,
         "item_title": item_title,
         "opening_lines": opening_lines,
+        "large_print": large_print(build, sheets if sheets is not None else build.sheets),
         **(scan_context(build, sheets or build.sheets, first) if scannable else {}),
     }
+
+
+def large_print(build: Build, sheets: Sequence[Sheet]) -> bool:
+    """Whether a document is in large print: the build asks it, or its one sheet's student
+    does (a class's combined documents follow the build)."""
+    if build.large_print:
+        return True
+    return len(sheets) == 1 and sheets[0].student is not None and sheets[0].student.large_print
 
 
 def scan_context(
@@ -340,7 +349,8 @@ def render_all(
     scannable: bool = False,
     answer_sheet: bool = False,
 ) -> dict[str, str]:
-    """Sheet, key and the key's answer grid, as LaTeX and Markdown, from the one Build
+    """Sheet, key and the key's answer grid, as LaTeX and Markdown (sheet and key as HTML
+    too), from the one Build
     (``scannable``: the sheet's LaTeX for a scanner; ``answer_sheet``: a booklet whose
     answers go on a separate answer sheet, rendered by the caller)."""
     ctx = document_context(build)
@@ -355,6 +365,8 @@ def render_all(
     elif answer_sheet:
         booklet = {**ctx, "answer_sheet": True}
         docs["sheet.tex"] = render_document("latex", "sheet", booklet, template_dir)
+    for kind in ("sheet", "key"):
+        docs[f"{kind}.html"] = render_document("html", kind, ctx, template_dir)
     grid = {**ctx, **grid_context(build, [sheet_grid_row(s) for s in build.sheets])}
     for fmt, ext in (("latex", ".tex"), ("markdown", ".md")):
         docs[f"key-grid{ext}"] = render_document(fmt, "grid", grid, template_dir)

@@ -22,6 +22,7 @@ from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS
 from worksheetgen.pipeline.options import BuildOptions, ClassStats, engine_refusal
 from worksheetgen.pipeline.plan import ClassPlan
+from worksheetgen.pipeline.practice import PRACTICE
 from worksheetgen.pipeline.renderer import (
     GRID,
     KINDS,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 
 MD_SEPARATOR = "\n---\n\n"
+ARTICLE, ARTICLE_END = '<article class="sheet">', "</article>"  # a sheet in an HTML document
 DRAWS = ".draws.json"  # the draws of every sheet, spliced into manifest.json at the end
 
 
@@ -126,9 +128,13 @@ class FolderSink:
 
         for kind, name in self.tex_kinds.items():
             # the answer sheets are LaTeX only (what a scanner reads has no Markdown)
-            for ext in (".tex", ".md") if kind in KINDS else (".tex",):
+            for ext in (".tex", ".md", ".html") if kind in KINDS else (".tex",):
                 self._handles[(kind, ext)] = self._file(f"{name}{ext}")
         self.files += [f"{self.tex_kinds[kind]}{ext}" for kind, ext in self._handles]
+        self._html_ends = self.renderer.html_ends(self.build)
+        for kind in KINDS:
+            self._handles[(kind, ".html")].write(self._html_ends[kind][0])
+        (self.tmp / self.plan.subfolder).mkdir(exist_ok=True)
         draws = self._file(DRAWS)
         key_fh = self._file("key.json")
         self.files.append("key.json")
@@ -166,6 +172,7 @@ class FolderSink:
         for kind in KINDS:
             md = sheet.md[kind]
             self._handles[(kind, ".md")].write(md if self._count == 0 else MD_SEPARATOR + md)
+        self._html_out(sheet)
         if self.feeds is not None and GRID in self.feeds:
             self.feeds[GRID].write("")  # its head, kept until its TeX started
         self._key_list.add_encoded(sheet.key_line)
@@ -176,6 +183,19 @@ class FolderSink:
         self.stats.sheets += 1
         self.stats.items += sheet.items
 
+    def _html_out(self, sheet: RenderedSheet) -> None:
+        """The sheet's own HTML documents, in the class's subfolder beside its PDFs, and
+        its article in the class's combined ones."""
+        stem = self.plan.entries[self._count].stem
+        for kind, own in sheet.html.items():
+            rel = f"{self.plan.subfolder}/{stem}-{kind}.html"
+            (self.tmp / rel).write_text(own, encoding="utf-8")
+            self.files.append(rel)
+            if kind not in KINDS:  # a practice page is the student's own only
+                continue
+            start, end = own.index(ARTICLE), own.rindex(ARTICLE_END) + len(ARTICLE_END)
+            self._handles[(kind, ".html")].write(own[start:end] + "\n")
+
     def finish(self) -> list[str]:
         """Write what comes after the last sheet; the files written."""
         # TeX machinery only when PDFs are built
@@ -185,6 +205,8 @@ class FolderSink:
         try:
             for kind in self.tex_kinds:
                 self._tex_out(kind, self.ends[kind][1])
+            for kind in KINDS:
+                self._handles[(kind, ".html")].write(self._html_ends[kind][1])
             self._key_list.close()
             self._draw_list.close()
             grid = grid_body(self.build, self._grid_rows, self._worked, self.plan)
@@ -241,6 +263,9 @@ class SheetSink:
         """Every file of the sheet's folder but manifest.json; their names."""
         options, result, files = self.options, self.build, self.files
         docs = self.renderer.whole(result, options.scannable, options.answer_sheet)
+        if options.practice:
+            (sheet,) = result.sheets
+            docs[f"{PRACTICE}.html"] = self.renderer.practice_page(result, sheet)
         files.update({name: text.encode("utf-8") for name, text in docs.items()})
         key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
         files["key.json"] = key_text.encode("utf-8")

@@ -220,7 +220,9 @@ class TexSink:
         )
         self.folder = FolderSink(build, plan, tmp, renderer, self.stats, feeds, ends, head_of_grid)
         self._runner = ThreadPoolExecutor(max_workers=1)
-        cutter = _cutter(plan, tmp, self.cut)
+        # a class stopped early (another document's TeX failed) is not cut: that failure is
+        # the one to report, not this document's missing sheets
+        cutter = _cutter(plan, tmp, self.cut, lambda: self.folder.stopped)
         self._future = self._runner.submit(compile_jobs, jobs, self.keep, self._cancel, cutter)
 
     @property
@@ -293,7 +295,12 @@ class TexSink:
                 self._close()
 
 
-def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[str, Any], None]:
+def _cutter(
+    plan: ClassPlan,
+    tmp: Path,
+    cut: dict[str, list[str]],
+    stopped: Callable[[], bool] = lambda: False,
+) -> Callable[[str, Any], None]:
     """What to do with each compiled combined document: cut out the per-sheet PDFs by the
     page ranges TeX recorded, noting the files written in ``cut`` under its name."""
     # TeX machinery only when PDFs are built
@@ -305,8 +312,8 @@ def _cutter(plan: ClassPlan, tmp: Path, cut: dict[str, list[str]]) -> Callable[[
     scanned = ANSWERS if plan.answer_sheet else "sheet"
 
     def cut_one(name: str, result: Any) -> None:
-        if name not in kinds:  # the answer grid: one document for the TAs, never cut
-            return
+        if name not in kinds or stopped():  # the answer grid (one document), or a class
+            return  # whose build already failed: nothing is cut
         if plan.scannable and kinds[name] == scanned:
             # the scanner's positions, only for a scannable build
             from worksheetgen.scan.positions import SCAN_FILE, dumps, positions_json

@@ -23,12 +23,14 @@ from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup
 
 from worksheetgen.errors import TemplateError, WorksheetgenError, file_kind
 from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
+from worksheetgen.render import htmlmath, htmltables, htmlwords
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
 from worksheetgen.render.texlines import fold_long_lines
@@ -37,7 +39,7 @@ from worksheetgen.speed.cache import load, private_cache_folder, store
 
 # ---------------------------------------------------------------- document templates
 
-FORMATS = {"latex": ".tex", "markdown": ".md"}
+FORMATS = {"latex": ".tex", "markdown": ".md", "html": ".html"}
 
 
 def _finite(x: Any) -> bool:
@@ -136,6 +138,18 @@ def shorten(text: str, columns: int) -> str:
         if used > columns - 1:
             return text[:index] + "…"
     return text
+
+
+def html_filters() -> dict[str, Callable[..., Any]]:
+    """The HTML documents' filters: markup and math as HTML (marked safe for autoescape)."""
+    return {
+        "mathml": lambda tex, display=False: Markup(htmlmath.math_html(str(tex), display)),
+        "markup_html": lambda text: Markup(htmlmath.markup_html(str(text))),
+        "paragraphs_html": lambda text: Markup(htmlmath.paragraphs_html(str(text))),
+        "cell_text": htmlmath.cell_text,
+        "given_tex": lambda g: htmlmath.given_tex(g.kind, g.value),
+        "table_rows": htmlmath.table_rows,
+    }
 
 
 def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
@@ -334,7 +348,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
     kind = _OwnTemplates if extra_dir else jinja2.Environment
     kwargs.update(
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
+        autoescape=fmt == "html",  # HTML: every value escaped unless it is markup already
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -364,6 +378,15 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         margin=margin,
         shorten=shorten,
     )
+    if fmt == "html":
+        env.filters.update(html_filters())
+        env.globals.update(
+            say=htmlwords.say,
+            lang=htmlwords.LANGUAGE,
+            dir=htmlwords.DIRECTION,
+            input_table=htmltables.input_table,
+            value_table=htmltables.value_table,
+        )
     if extra_dir:
         env.filters["wsg_counted"] = _counted
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places, blank_width=blank_width)

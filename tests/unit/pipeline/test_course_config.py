@@ -80,6 +80,7 @@ def test_command_line_options_win_over_the_file(tmp_path):
         ('title = "ok"\nmargins = "2cm"\n', 2, "margins: expected one of course, title"),
         ('title = "ok"\nbanks = [\n', 2, "expected TOML"),
         ("jobs = true\n", 1, "jobs: expected an integer from 0 to 64, got True"),
+        ('title = "ok"\nlarge_print = "yes"\n', 2, "large_print: expected true or false"),
     ],
 )
 def test_a_bad_file_is_one_line_with_its_file_and_line(runner, tmp_path, text, line, what):
@@ -180,3 +181,12 @@ def test_no_byte_of_a_class_build_with_pdfs_holds_the_secret(runner, tmp_path):
     assert any(p.suffix == ".pdf" for p in files)
     for file in files:
         assert secret not in file.read_bytes(), file
+
+
+def test_large_print_from_the_file_and_the_command_line(tmp_path):
+    (tmp_path / "worksheetgen.toml").write_text("large_print = true\n")
+    config = load_config(start=tmp_path, environ=NO_ENV)
+    assert config.value("large_print") is True
+    config = load_config(options={"large_print": False}, start=tmp_path, environ=NO_ENV)
+    assert config.value("large_print") is False
+    assert config.settings["large_print"].source == "--no-large-print"
