@@ -213,6 +213,7 @@ HEATMAP_ROW = 0.8 * 28.4528  # a heatmap's rows are 0.8 cm
 HEATMAP_SHRINK = 5.0  # its centre's skips
 HEATMAP_BASE = 245.0 - 4 * HEATMAP_ROW  # its labels, caption and centre skips (calibrated)
 SCAN_BOX = 4 * PT_PER_MM
+MARK_ROW = 10 * PT_PER_MM + 0.4  # the score table's row for marks, with its rule
 CIRCLE = 8.4
 TOP_DISCARD = 6.0 + PARSKIP  # a question's space above its heading, dropped at a page's top
 ROOM_SKIP = 4.0  # above a room to work
@@ -507,24 +508,32 @@ def _groups(item: Item) -> list[list[int]]:
 
 
 def _score_rows(rows: Sequence[Sequence[str]], width: float) -> float:
-    """The TA's score boxes under a question: "Marks (TA):", then each part's letter and a
-    box for every mark it may get (its value in 8pt figures after it), wrapped to the width."""
+    """The TA's score boxes under a question (scan.tex.j2's ``\\wsscorerow``): "Marks
+    (TA):", then each part's letter and a box for every mark it may get (its value in 8pt
+    figures after it), a part on one line where it fits in one, wrapped to the width; no skip
+    above but the paragraph's, its lines a baseline apart."""
     if not rows:
         return 0.0
-    used = 50.0  # "Marks (TA):" in footnotesize italics, and an enspace
+    used = _text_em("Marks (TA):") * 8.0 + 0.5 * FONT
     lines = 1
+    gap = 1.5 * PT_PER_MM
     for values in rows:
-        items = [11.0] + [
-            SCAN_BOX + 1.83 + sum(2.0 if c == "." else 4.0 for c in v) + 0.9 * FONT for v in values
-        ]
-        items[-1] += FONT
+        boxes = [SCAN_BOX + 1.0 + _text_em(v) * 8.0 + gap for v in values]
+        boxes[-1] -= gap
+        letter = _text_em("(a)") * 10.0 * 1.1 + 1.83
+        part = letter + sum(boxes)
+        if part < width:
+            items = [part]
+        else:
+            items = [letter + boxes[0], *boxes[1:]]
+        items[-1] += 0.8 * FONT
         for w in items:
             if used + w > width:
                 lines += 1
                 used = w
             else:
                 used += w
-    return 3.0 + PARSKIP + 1.0 + SCAN_BOX + 0.95 + (lines - 1) * BASELINE
+    return PARSKIP + 1.0 + SCAN_BOX + 0.95 + (lines - 1) * BASELINE
 
 
 def question_fit(
@@ -601,7 +610,8 @@ def header_height(
     student_name: str = "",
 ) -> float:
     """Page 1's header: course and title, the sheet's line, the name and ID lines, the score
-    table (twelve questions to a row), the instructions box, a scannable sheet's rule."""
+    table (twelve questions to a row; a scannable sheet's without its row for marks), the
+    instructions box, a scannable sheet's rule."""
     width = paper.text_width
     height = 0.0
     if course:
@@ -614,6 +624,8 @@ def header_height(
         height += BASELINE
     rows = 1 if questions <= 12 else math.ceil(questions / 12)
     per_row = 3 * 1.25 * 12.0 + 10 * PT_PER_MM - 1.25 * 12.0 * 0.7 + 1.6
+    if scannable:  # no row for marks: the TA marks the score boxes
+        per_row -= MARK_ROW
     height += 6.0 + 2 * 9.0 + rows * per_row + (rows - 1) * 4.0
     if instructions:
         inner = width - 2 * 3.4 - 2 * 0.4
