@@ -213,6 +213,7 @@ HEATMAP_ROW = 0.8 * 28.4528  # a heatmap's rows are 0.8 cm
 HEATMAP_SHRINK = 5.0  # its centre's skips
 HEATMAP_BASE = 245.0 - 4 * HEATMAP_ROW  # its labels, caption and centre skips (calibrated)
 SCAN_BOX = 4 * PT_PER_MM
+SCORE_DEPTH = 2.5  # a score row's last line's depth (its parts' letters' parentheses)
 MARK_ROW = 10 * PT_PER_MM + 0.4  # the score table's row for marks, with its rule
 CIRCLE = 8.4
 TOP_DISCARD = 6.0 + PARSKIP  # a question's space above its heading, dropped at a page's top
@@ -507,13 +508,11 @@ def _groups(item: Item) -> list[list[int]]:
     return groups
 
 
-def _score_rows(rows: Sequence[Sequence[str]], width: float) -> float:
-    """The TA's score boxes under a question (scan.tex.j2's ``\\wsscorerow``): "Marks
-    (TA):", then each part's letter and a box for every mark it may get (its value in 8pt
-    figures after it), a part on one line where it fits in one, wrapped to the width; no skip
-    above but the paragraph's, its lines a baseline apart."""
-    if not rows:
-        return 0.0
+def _score_lines(rows: Sequence[Sequence[str]], width: float) -> int:
+    """How many lines the TA's score boxes take in ``width`` pt (scan.tex.j2's
+    ``\\wsscorerow``, ragged right): "Marks (TA):", then each part's letter and a box for
+    every mark it may get (its value in 8pt figures after it), a part on one line where it fits
+    in one."""
     used = _text_em("Marks (TA):") * 8.0 + 0.5 * FONT
     lines = 1
     gap = 1.5 * PT_PER_MM
@@ -533,7 +532,36 @@ def _score_rows(rows: Sequence[Sequence[str]], width: float) -> float:
                 used = w
             else:
                 used += w
+    return lines
+
+
+def _score_rows(
+    rows: Sequence[Sequence[str]], width: float, beside: tuple[Answer, str] | None = None
+) -> float:
+    """The height the TA's score boxes add under a question: none where they go beside its
+    last part's table (``beside``: its answer and row label, the part alone on its line) in the
+    width and height it leaves; else a paragraph of their own, no skip above it but the
+    paragraph's, its lines a baseline apart."""
+    if not rows:
+        return 0.0
+    if beside is not None:
+        table_w, table_h = _table_size(*beside)
+        lines = _score_lines(rows, width - table_w - 1.5 * FONT)
+        if SCAN_BOX + (lines - 1) * BASELINE + SCORE_DEPTH <= table_h:
+            return 0.0
+    lines = _score_lines(rows, width)
     return PARSKIP + 1.0 + SCAN_BOX + 0.95 + (lines - 1) * BASELINE
+
+
+def _table_size(answer: Answer, row_label: str = "query") -> tuple[float, float]:
+    """A table to fill in as the sheet sets it: its width (row labels in footnotesize, columns
+    of its cells' width with 4pt each side and a rule) and height (the labels' row and the
+    rows to fill in), in pt."""
+    rows = len(answer.rounded) if answer.kind == "matrix" else 1
+    cols = len(answer.rounded[0]) if answer.kind == "matrix" else len(answer.rounded)
+    label = _text_em(f"{row_label} {rows}") * 9.0 + 4.0 if row_label else 4.0
+    width = label + cols * (_cell_cm(answer) * 28.4528 + 8.4) + 0.4
+    return width, TABLE_LABEL_ROW + rows * TABLE_ROW
 
 
 def question_fit(
@@ -581,10 +609,24 @@ def question_fit(
     if not pieces:
         pieces = [0.0]
     pieces[0] += opening
-    pieces[-1] += _score_rows(score_rows, width)
+    pieces[-1] += _score_rows(score_rows, width, _last_table(item))
     room = room_mm * PT_PER_MM
     repeated = data if item.solution.shown or item.solution.shown_steps else 0.0
     return QuestionFit(tuple(pieces), repeated, room, shrink)
+
+
+def _last_table(item: Item) -> tuple[Answer, str] | None:
+    """The answer and row label of a question's last part where it is a table alone on its
+    line (a scannable sheet's score boxes go beside it), else None."""
+    last = _groups(item)[-1] if item.solution.parts else []
+    if len(last) != 1 or item.solution.choices:
+        return None
+    part = item.solution.parts[last[0]]
+    try:
+        answer = item.solution.answer(part.answer)
+    except KeyError:
+        return None
+    return (answer, part.row_label) if answer.kind in ("matrix", "vector") else None
 
 
 def _part_shrink(item: Item, index: int) -> float:
