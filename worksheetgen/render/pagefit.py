@@ -405,7 +405,7 @@ def _options(options: Sequence[str], width: float, scannable: bool) -> float:
         lines = max(
             text_lines(o, cell - 2.2 * FONT, first=mark + 1.3 * FONT - 2.2 * FONT) for o in row
         )
-        height += lines * BASELINE + (SCAN_BOX - 9.52 if scannable else 0.0)
+        height += lines * BASELINE  # a box 2pt under the baseline fits the row as a circle
     return PREV_DEPTH + SMALLSKIP + PARSKIP + 1.0 + height + SMALLSKIP
 
 
@@ -511,13 +511,13 @@ def _groups(item: Item) -> list[list[int]]:
 def _score_lines(rows: Sequence[Sequence[str]], width: float) -> int:
     """How many lines the TA's score boxes take in ``width`` pt (scan.tex.j2's
     ``\\wsscorerow``, ragged right): "Marks (TA):", then each part's letter and a box for
-    every mark it may get (its value in 8pt figures after it), a part on one line where it fits
+    every mark it may get (its value in 6pt figures after it), a part on one line where it fits
     in one."""
     used = _text_em("Marks (TA):") * 8.0 + 0.5 * FONT
     lines = 1
     gap = 1.5 * PT_PER_MM
     for values in rows:
-        boxes = [SCAN_BOX + 1.0 + _text_em(v) * 8.0 + gap for v in values]
+        boxes = [SCAN_BOX + 1.0 + _text_em(v) * 6.0 + gap for v in values]
         boxes[-1] -= gap
         letter = _text_em("(a)") * 10.0 * 1.1 + 1.83
         part = letter + sum(boxes)
@@ -544,13 +544,13 @@ def _score_rows(
     paragraph's, its lines a baseline apart."""
     if not rows:
         return 0.0
+    under = PARSKIP + 1.0 + SCAN_BOX + 0.95 + (_score_lines(rows, width) - 1) * BASELINE
     if beside is not None:
         table_w, table_h = _table_size(*beside)
         lines = _score_lines(rows, width - table_w - 1.5 * FONT)
-        if SCAN_BOX + (lines - 1) * BASELINE + SCORE_DEPTH <= table_h:
-            return 0.0
-    lines = _score_lines(rows, width)
-    return PARSKIP + 1.0 + SCAN_BOX + 0.95 + (lines - 1) * BASELINE
+        # beside the table, or from its top down past its foot where that adds less
+        return min(under, max(0.0, SCAN_BOX + (lines - 1) * BASELINE + SCORE_DEPTH - table_h))
+    return under
 
 
 def _table_size(answer: Answer, row_label: str = "query") -> tuple[float, float]:
@@ -675,10 +675,11 @@ def header_height(
     height += 4.0
     if scannable:
         rule = (
-            "This sheet is read by a scanner: mark a box with a cross or a tick; to take a mark "
-            "back, fill its box in completely. Keep the black squares in the margins clean."
+            "Read by a scanner: mark a box with a cross or a tick; to take a mark back, fill it "
+            "in completely. Keep the black squares clean."
         )
-        height += PARSKIP + text_lines(rule, width, 10.0) * 12.0
+        # in footnotesize italics, about 8% narrower than the upright widths here
+        height += PARSKIP + text_lines(rule, width / 0.92, 9.0) * 11.0
     return height
 
 
