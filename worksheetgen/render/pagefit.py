@@ -405,7 +405,7 @@ def _options(options: Sequence[str], width: float, scannable: bool) -> float:
         lines = max(
             text_lines(o, cell - 2.2 * FONT, first=mark + 1.3 * FONT - 2.2 * FONT) for o in row
         )
-        height += lines * BASELINE  # a box 2pt under the baseline fits the row as a circle
+        height += lines * BASELINE  # a box no taller than the row's line with a circle
     return PREV_DEPTH + SMALLSKIP + PARSKIP + 1.0 + height + SMALLSKIP
 
 
