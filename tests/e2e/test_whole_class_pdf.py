@@ -129,3 +129,30 @@ def test_a_whole_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, ban
     )
     assert "keys-grid.pdf" in result.files
     check_class(result.folder)
+
+
+@needs_tex
+@needs_poppler
+@pytest.mark.slow
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("bank", ["quiz.yaml", "midterm"])
+def test_a_scannable_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, bank, paper):
+    """As above with --scannable: the score boxes beside a table or under a question, the
+    option boxes and the page code print over no word and within the page."""
+    from worksheetgen.tex import run as tex
+
+    monkeypatch.setattr(tex, "TEX_TIMEOUT_SECONDS", 900)
+    path = MIDTERM if bank == "midterm" else data_dir("banks") / bank
+    result = build(
+        BuildOptions(
+            seed=7,
+            banks=(str(path),),
+            out=str(tmp_path),
+            roster=str(ROSTER),
+            paper=paper,
+            course=COURSE,
+            scannable=True,
+        )
+    )
+    assert "scan.json" in result.files
+    check_class(result.folder)

@@ -213,6 +213,8 @@ HEATMAP_ROW = 0.8 * 28.4528  # a heatmap's rows are 0.8 cm
 HEATMAP_SHRINK = 5.0  # its centre's skips
 HEATMAP_BASE = 245.0 - 4 * HEATMAP_ROW  # its labels, caption and centre skips (calibrated)
 SCAN_BOX = 4 * PT_PER_MM
+SCORE_DEPTH = 2.5  # a score row's last line's depth (its parts' letters' parentheses)
+MARK_ROW = 10 * PT_PER_MM + 0.4  # the score table's row for marks, with its rule
 CIRCLE = 8.4
 TOP_DISCARD = 6.0 + PARSKIP  # a question's space above its heading, dropped at a page's top
 ROOM_SKIP = 4.0  # above a room to work
@@ -403,7 +405,7 @@ def _options(options: Sequence[str], width: float, scannable: bool) -> float:
         lines = max(
             text_lines(o, cell - 2.2 * FONT, first=mark + 1.3 * FONT - 2.2 * FONT) for o in row
         )
-        height += lines * BASELINE + (SCAN_BOX - 9.52 if scannable else 0.0)
+        height += lines * BASELINE  # a box no taller than the row's line with a circle
     return PREV_DEPTH + SMALLSKIP + PARSKIP + 1.0 + height + SMALLSKIP
 
 
@@ -506,25 +508,60 @@ def _groups(item: Item) -> list[list[int]]:
     return groups
 
 
-def _score_rows(rows: Sequence[Sequence[str]], width: float) -> float:
-    """The TA's score boxes under a question: "Marks (TA):", then each part's letter and a
-    box for every mark it may get (its value in 8pt figures after it), wrapped to the width."""
-    if not rows:
-        return 0.0
-    used = 50.0  # "Marks (TA):" in footnotesize italics, and an enspace
+def _score_lines(rows: Sequence[Sequence[str]], width: float) -> int:
+    """How many lines the TA's score boxes take in ``width`` pt (scan.tex.j2's
+    ``\\wsscorerow``, ragged right): "Marks (TA):", then each part's letter and a box for
+    every mark it may get (its value in 6pt figures after it), a part on one line where it fits
+    in one."""
+    used = _text_em("Marks (TA):") * 8.0 + 0.5 * FONT
     lines = 1
+    gap = 1.5 * PT_PER_MM
     for values in rows:
-        items = [11.0] + [
-            SCAN_BOX + 1.83 + sum(2.0 if c == "." else 4.0 for c in v) + 0.9 * FONT for v in values
-        ]
-        items[-1] += FONT
+        boxes = [SCAN_BOX + 1.0 + _text_em(v) * 6.0 + gap for v in values]
+        boxes[-1] -= gap
+        letter = _text_em("(a)") * 10.0 * 1.1 + 1.83
+        part = letter + sum(boxes)
+        if part < width:
+            items = [part]
+        else:
+            items = [letter + boxes[0], *boxes[1:]]
+        items[-1] += 0.8 * FONT
         for w in items:
             if used + w > width:
                 lines += 1
                 used = w
             else:
                 used += w
-    return 3.0 + PARSKIP + 1.0 + SCAN_BOX + 0.95 + (lines - 1) * BASELINE
+    return lines
+
+
+def _score_rows(
+    rows: Sequence[Sequence[str]], width: float, beside: tuple[Answer, str] | None = None
+) -> float:
+    """The height the TA's score boxes add under a question: none where they go beside its
+    last part's table (``beside``: its answer and row label, the part alone on its line) in the
+    width and height it leaves; else a paragraph of their own, no skip above it but the
+    paragraph's, its lines a baseline apart."""
+    if not rows:
+        return 0.0
+    under = PARSKIP + 1.0 + SCAN_BOX + 0.95 + (_score_lines(rows, width) - 1) * BASELINE
+    if beside is not None:
+        table_w, table_h = _table_size(*beside)
+        lines = _score_lines(rows, width - table_w - 1.5 * FONT)
+        # beside the table, or from its top down past its foot where that adds less
+        return min(under, max(0.0, SCAN_BOX + (lines - 1) * BASELINE + SCORE_DEPTH - table_h))
+    return under
+
+
+def _table_size(answer: Answer, row_label: str = "query") -> tuple[float, float]:
+    """A table to fill in as the sheet sets it: its width (row labels in footnotesize, columns
+    of its cells' width with 4pt each side and a rule) and height (the labels' row and the
+    rows to fill in), in pt."""
+    rows = len(answer.rounded) if answer.kind == "matrix" else 1
+    cols = len(answer.rounded[0]) if answer.kind == "matrix" else len(answer.rounded)
+    label = _text_em(f"{row_label} {rows}") * 9.0 + 4.0 if row_label else 4.0
+    width = label + cols * (_cell_cm(answer) * 28.4528 + 8.4) + 0.4
+    return width, TABLE_LABEL_ROW + rows * TABLE_ROW
 
 
 def question_fit(
@@ -572,10 +609,24 @@ def question_fit(
     if not pieces:
         pieces = [0.0]
     pieces[0] += opening
-    pieces[-1] += _score_rows(score_rows, width)
+    pieces[-1] += _score_rows(score_rows, width, _last_table(item))
     room = room_mm * PT_PER_MM
     repeated = data if item.solution.shown or item.solution.shown_steps else 0.0
     return QuestionFit(tuple(pieces), repeated, room, shrink)
+
+
+def _last_table(item: Item) -> tuple[Answer, str] | None:
+    """The answer and row label of a question's last part where it is a table alone on its
+    line (a scannable sheet's score boxes go beside it), else None."""
+    last = _groups(item)[-1] if item.solution.parts else []
+    if len(last) != 1 or item.solution.choices:
+        return None
+    part = item.solution.parts[last[0]]
+    try:
+        answer = item.solution.answer(part.answer)
+    except KeyError:
+        return None
+    return (answer, part.row_label) if answer.kind in ("matrix", "vector") else None
 
 
 def _part_shrink(item: Item, index: int) -> float:
@@ -601,7 +652,8 @@ def header_height(
     student_name: str = "",
 ) -> float:
     """Page 1's header: course and title, the sheet's line, the name and ID lines, the score
-    table (twelve questions to a row), the instructions box, a scannable sheet's rule."""
+    table (twelve questions to a row; a scannable sheet's without its row for marks), the
+    instructions box, a scannable sheet's rule."""
     width = paper.text_width
     height = 0.0
     if course:
@@ -614,6 +666,8 @@ def header_height(
         height += BASELINE
     rows = 1 if questions <= 12 else math.ceil(questions / 12)
     per_row = 3 * 1.25 * 12.0 + 10 * PT_PER_MM - 1.25 * 12.0 * 0.7 + 1.6
+    if scannable:  # no row for marks: the TA marks the score boxes
+        per_row -= MARK_ROW
     height += 6.0 + 2 * 9.0 + rows * per_row + (rows - 1) * 4.0
     if instructions:
         inner = width - 2 * 3.4 - 2 * 0.4
@@ -621,10 +675,11 @@ def header_height(
     height += 4.0
     if scannable:
         rule = (
-            "This sheet is read by a scanner: mark a box with a cross or a tick; to take a mark "
-            "back, fill its box in completely. Keep the black squares in the margins clean."
+            "Read by a scanner: mark a box with a cross or a tick; to take a mark back, fill it "
+            "in completely. Keep the black squares clean."
         )
-        height += PARSKIP + text_lines(rule, width, 10.0) * 12.0
+        # in footnotesize italics, about 8% narrower than the upright widths here
+        height += PARSKIP + text_lines(rule, width / 0.92, 9.0) * 11.0
     return height
 
 

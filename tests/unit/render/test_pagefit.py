@@ -9,11 +9,13 @@ import pytest
 from tests.paths import ROOT
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.pipeline.pages import draw_versions, page_counts, page_report, pages_line
+from worksheetgen.render import pagefit
 from worksheetgen.render.pagefit import (
     BASELINE,
     DATA_AGAIN,
     HEADER_SHRINK,
     PAPERS,
+    PARSKIP,
     PT_PER_MM,
     QuestionFit,
     header_height,
@@ -149,8 +151,17 @@ def test_a_solved_question_is_cut_before_its_parts(quiz):
         assert (fit.data > 0) == bool(item.solution.shown or item.solution.shown_steps)
 
 
+def _last_is_a_lone_table(item) -> bool:
+    return pagefit._last_table(item) is not None
+
+
 def test_score_rows_make_a_scannable_question_taller(quiz):
-    item = next(i for i in quiz.sheets[0].items if len(i.solution.parts) >= 3)
+    item = next(
+        i
+        for s in quiz.sheets
+        for i in s.items
+        if len(i.solution.parts) >= 3 and not _last_is_a_lone_table(i)
+    )
     plain = question_fit(item, A4, title="T", points="5 points")
     rows = [["0", "0.5", "1"]] * len(item.solution.parts)
     scannable = question_fit(
@@ -183,3 +194,27 @@ def test_the_check_line_says_each_paper_and_kind_of_sheet():
     one = pages_line(page_report(options, 1, papers=("letter",), scannable=(True,)))
     assert one.endswith(" a scannable sheet on Letter (1 sheet drawn at seed 0)")
     assert "A4" not in one
+
+
+def test_score_rows_go_beside_a_last_table_alone_on_its_line(quiz):
+    """A question whose last part is a table alone on its line: a short score row beside the
+    table adds nothing; a long one, from the table's top down past its foot, adds less than
+    the same row under the question (scan.tex.j2's \\ws@scorebeside)."""
+    item = next(i for s in quiz.sheets for i in s.items if _last_is_a_lone_table(i))
+    plain = question_fit(item, A4, title="T", points="5 points")
+    short = question_fit(
+        item, A4, title="T", points="5 points", score_rows=[["0", "1"]], scannable=True
+    )
+    assert short.height == pytest.approx(plain.height)
+    rows = [[str(v / 5) for v in range(9)]] * 5
+    beside = pagefit._score_rows(rows, A4.text_width, pagefit._last_table(item))
+    under = pagefit._score_rows(rows, A4.text_width)
+    assert 0 < beside < under
+
+
+def test_a_scannable_header_has_no_row_for_marks():
+    kw = dict(title="Quiz", course="", questions=12, instructions="")
+    plain = header_height(A4, scannable=False, **kw)
+    scannable = header_height(A4, scannable=True, **kw)
+    # the rule's one line in footnotesize, less the score table's row for marks
+    assert scannable == pytest.approx(plain + PARSKIP + 11.0 - pagefit.MARK_ROW)

@@ -618,6 +618,29 @@ def test_feedback_pages_are_on_the_builds_paper(tmp_path: Path, runner):
         assert {s.rsplit(" ", 1)[1] for s in _page_sizes(again / "feedback")} == {size}
 
 
+def test_a_letter_class_gets_letter_feedback_pages(tmp_path: Path):
+    """A class (a roster, one combined sheets.pdf) printed on Letter: scan writes its feedback
+    pages and class report on Letter, as a single Letter build's (#32)."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,id\nAda Lovelace,1\nAlan Turing,2\n", "utf-8")
+    folder = _build(tmp_path / "b", "--scannable", "--paper", "letter", "--roster", str(roster))
+    positions = json.loads((folder / "scan.json").read_text())
+    assert positions["paper"] == "letter"
+    dpi = 150
+    images = render(folder / "sheets.pdf", dpi)[: len(positions["sheets"][0]["pages"])]
+    rng = random.Random(2)
+    fill(images, {"sheets": [positions["sheets"][0]]}, 0, dpi, _scenario, rng, Plan())
+    files = []
+    for p, image in enumerate(images, start=1):
+        files.append(tmp_path / f"page{p}.png")
+        files[-1].write_bytes(distort(image, rng, upside_down=False, jpeg=False))
+    out = tmp_path / "out"
+    scan_files([str(f) for f in files], folder / "key.json", out)
+    assert list((out / "feedback").glob("*.pdf"))
+    assert _page_sizes(out / "feedback") == {"612 x 792 pts (letter)"}
+    assert _page_sizes(out) == {"612 x 792 pts (letter)"}  # the class report
+
+
 def test_scanned_marks_typed_marks_and_typed_answers_mix_in_one_class(
     klass: Path, tmp_path: Path, runner
 ):
