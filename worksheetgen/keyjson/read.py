@@ -108,6 +108,7 @@ __all__ = [
     "is_finite_number",
     "is_masked_text",
     "load_key",
+    "load_key_document",
     "number_text",
     "parse_key",
     "parts_points",
@@ -139,6 +140,16 @@ def load_key(path: str | os.PathLike[str], error: type[WorksheetgenError] = Expo
     """Read and check a key.json file; a bad one raises ``error`` naming file and field."""
 
     return parse_key(read_key_data(path, error), str(path), error)
+
+
+def load_key_document(
+    path: str | os.PathLike[str], error: type[WorksheetgenError] = ExportError
+) -> tuple[KeyDoc, dict[str, Any]]:
+    """A key.json file read once and checked (as ``load_key``): its records, and the parsed
+    document they were checked from, for what is a digest of the document as written
+    (``scan``'s page codes); nothing in the document is used before the contract passed."""
+    data = read_key_data(path, error)
+    return parse_key(data, str(path), error), data
 
 
 #: the course secret's fingerprint every key read must carry (with where the secret came

@@ -32,8 +32,8 @@ from worksheetgen.grading.report import REPORT_FILE, SCORES_FILE, GradeRun, grad
 from worksheetgen.grading.responses import _RowError as MarkError
 from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
-from worksheetgen.keyjson.read import load_key as read_key
-from worksheetgen.keyjson.read import read_key_data
+from worksheetgen.keyjson.read import load_key_document
+from worksheetgen.keyjson.records import KeyDoc, KeySheet
 from worksheetgen.scan.contract import read_positions
 from worksheetgen.scan.layout import ANSWERS, score_values, value_text
 from worksheetgen.scan.outset import check_out, commit, staging
@@ -246,16 +246,18 @@ def scan_files(
     from worksheetgen.scan.images import check_scan, crop_png, page_count
 
     key = Path(key_path)
-    doc = read_key_data(key, ScanError)
-    positions = _positions(key, len(doc["sheets"]))
+    # key.json read once and checked: its records, and (for the page codes, digests of the
+    # document as written) the document they were checked from
+    doc, document = load_key_document(key, ScanError)
+    positions = _positions(key, len(doc.sheets))
     # a build with separate answer sheets (scan.json's document) codes their pages apart; a
     # class printed before page codes told classes apart (scan.json version 1) carries the
     # build's code on every page; later ones a code of the class and of each sheet
     on_answer_sheets = positions.get("document") == ANSWERS
     if positions["version"] == 1:
-        class_code, fields = legacy_codes(doc)
+        class_code, fields = legacy_codes(document)
     else:
-        class_code, fields = key_codes(doc, on_answer_sheets)
+        class_code, fields = key_codes(document, on_answer_sheets)
     if positions.get("build") != class_code:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
@@ -265,8 +267,8 @@ def scan_files(
     check_out(out, OUTPUT_SET, OUTPUT_FOLDERS, out_dir is None)  # before any work
     paper = positions["paper"]
     box_mm = float(positions["box_mm"])
-    key_sheets = doc["sheets"]
-    grading = grade_key(read_key(key, ScanError))
+    key_sheets = doc.sheets
+    grading = grade_key(doc)
     sheets = _meanings(positions, key_sheets, grading, str(key.parent / SCAN_FILE))
     labels = scan_labels(scans)
     tasks: list[tuple[str, str, int]] = []
@@ -356,7 +358,7 @@ def scan_files(
             continue
         page = _Found(read.code[1], read.code[2], task, read.homography, context)
         pages = sheets[page.sheet]
-        sid = key_sheets[page.sheet]["id"]
+        sid = key_sheets[page.sheet].id
         if page.page not in pages:
             unread[f"page:{where}"] = task
             issues.append(
@@ -377,14 +379,14 @@ def scan_files(
                     f"page:{where}",
                     where,
                     f"sheet {sid} page {page.page} again (first: {first}); this one is not read"
-                    + (_SHARED_CODES if key_sheets[page.sheet].get("student") is None else ""),
+                    + (_SHARED_CODES if key_sheets[page.sheet].student is None else ""),
                 )
             )
             continue
         take(page, read.ratios, where)
     # pages whose code did not read, named by the corrections: read as the sheet and page
     for pid, (line, s, p) in assigned.items():
-        named = f"{key_sheets[s]['id']}/{p}"
+        named = f"{key_sheets[s].id}/{p}"
         named_task = unread.get(pid)
         if named_task is None:
             raise ScanError(
@@ -413,7 +415,7 @@ def scan_files(
     # missing pages of the sheets that were scanned at all
     scanned = {s for s, _ in seen}
     for s in sorted(scanned):
-        sid = key_sheets[s]["id"]
+        sid = key_sheets[s].id
         for p in sorted(sheets[s]):
             if (s, p) not in seen:
                 issues.append(
@@ -426,12 +428,12 @@ def scan_files(
                 )
     # students none of whose pages was scanned: absent (or their pages lost), one each
     for s, ks in enumerate(key_sheets):
-        if s not in scanned and ks.get("student") is not None:
+        if s not in scanned and ks.student is not None:
             issues.append(
                 Issue(
                     "absent",
-                    f"absent:{ks['id']}",
-                    f"sheet {ks['id']}",
+                    f"absent:{ks.id}",
+                    f"sheet {ks.id}",
                     "no page of this student's sheet was scanned: absent, or the pages "
                     "are still to scan (no responses, not zeros)",
                 )
@@ -441,7 +443,7 @@ def scan_files(
     allowed: dict[str, list[str]] = {}  # a part's option letters, or its score boxes' points
     kind_of: dict[str, str] = {}  # "mark" (score boxes) or "value" (options), by part id
     for (s, question, answer), group in sorted(readings.items(), key=lambda kv: (kv[0][0],)):
-        sid = key_sheets[s]["id"]
+        sid = key_sheets[s].id
         gid = f"{sid}/{question}/{answer}"
         marked = [b for _, b, r in group if r.state == "marked"]
         unclear = [(pg, b, r) for pg, b, r in group if r.state == "unclear"]
@@ -510,7 +512,7 @@ def scan_files(
     # them, so each is a mark still to give (its page is listed as missing-page)
     lost = sorted((k, p) for k in scanned for p in sheets[k] if (k, p) not in seen)
     for s, p in lost:
-        sid = key_sheets[s]["id"]
+        sid = key_sheets[s].id
         for box in sheets[s][p]:
             gid = f"{sid}/{box['question']}/{box['answer']}"
             if (s, box["question"], box["answer"]) in readings:
@@ -544,7 +546,7 @@ def scan_files(
                 line=line,
             )
     return _write(
-        out, key, rows, issues, crops, n_pages, identified, paper, out_dir is None, absent
+        out, doc, rows, issues, crops, n_pages, identified, paper, out_dir is None, absent
     )
 
 
@@ -619,14 +621,14 @@ def scan_labels(scans: Sequence[str]) -> dict[str, str]:
 
 def _assignments(
     fixes: Sequence[tuple[int, str, str]],
-    key_sheets: list[Any],
+    key_sheets: Sequence[KeySheet],
     sheets: dict[int, dict[int, list[dict[str, Any]]]],
     name: str,
 ) -> dict[str, tuple[int, int, int]]:
     """The corrections that name the sheet and page an unidentified page is (a value
     ``SHEET/PAGE`` for a ``page:`` id): (line, sheet index, page) by page issue id. A sheet
     or page that does not exist is one line."""
-    index = {ks["id"]: s for s, ks in enumerate(key_sheets)}
+    index = {ks.id: s for s, ks in enumerate(key_sheets)}
     out: dict[str, tuple[int, int, int]] = {}
     for line, cid, value in fixes:
         if not cid.startswith("page:") or "/" not in value:
@@ -636,7 +638,7 @@ def _assignments(
         if s is None or s not in sheets:
             raise ScanError(
                 f"value: expected a sheet id of the key and its page (such as "
-                f"{key_sheets[0]['id']}/1), got {value!r}",
+                f"{key_sheets[0].id}/1), got {value!r}",
                 file=name,
                 line=line,
             )
@@ -790,7 +792,7 @@ def load_page(path: str, kind: str, data: bytes, index: int) -> Any:
 
 
 def _meanings(
-    positions: dict[str, Any], key_sheets: list[Any], grading: Any, name: str
+    positions: dict[str, Any], key_sheets: Sequence[KeySheet], grading: Any, name: str
 ) -> dict[int, dict[int, list[dict[str, Any]]]]:
     """Every box of scan.json with what it means in the key: its question and answer, and
     the option it picks or the points it gives; by sheet index and page."""
@@ -800,8 +802,8 @@ def _meanings(
         if not isinstance(index, int) or not 0 <= index < len(key_sheets):
             raise ScanError(f"sheets: expected sheets of the key, got sheet {index!r}", file=name)
         ks = key_sheets[index]
-        gs = grading.sheet(ks["id"])
-        by_number = {str(q["number"]): q for q in ks["questions"]}
+        gs = grading.sheet(ks.id)
+        by_number = {str(v.number): v for v in ks.variants}
         pages = out.setdefault(index, {})
         for page in sheet["pages"]:
             boxes = pages.setdefault(page["page"], [])
@@ -809,15 +811,18 @@ def _meanings(
                 try:
                     number, letter, value = box["id"].split(".")
                     q = by_number[number]
-                    answer = q["parts"][LETTERS.index(letter)]["answer"]
+                    part = q.parts[LETTERS.index(letter)].answer
+                    if part is None:  # the options of an item without a named answer
+                        raise KeyError(letter)
+                    answer = part.name
                 except (ValueError, KeyError, IndexError):
                     raise ScanError(
                         f"boxes: expected boxes of the key's questions, got {box.get('id')!r}",
                         file=name,
                     ) from None
-                meaning: dict[str, Any] = {"question": q["id"], "answer": answer}
+                meaning: dict[str, Any] = {"question": q.qid, "answer": answer}
                 if value.startswith("s") and value[1:].isdigit():
-                    points = gs.question(q["id"]).points_of(answer)
+                    points = gs.question(q.qid).points_of(answer)
                     # a build before the score boxes' rule printed them by the old one
                     values = score_values(points, legacy=positions.get("version") == 1)
                     if int(value[1:]) >= len(values):
@@ -865,7 +870,7 @@ def _issues_csv(issues: Sequence[Issue]) -> str:
 
 def _write(
     out: Path,
-    key: Path,
+    key: KeyDoc,
     rows: list[list[str]],
     issues: list[Issue],
     crops: dict[str, bytes],
@@ -891,12 +896,13 @@ def _write(
             if any(r[4] for r in rows):  # grade refuses a file of blanks
                 try:
                     run = grade_files(
-                        key,
+                        key.source,
                         new / RESPONSES_FILE,
                         new,
                         paper=paper,
                         label=str(out / RESPONSES_FILE),
                         absent="zero" if absent == "zero" else "blank",
+                        key_doc=key,
                     )
                 except GradeError as exc:
                     raise ScanError(f"grading the scanned responses: {exc}") from None
