@@ -101,12 +101,8 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
     """Compare what scan read with what was planted; the number of boxes checked."""
     key_doc = json.loads((folder / "key.json").read_text())
     positions = json.loads((folder / "scan.json").read_text())
-    meanings = _meanings(
-        positions,
-        key_doc["sheets"],
-        grade_key(load_key(folder / "key.json", ScanError)),
-        "scan.json",
-    )
+    records = load_key(folder / "key.json", ScanError)
+    meanings = _meanings(positions, records.sheets, grade_key(records), "scan.json")
     rows = _read_csv(out / "responses.csv")
     got = {(r["student"], r["question"], r["answer"]): r["value"] or r["mark"] for r in rows}
     flagged = {
@@ -273,9 +269,9 @@ def test_thin_scribbles_are_marks_and_stray_dots_are_never_read_as_marks(dpi: in
 
 def test_scannable_build_records_every_box(quiz: Path):
     positions = json.loads((quiz / "scan.json").read_text())
-    key = grade_key(load_key(quiz / "key.json", ScanError))
-    doc = json.loads((quiz / "key.json").read_text())
-    meanings = _meanings(positions, doc["sheets"], key, "scan.json")
+    doc = load_key(quiz / "key.json", ScanError)
+    key = grade_key(doc)
+    meanings = _meanings(positions, doc.sheets, key, "scan.json")
     sheet = key.sheets[0]
     seen: dict[tuple[str, str], list[dict]] = {}
     for boxes in meanings[0].values():
@@ -858,10 +854,11 @@ def test_a_class_printed_before_the_score_box_rule_is_read_as_it_was_printed(qui
     positions = json.loads((quiz / "scan.json").read_text())
     assert positions["version"] == SCAN_VERSION == 2
     key_doc = json.loads((quiz / "key.json").read_text())
-    grading = grade_key(load_key(quiz / "key.json", ScanError))
+    records = load_key(quiz / "key.json", ScanError)
+    grading = grade_key(records)
 
     def marks(doc: dict) -> dict[str, str]:
-        meanings = _meanings(doc, key_doc["sheets"], grading, "scan.json")
+        meanings = _meanings(doc, records.sheets, grading, "scan.json")
         return {
             b["id"]: b["mark"]
             for pages in meanings.values()
