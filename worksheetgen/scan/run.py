@@ -18,7 +18,7 @@ import csv
 import io
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -117,7 +117,7 @@ def box_state(ratio: float, light: float, spread: float, depth: float) -> str:
     return "unclear"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Issue:
     """Something a person has to look at: its kind, id (for corrections), where it is and
     what was seen; ``crop`` the file name of its picture."""
@@ -241,10 +241,39 @@ def scan_files(
     """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
     grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key);
     ``absent``: as grade's, a student with no page scanned gets no total ("blank") or 0
-    ("zero")."""
-    # the image machinery only when scanning
-    from worksheetgen.scan.images import check_scan, crop_png, page_count
+    ("zero"). The stages, each a function from frozen records to a frozen record: the key
+    and scan.json (``open_key``), the scans' pages (``read_pages``), which sheet and page
+    each is (``identify``), each part's answer from its boxes (``read_boxes``), the
+    corrections (``settle``), then the one write of the whole set (``write``)."""
+    setup = open_key(key_path, out_dir)
+    pages = read_pages(scans, setup)
+    fixes = read_corrections(corrections) if corrections else []
+    assigned = _assignments(fixes, setup.key.sheets, setup.sheets, str(corrections))
+    found = identify(setup, pages, assigned, corrections, jobs)
+    answers = read_boxes(setup, found)
+    settled = settle(found, answers, fixes, corrections)
+    return write(setup, found, answers, settled, absent)
 
+
+@dataclass(frozen=True)
+class ScanSetup:
+    """What every stage reads: the key's records, scan.json's boxes with their meaning
+    (``sheets``: by sheet index and page), each sheet's page code build field (``fields``)
+    and the output folder (``default_out``: the one beside the key)."""
+
+    key: KeyDoc
+    positions: dict[str, Any]
+    sheets: dict[int, dict[int, list[dict[str, Any]]]]
+    fields: list[int]
+    out: Path
+    default_out: bool
+    paper: str
+    box_mm: float
+
+
+def open_key(key_path: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None) -> ScanSetup:
+    """Read key.json (once, through its reader) and scan.json beside it, check they are of
+    one build and that the output folder may be replaced."""
     key = Path(key_path)
     # key.json read once and checked: its records, and (for the page codes, digests of the
     # document as written) the document they were checked from
@@ -265,17 +294,44 @@ def scan_files(
         )
     out = Path(out_dir) if out_dir is not None else key.parent / "scan"
     check_out(out, OUTPUT_SET, OUTPUT_FOLDERS, out_dir is None)  # before any work
-    paper = positions["paper"]
-    box_mm = float(positions["box_mm"])
-    key_sheets = doc.sheets
-    grading = grade_key(doc)
-    sheets = _meanings(positions, key_sheets, grading, str(key.parent / SCAN_FILE))
+    sheets = _meanings(positions, doc.sheets, grade_key(doc), str(key.parent / SCAN_FILE))
+    return ScanSetup(
+        key=doc,
+        positions=positions,
+        sheets=sheets,
+        fields=fields,
+        out=out,
+        default_out=out_dir is None,
+        paper=positions["paper"],
+        box_mm=float(positions["box_mm"]),
+    )
+
+
+Task = tuple[str, str, int]  # a page: its scan's path, the scan's kind and the page's index
+
+
+@dataclass(frozen=True)
+class ScanPages:
+    """Every page of the scans, checked and counted, not yet decoded: each scan's label
+    (``scan_labels``) and bytes, and the pages in order."""
+
+    labels: dict[str, str]
+    data: dict[str, bytes]
+    tasks: tuple[Task, ...]
+
+
+def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
+    """Check every scan before any is read (its kind, size and page count), at most
+    PAGES_PER_PRINTED pages for each page the build printed (at least MIN_SCAN_PAGES)."""
+    # the image machinery only when scanning
+    from worksheetgen.scan.images import check_scan, page_count
+
     labels = scan_labels(scans)
-    tasks: list[tuple[str, str, int]] = []
+    tasks: list[Task] = []
     data_of: dict[str, bytes] = {}
     # the most pages a run reads: PAGES_PER_PRINTED for each page the build printed, counted
     # (and every page's size checked) before any page is decoded
-    printed = sum(len(s["pages"]) for s in positions["sheets"])
+    printed = sum(len(s["pages"]) for s in setup.positions["sheets"])
     most = max(MIN_SCAN_PAGES, PAGES_PER_PRINTED * printed)
     for path in scans:  # every scan checked before any is read
         kind, data = check_scan(path)
@@ -289,33 +345,63 @@ def scan_files(
                 file=path,
             )
         tasks += [(path, kind, i) for i in range(count)]
-    fixes = read_corrections(corrections) if corrections else []
-    assigned = _assignments(fixes, key_sheets, sheets, str(corrections))
+    return ScanPages(labels, data_of, tuple(tasks))
 
+
+@dataclass(frozen=True)
+class FoundPage:
+    """A page identified (by its code, or by a correction): which it is, the ink measures
+    of its boxes in scan.json's order, and where it was (``scan.pdf#3``)."""
+
+    page: _Found
+    ratios: Any
+    where: str
+
+
+@dataclass(frozen=True)
+class Identified:
+    """Which sheet and page every scanned page is: the pages read (in the order their boxes
+    are taken), the pages' issues (in the order found: twice, unidentified, blank, then
+    missing and absent), their cropped pictures, and the counts of pages read and
+    identified; ``seen``: where each (sheet index, page) was first read."""
+
+    found: tuple[FoundPage, ...]
+    issues: tuple[Issue, ...]
+    crops: dict[str, bytes]
+    seen: dict[tuple[int, int], str]
+    pages: int
+    identified: int
+
+
+def identify(
+    setup: ScanSetup,
+    pages: ScanPages,
+    assigned: dict[str, tuple[int, int, int]],
+    corrections: str | None,
+    jobs: int,
+) -> Identified:
+    """Decode, align and measure every page (by ``jobs`` processes), identify it by its code
+    (or, named by a correction, ``assigned``, as the sheet and page a person said), and list
+    what is not a page to read: twice, unidentified, blank; then the pages missing of the
+    sheets scanned and the students none of whose pages was (absent)."""
+    # the image machinery only when scanning
+    from worksheetgen.scan.images import crop_png
+
+    key_sheets, sheets, fields = setup.key.sheets, setup.sheets, setup.fields
+    labels = pages.labels
     issues: list[Issue] = []
     crops: dict[str, bytes] = {}
     seen: dict[tuple[int, int], str] = {}
-    readings: dict[tuple[int, str, str], list[tuple[Any, dict[str, Any], BoxReading]]] = {}
+    found: list[FoundPage] = []
     n_pages = identified = 0
-    context = _ReadContext(data_of, paper, box_mm, sheets)
-    unread: dict[str, tuple[str, str, int]] = {}  # unidentified pages' tasks, by issue id
+    context = _ReadContext(pages.data, setup.paper, setup.box_mm, sheets)
+    unread: dict[str, Task] = {}  # unidentified pages' tasks, by issue id
 
     def take(page: _Found, ratios: Any, where: str) -> None:
-        """Read a page's boxes into their parts' groups."""
         seen[(page.sheet, page.page)] = where
-        boxes = sheets[page.sheet][page.page]
-        for box, (ratio, light, spread, depth) in zip(
-            boxes, ratios if ratios is not None else (), strict=True
-        ):
-            reading = BoxReading(
-                box_state(float(ratio), float(light), float(spread), float(depth)),
-                float(ratio),
-                float(spread),
-            )
-            group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
-            group.append((page, {**box, "where": where}, reading))
+        found.append(FoundPage(page, ratios, where))
 
-    for task, read in zip(tasks, _read_all(context, tasks, jobs), strict=True):
+    for task, read in zip(pages.tasks, _read_all(context, list(pages.tasks), jobs), strict=True):
         n_pages += 1
         path, kind, index = task
         where = task_where(task, labels)
@@ -330,7 +416,7 @@ def scan_files(
             )
         if read.code is None or read.code[1] not in sheets:
             name = f"page-{len(crops) + 1:03d}.png"
-            image = load_page(path, kind, data_of[path], index)
+            image = load_page(path, kind, pages.data[path], index)
             small = image[::4, ::4]
             crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
             unread[f"page:{where}"] = task
@@ -357,9 +443,8 @@ def scan_files(
             )
             continue
         page = _Found(read.code[1], read.code[2], task, read.homography, context)
-        pages = sheets[page.sheet]
         sid = key_sheets[page.sheet].id
-        if page.page not in pages:
+        if page.page not in sheets[page.sheet]:
             unread[f"page:{where}"] = task
             issues.append(
                 Issue(
@@ -410,8 +495,23 @@ def scan_files(
                 line=line,
             )
         identified += 1
-        found = _Found(s, p, named_task, read.homography, context)
-        take(found, read.ratios, task_where(named_task, labels))
+        take(
+            _Found(s, p, named_task, read.homography, context),
+            read.ratios,
+            task_where(named_task, labels),
+        )
+    issues += _missing(key_sheets, sheets, seen)
+    return Identified(tuple(found), tuple(issues), crops, seen, n_pages, identified)
+
+
+def _missing(
+    key_sheets: Sequence[KeySheet],
+    sheets: dict[int, dict[int, list[dict[str, Any]]]],
+    seen: dict[tuple[int, int], str],
+) -> list[Issue]:
+    """The pages not scanned of the sheets scanned at all, and the students none of whose
+    pages was (absent)."""
+    issues: list[Issue] = []
     # missing pages of the sheets that were scanned at all
     scanned = {s for s, _ in seen}
     for s in sorted(scanned):
@@ -438,106 +538,202 @@ def scan_files(
                     "are still to scan (no responses, not zeros)",
                 )
             )
-    rows: list[list[str]] = []
-    answers: dict[str, Issue | None] = {}
-    allowed: dict[str, list[str]] = {}  # a part's option letters, or its score boxes' points
-    kind_of: dict[str, str] = {}  # "mark" (score boxes) or "value" (options), by part id
+    return issues
+
+
+@dataclass(frozen=True)
+class ScannedAnswer:
+    """One part of a sheet as its boxes say: its sheet, question and answer, the entry its
+    boxes make ("mark": score boxes; "value": options) and the mark or option read (PENDING
+    while a person has to look); ``issue``: what the person has to look at, or None;
+    ``allowed``: the option letters or the points its boxes offer."""
+
+    sheet: str
+    question: str
+    answer: str
+    entry: str
+    value: str
+    kind: str
+    allowed: tuple[str, ...]
+    issue: Issue | None = None
+
+    @property
+    def id(self) -> str:
+        """The part's id, as issues.csv and a corrections file name it."""
+        return f"{self.sheet}/{self.question}/{self.answer}"
+
+
+@dataclass(frozen=True)
+class BoxAnswers:
+    """Every part of the sheets scanned, in responses.csv's order, and the pictures of the
+    boxes a person has to look at."""
+
+    answers: tuple[ScannedAnswer, ...]
+    crops: dict[str, bytes]
+
+
+def read_boxes(setup: ScanSetup, found: Identified) -> BoxAnswers:
+    """Each part's answer from its boxes: its one marked box; unclear boxes, several marks,
+    a box only taken back and a score row nobody marked are for a person (with a cropped
+    picture); a part whose boxes are all on a missing page is a mark still to give."""
+    # the image machinery only when scanning
+    from worksheetgen.scan.images import crop_png
+
+    key_sheets, sheets, box_mm = setup.key.sheets, setup.sheets, setup.box_mm
+    readings: dict[tuple[int, str, str], list[tuple[Any, dict[str, Any], BoxReading]]] = {}
+    for seen_page in found.found:  # every page's boxes into their parts' groups
+        page, ratios, where = seen_page.page, seen_page.ratios, seen_page.where
+        boxes = sheets[page.sheet][page.page]
+        for box, (ratio, light, spread, depth) in zip(
+            boxes, ratios if ratios is not None else (), strict=True
+        ):
+            reading = BoxReading(
+                box_state(float(ratio), float(light), float(spread), float(depth)),
+                float(ratio),
+                float(spread),
+            )
+            group = readings.setdefault((page.sheet, box["question"], box["answer"]), [])
+            group.append((page, {**box, "where": where}, reading))
+    out: list[ScannedAnswer] = []
+    crops: dict[str, bytes] = {}
+    numbered = len(found.crops)  # the boxes' pictures are numbered after the pages'
     for (s, question, answer), group in sorted(readings.items(), key=lambda kv: (kv[0][0],)):
         sid = key_sheets[s].id
         gid = f"{sid}/{question}/{answer}"
-        marked = [b for _, b, r in group if r.state == "marked"]
-        unclear = [(pg, b, r) for pg, b, r in group if r.state == "unclear"]
         is_mark = "mark" in group[0][1]
-        value: str | None = None
-        problem = None
-        if unclear:
-            problem = Issue(
-                "unclear-box",
-                gid,
-                group[0][1]["where"],
-                "; ".join(
-                    f"{_box_name(b)}: ink {r.ratio:.2f}, spread {r.spread:.2f}"
-                    for _, b, r in unclear
-                ),
-            )
-            pg = unclear[0][0]
-        elif len(marked) > 1:
-            problem = Issue(
-                "several-marked",
-                gid,
-                group[0][1]["where"],
-                "marked: " + ", ".join(_box_name(b) for b in marked),
-            )
-            pg = group[0][0]
-        elif marked:
-            value = marked[0]["mark"] if is_mark else marked[0]["option"]
-        elif any(r.state == "taken-back" for _, _, r in group):
-            # a box filled in and nothing else marked: the rule says "taken back", but a
-            # student who read "fill in" may have meant it as the answer; a person decides
-            problem = Issue(
-                "only-taken-back",
-                gid,
-                group[0][1]["where"],
-                "filled in completely (a mark taken back) and nothing else marked: "
-                + ", ".join(_box_name(b) for _, b, r in group if r.state == "taken-back"),
-            )
-            pg = next(g for g, _, r in group if r.state == "taken-back")
-        elif is_mark:
-            # a score row with no box marked: the TA has not marked this part yet, which is
-            # a mark still to give, never a blank answer worth 0
-            problem = Issue(
-                "unmarked",
-                gid,
-                group[0][1]["where"],
-                "no score box marked: a mark still to give (not a 0)",
-            )
-            pg = group[0][0]
+        problem, value, pg = _decide(gid, group)
         if problem is not None:
-            name = f"box-{len(crops) + 1:04d}.png"
+            name = f"box-{numbered + len(crops) + 1:04d}.png"
             xs = [g[1]["x"] for g in group if g[0] is pg]  # its boxes on that page
             ys = [g[1]["y"] for g in group if g[0] is pg]
             aligned = pg.aligned()
             rect = aligned.pixel_box(min(xs), min(ys), max(xs) + box_mm, max(ys) + box_mm, 3.0)
             crops[name] = crop_png(aligned.image, rect)
-            problem.crop = name
-            issues.append(problem)
-        answers[gid] = problem
-        allowed[gid] = [b["mark"] if is_mark else b["option"] for _, b, _ in group]
-        kind_of[gid] = "mark" if is_mark else "value"
-        if problem is not None:  # for a person to settle: graded as still to mark, not blank
-            rows.append([sid, question, answer, "mark", PENDING])
-        else:
-            rows.append([sid, question, answer, "mark" if is_mark else "value", value or ""])
+            problem = replace(problem, crop=name)
+        kind = "mark" if is_mark else "value"
+        allowed = tuple(b["mark"] if is_mark else b["option"] for _, b, _ in group)
+        # for a person to settle: graded as still to mark, not blank
+        entry, shown_value = ("mark", PENDING) if problem is not None else (kind, value or "")
+        out.append(ScannedAnswer(sid, question, answer, entry, shown_value, kind, allowed, problem))
     # the parts of a scanned sheet whose boxes are all on a missing page: nobody has seen
     # them, so each is a mark still to give (its page is listed as missing-page)
-    lost = sorted((k, p) for k in scanned for p in sheets[k] if (k, p) not in seen)
+    scanned = {s for s, _ in found.seen}
+    lost = sorted((k, p) for k in scanned for p in sheets[k] if (k, p) not in found.seen)
+    unseen: dict[str, tuple[str, str, str, str, list[str]]] = {}
     for s, p in lost:
         sid = key_sheets[s].id
         for box in sheets[s][p]:
             gid = f"{sid}/{box['question']}/{box['answer']}"
             if (s, box["question"], box["answer"]) in readings:
                 continue
-            if gid not in kind_of:
-                kind_of[gid] = "mark" if "mark" in box else "value"
-                allowed[gid] = []
-                rows.append([sid, box["question"], box["answer"], "mark", PENDING])
-            allowed[gid].append(box["mark"] if "mark" in box else box["option"])
-    # corrections settle what the scans left open (and may override any answer)
-    by_id = {r[0] + "/" + r[1] + "/" + r[2]: r for r in rows}
-    page_issues = {i.id: i for i in issues if i.id.startswith(("page:", "absent:"))}
+            if gid not in unseen:
+                kind = "mark" if "mark" in box else "value"
+                unseen[gid] = (sid, box["question"], box["answer"], kind, [])
+            unseen[gid][4].append(box["mark"] if "mark" in box else box["option"])
+    for sid, question, answer, kind, offered in unseen.values():
+        out.append(
+            ScannedAnswer(sid, question, answer, "mark", PENDING, kind, tuple(offered), None)
+        )
+    return BoxAnswers(tuple(out), crops)
+
+
+def _decide(
+    gid: str, group: list[tuple[Any, dict[str, Any], BoxReading]]
+) -> tuple[Issue | None, str | None, Any]:
+    """A part's answer from its boxes as read (``group``: page, box, reading): the issue a
+    person has to look at (or None), the mark or option its one marked box gives, and the
+    page whose boxes the issue's picture shows."""
+    marked = [b for _, b, r in group if r.state == "marked"]
+    unclear = [(pg, b, r) for pg, b, r in group if r.state == "unclear"]
+    is_mark = "mark" in group[0][1]
+    pg = group[0][0]
+    value: str | None = None
+    problem = None
+    if unclear:
+        problem = Issue(
+            "unclear-box",
+            gid,
+            group[0][1]["where"],
+            "; ".join(
+                f"{_box_name(b)}: ink {r.ratio:.2f}, spread {r.spread:.2f}" for _, b, r in unclear
+            ),
+        )
+        pg = unclear[0][0]
+    elif len(marked) > 1:
+        problem = Issue(
+            "several-marked",
+            gid,
+            group[0][1]["where"],
+            "marked: " + ", ".join(_box_name(b) for b in marked),
+        )
+        pg = group[0][0]
+    elif marked:
+        value = marked[0]["mark"] if is_mark else marked[0]["option"]
+    elif any(r.state == "taken-back" for _, _, r in group):
+        # a box filled in and nothing else marked: the rule says "taken back", but a
+        # student who read "fill in" may have meant it as the answer; a person decides
+        problem = Issue(
+            "only-taken-back",
+            gid,
+            group[0][1]["where"],
+            "filled in completely (a mark taken back) and nothing else marked: "
+            + ", ".join(_box_name(b) for _, b, r in group if r.state == "taken-back"),
+        )
+        pg = next(g for g, _, r in group if r.state == "taken-back")
+    elif is_mark:
+        # a score row with no box marked: the TA has not marked this part yet, which is
+        # a mark still to give, never a blank answer worth 0
+        problem = Issue(
+            "unmarked",
+            gid,
+            group[0][1]["where"],
+            "no score box marked: a mark still to give (not a 0)",
+        )
+        pg = group[0][0]
+    return problem, value, pg
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The parts' answers and the issues once the corrections are applied: every issue a
+    correction names says what settled it."""
+
+    answers: tuple[ScannedAnswer, ...]
+    issues: tuple[Issue, ...]
+
+
+def settle(
+    found: Identified,
+    boxes: BoxAnswers,
+    fixes: Sequence[tuple[int, str, str]],
+    corrections: str | None,
+) -> Settled:
+    """Apply the corrections (``fixes``: line, id, value): an answer's value (an option
+    letter, points, or ``blank``), or what settled a page's or a student's issue. The
+    issues: the pages' first, then the boxes'."""
+    answers = list(boxes.answers)
+    at = {a.id: i for i, a in enumerate(answers)}
+    issues = list(found.issues) + [a.issue for a in answers if a.issue is not None]
+    issue_at = {a.id: len(found.issues) + k for k, a in enumerate(a for a in answers if a.issue)}
+    page_issues = {
+        i.id: n for n, i in enumerate(found.issues) if i.id.startswith(("page:", "absent:"))
+    }
     for line, cid, value in fixes:
-        if cid in by_id:
-            row = by_id[cid]
-            row[3] = kind_of[cid]  # settled: the row its part's boxes make (not pending)
+        if cid in at:
+            answer = answers[at[cid]]
+            # settled: the row its part's boxes make (not pending)
             if value.casefold() != "blank":
-                _check_value(value, row[3] == "mark", allowed[cid], str(corrections), line)
-            row[4] = value
+                _check_value(
+                    value, answer.kind == "mark", list(answer.allowed), str(corrections), line
+                )
+            entry_value = value
             if value.casefold() == "blank":  # a score row said blank by a person: 0 points
-                row[4] = "0" if row[3] == "mark" else ""
-            if answers.get(cid) is not None:
-                answers[cid].settled = value  # type: ignore[union-attr]
+                entry_value = "0" if answer.kind == "mark" else ""
+            answers[at[cid]] = replace(answer, entry=answer.kind, value=entry_value)
+            if cid in issue_at:
+                issues[issue_at[cid]] = replace(issues[issue_at[cid]], settled=value)
         elif cid in page_issues:
-            page_issues[cid].settled = value
+            issues[page_issues[cid]] = replace(issues[page_issues[cid]], settled=value)
         else:
             raise ScanError(
                 f"id: expected an id of issues.csv or an answer the scans read "
@@ -545,8 +741,25 @@ def scan_files(
                 file=corrections,
                 line=line,
             )
+    return Settled(tuple(answers), tuple(issues))
+
+
+def write(
+    setup: ScanSetup, found: Identified, boxes: BoxAnswers, settled: Settled, absent: str
+) -> ScanResult:
+    """Write responses.csv, issues.csv and the crops, and grade them (``_write``)."""
+    rows = [[a.sheet, a.question, a.answer, a.entry, a.value] for a in settled.answers]
     return _write(
-        out, doc, rows, issues, crops, n_pages, identified, paper, out_dir is None, absent
+        setup.out,
+        setup.key,
+        rows,
+        list(settled.issues),
+        {**found.crops, **boxes.crops},
+        found.pages,
+        found.identified,
+        setup.paper,
+        setup.default_out,
+        absent,
     )
 
 
