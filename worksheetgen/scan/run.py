@@ -34,7 +34,7 @@ from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
 from worksheetgen.keyjson.read import load_key_document
 from worksheetgen.keyjson.records import KeyDoc, KeySheet
-from worksheetgen.scan.contract import read_positions
+from worksheetgen.scan.contract import Positions, read_positions
 from worksheetgen.scan.layout import ANSWERS, score_values, value_text
 from worksheetgen.scan.outset import check_out, commit, staging
 from worksheetgen.scan.positions import (
@@ -150,7 +150,7 @@ class ScanResult:
         return [i.id.split(":", 1)[1] for i in self.issues if i.kind == "absent"]
 
 
-def _positions(key_path: Path, key_sheets: int) -> dict[str, Any]:
+def _positions(key_path: Path, key_sheets: int) -> Positions:
     path = key_path.parent / SCAN_FILE
     if not path.exists():
         raise ScanError(
@@ -262,7 +262,7 @@ class ScanSetup:
     and the output folder (``default_out``: the one beside the key)."""
 
     key: KeyDoc
-    positions: dict[str, Any]
+    positions: Positions
     sheets: dict[int, dict[int, list[dict[str, Any]]]]
     fields: list[int]
     out: Path
@@ -282,12 +282,12 @@ def open_key(key_path: str | os.PathLike[str], out_dir: str | os.PathLike[str] |
     # a build with separate answer sheets (scan.json's document) codes their pages apart; a
     # class printed before page codes told classes apart (scan.json version 1) carries the
     # build's code on every page; later ones a code of the class and of each sheet
-    on_answer_sheets = positions.get("document") == ANSWERS
-    if positions["version"] == 1:
+    on_answer_sheets = positions.document == ANSWERS
+    if positions.version == 1:
         class_code, fields = legacy_codes(document)
     else:
         class_code, fields = key_codes(document, on_answer_sheets)
-    if positions.get("build") != class_code:
+    if positions.build != class_code:
         raise ScanError(
             f"expected the {SCAN_FILE} of this key's build, got one of another build",
             file=str(key.parent / SCAN_FILE),
@@ -302,8 +302,8 @@ def open_key(key_path: str | os.PathLike[str], out_dir: str | os.PathLike[str] |
         fields=fields,
         out=out,
         default_out=out_dir is None,
-        paper=positions["paper"],
-        box_mm=float(positions["box_mm"]),
+        paper=positions.paper,
+        box_mm=positions.box_mm,
     )
 
 
@@ -331,7 +331,7 @@ def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
     data_of: dict[str, bytes] = {}
     # the most pages a run reads: PAGES_PER_PRINTED for each page the build printed, counted
     # (and every page's size checked) before any page is decoded
-    printed = sum(len(s["pages"]) for s in setup.positions["sheets"])
+    printed = sum(len(s.pages) for s in setup.positions.sheets)
     most = max(MIN_SCAN_PAGES, PAGES_PER_PRINTED * printed)
     for path in scans:  # every scan checked before any is read
         kind, data = check_scan(path)
@@ -1005,24 +1005,24 @@ def load_page(path: str, kind: str, data: bytes, index: int) -> Any:
 
 
 def _meanings(
-    positions: dict[str, Any], key_sheets: Sequence[KeySheet], grading: Any, name: str
+    positions: Positions, key_sheets: Sequence[KeySheet], grading: Any, name: str
 ) -> dict[int, dict[int, list[dict[str, Any]]]]:
     """Every box of scan.json with what it means in the key: its question and answer, and
     the option it picks or the points it gives; by sheet index and page."""
     out: dict[int, dict[int, list[dict[str, Any]]]] = {}
-    for sheet in positions["sheets"]:
-        index = sheet["index"]
+    for sheet in positions.sheets:
+        index = sheet.index
         if not isinstance(index, int) or not 0 <= index < len(key_sheets):
             raise ScanError(f"sheets: expected sheets of the key, got sheet {index!r}", file=name)
         ks = key_sheets[index]
         gs = grading.sheet(ks.id)
         by_number = {str(v.number): v for v in ks.variants}
         pages = out.setdefault(index, {})
-        for page in sheet["pages"]:
-            boxes = pages.setdefault(page["page"], [])
-            for box in page["boxes"]:
+        for page in sheet.pages:
+            boxes = pages.setdefault(page.page, [])
+            for box in page.boxes:
                 try:
-                    number, letter, value = box["id"].split(".")
+                    number, letter, value = box.id.split(".")
                     q = by_number[number]
                     part = q.parts[LETTERS.index(letter)].answer
                     if part is None:  # the options of an item without a named answer
@@ -1030,23 +1030,23 @@ def _meanings(
                     answer = part.name
                 except (ValueError, KeyError, IndexError):
                     raise ScanError(
-                        f"boxes: expected boxes of the key's questions, got {box.get('id')!r}",
+                        f"boxes: expected boxes of the key's questions, got {box.id!r}",
                         file=name,
                     ) from None
                 meaning: dict[str, Any] = {"question": q.qid, "answer": answer}
                 if value.startswith("s") and value[1:].isdigit():
                     points = gs.question(q.qid).points_of(answer)
                     # a build before the score boxes' rule printed them by the old one
-                    values = score_values(points, legacy=positions.get("version") == 1)
+                    values = score_values(points, legacy=positions.version == 1)
                     if int(value[1:]) >= len(values):
                         raise ScanError(
-                            f"boxes: expected score boxes up to {points}, got {box['id']!r}",
+                            f"boxes: expected score boxes up to {points}, got {box.id!r}",
                             file=name,
                         )
                     meaning["mark"] = str(values[int(value[1:])])
                 else:
                     meaning["option"] = value
-                boxes.append({**meaning, "id": box["id"], "x": box["x"], "y": box["y"]})
+                boxes.append({**meaning, "id": box.id, "x": box.x, "y": box.y})
     return out
 
 

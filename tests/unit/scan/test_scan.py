@@ -21,8 +21,10 @@ from tests.conftest import ROOT, needs_tex
 from tests.scansynth import BOX_MM, Plan, box_sheet, distort, fill, render, smudge_code
 from worksheetgen.errors import ScanError
 from worksheetgen.grading.key import grade_key
-from worksheetgen.keyjson.read import load_key
+from worksheetgen.keyjson.read import KeyDoc, load_key
+from worksheetgen.scan.contract import Positions, parse_positions
 from worksheetgen.scan.layout import decode_cells, page_cells, score_values
+from worksheetgen.scan.positions import SCAN_FORMAT, SCAN_VERSIONS
 from worksheetgen.scan.run import _meanings, box_state, scan_files
 
 pytestmark = needs_tex
@@ -93,6 +95,11 @@ def _expected(plan: Plan, sheet: int, ids: list[str]) -> tuple[str | None, bool]
     return (marked[0] if marked else None), False
 
 
+def _checked(positions: dict, key: KeyDoc) -> Positions:
+    """scan.json's records, from its parsed document (as ``scan`` reads them)."""
+    return parse_positions(positions, "scan.json", len(key.sheets), SCAN_FORMAT, SCAN_VERSIONS)
+
+
 def _read_csv(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text("utf-8"))))
 
@@ -102,7 +109,9 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
     key_doc = json.loads((folder / "key.json").read_text())
     positions = json.loads((folder / "scan.json").read_text())
     records = load_key(folder / "key.json", ScanError)
-    meanings = _meanings(positions, records.sheets, grade_key(records), "scan.json")
+    meanings = _meanings(
+        _checked(positions, records), records.sheets, grade_key(records), "scan.json"
+    )
     rows = _read_csv(out / "responses.csv")
     got = {(r["student"], r["question"], r["answer"]): r["value"] or r["mark"] for r in rows}
     flagged = {
@@ -271,7 +280,7 @@ def test_scannable_build_records_every_box(quiz: Path):
     positions = json.loads((quiz / "scan.json").read_text())
     doc = load_key(quiz / "key.json", ScanError)
     key = grade_key(doc)
-    meanings = _meanings(positions, doc.sheets, key, "scan.json")
+    meanings = _meanings(_checked(positions, doc), doc.sheets, key, "scan.json")
     sheet = key.sheets[0]
     seen: dict[tuple[str, str], list[dict]] = {}
     for boxes in meanings[0].values():
@@ -858,7 +867,7 @@ def test_a_class_printed_before_the_score_box_rule_is_read_as_it_was_printed(qui
     grading = grade_key(records)
 
     def marks(doc: dict) -> dict[str, str]:
-        meanings = _meanings(doc, records.sheets, grading, "scan.json")
+        meanings = _meanings(_checked(doc, records), records.sheets, grading, "scan.json")
         return {
             b["id"]: b["mark"]
             for pages in meanings.values()
