@@ -82,3 +82,40 @@ def test_a_damaged_key_is_the_line_export_gives(key, tmp_path: Path, case: str):
     assert line == exported.output  # the same words as export's, for the same key
     assert scanned.exception is None or isinstance(scanned.exception, SystemExit)
     assert not out.exists()
+
+
+def test_every_command_that_reads_a_key_hands_the_course_secret_to_its_reader(tmp_path: Path):
+    """The course secret travels to the key's reader as a parameter (issue 35, section 3):
+    grade, grade --template, export and scan each refuse a key built with another secret in
+    one line and write nothing, and read it with the secret it was built with."""
+    runner = CliRunner()
+    built = tmp_path / "built"
+    first = {"WORKSHEETGEN_SECRET": "the first course secret"}
+    args = ["build", "--seed", "5", "--no-pdf", "--out", str(built)]
+    assert runner.invoke(main, [*args, "--bank", str(ROOT / "banks" / "quiz.yaml")], env=first)
+    key = next(built.rglob("key.json"))
+    (tmp_path / "r.csv").write_text("student,question,answer,entry,value\n", "utf-8")
+    page = tmp_path / "page.png"
+    page.write_bytes(b"\x89PNG\r\n\x1a\n")
+    out = tmp_path / "out"
+    commands = {
+        "grade": ["grade", "--key", str(key), str(tmp_path / "r.csv"), "--out", str(out)],
+        "template": ["grade", "--key", str(key), "--template", str(out / "t.csv")],
+        "export": ["export", "--to", "gift", "--key", str(key), "--out", str(out / "x.txt")],
+        "scan": ["scan", str(page), "--key", str(key), "--out", str(out)],
+    }
+    other = {"WORKSHEETGEN_SECRET": "the second course secret"}
+    for name, command in commands.items():
+        refused = runner.invoke(main, command, env=other)
+        assert refused.exit_code == 1, (name, refused.output)
+        line = refused.output
+        assert line.count("\n") == 1 and "Traceback" not in line, (name, line)
+        # (a long path is shortened in the middle: the start and the end of the line)
+        assert line.startswith(f"worksheetgen: error: {str(key)[:30]}"), (name, line)
+        assert "(WORKSHEETGEN_SECRET, " in line and "got one built with another" in line
+        assert "the first course secret" not in line and "the second" not in line
+        assert not out.exists(), name
+    # with the secret it was built with, the key is read (and refused only for what follows)
+    for name, command in commands.items():
+        passed = runner.invoke(main, command, env=first)
+        assert "secret" not in passed.output, (name, passed.output)

@@ -32,7 +32,7 @@ from worksheetgen.grading.report import REPORT_FILE, SCORES_FILE, GradeRun, grad
 from worksheetgen.grading.responses import _RowError as MarkError
 from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited
-from worksheetgen.keyjson.read import load_key_document
+from worksheetgen.keyjson.read import ExpectedSecret, load_key_document
 from worksheetgen.keyjson.records import KeyDoc, KeySheet
 from worksheetgen.scan.contract import Positions, read_positions
 from worksheetgen.scan.layout import ANSWERS, score_values, value_text
@@ -237,15 +237,18 @@ def scan_files(
     corrections: str | None = None,
     jobs: int = 1,
     absent: str = "blank",
+    secret: ExpectedSecret | None = None,
 ) -> ScanResult:
     """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
     grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key);
     ``absent``: as grade's, a student with no page scanned gets no total ("blank") or 0
-    ("zero"). The stages, each a function from frozen records to a frozen record: the key
-    and scan.json (``open_key``), the scans' pages (``read_pages``), which sheet and page
-    each is (``identify``), each part's answer from its boxes (``read_boxes``), the
-    corrections (``settle``), then the one write of the whole set (``write``)."""
-    setup = open_key(key_path, out_dir)
+    ("zero"); ``secret``: the course secret the key must have been built with, if any.
+
+    The stages, each a function from frozen records to a frozen record: the key and
+    scan.json (``open_key``), the scans' pages (``read_pages``), which sheet and page each
+    is (``identify``), each part's answer from its boxes (``read_boxes``), the corrections
+    (``settle``), then the one write of the whole set (``write``)."""
+    setup = open_key(key_path, out_dir, secret)
     pages = read_pages(scans, setup)
     fixes = read_corrections(corrections) if corrections else []
     assigned = _assignments(fixes, setup.key.sheets, setup.sheets, str(corrections))
@@ -271,13 +274,17 @@ class ScanSetup:
     box_mm: float
 
 
-def open_key(key_path: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None) -> ScanSetup:
+def open_key(
+    key_path: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None,
+    secret: ExpectedSecret | None = None,
+) -> ScanSetup:
     """Read key.json (once, through its reader) and scan.json beside it, check they are of
     one build and that the output folder may be replaced."""
     key = Path(key_path)
     # key.json read once and checked: its records, and (for the page codes, digests of the
     # document as written) the document they were checked from
-    doc, document = load_key_document(key, ScanError)
+    doc, document = load_key_document(key, ScanError, secret)
     positions = _positions(key, len(doc.sheets))
     # a build with separate answer sheets (scan.json's document) codes their pages apart; a
     # class printed before page codes told classes apart (scan.json version 1) carries the
