@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from worksheetgen.pipeline.config import Config
     from worksheetgen.pipeline.options import BuildResult
     from worksheetgen.report.grade import GradeRun
-    from worksheetgen.scan.run import ScanResult
+    from worksheetgen.scan.write import ScanResult
 
 __all__ = ["build", "check", "export", "grade", "responses_template", "scan"]
 
@@ -209,7 +209,7 @@ def grade(
     ``grading_method``: the Moodle quiz's, for a student with several attempts;
     ``penalty``: an adaptive quiz's per wrong try, a decimal from 0 to 1 as text
     (``"0.3333333"``) or a Fraction (None: the one the Moodle export sets)."""
-    from worksheetgen.pipeline.config import expect_key_secret
+    from worksheetgen.pipeline.config import key_secret
     from worksheetgen.report.grade import grade_files
 
     _one_of("tries", tries, ("last", "first"))
@@ -217,19 +217,19 @@ def grade(
     _one_of("absent", absent, ("blank", "zero"))
     share = _share("penalty", penalty)
     settings = _config(config, {"paper": paper})
-    with expect_key_secret(settings):
-        return grade_files(
-            _path("key", key) or "",
-            _path("responses", responses) or "",
-            _path("out", out),
-            tries=tries,
-            attempts=grading_method,
-            carry=carry,
-            lenient=lenient,
-            paper=settings.value("paper"),
-            absent=absent,
-            penalty=share,
-        )
+    return grade_files(
+        _path("key", key) or "",
+        _path("responses", responses) or "",
+        _path("out", out),
+        tries=tries,
+        attempts=grading_method,
+        carry=carry,
+        lenient=lenient,
+        paper=settings.value("paper"),
+        absent=absent,
+        penalty=share,
+        secret=key_secret(settings),
+    )
 
 
 def scan(
@@ -246,21 +246,21 @@ def scan(
     folders of them) against ``key``; writes responses.csv, issues.csv and grade's outputs
     into ``out`` (default: ``scan`` beside the key) and returns what it read. ``jobs``:
     processes that read the pages (0: one per core)."""
-    from worksheetgen.pipeline.config import expect_key_secret
+    from worksheetgen.pipeline.config import key_secret
     from worksheetgen.scan.run import scan_files
 
     _count("jobs", jobs, 0, 64)
     _one_of("absent", absent, ("blank", "zero"))
     settings = _config(config, {})
-    with expect_key_secret(settings):
-        return scan_files(
-            list(_paths("pages", pages)),
-            _path("key", key) or "",
-            _path("out", out),
-            _path("corrections", corrections),
-            jobs,
-            absent,
-        )
+    return scan_files(
+        list(_paths("pages", pages)),
+        _path("key", key) or "",
+        _path("out", out),
+        _path("corrections", corrections),
+        jobs,
+        absent,
+        secret=key_secret(settings),
+    )
 
 
 def export(
@@ -273,15 +273,14 @@ def export(
     """``worksheetgen export``: ``key`` (a key.json) as an LMS import file (``to``: moodle,
     gift or qti); returns where it was written (default: beside the key)."""
     from worksheetgen.export import export_file
-    from worksheetgen.pipeline.config import expect_key_secret
+    from worksheetgen.pipeline.config import key_secret
 
     if out is not None and os.fspath(out) == "-":
         from worksheetgen.errors import UsageError
 
         raise UsageError("expected a file to export to, got - (standard output is the CLI's)")
     settings = _config(config, {})
-    with expect_key_secret(settings):
-        path = export_file(_path("key", key) or "", to, _path("out", out))
+    path = export_file(_path("key", key) or "", to, _path("out", out), secret=key_secret(settings))
     assert path is not None  # only "-" writes to a stream
     return path
 
@@ -299,7 +298,7 @@ def responses_template(
     never replacing a file; returns its path. ``students`` (for a ``--versions`` build):
     rows for this many students, each with every version's rows (0: a row set per version)."""
     from worksheetgen.grading.template import write_template
-    from worksheetgen.pipeline.config import expect_key_secret
+    from worksheetgen.pipeline.config import key_secret
 
     _count("students", students, 0, 2000)
     target = _path("out", out) or ""
@@ -307,7 +306,12 @@ def responses_template(
         from worksheetgen.errors import UsageError
 
         raise UsageError("out: expected a file to write the template to, got -")
-    with expect_key_secret(_config(config, {})):
-        path = write_template(_path("key", key) or "", target, marks=marks, students=students)
+    path = write_template(
+        _path("key", key) or "",
+        target,
+        marks=marks,
+        students=students,
+        secret=key_secret(_config(config, {})),
+    )
     assert path is not None
     return path

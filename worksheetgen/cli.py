@@ -26,6 +26,8 @@ from worksheetgen.textrules import excerpt, shown
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from worksheetgen.keyjson.read import ExpectedSecret
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -795,28 +797,28 @@ def grade(
     .ods with Right answer ticked) against a key: scores.csv and a report naming each slip."""
     _quiet_or_verbose(quiet, verbose)
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
-    from worksheetgen.pipeline.config import expect_key_secret, load_config
+    from worksheetgen.pipeline.config import key_secret, load_config
 
     config = load_config(config_path, {"paper": paper})
-    with expect_key_secret(_using(config, quiet)):
-        _grade(
-            key_path,
-            responses,
-            out,
-            template,
-            marks,
-            students or 0,
-            tries,
-            attempt,
-            carry,
-            class_report,
-            lenient,
-            config.value("paper"),
-            quiet,
-            verbose,
-            absent,
-            penalty,
-        )
+    _grade(
+        key_path,
+        responses,
+        out,
+        template,
+        marks,
+        students or 0,
+        tries,
+        attempt,
+        carry,
+        class_report,
+        lenient,
+        config.value("paper"),
+        quiet,
+        verbose,
+        absent,
+        key_secret(_using(config, quiet)),
+        penalty,
+    )
 
 
 def _grade(
@@ -835,9 +837,10 @@ def _grade(
     quiet: bool,
     verbose: bool = False,
     absent: Literal["blank", "zero"] = "blank",
+    secret: ExpectedSecret | None = None,
     penalty: Fraction | None = None,
 ) -> None:
-    """grade's work, with every key read checked against the course secret."""
+    """grade's work, with every key read checked against the course secret (``secret``)."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.grading.template import write_template
     from worksheetgen.report.grade import grade_files
@@ -848,7 +851,12 @@ def _grade(
         raise click.UsageError("--students writes a template: use it with --template")
     if template:
         path = write_template(
-            key_path, responses, stdout=_binary_stdout(), marks=marks, students=students
+            key_path,
+            responses,
+            stdout=_binary_stdout(),
+            marks=marks,
+            students=students,
+            secret=secret,
         )
         if path is not None and not quiet:
             column = "mark column (points, or right/wrong)" if marks else "value column"
@@ -865,6 +873,7 @@ def _grade(
         class_report,
         paper,
         absent=absent,
+        secret=secret,
         penalty=penalty,
     )
     if quiet:
@@ -943,11 +952,11 @@ def scan(
     reads; what needs a person is listed in issues.csv, never guessed."""
     _quiet_or_verbose(quiet, verbose)
     # imported when the command runs, so that --help loads neither NumPy, Pillow nor pypdfium2
-    from worksheetgen.pipeline.config import expect_key_secret, load_config
+    from worksheetgen.pipeline.config import key_secret, load_config
     from worksheetgen.scan.run import scan_files
 
-    with expect_key_secret(_using(load_config(config_path), quiet)):
-        result = scan_files(scans, key_path, out, corrections, jobs, absent)
+    secret = key_secret(_using(load_config(config_path), quiet))
+    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret)
     if quiet:
         return
     click.echo(
@@ -1026,10 +1035,10 @@ def export_cmd(
     """Export a key's questions for an LMS: one question per variant, tolerances kept."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.export import export_file
-    from worksheetgen.pipeline.config import expect_key_secret, load_config
+    from worksheetgen.pipeline.config import key_secret, load_config
 
-    with expect_key_secret(_using(load_config(config_path), quiet)):
-        path = export_file(key_path, fmt, out, stdout=_binary_stdout())
+    secret = key_secret(_using(load_config(config_path), quiet))
+    path = export_file(key_path, fmt, out, stdout=_binary_stdout(), secret=secret)
     if path is not None and not quiet:
         click.echo(f"Exported {shown(key_path)} to {fmt}: {shown(str(path))}")
 

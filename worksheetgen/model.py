@@ -359,6 +359,11 @@ class Item:
     given: dict[str, Any]
     prompt: str
     solution: Solution
+    #: its heading, as the sheet prints it: the bank's title or the family's
+    title: str
+    #: how its later answers follow from earlier ones in this variant: the family's
+    #: carried-forward steps, as key.json states them (``Family.carries_for``)
+    carries: tuple[dict[str, Any], ...]
     slot: str | None = None  # the pool the question was drawn from (None: placed on its own)
 
 

@@ -79,10 +79,10 @@ def test_no_module_imports_itself_through_others() -> None:
     assert _cycles(graph) == []
 
 
-def test_only_the_writer_and_the_version_1_reader_ask_the_families() -> None:
-    """A current key is graded and exported from the file alone: of keyjson, grading and
-    export, only keyjson.write (which puts the families' titles and steps into the key) and
-    keyjson.legacy (version 1 keys) import the families."""
+def test_only_the_version_1_reader_asks_the_families() -> None:
+    """A current key is graded and exported from the file alone, and written from the solved
+    records (solve/ attaches each question's title and carried steps): of keyjson, grading
+    and export, only keyjson.legacy (version 1 keys) imports the families."""
     graph = grimp.build_graph("worksheetgen", exclude_type_checking_imports=True)
     asking = sorted(
         module
@@ -93,7 +93,7 @@ def test_only_the_writer_and_the_version_1_reader_ask_the_families() -> None:
             for m in graph.find_modules_directly_imported_by(module)
         )
     )
-    assert asking == ["worksheetgen.keyjson.legacy", "worksheetgen.keyjson.write"]
+    assert asking == ["worksheetgen.keyjson.legacy"]
 
 
 def _lazy_imports(path: Path) -> list[tuple[int, str, list[str]]]:

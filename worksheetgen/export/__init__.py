@@ -29,7 +29,7 @@ from worksheetgen.files import (
     write_stream,
 )
 from worksheetgen.inputs import check_json_tree
-from worksheetgen.keyjson.read import load_key, parse_key
+from worksheetgen.keyjson.read import ExpectedSecret, load_key, parse_key
 from worksheetgen.keyjson.records import KeyDoc
 
 
@@ -145,21 +145,26 @@ def write_atomically(path: Path, data: bytes | Callable[[BinaryIO], None]) -> No
 
 
 def export_file(
-    key_path: str | Path, fmt: str, out: str | Path | None = None, stdout: BinaryIO | None = None
+    key_path: str | Path,
+    fmt: str,
+    out: str | Path | None = None,
+    stdout: BinaryIO | None = None,
+    secret: ExpectedSecret | None = None,
 ) -> Path | None:
     """Read a key.json, export it to ``fmt`` and write the file; returns where. ``out``
     ``-`` writes to ``stdout`` instead (the whole export is made first, so a failure writes
-    nothing) and returns None."""
+    nothing) and returns None. ``secret``: the course secret the key must have been built
+    with, if any."""
 
     get_exporter(fmt)
     if out is not None and str(out) == STDOUT:
         if stdout is None:
             raise ExportError("--out -: expected a stream to write to, got none")
-        write_stream(stdout, _render(load_key(key_path), fmt))
+        write_stream(stdout, _render(load_key(key_path, secret=secret), fmt))
         return None
     target = output_path(key_path, fmt, out)
     check_replaceable(target)  # before the key is read and exported
-    doc = load_key(key_path)
+    doc = load_key(key_path, secret=secret)
     try:
         write_atomically(target, lambda fh: _write(doc, fmt, fh))
     except OSError as exc:

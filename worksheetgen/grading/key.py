@@ -19,6 +19,7 @@ import numpy as np
 
 from worksheetgen.errors import GradeError
 from worksheetgen.exact.kinds import NUMERIC_KINDS
+from worksheetgen.keyjson.read import ExpectedSecret
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.read import parse_key as check_key
 from worksheetgen.keyjson.records import CarryStep, Distractor, KeyAnswer, KeyDoc, Variant
@@ -287,6 +288,7 @@ def parse_key(data: Any, path: str = "key.json") -> GradeKey:
     return grade_key(check_key(data, path, GradeError))
 
 
-def load_key(path: str | os.PathLike[str]) -> GradeKey:
-    """Read key.json from disk with the one reader (as ``export`` reads it)."""
-    return grade_key(read_key(path, GradeError))
+def load_key(path: str | os.PathLike[str], secret: ExpectedSecret | None = None) -> GradeKey:
+    """Read key.json from disk with the one reader (as ``export`` reads it; ``secret``: the
+    course secret it must have been built with, if any)."""
+    return grade_key(read_key(path, GradeError, secret))

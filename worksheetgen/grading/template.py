@@ -13,6 +13,7 @@ from worksheetgen.files import STDOUT, check_replaceable, write_failure, write_f
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.key import GradeKey, load_key
 from worksheetgen.grading.responses import COLUMNS, points_cell
+from worksheetgen.keyjson.read import ExpectedSecret
 
 
 def template_csv(key: GradeKey, marks: bool = False, students: int = 0) -> str:
@@ -97,15 +98,17 @@ def write_template(
     stdout: BinaryIO | None = None,
     marks: bool = False,
     students: int = 0,
+    secret: ExpectedSecret | None = None,
 ) -> Path | None:
     """Write a blank responses CSV for a key (``marks``: one row per part, to type its
     points); never overwrites an existing file (nor
     anything else: a symlink, a FIFO, a device). ``target`` ``-`` writes it to ``stdout``
-    and returns None."""
+    and returns None. ``secret``: the course secret the key must have been built with."""
     if os.fspath(target) == STDOUT:
         if stdout is None:
             raise GradeError("expected a stream to write the template to, got none")
-        write_stream(stdout, template_csv(load_key(key_path), marks, students).encode("utf-8"))
+        template = template_csv(load_key(key_path, secret), marks, students)
+        write_stream(stdout, template.encode("utf-8"))
         return None
     path = Path(target)
     if os.path.lexists(path):
@@ -117,7 +120,7 @@ def write_template(
         )
     # a parent that is a symlink to nothing, or a file
     check_replaceable(path, field=None, what="a new file for the template")
-    key = load_key(key_path)
+    key = load_key(key_path, secret)
     text = template_csv(key, marks, students)
     try:
         write_file(path, text.encode("utf-8"))

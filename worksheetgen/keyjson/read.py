@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -100,14 +99,15 @@ __all__ = [
     "Student",
     "Variant",
     "category_name",
+    "ExpectedSecret",
     "check_format",
     "choice_feedback",
-    "expect_secret",
     "gradable_parts",
     "graded_points",
     "is_finite_number",
     "is_masked_text",
     "load_key",
+    "load_key_document",
     "number_text",
     "parse_key",
     "parts_points",
@@ -135,41 +135,51 @@ KEY_VERSIONS = (LEGACY_VERSION, KEY_VERSION)
 # ---------------------------------------------------------------- reading
 
 
-def load_key(path: str | os.PathLike[str], error: type[WorksheetgenError] = ExportError) -> KeyDoc:
-    """Read and check a key.json file; a bad one raises ``error`` naming file and field."""
+@dataclass(frozen=True)
+class ExpectedSecret:
+    """The course secret a command runs with, as a key read must match it: its fingerprint
+    (what key.json holds) and where the secret came from (for the message). A key built with
+    another secret is refused (``ConfigError``) in the one read, after the key's gate (kind,
+    size, read limit, nesting) and before anything else is checked; a key built without a
+    secret is left to the contract's checks."""
 
-    return parse_key(read_key_data(path, error), str(path), error)
+    fingerprint: str
+    source: str
 
 
-#: the course secret's fingerprint every key read must carry (with where the secret came
-#: from, for the message), while a command with a course secret runs (``expect_secret``)
-_EXPECTED_SECRET: ContextVar[tuple[str, str] | None] = ContextVar("expected_secret", default=None)
+def load_key(
+    path: str | os.PathLike[str],
+    error: type[WorksheetgenError] = ExportError,
+    secret: ExpectedSecret | None = None,
+) -> KeyDoc:
+    """Read and check a key.json file; a bad one raises ``error`` naming file and field
+    (``secret``: the course secret it must have been built with, if any)."""
+
+    return parse_key(read_key_data(path, error, secret), str(path), error)
 
 
-@contextmanager
-def expect_secret(fingerprint: str, source: str) -> Iterator[None]:
-    """Within this block every key read (``load_key``, ``read_key_data``) must carry the
-    course secret's ``fingerprint`` when it names one: a key built with another secret is
-    refused (``ConfigError``) in the same one read, after the key's gate (kind, size, read
-    limit, nesting) and before anything else is checked."""
-    token = _EXPECTED_SECRET.set((fingerprint, source))
-    try:
-        yield
-    finally:
-        _EXPECTED_SECRET.reset(token)
+def load_key_document(
+    path: str | os.PathLike[str],
+    error: type[WorksheetgenError] = ExportError,
+    secret: ExpectedSecret | None = None,
+) -> tuple[KeyDoc, dict[str, Any]]:
+    """A key.json file read once and checked (as ``load_key``): its records, and the parsed
+    document they were checked from, for what is a digest of the document as written
+    (``scan``'s page codes); nothing in the document is used before the contract passed."""
+    data = read_key_data(path, error, secret)
+    return parse_key(data, str(path), error), data
 
 
 _SECRET_LINE = re.compile(rb'^\s*"secret"\s*:', re.M)
 
 
-def _check_secret(doc: Any, data: bytes, shown: str) -> None:
+def _check_secret(doc: Any, data: bytes, shown: str, expected: ExpectedSecret | None) -> None:
     """Refuse a key built with another course secret than the one expected (a key built
     without one, or that is not an object, is left to the contract's checks)."""
-    expected = _EXPECTED_SECRET.get()
     found = doc.get("secret") if isinstance(doc, dict) else None
-    if expected is None or found is None or found == expected[0]:
+    if expected is None or found is None or found == expected.fingerprint:
         return
-    wanted, source = expected
+    wanted, source = expected.fingerprint, expected.source
     at = _SECRET_LINE.search(data)
     line = 1 if at is None else data.count(b"\n", 0, at.start()) + 1
     raise ConfigError(
@@ -212,12 +222,16 @@ def _shape(shown: str, error: type[WorksheetgenError]) -> Any:
     return check
 
 
-def read_key_data(path: str | os.PathLike[str], error: type[WorksheetgenError]) -> Any:
+def read_key_data(
+    path: str | os.PathLike[str],
+    error: type[WorksheetgenError],
+    secret: ExpectedSecret | None = None,
+) -> Any:
     """The parsed JSON of a key.json file (not yet checked against the contract), read once
-    through the one gate; a key of another course secret is refused here (``expect_secret``)."""
+    through the one gate; a key of another course secret than ``secret`` is refused here."""
     data = read_limited(path, MAX_KEY_BYTES, what="a key.json file", error=error)
     doc = load_json(data, str(path), error, shape=_shape(str(path), error))
-    _check_secret(doc, data, str(path))
+    _check_secret(doc, data, str(path), secret)
     return doc
 
 

@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import IO, Any
 
 from worksheetgen import __version__
-from worksheetgen.families import get_family
 from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Pool, Sheet
 from worksheetgen.solve.rng import secret_fingerprint
 
@@ -23,21 +22,13 @@ KEY_FORMAT = "worksheetgen-key"
 KEY_VERSION = 2
 
 
-def _carries(item: Item) -> list[dict[str, Any]]:
-    """How the question's later answers follow from earlier ones: its family's carried-forward
-    steps for this variant, which the grader applies (see Family.carries)."""
-
-    asked = [p.answer for p in item.solution.parts]
-    return get_family(item.spec.family).carries_for(item.given, asked)
-
-
 def _item_json(item: Item) -> dict[str, Any]:
     sol = item.solution
     q: dict[str, Any] = {
         "id": item.spec.id,
         "number": item.number,
         "family": item.spec.family,
-        "title": item.spec.title or get_family(item.spec.family).title,  # as the sheet prints it
+        "title": item.title,  # as the sheet prints it
         "points": item.spec.points,
         "decimals": item.spec.decimals,
         "format": item.spec.format,
@@ -79,7 +70,8 @@ def _item_json(item: Item) -> dict[str, Any]:
             }
             for c in sol.coincident
         ],
-        "carries": _carries(item),
+        # how later answers follow from earlier ones, which the grader applies
+        "carries": list(item.carries),
     }
     if item.spec.carry is False:  # the grader credits no carried step (absent: it does)
         q["carry"] = False

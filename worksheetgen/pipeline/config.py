@@ -19,14 +19,16 @@ import secrets
 import stat
 import sys
 from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, course_secret, file_kind
 from worksheetgen.inputs import forget_secret_file, read_limited
 from worksheetgen.textrules import problem, shown
+
+if TYPE_CHECKING:
+    from worksheetgen.keyjson.read import ExpectedSecret
 
 if os.name == "posix":  # group members and user names, for the ownership check: POSIX only
     import grp
@@ -449,16 +451,17 @@ def fingerprint(secret: bytes) -> str:
     return secret_fingerprint(secret)
 
 
-def expect_key_secret(config: Config) -> AbstractContextManager[None]:
-    """A block within which every key.json read must be built with the configured course
-    secret (a key built without a secret is left to the key's own reader). The check is
-    made by the one key reader, in its one gated read (``keyjson.read.expect_secret``)."""
+def key_secret(config: Config) -> ExpectedSecret | None:
+    """The course secret every key.json a command reads must be built with (None: no secret
+    configured; a key built without a secret is left to the key's own reader), for the
+    command to hand to the one key reader, which checks it in its one gated read
+    (``keyjson.read.ExpectedSecret``)."""
     if config.secret is None or config.secret_source is None:
-        return nullcontext()
+        return None
     # keyjson is imported only by a command that reads a key (never for --help)
-    from worksheetgen.keyjson.read import expect_secret
+    from worksheetgen.keyjson.read import ExpectedSecret
 
-    return expect_secret(fingerprint(config.secret), config.secret_source)
+    return ExpectedSecret(fingerprint(config.secret), config.secret_source)
 
 
 def toml_string(text: str) -> str:

@@ -34,7 +34,9 @@ from worksheetgen.grading.responses import header_row, parse_responses, read_tex
 from worksheetgen.grading.score import Absent, GradeResult, PartResult, QuestionResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.grading.visible import visible
+from worksheetgen.keyjson.read import ExpectedSecret
 from worksheetgen.keyjson.read import load_key as read_key
+from worksheetgen.keyjson.records import KeyDoc
 from worksheetgen.render.markup import escape_md_inline, markup_md_inline
 from worksheetgen.report.analysis import points_text, points_words
 
@@ -364,6 +366,8 @@ def grade_files(
     label: str | None = None,
     absent: Absent = "blank",
     penalty: Fraction | None = None,
+    key_doc: KeyDoc | None = None,
+    secret: ExpectedSecret | None = None,
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -373,7 +377,9 @@ def grade_files(
     and messages call the responses file (default: its path; ``scan`` grades a staged copy
     and names the file it puts in place). ``absent``: a student with no responses gets no
     total and no feedback page ("blank"), or 0 points ("zero"). ``penalty``: a Moodle adaptive
-    quiz's penalty per wrong try (None: the one the Moodle export sets)."""
+    quiz's penalty per wrong try (None: the one the Moodle export sets). ``key_doc``: the key
+    at ``key_path`` as its reader gave it already (``scan`` reads it once), else read here,
+    refused if not built with the course secret ``secret`` (when there is one)."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -389,7 +395,7 @@ def grade_files(
             )
     for name in (SCORES_FILE, REPORT_FILE):
         check_replaceable(out / name)  # before any work
-    doc = read_key(key_path, GradeError)
+    doc = read_key(key_path, GradeError, secret) if key_doc is None else key_doc
     key = grade_key(doc)
     name = str(responses_path) if label is None else label
     if is_spreadsheet(responses_path):

@@ -3,6 +3,8 @@
 its type and range before ``scan`` uses it, so a file damaged by hand (``paper: "a5"``,
 ``box_mm: "x"``, ``sheets: null``, a box at ``x: "left"``) is one line naming the field:
 ``scan.json: sheets[0].pages[1].boxes[3].x: expected a number of mm on the page, got 'left'``.
+The result is frozen records (``Positions``, its ``PositionSheet``s, their ``PositionPage``s
+and ``Box``es); this is the one place scan.json is read.
 
 Standard library only."""
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,45 @@ MAX_BOXES = 5_000
 BOX_MM_RANGE = (1.0, 20.0)
 #: a box id: question number, part letter, option label or score box (``3.b.s4``)
 BOX_ID = re.compile(r"[0-9]{1,4}\.[a-z]\.(?:s[0-9]{1,4}|[A-Za-z0-9]{1,8})", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Box:
+    """One box: its id (``3.b.s4``, ``2.a.B``) and top left corner in mm from the page's."""
+
+    id: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class PositionPage:
+    """One page of a sheet (1 first) and its boxes, as TeX set them."""
+
+    page: int
+    boxes: tuple[Box, ...]
+
+
+@dataclass(frozen=True)
+class PositionSheet:
+    """The pages of the key's sheet ``index`` (its place in key.json)."""
+
+    index: int
+    pages: tuple[PositionPage, ...]
+
+
+@dataclass(frozen=True)
+class Positions:
+    """scan.json, checked: its version, the class's code (``build``), the paper, the boxes'
+    size, the document the boxes are on (``"answers"``: the separate answer sheets, else
+    None) and every scannable sheet."""
+
+    version: int
+    build: int
+    paper: str
+    box_mm: float
+    document: str | None
+    sheets: tuple[PositionSheet, ...]
 
 
 def _got(value: Any) -> str:
@@ -89,12 +131,22 @@ class _Reader:
 
 def read_positions(
     path: Path, key_sheets: int, scan_format: str, versions: tuple[int, ...]
-) -> dict[str, Any]:
-    """scan.json's document, every field checked (``key_sheets``: how many sheets the key
-    has, which ``index`` must name; ``versions``: the versions this release reads)."""
+) -> Positions:
+    """scan.json read through the one gate, every field checked (``key_sheets``: how many
+    sheets the key has, which ``index`` must name; ``versions``: the versions this release
+    reads)."""
     name = str(path)
     data = read_limited(path, MAX_POSITIONS_BYTES, what="a scan.json file", error=ScanError)
-    doc = load_json(data, name, ScanError)
+    return parse_positions(
+        load_json(data, name, ScanError), name, key_sheets, scan_format, versions
+    )
+
+
+def parse_positions(
+    doc: Any, name: str, key_sheets: int, scan_format: str, versions: tuple[int, ...]
+) -> Positions:
+    """A parsed scan.json document checked field by field into its records (``name``: the
+    file, as messages say it)."""
     r = _Reader(name)
     top = r.obj(doc, "")
     if top.get("format") != scan_format:
@@ -102,17 +154,20 @@ def read_positions(
     version = top.get("version")
     if type(version) is not int or version not in versions:
         raise r.fail("version", " or ".join(map(str, versions)), version)
-    r.integer(r.key(top, "build", ""), "build", 0, 2**16 - 1)
+    build = r.integer(r.key(top, "build", ""), "build", 0, 2**16 - 1)
     if "document" in top and top["document"] != "answers":  # build --answer-sheet's pages
         raise r.fail("document", "'answers' or none", top["document"])
     paper = r.key(top, "paper", "")
     if not isinstance(paper, str) or paper not in PAPER_MM:
         raise r.fail("paper", " or ".join(PAPER_MM), paper)
     lo, hi = BOX_MM_RANGE
-    r.number(r.key(top, "box_mm", ""), "box_mm", lo, hi, f"a size in mm from {lo:g} to {hi:g}")
+    box_mm = r.number(
+        r.key(top, "box_mm", ""), "box_mm", lo, hi, f"a size in mm from {lo:g} to {hi:g}"
+    )
     width, height = PAPER_MM[paper]
     sheets = r.lst(r.key(top, "sheets", ""), "sheets", MAX_SHEETS, "sheets")
     seen: dict[int, int] = {}
+    sheets_out: list[PositionSheet] = []
     for i, raw in enumerate(sheets):
         at = f"sheets[{i}]"
         sheet = r.obj(raw, at)
@@ -124,6 +179,7 @@ def read_positions(
         seen[index] = i
         pages = r.lst(r.key(sheet, "pages", at), f"{at}.pages", MAX_PAGES, "pages")
         numbers: dict[int, int] = {}
+        pages_out: list[PositionPage] = []
         for j, raw_page in enumerate(pages):
             pat = f"{at}.pages[{j}]"
             page = r.obj(raw_page, pat)
@@ -134,6 +190,7 @@ def read_positions(
                 )
             numbers[number] = j
             boxes = r.lst(r.key(page, "boxes", pat), f"{pat}.boxes", MAX_BOXES, "boxes")
+            boxes_out: list[Box] = []
             for k, raw_box in enumerate(boxes):
                 bat = f"{pat}.boxes[{k}]"
                 box = r.obj(raw_box, bat)
@@ -144,6 +201,13 @@ def read_positions(
                         "a box id (question.part.option, or question.part.sN for a score box)",
                         box_id,
                     )
-                r.number(r.key(box, "x", bat), f"{bat}.x", 0, width, "a number of mm on the page")
-                r.number(r.key(box, "y", bat), f"{bat}.y", 0, height, "a number of mm on the page")
-    return top
+                x = r.number(
+                    r.key(box, "x", bat), f"{bat}.x", 0, width, "a number of mm on the page"
+                )
+                y = r.number(
+                    r.key(box, "y", bat), f"{bat}.y", 0, height, "a number of mm on the page"
+                )
+                boxes_out.append(Box(box_id, x, y))
+            pages_out.append(PositionPage(number, tuple(boxes_out)))
+        sheets_out.append(PositionSheet(index, tuple(pages_out)))
+    return Positions(version, build, paper, box_mm, top.get("document"), tuple(sheets_out))

@@ -83,7 +83,17 @@ def solve_item(
         prompt = render_prompt(family.prompt, family_context, file="<family " + family.name + ">")
     if spec.part_points:
         _check_part_points(spec, solution)
-    item = Item(number=number, spec=spec, given=given, prompt=prompt, solution=solution)
+    # what the key states of the question, so that its writer asks no family
+    asked = [p.answer for p in solution.parts]
+    item = Item(
+        number=number,
+        spec=spec,
+        given=given,
+        prompt=prompt,
+        solution=solution,
+        title=spec.title or family.title,
+        carries=tuple(family.carries_for(given, asked)),
+    )
     exact = variant.fingerprints.correct if variant.fingerprints is not None else None
     check_invariants(item, label, exact)
     return item

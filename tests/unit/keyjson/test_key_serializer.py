@@ -40,3 +40,29 @@ def test_the_list_stays_where_the_document_puts_it():
     before, after = split_at({"a": 1, "sheets": [1], "z": 2}, "sheets")
     assert before == '{\n  "a": 1,\n  "sheets": '
     assert after == ',\n  "z": 2\n}\n'
+
+
+def test_key_json_serializes_the_solved_items_without_asking_a_family(monkeypatch):
+    """Solving attaches each question's title and carried steps to its item; key.json's
+    writer only serializes them (issue 35, section 3): with every family's title and steps
+    changed once the sheet is solved, the document is the same."""
+    from tests.paths import ROOT
+    from worksheetgen.bank.load import load_banks
+    from worksheetgen.families import FAMILIES
+    from worksheetgen.families.base import Family
+    from worksheetgen.keyjson.write import key_json
+    from worksheetgen.pipeline.sheet import make_build
+
+    solved = make_build(load_banks([ROOT / "banks" / "quiz.yaml"]), seed=5)
+    written = key_json(solved)
+    questions = written["sheets"][0]["questions"]
+    assert any(q["carries"] for q in questions)  # steps to carry, and family titles
+    assert {q["title"] for q in questions} & {FAMILIES[q["family"]].title for q in questions}
+
+    def asked(self, given, asked):
+        raise AssertionError("the writer asked a family for its carried steps")
+
+    monkeypatch.setattr(Family, "carries_for", asked)
+    for name in {q["family"] for q in questions}:
+        monkeypatch.setattr(FAMILIES[name], "title", "asked at write time")
+    assert key_json(solved) == written

@@ -21,9 +21,13 @@ from tests.conftest import ROOT, needs_tex
 from tests.scansynth import BOX_MM, Plan, box_sheet, distort, fill, render, smudge_code
 from worksheetgen.errors import ScanError
 from worksheetgen.grading.key import grade_key
-from worksheetgen.keyjson.read import load_key
+from worksheetgen.keyjson.read import KeyDoc, load_key
+from worksheetgen.scan.boxes import box_state
+from worksheetgen.scan.contract import Positions, parse_positions
 from worksheetgen.scan.layout import decode_cells, page_cells, score_values
-from worksheetgen.scan.run import _meanings, box_state, scan_files
+from worksheetgen.scan.positions import SCAN_FORMAT, SCAN_VERSIONS
+from worksheetgen.scan.run import scan_files
+from worksheetgen.scan.setup import _meanings
 
 pytestmark = needs_tex
 QUIZ = str(ROOT / "banks" / "quiz.yaml")
@@ -93,6 +97,11 @@ def _expected(plan: Plan, sheet: int, ids: list[str]) -> tuple[str | None, bool]
     return (marked[0] if marked else None), False
 
 
+def _checked(positions: dict, key: KeyDoc) -> Positions:
+    """scan.json's records, from its parsed document (as ``scan`` reads them)."""
+    return parse_positions(positions, "scan.json", len(key.sheets), SCAN_FORMAT, SCAN_VERSIONS)
+
+
 def _read_csv(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text("utf-8"))))
 
@@ -101,11 +110,9 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
     """Compare what scan read with what was planted; the number of boxes checked."""
     key_doc = json.loads((folder / "key.json").read_text())
     positions = json.loads((folder / "scan.json").read_text())
+    records = load_key(folder / "key.json", ScanError)
     meanings = _meanings(
-        positions,
-        key_doc["sheets"],
-        grade_key(load_key(folder / "key.json", ScanError)),
-        "scan.json",
+        _checked(positions, records), records.sheets, grade_key(records), "scan.json"
     )
     rows = _read_csv(out / "responses.csv")
     got = {(r["student"], r["question"], r["answer"]): r["value"] or r["mark"] for r in rows}
@@ -227,12 +234,12 @@ def test_box_states_by_ink_and_spread():
 
 
 def test_the_scanning_guide_states_the_reading_rules_in_use():
-    from worksheetgen.scan import pages, run
+    from worksheetgen.scan import boxes, pages
 
     guide = (ROOT / "docs" / "guide" / "scanning.md").read_text("utf-8")
     rules = {
         "ink": (pages.INK_LEVEL, pages.LIGHT_LEVEL),
-        "table": (run.TAKEN_BACK, run.FULL, run.EMPTY, run.SPREAD, run.DEPTH),
+        "table": (boxes.TAKEN_BACK, boxes.FULL, boxes.EMPTY, boxes.SPREAD, boxes.DEPTH),
     }
     for value in rules["ink"]:
         assert f"darker than {value * 100:.0f} %" in guide, value
@@ -244,8 +251,8 @@ def test_the_scanning_guide_states_the_reading_rules_in_use():
 def _read_box_sheet(dpi: int, seed: int, kinds: list[str | None]) -> list[str]:
     import numpy as np
 
+    from worksheetgen.scan.identify import load_page
     from worksheetgen.scan.pages import BOX_INSET_MM, Aligned, box_measures, ink_mask
-    from worksheetgen.scan.run import load_page
 
     data, corners = box_sheet(dpi, kinds, random.Random(seed))
     image = load_page("sheet.jpg", "image", data, 0)
@@ -273,9 +280,9 @@ def test_thin_scribbles_are_marks_and_stray_dots_are_never_read_as_marks(dpi: in
 
 def test_scannable_build_records_every_box(quiz: Path):
     positions = json.loads((quiz / "scan.json").read_text())
-    key = grade_key(load_key(quiz / "key.json", ScanError))
-    doc = json.loads((quiz / "key.json").read_text())
-    meanings = _meanings(positions, doc["sheets"], key, "scan.json")
+    doc = load_key(quiz / "key.json", ScanError)
+    key = grade_key(doc)
+    meanings = _meanings(_checked(positions, doc), doc.sheets, key, "scan.json")
     sheet = key.sheets[0]
     seen: dict[tuple[str, str], list[dict]] = {}
     for boxes in meanings[0].values():
@@ -489,7 +496,7 @@ def test_a_page_issue_id_does_not_depend_on_how_its_scan_was_spelled(
     """A page's id names its scan by file name (more folders only where two scans share a
     name), so a corrections file still settles it when scan runs again from another
     folder or with the path spelled otherwise; one file given twice is refused."""
-    from worksheetgen.scan.run import scan_labels
+    from worksheetgen.scan.identify import scan_labels
 
     plans, scanned, files = _one_sheet_scans(quiz, tmp_path, 4, 150, {2: range(26, 40)})
     sid = json.loads((quiz / "key.json").read_text())["sheets"][0]["id"]
@@ -730,15 +737,15 @@ def test_scan_workers_die_at_once_on_sigterm_whatever_the_parents_handler(monkey
     the task queue's lock that another, stopped by the exception, still held."""
     import signal
 
-    from worksheetgen.scan import run
+    from worksheetgen.scan import identify
 
     def raising(signum, frame):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run, "_read_page", _worker_signals_seen)
+    monkeypatch.setattr(identify, "_read_page", _worker_signals_seen)
     previous = signal.signal(signal.SIGTERM, raising)
     try:
-        seen = list(run._read_all(object(), [("p", "png", i) for i in range(6)], 2))
+        seen = list(identify._read_all(object(), [("p", "png", i) for i in range(6)], 2))
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert seen == [(True, True)] * 6
@@ -783,7 +790,7 @@ def test_score_box_labels_print_the_points_as_the_sheet_does(tmp_path: Path):
 
 
 def test_an_issue_names_a_score_box_as_the_sheet_labels_it():
-    from worksheetgen.scan.run import _box_name
+    from worksheetgen.scan.boxes import _box_name
 
     assert _box_name({"mark": "5/2"}) == "box 2.5"
     assert _box_name({"mark": "9/5"}) == "box 1.8"
@@ -881,10 +888,11 @@ def test_a_class_printed_before_the_score_box_rule_is_read_as_it_was_printed(qui
     positions = json.loads((quiz / "scan.json").read_text())
     assert positions["version"] == SCAN_VERSION == 2
     key_doc = json.loads((quiz / "key.json").read_text())
-    grading = grade_key(load_key(quiz / "key.json", ScanError))
+    records = load_key(quiz / "key.json", ScanError)
+    grading = grade_key(records)
 
     def marks(doc: dict) -> dict[str, str]:
-        meanings = _meanings(doc, key_doc["sheets"], grading, "scan.json")
+        meanings = _meanings(_checked(doc, records), records.sheets, grading, "scan.json")
         return {
             b["id"]: b["mark"]
             for pages in meanings.values()

@@ -1,0 +1,19 @@
+"""What ``scan`` leaves to a person: an ``Issue`` (its kind, the id a corrections file names
+it by, where it is, what was seen, its cropped picture, and what settled it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Issue:
+    """Something a person has to look at: its kind, id (for corrections), where it is and
+    what was seen; ``crop`` the file name of its picture."""
+
+    kind: str
+    id: str
+    where: str
+    detail: str
+    crop: str = ""
+    settled: str = ""

@@ -1,0 +1,145 @@
+"""``scan``'s last stage: responses.csv, issues.csv and the crops written, graded by
+``grade``'s own path (``grade_files``, with the key's records), the whole set replacing the
+previous one at once (``outset``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from worksheetgen.errors import GradeError, ScanError
+from worksheetgen.files import as_new, write_failure
+from worksheetgen.grading.csvcells import protect
+from worksheetgen.keyjson.records import KeyDoc
+from worksheetgen.report.grade import GradeRun, grade_files
+from worksheetgen.scan.boxes import BoxAnswers
+from worksheetgen.scan.identify import Identified
+from worksheetgen.scan.issues import Issue
+from worksheetgen.scan.outset import commit, staging
+from worksheetgen.scan.settle import Settled
+from worksheetgen.scan.setup import (
+    CROPS,
+    ISSUES_FILE,
+    OUTPUT_SET,
+    RESPONSES_FILE,
+    ScanSetup,
+)
+
+
+@dataclass
+class ScanResult:
+    """What ``scan_files`` did."""
+
+    pages: int
+    identified: int
+    issues: list[Issue]
+    grade: GradeRun | None
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def open_issues(self) -> list[Issue]:
+        return [i for i in self.issues if not i.settled]
+
+    @property
+    def absent(self) -> list[str]:
+        """The sheet ids of the students none of whose pages was scanned."""
+        return [i.id.split(":", 1)[1] for i in self.issues if i.kind == "absent"]
+
+
+def write(
+    setup: ScanSetup, found: Identified, boxes: BoxAnswers, settled: Settled, absent: str
+) -> ScanResult:
+    """Write responses.csv, issues.csv and the crops, and grade them (``_write``)."""
+    rows = [[a.sheet, a.question, a.answer, a.entry, a.value] for a in settled.answers]
+    return _write(
+        setup.out,
+        setup.key,
+        rows,
+        list(settled.issues),
+        {**found.crops, **boxes.crops},
+        found.pages,
+        found.identified,
+        setup.paper,
+        setup.default_out,
+        absent,
+    )
+
+
+def _responses_csv(rows: Iterable[list[str]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["student", "question", "answer", "entry", "value", "mark"])
+    for sid, question, answer, kind, value in rows:
+        if kind == "mark":
+            w.writerow([protect(sid), protect(question), protect(answer), "", "", value])
+        else:
+            w.writerow([protect(sid), protect(question), protect(answer), "", value, ""])
+    return buf.getvalue()
+
+
+def _issues_csv(issues: Sequence[Issue]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["kind", "id", "where", "detail", "crop", "settled"])
+    for i in issues:
+        crop = f"{CROPS}/{i.crop}" if i.crop else ""
+        w.writerow(
+            [i.kind, protect(i.id), protect(i.where), protect(i.detail), crop, protect(i.settled)]
+        )
+    return buf.getvalue()
+
+
+def _write(
+    out: Path,
+    key: KeyDoc,
+    rows: list[list[str]],
+    issues: list[Issue],
+    crops: dict[str, bytes],
+    n_pages: int,
+    identified: int,
+    paper: str = "a4",
+    default: bool = False,
+    absent: str = "blank",
+) -> ScanResult:
+    """Grade and write the whole set in a staging folder, then replace the previous set with
+    it at once (``outset``: never a new report beside the previous run's feedback pages)."""
+    with staging(out, default) as stage:
+        new = stage / "new"
+        new.mkdir()
+        run: GradeRun | None = None
+        try:
+            (new / RESPONSES_FILE).write_bytes(_responses_csv(rows).encode("utf-8"))
+            (new / ISSUES_FILE).write_bytes(_issues_csv(issues).encode("utf-8"))
+            if crops:
+                (new / CROPS).mkdir()
+            for name, data in crops.items():
+                (new / CROPS / name).write_bytes(data)
+            if any(r[4] for r in rows):  # grade refuses a file of blanks
+                try:
+                    run = grade_files(
+                        key.source,
+                        new / RESPONSES_FILE,
+                        new,
+                        paper=paper,
+                        label=str(out / RESPONSES_FILE),
+                        absent="zero" if absent == "zero" else "blank",
+                        key_doc=key,
+                    )
+                except GradeError as exc:
+                    raise ScanError(f"grading the scanned responses: {exc}") from None
+            for path in sorted(new.rglob("*")):  # as any new file is (mkstemp's are 0600)
+                if path.is_file():
+                    as_new(path)
+        except OSError as exc:
+            error = write_failure(exc, out, rename=(new, out))
+            if error is None:
+                raise
+            raise error from None
+        written = sorted(out / p.relative_to(new) for p in new.rglob("*") if p.is_file())
+        commit(out, new, OUTPUT_SET, stage / "previous")
+    if run is not None:
+        run = GradeRun(run.result, tuple(out / f.name for f in run.files))
+    return ScanResult(n_pages, identified, issues, run, written)
