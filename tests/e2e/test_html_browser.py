@@ -10,32 +10,22 @@ pictures of the pages are written for a person to look at (``WSG_HTML_SHOTS=fold
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.browser import BANKS, launched, needs_chromium
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
 
 ROOT = Path(__file__).resolve().parents[2]
-BANKS = ("default", "note", "practice", "slips", "quiz")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
+    yield from launched()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import shutil
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.browser import BANKS, launched, needs_chromium
 from worksheetgen.errors import UsageError
 from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.exact.masked import MASKED_SPELLINGS
@@ -30,20 +30,12 @@ from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
 
 ROOT = Path(__file__).resolve().parents[2]
-BANKS = ("default", "note", "practice", "slips", "quiz")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+    yield from launched()
 
 
 @pytest.fixture(scope="module")

@@ -111,13 +111,20 @@ def check_class(folder: Path) -> None:
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 @pytest.mark.parametrize("bank", [*BANKS, "quiz-pool", "midterm"])
 def test_a_whole_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, bank, paper):
+    path = {"quiz-pool": QUIZ, "midterm": MIDTERM}.get(bank, data_dir("banks") / bank)
+    result = _built_class(tmp_path, monkeypatch, path, paper)
+    assert "keys-grid.pdf" in result.files
+    check_class(result.folder)
+
+
+def _built_class(tmp_path, monkeypatch, path, paper, **options):
+    """The 30-student class of a bank, with the hard roster and a long course name."""
     from worksheetgen.tex import run as tex
 
     # what is checked here is the pages, not the time: on a loaded machine the whole note
     # with LuaLaTeX can take longer than TeX's limit for 30 sheets (about 3 minutes)
     monkeypatch.setattr(tex, "TEX_TIMEOUT_SECONDS", 900)
-    path = {"quiz-pool": QUIZ, "midterm": MIDTERM}.get(bank, data_dir("banks") / bank)
-    result = build(
+    return build(
         BuildOptions(
             seed=7,
             banks=(str(path),),
@@ -125,10 +132,9 @@ def test_a_whole_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, ban
             roster=str(ROSTER),
             paper=paper,
             course=COURSE,
+            **options,
         )
     )
-    assert "keys-grid.pdf" in result.files
-    check_class(result.folder)
 
 
 @needs_tex
@@ -139,20 +145,7 @@ def test_a_whole_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, ban
 def test_a_scannable_class_is_on_the_page_and_in_the_grid(tmp_path, monkeypatch, bank, paper):
     """As above with --scannable: the score boxes beside a table or under a question, the
     option boxes and the page code print over no word and within the page."""
-    from worksheetgen.tex import run as tex
-
-    monkeypatch.setattr(tex, "TEX_TIMEOUT_SECONDS", 900)
     path = MIDTERM if bank == "midterm" else data_dir("banks") / bank
-    result = build(
-        BuildOptions(
-            seed=7,
-            banks=(str(path),),
-            out=str(tmp_path),
-            roster=str(ROSTER),
-            paper=paper,
-            course=COURSE,
-            scannable=True,
-        )
-    )
+    result = _built_class(tmp_path, monkeypatch, path, paper, scannable=True)
     assert "scan.json" in result.files
     check_class(result.folder)
