@@ -358,3 +358,29 @@ def test_without_answer_sheet_nothing_changes(tmp_path: Path) -> None:
     assert not (folder / "answers.tex").exists()
     assert "answer sheet" not in (folder / "sheet.tex").read_text("utf-8")
     shutil.rmtree(out)
+
+
+@needs_tex
+def test_two_tables_sit_side_by_side_where_their_score_boxes_are_many(tmp_path: Path) -> None:
+    """A table part's many score boxes (1.5 points in quarters) go under its cells, not
+    beside its name, so two such parts share a line (the projections question's Q and K, V
+    and S; before, one a line made the midterm's answer sheet three pages and a half)."""
+    roster = tmp_path / "roster.csv"
+    lines = (ROOT / "tests" / "fixtures" / "roster-45.csv").read_text("utf-8").splitlines()
+    roster.write_text("\n".join(lines[:2]) + "\n", "utf-8")
+    bank = ROOT / "tests" / "fixtures" / "midterm.yaml"
+    folder = _build(tmp_path / "out", bank, roster, "a4", "--answer-sheet")
+    key = json.loads((folder / "key.json").read_text("utf-8"))
+    (number,) = [q["number"] for q in key["sheets"][0]["questions"] if q["id"] == "m-proj"]
+    (pdf,) = (folder / "students").glob("*-answers.pdf")
+    words = subprocess.run(
+        ["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    tops = {}
+    for line in words.splitlines():
+        if "<word" in line:
+            text = line.split(">", 1)[1].split("<", 1)[0]
+            tops.setdefault(text, float(line.split('yMin="')[1].split('"')[0]))
+    name = [f"{number}({letter})" for letter in "abcd"]
+    assert all(n in tops for n in name), sorted(tops)[:40]
+    assert abs(tops[name[0]] - tops[name[1]]) < 1 and abs(tops[name[2]] - tops[name[3]]) < 1
