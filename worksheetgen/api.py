@@ -1,5 +1,6 @@
 """The Python API: what the commands do, as calls that return records and print nothing.
 
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     import worksheetgen
 
     built = worksheetgen.build(42, roster="roster.csv", out="output")
@@ -35,6 +36,7 @@ PathLike = str | os.PathLike[str]
 
 
 def _config(config: PathLike | None, given: dict[str, object]) -> Config:
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import load_config
 
     return load_config(_path("config", config), given)
@@ -43,6 +45,7 @@ def _config(config: PathLike | None, given: dict[str, object]) -> Config:
 def _one_of(name: str, value: object, choices: tuple[object, ...]) -> None:
     """A keyword of a fixed set of values, refused in the commands' words."""
     if value not in choices:
+        # imported only when refusing
         from worksheetgen.errors import UsageError
 
         wanted = ", ".join(str(c) for c in choices)
@@ -51,6 +54,7 @@ def _one_of(name: str, value: object, choices: tuple[object, ...]) -> None:
 
 def _count(name: str, value: object, least: int, most: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        # imported only when refusing
         from worksheetgen.errors import UsageError
 
         raise UsageError(f"{name}: expected a whole number from {least} to {most}, got {value!r}")
@@ -61,14 +65,17 @@ def _path(name: str, value: PathLike | None) -> str | None:
     if value is None:
         return None
     if not isinstance(value, (str, os.PathLike)):
+        # imported only when refusing
         from worksheetgen.errors import UsageError
 
         raise UsageError(f"{name}: expected a path, got {type(value).__name__}")
     text = os.fspath(value)
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.textrules import PATH_LIMITS, path_problem
 
     problem = "nothing" if text == "" else path_problem(text)
     if problem is not None:
+        # imported only when refusing
         from worksheetgen.errors import UsageError
 
         raise UsageError(f"{name}: expected a path of {PATH_LIMITS}, got {problem}")
@@ -79,6 +86,7 @@ def _share(name: str, value: str | Fraction | None) -> Fraction | None:
     """A share from 0 to 1: a Fraction, or a decimal in ASCII digits as the option takes it."""
     if value is None:
         return None
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.textrules import is_decimal
 
     if isinstance(value, Fraction):
@@ -88,6 +96,7 @@ def _share(name: str, value: str | Fraction | None) -> Fraction | None:
     else:
         share = None
     if share is None or not 0 <= share <= 1:
+        # imported only when refusing
         from worksheetgen.errors import UsageError
 
         raise UsageError(f"{name}: expected a decimal from 0 to 1, got {value!r}")
@@ -132,6 +141,7 @@ def build(
     (``.folder``, ``.files``) and the solved build (``.build``). ``progress(stage, done,
     total)`` is told how far each stage is. ``practice``: a practice page per sheet (the
     answers inside: refused with a course secret unless ``practice_despite_secret``)."""
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.build import build as run_build
     from worksheetgen.pipeline.options import BuildOptions
 
@@ -176,6 +186,7 @@ def check(
 ) -> CheckReport:
     """``worksheetgen check``: load the banks and draw every question ``stress`` times;
     the report says per question what failed (``.ok`` when nothing did)."""
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.check import check_banks
 
     _count("stress", stress, 1, 100_000)
@@ -209,6 +220,7 @@ def grade(
     ``grading_method``: the Moodle quiz's, for a student with several attempts;
     ``penalty``: an adaptive quiz's per wrong try, a decimal from 0 to 1 as text
     (``"0.3333333"``) or a Fraction (None: the one the Moodle export sets)."""
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import key_secret
     from worksheetgen.report.grade import grade_files
 
@@ -246,6 +258,7 @@ def scan(
     folders of them) against ``key``; writes responses.csv, issues.csv and grade's outputs
     into ``out`` (default: ``scan`` beside the key) and returns what it read. ``jobs``:
     processes that read the pages (0: one per core)."""
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import key_secret
     from worksheetgen.scan.run import scan_files
 
@@ -272,10 +285,12 @@ def export(
 ) -> Path:
     """``worksheetgen export``: ``key`` (a key.json) as an LMS import file (``to``: moodle,
     gift or qti); returns where it was written (default: beside the key)."""
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.export import export_file
     from worksheetgen.pipeline.config import key_secret
 
     if out is not None and os.fspath(out) == "-":
+        # imported only when refusing
         from worksheetgen.errors import UsageError
 
         raise UsageError("expected a file to export to, got - (standard output is the CLI's)")
@@ -297,12 +312,14 @@ def responses_template(
     entry of each sheet, or with ``marks`` a row per part to type its points) at ``out``,
     never replacing a file; returns its path. ``students`` (for a ``--versions`` build):
     rows for this many students, each with every version's rows (0: a row set per version)."""
+    # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.grading.template import write_template
     from worksheetgen.pipeline.config import key_secret
 
     _count("students", students, 0, 2000)
     target = _path("out", out) or ""
     if target == "-":
+        # imported only when refusing
         from worksheetgen.errors import UsageError
 
         raise UsageError("out: expected a file to write the template to, got -")

@@ -6,4 +6,8 @@ grade them with ``worksheetgen.grading``, then write scores.csv and report.md) -
 ``analysis`` (the numbers behind the pictures) and ``charts`` (the pictures); ``textpdf``
 writes pages of text as a PDF; ``marks`` carries sub- and superscripts through plain text.
 Scoring itself is grading's; nothing here decides a mark.
+
+May import: grading (its records and readers), keyjson, bank, attention, render, tex
+(cutting the feedback PDF per student), exact, and the shared modules; never scan or
+pipeline (they stand above it).
 """
