@@ -145,6 +145,13 @@ def build(
     from worksheetgen.pipeline.build import build as run_build
     from worksheetgen.pipeline.options import BuildOptions
 
+    for name, value, least, most in (
+        ("decimals", decimals, 0, 6),
+        ("versions", versions, 1, 702),
+        ("jobs", jobs, 0, 64),
+    ):
+        if value is not None:
+            _count(name, value, least, most)
     settings = _config(
         config,
         {

@@ -91,6 +91,10 @@ def test_grade_export_and_template_return_what_they_wrote(tmp_path, monkeypatch)
         (lambda: api.scan([], "k.json", jobs=True), "jobs: expected a whole number"),
         (lambda: api.check(stress=0), "stress: expected a whole number from 1 to 100000"),
         (lambda: api.build(1, out=""), "out: expected a path"),
+        (lambda: api.build(1, decimals=99), "decimals: expected a whole number from 0 to 6"),
+        (lambda: api.build(1, decimals="2"), "decimals: expected a whole number"),  # type: ignore[arg-type]
+        (lambda: api.build(1, jobs=-5), "jobs: expected a whole number from 0 to 64"),
+        (lambda: api.build(1, versions=0), "versions: expected a whole number from 1 to 702"),
         (lambda: api.build(1, out="x" * 300), "out: expected a path of"),
         (lambda: api.build(1, banks=[3]), "banks: expected a path, got int"),  # type: ignore[list-item]
         (lambda: api.export("k.json", "moodle", out="-"), "got - (standard output"),
