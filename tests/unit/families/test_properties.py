@@ -213,6 +213,8 @@ def test_random_question_builds_or_fails_cleanly_and_its_key_is_right(family, da
         "sheet.md",
         "key.md",
         "key-grid.md",
+        "sheet.html",
+        "key.html",
     }
     (entry,) = key["sheets"][0]["questions"]
     assert key["seed"] == seed and entry["id"] == "q1" and entry["given"] == item.given
