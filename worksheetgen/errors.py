@@ -145,6 +145,12 @@ class GradeError(WorksheetgenError):
     """A response file or key could not be graded."""
 
 
+class KeyFileError(WorksheetgenError):
+    """A key.json that cannot be used: missing or too large, not a worksheetgen key, a field
+    that does not fit the contract, or a key built with another course secret. The key
+    reader raises this one type, whichever command reads the key."""
+
+
 class ScanError(WorksheetgenError):
     """A scan could not be read: not an image or PDF, a damaged file, a page of another
     build, a corrections file naming what the scans do not have."""

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from tests.paths import ROOT
 from worksheetgen.cli import main
-from worksheetgen.errors import ExportError
+from worksheetgen.errors import KeyFileError
 from worksheetgen.keyjson.read import load_key
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
@@ -72,7 +72,7 @@ def test_a_damaged_key_is_the_line_export_gives(key, tmp_path: Path, case: str):
     (tmp_path / "scan.json").write_text(json.dumps(positions), "utf-8")
     page = tmp_path / "page.png"
     page.write_bytes(b"\x89PNG\r\n\x1a\n")
-    with pytest.raises(ExportError) as exported:  # what export says of this key
+    with pytest.raises(KeyFileError) as exported:  # what export says of this key
         load_key(path)
     out = tmp_path / "out"
     scanned = CliRunner().invoke(main, ["scan", str(page), "--key", str(path), "--out", str(out)])

@@ -1,7 +1,7 @@
 """The key as the grader sees it: keyjson's checked records with each answer as a grid.
 
 ``load_key`` reads key.json with the one reader (``worksheetgen.keyjson.read``, errors as
-``GradeError``) and builds, per sheet and question, what grading compares with: each graded
+``KeyFileError``) and builds, per sheet and question, what grading compares with: each graded
 answer's value as a float grid (−∞ for a masked cell), its tolerance and part label, and each
 distractor's values as grids of the same shape. Nothing here reads the JSON again.
 """
@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from worksheetgen.errors import GradeError
 from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.keyjson.read import ExpectedSecret
 from worksheetgen.keyjson.read import load_key as read_key
@@ -284,11 +283,11 @@ def grade_key(doc: KeyDoc) -> GradeKey:
 
 
 def parse_key(data: Any, path: str = "key.json") -> GradeKey:
-    """Turn a loaded key.json document into a GradeKey (GradeError if it is not one)."""
-    return grade_key(check_key(data, path, GradeError))
+    """Turn a loaded key.json document into a GradeKey (KeyFileError if it is not one)."""
+    return grade_key(check_key(data, path))
 
 
 def load_key(path: str | os.PathLike[str], secret: ExpectedSecret | None = None) -> GradeKey:
     """Read key.json from disk with the one reader (as ``export`` reads it; ``secret``: the
     course secret it must have been built with, if any)."""
-    return grade_key(read_key(path, GradeError, secret))
+    return grade_key(read_key(path, secret))

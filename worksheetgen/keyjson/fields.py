@@ -1,4 +1,4 @@
-"""Field checks of the key reader: each raises one error of the caller's class naming the
+"""Field checks of the key reader: each raises one ``KeyFileError`` naming the
 file and the JSON path of the field (``sheets[0].questions[2].kinds.A``).
 
 May import: the shared modules.
@@ -9,21 +9,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from worksheetgen.errors import ExportError, WorksheetgenError, shorten
+from worksheetgen.errors import KeyFileError, shorten
 from worksheetgen.keyjson.views import is_finite_number
 from worksheetgen.textrules import id_problem
 
 
 class FieldReader:
-    """Field checks that raise one error of the caller's class naming the file and the JSON
-    path."""
+    """Field checks that raise one ``KeyFileError`` naming the file and the JSON path."""
 
-    def __init__(self, source: str, error: type[WorksheetgenError] = ExportError) -> None:
+    def __init__(self, source: str) -> None:
         self.source = source
-        self.error = error
 
-    def fail(self, where: str, message: str) -> WorksheetgenError:
-        return self.error(message, file=self.source, field=where)
+    def fail(self, where: str, message: str) -> KeyFileError:
+        return KeyFileError(message, file=self.source, field=where)
 
     def obj(self, x: Any, where: str) -> dict[str, Any]:
         if not isinstance(x, dict):

@@ -5,8 +5,8 @@ with the same line. The file is read as a regular file of at most ``MAX_KEY_BYTE
 within ``inputs.MAX_JSON_DEPTH`` levels and text without lone surrogates; then ``format`` and
 ``version`` are checked before anything else (``key.json: version: expected 2 (or 1, a key of
 an older build), got 7``), then every field the commands use. A key that does not fit the
-contract is refused with one error of the class the caller names (``ExportError``,
-``GradeError``) naming the field.
+contract is refused with one ``KeyFileError`` naming the field, whichever command reads it
+(the message, not the class, tells a person what to fix).
 
 A key of the current version (``KEY_VERSION``) states everything ``grade`` and ``export`` use
 (each question's title and carried-forward steps included), and is read from the file alone:
@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from worksheetgen.bank.roster import MAX_STUDENTS
-from worksheetgen.errors import ConfigError, ExportError, WorksheetgenError, shorten
+from worksheetgen.errors import KeyFileError, shorten
 from worksheetgen.inputs import load_json, read_limited
 from worksheetgen.keyjson.answers import read_answer, read_choices, read_distractor, read_grid
 from worksheetgen.keyjson.fields import FieldReader, kind_of
@@ -139,7 +139,7 @@ KEY_VERSIONS = (LEGACY_VERSION, KEY_VERSION)
 class ExpectedSecret:
     """The course secret a command runs with, as a key read must match it: its fingerprint
     (what key.json holds) and where the secret came from (for the message). A key built with
-    another secret is refused (``ConfigError``) in the one read, after the key's gate (kind,
+    another secret is refused (``KeyFileError``) in the one read, after the key's gate (kind,
     size, read limit, nesting) and before anything else is checked; a key built without a
     secret is left to the contract's checks."""
 
@@ -147,27 +147,21 @@ class ExpectedSecret:
     source: str
 
 
-def load_key(
-    path: str | os.PathLike[str],
-    error: type[WorksheetgenError] = ExportError,
-    secret: ExpectedSecret | None = None,
-) -> KeyDoc:
-    """Read and check a key.json file; a bad one raises ``error`` naming file and field
-    (``secret``: the course secret it must have been built with, if any)."""
+def load_key(path: str | os.PathLike[str], secret: ExpectedSecret | None = None) -> KeyDoc:
+    """Read and check a key.json file; a bad one raises ``KeyFileError`` naming file and
+    field (``secret``: the course secret it must have been built with, if any)."""
 
-    return parse_key(read_key_data(path, error, secret), str(path), error)
+    return parse_key(read_key_data(path, secret), str(path))
 
 
 def load_key_document(
-    path: str | os.PathLike[str],
-    error: type[WorksheetgenError] = ExportError,
-    secret: ExpectedSecret | None = None,
+    path: str | os.PathLike[str], secret: ExpectedSecret | None = None
 ) -> tuple[KeyDoc, dict[str, Any]]:
     """A key.json file read once and checked (as ``load_key``): its records, and the parsed
     document they were checked from, for what is a digest of the document as written
     (``scan``'s page codes); nothing in the document is used before the contract passed."""
-    data = read_key_data(path, error, secret)
-    return parse_key(data, str(path), error), data
+    data = read_key_data(path, secret)
+    return parse_key(data, str(path)), data
 
 
 _SECRET_LINE = re.compile(rb'^\s*"secret"\s*:', re.M)
@@ -182,7 +176,7 @@ def _check_secret(doc: Any, data: bytes, shown: str, expected: ExpectedSecret | 
     wanted, source = expected.fingerprint, expected.source
     at = _SECRET_LINE.search(data)
     line = 1 if at is None else data.count(b"\n", 0, at.start()) + 1
-    raise ConfigError(
+    raise KeyFileError(
         f"expected a key built with the configured course secret ({source}, {wanted}), "
         f"got one built with another ({shorten(str(found), 80)})",
         file=shown,
@@ -191,7 +185,7 @@ def _check_secret(doc: Any, data: bytes, shown: str, expected: ExpectedSecret | 
     )
 
 
-def _shape(shown: str, error: type[WorksheetgenError]) -> Any:
+def _shape(shown: str) -> Any:
     """A check of a parsed key's size, before any walk over its values: no more sheets and
     questions than the largest class build writes (the contract's checks take time in
     proportion, about a millisecond a sheet; a key of 28,000 sheets is refused at once)."""
@@ -201,7 +195,7 @@ def _shape(shown: str, error: type[WorksheetgenError]) -> Any:
         if not isinstance(sheets, list):
             return  # the contract's checks say what is wrong
         if len(sheets) > MAX_KEY_SHEETS:
-            raise error(
+            raise KeyFileError(
                 f"expected at most {MAX_KEY_SHEETS} sheets (the largest class build), "
                 f"got {len(sheets)}",
                 file=shown,
@@ -212,7 +206,7 @@ def _shape(shown: str, error: type[WorksheetgenError]) -> Any:
             for q in (s.get("questions") if isinstance(s, dict) else None for s in sheets)
         )
         if count > MAX_KEY_QUESTIONS:
-            raise error(
+            raise KeyFileError(
                 f"expected at most {MAX_KEY_QUESTIONS} questions in all sheets together "
                 f"(the largest class build), got {count}",
                 file=shown,
@@ -222,15 +216,11 @@ def _shape(shown: str, error: type[WorksheetgenError]) -> Any:
     return check
 
 
-def read_key_data(
-    path: str | os.PathLike[str],
-    error: type[WorksheetgenError],
-    secret: ExpectedSecret | None = None,
-) -> Any:
+def read_key_data(path: str | os.PathLike[str], secret: ExpectedSecret | None = None) -> Any:
     """The parsed JSON of a key.json file (not yet checked against the contract), read once
     through the one gate; a key of another course secret than ``secret`` is refused here."""
-    data = read_limited(path, MAX_KEY_BYTES, what="a key.json file", error=error)
-    doc = load_json(data, str(path), error, shape=_shape(str(path), error))
+    data = read_limited(path, MAX_KEY_BYTES, what="a key.json file", error=KeyFileError)
+    doc = load_json(data, str(path), KeyFileError, shape=_shape(str(path)))
     _check_secret(doc, data, str(path), secret)
     return doc
 
@@ -246,17 +236,17 @@ def _described(x: Any) -> str:
     return "a list" if isinstance(x, list) else "an object"
 
 
-def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> int:
+def check_format(data: Any, source: str) -> int:
     """Refuse a document that is not a worksheetgen key of a version this release reads;
     the key's version."""
     if not isinstance(data, dict):
-        raise error(
+        raise KeyFileError(
             f"expected a worksheetgen key.json (a JSON object), got {_described(data)}",
             file=source,
         )
     fmt = data.get("format")
     if fmt != KEY_FORMAT:
-        raise error(
+        raise KeyFileError(
             f"expected {KEY_FORMAT!r} (a key.json written by worksheetgen build), got "
             f"{_described(fmt)}",
             file=source,
@@ -264,7 +254,7 @@ def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> int:
         )
     version = data.get("version")
     if type(version) is not int or version not in KEY_VERSIONS:  # not true, not 2.0
-        raise error(
+        raise KeyFileError(
             f"expected {KEY_VERSION} (or {LEGACY_VERSION}, a key of an older build), "
             f"got {_described(version)}",
             file=source,
@@ -273,14 +263,12 @@ def check_format(data: Any, source: str, error: type[WorksheetgenError]) -> int:
     return version
 
 
-def parse_key(
-    data: Any, source: str = "key.json", error: type[WorksheetgenError] = ExportError
-) -> KeyDoc:
+def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     """Check a parsed key.json document and turn it into sheets and questions with their
-    variants (``error`` for a document that does not fit the contract)."""
+    variants (``KeyFileError`` for a document that does not fit the contract)."""
 
-    legacy = check_format(data, source, error) == LEGACY_VERSION
-    r = FieldReader(source, error)
+    legacy = check_format(data, source) == LEGACY_VERSION
+    r = FieldReader(source)
     doc = r.obj(data, "(top)")
     seed = r.get(doc, "seed", "(top)")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

@@ -395,7 +395,7 @@ def grade_files(
             )
     for name in (SCORES_FILE, REPORT_FILE):
         check_replaceable(out / name)  # before any work
-    doc = read_key(key_path, GradeError, secret) if key_doc is None else key_doc
+    doc = read_key(key_path, secret) if key_doc is None else key_doc
     key = grade_key(doc)
     name = str(responses_path) if label is None else label
     if is_spreadsheet(responses_path):

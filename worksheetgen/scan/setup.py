@@ -79,7 +79,7 @@ def open_key(
     key = Path(key_path)
     # key.json read once and checked: its records, and (for the page codes, digests of the
     # document as written) the document they were checked from
-    doc, document = load_key_document(key, ScanError, secret)
+    doc, document = load_key_document(key, secret)
     positions = _positions(key, len(doc.sheets))
     # a build with separate answer sheets (scan.json's document) codes their pages apart; a
     # class printed before page codes told classes apart (scan.json version 1) carries the

@@ -23,7 +23,7 @@ import pytest
 from tests.conftest import FIXTURES, ROOT
 from tests.oracles import softmax
 from worksheetgen.cli import main
-from worksheetgen.errors import GradeError
+from worksheetgen.errors import KeyFileError
 from worksheetgen.grading.key import parse_key
 from worksheetgen.grading.responses import parse_responses
 from worksheetgen.grading.score import grade
@@ -205,7 +205,7 @@ def test_a_plain_number_still_splits_equally(key_data):
 def test_the_reader_refuses_part_points_that_do_not_fit(key_data, part_points, field, says):
     data = json.loads(json.dumps(key_data))
     questions(data)["soft"]["part_points"] = part_points
-    with pytest.raises(GradeError) as err:
+    with pytest.raises(KeyFileError) as err:
         parse_key(data, "key.json")
     assert f"sheets[0].questions[0].{field}" in str(err.value)
     assert says in str(err.value)

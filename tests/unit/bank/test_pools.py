@@ -258,11 +258,11 @@ def test_key_json_states_slots_fits_the_schema_and_maps_back(tmp_path):
     ],
 )
 def test_the_reader_refuses_broken_slots(tmp_path, change, field, message):
-    from worksheetgen.errors import ExportError
+    from worksheetgen.errors import KeyFileError
 
     key = _key(_build(tmp_path, "v", versions=2))
     change(key)
-    with pytest.raises(ExportError) as err:
+    with pytest.raises(KeyFileError) as err:
         parse_key(key, "key.json")
     assert field in str(err.value) and message in str(err.value)
 

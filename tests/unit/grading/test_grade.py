@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.oracles import softmax
 from worksheetgen.cli import main
-from worksheetgen.errors import GradeError
+from worksheetgen.errors import GradeError, KeyFileError
 from worksheetgen.grading.key import load_key, parse_key
 from worksheetgen.grading.responses import parse_responses
 from worksheetgen.grading.score import grade
@@ -614,7 +614,7 @@ def test_grade_leaves_earlier_outputs_alone_when_a_file_is_bad(runner, built, sh
 def test_grade_rejects_a_key_that_is_not_json(tmp_path):
     bad = tmp_path / "key.json"
     bad.write_text('{"sheets": [\n  oops\n]}', encoding="utf-8")
-    with pytest.raises(GradeError, match=r"key\.json:2: expected JSON"):
+    with pytest.raises(KeyFileError, match=r"key\.json:2: expected JSON"):
         load_key(bad)
 
 
@@ -1185,10 +1185,10 @@ def test_grade_carries_what_key_json_states_not_what_the_family_is_called(built,
 
     assert heads(lambda q: q.update(family="renamed")) == "carried"
     assert heads(lambda q: q.update(carries=[])) == "wrong"
-    with pytest.raises(GradeError, match=r"questions\[\d+\]\.carries: expected a value"):
+    with pytest.raises(KeyFileError, match=r"questions\[\d+\]\.carries: expected a value"):
         heads(lambda q: q.pop("carries"))
     assert heads(lambda q: q.pop("carries"), version=1) == "carried"
-    with pytest.raises(GradeError, match="sheets\\[0\\]"):
+    with pytest.raises(KeyFileError, match="sheets\\[0\\]"):
         heads(
             lambda q: q.update(
                 carries=[
@@ -1230,9 +1230,9 @@ def test_grade_reads_key_json_once_through_the_one_reader(built, monkeypatch):
     calls: list[str] = []
     checked = keyread.parse_key
 
-    def counting(data, source="key.json", error=GradeError):
+    def counting(data, source="key.json"):
         calls.append(source)
-        return checked(data, source, error)
+        return checked(data, source)
 
     monkeypatch.setattr(keyread, "parse_key", counting)
     key = load_key(built)
@@ -1246,14 +1246,13 @@ def test_grade_reads_key_json_once_through_the_one_reader(built, monkeypatch):
 
 
 def test_grade_and_export_refuse_a_bad_carried_step_with_the_same_line(built):
-    from worksheetgen.errors import ExportError
     from worksheetgen.export import export_bytes
 
     data = json.loads(built.read_text(encoding="utf-8"))
     data["sheets"][0]["questions"][0]["carries"] = [{"answer": "A", "from": [], "steps": [7]}]
-    with pytest.raises(GradeError) as by_grade:
+    with pytest.raises(KeyFileError) as by_grade:  # one reader, one error type
         parse_key(data, "key.json")
-    with pytest.raises(ExportError) as by_export:
+    with pytest.raises(KeyFileError) as by_export:
         export_bytes(data, "gift")
     expected = "sheets[0].questions[0].carries[0].steps[0]: expected a non-empty string, got 7"
     assert str(by_grade.value) == str(by_export.value) == f"key.json: {expected}"

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from tests.conftest import ROOT
 from worksheetgen.cli import main
-from worksheetgen.errors import GradeError, RosterError
+from worksheetgen.errors import GradeError, KeyFileError, RosterError
 from worksheetgen.grading.csvcells import FORMULA_START, protect, unprotect
 from worksheetgen.inputs import MAX_JSON_DEPTH, read_limited
 from worksheetgen.textrules import id_problem, unprintable
@@ -266,7 +266,7 @@ def test_inputs_over_their_limit_are_refused_from_their_size(monkeypatch, one_ke
     ):
         roster.read_roster(big)
     monkeypatch.setattr(keyread, "MAX_KEY_BYTES", 1000)
-    with pytest.raises(GradeError, match=r"expected a key.json file of at most 1000 bytes"):
+    with pytest.raises(KeyFileError, match=r"expected a key.json file of at most 1000 bytes"):
         grade_key.load_key(one_key)
     monkeypatch.setattr(grade_responses, "MAX_RESPONSES_BYTES", 100)
     with pytest.raises(GradeError, match=r"expected a responses CSV file of at most 100 bytes"):

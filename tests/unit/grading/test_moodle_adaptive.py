@@ -19,7 +19,6 @@ import pytest
 
 from tests.paths import MOODLE, ROOT
 from worksheetgen.cli import main
-from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle, parse_moodle_rows
 from worksheetgen.grading.responses import _records
@@ -52,7 +51,7 @@ def _graded(
     penalty: Fraction | None = None,
     carry: bool | None = False,
 ) -> dict[str, StudentResult]:
-    doc = load_key(KEY, GradeError)
+    doc = load_key(KEY)
     key = grade_key(doc)
     responses, key = parse_moodle_rows(rows, doc, key, "r.csv", "last", method, carry, penalty)
     return {s.name: s for s in grade(key, responses, carry=carry).students}
@@ -187,7 +186,7 @@ def _all_wrong(response: str) -> str:
 
 
 def _parse(text: str, **kw) -> dict[str, StudentResult]:
-    doc = load_key(KEY, GradeError)
+    doc = load_key(KEY)
     responses, key = parse_moodle(text, doc, grade_key(doc), "r.csv", carry=False, **kw)
     result = grade(key, responses, carry=False)
     return {s.name: s for s in result.students}
@@ -312,7 +311,7 @@ def test_the_written_part_is_never_penalised():
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(head)
     writer.writerows([r for r in rows[1:] if r[1] != "Ben"] + [first, second])
-    doc = load_key(real4 / "key.json", GradeError)
+    doc = load_key(real4 / "key.json")
     responses, key = parse_moodle(out.getvalue(), doc, grade_key(doc), "r.csv", carry=False)
     (student,) = [s for s in grade(key, responses, carry=False).students if s.name == "Ben Carter"]
     (q,) = [q for q in student.questions if q.number == 1]
@@ -328,7 +327,7 @@ def test_the_written_part_is_never_penalised():
 def test_the_feedback_page_says_which_try_counted_and_what_the_penalty_took():
     from worksheetgen.report.classreport import _feedback_lines
 
-    doc = load_key(KEY, GradeError)
+    doc = load_key(KEY)
     text = _alltries_text()
     responses, key = parse_moodle(text, doc, grade_key(doc), "r.csv", carry=False)
     result = grade(key, responses, carry=False)

@@ -48,7 +48,7 @@ def _rows(path: Path) -> list[tuple[int, list[str]]]:
 
 
 def _parse(folder: str, name: str):
-    doc = load_key(KEYS[folder] / "key.json", GradeError)
+    doc = load_key(KEYS[folder] / "key.json")
     return parse_moodle_rows(_rows(REAL / folder / name), doc, grade_key(doc), name)
 
 
@@ -128,7 +128,7 @@ def test_a_right_answer_of_no_version_is_still_refused_with_its_line(tmp_path):
     text = (REAL / "pool-run2" / "responses-right.csv").read_bytes().decode("utf-8-sig")
     bad = text.replace("part 1: 0.67; part 2: 1;", "part 1: 0.68; part 2: 1;", 1)
     assert bad != text
-    doc = load_key(KEYS["pool-run2"] / "key.json", GradeError)
+    doc = load_key(KEYS["pool-run2"] / "key.json")
     with pytest.raises(GradeError) as info:
         parse_moodle_rows(list(_records(bad, "r.csv")), doc, grade_key(doc), "r.csv")
     assert "Right answer 1: expected the right answer of a version" in str(info.value)
@@ -243,10 +243,8 @@ def test_the_download_fixtures_show_what_todays_export_makes_moodle_show(tmp_pat
         "the quiz bank's key is otherwise now: renew tests/fixtures/moodle/real-3"
     )
     fresh = {
-        REAL / "default": export_bytes(
-            read_key_data(built.folder / "key.json", GradeError), "moodle"
-        ),
-        REAL3: export_bytes(read_key_data(quiz.folder / "key.json", GradeError), "moodle"),
+        REAL / "default": export_bytes(read_key_data(built.folder / "key.json"), "moodle"),
+        REAL3: export_bytes(read_key_data(quiz.folder / "key.json"), "moodle"),
     }
     downloads = [(REAL / "default", "responses-right.csv")] + [
         (REAL3, f"responses-right.{ext}") for ext in ("csv", "xlsx", "ods")
@@ -272,15 +270,13 @@ def test_the_download_fixtures_show_what_todays_export_makes_moodle_show(tmp_pat
 def test_the_right_answer_check_sees_a_changed_number_format():
     """The check above can fail: a right answer as the older exports had it (the exact value at
     14 digits) is not one today's export makes Moodle show, and today's shows printed values."""
-    xml = export_bytes(read_key_data(REAL3 / "key.json", GradeError), "moodle")
+    xml = export_bytes(read_key_data(REAL3 / "key.json"), "moodle")
     shown = moodle_right_answers(xml)
     assert shown and not any(re.search(r"[0-9]\.[0-9]{5,}", s) for s in shown)
     old = REAL.parent / "default"
     old_shown = _fixture_right_answers(old, "responses-resp-right.csv")
     assert any(re.search(r"[0-9]\.[0-9]{10,}", s) for s in old_shown)
-    assert old_shown - moodle_right_answers(
-        export_bytes(read_key_data(old / "key.json", GradeError), "moodle")
-    )
+    assert old_shown - moodle_right_answers(export_bytes(read_key_data(old / "key.json"), "moodle"))
 
 
 # ---------------------------------------------------------------- 2. dealt against the pool
@@ -366,7 +362,7 @@ def test_the_mean_counts_only_students_who_answered_and_headings_name_titles(run
         in report
     )
     q = doc["sheets"][1]["questions"][0]
-    title = load_key(folder / "key.json", GradeError).sheets[1].variants[0].title
+    title = load_key(folder / "key.json").sheets[1].variants[0].title
     assert q["title"] == title and title != q["id"]  # the family's title, stated in the key
     assert f"### Question 1: {title} (`{q['id']}`" in report.replace("\\", "")
 

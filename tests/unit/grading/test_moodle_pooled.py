@@ -80,7 +80,7 @@ def test_the_fixture_is_what_todays_export_of_the_quiz_bank_makes(runner, tmp_pa
 
 @pytest.mark.parametrize("name", DOWNLOADS)
 def test_a_download_of_the_pooled_quiz_is_read_with_the_sheet_each_student_drew(name):
-    doc = load_key(KEY, GradeError)
+    doc = load_key(KEY)
     key = json.loads(KEY.read_text("utf-8"))
     responses, graded_key = parse_moodle_rows(_rows(REAL / name), doc, grade_key(doc), name)
     assert responses.against_pool == ()
@@ -167,7 +167,7 @@ def test_the_question_text_tells_the_sheet_of_a_pooled_slot_and_ties_that_change
     questions (6 to 8) read the same in every version (they state no numbers): which version
     Moodle drew changes no score there, so the download is graded (it was refused at line 2,
     issue 34 §2), every student as from the Right-answer download."""
-    doc = load_key(KEY, GradeError)
+    doc = load_key(KEY)
     by_text = grade(
         *_swap(parse_moodle_rows(_rows(REAL / "responses-qtext.csv"), doc, grade_key(doc), "q.csv"))
     )
@@ -188,7 +188,7 @@ def test_the_question_text_tells_the_sheet_of_a_pooled_slot_and_ties_that_change
 def test_a_question_text_tie_that_changes_a_score_is_still_refused():
     """Two versions whose texts fit alike but whose keys differ cannot be graded from the
     text: refused with the line, as before."""
-    doc = load_key(KEY, GradeError)
+    doc = load_key(KEY)
     rows = _rows(REAL / "responses-qtext.csv")
     column = [c.strip() for c in rows[0][1]].index("Question 1")
     line, first = rows[1]
@@ -209,7 +209,7 @@ def test_a_pooled_right_answer_of_no_sheet_is_refused_with_its_line():
     line, first = rows[1]
     assert first[column].startswith("part 1: ") and "; part 2: " in first[column]
     first[column] += "0"  # the last gap's right answer of no sheet
-    doc = load_key(KEY, GradeError)
+    doc = load_key(KEY)
     with pytest.raises(GradeError) as info:
         parse_moodle_rows(rows, doc, grade_key(doc), "r.csv")
     message = str(info.value)

@@ -46,7 +46,7 @@ def read(
     penalty: Fraction | None = None,
 ) -> tuple[Responses, GradeKey, GradeKey]:
     bank = "default" if folder == "default-adaptive" else folder
-    doc = load_key(FIXTURES / bank / "key.json", GradeError)
+    doc = load_key(FIXTURES / bank / "key.json")
     key = grade_key(doc)
     body = text_of(folder, name) if text is None else text
     responses, graded_key = parse_moodle(body, doc, key, name, tries, attempts, penalty=penalty)

@@ -7,7 +7,6 @@ import csv
 import io
 
 from tests.paths import MOODLE
-from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle
 from worksheetgen.keyjson.read import load_key
@@ -28,7 +27,7 @@ def _with_grades(grades: dict[int, str]) -> str:
 
 
 def _gia(text: str):
-    doc = load_key(REAL / "key.json", GradeError)
+    doc = load_key(REAL / "key.json")
     responses, _ = parse_moodle(text, doc, grade_key(doc), "r.csv")
     (line,) = [a for a in responses.attempts if "Gia" in a]
     return line

@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from tests.golden.outputs import BANKS, Case
 from tests.paths import ROOT
 from worksheetgen.cli import main
-from worksheetgen.errors import ExportError, GradeError
+from worksheetgen.errors import KeyFileError
 from worksheetgen.grading.key import parse_key as grade_parse_key
 from worksheetgen.keyjson.read import CARRY_STEPS, KEY_VERSIONS, KINDS, parse_key
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
@@ -140,10 +140,10 @@ def test_a_broken_key_is_refused_by_the_schema_and_by_the_reader(built_keys, wha
     data = copy.deepcopy(built_keys["practice-seed42-sheet"])
     change(data)
     assert not VALIDATOR.is_valid(data), what
-    with pytest.raises(ExportError) as export_refusal:
+    with pytest.raises(KeyFileError) as export_refusal:
         parse_key(data, "key.json")
     assert message in str(export_refusal.value)
-    with pytest.raises(GradeError) as grade_refusal:  # the same reader, the same line
+    with pytest.raises(KeyFileError) as grade_refusal:  # the same reader, the same error
         grade_parse_key(data, "key.json")
     assert str(grade_refusal.value) == str(export_refusal.value)
 

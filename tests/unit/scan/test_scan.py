@@ -110,7 +110,7 @@ def _check(folder: Path, out: Path, plans: dict[int, Plan], scanned: set[tuple[i
     """Compare what scan read with what was planted; the number of boxes checked."""
     key_doc = json.loads((folder / "key.json").read_text())
     positions = json.loads((folder / "scan.json").read_text())
-    records = load_key(folder / "key.json", ScanError)
+    records = load_key(folder / "key.json")
     meanings = _meanings(
         _checked(positions, records), records.sheets, grade_key(records), "scan.json"
     )
@@ -280,7 +280,7 @@ def test_thin_scribbles_are_marks_and_stray_dots_are_never_read_as_marks(dpi: in
 
 def test_scannable_build_records_every_box(quiz: Path):
     positions = json.loads((quiz / "scan.json").read_text())
-    doc = load_key(quiz / "key.json", ScanError)
+    doc = load_key(quiz / "key.json")
     key = grade_key(doc)
     meanings = _meanings(_checked(positions, doc), doc.sheets, key, "scan.json")
     sheet = key.sheets[0]
@@ -837,7 +837,7 @@ def test_an_unticked_score_row_is_a_mark_still_to_give_never_a_zero(klass: Path,
     assert set(unmarked) == {f"{ids[1]}/{r['question']}/{r['answer']}" for r in marks}
     assert all(i["crop"] and (out / i["crop"]).is_file() for i in unmarked.values())
     row = {r["student"]: r for r in _read_csv(out / "scores.csv")}[ids[1]]
-    key = grade_key(load_key(klass / "key.json", ScanError)).sheets[1]
+    key = grade_key(load_key(klass / "key.json")).sheets[1]
     pending = sum(key.question(r["question"]).points_of(r["answer"]) for r in marks)
     assert float(row["ungraded"]) == pytest.approx(float(pending))
     report = (out / "report.md").read_text("utf-8")
@@ -888,7 +888,7 @@ def test_a_class_printed_before_the_score_box_rule_is_read_as_it_was_printed(qui
     positions = json.loads((quiz / "scan.json").read_text())
     assert positions["version"] == SCAN_VERSION == 2
     key_doc = json.loads((quiz / "key.json").read_text())
-    records = load_key(quiz / "key.json", ScanError)
+    records = load_key(quiz / "key.json")
     grading = grade_key(records)
 
     def marks(doc: dict) -> dict[str, str]:
