@@ -17,14 +17,16 @@ May import: the standard library only.
 
 from __future__ import annotations
 
-import gettext as _gettext
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import gettext as _gettext
 
 DOMAIN = "worksheetgen"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -70,6 +72,9 @@ def using(code: str) -> Iterator[Language]:
 @cache
 def catalog(code: str) -> _gettext.NullTranslations:
     """The compiled catalog of a language (English: the messages themselves)."""
+    # imported here: --help (which lists the languages) reads no catalog
+    import gettext as _gettext
+
     if code == DEFAULT:
         return _gettext.NullTranslations()
     return _gettext.translation(DOMAIN, str(LOCALE_DIR), [code])
