@@ -145,9 +145,10 @@ def uses_space(build: Build) -> bool:
 
 
 def item_title(item: Item) -> str:
-    """The heading of a question: the bank's title or the family's."""
-
-    return item.spec.title or get_family(item.spec.family).title
+    """The heading of a question: the bank's title (its author's words, as written) or the
+    family's, in the language being rendered (a plugin family's title no catalog knows, as
+    it is)."""
+    return item.spec.title or gettext(get_family(item.spec.family).title)
 
 
 def opening_lines(item: Item, kind: str = "sheet") -> int:
