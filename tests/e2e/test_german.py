@@ -129,3 +129,29 @@ def test_a_german_class_has_no_english_fixed_word_in_its_pdfs(tmp_path, bank):
 
 def test_english_stays_the_default():
     assert language.language().code == "en"
+
+
+def test_a_german_sheet_has_a_preamble_of_its_own_for_the_format_cache(tmp_path):
+    """The TeX format cache is named by the preamble's digest (tex/formats.py): a German
+    sheet's preamble (babel, the footer's words) differs from the English one's, so it never
+    starts from an English format."""
+    from worksheetgen.tex.formats import split_preamble
+
+    english = build(5, out=tmp_path / "en", pdf=False, config=None).folder / "sheet.tex"
+    german = build(5, out=tmp_path / "de", pdf=False, language="de", config=None).folder
+    en_head = split_preamble(english.read_text(encoding="utf-8"))
+    de_head = split_preamble((german / "sheet.tex").read_text(encoding="utf-8"))
+    assert en_head is not None and de_head is not None
+    assert "babel" not in en_head[0] and "{ngerman}" in de_head[0]
+    assert "Seite \\thepage\\ von" in de_head[0] and "Page \\thepage\\ of" in en_head[0]
+
+
+def test_a_language_not_shipped_is_refused_in_one_line(runner, tmp_path):
+    from worksheetgen.cli import main
+
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--language", "fr"])
+    assert result.exit_code == 2
+    assert "--language" in result.output and "'fr'" in result.output
+    with pytest.raises(Exception, match=r"--language: expected one of en, de, got 'fr'"):
+        build(1, out=tmp_path, pdf=False, language="fr", config=None)  # type: ignore[arg-type]
+    assert not any(tmp_path.iterdir())
