@@ -155,3 +155,19 @@ def test_a_language_not_shipped_is_refused_in_one_line(runner, tmp_path):
     with pytest.raises(Exception, match=r"--language: expected one of en, de, got 'fr'"):
         build(1, out=tmp_path, pdf=False, language="fr", config=None)  # type: ignore[arg-type]
     assert not any(tmp_path.iterdir())
+
+
+def test_points_are_written_with_the_languages_decimal_separator(tmp_path):
+    """A question of 2.5 points: "2,5 Punkte" and 2,5 in the score table in German, as
+    English always printed it in English."""
+    text = (ROOT / "banks" / "default.yaml").read_text(encoding="utf-8")
+    bank = tmp_path / "half.yaml"
+    bank.write_text(text.replace("points: 6", "points: 2.5", 1), encoding="utf-8")
+    german = build(5, banks=bank, out=tmp_path / "de", pdf=False, language="de", config=None)
+    english = build(5, banks=bank, out=tmp_path / "en", pdf=False, config=None)
+    de_tex = (german.folder / "sheet.tex").read_text(encoding="utf-8")
+    en_tex = (english.folder / "sheet.tex").read_text(encoding="utf-8")
+    assert "2,5 Punkte" in de_tex and " & 2,5 & " in de_tex and "26,5" in de_tex
+    assert "2.5 points" in en_tex and " & 2.5 & " in en_tex and "26.5" in en_tex
+    assert "2,5 Punkte" in (german.folder / "sheet.md").read_text(encoding="utf-8")
+    assert "2,5 Punkte" in (german.folder / "sheet.html").read_text(encoding="utf-8")

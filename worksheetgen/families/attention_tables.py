@@ -325,9 +325,7 @@ class Lab3(QKVHead, Family):
 
     name = "lab3"
     answers = ("scores", "scaled", "masked", "A", "output")
-    title = N_(
-        "Lab 3: one attention head by hand"
-    )  # printed translated (item_title)
+    title = N_("Lab 3: one attention head by hand")  # printed translated (item_title)
     summary = "Q, K, V given: scores, scale, causal mask, A and the output A·V."
     supports_choice = True
     slips = (

@@ -59,9 +59,7 @@ class Cross(Family):
         "A",
         "output",
     )
-    title = N_(
-        "Self versus cross attention"
-    )  # printed translated (item_title)
+    title = N_("Self versus cross attention")  # printed translated (item_title)
     summary = (
         "Cross-attention between a decoder (T_q tokens) and an encoder (T_k tokens): "
         "which sequence gives Q, K, V; the shapes of A and AV; optionally A by hand."

@@ -79,9 +79,7 @@ class Heatmap(Family):
 
     name = "heatmap"
     answers = ("top_key", "is_causal")
-    title = N_(
-        "Reading an attention heatmap"
-    )  # printed translated (item_title)
+    title = N_("Reading an attention heatmap")  # printed translated (item_title)
     summary = (
         "An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "
         "key does token t attend to most, and is the weight matrix causal?"

@@ -56,9 +56,7 @@ class Projections(Family):
     name = "projections"
     answers = ("Q", "K", "V", "scores", "scaled", "A", "output")
     layout = LAYOUT
-    title = N_(
-        "Queries, keys and values from X"
-    )  # printed translated (item_title)
+    title = N_("Queries, keys and values from X")  # printed translated (item_title)
     summary = (
         "X and W_Q, W_K, W_V: compute Q, K, V and the scores QK^T "
         "(optionally S/sqrt(d_k), A and AV)."

@@ -53,9 +53,9 @@ def points_text(points: float) -> str:
 
 
 def sheet_points(sheet: Sheet) -> str:
-    """The total points of a sheet, as printed (a number: "30", "7.5")."""
+    """The total points of a sheet, as printed (a number: "30", "7.5"; German "7,5")."""
     total = sum(i.spec.points for i in sheet.items)
-    return str(int(total)) if float(total).is_integer() else f"{total:g}"
+    return decimal(str(int(total)) if float(total).is_integer() else f"{total:g}")
 
 
 def sheet_points_text(sheet: Sheet) -> str:

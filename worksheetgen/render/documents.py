@@ -31,7 +31,7 @@ from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
-from worksheetgen.language import gettext, ngettext, pgettext, table_label, using
+from worksheetgen.language import decimal, gettext, ngettext, pgettext, table_label, using
 from worksheetgen.render import htmlmath, htmltables, htmlwords
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
@@ -395,6 +395,7 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
     # the fixed words, in the language being rendered (worksheetgen.language)
     env.globals.update(_=gettext, ngettext=ngettext, pgettext=pgettext)
     env.filters["label"] = table_label
+    env.filters["decimal"] = decimal  # a number in words' text: "2,5" in German
     ext = FORMATS[fmt]
 
     modules: dict[str, Any] = {}
