@@ -20,6 +20,7 @@ import click
 
 from worksheetgen import __version__, plugins
 from worksheetgen.cliparams import Choice, IntRange, PathArg, PluginChoice, Seed, Share, Stress
+from worksheetgen.language import LANGUAGES
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import excerpt, shown
 
@@ -248,6 +249,12 @@ def _config_option(fn: F) -> F:
     "cannot print. Default: the configuration's engine, else auto.",
 )
 @click.option(
+    "--language",
+    type=Choice(list(LANGUAGES)),
+    help="Language of the fixed words of sheets, keys and grid (the bank's own words stay "
+    "as written). Default: the configuration's language, else en.",
+)
+@click.option(
     "--templates",
     "template_dir",
     type=PathArg(exists=True, file_okay=False),
@@ -337,6 +344,7 @@ def build(
     decimals: int | None,
     paper: str | None,
     engine: str | None,
+    language: str | None,
     template_dir: str | None,
     exports: tuple[str, ...],
     roster: str | None,
@@ -372,6 +380,7 @@ def build(
             "scannable": scannable,
             "answer_sheet": answer_sheet,
             "large_print": large_print,
+            "language": language,
         },
     )
     _using(config, quiet)

@@ -410,6 +410,7 @@ class Build:
     # the course secret: enters every draw, is never written (key.json holds its fingerprint)
     secret: bytes | None = field(default=None, repr=False, compare=False)
     paper: str = "a4"  # the paper the LaTeX documents lay out on: a4 or letter
+    language: str = "en"  # the fixed words' language (worksheetgen.language.LANGUAGES)
     #: a scannable class build's digest of the class (scan.positions.class_digest: what
     #: key.json says of the build and of every sheet's student, in order), which every page
     #: code depends on; empty when the sheets are all in ``sheets`` (it is computed from them)

@@ -40,3 +40,6 @@ def test_wheel_contains_templates_and_banks(tmp_path: Path):
     assert "worksheetgen/banks/default.yaml" in names
     assert "worksheetgen/banks/practice.yaml" in names
     assert any(n.endswith("entry_points.txt") for n in names)
+    # the message catalogs: each language's compiled catalog, what a build reads
+    assert "worksheetgen/locale/de/LC_MESSAGES/worksheetgen.mo" in names
+    assert "worksheetgen/locale/de/LC_MESSAGES/worksheetgen.po" in names

@@ -32,6 +32,7 @@ from worksheetgen.families.common import (
     int_scores,
     pinned,
 )
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 # The carried-forward steps of the attention chain (see Carry); each family's table below
@@ -256,7 +257,7 @@ class ScoreTable(Family):
 class Softmax(ScoreTable):
     name = "softmax"
     answers = ("scaled", "masked", "A")
-    title = "Scaled softmax table"
+    title = N_("Scaled softmax table")  # printed translated (item_title)
     summary = "A score table S and d_k: fill in S/sqrt(d_k) and the row-wise softmax A."
     supports_choice = True
     slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
@@ -271,7 +272,7 @@ class Softmax(ScoreTable):
 class Causal(ScoreTable):
     name = "causal"
     answers = ("scaled", "masked", "A")
-    title = "Causal masking"
+    title = N_("Causal masking")  # printed translated (item_title)
     summary = "A score table under a causal mask: the masked table with -inf, then A."
     supports_choice = True
     causal_default = True
@@ -324,7 +325,7 @@ class Lab3(QKVHead, Family):
 
     name = "lab3"
     answers = ("scores", "scaled", "masked", "A", "output")
-    title = "Lab 3: one attention head by hand"
+    title = N_("Lab 3: one attention head by hand")  # printed translated (item_title)
     summary = "Q, K, V given: scores, scale, causal mask, A and the output A·V."
     supports_choice = True
     slips = (

@@ -18,6 +18,7 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact.answers import choice_answer, text_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, OptionParam, pick
 from worksheetgen.families.common import param_values
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Solution, Step
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ class ConceptQuestions(Family):
 
     name = "concept"
     answers = tuple(answer_name(c.id) for c in CONCEPTS)
-    title = "Concepts"
+    title = N_("Concepts")  # printed translated (item_title)
     choice_param = "multiple_choice"  # format: choice asks every question pick-one
     summary = (
         "The note's questions without a numeric answer, free text (model answers in "

@@ -11,6 +11,7 @@ from worksheetgen.errors import SolveError
 from worksheetgen.exact import mathtex
 from worksheetgen.exact.answers import integer_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, pick
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -44,7 +45,7 @@ class Cost(Family):
 
     name = "cost"
     answers = ("per_head", "total", "total_doubled", "unmasked")
-    title = "The cost of attention"
+    title = N_("The cost of attention")  # printed translated (item_title)
     summary = (
         "Scores per head per layer (T^2), in total for h heads and L layers (h*L*T^2), "
         "when T doubles, and optionally how many a causal mask leaves."

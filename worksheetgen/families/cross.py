@@ -25,6 +25,7 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import computed, max_of, param_values, pinned
+from worksheetgen.language import N_
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the lengths, or of Q and K, before giving up
@@ -58,7 +59,7 @@ class Cross(Family):
         "A",
         "output",
     )
-    title = "Self versus cross attention"
+    title = N_("Self versus cross attention")  # printed translated (item_title)
     summary = (
         "Cross-attention between a decoder (T_q tokens) and an encoder (T_k tokens): "
         "which sequence gives Q, K, V; the shapes of A and AV; optionally A by hand."

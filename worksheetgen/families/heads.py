@@ -10,6 +10,7 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
 from worksheetgen.families.base import Carry, Family, IntParam, Redraw, pick
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -24,7 +25,7 @@ def _values(p: ParamValue) -> list[int]:
 class Heads(Family):
     name = "heads"
     answers = ("d_k", "concat_width", "W_O_shape")
-    title = "Multi-head widths"
+    title = N_("Multi-head widths")  # printed translated (item_title)
     summary = "Model width d and h heads: head width d_k = d/h, concat width, shape of W_O."
     # wo-transposed is not declared: here the concat is h * d/h = d wide, so W_O is square and
     # its transpose has the same shape (multihead with a value width of its own has it)

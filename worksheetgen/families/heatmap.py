@@ -22,6 +22,7 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Heatmap(Family):
 
     name = "heatmap"
     answers = ("top_key", "is_causal")
-    title = "Reading an attention heatmap"
+    title = N_("Reading an attention heatmap")  # printed translated (item_title)
     summary = (
         "An attention-weight heatmap (TikZ in LaTeX, a shaded table in Markdown): which "
         "key does token t attend to most, and is the weight matrix causal?"

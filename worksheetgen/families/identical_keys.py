@@ -30,6 +30,7 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import computed, equal_score_rows, pinned
+from worksheetgen.language import N_
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of Q and K before giving up
@@ -71,7 +72,7 @@ class IdenticalKeys(Family):
 
     name = "identical-keys"
     answers = ("scores", "A", "equal_pair", "equal_weights", "explain")
-    title = "Identical keys"
+    title = N_("Identical keys")  # printed translated (item_title)
     summary = (
         "Two equal keys get equal weight for every query: compute A and spot the equal "
         "columns, and/or explain why."

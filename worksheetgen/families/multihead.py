@@ -12,6 +12,7 @@ from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
 from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, Redraw, pick
 from worksheetgen.families.common import param_values, pinned
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -32,7 +33,7 @@ class MultiHead(Family):
 
     name = "multihead"
     answers = ("d_k", "concat_width", "W_Q_head_shape", "W_O_shape", "params", "params_bias")
-    title = "Multi-head attention: widths and parameters"
+    title = N_("Multi-head attention: widths and parameters")  # printed translated (item_title)
     summary = (
         "Model width d and h heads (h divides d): d_k = d/h, concat width, shapes of a "
         "head's W_Q and of W_O, and the layer's parameters with W_O (4d^2, +4d biases)."

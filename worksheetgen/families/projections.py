@@ -39,6 +39,7 @@ from worksheetgen.families.common import (
     pinned,
     shape_dims,
 )
+from worksheetgen.language import N_
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the matrices before giving up
@@ -55,7 +56,7 @@ class Projections(Family):
     name = "projections"
     answers = ("Q", "K", "V", "scores", "scaled", "A", "output")
     layout = LAYOUT
-    title = "Queries, keys and values from X"
+    title = N_("Queries, keys and values from X")  # printed translated (item_title)
     summary = (
         "X and W_Q, W_K, W_V: compute Q, K, V and the scores QK^T "
         "(optionally S/sqrt(d_k), A and AV)."

@@ -13,6 +13,7 @@ from worksheetgen.exact.mathtex import vector
 from worksheetgen.families.base import BoolParam, IntParam, Param, pick
 from worksheetgen.families.common import pinned
 from worksheetgen.families.scaling import Scaling
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 ONE_HOT = "it pushes the softmax toward a one-hot (one weight near 1)"
@@ -36,7 +37,7 @@ class ScaleEffect(Scaling):
 
     name = "scale-effect"
     answers = (*Scaling.answers, "var_qk", "var_scaled", "large_dk", "why_scale")
-    title = "Why the scores are scaled"
+    title = N_("Why the scores are scaled")  # printed translated (item_title)
     summary = (
         "Softmax a row with and without 1/sqrt(d_k) (did the largest entry gain or "
         "lose?), and the variance of q.k (= d_k) and of q.k/sqrt(d_k) (= 1)."

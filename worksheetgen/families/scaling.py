@@ -22,6 +22,7 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
@@ -37,7 +38,7 @@ def _softmax_float(row: list[float]) -> np.ndarray:
 class Scaling(Family):
     name = "scaling"
     answers: ClassVar[tuple[str, ...]] = ("scaled", "A", "A_unscaled", "largest_change", "peaked")
-    title = "The effect of the scale"
+    title = N_("The effect of the scale")  # printed translated (item_title)
     summary = "Softmax a row of scores with and without dividing by sqrt(d_k); which is peaked."
     supports_choice = True
     slips = ("scale-by-dk", "no-scale")

@@ -38,6 +38,7 @@ from worksheetgen.families.common import (
     equal_score_rows,
     int_scores,
 )
+from worksheetgen.language import N_
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PLANTABLE = (
@@ -83,7 +84,7 @@ class SpotBug(QKVHead, Family):
 
     name = "spot-the-bug"
     answers = ("slip", "A", "output")
-    title = "Spot the bug"
+    title = N_("Spot the bug")  # printed translated (item_title)
     summary = (
         "A worked attention head with exactly one slip: name the slip and write the "
         "corrected A and AV."

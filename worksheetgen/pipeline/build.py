@@ -32,6 +32,8 @@ from worksheetgen.bank.roster import read_roster
 from worksheetgen.errors import UsageError
 from worksheetgen.files import failures_as_errors, remove_temp
 from worksheetgen.keyjson import write as keyfile
+from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
+from worksheetgen.language import LANGUAGES, using
 from worksheetgen.model import Bank, Build
 from worksheetgen.pipeline.lmsrules import pool_refusals
 from worksheetgen.pipeline.options import (
@@ -74,7 +76,15 @@ T = TypeVar("T")
 
 
 def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
-    """Run the whole pipeline for one worksheet (or a whole class) and write its folder."""
+    """Run the whole pipeline for one worksheet (or a whole class) and write its folder, its
+    fixed words in the options' language (a language not shipped is refused by the
+    pre-flight, in English)."""
+    chosen = options.language if options.language in LANGUAGES else DEFAULT_LANGUAGE
+    with using(chosen):
+        return _build(options, progress)
+
+
+def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
     lone = options.roster is None and options.versions is None
     plan = None if lone else class_plan(options)
     # pre-flight: everything that can be refused is, before any sheet is drawn
@@ -103,6 +113,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         sheets=(),
         secret=options.secret,
         paper=options.paper,
+        language=options.language,
         large_print=options.large_print,
     )
     if options.scannable and not lone:

@@ -8,7 +8,7 @@ for ``worksheetgen config``. Nothing here imports NumPy, SymPy or Jinja2: the CL
 configuration before it knows whether there is any work.
 
 May import: the standard library, ``tomli`` on Python 3.10, errors, textrules, model (the
-``space`` setting's record) and (for a fingerprint) solve.rng.
+``space`` setting's record), language (the shipped languages) and (for a fingerprint) solve.rng.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, course_secret, file_kind
 from worksheetgen.inputs import forget_secret_file, read_limited
+from worksheetgen.language import LANGUAGES
 from worksheetgen.textrules import problem, shown
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ SETTINGS = (
     "out",
     "paper",
     "engine",
+    "language",
     "jobs",
     "secret_file",
     "kind",
@@ -65,9 +67,13 @@ SETTINGS = (
     "answer_sheet",
     "large_print",
 )
-#: the values ``paper`` and ``engine`` may take (``auto``: pdfLaTeX, or LuaLaTeX when the
-#: text has letters pdfLaTeX's fonts lack)
-CHOICES = {"paper": ("a4", "letter"), "engine": ("auto", "pdflatex", "lualatex")}
+#: the values ``paper``, ``engine`` and ``language`` may take (``auto``: pdfLaTeX, or LuaLaTeX
+#: when the text has letters pdfLaTeX's fonts lack; a language: one with a catalog)
+CHOICES = {
+    "paper": ("a4", "letter"),
+    "engine": ("auto", "pdflatex", "lualatex"),
+    "language": tuple(LANGUAGES),
+}
 
 DEFAULTS: dict[str, Any] = {
     "course": None,
@@ -77,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
     "out": "output",
     "paper": "a4",
     "engine": "auto",
+    "language": "en",  # the fixed words of the sheets and keys
     "jobs": None,
     "secret_file": None,
     "kind": None,  # worksheet or quiz, where the banks' sheet: kind does not say
@@ -493,6 +500,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         '# out = "output"',
         '# paper = "a4"  # or "letter"',
         '# engine = "auto"  # or "pdflatex", "lualatex"',
+        '# language = "de"  # the fixed words of sheets and keys; default "en"',
         "# jobs = 0",
         '# kind = "quiz"  # computation questions get room to work',
         '# space = {height = "6cm", style = "lines"}  # or "grid", "blank"; "none"',

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, UsageError
+from worksheetgen.language import LANGUAGES
 from worksheetgen.model import Build, Space
 from worksheetgen.pipeline.config import SETTINGS
 
@@ -43,6 +44,7 @@ class BuildOptions:
     carry: bool | None = None
     paper: str = "a4"  # the paper size of the PDFs: a4 or letter
     engine: str = "auto"  # the TeX engine: auto (by the text), pdflatex or lualatex
+    language: str = "en"  # the fixed words' language: a code of worksheetgen.language.LANGUAGES
     #: sheets a scanner reads: corner marks, a page code, boxes to mark, their positions
     scannable: bool = False
     #: with ``scannable``: the boxes on a short answer sheet per sheet (answers.tex), the
@@ -107,11 +109,15 @@ ENGINES = ("auto", "pdflatex", "lualatex")
 
 
 def check_paper_engine(options: BuildOptions) -> None:
-    """The paper size and TeX engine must be ones the templates and TeX know."""
+    """The paper size, TeX engine and language must be ones the templates and TeX know."""
     if options.paper not in PAPERS:
         raise UsageError(f"--paper: expected one of {', '.join(PAPERS)}, got {options.paper!r}")
     if options.engine not in ENGINES:
         raise UsageError(f"--engine: expected one of {', '.join(ENGINES)}, got {options.engine!r}")
+    if options.language not in LANGUAGES:
+        raise UsageError(
+            f"--language: expected one of {', '.join(LANGUAGES)}, got {options.language!r}"
+        )
 
 
 def check_answer_sheet(options: BuildOptions) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from worksheetgen.bank.roster import file_stems, safe_stem, version_ids
 from worksheetgen.errors import UsageError
+from worksheetgen.language import gettext
 from worksheetgen.model import Bank, Build, Pool, SheetIdentity, Student
 
 __all__ = [
@@ -73,7 +74,9 @@ class ClassPlan:
 
 def plan_sheet(slug: str, seed: int, secret: bytes | None = None) -> ClassPlan:
     """A lone sheet: a class of one, seeded by the sheet's slug, its folder named by it."""
-    return ClassPlan((Entry(SheetIdentity(seed, slug, secret), "Worksheet", None, slug),), "", "")
+    return ClassPlan(
+        (Entry(SheetIdentity(seed, slug, secret), gettext("Worksheet"), None, slug),), "", ""
+    )
 
 
 def plan_roster(
@@ -96,7 +99,10 @@ def plan_versions(count: int, seed: int, secret: bytes | None = None) -> ClassPl
         raise UsageError(f"--versions: expected a number from 1 to {MAX_VERSIONS}, got {count}")
     ids = version_ids(count)
     return ClassPlan(
-        tuple(Entry(SheetIdentity(seed, v, secret), f"Version {v}", None, v) for v in ids),
+        tuple(
+            Entry(SheetIdentity(seed, v, secret), gettext("Version {version}", version=v), None, v)
+            for v in ids
+        ),
         f"versions{count}",
         "versions",
     )

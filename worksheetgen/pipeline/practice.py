@@ -31,7 +31,7 @@ from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.htmlmath import markup_html
-from worksheetgen.render.htmlwords import SCRIPT_WORDS
+from worksheetgen.render.htmlwords import script_words
 
 PRACTICE = "practice"  # the document kind (templates/html/practice.html.j2) and file suffix
 
@@ -150,5 +150,5 @@ def practice_context(build: Build, sheet: Sheet) -> dict[str, Any]:
         "practice": True,
         "practice_data": practice_data(build, sheet),
         "practice_marked": build.secret is not None,
-        "script_words": _script_safe(SCRIPT_WORDS),
+        "script_words": _script_safe(script_words()),
     }

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from worksheetgen.keyjson import write as keyfile
+from worksheetgen.language import using
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS, answers_context
 from worksheetgen.pipeline.plan import ClassPlan, Entry
@@ -105,8 +106,14 @@ class Renderer:
         """Draw, solve and render one sheet of a class (a pure function of its inputs;
         ``scan_index``: its place in the class, for a scannable sheet's page code;
         ``answer_sheet``: the boxes go on an answer sheet of their own, the sheet is a
-        booklet)."""
+        booklet). The words the code adds (a question's heading in the grid, say) are in the
+        build's language wherever this runs: a forked worker or a thread too."""
+        with using(build.language):
+            return self._sheet(build, entry, scan_index, answer_sheet)
 
+    def _sheet(
+        self, build: Build, entry: Entry, scan_index: int | None, answer_sheet: bool
+    ) -> RenderedSheet:
         sheet = self.draw(build, entry)
         ctx = {**document_context(build, [sheet]), **FRAGMENT}
         # each question's body as the key prints it, rendered once: for the key and for the

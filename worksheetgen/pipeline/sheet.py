@@ -15,6 +15,7 @@ from worksheetgen.bank.load import default_bank_path, load_banks, with_decimals
 from worksheetgen.errors import BankError, UsageError
 from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.families import get_family
+from worksheetgen.language import N_, decimal, gettext, language, ngettext
 from worksheetgen.model import (
     QUIZ_SPACE,
     TEXT_HEIGHT_MM,
@@ -46,15 +47,15 @@ from worksheetgen.textrules import problem as text_problem
 
 
 def points_text(points: float) -> str:
-    """'1 point', '6 points', '2.5 points'."""
+    """'1 point', '6 points', '2.5 points' (in the language being rendered: '2,5 Punkte')."""
     p = int(points) if float(points).is_integer() else points
-    return f"{p} point" if p == 1 else f"{p} points"
+    return ngettext("{n} point", "{n} points", p, n=decimal(str(p)))
 
 
 def sheet_points(sheet: Sheet) -> str:
-    """The total points of a sheet, as printed (a number: "30", "7.5")."""
+    """The total points of a sheet, as printed (a number: "30", "7.5"; German "7,5")."""
     total = sum(i.spec.points for i in sheet.items)
-    return str(int(total)) if float(total).is_integer() else f"{total:g}"
+    return decimal(str(int(total)) if float(total).is_integer() else f"{total:g}")
 
 
 def sheet_points_text(sheet: Sheet) -> str:
@@ -85,12 +86,24 @@ def carry_text(item: Item) -> str:
     if not steps:
         return ""
     if item.spec.carry is False:
-        return "No credit carried forward: each part is marked against the key alone."
-    said = "; ".join(
-        f"({letter[a]}) from " + " and ".join(f"({s})" for s in sources)
+        return gettext("No credit carried forward: each part is marked against the key alone.")
+    said = gettext("; ").join(
+        gettext(
+            "({part}) from {sources}",
+            part=letter[a],
+            sources=_listed([f"({s})" for s in sources]),
+        )
         for a, sources in sorted(steps.items(), key=lambda kv: letter[kv[0]])
     )
-    return f"Carried forward: {said}."
+    return gettext("Carried forward: {steps}.", steps=said)
+
+
+def _listed(items: Sequence[str]) -> str:
+    """Items in a sentence: "(a)", "(a) and (b)", "(a) and (b) and (c)" (as the key has
+    always said it)."""
+    if len(items) == 1:
+        return items[0]
+    return gettext("{first} and {last}", first=_listed(items[:-1]), last=items[-1])
 
 
 def work_space(build: Build, item: Item) -> Space | None:
@@ -108,8 +121,10 @@ def work_space(build: Build, item: Item) -> Space | None:
 def space_text(space: Space) -> str:
     """Room to work in words, as a Markdown sheet notes it: "6 cm, ruled lines"."""
     number, unit = space.height[:-2], space.height[-2:]
-    style = {"blank": "blank", "lines": "ruled lines", "grid": "squared grid"}[space.style]
-    return f"{number} {unit}, {style}"
+    styles = {"blank": N_("blank"), "lines": N_("ruled lines"), "grid": N_("squared grid")}
+    return gettext(
+        "{height}, {style}", height=f"{decimal(number)} {unit}", style=gettext(styles[space.style])
+    )
 
 
 def is_computation(item: Item) -> bool:
@@ -130,9 +145,10 @@ def uses_space(build: Build) -> bool:
 
 
 def item_title(item: Item) -> str:
-    """The heading of a question: the bank's title or the family's."""
-
-    return item.spec.title or get_family(item.spec.family).title
+    """The heading of a question: the bank's title (its author's words, as written) or the
+    family's, in the language being rendered (a plugin family's title no catalog knows, as
+    it is)."""
+    return item.spec.title or gettext(get_family(item.spec.family).title)
 
 
 def opening_lines(item: Item, kind: str = "sheet") -> int:
@@ -239,7 +255,7 @@ def make_build(
     """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet;
     with the course secret, when there is one (``paper``: what the documents lay out on)."""
 
-    wanted = sheets or [(bank.info.slug, "Worksheet", None)]
+    wanted = sheets or [(bank.info.slug, gettext("Worksheet"), None)]
     return Build(
         info=bank.info,
         seed=seed,
@@ -284,6 +300,12 @@ def document_context(
     return {
         "build": build,
         "paper": build.paper,
+        # the fixed words' language: render_document renders in it; HTML's lang and dir,
+        # LaTeX's babel language are its properties
+        "language": build.language,
+        "lang": language(build.language).code,
+        "dir": language(build.language).direction,
+        "tex_language": language(build.language).babel,
         "display_kinds": kinds,
         "sheets": list(sheets if sheets is not None else build.sheets),
         "points_text": points_text,

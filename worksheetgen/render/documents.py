@@ -30,6 +30,8 @@ from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
+from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
+from worksheetgen.language import decimal, gettext, ngettext, pgettext, table_label, using
 from worksheetgen.render import htmlmath, htmltables, htmlwords
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
@@ -390,6 +392,10 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
     if extra_dir:
         env.filters["wsg_counted"] = _counted
     env.globals.update(letters="abcdefghijklmnopqrstuvwxyz", places=places, blank_width=blank_width)
+    # the fixed words, in the language being rendered (worksheetgen.language)
+    env.globals.update(_=gettext, ngettext=ngettext, pgettext=pgettext)
+    env.filters["label"] = table_label
+    env.filters["decimal"] = decimal  # a number in words' text: "2,5" in German
     ext = FORMATS[fmt]
 
     modules: dict[str, Any] = {}
@@ -410,7 +416,8 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
 def render_document(
     fmt: str, kind: str, context: Mapping[str, Any], template_dir: str | None = None
 ) -> str:
-    """Render ``<fmt>/<kind>`` (kind: sheet or key) with a build's context.
+    """Render ``<fmt>/<kind>`` (kind: sheet or key) with a build's context, in its
+    ``language`` (a shipped language's code; English by default).
 
     Any failure of a ``--templates`` template is a TemplateError naming its file and line;
     a failure of a bundled template is a bug and keeps its traceback.
@@ -420,7 +427,8 @@ def render_document(
     budget = [0.0, time.monotonic() + MAX_TEMPLATE_SECONDS] if template_dir else None
     token = _BUDGET.set(budget)
     try:
-        text = env.get_template(name).render(**context)
+        with using(context.get("language", DEFAULT_LANGUAGE)):
+            text = env.get_template(name).render(**context)
         # no line longer than TeX's input buffer (a prompt of one long word makes one)
         return fold_long_lines(text) if fmt == "latex" else text
     except WorksheetgenError:

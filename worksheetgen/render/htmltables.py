@@ -9,6 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from worksheetgen.language import table_label
 from worksheetgen.render.htmlmath import cell_text, escape
 from worksheetgen.render.htmlwords import words
 
@@ -39,7 +40,7 @@ def input_table(
 ) -> Markup:
     """The cells to fill for one part: an input per entry, named by its row and column."""
     key = f"q{number}{letter}"
-    row_label, col_label = part.row_label, part.col_label
+    row_label, col_label = table_label(part.row_label), table_label(part.col_label)
     body = []
     for i, row in enumerate(rows, start=1):
         cells = []
@@ -69,7 +70,7 @@ def input_table(
 def value_table(number: int, letter: str, rows: Sequence[Sequence[Any]], part: Any) -> Markup:
     """A table answer as the key shows it: its printed values under header cells."""
     body = "\n".join(
-        f"<tr>{_row_head(part.row_label, i)}"
+        f"<tr>{_row_head(table_label(part.row_label), i)}"
         + "".join(f"<td>{escape(cell_text(c))}</td>" for c in row)
         + "</tr>"
         for i, row in enumerate(rows, start=1)
@@ -77,6 +78,6 @@ def value_table(number: int, letter: str, rows: Sequence[Sequence[Any]], part: A
     caption = escape(words("key_table_caption", letter=letter))
     table = (
         f'<table class="answer">\n<caption>{caption}</caption>\n'
-        f"{_head(len(rows[0]), part.col_label)}\n<tbody>\n{body}\n</tbody>\n</table>"
+        f"{_head(len(rows[0]), table_label(part.col_label))}\n<tbody>\n{body}\n</tbody>\n</table>"
     )
     return _region(number, letter, table)

@@ -25,6 +25,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
 from worksheetgen.errors import TemplateError, did_you_mean, shorten
+from worksheetgen.language import N_, gettext
 from worksheetgen.render import markup
 from worksheetgen.render.markup import split_markup, tex_math_problems, unsafe_math_problems
 from worksheetgen.speed.cache import load, private_cache_folder, store
@@ -651,19 +652,21 @@ def render_prompt(
 
 
 PLACES = (
-    "whole numbers",
-    "one decimal",
-    "two decimals",
-    "three decimals",
-    "four decimals",
-    "five decimals",
-    "six decimals",
+    N_("whole numbers"),
+    N_("one decimal"),
+    N_("two decimals"),
+    N_("three decimals"),
+    N_("four decimals"),
+    N_("five decimals"),
+    N_("six decimals"),
 )
 
 
 def places(decimals: int) -> str:
     """How answers rounded to ``decimals`` are named: "two decimals", "whole numbers", ..."""
-    return PLACES[decimals] if decimals < len(PLACES) else f"{decimals} decimals"
+    if decimals < len(PLACES):
+        return gettext(PLACES[decimals])
+    return gettext("{count} decimals", count=decimals)
 
 
 def sheet_instructions(

@@ -81,6 +81,8 @@ def test_command_line_options_win_over_the_file(tmp_path):
         ('title = "ok"\nbanks = [\n', 2, "expected TOML"),
         ("jobs = true\n", 1, "jobs: expected an integer from 0 to 64, got True"),
         ('title = "ok"\nlarge_print = "yes"\n', 2, "large_print: expected true or false"),
+        ('title = "ok"\n\nlanguage = "fr"\n', 3, "language: expected one of en, de, got 'fr'"),
+        ("language = 1\n", 1, "language: expected one of en, de, got 1"),
     ],
 )
 def test_a_bad_file_is_one_line_with_its_file_and_line(runner, tmp_path, text, line, what):

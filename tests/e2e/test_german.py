@@ -1,0 +1,173 @@
+"""A German build leaves no English fixed word: every bundled bank built as a small class in
+German (sheets, keys, the TA's grid; Markdown, HTML, and the PDFs as pdftotext reads them),
+searched for the English catalog's own messages (so the list cannot go stale)."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from worksheetgen import language
+from worksheetgen.api import build
+from worksheetgen.language import LOCALE_DIR
+
+BANKS = sorted(p.name for p in (ROOT / "banks").glob("*.yaml"))
+ROSTER = "name,id\nErika Mustermann,m1\nMax Müller,m2\n"
+
+
+def _english_words() -> list[str]:
+    """The English fixed words to look for: each message's text between its placeholders,
+    where German says something else. A fragment is kept when it cannot be a bank's or a
+    family's own English by chance: two words or more, or a label with its colon ("Answer:";
+    the families' own words are not translated yet, and "The slip: ..." is one of them)."""
+    from babel.messages.pofile import read_po
+
+    with open(LOCALE_DIR / "de" / "LC_MESSAGES" / "worksheetgen.po", "rb") as fh:
+        catalog = read_po(fh)
+    found: set[str] = set()
+    for m in catalog:
+        if not m.id:
+            continue
+        ids = [m.id] if isinstance(m.id, str) else list(m.id)
+        german = " ".join([m.string] if isinstance(m.string, str) else m.string)
+        for text in ids:
+            for piece in re.split(r"\{\w*\}|\$[^$]*\$|\\\w+|---|[()]", text):
+                piece = piece.strip(" .,;·—-“”").lstrip(": ")
+                if not re.search(r"[A-Za-z]", piece) or piece in german:
+                    continue
+                if len(piece.split()) >= 2 or (piece.endswith(":") and piece[0].isupper()):
+                    found.add(piece)
+    return sorted(found)
+
+
+ENGLISH = _english_words()
+
+
+def test_the_english_words_are_the_catalogs():
+    assert "Page" not in ENGLISH and "Name:" not in ENGLISH  # "Name:" is German too
+    assert {"Answer:", "Worked solution", "Slip fingerprints", "sheet code", "answer key"} <= set(
+        ENGLISH
+    )
+
+
+def _left(text: str) -> list[str]:
+    flat = " ".join(text.split())
+    return [
+        w for w in ENGLISH if re.search(r"(?<![A-Za-z])" + re.escape(w) + r"(?![A-Za-z])", flat)
+    ]
+
+
+def _visible_html(text: str) -> str:
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", text, flags=re.S)
+    text = re.sub(r"<math\b.*?</math>", " ", text, flags=re.S)
+    text = re.sub(r'aria-label="([^"]*)"', r" \1 ", text)
+    return html.unescape(re.sub(r"<[^>]+>", " ", text))
+
+
+def _class(tmp_path: Path, bank: str, pdf: bool) -> Path:
+    roster = tmp_path / "roster.csv"
+    roster.write_text(ROSTER, encoding="utf-8")
+    result = build(
+        5,
+        banks=ROOT / "banks" / bank,
+        roster=roster,
+        out=tmp_path / "out",
+        pdf=pdf,
+        language="de",
+        config=None,
+    )
+    return result.folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bank", BANKS)
+def test_a_german_class_has_no_english_fixed_word_in_markdown_and_html(tmp_path, bank):
+    folder = _class(tmp_path, bank, pdf=False)
+    texts = {
+        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+        for p in folder.rglob("*")
+        if p.suffix in (".md", ".html")
+    }
+    assert any(name.endswith("key-grid.md") or name.endswith("keys-grid.md") for name in texts)
+    for name, text in texts.items():
+        shown = _visible_html(text) if name.endswith(".html") else text
+        assert _left(shown) == [], name
+    sheets = next(t for n, t in texts.items() if n.endswith("sheets.md") or n.endswith("sheet.md"))
+    assert "Aufgabe 1." in sheets and "Blattcode" in sheets
+    assert 'lang="de"' in next(t for n, t in texts.items() if n.endswith(".html"))
+    if bank == "default.yaml":  # its first question has no title of its own: the family's
+        assert "Aufgabe 1. Tabelle der skalierten Softmax" in sheets
+
+
+@pytest.mark.slow
+@pytest.mark.tex
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
+@pytest.mark.parametrize("bank", BANKS)
+def test_a_german_class_has_no_english_fixed_word_in_its_pdfs(tmp_path, bank):
+    folder = _class(tmp_path, bank, pdf=True)
+    pdfs = sorted(folder.glob("*.pdf"))
+    assert any("grid" in p.name for p in pdfs) and len(pdfs) >= 3
+    for pdf in pdfs:
+        text = subprocess.run(
+            ["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True
+        ).stdout
+        # a word broken at a line's end is joined again
+        text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)
+        assert _left(text) == [], pdf.name
+        if "grid" not in pdf.name:
+            assert re.search(r"Seite 1 von \d", text), pdf.name
+    assert "\\usepackage[shorthands=off]{babel}" in (folder / "sheets.tex").read_text() or (
+        "ngerman,shorthands=off" in (folder / "sheets.tex").read_text()
+    )
+
+
+def test_english_stays_the_default():
+    assert language.language().code == "en"
+
+
+def test_a_german_sheet_has_a_preamble_of_its_own_for_the_format_cache(tmp_path):
+    """The TeX format cache is named by the preamble's digest (tex/formats.py): a German
+    sheet's preamble (babel, the footer's words) differs from the English one's, so it never
+    starts from an English format."""
+    from worksheetgen.tex.formats import split_preamble
+
+    english = build(5, out=tmp_path / "en", pdf=False, config=None).folder / "sheet.tex"
+    german = build(5, out=tmp_path / "de", pdf=False, language="de", config=None).folder
+    en_head = split_preamble(english.read_text(encoding="utf-8"))
+    de_head = split_preamble((german / "sheet.tex").read_text(encoding="utf-8"))
+    assert en_head is not None and de_head is not None
+    assert "babel" not in en_head[0] and "{ngerman}" in de_head[0]
+    assert "Seite \\thepage\\ von" in de_head[0] and "Page \\thepage\\ of" in en_head[0]
+
+
+def test_a_language_not_shipped_is_refused_in_one_line(runner, tmp_path):
+    from worksheetgen.cli import main
+
+    result = runner.invoke(main, ["build", "--seed", "1", "--no-pdf", "--language", "fr"])
+    assert result.exit_code == 2
+    assert "--language" in result.output and "'fr'" in result.output
+    with pytest.raises(Exception, match=r"--language: expected one of en, de, got 'fr'"):
+        build(1, out=tmp_path, pdf=False, language="fr", config=None)  # type: ignore[arg-type]
+    assert not any(tmp_path.iterdir())
+
+
+def test_points_are_written_with_the_languages_decimal_separator(tmp_path):
+    """A question of 2.5 points: "2,5 Punkte" and 2,5 in the score table in German, as
+    English always printed it in English."""
+    text = (ROOT / "banks" / "default.yaml").read_text(encoding="utf-8")
+    bank = tmp_path / "half.yaml"
+    bank.write_text(text.replace("points: 6", "points: 2.5", 1), encoding="utf-8")
+    german = build(5, banks=bank, out=tmp_path / "de", pdf=False, language="de", config=None)
+    english = build(5, banks=bank, out=tmp_path / "en", pdf=False, config=None)
+    de_tex = (german.folder / "sheet.tex").read_text(encoding="utf-8")
+    en_tex = (english.folder / "sheet.tex").read_text(encoding="utf-8")
+    assert "2,5 Punkte" in de_tex and " & 2,5 & " in de_tex and "26,5" in de_tex
+    assert "2.5 points" in en_tex and " & 2.5 & " in en_tex and "26.5" in en_tex
+    assert "2,5 Punkte" in (german.folder / "sheet.md").read_text(encoding="utf-8")
+    assert "2,5 Punkte" in (german.folder / "sheet.html").read_text(encoding="utf-8")
