@@ -178,3 +178,29 @@ def test_large_print_is_at_least_14_points_with_cells_to_match(browser, pages):
         _shot(page, "large-sheet-100")
     finally:
         context.close()
+
+
+def test_minus_infinity_is_set_as_a_sign_not_a_binary_minus(browser, pages):
+    """A masked cell's −∞ (and ``= -\\infty`` in the worked steps) is spaced as TeX spaces
+    it: no gap between the sign and ∞, where the binary minus of ``a - b`` has one on each
+    side (issue 37: MathML spaced it as a subtraction)."""
+    gaps: list[float] = []
+    for name in ("default-key", "quiz-key", "class-keys"):
+        context, page, _, _ = _open(browser, pages[name])
+        try:
+            gaps += page.evaluate(
+                """() => [...document.querySelectorAll('math mi, math mo')]
+                  .filter(mi => mi.textContent.trim() === '∞')
+                  .map(mi => {
+                    const sign = mi.previousElementSibling;
+                    if (!sign || sign.textContent.trim() !== '−') return null;
+                    const em = parseFloat(getComputedStyle(mi).fontSize);
+                    return (mi.getBoundingClientRect().left
+                            - sign.getBoundingClientRect().right) / em;
+                  })
+                  .filter(gap => gap !== null)"""
+            )
+        finally:
+            context.close()
+    assert len(gaps) > 10  # the keys hold masked cells
+    assert max(gaps) < 0.05, max(gaps)

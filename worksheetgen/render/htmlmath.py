@@ -117,7 +117,7 @@ _SLOT_RE = re.compile("<mi>([\ue000-\uf8ff])</mi>|([\ue000-\uf8ff])")
 
 #: what the cached conversions depend on besides the converter's own files (bump it when
 #: _clean or the fallback changes what they hold)
-_CACHE_FORMAT = "mathml-1"
+_CACHE_FORMAT = "mathml-2"
 
 
 @lru_cache(maxsize=1)
@@ -173,8 +173,35 @@ def _clean(mathml: str, mode: str) -> str:
         for name in list(el.attrib):
             if name not in MATHML_ATTRIBUTES:
                 del el.attrib[name]
+    _signs_as_tex_spaces_them(root)
     root.attrib["display"] = mode
     return ET.tostring(root, encoding="unicode", short_empty_elements=False)
+
+
+#: signs that TeX sets as a binary operator between two terms and as a sign (no space)
+#: at the start, after a relation, an operator, an opening bracket or punctuation
+_SIGNS = frozenset("−+±∓")
+#: operators after which a sign is still binary: closing brackets end a term
+_CLOSING = frozenset(")]}|⟩‖⌋⌉")
+
+
+def _signs_as_tex_spaces_them(root: ET.Element) -> None:
+    """Space ``-\\infty`` and ``= -3`` as TeX does: ∞ is an identifier (latex2mathml makes
+    it an operator, spaced as one), and a sign where TeX's rule makes it unary (first, or
+    after an operator that is not a closing bracket) is a prefix operator, not the binary
+    minus MathML's operator dictionary spaces it as in an infix position."""
+    for parent in root.iter():
+        before: ET.Element | None = None
+        for child in parent:
+            if child.tag == "mo" and (child.text or "").strip() == "∞":
+                child.tag = "mi"
+            if child.tag == "mo" and (child.text or "").strip() in _SIGNS:
+                unary = before is None or (
+                    before.tag == "mo" and (before.text or "").strip() not in _CLOSING
+                )
+                if unary and before is not None:
+                    child.attrib["form"] = "prefix"
+            before = child
 
 
 @lru_cache(maxsize=16384)
