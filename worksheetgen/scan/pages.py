@@ -30,8 +30,10 @@ SMOOTH_1BIT_MM = 0.5
 #: faint ink: darker than this (1 - a share of the paper's white, after smoothing): a light
 #: pencil's stroke; a box with any, beyond specks, is not empty
 FAINT_LEVEL = 0.1
-#: a stroke: darker than this after smoothing
+#: a stroke: darker than half the box's darkest ink after smoothing, and than STROKE_FLOOR,
+#: or than STROKE_LEVEL (a light pencil's stroke is as much a stroke as a pen's)
 STROKE_LEVEL = 0.3
+STROKE_FLOOR = 0.15
 #: a piece of a stroke reaches at least this share of the box across or down (a dot less)
 STROKE_SPAN = 0.5
 #: a connected piece of faint ink with less ink than this (mm^2 of black) is a speck ...
@@ -112,9 +114,10 @@ def box_measures(
       connected pieces holding more than SPECK_MM2 of ink that reach FAINT_SPAN of the box
       or hold more than DOT_MM2 (a speck of dust, clustered dots of dithering or noise are
       neither; a light pencil's stroke and a stray dot are);
-    - its spread and depth: how far the pieces darker than STROKE_LEVEL that reach
-      STROKE_SPAN across the box (strokes, not dots) reach across it together, the larger
-      and the smaller of their width and height as a share of the box's. A tick, a cross or
+    - its spread and depth: how far the pieces darker than half the box's darkest ink
+      (between STROKE_FLOOR and STROKE_LEVEL) that reach STROKE_SPAN across the box
+      (strokes, not dots) reach across it together, the larger and the smaller of their
+      width and height as a share of the box's. A tick, a cross or
       a scribble reaches across the box; a stray dot with a speck beside it does not, nor
       one line along the box's side (its frame, a scan a little off) or a single dash."""
     steps = np.linspace(inset_mm, size_mm - inset_mm, n)
@@ -162,7 +165,9 @@ def _shapes(peak: np.ndarray, mass: np.ndarray) -> np.ndarray:
     # neither)
     held, span = _piece_stats(faint, mass)
     kept = (faint < m * m) & (held > SPECK_MM2) & ((span >= FAINT_SPAN) | (held > DOT_MM2))
-    strokes = _pieces(peak > STROKE_LEVEL)
+    # a stroke is as dark as half the box's darkest ink (a light pencil's too), within limits
+    level = np.clip(0.5 * peak.max(axis=(1, 2)), STROKE_FLOOR, STROKE_LEVEL)
+    strokes = _pieces(peak > level.reshape(-1, 1, 1))
     _, stroke_span = _piece_stats(strokes, mass)
     has = (strokes < m * m) & (stroke_span >= STROKE_SPAN)  # strokes, not dots
     index = np.arange(m)
