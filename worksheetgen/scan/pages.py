@@ -110,16 +110,18 @@ def box_measures(
 
     - its ink share: the share of the samples darker than INK_LEVEL of the paper's white
       (filled in: 92 % and more);
-    - its faint ink: the share of the cells darker than FAINT_LEVEL in
-      connected pieces holding more than SPECK_MM2 of ink that reach FAINT_SPAN of the box
-      or hold more than DOT_MM2 (a speck of dust, clustered dots of dithering or noise are
-      neither; a light pencil's stroke and a stray dot are);
+    - its faint ink: the share of the cells darker than FAINT_LEVEL in connected pieces
+      holding more than SPECK_MM2 of ink that reach FAINT_SPAN of the box or hold more
+      than DOT_MM2 (a speck of dust, clustered dots of dithering or noise are neither; a
+      light pencil's stroke and a stray dot are);
     - its spread and depth: how far the pieces darker than half the box's darkest ink
       (between STROKE_FLOOR and STROKE_LEVEL) that reach STROKE_SPAN across the box
       (strokes, not dots) reach across it together, the larger and the smaller of their
-      width and height as a share of the box's. A tick, a cross or
-      a scribble reaches across the box; a stray dot with a speck beside it does not, nor
-      one line along the box's side (its frame, a scan a little off) or a single dash."""
+      width and height as a share of the box's. A tick, a cross or a scribble reaches
+      across the box; a stray dot with a speck beside it does not, nor one line along the
+      box's side (its frame, a scan a little off) or a single dash.
+
+    A page with no boxes is not measured (``corners`` has a row at least)."""
     steps = np.linspace(inset_mm, size_mm - inset_mm, n)
     gx, gy = np.meshgrid(steps, steps)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
