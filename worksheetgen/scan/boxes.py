@@ -13,17 +13,17 @@ from worksheetgen.scan.issues import Issue
 from worksheetgen.scan.layout import value_text
 from worksheetgen.scan.setup import ScanSetup
 
-#: How a box is read, from its ink share (pixels darker than the ink level), its light ink
-#: share (a thin or blurred stroke counts), its spread and its depth (how far the light ink
-#: reaches across the box, the larger and the smaller of its width and height as a share
-#: of the box's; pages.box_measures), in this order:
-#: ink share TAKEN_BACK and more: filled in completely (a mark taken back); from FULL to
-#: TAKEN_BACK: unclear; light ink under EMPTY: empty; spread SPREAD and more and depth DEPTH
-#: and more: marked (a tick, a cross, a scribble reach across the box); anything else
-#: unclear, for a person: a stray dot (compact, however dark), one line along the box's side
-#: or a single dash (thin one way). One ink share alone cannot tell them apart: a thin
-#: scribble blurred at 150 dpi can have less dark ink than a stray dot.
-EMPTY = 0.06
+#: How a box is read, from its ink share (samples darker than the ink level), its faint ink
+#: (the share of it in pieces bigger than a speck: a light pencil's stroke counts), its
+#: spread and its depth (how far its strokes reach across the box together, the larger and
+#: the smaller of their width and height as a share of the box's; pages.box_measures), in
+#: this order: ink share TAKEN_BACK and more: filled in completely (a mark taken back); from
+#: FULL to TAKEN_BACK: unclear; faint ink under EMPTY (nothing but specks): empty; spread
+#: SPREAD and more and depth DEPTH and more: marked (a tick, a cross, a scribble reach
+#: across the box); anything else unclear, for a person: a stray dot (compact, however
+#: dark, with a speck beside it or not), a pencil's stroke too faint to be sure of, one line
+#: along the box's side or a single dash (thin one way).
+EMPTY = 0.005
 
 
 SPREAD = 0.75
@@ -53,14 +53,14 @@ class BoxReading:
     spread: float = 0.0
 
 
-def box_state(ratio: float, light: float, spread: float, depth: float) -> str:
-    """empty, marked, taken-back or unclear, from a box's ink share, light ink share,
+def box_state(ratio: float, faint: float, spread: float, depth: float) -> str:
+    """empty, marked, taken-back or unclear, from a box's ink share, faint ink share,
     spread and depth (the rules above EMPTY)."""
     if ratio >= TAKEN_BACK:
         return "taken-back"
     if ratio >= FULL:
         return "unclear"
-    if light < EMPTY:
+    if faint < EMPTY:
         return "empty"
     if spread >= SPREAD and depth >= DEPTH:
         return "marked"
@@ -110,11 +110,11 @@ def read_boxes(setup: ScanSetup, found: Identified) -> BoxAnswers:
     for seen_page in found.found:  # every page's boxes into their parts' groups
         page, ratios, where = seen_page.page, seen_page.ratios, seen_page.where
         boxes = sheets[page.sheet][page.page]
-        for box, (ratio, light, spread, depth) in zip(
+        for box, (ratio, faint, spread, depth) in zip(
             boxes, ratios if ratios is not None else (), strict=True
         ):
             reading = BoxReading(
-                box_state(float(ratio), float(light), float(spread), float(depth)),
+                box_state(float(ratio), float(faint), float(spread), float(depth)),
                 float(ratio),
                 float(spread),
             )

@@ -21,9 +21,27 @@ from worksheetgen.scan.layout import (
 
 #: a pixel is ink when darker than this share of the paper's white
 INK_LEVEL = 0.55
-#: a pixel is light ink (a thin or blurred pen stroke, which may stay above INK_LEVEL at
-#: 150 dpi) when darker than this share of the paper's white: a box's shape is read from it
-LIGHT_LEVEL = 0.8
+#: a box's darkness, each sample averaged with its neighbours this wide (mm): about a pen's
+#: stroke, so a dithered scan's dots and a pencil's grain read as their grey
+SMOOTH_MM = 0.3
+#: on a 1-bit scan (dithered: its paper has black dots, its greys are dots apart) the window
+#: is wider
+SMOOTH_1BIT_MM = 0.5
+#: faint ink: darker than this (1 - a share of the paper's white, after smoothing): a light
+#: pencil's stroke; a box with any, beyond specks, is not empty
+FAINT_LEVEL = 0.1
+#: a stroke: darker than half the box's darkest ink after smoothing, and than STROKE_FLOOR,
+#: or than STROKE_LEVEL (a light pencil's stroke is as much a stroke as a pen's)
+STROKE_LEVEL = 0.3
+STROKE_FLOOR = 0.15
+#: a piece of a stroke reaches at least this share of the box across or down (a dot less)
+STROKE_SPAN = 0.5
+#: a connected piece of faint ink with less ink than this (mm^2 of black) is a speck ...
+SPECK_MM2 = 0.05
+#: ... and one with less than DOT_MM2 counts only when it reaches FAINT_SPAN of the box
+#: (a light stroke; clustered dots of a 1-bit scan's dithering do not)
+DOT_MM2 = 0.1
+FAINT_SPAN = 0.4
 #: how far into a box its frame and misalignment reach (mm): the rest is read
 BOX_INSET_MM = 0.75
 #: where the corner marks are looked for: this share of the page's width and height
@@ -81,19 +99,29 @@ def ink_ratios(
 
 
 def box_measures(
-    page: Aligned, corners: np.ndarray, size_mm: float, inset_mm: float, n: int = 12
+    page: Aligned, corners: np.ndarray, size_mm: float, inset_mm: float, n: int = 24
 ) -> np.ndarray:
-    """What each box holds (its top left corner (mm) a row of ``corners``), sampled on an
-    n x n grid ``inset_mm`` in from its sides (its printed frame left out), one row each:
+    """What each box holds (its top left corner (mm) a row of ``corners``), read ``inset_mm``
+    in from its sides (its printed frame left out), one row each. The box is sampled on an
+    n x n grid and each sample's darkness (1 - its grey over the paper's white) averaged
+    with its neighbours' (SMOOTH_MM wide, SMOOTH_1BIT_MM on a 1-bit scan: a dithered scan's
+    dots, a pencil's grain and JPEG's noise become the grey they stand for); the grid is
+    then read in cells of 2 x 2 samples, connected where they touch (8 ways):
 
-    - its ink share (pixels darker than INK_LEVEL of the paper's white);
-    - its light ink share (darker than LIGHT_LEVEL: a thin, blurred stroke counts);
-    - its spread: how far the light ink reaches across the box, the share of the grid's
-      columns (and of its rows) from the first with ink to the last, the larger of the
-      two. A tick, a cross or a scribble reaches across the box (0.8 and more); a stray
-      dot stays compact (0.6 and less), however dark it is;
-    - its depth: the smaller of the two, so a mark is told from one line along the box's
-      side (its frame, a scan a little off) or a single dash: those are thin one way."""
+    - its ink share: the share of the samples darker than INK_LEVEL of the paper's white
+      (filled in: 92 % and more);
+    - its faint ink: the share of the cells darker than FAINT_LEVEL in connected pieces
+      holding more than SPECK_MM2 of ink that reach FAINT_SPAN of the box or hold more
+      than DOT_MM2 (a speck of dust, clustered dots of dithering or noise are neither; a
+      light pencil's stroke and a stray dot are);
+    - its spread and depth: how far the pieces darker than half the box's darkest ink
+      (between STROKE_FLOOR and STROKE_LEVEL) that reach STROKE_SPAN across the box
+      (strokes, not dots) reach across it together, the larger and the smaller of their
+      width and height as a share of the box's. A tick, a cross or a scribble reaches
+      across the box; a stray dot with a speck beside it does not, nor one line along the
+      box's side (its frame, a scan a little off) or a single dash.
+
+    A page with no boxes is not measured (``corners`` has a row at least)."""
     steps = np.linspace(inset_mm, size_mm - inset_mm, n)
     gx, gy = np.meshgrid(steps, steps)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
@@ -102,24 +130,106 @@ def box_measures(
     h, w = page.image.shape
     ix = np.clip(np.rint(px[:, 0]).astype(np.intp), 0, w - 1)
     iy = np.clip(np.rint(px[:, 1]).astype(np.intp), 0, h - 1)
-    dark = page.ink[iy, ix].reshape(len(corners), n, n)
-    light = (page.image[iy, ix] < LIGHT_LEVEL * paper_white(page.image)).reshape(len(corners), n, n)
-    index = np.arange(n)
+    white = paper_white(page.image)
+    grey = page.image[iy, ix]
+    # a 1-bit scan (every sample black or white): its dithering read over a wider window
+    bilevel = bool(((grey == grey.min()) | (grey == grey.max())).all())
+    dark = np.clip(1.0 - grey.astype(np.float32) / white, 0.0, 1.0)
+    dark = dark.reshape(len(corners), n, n)
+    # each sample with its neighbours within SMOOTH_MM: a window of k x k samples
+    pitch = (size_mm - 2 * inset_mm) / (n - 1)
+    k = max(1, int(round((SMOOTH_1BIT_MM if bilevel else SMOOTH_MM) / pitch)) | 1)
+    pad = np.pad(dark, ((0, 0), (k // 2, k // 2), (k // 2, k // 2)), mode="edge")
+    sums = pad.cumsum(axis=1).cumsum(axis=2)
+    sums = np.pad(sums, ((0, 0), (1, 0), (1, 0)))
+    smooth = (sums[:, k:, k:] - sums[:, :-k, k:] - sums[:, k:, :-k] + sums[:, :-k, :-k]) / (k * k)
+    ink = (smooth > 1 - INK_LEVEL).mean(axis=(1, 2))
+    # cells of 2 x 2 samples: the darkest of them for the shape, their mean for the ink
+    m = n // 2
+    quad = smooth[:, : 2 * m, : 2 * m].reshape(len(corners), m, 2, m, 2)
+    peak, mass = quad.max(axis=(2, 4)), quad.mean(axis=(2, 4)) * (2 * pitch) ** 2
+    # the shapes only of the boxes with any faint ink (most boxes of a page are empty)
+    live = np.flatnonzero(peak.max(axis=(1, 2)) > FAINT_LEVEL)
+    out = np.zeros((len(corners), 4))
+    out[:, 0] = ink
+    if len(live):
+        out[live, 1:] = _shapes(peak[live], mass[live])
+    return out
 
-    def reach(has: np.ndarray) -> np.ndarray:  # (boxes, n) -> first to last, as a share
-        first = np.where(has, index, n).min(axis=1)
-        last = np.where(has, index, -1).max(axis=1)
-        return np.clip(last - first + 1, 0, n) / n
 
-    across, down = reach(light.any(axis=1)), reach(light.any(axis=2))
+def _shapes(peak: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """Each box's faint ink, spread and depth (``box_measures``) from its cells' darkest
+    sample (``peak``) and ink (``mass``, mm^2 of black)."""
+    m = peak.shape[1]
+    faint = _pieces(peak > FAINT_LEVEL)
+    # a piece of faint ink counts when it holds more than a speck's ink and is either long
+    # (a stroke, however light) or holds a dot's ink (dithering's dots, clustered, are
+    # neither)
+    held, span = _piece_stats(faint, mass)
+    kept = (faint < m * m) & (held > SPECK_MM2) & ((span >= FAINT_SPAN) | (held > DOT_MM2))
+    # a stroke is as dark as half the box's darkest ink (a light pencil's too), within limits
+    level = np.clip(0.5 * peak.max(axis=(1, 2)), STROKE_FLOOR, STROKE_LEVEL)
+    strokes = _pieces(peak > level.reshape(-1, 1, 1))
+    _, stroke_span = _piece_stats(strokes, mass)
+    has = (strokes < m * m) & (stroke_span >= STROKE_SPAN)  # strokes, not dots
+    index = np.arange(m)
+
+    def reach(cols: np.ndarray) -> np.ndarray:  # (boxes, m) -> first to last, as a share
+        first = np.where(cols, index, m).min(axis=1)
+        last = np.where(cols, index, -1).max(axis=1)
+        return np.clip(last - first + 1, 0, m) / m
+
+    across, down = reach(has.any(axis=1)), reach(has.any(axis=2))
     return np.column_stack(
-        [
-            dark.mean(axis=(1, 2)),
-            light.mean(axis=(1, 2)),
-            np.maximum(across, down),
-            np.minimum(across, down),
-        ]
+        [kept.mean(axis=(1, 2)), np.maximum(across, down), np.minimum(across, down)]
     )
+
+
+def _pieces(mask: np.ndarray) -> np.ndarray:
+    """Each cell's connected piece (8 ways) in each box of ``mask`` (boxes, m, m): its
+    label, the smallest index of its cells; m * m where the cell is not in the mask."""
+    b, m, _ = mask.shape
+    none = m * m
+    labels = np.where(mask, np.arange(none).reshape(1, m, m), none)
+    live = mask.reshape(b, -1).any(axis=1)
+    if not live.any():
+        return labels
+    sub = labels[live]
+    inside = mask[live]
+    pad = np.full((len(sub), m + 2, m + 2), none, dtype=sub.dtype)  # a frame of none
+    middle = pad[:, 1:-1, 1:-1]
+    for _ in range(none):  # a piece's label spreads one cell a round
+        # the smallest label of each cell's 3 x 3 neighbourhood: along the rows, then down
+        middle[...] = sub
+        middle[...] = np.minimum(np.minimum(pad[:, 1:-1, :-2], middle), pad[:, 1:-1, 2:])
+        low = np.minimum(np.minimum(pad[:, :-2, 1:-1], middle), pad[:, 2:, 1:-1])
+        low[~inside] = none
+        if np.array_equal(low, sub):
+            break
+        sub = low
+    labels[live] = sub
+    return labels
+
+
+def _piece_stats(labels: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each cell of ``labels`` (boxes, m, m: ``_pieces``'), its piece's ink (the sum
+    of ``mass`` over the piece) and how far the piece reaches across or down the box, the
+    larger, as a share of the box."""
+    b, m, _ = labels.shape
+    size = m * m + 1
+    piece = (labels + size * np.arange(b).reshape(b, 1, 1)).ravel()
+    held = np.bincount(piece, weights=mass.ravel(), minlength=b * size)
+    reach = np.zeros(b * size)
+    for pos in (
+        np.broadcast_to(np.arange(m).reshape(1, 1, m), labels.shape).ravel(),
+        np.broadcast_to(np.arange(m).reshape(1, m, 1), labels.shape).ravel(),
+    ):
+        order = np.lexsort((pos, piece))  # by piece, then by place
+        p, at = piece[order], pos[order]
+        starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+        ends = np.r_[starts[1:], len(p)] - 1
+        reach[p[starts]] = np.maximum(reach[p[starts]], (at[ends] - at[starts] + 1) / m)
+    return held[piece].reshape(labels.shape), reach[piece].reshape(labels.shape)
 
 
 def paper_white(image: np.ndarray) -> float:

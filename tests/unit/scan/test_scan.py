@@ -238,14 +238,23 @@ def test_the_scanning_guide_states_the_reading_rules_in_use():
 
     guide = (ROOT / "docs" / "guide" / "scanning.md").read_text("utf-8")
     rules = {
-        "ink": (pages.INK_LEVEL, pages.LIGHT_LEVEL),
-        "table": (boxes.TAKEN_BACK, boxes.FULL, boxes.EMPTY, boxes.SPREAD, boxes.DEPTH),
+        "ink": (pages.INK_LEVEL, 1 - pages.FAINT_LEVEL),
+        "table": (boxes.TAKEN_BACK, boxes.FULL, boxes.SPREAD, boxes.DEPTH),
     }
     for value in rules["ink"]:
         assert f"darker than {value * 100:.0f} %" in guide, value
+    flat = " ".join(guide.split())  # the guide's lines joined
+    assert f"no lighter than {(1 - pages.STROKE_FLOOR) * 100:.0f} %" in flat
+    assert f"no darker than {(1 - pages.STROKE_LEVEL) * 100:.0f} %" in flat
+    assert f"averaged over {pages.SMOOTH_MM:g} mm" in flat
+    assert f"{pages.SMOOTH_1BIT_MM:g} mm on a 1-bit scan" in flat
+    assert f"{pages.SPECK_MM2:g} mm² of black, that reach {pages.FAINT_SPAN * 100:.0f} %" in flat
+    assert f"a dot's ink, {pages.DOT_MM2:g} mm²" in flat
+    assert f"reach {'half' if pages.STROKE_SPAN == 0.5 else pages.STROKE_SPAN} across" in flat
     table = guide[guide.index("| what the box holds |") :]
     for value in rules["table"]:
         assert f"{value * 100:.0f} %" in table, value
+    assert f"(under {boxes.EMPTY * 100:g} % of it)" in table
 
 
 def _read_box_sheet(dpi: int, seed: int, kinds: list[str | None]) -> list[str]:
