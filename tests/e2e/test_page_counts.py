@@ -98,3 +98,37 @@ def test_a_scannable_twelve_question_a4_midterm_takes_at_most_six_pages(tmp_path
     )
     assert len(counts) == 45
     assert max(counts.values()) <= 6, {k: v for k, v in counts.items() if v > 6}
+
+
+@pytest.mark.parametrize(
+    "name", ["Ñúñez García, José María", "Ñúñez García, Josέ María"], ids=["pdflatex", "lualatex"]
+)
+def test_a_continued_part_names_the_page_of_data_just_above_and_repeats_data_further_up(
+    tmp_path, name
+):
+    """The midterm's sheet s13 at seed 1: question 3 breaks after its opening (its data at the
+    foot of page 1, so the part on page 2 names that page), question 10 before a later part
+    (its short data printed again). A Greek letter in the name makes the sheet LuaLaTeX's,
+    which numbers glue orders otherwise (it counts fi): both engines must tell the two breaks
+    apart (LuaLaTeX's sheets swapped them)."""
+    roster = tmp_path / "one.csv"
+    roster.write_text(f'name,id\n"{name}",s13\n', "utf-8")
+    result = build(
+        BuildOptions(
+            seed=1,
+            banks=(str(paths.FIXTURES / "midterm.yaml"),),
+            out=str(tmp_path / "out"),
+            paper="a4",
+            roster=str(roster),
+            scannable=True,
+        )
+    )
+    pdf = result.folder / "students" / "s13-sheet.pdf"
+    text = " ".join(
+        subprocess.run(
+            ["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert "Question 3, continued; its data is on page 1:" in text
+    assert "Question 10, continued; its data again:" in text
+    assert sheet_pages(result.folder) == {"s13-sheet.pdf": 6}
