@@ -65,10 +65,12 @@ def test_the_bundled_quiz_for_two_students_takes_at_most_five_letter_pages(tmp_p
     assert max(counts.values()) <= 5, counts
 
 
-def test_a_nine_question_letter_quiz_with_a_lab_takes_at_most_five_pages(tmp_path):
-    counts = pages_of(
-        tmp_path, paths.FIXTURES / "quiz9-letter.yaml", "letter", 3, versions=12, scannable=True
-    )
+@pytest.mark.parametrize(
+    ("bank", "seed"),
+    [("quiz9-letter.yaml", 3), ("quiz9b-letter.yaml", 3), ("quiz9b-letter.yaml", 5)],
+)
+def test_a_nine_question_letter_quiz_with_a_lab_takes_at_most_five_pages(tmp_path, bank, seed):
+    counts = pages_of(tmp_path, paths.FIXTURES / bank, "letter", seed, versions=12, scannable=True)
     assert max(counts.values()) <= 5, counts
 
 
