@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from PIL import ImageDraw
 
+from tests import pagewords
 from tests.conftest import ROOT, needs_tex
 from tests.scansynth import BOX_MM, _pen, distort, render
 from worksheetgen.bank.roster import file_stems
@@ -120,6 +121,49 @@ def test_answer_sheets_letter(tmp_path: Path, bank: Path) -> None:
     key = json.loads((folder / "key.json").read_text())
     if bank == MIDTERM:
         assert {len(s["questions"]) for s in key["sheets"]} == {12}
+
+
+MIDTERM_TABLES = ROOT / "tests" / "fixtures" / "midterm.yaml"
+CLASS_45 = ROOT / "tests" / "fixtures" / "roster-45.csv"
+
+
+#: as measured: at seed 3 on A4 one of the 45 answer sheets (s13) still takes three pages, on
+#: Letter at seed 1 two (s10, s15): a question's last line of tables goes to the next page
+#: whole; #32's target is not met there yet; strict, so the day they fit the mark must go
+THREE_PAGES = pytest.mark.xfail(strict=True, reason="1-2 of 45 answer sheets take 3 pages (#32)")
+
+
+@needs_tex
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("seed", "paper"),
+    [
+        (1, "a4"),
+        (2, "a4"),
+        pytest.param(3, "a4", marks=THREE_PAGES),
+        pytest.param(1, "letter", marks=THREE_PAGES),
+    ],
+)
+def test_a_table_heavy_midterms_answer_sheets_take_at_most_two_pages(
+    tmp_path: Path, seed: int, paper: str
+) -> None:
+    """The 12-question midterm with six questions of tables to copy (#32): every one of the
+    45 students' answer sheets takes one or two pages (at seed 1 on A4 it took three for 25
+    of them: three tables of three columns now go to a line), with every box; and nothing
+    printed over anything else or in the margin."""
+    from worksheetgen.cli import main
+
+    out = tmp_path / "out"
+    args = ["build", "--seed", str(seed), "--bank", str(MIDTERM_TABLES), "--paper", paper]
+    args += ["--roster", str(CLASS_45), "--out", str(out), "-q", "--scannable", "--answer-sheet"]
+    try:
+        main(args)
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    _check_answer_sheets(folder)
+    assert len(list((folder / "students").glob("*-answers.pdf"))) == 45
+    assert pagewords.faults(folder / "answers.pdf") == []
 
 
 def _mark(sheet_id: str, group: str, count: int) -> tuple[str | None, int, str | None, int]:
@@ -361,10 +405,11 @@ def test_without_answer_sheet_nothing_changes(tmp_path: Path) -> None:
 
 
 @needs_tex
-def test_two_tables_sit_side_by_side_where_their_score_boxes_are_many(tmp_path: Path) -> None:
-    """A table part's many score boxes (1.5 points in quarters) go under its cells, not
-    beside its name, so two such parts share a line (the projections question's Q and K, V
-    and S; before, one a line made the midterm's answer sheet three pages and a half)."""
+def test_three_tables_sit_side_by_side_where_their_score_boxes_are_many(tmp_path: Path) -> None:
+    """A table part's many score boxes (1.6 points: a box per mark) go under its cells, not beside
+    its name, in lines no wider than a third of the line, so three such parts share a line
+    (the projections question's Q, K and V, then S and S/sqrt(2); before, one a line made the
+    midterm's answer sheet three pages and a half, two a line three for 25 of 45 students)."""
     roster = tmp_path / "roster.csv"
     lines = (ROOT / "tests" / "fixtures" / "roster-45.csv").read_text("utf-8").splitlines()
     roster.write_text("\n".join(lines[:2]) + "\n", "utf-8")
@@ -381,6 +426,7 @@ def test_two_tables_sit_side_by_side_where_their_score_boxes_are_many(tmp_path: 
         if "<word" in line:
             text = line.split(">", 1)[1].split("<", 1)[0]
             tops.setdefault(text, float(line.split('yMin="')[1].split('"')[0]))
-    name = [f"{number}({letter})" for letter in "abcd"]
+    name = [f"{number}({letter})" for letter in "abcde"]
     assert all(n in tops for n in name), sorted(tops)[:40]
-    assert abs(tops[name[0]] - tops[name[1]]) < 1 and abs(tops[name[2]] - tops[name[3]]) < 1
+    a, b, c, d, e = (tops[n] for n in name)
+    assert abs(a - b) < 1 and abs(a - c) < 1 and abs(d - e) < 1 and d > a + 20

@@ -93,13 +93,14 @@ def _single_choice(item: Item) -> bool:
 
 
 def answer_cell_width(answer: Answer) -> str:
-    """The width of a table's cell on the answer sheet, for the digits the key prints: 1.5 cm
-    at up to 2 decimals (a final answer copied, not worked in), 0.25 cm more for each
-    further digit; never wider than the booklet's own cells."""
+    """The width of a table's cell on the answer sheet, for the digits the key prints: 1.15
+    cm at up to 2 decimals (a final answer copied, not worked in: "-0.42" in a hand's 2.3 mm
+    figures), 0.25 cm more for each further digit; never wider than the booklet's own cells.
+    Three tables of three such columns, their rows labelled, go side by side on a line."""
     booklet = float(blank_width(answer)[:-2])
     rows = answer.rounded if answer.kind == "matrix" else [answer.rounded]
     decimals = max((decimals_of(str(c)) for c in rows[0]), default=0)
-    return f"{min(booklet, round(1.5 + 0.25 * max(0, decimals - 2), 2)):g}cm"
+    return f"{min(booklet, round(1.15 + 0.25 * max(0, decimals - 2), 2)):g}cm"
 
 
 def answers_context(build: Build, sheets: Sequence[Sheet], first: int = 0) -> dict[str, Any]:

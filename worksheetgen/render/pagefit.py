@@ -218,7 +218,10 @@ MARK_ROW = 10 * PT_PER_MM + 0.4  # the score table's row for marks, with its rul
 CIRCLE = 8.4
 TOP_DISCARD = 6.0 + PARSKIP  # a question's space above its heading, dropped at a page's top
 ROOM_SKIP = 4.0  # above a room to work
-CONTINUED = BASELINE  # "Question N, continued; its data again:"
+CONTINUED = BASELINE  # "Question N, continued; its data again:" (or "; its data is on page P:")
+# data taller than this part of a page is not printed again above a continued part: the
+# heading names the page it is on (base.tex.j2's \ws@talldata)
+TALL_DATA = 0.15
 # the data printed again starts a paragraph of its own: the empty line TeX sets above its
 # display, less the skips it drops (calibrated)
 DATA_AGAIN = 12.0
@@ -237,7 +240,8 @@ STEPS_EXTRA = 4.0
 @dataclass(frozen=True)
 class QuestionFit:
     """A question as the layout places it: the heights (pt) of its box's pieces between the
-    places it may split (the opening and first part, then each later part or pair of parts),
+    places it may split (the opening and first part, then each later part or pair of parts;
+    ``opens``: the opening is a piece of its own, a question with data breaking after it too),
     the height of its data printed again above a continued piece (0: it has none to repeat),
     the room to work under it (pt, 0 for none) and how far the skips in its box may shrink
     (display skips, smallskips), which TeX counts in what is left of a page."""
@@ -246,6 +250,7 @@ class QuestionFit:
     data: float
     room: float
     shrink: float = 0.0
+    opens: bool = False
 
     @property
     def height(self) -> float:
@@ -608,11 +613,17 @@ def question_fit(
         pieces.append(height)
     if not pieces:
         pieces = [0.0]
-    pieces[0] += opening
     pieces[-1] += _score_rows(score_rows, width, _last_table(item))
     room = room_mm * PT_PER_MM
-    repeated = data if item.solution.shown or item.solution.shown_steps else 0.0
-    return QuestionFit(tuple(pieces), repeated, room, shrink)
+    has_data = bool(item.solution.shown or item.solution.shown_steps)
+    repeated = data if has_data else 0.0
+    # a question with data may break after its opening (its first part on the next page)
+    opens = has_data and bool(item.solution.parts)
+    if opens:
+        pieces.insert(0, opening)
+    else:
+        pieces[0] += opening
+    return QuestionFit(tuple(pieces), repeated, room, shrink, opens)
 
 
 def _last_table(item: Item) -> tuple[Answer, str] | None:
@@ -739,9 +750,10 @@ class _Pages:
         room_min = q.room / 3
         need = q.height + room_min + BASELINE
         left = self.left()
+        data = q.data if q.data <= TALL_DATA * goal else 0.0
         if need < left:
             self.put(q.height, q.shrink)
-        elif need < goal and (left < q.data + 0.08 * goal if q.data else True):
+        elif need < goal and q.data and left < data + 0.08 * goal:
             self.new_page()
             self.put(q.height, q.shrink)
         else:
@@ -756,8 +768,10 @@ class _Pages:
 
     def split(self, q: QuestionFit, left: float, room_min: float) -> None:
         """\\ws@qsplit: the pieces that fill what is left of this page (ending before a
-        part, at least four lines), the rest on the next page under its heading and data
-        again; or the whole question on the next page when no such piece fits."""
+        part, or after the opening of a question with data; at least four lines), the rest
+        on the next page under its heading and data again (only the heading where the data
+        is tall or just above the break); or the whole question on the next page when no such
+        piece fits."""
         if left < room_min + 6 * BASELINE:
             self.new_page()
             left = self.goal
@@ -774,7 +788,8 @@ class _Pages:
             return
         self.put(first)
         self.new_page()
-        again = q.data + PARSKIP + DATA_AGAIN if q.data else 0.0
+        repeat = q.data and not (q.opens and fit == 1) and q.data <= TALL_DATA * self.goal
+        again = q.data + PARSKIP + DATA_AGAIN if repeat else 0.0
         self.put(CONTINUED + again + sum(pieces[fit:]))
 
 

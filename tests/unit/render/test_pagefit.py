@@ -84,6 +84,43 @@ def test_a_question_splits_before_a_part_and_goes_on_under_its_data_again():
     assert total == pytest.approx(BASELINE + 60.0 + 3.0 + DATA_AGAIN + 300.0 - 9.0)
 
 
+def test_a_question_with_data_may_break_after_its_opening_and_points_back_to_it():
+    # 150pt left: the opening (120pt) fits, its first part (200pt) does not; the parts go on
+    # page 2 under one line naming the page of the data just above, not the data again
+    opening = QuestionFit((120.0, 200.0, 100.0), 60.0, 0.0, opens=True)
+    count, trace = pages(GOAL - 150.0, opening, q(10.0))
+    assert count == 2
+    assert trace[1] == (2, pytest.approx(BASELINE + 300.0 - 9.0), 0.0)
+    # without that break (a question without data) it moves whole
+    whole = QuestionFit((320.0, 100.0), 60.0, 0.0)
+    _, trace = pages(GOAL - 150.0, whole, q(10.0))
+    assert trace[1] == (2, pytest.approx(420.0 - 9.0), 0.0)
+
+
+def test_data_too_tall_to_print_again_is_named_by_its_page():
+    # a worked solution of 200pt (over 15% of the page): the last part, continued on page 2,
+    # has one line above it, not the data
+    tall = q(140.0, 150.0, 150.0, data=200.0)
+    count, trace = pages(GOAL - 300.0, tall, q(10.0))
+    assert count == 2
+    assert trace[1] == (2, pytest.approx(BASELINE + 150.0 - 9.0), 0.0)
+    short = q(140.0, 150.0, 150.0, data=100.0)
+    _, trace = pages(GOAL - 300.0, short, q(10.0))
+    assert trace[1][1] == pytest.approx(BASELINE + 100.0 + PARSKIP + DATA_AGAIN + 150.0 - 9.0)
+    # and where what is left is less than the data and 8% of the page, a question with tall
+    # data still starts here (its continued part does not repeat it)
+    _, trace = pages(GOAL - 180.0, q(140.0, 150.0, data=200.0), q(10.0))
+    assert trace[1] == (2, pytest.approx(BASELINE + 150.0 - 9.0), 0.0)
+
+
+def test_a_question_without_data_splits_where_a_part_fits_rather_than_moving():
+    # 250pt left, a 400pt question without data in pieces of 200: \wsendquestion splits it
+    # (only a question with data to print again moves whole where little is left)
+    count, trace = pages(GOAL - 250.0, q(200.0, 200.0), q(10.0))
+    assert count == 2
+    assert trace[1] == (2, pytest.approx(BASELINE + 200.0 - 9.0), 0.0)
+
+
 def test_a_first_piece_shorter_than_four_lines_is_not_split_off():
     count, trace = pages(GOAL - 200.0, q(40.0, 300.0, data=30.0), q(10.0))
     assert count == 2 and trace[1][0] == 2
@@ -145,10 +182,13 @@ def quiz():
 def test_a_solved_question_is_cut_before_its_parts(quiz):
     for item in quiz.sheets[0].items:
         fit = question_fit(item, A4, title="T", points="3 points", room_mm=35.0)
-        assert 1 <= len(fit.pieces) <= max(1, len(item.solution.parts))
+        has_data = bool(item.solution.shown or item.solution.shown_steps)
+        # a question with data breaks after its opening too: a piece more
+        assert fit.opens == (has_data and bool(item.solution.parts))
+        assert 1 <= len(fit.pieces) <= max(1, len(item.solution.parts)) + fit.opens
         assert all(p > 0 for p in fit.pieces)
         assert fit.room == pytest.approx(35.0 * PT_PER_MM)
-        assert (fit.data > 0) == bool(item.solution.shown or item.solution.shown_steps)
+        assert (fit.data > 0) == has_data
 
 
 def _last_is_a_lone_table(item) -> bool:
