@@ -66,6 +66,14 @@ def _set(path: list, value):
 
 
 BOX = ["sheets", 0, "pages", 0, "boxes", 0]
+
+
+def _box_twice(doc):
+    """The first page's first box listed again right after it: one box, two places."""
+    boxes = doc["sheets"][0]["pages"][0]["boxes"]
+    boxes.insert(1, dict(boxes[0], x=boxes[0]["x"] + 10))
+
+
 CASES = [
     (_set(["paper"], "a5"), "paper: expected a4 or letter, got 'a5'"),
     (_set(["paper"], ...), "paper: expected a value, got none"),
@@ -97,6 +105,7 @@ CASES = [
     (_set([*BOX, "id"], 5), "boxes[0].id: expected a box id"),
     (_set([*BOX, "id"], "1.a.s\u00b9"), "boxes[0].id: expected a box id"),
     (_set([*BOX, "id"], "1.a.s99"), "boxes: expected score boxes up to"),
+    (_box_twice, "pages[0].boxes[1].id: expected each box once (pages[0].boxes[0] has it)"),
     (lambda doc: "[" * 5000 + "]" * 5000, "expected JSON nested at most"),
     (lambda doc: '{"format": "worksheetgen-scan", "version": 1, "x": NaN}', "scan.json"),
     (lambda doc: "[]", "scan.json: expected an object, got a list"),
