@@ -269,6 +269,18 @@ def check_json_tree(
                 raise error(problem, file=shown, field=_path_text(path))
 
 
+def utf8_text(data: bytes, shown: str, error: type[WorksheetgenError], bom: bool = True) -> str:
+    """UTF-8 bytes as text (a leading BOM dropped when ``bom``), or one ``error`` naming the
+    file, the line and the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(
+            f"expected UTF-8 text, got the byte 0x{data[exc.start]:02X}", file=shown, line=line
+        ) from None
+
+
 def load_json(
     data: bytes,
     shown: str,
@@ -280,13 +292,7 @@ def load_json(
     naming the file (and the line or the field) for anything else. ``shape`` sees the parsed
     value first, before the walks over every value, to refuse a document too large for its
     kind at once (it must look only near the top: the value may nest deeper than allowed)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise error(
-            f"expected UTF-8 text, got the byte 0x{data[exc.start]:02X}", file=shown, line=line
-        ) from None
+    text = utf8_text(data, shown, error)
     try:
         numbers = _Numbers()
         value = json.loads(

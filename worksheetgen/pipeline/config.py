@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, course_secret, file_kind
-from worksheetgen.inputs import forget_secret_file, read_limited
+from worksheetgen.inputs import forget_secret_file, read_limited, utf8_text
 from worksheetgen.textrules import problem, shown
 
 if TYPE_CHECKING:
@@ -313,11 +313,9 @@ def _parse(path: Path) -> dict[str, Setting]:
     # the one gate of every input: a regular file (never a FIFO, device or folder, refused
     # before anything is opened), read within its limit
     data = read_limited(path, MAX_CONFIG_BYTES, what="a configuration file", error=ConfigError)
+    text = utf8_text(data, str(path), ConfigError, bom=False)  # TOML has no BOM
     try:
-        text = data.decode("utf-8")
         doc = tomllib.loads(text)
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}:1: expected UTF-8 text, got other bytes") from None
     except RecursionError:  # arrays or tables nested thousands deep: the reader recursed
         raise ConfigError(
             f"{path}:{_deep_line(text)}: expected TOML nested at most {MAX_TOML_DEPTH} levels "

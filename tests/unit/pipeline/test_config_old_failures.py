@@ -26,6 +26,14 @@ def test_toml_nested_thousands_deep_is_one_line_naming_the_file(tmp_path):
         assert str(caught.value).startswith(f"{path}:{line}: expected TOML nested at most")
 
 
+def test_toml_that_is_not_utf8_is_one_line_naming_the_line_of_the_byte(tmp_path):
+    path = tmp_path / "worksheetgen.toml"
+    path.write_bytes(b'paper = "a4"\n\ncourse = "Caf\xe9"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(str(path))
+    assert str(caught.value) == f"{path}:3: expected UTF-8 text, got the byte 0xE9"
+
+
 def test_a_secret_that_is_not_utf8_is_one_line_and_not_shown(tmp_path):
     env = {**os.environ, "WORKSHEETGEN_SECRET": "abc\udcff\udcfedefghijklmnopqrst"}
     with pytest.raises(ConfigError) as caught:

@@ -158,6 +158,11 @@ def test_a_corrections_file_is_read_within_its_limits_and_one_line_otherwise(qui
         (f"id,value\n{sid}/q\x1b[2J/a,1\n", ":2: id: expected printable text, got U+001B"),
         (f"id,value\n{sid}/q/a,\u202e1\n", ":2: value: expected printable text, got U+202E"),
         ("", ":1: header: expected id,value"),
+        # a byte that is not UTF-8: its line and the byte, as key.json's reader says it
+        (
+            b"id,value\n" + f"{sid}/q/a,1\n".encode() + b"x,\xe9\n",
+            ":3: expected UTF-8 text, got the byte 0xE9",
+        ),
     ]
     for text, says in cases:
         out = tmp_path / "out"
