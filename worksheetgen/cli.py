@@ -700,7 +700,7 @@ def families() -> None:
 )
 @click.option(
     "--students",
-    type=click.IntRange(1, 2000),
+    type=IntRange(1, 2000),
     default=None,
     help="With --template, for a --versions build: rows for this many students, each with "
     "every version's rows and a sheet column; fill in the version the student wrote.",
