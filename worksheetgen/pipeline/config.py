@@ -360,7 +360,10 @@ def read_secret_file(path: str | os.PathLike[str]) -> bytes:
     ).strip()
     if not 16 <= len(data) <= 4096:
         raise ConfigError(
-            f"{path}:1: secret_file: expected a secret of 16 to 4096 bytes, got {len(data)}"
+            f"expected a secret of 16 to 4096 bytes, got {len(data)}",
+            file=str(path),
+            line=1,
+            field="secret_file",
         )
     return data
 
@@ -416,8 +419,16 @@ def load_config(
                 f"{SECRET_ENV}: expected a secret of at least 16 bytes, got {len(secret)}"
             )
     elif settings["secret_file"].value is not None:
-        secret = read_secret_file(settings["secret_file"].value)
         source = settings["secret_file"].source
+        try:
+            secret = read_secret_file(settings["secret_file"].value)
+        except ConfigError as exc:  # named where the user set it, then the file itself
+            if source.startswith("--"):
+                raise
+            where = f"{exc.file}:{exc.line}" if exc.line else exc.file
+            raise ConfigError(
+                f"{source}: secret_file: {exc.message}" + (f" ({where})" if where else "")
+            ) from None
     course_secret(secret)  # no error message of this command shows it
     return Config(path, settings, secret, source)
 
