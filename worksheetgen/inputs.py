@@ -152,7 +152,9 @@ _MAX_INT_DIGITS = 308
 
 
 class _Numbers:
-    """``json.loads`` hooks that turn a number no float holds into a ``_BadNumber``."""
+    """``json.loads`` hooks that turn a number no float holds, and the value of a key an
+    object holds twice (which ``json`` would let the later one win silently), into a
+    ``_BadNumber``."""
 
     def __init__(self) -> None:
         self.bad = False
@@ -169,6 +171,18 @@ class _Numbers:
                 f"expected numbers a float can hold, got an integer of {digits} digits"
             )
         return int(text)
+
+    def pairs(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) != len(items):  # a key twice: the one it names is refused
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    self.bad = True
+                    out[key] = _BadNumber("expected each key of an object once, got it twice")
+                    break
+                seen.add(key)
+        return out
 
     def decimal(self, text: str) -> Any:
         x = float(text)
@@ -298,6 +312,7 @@ def load_json(
         value = json.loads(
             text,
             parse_constant=numbers.constant,
+            object_pairs_hook=numbers.pairs,
             parse_int=numbers.integer,
             parse_float=numbers.decimal,
         )

@@ -109,6 +109,10 @@ CASES = [
     (lambda doc: "[" * 5000 + "]" * 5000, "expected JSON nested at most"),
     (lambda doc: '{"format": "worksheetgen-scan", "version": 1, "x": NaN}', "scan.json"),
     (lambda doc: "[]", "scan.json: expected an object, got a list"),
+    (
+        lambda doc: json.dumps(doc)[:-1] + ', "paper": "letter"}',
+        "scan.json: paper: expected each key of an object once, got it twice",
+    ),
 ]
 
 
