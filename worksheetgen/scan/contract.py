@@ -214,4 +214,12 @@ def parse_positions(
                 boxes_out.append(Box(box_id, x, y))
             pages_out.append(PositionPage(number, tuple(boxes_out)))
         sheets_out.append(PositionSheet(index, tuple(pages_out)))
+    missing = next((i for i in range(key_sheets) if i not in seen), None)
+    if missing is not None:  # a build records every sheet's pages: its pages would be unread
+        raise ScanError(
+            f"expected every sheet of the key (0 to {key_sheets - 1}), got none with index "
+            f"{missing}",
+            file=name,
+            field="sheets",
+        )
     return Positions(version, build, paper, box_mm, top.get("document"), tuple(sheets_out))

@@ -105,6 +105,7 @@ CASES = [
     (_set([*BOX, "id"], 5), "boxes[0].id: expected a box id"),
     (_set([*BOX, "id"], "1.a.s\u00b9"), "boxes[0].id: expected a box id"),
     (_set([*BOX, "id"], "1.a.s99"), "boxes: expected score boxes up to"),
+    (lambda doc: doc["sheets"].pop(), "sheets: expected every sheet of the key (0 to 0), got none"),
     (_box_twice, "pages[0].boxes[1].id: expected each box once (pages[0].boxes[0] has it)"),
     (lambda doc: "[" * 5000 + "]" * 5000, "expected JSON nested at most"),
     (lambda doc: '{"format": "worksheetgen-scan", "version": 1, "x": NaN}', "scan.json"),
