@@ -73,6 +73,11 @@ def _path(name: str, value: PathLike | None) -> str | None:
     # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.textrules import PATH_LIMITS, path_problem
 
+    if "\x00" in text:  # no file system takes it: os.stat would raise ValueError
+        # imported only when refusing
+        from worksheetgen.errors import UsageError
+
+        raise UsageError(f"{name}: expected a path, got one holding NUL (U+0000)")
     problem = "nothing" if text == "" else path_problem(text)
     if problem is not None:
         # imported only when refusing
@@ -80,6 +85,26 @@ def _path(name: str, value: PathLike | None) -> str | None:
 
         raise UsageError(f"{name}: expected a path of {PATH_LIMITS}, got {problem}")
     return text
+
+
+def _flag(name: str, value: object, unset: bool = False) -> None:
+    """A yes-or-no keyword: True or False (``unset``: or None, the configuration's), never a
+    value that only looks true ('no' is truthy)."""
+    if not (isinstance(value, bool) or (unset and value is None)):
+        # imported only when refusing
+        from worksheetgen.errors import UsageError
+
+        also = ", or None" if unset else ""
+        raise UsageError(f"{name}: expected True or False{also}, got {value!r}")
+
+
+def _text(name: str, value: object) -> None:
+    """A title or course: text (None: the bank's), checked further as the option is."""
+    if value is not None and not isinstance(value, str):
+        # imported only when refusing
+        from worksheetgen.errors import UsageError
+
+        raise UsageError(f"{name}: expected text, got {type(value).__name__}")
 
 
 def _share(name: str, value: str | Fraction | None) -> Fraction | None:
@@ -153,6 +178,23 @@ def build(
     ):
         if value is not None:
             _count(name, value, least, most)
+    for name, flag, unset in (
+        ("pdf", pdf, False),
+        ("shuffle", shuffle, True),
+        ("scannable", scannable, True),
+        ("answer_sheet", answer_sheet, True),
+        ("large_print", large_print, True),
+        ("practice", practice, False),
+        ("practice_despite_secret", practice_despite_secret, False),
+    ):
+        _flag(name, flag, unset)
+    _text("title", title)
+    _text("course", course)
+    if progress is not None and not callable(progress):
+        # imported only when refusing
+        from worksheetgen.errors import UsageError
+
+        raise UsageError(f"progress: expected a function or None, got {type(progress).__name__}")
     settings = _config(
         config,
         {
@@ -199,6 +241,8 @@ def check(
     from worksheetgen.pipeline.check import check_banks
 
     _count("stress", stress, 1, 100_000)
+    if decimals is not None:
+        _count("decimals", decimals, 0, 6)
     settings = _config(config, {"banks": _paths("banks", banks), "decimals": decimals})
     return check_banks(
         settings.value("banks"),
@@ -236,6 +280,8 @@ def grade(
     _one_of("tries", tries, ("last", "first"))
     _one_of("grading_method", grading_method, ("highest", "average", "first", "last"))
     _one_of("absent", absent, ("blank", "zero"))
+    _flag("carry", carry, unset=True)
+    _flag("lenient", lenient)
     share = _share("penalty", penalty)
     settings = _config(config, {"paper": paper})
     return grade_files(
@@ -273,9 +319,15 @@ def scan(
 
     _count("jobs", jobs, 0, 64)
     _one_of("absent", absent, ("blank", "zero"))
+    files = list(_paths("pages", pages))
+    if not files:  # the command's SCANS is required: a scan of nothing grades no one
+        # imported only when refusing
+        from worksheetgen.errors import UsageError
+
+        raise UsageError("pages: expected at least one scan (a file or a folder), got none")
     settings = _config(config, {})
     return scan_files(
-        list(_paths("pages", pages)),
+        files,
         _path("key", key) or "",
         _path("out", out),
         _path("corrections", corrections),
@@ -326,6 +378,7 @@ def responses_template(
     from worksheetgen.pipeline.config import key_secret
 
     _count("students", students, 0, 2000)
+    _flag("marks", marks)
     target = _path("out", out) or ""
     if target == "-":
         # imported only when refusing

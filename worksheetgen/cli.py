@@ -119,6 +119,14 @@ def _unraisable(hook: Any) -> Any:
 class OneLineErrors(click.Group):
     """A command group whose usage errors and Ctrl-C are one line on stderr, like every error."""
 
+    def invoke(self, ctx: click.Context) -> Any:
+        # an interrupt becomes Abort here, before Click's own handler turns it into one after
+        # writing a blank line on stderr: the interrupt is one line, however stderr is read
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise click.Abort from None
+
     def main(
         self,
         args: Any = None,
@@ -164,7 +172,9 @@ class OneLineErrors(click.Group):
                 err=True,
             )
             sys.exit(exc.exit_code)
-        except click.Abort:  # Ctrl-C (Click turns KeyboardInterrupt into Abort)
+        except click.Abort:  # Ctrl-C, SIGTERM (see invoke)
+            if sys.stderr.isatty():  # past the terminal's ^C echo, as Click does
+                click.echo(err=True)
             click.echo("worksheetgen: interrupted", err=True)
             sys.exit(130)
         except click.ClickException as exc:
@@ -709,7 +719,7 @@ def families() -> None:
 )
 @click.option(
     "--students",
-    type=click.IntRange(1, 2000),
+    type=IntRange(1, 2000),
     default=None,
     help="With --template, for a --versions build: rows for this many students, each with "
     "every version's rows and a sheet column; fill in the version the student wrote.",

@@ -152,7 +152,9 @@ _MAX_INT_DIGITS = 308
 
 
 class _Numbers:
-    """``json.loads`` hooks that turn a number no float holds into a ``_BadNumber``."""
+    """``json.loads`` hooks that turn a number no float holds, and the value of a key an
+    object holds twice (which ``json`` would let the later one win silently), into a
+    ``_BadNumber``."""
 
     def __init__(self) -> None:
         self.bad = False
@@ -169,6 +171,18 @@ class _Numbers:
                 f"expected numbers a float can hold, got an integer of {digits} digits"
             )
         return int(text)
+
+    def pairs(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) != len(items):  # a key twice: the one it names is refused
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    self.bad = True
+                    out[key] = _BadNumber("expected each key of an object once, got it twice")
+                    break
+                seen.add(key)
+        return out
 
     def decimal(self, text: str) -> Any:
         x = float(text)
@@ -269,6 +283,18 @@ def check_json_tree(
                 raise error(problem, file=shown, field=_path_text(path))
 
 
+def utf8_text(data: bytes, shown: str, error: type[WorksheetgenError], bom: bool = True) -> str:
+    """UTF-8 bytes as text (a leading BOM dropped when ``bom``), or one ``error`` naming the
+    file, the line and the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(
+            f"expected UTF-8 text, got the byte 0x{data[exc.start]:02X}", file=shown, line=line
+        ) from None
+
+
 def load_json(
     data: bytes,
     shown: str,
@@ -280,18 +306,13 @@ def load_json(
     naming the file (and the line or the field) for anything else. ``shape`` sees the parsed
     value first, before the walks over every value, to refuse a document too large for its
     kind at once (it must look only near the top: the value may nest deeper than allowed)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise error(
-            f"expected UTF-8 text, got the byte 0x{data[exc.start]:02X}", file=shown, line=line
-        ) from None
+    text = utf8_text(data, shown, error)
     try:
         numbers = _Numbers()
         value = json.loads(
             text,
             parse_constant=numbers.constant,
+            object_pairs_hook=numbers.pairs,
             parse_int=numbers.integer,
             parse_float=numbers.decimal,
         )

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, course_secret, file_kind
-from worksheetgen.inputs import forget_secret_file, read_limited
+from worksheetgen.inputs import forget_secret_file, read_limited, utf8_text
 from worksheetgen.language import LANGUAGES
 from worksheetgen.textrules import problem, shown
 
@@ -320,11 +320,9 @@ def _parse(path: Path) -> dict[str, Setting]:
     # the one gate of every input: a regular file (never a FIFO, device or folder, refused
     # before anything is opened), read within its limit
     data = read_limited(path, MAX_CONFIG_BYTES, what="a configuration file", error=ConfigError)
+    text = utf8_text(data, str(path), ConfigError, bom=False)  # TOML has no BOM
     try:
-        text = data.decode("utf-8")
         doc = tomllib.loads(text)
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}:1: expected UTF-8 text, got other bytes") from None
     except RecursionError:  # arrays or tables nested thousands deep: the reader recursed
         raise ConfigError(
             f"{path}:{_deep_line(text)}: expected TOML nested at most {MAX_TOML_DEPTH} levels "
@@ -369,7 +367,10 @@ def read_secret_file(path: str | os.PathLike[str]) -> bytes:
     ).strip()
     if not 16 <= len(data) <= 4096:
         raise ConfigError(
-            f"{path}:1: secret_file: expected a secret of 16 to 4096 bytes, got {len(data)}"
+            f"expected a secret of 16 to 4096 bytes, got {len(data)}",
+            file=str(path),
+            line=1,
+            field="secret_file",
         )
     return data
 
@@ -425,8 +426,16 @@ def load_config(
                 f"{SECRET_ENV}: expected a secret of at least 16 bytes, got {len(secret)}"
             )
     elif settings["secret_file"].value is not None:
-        secret = read_secret_file(settings["secret_file"].value)
         source = settings["secret_file"].source
+        try:
+            secret = read_secret_file(settings["secret_file"].value)
+        except ConfigError as exc:  # named where the user set it, then the file itself
+            if source.startswith("--"):
+                raise
+            where = f"{exc.file}:{exc.line}" if exc.line else exc.file
+            raise ConfigError(
+                f"{source}: secret_file: {exc.message}" + (f" ({where})" if where else "")
+            ) from None
     course_secret(secret)  # no error message of this command shows it
     return Config(path, settings, secret, source)
 

@@ -11,6 +11,8 @@ from worksheetgen.errors import ConfigError, UsageError
 from worksheetgen.language import LANGUAGES
 from worksheetgen.model import Build, Space
 from worksheetgen.pipeline.config import SETTINGS
+from worksheetgen.pipeline.output import check_out
+from worksheetgen.textrules import shown
 
 if TYPE_CHECKING:
     from worksheetgen.pipeline.config import Config
@@ -68,12 +70,38 @@ class BuildOptions:
         unknown = sorted(set(given) - names)
         if unknown:
             raise UsageError(f"expected options of a build, got {', '.join(unknown)}")
+        _check_config_paths(config)
         values: dict[str, Any] = {}
         for name in SETTINGS:
             if name in names:
                 value = config.value(name)
                 values[name] = bool(value) if isinstance(_DEFAULTS[name], bool) else value
         return cls(seed=seed, **{**values, "secret": config.secret, **given})
+
+
+def _check_config_paths(config: Config) -> None:
+    """The banks and the output folder a configuration file names (not the command line's,
+    which are checked as options): a path that cannot be one is one line naming the file's
+    line, where the user can mend it, before any work is done."""
+    banks, out = config.settings["banks"], config.settings["out"]
+    if _from_file(banks.source):
+        for bank in banks.value:
+            if not Path(bank).exists():
+                raise ConfigError(
+                    f"{banks.source}: banks: expected a YAML file or a folder of banks, got "
+                    f"{shown(str(bank))}, no such file or folder"
+                )
+    if _from_file(out.source):
+        try:
+            check_out(out.value)
+        except UsageError as exc:
+            raise ConfigError(f"{out.source}: out: {exc.message}") from None
+
+
+def _from_file(source: str) -> bool:
+    """Whether a setting came from a configuration file (``file:line``), not an option or
+    a default."""
+    return source != "default" and not source.startswith("--")
 
 
 #: each option's default (a flag's is a bool: a setting left unset is False there)

@@ -30,6 +30,7 @@ from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import TOLERANT_KINDS
 from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
+from worksheetgen.inputs import utf8_text
 from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
 from worksheetgen.language import decimal, gettext, ngettext, pgettext, table_label, using
 from worksheetgen.render import htmlmath, htmltables, htmlwords
@@ -300,10 +301,7 @@ class _OwnFolderLoader(jinja2.BaseLoader):
             raise TemplateError(
                 f"expected a readable template, got {exc.strerror or exc}", file=path
             ) from None
-        try:
-            source = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise TemplateError("expected UTF-8 text, got other bytes", file=path) from None
+        source = utf8_text(data, str(path), TemplateError, bom=False)
         mtime = info.st_mtime_ns
 
         def uptodate() -> bool:

@@ -179,6 +179,7 @@ def parse_positions(
         seen[index] = i
         pages = r.lst(r.key(sheet, "pages", at), f"{at}.pages", MAX_PAGES, "pages")
         numbers: dict[int, int] = {}
+        where: dict[str, str] = {}  # each box id of the sheet, and where it first is
         pages_out: list[PositionPage] = []
         for j, raw_page in enumerate(pages):
             pat = f"{at}.pages[{j}]"
@@ -201,6 +202,9 @@ def parse_positions(
                         "a box id (question.part.option, or question.part.sN for a score box)",
                         box_id,
                     )
+                if box_id in where:  # one box, one meaning: never read twice
+                    raise r.fail(f"{bat}.id", f"each box once ({where[box_id]} has it)", box_id)
+                where[box_id] = f"pages[{j}].boxes[{k}]"
                 x = r.number(
                     r.key(box, "x", bat), f"{bat}.x", 0, width, "a number of mm on the page"
                 )
@@ -210,4 +214,12 @@ def parse_positions(
                 boxes_out.append(Box(box_id, x, y))
             pages_out.append(PositionPage(number, tuple(boxes_out)))
         sheets_out.append(PositionSheet(index, tuple(pages_out)))
+    missing = next((i for i in range(key_sheets) if i not in seen), None)
+    if missing is not None:  # a build records every sheet's pages: its pages would be unread
+        raise ScanError(
+            f"expected every sheet of the key (0 to {key_sheets - 1}), got none with index "
+            f"{missing}",
+            file=name,
+            field="sheets",
+        )
     return Positions(version, build, paper, box_mm, top.get("document"), tuple(sheets_out))

@@ -13,7 +13,7 @@ from typing import Any
 from worksheetgen.errors import ScanError
 from worksheetgen.grading.responses import _RowError as MarkError
 from worksheetgen.grading.responses import parse_mark
-from worksheetgen.inputs import read_limited
+from worksheetgen.inputs import read_limited, utf8_text
 from worksheetgen.keyjson.records import KeySheet
 from worksheetgen.scan.boxes import BoxAnswers, ScannedAnswer
 from worksheetgen.scan.identify import Identified
@@ -35,10 +35,7 @@ def read_corrections(path: str) -> list[tuple[int, str, str]]:
     MAX_CORRECTION_ROWS rows of cells of at most MAX_CORRECTION_CELL characters, printable
     text (``textrules``), each id once."""
     data = read_limited(path, MAX_CORRECTIONS_BYTES, what="a corrections CSV", error=ScanError)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ScanError("expected UTF-8 text, got other bytes", file=path) from None
+    text = utf8_text(data, path, ScanError)
     reader = csv.reader(io.StringIO(text))
     out: list[tuple[int, str, str]] = []
     first: dict[str, int] = {}

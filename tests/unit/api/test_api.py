@@ -98,6 +98,20 @@ def test_grade_export_and_template_return_what_they_wrote(tmp_path, monkeypatch)
         (lambda: api.build(1, out="x" * 300), "out: expected a path of"),
         (lambda: api.build(1, banks=[3]), "banks: expected a path, got int"),  # type: ignore[list-item]
         (lambda: api.export("k.json", "moodle", out="-"), "got - (standard output"),
+        # issue 33 §6: a hostile value of every kind of keyword, refused before any work
+        (lambda: api.build(1, title=5), "title: expected text, got int"),  # type: ignore[arg-type]
+        (lambda: api.build(1, course=["a"]), "course: expected text, got list"),  # type: ignore[arg-type]
+        (lambda: api.build(1, out="a\x00b"), "out: expected a path, got one holding NUL"),
+        (lambda: api.build(1, pdf="no"), "pdf: expected True or False, got 'no'"),  # type: ignore[arg-type]
+        (lambda: api.build(1, shuffle="yes"), "shuffle: expected True or False, or None"),  # type: ignore[arg-type]
+        (lambda: api.build(1, large_print=2), "large_print: expected True or False"),  # type: ignore[arg-type]
+        (lambda: api.build(1, practice="yes"), "practice: expected True or False"),  # type: ignore[arg-type]
+        (lambda: api.build(1, progress=5), "progress: expected a function or None"),  # type: ignore[arg-type]
+        (lambda: api.check(decimals=9), "decimals: expected a whole number from 0 to 6"),
+        (lambda: api.grade("k.json", "r.csv", carry="no"), "carry: expected True or False"),  # type: ignore[arg-type]
+        (lambda: api.grade("k.json", "r.csv", lenient="x"), "lenient: expected True or False"),  # type: ignore[arg-type]
+        (lambda: api.scan([], "k.json"), "pages: expected at least one scan"),
+        (lambda: api.responses_template("k.json", "t.csv", marks="x"), "marks: expected True"),  # type: ignore[arg-type]
     ],
 )
 def test_a_wrong_keyword_is_refused_in_one_line(call, words, tmp_path, monkeypatch) -> None:
@@ -105,6 +119,7 @@ def test_a_wrong_keyword_is_refused_in_one_line(call, words, tmp_path, monkeypat
     with pytest.raises(UsageError) as caught:
         call()
     assert words in str(caught.value) and "\n" not in str(caught.value)
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
 
 
 def test_a_failure_is_the_command_s_error_not_a_traceback(tmp_path, monkeypatch) -> None:

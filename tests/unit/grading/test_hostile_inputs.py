@@ -395,6 +395,21 @@ def test_numbers_json_allows_but_no_key_holds_are_one_line(
     _refused_everywhere(runner, key, tmp_path, f"sheets[0].questions[0].points: {message}")
 
 
+def test_a_key_an_object_holds_twice_is_one_line_naming_it(runner, one_key, tmp_path):
+    # JSON lets the later one win silently: a key.json edited by hand graded by the wrong one
+    # (issue 33 §3: every reader of a JSON file, key.json and scan.json alike)
+    text = one_key.read_text(encoding="utf-8").replace('"points": 4', '"points": 4, "points": 9', 1)
+    assert '"points": 9' in text
+    key = tmp_path / "key.json"
+    key.write_text(text, encoding="utf-8")
+    _refused_everywhere(
+        runner,
+        key,
+        tmp_path,
+        "sheets[0].questions[0].points: expected each key of an object once, got it twice",
+    )
+
+
 def test_a_slip_value_no_float_holds_is_refused_in_the_file_and_ignored_in_memory(
     runner, one_key, tmp_path
 ):

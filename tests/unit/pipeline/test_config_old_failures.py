@@ -26,6 +26,14 @@ def test_toml_nested_thousands_deep_is_one_line_naming_the_file(tmp_path):
         assert str(caught.value).startswith(f"{path}:{line}: expected TOML nested at most")
 
 
+def test_toml_that_is_not_utf8_is_one_line_naming_the_line_of_the_byte(tmp_path):
+    path = tmp_path / "worksheetgen.toml"
+    path.write_bytes(b'paper = "a4"\n\ncourse = "Caf\xe9"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(str(path))
+    assert str(caught.value) == f"{path}:3: expected UTF-8 text, got the byte 0xE9"
+
+
 def test_a_secret_that_is_not_utf8_is_one_line_and_not_shown(tmp_path):
     env = {**os.environ, "WORKSHEETGEN_SECRET": "abc\udcff\udcfedefghijklmnopqrst"}
     with pytest.raises(ConfigError) as caught:
@@ -91,3 +99,38 @@ def test_a_configuration_init_wrote_under_umask_000_is_used(tmp_path):
     )
     assert res.returncode == 0, res.stderr
     assert f"configuration: {folder / 'worksheetgen.toml'}" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("setting", "says"),
+    [
+        ('banks = ["nope.yaml"]', "banks: expected a YAML file or a folder of banks, got "),
+        ('out = "/dev/null/x"', "out: expected a folder to write builds into, got /dev/null/x"),
+        ('secret_file = "nope.txt"', "secret_file: expected a secret file, got no such file"),
+        ('secret_file = "short.txt"', "secret_file: expected a secret of 16 to 4096 bytes, got 5"),
+    ],
+)
+def test_a_path_in_the_configuration_that_cannot_be_one_names_its_line(
+    runner, tmp_path, monkeypatch, setting, says
+):
+    # the paths a configuration names were refused in the option's words (--out: ...) or
+    # the path's alone: the user could not tell where it came from
+    from tests.conftest import ROOT
+    from worksheetgen.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "short.txt").write_text("short\n", "utf-8")
+    (tmp_path / "short.txt").chmod(0o600)
+    path = tmp_path / "worksheetgen.toml"
+    path.write_text(f'# course\ncourse = "C"\n{setting}\n', "utf-8")
+    path.chmod(0o644)
+    args = ["build", "--seed", "1", "--no-pdf", "-q"]
+    if not setting.startswith("banks"):
+        args += ["--bank", str(ROOT / "banks" / "quiz.yaml")]
+    if not setting.startswith("out"):
+        args += ["--out", str(tmp_path / "o")]
+    res = runner.invoke(main, args)
+    assert res.exit_code != 0
+    assert res.output.startswith(f"worksheetgen: error: {path}:3: {says}"), res.output
+    assert res.output.count("\n") == 1
+    assert not (tmp_path / "o").exists() and not (tmp_path / "output").exists()

@@ -619,3 +619,19 @@ def test_a_copy_of_the_bundled_templates_builds_in_the_sandbox(runner, tmp_path)
 def test_escape_md_leaves_parentheses_alone_so_mathjax_sees_no_inline_math() -> None:
     # "\(row by row\)" is inline math to MathJax's default delimiters
     assert escape_md("softmax (row by row) of [x](y)") == r"softmax (row by row) of \[x\](y)"
+
+
+def test_a_template_that_is_not_utf8_names_the_line_of_the_byte(runner, tmp_path) -> None:
+    # issue 33: every reader of a user's file names the line of a byte that is not UTF-8
+    (tmp_path / "mine" / "markdown").mkdir(parents=True)
+    (tmp_path / "mine" / "markdown" / "sheet.md.j2").write_bytes(b"line one\nCaf\xe9\n")
+    out = tmp_path / "out"
+    res = runner.invoke(
+        main,
+        ["build", "--seed", "1", "--no-pdf", "-q", "--out", str(out)]
+        + ["--bank", str(ROOT / "banks" / "quiz.yaml"), "--templates", str(tmp_path / "mine")],
+    )
+    assert res.exit_code == 1, res.output
+    sheet = tmp_path / "mine" / "markdown" / "sheet.md.j2"
+    assert res.output == f"worksheetgen: error: {sheet}:2: expected UTF-8 text, got the byte 0xE9\n"
+    assert not out.exists() or not any(out.iterdir())

@@ -66,6 +66,14 @@ def _set(path: list, value):
 
 
 BOX = ["sheets", 0, "pages", 0, "boxes", 0]
+
+
+def _box_twice(doc):
+    """The first page's first box listed again right after it: one box, two places."""
+    boxes = doc["sheets"][0]["pages"][0]["boxes"]
+    boxes.insert(1, dict(boxes[0], x=boxes[0]["x"] + 10))
+
+
 CASES = [
     (_set(["paper"], "a5"), "paper: expected a4 or letter, got 'a5'"),
     (_set(["paper"], ...), "paper: expected a value, got none"),
@@ -97,9 +105,15 @@ CASES = [
     (_set([*BOX, "id"], 5), "boxes[0].id: expected a box id"),
     (_set([*BOX, "id"], "1.a.s\u00b9"), "boxes[0].id: expected a box id"),
     (_set([*BOX, "id"], "1.a.s99"), "boxes: expected score boxes up to"),
+    (lambda doc: doc["sheets"].pop(), "sheets: expected every sheet of the key (0 to 0), got none"),
+    (_box_twice, "pages[0].boxes[1].id: expected each box once (pages[0].boxes[0] has it)"),
     (lambda doc: "[" * 5000 + "]" * 5000, "expected JSON nested at most"),
     (lambda doc: '{"format": "worksheetgen-scan", "version": 1, "x": NaN}', "scan.json"),
     (lambda doc: "[]", "scan.json: expected an object, got a list"),
+    (
+        lambda doc: json.dumps(doc)[:-1] + ', "paper": "letter"}',
+        "scan.json: paper: expected each key of an object once, got it twice",
+    ),
 ]
 
 
@@ -149,6 +163,11 @@ def test_a_corrections_file_is_read_within_its_limits_and_one_line_otherwise(qui
         (f"id,value\n{sid}/q\x1b[2J/a,1\n", ":2: id: expected printable text, got U+001B"),
         (f"id,value\n{sid}/q/a,\u202e1\n", ":2: value: expected printable text, got U+202E"),
         ("", ":1: header: expected id,value"),
+        # a byte that is not UTF-8: its line and the byte, as key.json's reader says it
+        (
+            b"id,value\n" + f"{sid}/q/a,1\n".encode() + b"x,\xe9\n",
+            ":3: expected UTF-8 text, got the byte 0xE9",
+        ),
     ]
     for text, says in cases:
         out = tmp_path / "out"
