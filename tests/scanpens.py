@@ -313,7 +313,6 @@ def run_mix(folder: Path, work: Path, seed: int, sheets: list[int], jobs: int = 
 
     from tests.scansynth import render
     from worksheetgen.bank.roster import file_stems
-    from worksheetgen.errors import ScanError
     from worksheetgen.grading.key import grade_key
     from worksheetgen.keyjson.read import load_key
     from worksheetgen.scan.contract import parse_positions
@@ -322,7 +321,7 @@ def run_mix(folder: Path, work: Path, seed: int, sheets: list[int], jobs: int = 
     from worksheetgen.scan.setup import _meanings
 
     rng = random.Random(seed)
-    records = load_key(folder / "key.json", ScanError)
+    records = load_key(folder / "key.json")
     doc = json.loads((folder / "scan.json").read_text("utf-8"))
     positions = parse_positions(doc, "scan.json", len(records.sheets), SCAN_FORMAT, SCAN_VERSIONS)
     meanings = _meanings(positions, records.sheets, grade_key(records), "scan.json")
