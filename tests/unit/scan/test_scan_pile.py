@@ -1,0 +1,116 @@
+"""Any pile of pages (issue 36, section 2): a pile where nothing is marked is graded like
+any other (no totals, never zeros), blank backs with dust, a scanner's edge or 1-bit
+dithering are blank pages while pages with print but no code are not, and the pages are
+streamed (memory does not grow with the pile)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, needs_tex
+from tests.scansynth import render
+
+QUIZ = str(ROOT / "banks" / "quiz.yaml")
+
+CHOICES = """\
+sheet:
+  id: choices
+  title: Choices only
+  kind: quiz
+questions:
+  - id: q-why-sqrt
+    family: concept
+    format: choice
+    points: 2
+    params: {ask: why-sqrt-dk}
+  - id: q-mask
+    family: concept
+    format: choice
+    points: 2
+    params: {ask: mask-inf}
+"""
+
+
+def _build(out: Path, bank: str, *args: str) -> Path:
+    from worksheetgen.cli import main
+
+    try:
+        main(["build", "--seed", "3", "--bank", bank, "--out", str(out), "-q", *args])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    folders = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert len(folders) == 1
+    return folders[0]
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text("utf-8"))))
+
+
+@pytest.fixture(scope="module")
+def choices(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A class of three (Ann, Bo, Cy) whose questions are all multiple choice, scannable."""
+    tmp = tmp_path_factory.mktemp("choices")
+    bank = tmp / "choices.yaml"
+    bank.write_text(CHOICES, "utf-8")
+    roster = tmp / "roster.csv"
+    roster.write_text("name,id\nAnn Lee,s1\nBo Chan,s2\nCy Diaz,s3\n", "utf-8")
+    return _build(tmp / "out", str(bank), "--scannable", "--roster", str(roster))
+
+
+@needs_tex
+def test_a_pile_with_nothing_marked_is_graded_with_no_totals(choices: Path, tmp_path: Path, runner):
+    """Every page scanned, nothing marked: scores.csv, report.md, the class report are
+    written as for any scan; a student whose pages hold no mark has no total (never 0) and
+    no feedback page, as one with no responses; --absent zero gives 0 as for the absent."""
+    from worksheetgen.cli import main
+
+    scans = []
+    for sid in ("s1", "s2"):
+        for p, image in enumerate(render(choices / "students" / f"{sid}-sheet.pdf", 150), 1):
+            scans.append(tmp_path / f"{sid}-{p}.png")
+            image.save(scans[-1])
+    out = tmp_path / "out"
+    res = runner.invoke(
+        main, ["scan", *map(str, scans), "--key", str(choices / "key.json"), "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "scores.csv" in res.output and "report.md" in res.output
+    rows = _read_csv(out / "responses.csv")
+    assert {r["student"] for r in rows} == {"s1", "s2"} and not any(r["value"] for r in rows)
+    scores = {r["student"]: r for r in _read_csv(out / "scores.csv")}
+    assert [scores[s]["total"] for s in ("s1", "s2", "s3")] == ["", "", ""]
+    assert scores["s1"]["max"] == "4"
+    report = (out / "report.md").read_text("utf-8")
+    assert "No responses from: s1, s2, s3" in report
+    assert (out / "class-report.html").is_file() and (out / "class-report.pdf").is_file()
+    assert not (out / "feedback").exists()
+    zero = tmp_path / "zero"
+    res = runner.invoke(
+        main,
+        ["scan", *map(str, scans), "--key", str(choices / "key.json"), "--out", str(zero)]
+        + ["--absent", "zero"],
+    )
+    assert res.exit_code == 0, res.output
+    assert {r["total"] for r in _read_csv(zero / "scores.csv")} == {"0"}
+    assert (zero / "feedback" / "s1.html").is_file()
+
+
+@needs_tex
+def test_a_pile_with_no_page_of_the_class_is_graded_too(choices: Path, tmp_path: Path):
+    """A pile of blank pages only: the issues, and a report that nobody handed anything in."""
+    from PIL import Image
+
+    from worksheetgen.scan.run import scan_files
+
+    size = render(choices / "students" / "s1-sheet.pdf", 150)[0].size
+    back = tmp_path / "back.png"
+    Image.new("L", size, 255).save(back)
+    result = scan_files([str(back)], choices / "key.json", tmp_path / "out")
+    assert result.identified == 0 and result.grade is not None
+    assert [i.kind for i in result.issues] == ["blank-page", "absent", "absent", "absent"]
+    assert {r["total"] for r in _read_csv(tmp_path / "out" / "scores.csv")} == {""}
