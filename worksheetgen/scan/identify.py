@@ -164,20 +164,26 @@ def identify(
         n_pages += 1
         path, kind, index = task
         where = task_where(task, labels)
-        if read.code is not None and (
+        other = read.code is not None and (
             read.code[1] >= len(fields) or read.code[0] != fields[read.code[1]]
-        ):
-            raise ScanError(
-                f"expected pages of this key's build, got page {index + 1} of another "
-                "build (its page code names another class: other students, questions or "
-                "order)",
-                file=path,
-            )
-        if read.code is None or read.code[1] not in sheets:
+        )
+        if other or read.code is None or read.code[1] not in sheets:
             name = f"page-{len(crops) + 1:03d}.png"
             image = load_page(path, kind, pages.data[path], index)
             small = image[::4, ::4]
             crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
+            if other:  # never read as this class's, nor named as one of its pages
+                issues.append(
+                    Issue(
+                        "other-class-page",
+                        f"page:{where}",
+                        where,
+                        "its page code names another class (another build: other students, "
+                        "questions or order): not read against this key",
+                        name,
+                    )
+                )
+                continue
             unread[f"page:{where}"] = task
             if _is_blank(image):  # a sheet's blank back, or a page left to even the count
                 issues.append(
