@@ -144,6 +144,16 @@ def _grey(im: Image.Image, path: str) -> np.ndarray:
         raise _too_large(path, im.width, im.height, None)
     if im.format == "JPEG" and im.mode != "L":
         im.draft("L", im.size)  # JPEG decodes its grey channel alone, much faster
+    if im.mode.startswith("I;16") or im.mode == "I":
+        # 16 bits a pixel (a scanner's 16-bit grey PNG or TIFF): Pillow's convert("L")
+        # clips every value above 255 to white, so a page read as blank; scaled instead
+        wide = np.asarray(im)
+        if im.mode == "I":  # 32 bits: a 16-bit image, or 8 bits widened
+            top = 255 if wide.size and int(wide.max()) <= 255 else 65535
+            wide = np.clip(wide, 0, top)
+            if top == 255:
+                return wide.astype(np.uint8)
+        return (wide >> 8).astype(np.uint8)
     return np.asarray(im.convert("L"), dtype=np.uint8)
 
 

@@ -114,3 +114,33 @@ def test_a_pile_with_no_page_of_the_class_is_graded_too(choices: Path, tmp_path:
     assert result.identified == 0 and result.grade is not None
     assert [i.kind for i in result.issues] == ["blank-page", "absent", "absent", "absent"]
     assert {r["total"] for r in _read_csv(tmp_path / "out" / "scores.csv")} == {""}
+
+
+@pytest.fixture(scope="module")
+def quiz(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build(tmp_path_factory.mktemp("quiz"), QUIZ, "--scannable")
+
+
+@needs_tex
+def test_a_16_bit_grey_scan_reads_as_its_8_bit_copy(quiz: Path, tmp_path: Path):
+    """A scanner's 16-bit grey PNG or TIFF: Pillow's own conversion clipped every value
+    above 255 to white, so a printed page was a blank page, settled, never read."""
+    import numpy as np
+    from PIL import Image
+
+    from worksheetgen.scan.run import scan_files
+
+    # a scanner's black is not 0: 20 of 255, 5,140 of 65,535
+    page = 20 + np.asarray(render(quiz / "sheet.pdf", 150)[0], dtype=np.uint16) * 215 // 255
+    eight, png, tiff = tmp_path / "p8.png", tmp_path / "p16.png", tmp_path / "p16.tif"
+    Image.fromarray(page.astype(np.uint8)).save(eight)
+    Image.fromarray(page * 257).save(png)
+    Image.fromarray(page * 257).save(tiff)
+    assert Image.open(png).mode.startswith("I") and Image.open(tiff).mode.startswith("I")
+    read = {}
+    for scan in (eight, png, tiff):
+        out = tmp_path / scan.name.replace(".", "-")
+        result = scan_files([str(scan)], quiz / "key.json", out)
+        assert result.identified == 1, (scan.name, [i.kind for i in result.issues])
+        read[scan.name] = (out / "responses.csv").read_bytes()
+    assert read["p16.png"] == read["p8.png"] == read["p16.tif"]
