@@ -26,11 +26,6 @@ PAGES_PER_PRINTED = 4
 MIN_SCAN_PAGES = 100
 
 
-#: a page with less ink than this share of its area is blank (every printed page of a
-#: sheet has more: its corner marks alone are 0.23 % of an A4 page)
-BLANK = 0.001
-
-
 Task = tuple[str, str, int]  # a page: its scan's path, the scan's kind and the page's index
 
 
@@ -185,13 +180,14 @@ def identify(
                 )
                 continue
             unread[f"page:{where}"] = task
-            if _is_blank(image):  # a sheet's blank back, or a page left to even the count
+            if _is_blank(image, setup.paper):  # a sheet's blank back, or a page to even the count
                 issues.append(
                     Issue(
                         "blank-page",
                         f"page:{where}",
                         where,
-                        f"no ink (under {BLANK:.1%} of the page): nothing to read",
+                        "no print (at most dust, specks, a scanner's edge or dithering): "
+                        "nothing to read",
                         name,
                         "blank",
                     )
@@ -314,12 +310,12 @@ _SHARED_CODES = (
 )
 
 
-def _is_blank(image: Any) -> bool:
-    """True when a page has (almost) no ink: the back of a sheet printed on one side."""
+def _is_blank(image: Any, paper: str) -> bool:
+    """True when a page has no print: the back of a sheet printed on one side."""
     # the image machinery only when scanning
-    from worksheetgen.scan.pages import ink_mask
+    from worksheetgen.scan.pages import is_blank
 
-    return float(ink_mask(image).mean()) < BLANK
+    return is_blank(image, paper)
 
 
 def _read_as(
