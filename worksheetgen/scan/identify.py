@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +35,11 @@ class ScanPages:
     (``scan_labels``) and bytes, and the pages in order."""
 
     labels: dict[str, str]
-    data: dict[str, bytes]
+    data: dict[str, bytes | None]
     tasks: tuple[Task, ...]
+    #: each scan's file as it was checked (device, inode, size, modification time): a scan
+    #: of one page is read again from its file when needed, not held (``scan_bytes``)
+    stats: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
@@ -47,15 +50,21 @@ def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
 
     labels = scan_labels(scans)
     tasks: list[Task] = []
-    data_of: dict[str, bytes] = {}
+    data_of: dict[str, bytes | None] = {}
+    stats: dict[str, tuple[int, int, int, int]] = {}
     # the most pages a run reads: PAGES_PER_PRINTED for each page the build printed, counted
     # (and every page's size checked) before any page is decoded
     printed = sum(len(s.pages) for s in setup.positions.sheets)
     most = max(MIN_SCAN_PAGES, PAGES_PER_PRINTED * printed)
     for path in scans:  # every scan checked before any is read
-        kind, data = check_scan(path)
-        data_of[path] = data
+        opened: list[os.stat_result] = []
+        kind, data = check_scan(path, opened.append)
+        stats[path] = _identity(opened[0])  # the file as opened and read
         count = page_count(path, kind, data, most - len(tasks))
+        # a pile of one page a file is streamed: each page's bytes read again when it is
+        # decoded, never all held (a PDF's or a TIFF's pages share their file's bytes)
+        data_of[path] = None if count == 1 and kind != "pdf" else data
+        del data
         if len(tasks) + count > most:
             raise ScanError(
                 f"expected at most {most:,} pages in all ({PAGES_PER_PRINTED} for each of the "
@@ -64,7 +73,33 @@ def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
                 file=path,
             )
         tasks += [(path, kind, i) for i in range(count)]
-    return ScanPages(labels, data_of, tuple(tasks))
+    return ScanPages(labels, data_of, tuple(tasks), stats)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def scan_bytes(
+    path: str, data: dict[str, bytes | None], stats: dict[str, tuple[int, int, int, int]]
+) -> bytes:
+    """A scan's bytes: held (a file of several pages), or read again from its file, which
+    must be the file checked at the start (a ScanError when it was changed since)."""
+    held = data[path]
+    if held is not None:
+        return held
+    # the image machinery only when scanning
+    from worksheetgen.inputs import read_limited
+    from worksheetgen.scan.images import MAX_SCAN_BYTES
+
+    def same(st: os.stat_result) -> str | None:
+        if _identity(st) == stats[path]:
+            return None
+        return "expected the scan as it was when the run began, got a file changed since"
+
+    return read_limited(
+        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError, check=same
+    )
 
 
 def task_where(task: tuple[str, str, int], labels: dict[str, str]) -> str:
@@ -148,7 +183,7 @@ def identify(
     seen: dict[tuple[int, int], str] = {}
     found: list[FoundPage] = []
     n_pages = identified = 0
-    context = _ReadContext(pages.data, setup.paper, setup.box_mm, sheets)
+    context = _ReadContext(pages.data, setup.paper, setup.box_mm, sheets, pages.stats)
     unread: dict[str, Task] = {}  # unidentified pages' tasks, by issue id
 
     def take(page: _Found, ratios: Any, where: str) -> None:
@@ -164,7 +199,7 @@ def identify(
         )
         if other or read.code is None or read.code[1] not in sheets:
             name = f"page-{len(crops) + 1:03d}.png"
-            image = load_page(path, kind, pages.data[path], index)
+            image = load_page(path, kind, scan_bytes(path, pages.data, pages.stats), index)
             small = image[::4, ::4]
             crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
             if other:  # never read as this class's, nor named as one of its pages
@@ -330,7 +365,7 @@ def _read_as(
     from worksheetgen.scan.pages import BOX_INSET_MM, align_as, box_measures
 
     path, kind, index = task
-    image = load_page(path, kind, context.data[path], index)
+    image = load_page(path, kind, scan_bytes(path, context.data, context.stats), index)
     aligned = align_as(image, context.paper, page_cells(build, sheet, page))
     if aligned is None:
         return _PageRead(None)
@@ -346,10 +381,11 @@ def _read_as(
 class _ReadContext:
     """What reading a page needs: the scans' bytes, the paper, the boxes by sheet and page."""
 
-    data: dict[str, bytes]
+    data: dict[str, bytes | None]
     paper: str
     box_mm: float
     sheets: dict[int, dict[int, list[dict[str, Any]]]]
+    stats: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -374,7 +410,7 @@ def _read_page(task: tuple[str, str, int], context: _ReadContext | None = None) 
 
     ctx = context or _CONTEXT[0]
     path, kind, index = task
-    page = align(load_page(path, kind, ctx.data[path], index), ctx.paper)
+    page = align(load_page(path, kind, scan_bytes(path, ctx.data, ctx.stats), index), ctx.paper)
     if page is None:
         return _PageRead(None)
     code = (page.build, page.sheet, page.page)
@@ -434,7 +470,8 @@ class _Found:
         from worksheetgen.scan.pages import Aligned, ink_mask
 
         path, kind, index = self.task
-        image = load_page(path, kind, self.context.data[path], index)
+        data = scan_bytes(path, self.context.data, self.context.stats)
+        image = load_page(path, kind, data, index)
         if image.shape[1] > image.shape[0]:  # as align turned it
             image = np.rot90(image)
         return Aligned(0, self.sheet, self.page, self.homography, ink_mask(image), image)

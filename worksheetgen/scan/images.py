@@ -5,6 +5,8 @@ The scans are only read."""
 from __future__ import annotations
 
 import io
+import os
+from collections.abc import Callable
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -39,10 +41,13 @@ def kind_of(data: bytes) -> str | None:
     return None
 
 
-def check_scan(path: str) -> tuple[str, bytes]:
-    """A scan's kind and bytes, or a ScanError saying why it cannot be one."""
+def check_scan(
+    path: str, check: Callable[[os.stat_result], str | None] | None = None
+) -> tuple[str, bytes]:
+    """A scan's kind and bytes, or a ScanError saying why it cannot be one; ``check``: as
+    ``read_limited``'s, sees the opened file's fstat first."""
     data = read_limited(
-        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError
+        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError, check=check
     )
     kind = kind_of(data)
     if kind is None:
