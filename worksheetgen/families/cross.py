@@ -24,8 +24,8 @@ from worksheetgen.families.base import (
     pick,
     redrawn,
 )
-from worksheetgen.families.common import computed, max_of, param_values, pinned
-from worksheetgen.language import N_
+from worksheetgen.families.common import computed, max_of, param_values, pinned, text_label
+from worksheetgen.language import N_, gettext, pgettext
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the lengths, or of Q and K, before giving up
@@ -249,68 +249,76 @@ class Cross(Family):
                 "Q",
                 DECODER,
                 SOURCE_OPTIONS,
-                "Queries belong to the tokens that are looking: the decoder's.",
+                gettext("Queries belong to the tokens that are looking: the decoder's."),
             ),
             choice_answer(
                 "K_source",
                 "K",
                 ENCODER,
                 SOURCE_OPTIONS,
-                "Keys describe the tokens being looked at: the encoder's.",
+                gettext("Keys describe the tokens being looked at: the encoder's."),
             ),
             choice_answer(
                 "V_source",
                 "V",
                 ENCODER,
                 SOURCE_OPTIONS,
-                "Values are what gets mixed in, so they come with the keys.",
+                gettext("Values are what gets mixed in, so they come with the keys."),
             ),
             shape_answer("A_shape", "A", (t_q, t_k)),
             shape_answer("output_shape", "AV", (t_q, d_v)),
             choice_answer(
                 "self_source",
-                r"\text{self-attention}",
+                text_label(pgettext("answer label", "self-attention")),
                 SELF_RIGHT,
                 SELF_OPTIONS,
-                "Self-attention takes $Q$, $K$ and $V$ from one sequence; only cross-"
-                "attention splits them. The formula is the same.",
+                gettext(
+                    "Self-attention takes $Q$, $K$ and $V$ from one sequence; only cross-"
+                    "attention splits them. The formula is the same."
+                ),
             ),
         ]
         parts = [
-            Part("Which sequence supplies the queries $Q$?", "Q_source"),
-            Part("Which sequence supplies the keys $K$?", "K_source"),
-            Part("Which sequence supplies the values $V$?", "V_source"),
+            Part(gettext("Which sequence supplies the queries $Q$?"), "Q_source"),
+            Part(gettext("Which sequence supplies the keys $K$?"), "K_source"),
+            Part(gettext("Which sequence supplies the values $V$?"), "V_source"),
             Part(
-                "What is the shape of the attention weights $A$ (rows $\\times$ columns)?",
+                gettext("What is the shape of the attention weights $A$ (rows $\\times$ columns)?"),
                 "A_shape",
             ),
-            Part("What is the shape of the output $AV$?", "output_shape"),
+            Part(gettext("What is the shape of the output $AV$?"), "output_shape"),
             Part(
-                "The decoder also has its own masked self-attention layer. Where do its "
-                "$Q$, $K$ and $V$ come from?",
+                gettext(
+                    "The decoder also has its own masked self-attention layer. Where do its "
+                    "$Q$, $K$ and $V$ come from?"
+                ),
                 "self_source",
             ),
         ]
         steps = [
             Step(
-                "Queries come from the sequence that is looking (the decoder), keys and "
-                "values from the sequence being read (the encoder)",
+                gettext(
+                    "Queries come from the sequence that is looking (the decoder), keys and "
+                    "values from the sequence being read (the encoder)"
+                ),
                 r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{enc}} W_K,\quad "
                 r"V = X_{\mathrm{enc}} W_V",
             ),
             Step(
-                "Self-attention uses one sequence for all three (the decoder's own layer "
-                "also masks the future); the formula is the same",
+                gettext(
+                    "Self-attention uses one sequence for all three (the decoder's own layer "
+                    "also masks the future); the formula is the same"
+                ),
                 r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{dec}} W_K,\quad "
                 r"V = X_{\mathrm{dec}} W_V",
             ),
             Step(
-                "One row of $A$ per query, one column per key",
+                gettext("One row of $A$ per query, one column per key"),
                 rf"QK^\top:\ ({shape((t_q, d_k))})({shape((d_k, t_k))}) \to "
                 rf"A \in \mathbb{{R}}^{{{shape((t_q, t_k))}}}",
             ),
             Step(
-                "Each output row mixes the value rows: one output per target token",
+                gettext("Each output row mixes the value rows: one output per target token"),
                 rf"AV:\ ({shape((t_q, t_k))})({shape((t_k, d_v))}) \to "
                 rf"\mathbb{{R}}^{{{shape((t_q, d_v))}}}",
             ),
@@ -334,12 +342,15 @@ class Cross(Family):
             ]
             parts += [
                 Part(
-                    f"Compute the scaled scores $QK^\\top/\\sqrt{{{d_k}}}$ (no mask: a "
-                    "target token may read every source token).",
+                    gettext(
+                        "Compute the scaled scores $QK^\\top/\\sqrt{{{d_k}}}$ (no mask: a "
+                        "target token may read every source token).",
+                        d_k=d_k,
+                    ),
                     "scaled",
                 ),
-                Part("Softmax each row over the keys: write $A$.", "A"),
-                Part("Mix the values: write the output $AV$.", "output", col_label="dim"),
+                Part(gettext("Softmax each row over the keys: write $A$."), "A"),
+                Part(gettext("Mix the values: write the output $AV$."), "output", col_label="dim"),
             ]
             steps += attention_steps(trace, {"d_k": d_k}, decimals)
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))

@@ -29,8 +29,8 @@ from worksheetgen.families.base import (
     pick,
     redrawn,
 )
-from worksheetgen.families.common import computed, equal_score_rows, pinned
-from worksheetgen.language import N_
+from worksheetgen.families.common import computed, equal_score_rows, pinned, text_label
+from worksheetgen.language import N_, gettext, pgettext
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of Q and K before giving up
@@ -236,66 +236,91 @@ class IdenticalKeys(Family):
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
                 choice_answer(
                     "equal_pair",
-                    r"\text{equal columns}",
+                    text_label(pgettext("answer label", "equal columns")),
                     pair_text(a, b),
                     options,
-                    f"Columns {a} and {b} of $A$ agree in every row.",
+                    gettext("Columns {a} and {b} of $A$ agree in every row.", a=a, b=b),
                 ),
             ]
             parts += [
-                Part("Compute the scores $S = QK^\\top$.", "scores"),
+                Part(gettext("Compute the scores $S = QK^\\top$."), "scores"),
                 Part(
-                    f"Write $A = \\mathrm{{softmax}}(S/\\sqrt{{{d_k}}})$, row by row over keys.",
+                    gettext(
+                        "Write $A = \\mathrm{{softmax}}(S/\\sqrt{{{d_k}}})$, row by row over keys.",
+                        d_k=d_k,
+                    ),
                     "A",
                 ),
-                Part("Which two keys get equal weight from every query?", "equal_pair"),
+                Part(gettext("Which two keys get equal weight from every query?"), "equal_pair"),
             ]
             steps.append(
                 Step(
-                    f"Keys {a} and {b} are the same row of $K$",
+                    gettext("Keys {a} and {b} are the same row of $K$", a=a, b=b),
                     rf"k_{a} = k_{b} = " + vector([str(x) for x in k[a - 1]]),
                 )
             )
             steps += attention_steps(trace, {"d_k": d_k}, decimals)
             steps.append(
                 Step(
-                    f"Columns {a} and {b} of $A$ are equal in every row.",
-                    text=f"Each query scores keys {a} and {b} the same, so the "
-                    "softmax gives them the same weight.",
+                    gettext("Columns {a} and {b} of $A$ are equal in every row.", a=a, b=b),
+                    text=gettext(
+                        "Each query scores keys {a} and {b} the same, so the "
+                        "softmax gives them the same weight.",
+                        a=a,
+                        b=b,
+                    ),
                 )
             )
         else:
             answers.append(
                 choice_answer(
                     "equal_weights",
-                    r"\text{their weights}",
+                    text_label(pgettext("answer label", "their weights")),
                     EQUAL_ALWAYS,
                     WEIGHT_OPTIONS,
-                    "Equal keys mean equal scores for every query, and equal scores get equal "
-                    "weights.",
+                    gettext(
+                        "Equal keys mean equal scores for every query, and equal scores get equal "
+                        "weights."
+                    ),
                 )
             )
             parts.append(
                 Part(
-                    f"For a query $q$, how do the softmax weights of keys {a} and {b} compare?",
+                    gettext(
+                        "For a query $q$, how do the softmax weights of keys {a} and {b} compare?",
+                        a=a,
+                        b=b,
+                    ),
                     "equal_weights",
                 )
             )
             steps.append(
                 Step(
-                    "Equal keys give equal scores for every query",
+                    gettext("Equal keys give equal scores for every query"),
                     rf"q \cdot k_{a} = q \cdot k_{b}\ \Rightarrow\ "
                     rf"A_{{t{a}}} = A_{{t{b}}}\ \text{{for every query }} t",
                 )
             )
         if given["explain"]:
-            answers.append(text_answer("explain", r"\text{why}", model_answer(a, b)))
+            answers.append(
+                text_answer(
+                    "explain", text_label(pgettext("answer label", "why")), model_answer(a, b)
+                )
+            )
             # with numbers, the pair is the previous part's answer: not named here
-            which = "those two keys" if given["numeric"] else f"keys {a} and {b}"
             parts.append(
                 Part(
-                    f"Explain why {which} get the same weight from every query. Is "
-                    "that a tie-break bug?",
+                    gettext(
+                        "Explain why those two keys get the same weight from every query. Is "
+                        "that a tie-break bug?"
+                    )
+                    if given["numeric"]
+                    else gettext(
+                        "Explain why keys {a} and {b} get the same weight from every query. Is "
+                        "that a tie-break bug?",
+                        a=a,
+                        b=b,
+                    ),
                     "explain",
                 )
             )

@@ -22,7 +22,7 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned
-from worksheetgen.language import N_
+from worksheetgen.language import N_, gettext, pgettext
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
@@ -176,62 +176,88 @@ class Scaling(Family):
             ),
             choice_answer(
                 "peaked",
-                "more peaked",
+                pgettext("answer label", "more peaked"),
                 peaked,
                 PEAKED_OPTIONS,
-                "Dividing by a number above 1 shrinks the gaps between scores, so "
-                "the softmax flattens; skipping the scale leaves it more peaked.",
+                gettext(
+                    "Dividing by a number above 1 shrinks the gaps between scores, so "
+                    "the softmax flattens; skipping the scale leaves it more peaked."
+                ),
             ),
             choice_answer(
                 "largest_change",
-                "largest entry",
+                pgettext("answer label", "largest entry"),
                 change,
                 CHANGE_OPTIONS,
-                f"Its weight goes from {before} to {after}.",
+                gettext("Its weight goes from {before} to {after}.", before=before, after=after),
             ),
         )
         parts = (
             Part(
-                "Softmax the row as it is: write $\\mathrm{softmax}(s)$.",
+                gettext("Softmax the row as it is: write $\\mathrm{softmax}(s)$."),
                 "A_unscaled",
                 row_label="",
                 col_label="key",
             ),
             Part(
-                f"Scale the row: write $s/\\sqrt{{{d_k}}}$.",
+                gettext("Scale the row: write $s/\\sqrt{{{d_k}}}$.", d_k=d_k),
                 "scaled",
                 row_label="",
                 col_label="key",
             ),
             Part(
-                f"Softmax the scaled row: write $\\mathrm{{softmax}}(s/\\sqrt{{{d_k}}})$.",
+                gettext(
+                    "Softmax the scaled row: write $\\mathrm{{softmax}}(s/\\sqrt{{{d_k}}})$.",
+                    d_k=d_k,
+                ),
                 "A",
                 row_label="",
                 col_label="key",
             ),
-            Part("Which softmax is more peaked?", "peaked"),
+            Part(gettext("Which softmax is more peaked?"), "peaked"),
             Part(
-                f"Did the largest score (key {top + 1}) gain or lose probability after scaling?",
+                gettext(
+                    "Did the largest score (key {key}) gain or lose probability after scaling?",
+                    key=top + 1,
+                ),
                 "largest_change",
             ),
         )
         steps = (
-            Step("Softmax without the scale", r"\mathrm{softmax}(s) \approx " + vector(r(plain))),
-            Step(f"Divide by $\\sqrt{{{d_k}}}$", rf"s/{sqrt_of(d_k)} \approx " + vector(r(scaled))),
             Step(
-                "Exponentiate and sum",
+                gettext("Softmax without the scale"),
+                r"\mathrm{softmax}(s) \approx " + vector(r(plain)),
+            ),
+            Step(
+                gettext("Divide by $\\sqrt{{{d_k}}}$", d_k=d_k),
+                rf"s/{sqrt_of(d_k)} \approx " + vector(r(scaled)),
+            ),
+            Step(
+                gettext("Exponentiate and sum"),
                 r"e^{s/\sqrt{d_k}} \approx "
                 + vector(r(exps[0]))
                 + r",\quad \textstyle\sum \approx "
                 + ex.rounded(sums[0], decimals),
             ),
             Step(
-                "Softmax with the scale",
+                gettext("Softmax with the scale"),
                 rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)}) \approx " + vector(r(weights)),
             ),
             Step(
-                f"The largest entry {change.replace('it ', '')}: the unscaled softmax is "
-                "more peaked; that is the scale's job."
+                gettext(
+                    "The largest entry lost probability: the unscaled softmax is more peaked; "
+                    "that is the scale's job."
+                )
+                if change == CHANGE_OPTIONS[0]
+                else gettext(
+                    "The largest entry gained probability: the unscaled softmax is more peaked; "
+                    "that is the scale's job."
+                )
+                if change == CHANGE_OPTIONS[1]
+                else gettext(
+                    "The largest entry no change: the unscaled softmax is more peaked; "
+                    "that is the scale's job."
+                )
             ),
         )
         return Solution(
