@@ -293,7 +293,7 @@ class Softmax(ScoreTable):
     supports_choice = True
     slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
     carries = A_FROM_SCALED
-    prompt = (
+    prompt = N_(
         "The raw attention scores $S = QK^\\top$ for {{ T }} tokens are below"
         "{% if d_k is defined %}, with key width $d_k = {{ d_k }}${% endif %}. "
         "Row $i$ is query $i$; column $j$ is key $j$."
@@ -312,7 +312,7 @@ class Causal(ScoreTable):
     params = ScoreTable.params + (
         BoolParam("causal", Pinned(True), "mask the future (set false for an unmasked drill)"),
     )
-    prompt = (
+    prompt = N_(
         "A decoder predicts the next token, so token $i$ may only attend to keys "
         "$j \\le i$. The raw scores $S = QK^\\top$ for {{ T }} tokens are below"
         "{% if d_k is defined %}, with $d_k = {{ d_k }}${% else %} (already scaled)"
@@ -382,7 +382,7 @@ class Lab3(QKVHead, Family):
         MatrixParam("K", 1, 4, help="pin K"),
         MatrixParam("V", 1, 4, help="pin V"),
     )
-    prompt = (
+    prompt = N_(
         "One attention head over $T = {{ T }}$ tokens with $d_k = {{ d_k }}$"
         "{% if causal %}, in a decoder (causal mask){% endif %}. "
         "The queries, keys and values are the rows of $Q$, $K$ and $V$."

@@ -18,7 +18,7 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact.answers import choice_answer, text_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, OptionParam, pick
 from worksheetgen.families.common import param_values, text_label
-from worksheetgen.language import N_, gettext, pgettext
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Solution, Step
 
 if TYPE_CHECKING:
@@ -50,10 +50,10 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Equal scores in, equal weights out."),
         N_("section 4, How it works"),
         (
-            "It gives them equal weight, for every query",
-            "It gives all the weight to the earlier token (a tie-break)",
-            "It gives both of them zero weight",
-            "It depends on their values $V$",
+            N_("It gives them equal weight, for every query"),
+            N_("It gives all the weight to the earlier token (a tie-break)"),
+            N_("It gives both of them zero weight"),
+            N_("It depends on their values $V$"),
         ),
     ),
     Concept(
@@ -69,10 +69,10 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("The scale keeps the variance of the scores at 1 whatever $d_k$ is."),
         N_("section 2, Why we use it"),
         (
-            "To keep the scores' variance near 1, so the softmax does not saturate",
-            "To make every row of $A$ sum to 1, whatever the width $d_k$ of the keys",
-            "To normalize the scores over the keys instead of over the queries",
-            "Because the values $V$ have width $d_k$, and the output must keep that width",
+            N_("To keep the scores' variance near 1, so the softmax does not saturate"),
+            N_("To make every row of $A$ sum to 1, whatever the width $d_k$ of the keys"),
+            N_("To normalize the scores over the keys instead of over the queries"),
+            N_("Because the values $V$ have width $d_k$, and the output must keep that width"),
         ),
     ),
     Concept(
@@ -87,12 +87,18 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Only which sequence supplies $Q$ versus $K, V$ changes."),
         N_("section 1, What self-attention is"),
         (
-            "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ from one sequence, "
-            "$K$ and $V$ from the other",
-            "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ and $K$ from one sequence, "
-            "$V$ from the other",
-            "Self: $Q$ from the input and $K$, $V$ from the output; cross: all three from both "
-            "sequences concatenated",
+            N_(
+                "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ from one sequence, "
+                "$K$ and $V$ from the other"
+            ),
+            N_(
+                "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ and $K$ from one sequence, "
+                "$V$ from the other"
+            ),
+            N_(
+                "Self: $Q$ from the input and $K$, $V$ from the output; cross: all three from both "
+                "sequences concatenated"
+            ),
         ),
     ),
     Concept(
@@ -106,10 +112,10 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Only $-\\infty$ becomes probability 0 after the softmax."),
         N_("section 3, Architecture"),
         (
-            "Minus infinity gives the future key weight 0; a score of 0 still gets weight",
-            "A score of 0 would make the row of weights sum to more than 1 after the softmax",
-            "There is no difference: both give the future key exactly zero weight",
-            "Minus infinity keeps the score matrix symmetric, which the softmax needs",
+            N_("Minus infinity gives the future key weight 0; a score of 0 still gets weight"),
+            N_("A score of 0 would make the row of weights sum to more than 1 after the softmax"),
+            N_("There is no difference: both give the future key exactly zero weight"),
+            N_("Minus infinity keeps the score matrix symmetric, which the softmax needs"),
         ),
     ),
     Concept(
@@ -129,10 +135,12 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Causal: hide later keys in the scores. BERT: hide random input tokens."),
         N_("sections 3 and 6"),
         (
-            "Causal hides later keys in the scores; BERT hides random input tokens to predict",
-            "They are the same triangular mask on the scores; BERT applies it in the encoder",
-            "BERT masks the past instead of the future, so each token reads only the later ones",
-            "BERT's mask sets the scores of the masked tokens to 0 instead of minus infinity",
+            N_("Causal hides later keys in the scores; BERT hides random input tokens to predict"),
+            N_("They are the same triangular mask on the scores; BERT applies it in the encoder"),
+            N_(
+                "BERT masks the past instead of the future, so each token reads only the later ones"
+            ),
+            N_("BERT's mask sets the scores of the masked tokens to 0 instead of minus infinity"),
         ),
     ),
     Concept(
@@ -151,10 +159,18 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Concat stacks the heads; $W_O$ projects them; the residual is a separate sum."),
         N_("section 3, Architecture"),
         (
-            "No: concat stacks the heads, $W_O$ projects them, and the residual is a separate sum",
-            "Yes: concatenating the heads adds their outputs to the input, which is the residual",
-            "No, and $W_O$ is not among attention's parameters: it is part of the feed-forward "
-            "layer",
+            N_(
+                "No: concat stacks the heads, $W_O$ projects them, and the residual is a "
+                "separate sum"
+            ),
+            N_(
+                "Yes: concatenating the heads adds their outputs to the input, which is the "
+                "residual"
+            ),
+            N_(
+                "No, and $W_O$ is not among attention's parameters: it is part of the feed-forward "
+                "layer"
+            ),
         ),
     ),
     Concept(
@@ -172,10 +188,10 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Weights from queries and keys; the mix is of values."),
         N_("section 1, What self-attention is"),
         (
-            "The values $V$: output row $t$ is a weighted sum of the rows of $V$",
-            "The keys $K$, since the weights were computed from the keys",
-            "The queries $Q$, so that each output row stays tied to its own query",
-            "The scores $QK^\\top$ again, to sharpen the weights before the output",
+            N_("The values $V$: output row $t$ is a weighted sum of the rows of $V$"),
+            N_("The keys $K$, since the weights were computed from the keys"),
+            N_("The queries $Q$, so that each output row stays tied to its own query"),
+            N_("The scores $QK^\\top$ again, to sharpen the weights before the output"),
         ),
     ),
     Concept(
@@ -189,9 +205,9 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Each row of $A$ sums to 1."),
         N_("section 4, How it works"),
         (
-            "Over the keys: each row of $A$ sums to 1",
-            "Over the queries: each column of $A$ sums to 1",
-            "Over the whole matrix: all entries of $A$ sum to 1",
+            N_("Over the keys: each row of $A$ sums to 1"),
+            N_("Over the queries: each column of $A$ sums to 1"),
+            N_("Over the whole matrix: all entries of $A$ sum to 1"),
         ),
     ),
     Concept(
@@ -206,10 +222,10 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Next-token prediction: bidirectional attention would be cheating."),
         N_("section 6, When not to"),
         (
-            "When it predicts the next token, so no token reads the future",
-            "Always, in every attention layer of every transformer model",
-            "Only in cross-attention, where the decoder reads the encoder's output",
-            "Only when the sequence length $T$ is larger than the width $d$",
+            N_("When it predicts the next token, so no token reads the future"),
+            N_("Always, in every attention layer of every transformer model"),
+            N_("Only in cross-attention, where the decoder reads the encoder's output"),
+            N_("Only when the sequence length $T$ is larger than the width $d$"),
         ),
     ),
     Concept(
@@ -224,9 +240,9 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Attention is a set operation until positions are added."),
         N_("section 6, Negative points"),
         (
-            "No: permuting the tokens just permutes the outputs; order must be added",
-            "Yes: the rows of $Q$ are stored in token order, and the scores keep that order",
-            "Yes: the softmax runs from left to right over the keys, as an RNN does",
+            N_("No: permuting the tokens just permutes the outputs; order must be added"),
+            N_("Yes: the rows of $Q$ are stored in token order, and the scores keep that order"),
+            N_("Yes: the softmax runs from left to right over the keys, as an RNN does"),
         ),
     ),
     Concept(
@@ -242,10 +258,10 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Several heads, several different mixes in parallel."),
         N_("section 2, Why we use it"),
         (
-            "So that different heads can attend to different things at the same time",
-            "To make the softmax more peaked, since each head sees fewer of the channels",
-            "To remove the need for the square-root scale in every single head",
-            "To reduce the number of attention scores the layer has to compute",
+            N_("So that different heads can attend to different things at the same time"),
+            N_("To make the softmax more peaked, since each head sees fewer of the channels"),
+            N_("To remove the need for the square-root scale in every single head"),
+            N_("To reduce the number of attention scores the layer has to compute"),
         ),
     ),
     Concept(
@@ -260,9 +276,9 @@ CONCEPTS: tuple[Concept, ...] = (
         N_("Any pair of tokens interacts in one layer: path length 1."),
         N_("section 2, Why we use it"),
         (
-            "All scores come from one matrix product: no step waits for the one before",
-            "Because the causal mask removes every dependence between the tokens of a sentence",
-            "Because each head processes a different token, one head per position",
+            N_("All scores come from one matrix product: no step waits for the one before"),
+            N_("Because the causal mask removes every dependence between the tokens of a sentence"),
+            N_("Because each head processes a different token, one head per position"),
         ),
     ),
 )
@@ -309,7 +325,7 @@ class ConceptQuestions(Family):
             "per variant); {choices: [true, false]} draws the form per variant",
         ),
     )
-    prompt = (
+    prompt = N_(
         "{% if multiple_choice %}Choose the best answer{% if ask|length > 1 %} to each "
         "question{% endif %}.{% else %}Answer in two or three sentences{% if ask|length "
         "> 1 %} each{% endif %}.{% endif %}"
@@ -369,12 +385,12 @@ class ConceptQuestions(Family):
             name = answer_name(cid)
             model = gettext(c.model)
             if given["multiple_choice"]:
-                options = tuple(c.options[i] for i in order)
+                options = tuple(said(c.options[i]) for i in order)
                 answers.append(
                     choice_answer(
                         name,
                         text_label(pgettext("answer label", "answer")),
-                        c.options[0],
+                        said(c.options[0]),
                         options,
                         model,
                     )

@@ -67,7 +67,7 @@ class Cost(Family):
             "also ask how many scores per head a causal mask leaves (T(T+1)/2)",
         ),
     )
-    prompt = (
+    prompt = N_(
         "A transformer has $L = {{ L }}$ {{ 'layer' if L == 1 else 'layers' }} of "
         "self-attention with $h = {{ h }}$ {{ 'head' if h == 1 else 'heads' }} each, and "
         "reads a sequence of $T = {{ T }}$ {{ 'token' if T == 1 else 'tokens' }}. Every "

@@ -25,21 +25,21 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import computed, max_of, param_values, pinned, text_label
-from worksheetgen.language import N_, gettext, pgettext
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the lengths, or of Q and K, before giving up
 TRIES = 100
 HAND_MAX = 4
-DECODER = "the decoder's target tokens"
-ENCODER = "the encoder's source tokens"
-BOTH = "both sequences, concatenated"
+DECODER = N_("the decoder's target tokens")
+ENCODER = N_("the encoder's source tokens")
+BOTH = N_("both sequences, concatenated")
 SOURCE_OPTIONS = (DECODER, ENCODER, BOTH)
-SELF_RIGHT = "all three from the decoder's target tokens"
+SELF_RIGHT = N_("all three from the decoder's target tokens")
 SELF_OPTIONS = (
     SELF_RIGHT,
-    "all three from the encoder's source tokens",
-    "$Q$ from the decoder, $K$ and $V$ from the encoder",
+    N_("all three from the encoder's source tokens"),
+    N_("$Q$ from the decoder, $K$ and $V$ from the encoder"),
 )
 NUMERIC_DIMS = ("T_q", "T_k", "d_k", "d_v")
 
@@ -93,7 +93,7 @@ class Cross(Family):
         MatrixParam("K", 1, 4, max_abs=9, help="pin K (T_k x d_k)"),
         MatrixParam("V", 1, 4, max_abs=9, help="pin V (T_k x d_v)"),
     )
-    prompt = (
+    prompt = N_(
         "An encoder-decoder translator: the encoder has read a source sentence of "
         "$T_k = {{ T_k }}$ tokens, and the decoder has written $T_q = {{ T_q }}$ target "
         "tokens so far. In the decoder's cross-attention layer, queries and keys have "
@@ -243,26 +243,27 @@ class Cross(Family):
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         t_q, t_k, d_k, d_v = (given[n] for n in NUMERIC_DIMS)
+        sources = tuple(map(said, SOURCE_OPTIONS))  # the options in the build's language
         answers = [
             choice_answer(
                 "Q_source",
                 "Q",
-                DECODER,
-                SOURCE_OPTIONS,
+                said(DECODER),
+                sources,
                 gettext("Queries belong to the tokens that are looking: the decoder's."),
             ),
             choice_answer(
                 "K_source",
                 "K",
-                ENCODER,
-                SOURCE_OPTIONS,
+                said(ENCODER),
+                sources,
                 gettext("Keys describe the tokens being looked at: the encoder's."),
             ),
             choice_answer(
                 "V_source",
                 "V",
-                ENCODER,
-                SOURCE_OPTIONS,
+                said(ENCODER),
+                sources,
                 gettext("Values are what gets mixed in, so they come with the keys."),
             ),
             shape_answer("A_shape", "A", (t_q, t_k)),
@@ -270,8 +271,8 @@ class Cross(Family):
             choice_answer(
                 "self_source",
                 text_label(pgettext("answer label", "self-attention")),
-                SELF_RIGHT,
-                SELF_OPTIONS,
+                said(SELF_RIGHT),
+                tuple(map(said, SELF_OPTIONS)),
                 gettext(
                     "Self-attention takes $Q$, $K$ and $V$ from one sequence; only cross-"
                     "attention splits them. The formula is the same."

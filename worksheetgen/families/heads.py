@@ -40,7 +40,7 @@ class Heads(Family):
         IntParam("d", 2, 4096, Choices((4, 8, 12, 16, 24, 512, 768)), "model width"),
         IntParam("h", 1, 64, Choices((2, 3, 4, 8, 12)), "number of heads (must divide d)"),
     )
-    prompt = (
+    prompt = N_(
         "A multi-head attention layer has model width $d = {{ d }}$ and $h = {{ h }}$ "
         "heads. Each head attends in its own slice of the channels."
     )

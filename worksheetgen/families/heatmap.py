@@ -22,7 +22,7 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned, text_label
-from worksheetgen.language import N_, gettext, pgettext
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 #: draws of the weights before giving up
 TRIES = 200
 UNITS = 20  # drawn weights are multiples of 1/20 = 0.05
-CAUSAL = "causal: every weight above the diagonal is 0"
-NOT_CAUSAL = "not causal: some query puts weight on a later key"
+CAUSAL = N_("causal: every weight above the diagonal is 0")
+NOT_CAUSAL = N_("not causal: some query puts weight on a later key")
 CAUSAL_OPTIONS = (CAUSAL, NOT_CAUSAL)
 #: in a shade-only heatmap, the asked row's largest weight is at least this far above the
 #: next (a tenth of the grey scale): reading it is seeing the darkest cell, not guessing
@@ -111,7 +111,7 @@ class Heatmap(Family):
             help="pin the weights (square, entries from 0 to 1, rows summing to 1)",
         ),
     )
-    prompt = (
+    prompt = N_(
         "The heatmap shows the attention weights $A$ of one head over $T = {{ T }}$ "
         "tokens: row $i$ is query $i$, column $j$ is key $j$, and darker cells carry "
         "more weight."
@@ -247,8 +247,8 @@ class Heatmap(Family):
             choice_answer(
                 "is_causal",
                 text_label(pgettext("answer label", "causal?")),
-                CAUSAL if causal else NOT_CAUSAL,
-                CAUSAL_OPTIONS,
+                said(CAUSAL if causal else NOT_CAUSAL),
+                tuple(map(said, CAUSAL_OPTIONS)),
                 gettext("Every entry above the diagonal is 0.")
                 if causal
                 else gettext(

@@ -58,7 +58,7 @@ class MultiHead(Family):
         BoolParam("biases", Pinned(True), "also ask the parameter count with biases"),
         BoolParam("head_shape", Pinned(True), "also ask the shape of one head's W_Q"),
     )
-    prompt = (
+    prompt = N_(
         "A multi-head self-attention layer has model width $d = {{ d }}$ and "
         "$h = {{ h }}$ {{ 'head' if h == 1 else 'heads' }}. Head $i$ projects the input "
         "with its own "

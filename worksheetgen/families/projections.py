@@ -86,7 +86,7 @@ class Projections(Family):
         MatrixParam("W_K", 1, 4, max_abs=9, help="pin W_K (d x d_k)", integers=True),
         MatrixParam("W_V", 1, 4, max_abs=9, help="pin W_V (d x d_v)", integers=True),
     )
-    prompt = (
+    prompt = N_(
         "A sequence of $T = {{ T }}$ tokens of width $d = {{ d }}$ is the matrix $X$, one "
         "token per row. The projections are $W_Q$ and $W_K$ ($d \\times d_k$, "
         "$d_k = {{ d_k }}$) and $W_V$ ($d \\times d_v$, $d_v = {{ d_v }}$), so that "

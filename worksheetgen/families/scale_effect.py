@@ -13,16 +13,16 @@ from worksheetgen.exact.mathtex import vector
 from worksheetgen.families.base import BoolParam, IntParam, Param, pick
 from worksheetgen.families.common import pinned, text_label
 from worksheetgen.families.scaling import Scaling
-from worksheetgen.language import N_, gettext, pgettext
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
-ONE_HOT = "it pushes the softmax toward a one-hot (one weight near 1)"
+ONE_HOT = N_("it pushes the softmax toward a one-hot (one weight near 1)")
 LARGE_DK_OPTIONS = (
     ONE_HOT,
-    "it pushes the softmax toward uniform weights",
-    "nothing: the softmax does not depend on the size of the scores",
+    N_("it pushes the softmax toward uniform weights"),
+    N_("nothing: the softmax does not depend on the size of the scores"),
 )
-WHY_SCALE = (
+WHY_SCALE = N_(
     "Without the scale, $q \\cdot k$ has variance $d_k$, so its typical size "
     "($\\sqrt{d_k}$) grows with the width. Large logits push the softmax toward a one-hot: "
     "one weight near 1, the rest near 0, and almost no gradient. Dividing by $\\sqrt{d_k}$ "
@@ -66,7 +66,7 @@ class ScaleEffect(Scaling):
     )
     #: a multiple-choice item (``format`` choice) asks the target alone: the row's softmax
     #: when the row is given, so the variance parts' sentence is left out
-    prompt = (
+    prompt = N_(
         "{% if softmax %}A query's raw scores against {{ n }} keys are $s = {{ row_tex }}$"
         ", with $d_k = {{ d_k }}$.{% endif %}"
         "{% if variance and not (softmax and format == 'choice') %}{% if softmax %} For the "
@@ -133,13 +133,15 @@ class ScaleEffect(Scaling):
                 choice_answer(
                     "large_dk",
                     r"\text{large } d_k",
-                    ONE_HOT,
-                    LARGE_DK_OPTIONS,
+                    said(ONE_HOT),
+                    tuple(map(said, LARGE_DK_OPTIONS)),
                     gettext(
                         "Scores with a large spread make the largest exponential dominate the sum."
                     ),
                 ),
-                text_answer("why_scale", text_label(pgettext("answer label", "why")), WHY_SCALE),
+                text_answer(
+                    "why_scale", text_label(pgettext("answer label", "why")), said(WHY_SCALE)
+                ),
             ]
             parts += [
                 Part(gettext("What is the variance of the dot product $q \\cdot k$?"), "var_qk"),
@@ -177,7 +179,7 @@ class ScaleEffect(Scaling):
                     rf"\mathrm{{Var}}\left(\frac{{q \cdot k}}{{\sqrt{{{d_k}}}}}\right) = "
                     rf"\frac{{{d_k}}}{{{d_k}}} = 1",
                 ),
-                Step(gettext("Why it matters:"), text=WHY_SCALE),
+                Step(gettext("Why it matters:"), text=said(WHY_SCALE)),
             ]
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))
 

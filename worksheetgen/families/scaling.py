@@ -70,7 +70,9 @@ class Scaling(Family):
         IntParam("high", -9, 9, Pinned(3), "largest score"),
         MatrixParam("row", 1, 4, help="pin the row of scores, as [[s1, s2, ...]]"),
     )
-    prompt = "One query's raw scores $s$ against {{ n }} keys, and the key width $d_k$, are below."
+    prompt = N_(
+        "One query's raw scores $s$ against {{ n }} keys, and the key width $d_k$, are below."
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         row = params.get("row")

@@ -39,7 +39,7 @@ from worksheetgen.families.common import (
     int_scores,
     text_label,
 )
-from worksheetgen.language import N_, gettext, pgettext
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PLANTABLE = (
@@ -118,7 +118,7 @@ class SpotBug(QKVHead, Family):
             "the slip to plant, or {choices: [...]} to draw one that applies",
         ),
     )
-    prompt = (
+    prompt = N_(
         "A student computed one attention head over $T = {{ T }}$ tokens with "
         "$d_k = {{ d_k }}${% if causal %}, in a decoder (causal mask){% endif %}. "
         "The queries, keys and values are the rows of $Q$, $K$ and $V$. Their worked "
@@ -190,7 +190,7 @@ class SpotBug(QKVHead, Family):
 
     def options(self, given: dict[str, Any]) -> tuple[str, ...]:
         """The slip descriptions offered to the student: every slip that applies here."""
-        return tuple(mc.get(n).description for n in PLANTABLE if mc.get(n).applies(given, {}))
+        return tuple(said(mc.get(n).description) for n in PLANTABLE if mc.get(n).applies(given, {}))
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         q, k, v, d_k, causal = (given[n] for n in ("Q", "K", "V", "d_k", "causal"))
@@ -206,7 +206,7 @@ class SpotBug(QKVHead, Family):
             choice_answer(
                 "slip",
                 text_label(pgettext("answer label", "slip")),
-                planted.description,
+                said(planted.description),
                 options,
                 gettext("The slip: {slip}.", slip=gettext(planted.title)),
             ),
