@@ -20,7 +20,7 @@ from worksheetgen.exact.number import Ex, is_zero
 from worksheetgen.exact.number import rounded as round_ex
 from worksheetgen.exact.rounding import half_unit
 from worksheetgen.families import get_family
-from worksheetgen.language import said
+from worksheetgen.language import gettext, said
 from worksheetgen.model import (
     Choice,
     Coincidence,
@@ -220,7 +220,7 @@ def as_choice(
         )
     old = next((p for p in solution.parts if p.answer == target.name), None)
     part = Part(
-        f"Which of these is ${target.label}$? Mark one option.",
+        gettext("Which of these is ${label}$? Mark one option.", label=target.label),
         target.name,
         row_label=old.row_label if old else "query",
         col_label=old.col_label if old else "key",
