@@ -256,3 +256,70 @@ def test_a_german_build_draws_what_the_english_one_draws(tmp_path, bank):
     differ = _differences(keys["en"], keys["de"])
     assert differ, "the German key.json has the English words"
     assert [d for d in differ if not _is_words(keys["en"], d)] == []
+
+
+def _right_answers(key: dict, template: Path, out: Path) -> None:
+    """The blank responses file filled with the key's own answers as printed (a choice's
+    right option in the key's words; a written answer, graded by a person, left blank)."""
+    import csv
+
+    sheets = {s["id"]: s for s in key["sheets"]}
+    with open(template, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    filled = [rows[0]]
+    for sid, student, qid, name, entry, _ in rows[1:]:
+        q = next(q for q in sheets[sid]["questions"] if q["id"] == qid)
+        value, kind = q["rounded"][name], q["kinds"][name]
+        if kind == "text":
+            value = ""
+        elif kind == "shape":
+            value = f"{value[0]} x {value[1]}"
+        elif "," in entry:
+            r, c = map(int, entry.split(","))
+            value = value[r - 1][c - 1]
+        elif entry:
+            value = value[int(entry) - 1]
+        filled.append([sid, student, qid, name, entry, value])
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(filled)
+
+
+def test_a_german_key_grades_its_own_answers_right(runner, tmp_path):
+    """A German key's choices are in German (options and right answer alike): a class that
+    writes the key's answers, choices as the German sheet printed them, gets every point but
+    the written answers' (a person's to mark)."""
+    import csv
+    import json
+
+    from worksheetgen.cli import main
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(ROSTER, encoding="utf-8")
+    folder = build(
+        5,
+        banks=ROOT / "banks" / "note.yaml",
+        roster=roster,
+        out=tmp_path / "out",
+        pdf=False,
+        language="de",
+        config=None,
+    ).folder
+    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    cross = next(q for q in key["sheets"][0]["questions"] if q["family"] == "cross")
+    assert cross["rounded"]["Q_source"] == "die Zieltokens des Decoders"
+    template, right = tmp_path / "blank.csv", tmp_path / "right.csv"
+    made = runner.invoke(
+        main, ["grade", "--key", str(folder / "key.json"), "--template", str(template)]
+    )
+    assert made.exit_code == 0, made.output
+    _right_answers(key, template, right)
+    graded = runner.invoke(
+        main, ["grade", "--key", str(folder / "key.json"), str(right), "--out", str(tmp_path / "g")]
+    )
+    assert graded.exit_code == 0, graded.output
+    with open(tmp_path / "g" / "scores.csv", newline="", encoding="utf-8") as fh:
+        scores = list(csv.DictReader(fh))
+    assert len(scores) == 2
+    for row in scores:
+        assert float(row["total"]) + float(row["ungraded"]) == pytest.approx(float(row["max"]))
+        assert float(row["ungraded"]) < float(row["max"]) / 4
