@@ -226,6 +226,8 @@ def _is_words(key: dict, path: str) -> bool:
     names = re.sub(r"\[\d+\]", "", path).split(".")
     if names[-1] in WORD_FIELDS or names[-2] in WORDS_BY_ANSWER:
         return True
+    if names[-2:] == ["args", "options"]:  # a carried step's choice options (scaling's)
+        return True
     found = re.match(r"\.sheets\[(\d+)\]\.questions\[(\d+)\]\.(\w+)\.(\w+)$", path)
     if found is None or found[3] not in TEXT_VALUES:
         return False
@@ -307,6 +309,12 @@ def test_a_german_key_grades_its_own_answers_right(runner, tmp_path):
     key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
     cross = next(q for q in key["sheets"][0]["questions"] if q["family"] == "cross")
     assert cross["rounded"]["Q_source"] == "die Zieltokens des Decoders"
+    # the scaling questions' choices are carried forward: their steps name the German options
+    scale = next(q for q in key["sheets"][0]["questions"] if q["family"] == "scale-effect")
+    peaked = ["ohne die Skalierung", "mit der Skalierung", "gleich spitz"]
+    assert scale["options"]["peaked"] == peaked and scale["rounded"]["peaked"] in peaked
+    steps = {c["answer"]: c["args"] for c in scale["carries"]}
+    assert steps["peaked"]["options"] == peaked
     template, right = tmp_path / "blank.csv", tmp_path / "right.csv"
     made = runner.invoke(
         main, ["grade", "--key", str(folder / "key.json"), "--template", str(template)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,11 +23,11 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned
-from worksheetgen.language import N_, gettext, pgettext
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
-PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
-CHANGE_OPTIONS = ("it lost probability", "it gained probability", "no change")
+PEAKED_OPTIONS = (N_("without the scale"), N_("with the scale"), N_("equally peaked"))
+CHANGE_OPTIONS = (N_("it lost probability"), N_("it gained probability"), N_("no change"))
 #: draws of a row before giving up on one with a single largest score
 ROW_TRIES = 50
 
@@ -126,6 +127,16 @@ class Scaling(Family):
         _, _, (weights,) = softmax_rows([scaled])
         return {"scaled": scaled, "A": weights}
 
+    def carries_for(self, given: Mapping[str, Any], asked: Sequence[str]) -> list[dict[str, Any]]:
+        """The carried steps, their options in the build's language as the sheet prints them
+        (the step picks one of them from the student's own softmaxes)."""
+        out = super().carries_for(given, asked)
+        for carry in out:
+            options = carry["args"].get("options")
+            if options is not None:
+                carry["args"]["options"] = [said(o) for o in options]
+        return out
+
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
         """The arguments of ``attend``: the row as a one-row score table."""
         if "row" not in given:
@@ -179,8 +190,8 @@ class Scaling(Family):
             choice_answer(
                 "peaked",
                 pgettext("answer label", "more peaked"),
-                peaked,
-                PEAKED_OPTIONS,
+                said(peaked),
+                tuple(map(said, PEAKED_OPTIONS)),
                 gettext(
                     "Dividing by a number above 1 shrinks the gaps between scores, so "
                     "the softmax flattens; skipping the scale leaves it more peaked."
@@ -189,8 +200,8 @@ class Scaling(Family):
             choice_answer(
                 "largest_change",
                 pgettext("answer label", "largest entry"),
-                change,
-                CHANGE_OPTIONS,
+                said(change),
+                tuple(map(said, CHANGE_OPTIONS)),
                 gettext("Its weight goes from {before} to {after}.", before=before, after=after),
             ),
         )
