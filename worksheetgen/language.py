@@ -108,6 +108,13 @@ def pgettext(context: str, message: str, /, **values: Any) -> str:
     return text.format(**values) if values else text
 
 
+def said(message: str) -> str:
+    """A message marked where it was defined (:func:`N_`: a slip's description, say), in the
+    current language; a text no catalog knows (a plugin's) as it is, and "" as "" (gettext
+    gives the catalog's header for it)."""
+    return gettext(message) if message else message
+
+
 def table_label(word: str) -> str:
     """A table's row or column label in the current language (a label no catalog knows, a
     plugin family's own, as it is)."""

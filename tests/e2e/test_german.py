@@ -23,9 +23,10 @@ ROSTER = "name,id\nErika Mustermann,m1\nMax Müller,m2\n"
 
 def _english_words() -> list[str]:
     """The English fixed words to look for: each message's text between its placeholders,
-    where German says something else. A fragment is kept when it cannot be a bank's or a
-    family's own English by chance: two words or more, or a label with its colon ("Answer:";
-    the families' own words are not translated yet, and "The slip: ..." is one of them)."""
+    where German says something else: the templates' and the families' (part prompts, worked
+    steps, slips, default prompts, whose Jinja tags split them as placeholders do). A fragment
+    is kept when it cannot be a bank's own English by chance: two words or more, or a label
+    with its colon ("Answer:")."""
     from babel.messages.pofile import read_po
 
     with open(LOCALE_DIR / "de" / "LC_MESSAGES" / "worksheetgen.po", "rb") as fh:
@@ -37,7 +38,7 @@ def _english_words() -> list[str]:
         ids = [m.id] if isinstance(m.id, str) else list(m.id)
         german = " ".join([m.string] if isinstance(m.string, str) else m.string)
         for text in ids:
-            for piece in re.split(r"\{\w*\}|\$[^$]*\$|\\\w+|---|[()]", text):
+            for piece in re.split(r"\{\{.*?\}\}|\{%.*?%\}|\{\w*\}|\$[^$]*\$|\\\w+|---|[()]", text):
                 piece = piece.strip(" .,;·—-“”").lstrip(": ")
                 if not re.search(r"[A-Za-z]", piece) or piece in german:
                     continue
@@ -54,12 +55,28 @@ def test_the_english_words_are_the_catalogs():
     assert {"Answer:", "Worked solution", "Slip fingerprints", "sheet code", "answer key"} <= set(
         ENGLISH
     )
+    # the families' own words: a part prompt, a worked step, a slip's description, a default
+    # prompt between its Jinja tags, a concept's model answer
+    assert {
+        "Compute the scores",
+        "Each head gets an equal slice of the channels",
+        "Divides the scores by",
+        "instead of by",
+        "The heatmap shows the attention weights",
+        "Equal scores in, equal weights out",
+        "Which of these is",  # a multiple-choice item's part (solve/item.py)
+    } <= set(ENGLISH)
 
 
-def _left(text: str) -> list[str]:
+def _left(text: str, bank: str) -> list[str]:
+    """The English fixed words in ``text``, but those the bank itself says (its title, course,
+    instructions and prompts are its author's, in the language the author wrote)."""
     flat = " ".join(text.split())
+    own = " ".join((ROOT / "banks" / bank).read_text(encoding="utf-8").split())
     return [
-        w for w in ENGLISH if re.search(r"(?<![A-Za-z])" + re.escape(w) + r"(?![A-Za-z])", flat)
+        w
+        for w in ENGLISH
+        if re.search(r"(?<![A-Za-z])" + re.escape(w) + r"(?![A-Za-z])", flat) and w not in own
     ]
 
 
@@ -80,6 +97,7 @@ def _class(tmp_path: Path, bank: str, pdf: bool) -> Path:
         out=tmp_path / "out",
         pdf=pdf,
         language="de",
+        practice=not pdf,
         config=None,
     )
     return result.folder
@@ -95,9 +113,10 @@ def test_a_german_class_has_no_english_fixed_word_in_markdown_and_html(tmp_path,
         if p.suffix in (".md", ".html")
     }
     assert any(name.endswith("key-grid.md") or name.endswith("keys-grid.md") for name in texts)
+    assert any(name.endswith("practice.html") for name in texts)
     for name, text in texts.items():
         shown = _visible_html(text) if name.endswith(".html") else text
-        assert _left(shown) == [], name
+        assert _left(shown, bank) == [], name
     sheets = next(t for n, t in texts.items() if n.endswith("sheets.md") or n.endswith("sheet.md"))
     assert "Aufgabe 1." in sheets and "Blattcode" in sheets
     assert 'lang="de"' in next(t for n, t in texts.items() if n.endswith(".html"))
@@ -119,7 +138,7 @@ def test_a_german_class_has_no_english_fixed_word_in_its_pdfs(tmp_path, bank):
         ).stdout
         # a word broken at a line's end is joined again
         text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)
-        assert _left(text) == [], pdf.name
+        assert _left(text, bank) == [], pdf.name
         if "grid" not in pdf.name:
             assert re.search(r"Seite 1 von \d", text), pdf.name
     assert "\\usepackage[shorthands=off]{babel}" in (folder / "sheets.tex").read_text() or (
@@ -171,3 +190,144 @@ def test_points_are_written_with_the_languages_decimal_separator(tmp_path):
     assert "2.5 points" in en_tex and " & 2.5 & " in en_tex and "26.5" in en_tex
     assert "2,5 Punkte" in (german.folder / "sheet.md").read_text(encoding="utf-8")
     assert "2,5 Punkte" in (german.folder / "sheet.html").read_text(encoding="utf-8")
+
+
+def _differences(en: object, de: object, path: str = "") -> list[str]:
+    """Where two key.json documents differ: the paths of differing values (a string's path
+    ends with its field's name, a list's items with [i])."""
+    if isinstance(en, dict) and isinstance(de, dict):
+        if en.keys() != de.keys():
+            return [f"{path}: fields {sorted(en)} != {sorted(de)}"]
+        return [d for k in en for d in _differences(en[k], de[k], f"{path}.{k}")]
+    if isinstance(en, list) and isinstance(de, list):
+        if len(en) != len(de):
+            return [f"{path}: {len(en)} items != {len(de)}"]
+        return [
+            d
+            for i, (a, b) in enumerate(zip(en, de, strict=True))
+            for d in _differences(a, b, f"{path}[{i}]")
+        ]
+    return [] if en == de else [path]
+
+
+#: key.json's fields of words (the family's sentences, the answers' labels and the
+#: explanations of choices, by answer name): all a language may change; every number, draw,
+#: answer, option and slip stays the English build's
+WORD_FIELDS = {"prompt", "title", "text", "label", "explanation"}
+WORDS_BY_ANSWER = {"labels", "explanations", "options"}
+
+
+#: a written answer's model answer (its kind "text", graded by a person) and a choice's
+#: right option are words too
+TEXT_VALUES = {"answer", "exact", "rounded"}
+
+
+def _is_words(key: dict, path: str) -> bool:
+    names = re.sub(r"\[\d+\]", "", path).split(".")
+    if names[-1] in WORD_FIELDS or names[-2] in WORDS_BY_ANSWER:
+        return True
+    if names[-2:] == ["args", "options"]:  # a carried step's choice options (scaling's)
+        return True
+    found = re.match(r"\.sheets\[(\d+)\]\.questions\[(\d+)\]\.(\w+)\.(\w+)$", path)
+    if found is None or found[3] not in TEXT_VALUES:
+        return False
+    question = key["sheets"][int(found[1])]["questions"][int(found[2])]
+    return question["kinds"].get(found[4]) in ("text", "choice")
+
+
+@pytest.mark.parametrize("bank", BANKS)
+def test_a_german_build_draws_what_the_english_one_draws(tmp_path, bank):
+    """Translating changes no draw: the same seed's German and English class have the same
+    numbers, answers, options and slips in key.json; only the words differ (and they do)."""
+    import json
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(ROSTER, encoding="utf-8")
+    keys = {}
+    for code in ("en", "de"):
+        folder = build(
+            5,
+            banks=ROOT / "banks" / bank,
+            roster=roster,
+            out=tmp_path / code,
+            pdf=False,
+            language=code,
+            config=None,
+        ).folder
+        keys[code] = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    differ = _differences(keys["en"], keys["de"])
+    assert differ, "the German key.json has the English words"
+    assert [d for d in differ if not _is_words(keys["en"], d)] == []
+
+
+def _right_answers(key: dict, template: Path, out: Path) -> None:
+    """The blank responses file filled with the key's own answers as printed (a choice's
+    right option in the key's words; a written answer, graded by a person, left blank)."""
+    import csv
+
+    sheets = {s["id"]: s for s in key["sheets"]}
+    with open(template, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    filled = [rows[0]]
+    for sid, student, qid, name, entry, _ in rows[1:]:
+        q = next(q for q in sheets[sid]["questions"] if q["id"] == qid)
+        value, kind = q["rounded"][name], q["kinds"][name]
+        if kind == "text":
+            value = ""
+        elif kind == "shape":
+            value = f"{value[0]} x {value[1]}"
+        elif "," in entry:
+            r, c = map(int, entry.split(","))
+            value = value[r - 1][c - 1]
+        elif entry:
+            value = value[int(entry) - 1]
+        filled.append([sid, student, qid, name, entry, value])
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(filled)
+
+
+def test_a_german_key_grades_its_own_answers_right(runner, tmp_path):
+    """A German key's choices are in German (options and right answer alike): a class that
+    writes the key's answers, choices as the German sheet printed them, gets every point but
+    the written answers' (a person's to mark)."""
+    import csv
+    import json
+
+    from worksheetgen.cli import main
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(ROSTER, encoding="utf-8")
+    folder = build(
+        5,
+        banks=ROOT / "banks" / "note.yaml",
+        roster=roster,
+        out=tmp_path / "out",
+        pdf=False,
+        language="de",
+        config=None,
+    ).folder
+    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    cross = next(q for q in key["sheets"][0]["questions"] if q["family"] == "cross")
+    assert cross["rounded"]["Q_source"] == "die Zieltokens des Decoders"
+    # the scaling questions' choices are carried forward: their steps name the German options
+    scale = next(q for q in key["sheets"][0]["questions"] if q["family"] == "scale-effect")
+    peaked = ["ohne die Skalierung", "mit der Skalierung", "gleich spitz"]
+    assert scale["options"]["peaked"] == peaked and scale["rounded"]["peaked"] in peaked
+    steps = {c["answer"]: c["args"] for c in scale["carries"]}
+    assert steps["peaked"]["options"] == peaked
+    template, right = tmp_path / "blank.csv", tmp_path / "right.csv"
+    made = runner.invoke(
+        main, ["grade", "--key", str(folder / "key.json"), "--template", str(template)]
+    )
+    assert made.exit_code == 0, made.output
+    _right_answers(key, template, right)
+    graded = runner.invoke(
+        main, ["grade", "--key", str(folder / "key.json"), str(right), "--out", str(tmp_path / "g")]
+    )
+    assert graded.exit_code == 0, graded.output
+    with open(tmp_path / "g" / "scores.csv", newline="", encoding="utf-8") as fh:
+        scores = list(csv.DictReader(fh))
+    assert len(scores) == 2
+    for row in scores:
+        assert float(row["total"]) + float(row["ungraded"]) == pytest.approx(float(row["max"]))
+        assert float(row["ungraded"]) < float(row["max"]) / 4

@@ -51,6 +51,7 @@ from worksheetgen.exact.masked import MASKED
 from worksheetgen.exact.memo import IdentityMemo
 from worksheetgen.exact.number import Ex
 from worksheetgen.exact.rounding import SLACK, half_unit, half_unit_exact
+from worksheetgen.language import N_
 
 Applies = Callable[[dict[str, Any], dict[str, Any]], bool]
 
@@ -121,86 +122,108 @@ MISCONCEPTIONS: dict[str, Misconception] = {
     for m in (
         Misconception(
             "scale-by-dk",
-            "scaling by $d_k$",
-            r"Divides the scores by $d_k$ instead of by $\sqrt{d_k}$.",
+            N_("scaling by $d_k$"),
+            N_(r"Divides the scores by $d_k$ instead of by $\sqrt{d_k}$."),
             flipped(scale="dk"),
             _has_scale,
-            r"Divide the scores by the square root of the key width, $\sqrt{d_k}$: check "
-            r"the scaled table's entries are $QK^\top$'s over $\sqrt{d_k}$, not over $d_k$.",
+            N_(
+                r"Divide the scores by the square root of the key width, $\sqrt{d_k}$: check "
+                r"the scaled table's entries are $QK^\top$'s over $\sqrt{d_k}$, not over $d_k$."
+            ),
         ),
         Misconception(
             "no-scale",
-            "no scaling",
-            r"Skips the scale: takes the softmax of the raw scores $QK^\top$.",
+            N_("no scaling"),
+            N_(r"Skips the scale: takes the softmax of the raw scores $QK^\top$."),
             flipped(scale="none"),
             _has_scale,
-            r"Scale before the softmax: divide every score of $QK^\top$ by $\sqrt{d_k}$ "
-            "first, then take the softmax of the scaled table.",
+            N_(
+                r"Scale before the softmax: divide every score of $QK^\top$ by $\sqrt{d_k}$ "
+                "first, then take the softmax of the scaled table."
+            ),
         ),
         Misconception(
             "mask-with-zero",
-            "masking with $0$",
-            r"Masks future keys with $0$ instead of $-\infty$, so they still get weight.",
+            N_("masking with $0$"),
+            N_(r"Masks future keys with $0$ instead of $-\infty$, so they still get weight."),
             flipped(mask_fill="zero"),
             _is_causal,
-            r"Fill the masked (future) entries with $-\infty$, not $0$: only $-\infty$ "
-            r"gives them weight $0$ after the softmax ($e^0 = 1$ still counts).",
+            N_(
+                r"Fill the masked (future) entries with $-\infty$, not $0$: only $-\infty$ "
+                r"gives them weight $0$ after the softmax ($e^0 = 1$ still counts)."
+            ),
         ),
         Misconception(
             "softmax-over-columns",
-            "softmax over the columns",
-            "Normalizes each column (over queries) instead of each row (over keys).",
+            N_("softmax over the columns"),
+            N_("Normalizes each column (over queries) instead of each row (over keys)."),
             flipped(axis="queries"),
             _always,
-            "Take the softmax along each row (over the keys, the last dimension): every "
-            "row of the weights must add up to 1.",
+            N_(
+                "Take the softmax along each row (over the keys, the last dimension): every "
+                "row of the weights must add up to 1."
+            ),
         ),
         Misconception(
             "mixed-keys",
-            "mixing the keys",
-            "Mixes the keys instead of the values: computes $AK$ instead of $AV$.",
+            N_("mixing the keys"),
+            N_("Mixes the keys instead of the values: computes $AK$ instead of $AV$."),
             flipped(mix="K"),
             _keys_as_wide_as_values,
-            "Multiply the weights by the values, $AV$: the keys only score the "
-            r"queries, through $QK^\top$.",
+            N_(
+                "Multiply the weights by the values, $AV$: the keys only score the "
+                r"queries, through $QK^\top$."
+            ),
         ),
         Misconception(
             "no-transpose",
-            "no transpose",
-            r"Forgets to transpose the keys: computes $QK$ instead of $QK^\top$.",
+            N_("no transpose"),
+            N_(r"Forgets to transpose the keys: computes $QK$ instead of $QK^\top$."),
             flipped(transpose_k=False),
             _qk_defined,
-            r"Transpose the keys before multiplying, $QK^\top$: entry $(i, j)$ is query "
-            r"$i$ dotted with key $j$.",
+            N_(
+                r"Transpose the keys before multiplying, $QK^\top$: entry $(i, j)$ is query "
+                r"$i$ dotted with key $j$."
+            ),
         ),
         Misconception(
             "dk-equals-d",
-            "the full width per head",
-            "Forgets that each head gets $d_k = d/h$ and gives every head the full width $d$.",
+            N_("the full width per head"),
+            N_("Forgets that each head gets $d_k = d/h$ and gives every head the full width $d$."),
             flipped(head_width="d"),
             _always,
-            r"Split the model width among the heads: each head's $d_k$ is $d/h$, and the "
-            r"concatenated heads are $d$ wide again.",
+            N_(
+                r"Split the model width among the heads: each head's $d_k$ is $d/h$, and the "
+                r"concatenated heads are $d$ wide again."
+            ),
         ),
         Misconception(
             "reads-column",
-            "reading a column",
-            "Reads the token's column of the weights (what every query gives it) "
-            "instead of its row (what it gives every key).",
+            N_("reading a column"),
+            N_(
+                "Reads the token's column of the weights (what every query gives it) "
+                "instead of its row (what it gives every key)."
+            ),
             flipped(read="column"),
             _always,
-            "Read the token's row of the weights (its query against every key); a "
-            "column mixes what different queries give it.",
+            N_(
+                "Read the token's row of the weights (its query against every key); a "
+                "column mixes what different queries give it."
+            ),
         ),
         Misconception(
             "wo-transposed",
-            "$W_O$ transposed",
-            r"Writes the shape of $W_O$ the wrong way round ($d \times \mathrm{concat}$ "
-            r"instead of $\mathrm{concat} \times d$).",
+            N_("$W_O$ transposed"),
+            N_(
+                r"Writes the shape of $W_O$ the wrong way round ($d \times \mathrm{concat}$ "
+                r"instead of $\mathrm{concat} \times d$)."
+            ),
             flipped(wo_transposed=True),
             _wo_not_square,
-            r"Write $W_O$ as (concatenated width) $\times$ (model width $d$): it maps "
-            r"the concatenated heads back to $d$.",
+            N_(
+                r"Write $W_O$ as (concatenated width) $\times$ (model width $d$): it maps "
+                r"the concatenated heads back to $d$."
+            ),
         ),
     )
 }

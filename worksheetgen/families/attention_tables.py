@@ -31,8 +31,9 @@ from worksheetgen.families.common import (
     equal_score_rows,
     int_scores,
     pinned,
+    text_label,
 )
-from worksheetgen.language import N_
+from worksheetgen.language import N_, gettext, pgettext
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 # The carried-forward steps of the attention chain (see Carry); each family's table below
@@ -66,41 +67,49 @@ def attention_steps(trace: Trace, given: dict[str, Any], decimals: int) -> list[
     d_k = given.get("d_k")
     if trace.scores is not None:
         steps.append(
-            Step("Scores: multiply queries by transposed keys", r"S = QK^\top " + r(trace.scores))
+            Step(
+                gettext("Scores: multiply queries by transposed keys"),
+                r"S = QK^\top " + r(trace.scores),
+            )
         )
     if d_k is not None:
-        scale_text = f"Scale: divide every score by $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$"
+        scale_text = gettext(
+            "Scale: divide every score by $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$", d_k=d_k
+        )
         steps.append(Step(scale_text, rf"\frac{{S}}{{{sqrt_of(d_k)}}} " + r(trace.scaled)))
     if trace.masked is not None:
         steps.append(
             Step(
-                "Mask: every future key (above the diagonal) gets $-\\infty$",
+                gettext("Mask: every future key (above the diagonal) gets $-\\infty$"),
                 r"\tilde S " + r(trace.masked),
             )
         )
     sums = [ex.rounded(s, decimals) for s in trace.sums]
     steps.append(
         Step(
-            "Exponentiate each entry ($e^{-\\infty} = 0$)"
+            gettext("Exponentiate each entry ($e^{-\\infty} = 0$)")
             if trace.masked is not None
-            else "Exponentiate each entry",
+            else gettext("Exponentiate each entry"),
             r"e^{\tilde S} " + r(trace.exps),
             note_rounding(trace, decimals, sums) if d_k is not None else "",
         )
     )
     steps.append(
-        Step("Row sums (each query sums over its keys)", r"\left(" + ",\\ ".join(sums) + r"\right)")
+        Step(
+            gettext("Row sums (each query sums over its keys)"),
+            r"\left(" + ",\\ ".join(sums) + r"\right)",
+        )
     )
     steps.append(
         Step(
-            "Divide each row by its sum: the rows of $A$ are distributions over keys",
+            gettext("Divide each row by its sum: the rows of $A$ are distributions over keys"),
             "A " + r(trace.A),
         )
     )
     if trace.output is not None:
         steps.append(
             Step(
-                "Mix values: each output row is a weighted sum of the rows of $V$",
+                gettext("Mix values: each output row is a weighted sum of the rows of $V$"),
                 "AV " + r(trace.output),
             )
         )
@@ -127,16 +136,29 @@ def note_rounding(trace: Trace, decimals: int, sums: list[str]) -> str:
         note_sums.append(str(total))
     if first is None and note_sums == sums:
         return ""
-    text = "— of the exact scaled scores, not of the rounded ones above. Rounding first"
+    differ = [(n, k) for n, k in zip(note_sums, sums, strict=True) if n != k]
     if first is not None:
         s, note, ours = first
-        text += f", as note 3.2 does, gives $e^{{{s}}} \\approx {note}$ where this key has ${ours}$"
+        text = gettext(
+            "— of the exact scaled scores, not of the rounded ones above. Rounding first, as "
+            "note 3.2 does, gives $e^{{{s}}} \\approx {note}$ where this key has ${ours}$",
+            s=s,
+            note=note,
+            ours=ours,
+        )
     else:
-        text += ", as note 3.2 does, gives other row sums"
-    differ = [(n, k) for n, k in zip(note_sums, sums, strict=True) if n != k]
+        text = gettext(
+            "— of the exact scaled scores, not of the rounded ones above. Rounding first, as "
+            "note 3.2 does, gives other row sums"
+        )
     if differ:  # the last: the row with the most keys, in a causal table
-        text += f" (row sum ${differ[-1][0]}$ where this key has ${differ[-1][1]}$)"
-    return text + "."
+        text = gettext(
+            "{text} (row sum ${theirs}$ where this key has ${ours}$)",
+            text=text,
+            theirs=differ[-1][0],
+            ours=differ[-1][1],
+        )
+    return gettext("{text}.", text=text)
 
 
 class ScoreTable(Family):
@@ -229,23 +251,32 @@ class ScoreTable(Family):
         if d_k is not None:
             shown.append(Shown("d_k", "scalar", str(d_k)))
             answers.append(matrix_answer("scaled", rf"S/{sqrt_of(d_k)}", trace.scaled, decimals))
-            parts.append(Part(f"Scale the scores: write $S/\\sqrt{{{d_k}}}$.", "scaled"))
+            parts.append(
+                Part(gettext("Scale the scores: write $S/\\sqrt{{{d_k}}}$.", d_k=d_k), "scaled")
+            )
             widen = 2
         if causal:
             answers.append(
-                matrix_answer("masked", r"\text{masked scores}", computed(trace.masked), decimals)
+                matrix_answer(
+                    "masked",
+                    text_label(pgettext("answer label", "masked scores")),
+                    computed(trace.masked),
+                    decimals,
+                )
             )
             parts.append(
                 Part(
-                    "Apply the causal mask: write the masked score table "
-                    "(a future key gets $-\\infty$).",
+                    gettext(
+                        "Apply the causal mask: write the masked score table "
+                        "(a future key gets $-\\infty$)."
+                    ),
                     "masked",
                 )
             )
         # A from a rounded scaled table stays within a unit: a softmax moves by at most half
         # of what its inputs move (here half a unit), plus A's own rounding
         answers.append(matrix_answer("A", "A", trace.A, decimals, widen=widen))
-        parts.append(Part("Apply the softmax over keys (row by row): write $A$.", "A"))
+        parts.append(Part(gettext("Apply the softmax over keys (row by row): write $A$."), "A"))
         return Solution(
             shown=tuple(shown),
             parts=tuple(parts),
@@ -262,7 +293,7 @@ class Softmax(ScoreTable):
     supports_choice = True
     slips = ("scale-by-dk", "no-scale", "softmax-over-columns")
     carries = A_FROM_SCALED
-    prompt = (
+    prompt = N_(
         "The raw attention scores $S = QK^\\top$ for {{ T }} tokens are below"
         "{% if d_k is defined %}, with key width $d_k = {{ d_k }}${% endif %}. "
         "Row $i$ is query $i$; column $j$ is key $j$."
@@ -281,7 +312,7 @@ class Causal(ScoreTable):
     params = ScoreTable.params + (
         BoolParam("causal", Pinned(True), "mask the future (set false for an unmasked drill)"),
     )
-    prompt = (
+    prompt = N_(
         "A decoder predicts the next token, so token $i$ may only attend to keys "
         "$j \\le i$. The raw scores $S = QK^\\top$ for {{ T }} tokens are below"
         "{% if d_k is defined %}, with $d_k = {{ d_k }}${% else %} (already scaled)"
@@ -351,7 +382,7 @@ class Lab3(QKVHead, Family):
         MatrixParam("K", 1, 4, help="pin K"),
         MatrixParam("V", 1, 4, help="pin V"),
     )
-    prompt = (
+    prompt = N_(
         "One attention head over $T = {{ T }}$ tokens with $d_k = {{ d_k }}$"
         "{% if causal %}, in a decoder (causal mask){% endif %}. "
         "The queries, keys and values are the rows of $Q$, $K$ and $V$."
@@ -411,14 +442,21 @@ class Lab3(QKVHead, Family):
             matrix_answer("scaled", rf"QK^\top/{sqrt_of(d_k)}", trace.scaled, decimals, widen=1),
         ]
         parts = [
-            Part("Compute the scores $S = QK^\\top$.", "scores"),
-            Part(f"Scale: write $S/\\sqrt{{{d_k}}}$.", "scaled"),
+            Part(gettext("Compute the scores $S = QK^\\top$."), "scores"),
+            Part(gettext("Scale: write $S/\\sqrt{{{d_k}}}$.", d_k=d_k), "scaled"),
         ]
         if causal:
             answers.append(
-                matrix_answer("masked", r"\text{masked scores}", computed(trace.masked), decimals)
+                matrix_answer(
+                    "masked",
+                    text_label(pgettext("answer label", "masked scores")),
+                    computed(trace.masked),
+                    decimals,
+                )
             )
-            parts.append(Part("Apply the causal mask ($-\\infty$ above the diagonal).", "masked"))
+            parts.append(
+                Part(gettext("Apply the causal mask ($-\\infty$ above the diagonal)."), "masked")
+            )
         answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
         answers.append(
             output_answer(
@@ -430,8 +468,8 @@ class Lab3(QKVHead, Family):
             )
         )
         parts += [
-            Part("Softmax each row over keys: write $A$.", "A"),
-            Part("Mix the values: write the output $AV$.", "output", col_label="dim"),
+            Part(gettext("Softmax each row over keys: write $A$."), "A"),
+            Part(gettext("Mix the values: write the output $AV$."), "output", col_label="dim"),
         ]
         return Solution(
             shown=shown,

@@ -166,3 +166,9 @@ def explicit_dim_problems(
                     )
                 )
     return out
+
+
+def text_label(words: str) -> str:
+    """An answer's label in words, in math mode (``\\text{masked scores}``): ``words`` as the
+    language being rendered says them (``pgettext("answer label", ...)`` where it is made)."""
+    return rf"\text{{{words}}}"

@@ -17,8 +17,8 @@ import numpy as np
 from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact.answers import choice_answer, text_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, OptionParam, pick
-from worksheetgen.families.common import param_values
-from worksheetgen.language import N_
+from worksheetgen.families.common import param_values, text_label
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Solution, Step
 
 if TYPE_CHECKING:
@@ -40,199 +40,245 @@ class Concept:
 CONCEPTS: tuple[Concept, ...] = (
     Concept(
         "identical-keys",
-        "If two tokens have identical keys, what does the softmax do to their weights?",
-        "It gives them equal weight, for every query. Equal keys give equal scores "
-        "($q \\cdot k_i = q \\cdot k_j$ for any $q$), and the softmax turns equal scores into "
-        "equal weights, so the mass is split evenly between the two tokens. That is the "
-        "definition of the softmax, not a tie-break bug.",
-        "Equal scores in, equal weights out.",
-        "section 4, How it works",
+        N_("If two tokens have identical keys, what does the softmax do to their weights?"),
+        N_(
+            "It gives them equal weight, for every query. Equal keys give equal scores "
+            "($q \\cdot k_i = q \\cdot k_j$ for any $q$), and the softmax turns equal scores into "
+            "equal weights, so the mass is split evenly between the two tokens. That is the "
+            "definition of the softmax, not a tie-break bug."
+        ),
+        N_("Equal scores in, equal weights out."),
+        N_("section 4, How it works"),
         (
-            "It gives them equal weight, for every query",
-            "It gives all the weight to the earlier token (a tie-break)",
-            "It gives both of them zero weight",
-            "It depends on their values $V$",
+            N_("It gives them equal weight, for every query"),
+            N_("It gives all the weight to the earlier token (a tie-break)"),
+            N_("It gives both of them zero weight"),
+            N_("It depends on their values $V$"),
         ),
     ),
     Concept(
         "why-sqrt-dk",
-        "Why are the scores divided by $\\sqrt{d_k}$?",
-        "If the coordinates of $q$ and $k$ are roughly independent with variance 1, the dot "
-        "product $q \\cdot k$ has variance $d_k$. For a large $d_k$ the logits are large and "
-        "the softmax is pushed toward a one-hot. Dividing by $\\sqrt{d_k}$ brings the variance "
-        "back to 1, so the softmax still mixes. Skipping the scale, or dividing by $d_k$, peaks "
-        "or flattens the softmax for the wrong reason.",
-        "The scale keeps the variance of the scores at 1 whatever $d_k$ is.",
-        "section 2, Why we use it",
+        N_("Why are the scores divided by $\\sqrt{d_k}$?"),
+        N_(
+            "If the coordinates of $q$ and $k$ are roughly independent with variance 1, the dot "
+            "product $q \\cdot k$ has variance $d_k$. For a large $d_k$ the logits are large and "
+            "the softmax is pushed toward a one-hot. Dividing by $\\sqrt{d_k}$ brings the variance "
+            "back to 1, so the softmax still mixes. Skipping the scale, or dividing by $d_k$, "
+            "peaks or flattens the softmax for the wrong reason."
+        ),
+        N_("The scale keeps the variance of the scores at 1 whatever $d_k$ is."),
+        N_("section 2, Why we use it"),
         (
-            "To keep the scores' variance near 1, so the softmax does not saturate",
-            "To make every row of $A$ sum to 1, whatever the width $d_k$ of the keys",
-            "To normalize the scores over the keys instead of over the queries",
-            "Because the values $V$ have width $d_k$, and the output must keep that width",
+            N_("To keep the scores' variance near 1, so the softmax does not saturate"),
+            N_("To make every row of $A$ sum to 1, whatever the width $d_k$ of the keys"),
+            N_("To normalize the scores over the keys instead of over the queries"),
+            N_("Because the values $V$ have width $d_k$, and the output must keep that width"),
         ),
     ),
     Concept(
         "self-vs-cross",
-        "Self-attention versus cross-attention: which matrices come from which sequence?",
-        "In self-attention $Q$, $K$ and $V$ are all computed from the same sequence $X$. In "
-        "cross-attention (encoder-decoder, later BLIP) the queries come from one sequence (the "
-        "decoder's) and the keys and values from the other (the encoder's output). The "
-        "formula $\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V$ is the same.",
-        "Only which sequence supplies $Q$ versus $K, V$ changes.",
-        "section 1, What self-attention is",
+        N_("Self-attention versus cross-attention: which matrices come from which sequence?"),
+        N_(
+            "In self-attention $Q$, $K$ and $V$ are all computed from the same sequence $X$. In "
+            "cross-attention (encoder-decoder, later BLIP) the queries come from one sequence (the "
+            "decoder's) and the keys and values from the other (the encoder's output). The "
+            "formula $\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V$ is the same."
+        ),
+        N_("Only which sequence supplies $Q$ versus $K, V$ changes."),
+        N_("section 1, What self-attention is"),
         (
-            "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ from one sequence, "
-            "$K$ and $V$ from the other",
-            "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ and $K$ from one sequence, "
-            "$V$ from the other",
-            "Self: $Q$ from the input and $K$, $V$ from the output; cross: all three from both "
-            "sequences concatenated",
+            N_(
+                "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ from one sequence, "
+                "$K$ and $V$ from the other"
+            ),
+            N_(
+                "Self: $Q$, $K$, $V$ all from one sequence; cross: $Q$ and $K$ from one sequence, "
+                "$V$ from the other"
+            ),
+            N_(
+                "Self: $Q$ from the input and $K$, $V$ from the output; cross: all three from both "
+                "sequences concatenated"
+            ),
         ),
     ),
     Concept(
         "mask-inf",
-        "A causal mask sets future scores to $-\\infty$ before the softmax. Why not to 0?",
-        "A score of 0 is an ordinary score: $e^0 = 1$, so it still gets weight. For example "
-        "$\\mathrm{softmax}([1, 0]) \\approx [0.73, 0.27]$ puts 0.27 on the masked key. "
-        "$-\\infty$ becomes $e^{-\\infty} = 0$, so the future key gets probability exactly 0.",
-        "Only $-\\infty$ becomes probability 0 after the softmax.",
-        "section 3, Architecture",
+        N_("A causal mask sets future scores to $-\\infty$ before the softmax. Why not to 0?"),
+        N_(
+            "A score of 0 is an ordinary score: $e^0 = 1$, so it still gets weight. For example "
+            "$\\mathrm{softmax}([1, 0]) \\approx [0.73, 0.27]$ puts 0.27 on the masked key. "
+            "$-\\infty$ becomes $e^{-\\infty} = 0$, so the future key gets probability exactly 0."
+        ),
+        N_("Only $-\\infty$ becomes probability 0 after the softmax."),
+        N_("section 3, Architecture"),
         (
-            "Minus infinity gives the future key weight 0; a score of 0 still gets weight",
-            "A score of 0 would make the row of weights sum to more than 1 after the softmax",
-            "There is no difference: both give the future key exactly zero weight",
-            "Minus infinity keeps the score matrix symmetric, which the softmax needs",
+            N_("Minus infinity gives the future key weight 0; a score of 0 still gets weight"),
+            N_("A score of 0 would make the row of weights sum to more than 1 after the softmax"),
+            N_("There is no difference: both give the future key exactly zero weight"),
+            N_("Minus infinity keeps the score matrix symmetric, which the softmax needs"),
         ),
     ),
     Concept(
         "bert-vs-causal",
-        "BERT also uses a mask. How is BERT's mask different from the causal mask of a "
-        "next-token predictor?",
-        "The causal mask is a triangle on the scores: query $i$ cannot attend to keys after "
-        "$i$, so a language model cannot cheat by reading the token it must predict. BERT does "
-        "not mask the future; it replaces random input tokens by a mask token and trains the "
-        "model to reconstruct them, attending in both directions (note 3.4). They are two "
-        "different uses of the word mask, and BERT's token mask is not a substitute for the "
-        "causal mask.",
-        "Causal: hide later keys in the scores. BERT: hide random input tokens.",
-        "sections 3 and 6",
+        N_(
+            "BERT also uses a mask. How is BERT's mask different from the causal mask of a "
+            "next-token predictor?"
+        ),
+        N_(
+            "The causal mask is a triangle on the scores: query $i$ cannot attend to keys after "
+            "$i$, so a language model cannot cheat by reading the token it must predict. BERT does "
+            "not mask the future; it replaces random input tokens by a mask token and trains the "
+            "model to reconstruct them, attending in both directions (note 3.4). They are two "
+            "different uses of the word mask, and BERT's token mask is not a substitute for the "
+            "causal mask."
+        ),
+        N_("Causal: hide later keys in the scores. BERT: hide random input tokens."),
+        N_("sections 3 and 6"),
         (
-            "Causal hides later keys in the scores; BERT hides random input tokens to predict",
-            "They are the same triangular mask on the scores; BERT applies it in the encoder",
-            "BERT masks the past instead of the future, so each token reads only the later ones",
-            "BERT's mask sets the scores of the masked tokens to 0 instead of minus infinity",
+            N_("Causal hides later keys in the scores; BERT hides random input tokens to predict"),
+            N_("They are the same triangular mask on the scores; BERT applies it in the encoder"),
+            N_(
+                "BERT masks the past instead of the future, so each token reads only the later ones"
+            ),
+            N_("BERT's mask sets the scores of the masked tokens to 0 instead of minus infinity"),
         ),
     ),
     Concept(
         "concat-not-residual",
-        "The outputs of the $h$ heads are concatenated. Is that a residual connection? Where "
-        "does $W_O$ come in?",
-        "No. The concatenation puts the $h$ head outputs (each of width $d_k = d/h$) side by "
-        "side into one vector of width $h \\cdot d_k = d$; nothing is added to the input. "
-        "$W_O$ then maps the concatenated vector back to width $d$, and its weights count in "
-        "attention's parameters (note 3.3). A residual connection, $x + \\mathrm{Attention}(x)"
-        "$, is a separate addition around the layer.",
-        "Concat stacks the heads; $W_O$ projects them; the residual is a separate sum.",
-        "section 3, Architecture",
+        N_(
+            "The outputs of the $h$ heads are concatenated. Is that a residual connection? Where "
+            "does $W_O$ come in?"
+        ),
+        N_(
+            "No. The concatenation puts the $h$ head outputs (each of width $d_k = d/h$) side by "
+            "side into one vector of width $h \\cdot d_k = d$; nothing is added to the input. "
+            "$W_O$ then maps the concatenated vector back to width $d$, and its weights count in "
+            "attention's parameters (note 3.3). A residual connection, $x + \\mathrm{Attention}(x)"
+            "$, is a separate addition around the layer."
+        ),
+        N_("Concat stacks the heads; $W_O$ projects them; the residual is a separate sum."),
+        N_("section 3, Architecture"),
         (
-            "No: concat stacks the heads, $W_O$ projects them, and the residual is a separate sum",
-            "Yes: concatenating the heads adds their outputs to the input, which is the residual",
-            "No, and $W_O$ is not among attention's parameters: it is part of the feed-forward "
-            "layer",
+            N_(
+                "No: concat stacks the heads, $W_O$ projects them, and the residual is a "
+                "separate sum"
+            ),
+            N_(
+                "Yes: concatenating the heads adds their outputs to the input, which is the "
+                "residual"
+            ),
+            N_(
+                "No, and $W_O$ is not among attention's parameters: it is part of the feed-forward "
+                "layer"
+            ),
         ),
     ),
     Concept(
         "mix-values",
-        "After the softmax, what does $A$ multiply: the keys or the values? What goes wrong "
-        "with the other choice?",
-        "The values: the output is $AV$, so output row $t$ is a weighted sum of the rows of "
-        "$V$. Keys only serve to compute the weights, through $QK^\\top$. Multiplying $A$ by "
-        "$K$ is a common lab bug: when $d_k = d_v$ the shapes still work, but the output mixes "
-        "what tokens look like to be found instead of what they contribute.",
-        "Weights from queries and keys; the mix is of values.",
-        "section 1, What self-attention is",
+        N_(
+            "After the softmax, what does $A$ multiply: the keys or the values? What goes wrong "
+            "with the other choice?"
+        ),
+        N_(
+            "The values: the output is $AV$, so output row $t$ is a weighted sum of the rows of "
+            "$V$. Keys only serve to compute the weights, through $QK^\\top$. Multiplying $A$ by "
+            "$K$ is a common lab bug: when $d_k = d_v$ the shapes still work, but the output mixes "
+            "what tokens look like to be found instead of what they contribute."
+        ),
+        N_("Weights from queries and keys; the mix is of values."),
+        N_("section 1, What self-attention is"),
         (
-            "The values $V$: output row $t$ is a weighted sum of the rows of $V$",
-            "The keys $K$, since the weights were computed from the keys",
-            "The queries $Q$, so that each output row stays tied to its own query",
-            "The scores $QK^\\top$ again, to sharpen the weights before the output",
+            N_("The values $V$: output row $t$ is a weighted sum of the rows of $V$"),
+            N_("The keys $K$, since the weights were computed from the keys"),
+            N_("The queries $Q$, so that each output row stays tied to its own query"),
+            N_("The scores $QK^\\top$ again, to sharpen the weights before the output"),
         ),
     ),
     Concept(
         "softmax-axis",
-        "Over which axis is the softmax of $QK^\\top/\\sqrt{d_k}$ taken, and why?",
-        "Over the keys: along each row (the last dimension), so that row $t$ of $A$ is a "
-        "probability distribution over the positions token $t$ attends to. Normalizing each "
-        "column (over the queries) instead silently produces a different mix.",
-        "Each row of $A$ sums to 1.",
-        "section 4, How it works",
+        N_("Over which axis is the softmax of $QK^\\top/\\sqrt{d_k}$ taken, and why?"),
+        N_(
+            "Over the keys: along each row (the last dimension), so that row $t$ of $A$ is a "
+            "probability distribution over the positions token $t$ attends to. Normalizing each "
+            "column (over the queries) instead silently produces a different mix."
+        ),
+        N_("Each row of $A$ sums to 1."),
+        N_("section 4, How it works"),
         (
-            "Over the keys: each row of $A$ sums to 1",
-            "Over the queries: each column of $A$ sums to 1",
-            "Over the whole matrix: all entries of $A$ sum to 1",
+            N_("Over the keys: each row of $A$ sums to 1"),
+            N_("Over the queries: each column of $A$ sums to 1"),
+            N_("Over the whole matrix: all entries of $A$ sum to 1"),
         ),
     ),
     Concept(
         "when-causal",
-        "When must self-attention use a causal mask?",
-        "When the model predicts the next token (a decoder or language model): without the "
-        "mask, token $t$ could attend to the very token it is asked to predict, and the model "
-        "would cheat. Where the whole input is known in advance (an encoder), attention in "
-        "both directions is fine.",
-        "Next-token prediction: bidirectional attention would be cheating.",
-        "section 6, When not to",
+        N_("When must self-attention use a causal mask?"),
+        N_(
+            "When the model predicts the next token (a decoder or language model): without the "
+            "mask, token $t$ could attend to the very token it is asked to predict, and the model "
+            "would cheat. Where the whole input is known in advance (an encoder), attention in "
+            "both directions is fine."
+        ),
+        N_("Next-token prediction: bidirectional attention would be cheating."),
+        N_("section 6, When not to"),
         (
-            "When it predicts the next token, so no token reads the future",
-            "Always, in every attention layer of every transformer model",
-            "Only in cross-attention, where the decoder reads the encoder's output",
-            "Only when the sequence length $T$ is larger than the width $d$",
+            N_("When it predicts the next token, so no token reads the future"),
+            N_("Always, in every attention layer of every transformer model"),
+            N_("Only in cross-attention, where the decoder reads the encoder's output"),
+            N_("Only when the sequence length $T$ is larger than the width $d$"),
         ),
     ),
     Concept(
         "positions",
-        "Without positional information, does self-attention know the order of the tokens?",
-        "No. Every query is compared with every key by the same formula, so permuting the "
-        "tokens only permutes the rows and columns of $A$ and the rows of the output: "
-        "attention is a set operation. Order must be added, with positional encodings "
-        "(note 3.3).",
-        "Attention is a set operation until positions are added.",
-        "section 6, Negative points",
+        N_("Without positional information, does self-attention know the order of the tokens?"),
+        N_(
+            "No. Every query is compared with every key by the same formula, so permuting the "
+            "tokens only permutes the rows and columns of $A$ and the rows of the output: "
+            "attention is a set operation. Order must be added, with positional encodings "
+            "(note 3.3)."
+        ),
+        N_("Attention is a set operation until positions are added."),
+        N_("section 6, Negative points"),
         (
-            "No: permuting the tokens just permutes the outputs; order must be added",
-            "Yes: the rows of $Q$ are stored in token order, and the scores keep that order",
-            "Yes: the softmax runs from left to right over the keys, as an RNN does",
+            N_("No: permuting the tokens just permutes the outputs; order must be added"),
+            N_("Yes: the rows of $Q$ are stored in token order, and the scores keep that order"),
+            N_("Yes: the softmax runs from left to right over the keys, as an RNN does"),
         ),
     ),
     Concept(
         "why-heads",
-        "Why does a layer use several heads instead of one?",
-        "Each head has its own $W_Q, W_K, W_V$ on a slice of the channels ($d_k = d/h$), so "
-        "different heads can attend to different things at once: syntax, a name, a comma. "
-        "One head gives a single weighted average per token; several heads give several "
-        "different mixes, which are concatenated and projected by $W_O$, at about the same "
-        "cost.",
-        "Several heads, several different mixes in parallel.",
-        "section 2, Why we use it",
+        N_("Why does a layer use several heads instead of one?"),
+        N_(
+            "Each head has its own $W_Q, W_K, W_V$ on a slice of the channels ($d_k = d/h$), so "
+            "different heads can attend to different things at once: syntax, a name, a comma. "
+            "One head gives a single weighted average per token; several heads give several "
+            "different mixes, which are concatenated and projected by $W_O$, at about the same "
+            "cost."
+        ),
+        N_("Several heads, several different mixes in parallel."),
+        N_("section 2, Why we use it"),
         (
-            "So that different heads can attend to different things at the same time",
-            "To make the softmax more peaked, since each head sees fewer of the channels",
-            "To remove the need for the square-root scale in every single head",
-            "To reduce the number of attention scores the layer has to compute",
+            N_("So that different heads can attend to different things at the same time"),
+            N_("To make the softmax more peaked, since each head sees fewer of the channels"),
+            N_("To remove the need for the square-root scale in every single head"),
+            N_("To reduce the number of attention scores the layer has to compute"),
         ),
     ),
     Concept(
         "parallel",
-        "Why can self-attention process all tokens in parallel, unlike an RNN?",
-        "An RNN mixes left to right through its hidden state $h_t$, so step $t$ waits for step "
-        "$t-1$. Self-attention computes all the scores $QK^\\top$ at once with matrix "
-        "products: any pair of tokens interacts in one layer (path length 1), and every row is "
-        "computed at the same time.",
-        "Any pair of tokens interacts in one layer: path length 1.",
-        "section 2, Why we use it",
+        N_("Why can self-attention process all tokens in parallel, unlike an RNN?"),
+        N_(
+            "An RNN mixes left to right through its hidden state $h_t$, so step $t$ waits for step "
+            "$t-1$. Self-attention computes all the scores $QK^\\top$ at once with matrix "
+            "products: any pair of tokens interacts in one layer (path length 1), and every row is "
+            "computed at the same time."
+        ),
+        N_("Any pair of tokens interacts in one layer: path length 1."),
+        N_("section 2, Why we use it"),
         (
-            "All scores come from one matrix product: no step waits for the one before",
-            "Because the causal mask removes every dependence between the tokens of a sentence",
-            "Because each head processes a different token, one head per position",
+            N_("All scores come from one matrix product: no step waits for the one before"),
+            N_("Because the causal mask removes every dependence between the tokens of a sentence"),
+            N_("Because each head processes a different token, one head per position"),
         ),
     ),
 )
@@ -279,7 +325,7 @@ class ConceptQuestions(Family):
             "per variant); {choices: [true, false]} draws the form per variant",
         ),
     )
-    prompt = (
+    prompt = N_(
         "{% if multiple_choice %}Choose the best answer{% if ask|length > 1 %} to each "
         "question{% endif %}.{% else %}Answer in two or three sentences{% if ask|length "
         "> 1 %} each{% endif %}.{% endif %}"
@@ -337,13 +383,30 @@ class ConceptQuestions(Family):
         for cid, order in zip(given["ask"], given["orders"], strict=True):
             c = BY_ID[cid]
             name = answer_name(cid)
+            model = gettext(c.model)
             if given["multiple_choice"]:
-                options = tuple(c.options[i] for i in order)
+                options = tuple(said(c.options[i]) for i in order)
                 answers.append(
-                    choice_answer(name, r"\text{answer}", c.options[0], options, c.model)
+                    choice_answer(
+                        name,
+                        text_label(pgettext("answer label", "answer")),
+                        said(c.options[0]),
+                        options,
+                        model,
+                    )
                 )
             else:
-                answers.append(text_answer(name, r"\text{model answer}", c.model))
-            parts.append(Part(c.question, name))
-            steps.append(Step(f"{c.idea} (Note 3.2, {c.section}.)"))
+                answers.append(
+                    text_answer(name, text_label(pgettext("answer label", "model answer")), model)
+                )
+            parts.append(Part(gettext(c.question), name))
+            steps.append(
+                Step(
+                    gettext(
+                        "{idea} (Note 3.2, {section}.)",
+                        idea=gettext(c.idea),
+                        section=gettext(c.section),
+                    )
+                )
+            )
         return Solution(shown=(), parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))

@@ -11,7 +11,7 @@ from worksheetgen.errors import SolveError
 from worksheetgen.exact import mathtex
 from worksheetgen.exact.answers import integer_answer
 from worksheetgen.families.base import BoolParam, Family, IntParam, pick
-from worksheetgen.language import N_
+from worksheetgen.language import N_, gettext
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -32,12 +32,18 @@ def grouped(n: int) -> str:
 
 def total_question(h: int, layers: int) -> str:
     """The question for the total, worded for one head or one layer as well as for many."""
-    where = f"all {layers} layers" if layers > 1 else "the one layer"
+    if h > 1 and layers > 1:
+        return gettext(
+            "How many scores do all {h} heads of all {layers} layers compute?", h=h, layers=layers
+        )
     if h > 1:
-        return f"How many scores do all {h} heads of {where} compute?"
+        return gettext("How many scores do all {h} heads of the one layer compute?", h=h)
     if layers > 1:
-        return f"How many scores do the heads of {where} (one head each) compute?"
-    return "How many scores does the one head of the one layer compute?"
+        return gettext(
+            "How many scores do the heads of all {layers} layers (one head each) compute?",
+            layers=layers,
+        )
+    return gettext("How many scores does the one head of the one layer compute?")
 
 
 class Cost(Family):
@@ -61,7 +67,7 @@ class Cost(Family):
             "also ask how many scores per head a causal mask leaves (T(T+1)/2)",
         ),
     )
-    prompt = (
+    prompt = N_(
         "A transformer has $L = {{ L }}$ {{ 'layer' if L == 1 else 'layers' }} of "
         "self-attention with $h = {{ h }}$ {{ 'head' if h == 1 else 'heads' }} each, and "
         "reads a sequence of $T = {{ T }}$ {{ 'token' if T == 1 else 'tokens' }}. Every "
@@ -99,16 +105,18 @@ class Cost(Family):
             integer_answer("total", "hLT^2", c["total"]),
         ]
         parts = [
-            Part("How many attention scores does one head of one layer compute?", "per_head"),
+            Part(
+                gettext("How many attention scores does one head of one layer compute?"), "per_head"
+            ),
             Part(total_question(h, layers), "total"),
         ]
         steps = [
             Step(
-                "One score per (query, key) pair: a $T \\times T$ table per head",
+                gettext("One score per (query, key) pair: a $T \\times T$ table per head"),
                 rf"T \cdot T = {t} \cdot {t} = {g['per_head']}",
             ),
             Step(
-                "Every head of every layer has its own table",
+                gettext("Every head of every layer has its own table"),
                 rf"h \cdot L \cdot T^2 = {h} \cdot {layers} \cdot {g['per_head']} = "
                 rf"{g['total']}",
             ),
@@ -117,13 +125,18 @@ class Cost(Family):
             answers.append(integer_answer("total_doubled", "hL(2T)^2", c["total_doubled"]))
             parts.append(
                 Part(
-                    f"The sequence doubles to $T = {2 * t}$ tokens. How many scores in all now?",
+                    gettext(
+                        "The sequence doubles to $T = {t}$ tokens. How many scores in all now?",
+                        t=2 * t,
+                    ),
                     "total_doubled",
                 )
             )
             steps.append(
                 Step(
-                    "Doubling $T$ multiplies every table by $2^2 = 4$: the bill is $O(T^2)$",
+                    gettext(
+                        "Doubling $T$ multiplies every table by $2^2 = 4$: the bill is $O(T^2)$"
+                    ),
                     rf"h \cdot L \cdot (2T)^2 = 4 \cdot {g['total']} = "
                     rf"{g['total_doubled']}",
                 )
@@ -132,14 +145,16 @@ class Cost(Family):
             answers.append(integer_answer("unmasked", "T(T+1)/2", c["unmasked"]))
             parts.append(
                 Part(
-                    "Under a causal mask, how many scores per head are not masked "
-                    "(query $i$ sees keys $1, \\ldots, i$)?",
+                    gettext(
+                        "Under a causal mask, how many scores per head are not masked "
+                        "(query $i$ sees keys $1, \\ldots, i$)?"
+                    ),
                     "unmasked",
                 )
             )
             steps.append(
                 Step(
-                    "Query $i$ keeps $i$ keys: $1 + 2 + \\cdots + T$; still $O(T^2)$",
+                    gettext("Query $i$ keeps $i$ keys: $1 + 2 + \\cdots + T$; still $O(T^2)$"),
                     rf"\frac{{T(T+1)}}{{2}} = \frac{{{t} \cdot {t + 1}}}{{2}} = "
                     rf"{g['unmasked']}",
                 )

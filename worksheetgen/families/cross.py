@@ -24,22 +24,22 @@ from worksheetgen.families.base import (
     pick,
     redrawn,
 )
-from worksheetgen.families.common import computed, max_of, param_values, pinned
-from worksheetgen.language import N_
+from worksheetgen.families.common import computed, max_of, param_values, pinned, text_label
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the lengths, or of Q and K, before giving up
 TRIES = 100
 HAND_MAX = 4
-DECODER = "the decoder's target tokens"
-ENCODER = "the encoder's source tokens"
-BOTH = "both sequences, concatenated"
+DECODER = N_("the decoder's target tokens")
+ENCODER = N_("the encoder's source tokens")
+BOTH = N_("both sequences, concatenated")
 SOURCE_OPTIONS = (DECODER, ENCODER, BOTH)
-SELF_RIGHT = "all three from the decoder's target tokens"
+SELF_RIGHT = N_("all three from the decoder's target tokens")
 SELF_OPTIONS = (
     SELF_RIGHT,
-    "all three from the encoder's source tokens",
-    "$Q$ from the decoder, $K$ and $V$ from the encoder",
+    N_("all three from the encoder's source tokens"),
+    N_("$Q$ from the decoder, $K$ and $V$ from the encoder"),
 )
 NUMERIC_DIMS = ("T_q", "T_k", "d_k", "d_v")
 
@@ -93,7 +93,7 @@ class Cross(Family):
         MatrixParam("K", 1, 4, max_abs=9, help="pin K (T_k x d_k)"),
         MatrixParam("V", 1, 4, max_abs=9, help="pin V (T_k x d_v)"),
     )
-    prompt = (
+    prompt = N_(
         "An encoder-decoder translator: the encoder has read a source sentence of "
         "$T_k = {{ T_k }}$ tokens, and the decoder has written $T_q = {{ T_q }}$ target "
         "tokens so far. In the decoder's cross-attention layer, queries and keys have "
@@ -243,74 +243,83 @@ class Cross(Family):
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         t_q, t_k, d_k, d_v = (given[n] for n in NUMERIC_DIMS)
+        sources = tuple(map(said, SOURCE_OPTIONS))  # the options in the build's language
         answers = [
             choice_answer(
                 "Q_source",
                 "Q",
-                DECODER,
-                SOURCE_OPTIONS,
-                "Queries belong to the tokens that are looking: the decoder's.",
+                said(DECODER),
+                sources,
+                gettext("Queries belong to the tokens that are looking: the decoder's."),
             ),
             choice_answer(
                 "K_source",
                 "K",
-                ENCODER,
-                SOURCE_OPTIONS,
-                "Keys describe the tokens being looked at: the encoder's.",
+                said(ENCODER),
+                sources,
+                gettext("Keys describe the tokens being looked at: the encoder's."),
             ),
             choice_answer(
                 "V_source",
                 "V",
-                ENCODER,
-                SOURCE_OPTIONS,
-                "Values are what gets mixed in, so they come with the keys.",
+                said(ENCODER),
+                sources,
+                gettext("Values are what gets mixed in, so they come with the keys."),
             ),
             shape_answer("A_shape", "A", (t_q, t_k)),
             shape_answer("output_shape", "AV", (t_q, d_v)),
             choice_answer(
                 "self_source",
-                r"\text{self-attention}",
-                SELF_RIGHT,
-                SELF_OPTIONS,
-                "Self-attention takes $Q$, $K$ and $V$ from one sequence; only cross-"
-                "attention splits them. The formula is the same.",
+                text_label(pgettext("answer label", "self-attention")),
+                said(SELF_RIGHT),
+                tuple(map(said, SELF_OPTIONS)),
+                gettext(
+                    "Self-attention takes $Q$, $K$ and $V$ from one sequence; only cross-"
+                    "attention splits them. The formula is the same."
+                ),
             ),
         ]
         parts = [
-            Part("Which sequence supplies the queries $Q$?", "Q_source"),
-            Part("Which sequence supplies the keys $K$?", "K_source"),
-            Part("Which sequence supplies the values $V$?", "V_source"),
+            Part(gettext("Which sequence supplies the queries $Q$?"), "Q_source"),
+            Part(gettext("Which sequence supplies the keys $K$?"), "K_source"),
+            Part(gettext("Which sequence supplies the values $V$?"), "V_source"),
             Part(
-                "What is the shape of the attention weights $A$ (rows $\\times$ columns)?",
+                gettext("What is the shape of the attention weights $A$ (rows $\\times$ columns)?"),
                 "A_shape",
             ),
-            Part("What is the shape of the output $AV$?", "output_shape"),
+            Part(gettext("What is the shape of the output $AV$?"), "output_shape"),
             Part(
-                "The decoder also has its own masked self-attention layer. Where do its "
-                "$Q$, $K$ and $V$ come from?",
+                gettext(
+                    "The decoder also has its own masked self-attention layer. Where do its "
+                    "$Q$, $K$ and $V$ come from?"
+                ),
                 "self_source",
             ),
         ]
         steps = [
             Step(
-                "Queries come from the sequence that is looking (the decoder), keys and "
-                "values from the sequence being read (the encoder)",
+                gettext(
+                    "Queries come from the sequence that is looking (the decoder), keys and "
+                    "values from the sequence being read (the encoder)"
+                ),
                 r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{enc}} W_K,\quad "
                 r"V = X_{\mathrm{enc}} W_V",
             ),
             Step(
-                "Self-attention uses one sequence for all three (the decoder's own layer "
-                "also masks the future); the formula is the same",
+                gettext(
+                    "Self-attention uses one sequence for all three (the decoder's own layer "
+                    "also masks the future); the formula is the same"
+                ),
                 r"Q = X_{\mathrm{dec}} W_Q,\quad K = X_{\mathrm{dec}} W_K,\quad "
                 r"V = X_{\mathrm{dec}} W_V",
             ),
             Step(
-                "One row of $A$ per query, one column per key",
+                gettext("One row of $A$ per query, one column per key"),
                 rf"QK^\top:\ ({shape((t_q, d_k))})({shape((d_k, t_k))}) \to "
                 rf"A \in \mathbb{{R}}^{{{shape((t_q, t_k))}}}",
             ),
             Step(
-                "Each output row mixes the value rows: one output per target token",
+                gettext("Each output row mixes the value rows: one output per target token"),
                 rf"AV:\ ({shape((t_q, t_k))})({shape((t_k, d_v))}) \to "
                 rf"\mathbb{{R}}^{{{shape((t_q, d_v))}}}",
             ),
@@ -334,12 +343,15 @@ class Cross(Family):
             ]
             parts += [
                 Part(
-                    f"Compute the scaled scores $QK^\\top/\\sqrt{{{d_k}}}$ (no mask: a "
-                    "target token may read every source token).",
+                    gettext(
+                        "Compute the scaled scores $QK^\\top/\\sqrt{{{d_k}}}$ (no mask: a "
+                        "target token may read every source token).",
+                        d_k=d_k,
+                    ),
                     "scaled",
                 ),
-                Part("Softmax each row over the keys: write $A$.", "A"),
-                Part("Mix the values: write the output $AV$.", "output", col_label="dim"),
+                Part(gettext("Softmax each row over the keys: write $A$."), "A"),
+                Part(gettext("Mix the values: write the output $AV$."), "output", col_label="dim"),
             ]
             steps += attention_steps(trace, {"d_k": d_k}, decimals)
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))

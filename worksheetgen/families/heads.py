@@ -10,7 +10,8 @@ from worksheetgen.attention.compute import Recipe
 from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
 from worksheetgen.families.base import Carry, Family, IntParam, Redraw, pick
-from worksheetgen.language import N_
+from worksheetgen.families.common import text_label
+from worksheetgen.language import N_, gettext, pgettext
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -39,7 +40,7 @@ class Heads(Family):
         IntParam("d", 2, 4096, Choices((4, 8, 12, 16, 24, 512, 768)), "model width"),
         IntParam("h", 1, 64, Choices((2, 3, 4, 8, 12)), "number of heads (must divide d)"),
     )
-    prompt = (
+    prompt = N_(
         "A multi-head attention layer has model width $d = {{ d }}$ and $h = {{ h }}$ "
         "heads. Each head attends in its own slice of the channels."
     )
@@ -73,25 +74,32 @@ class Heads(Family):
         concat = h * d_k
         answers = (
             integer_answer("d_k", "d_k", d_k),
-            integer_answer("concat_width", r"\text{concat width}", concat),
+            integer_answer(
+                "concat_width", text_label(pgettext("answer label", "concat width")), concat
+            ),
             shape_answer("W_O_shape", r"W_O", (concat, d)),
         )
         parts = (
-            Part("What is the width $d_k$ of each head?", "d_k"),
-            Part("What is the width of the concatenated head outputs?", "concat_width"),
+            Part(gettext("What is the width $d_k$ of each head?"), "d_k"),
+            Part(gettext("What is the width of the concatenated head outputs?"), "concat_width"),
             Part(
-                "What is the shape of $W_O$ (rows $\\times$ columns, acting on a row vector)?",
+                gettext(
+                    "What is the shape of $W_O$ (rows $\\times$ columns, acting on a row vector)?"
+                ),
                 "W_O_shape",
             ),
         )
         steps = (
-            Step("Each head gets an equal slice of the channels", rf"d_k = d/h = {d}/{h} = {d_k}"),
             Step(
-                "Concatenate the heads (this is not a residual)",
+                gettext("Each head gets an equal slice of the channels"),
+                rf"d_k = d/h = {d}/{h} = {d_k}",
+            ),
+            Step(
+                gettext("Concatenate the heads (this is not a residual)"),
                 rf"h \cdot d_k = {h} \cdot {d_k} = {concat}",
             ),
             Step(
-                "$W_O$ maps the concatenation back to the model width",
+                gettext("$W_O$ maps the concatenation back to the model width"),
                 rf"W_O \in \mathbb{{R}}^{{{shape((concat, d))}}}",
             ),
         )

@@ -21,8 +21,8 @@ from worksheetgen.families.base import (
     pick,
     redrawn,
 )
-from worksheetgen.families.common import pinned
-from worksheetgen.language import N_
+from worksheetgen.families.common import pinned, text_label
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 #: draws of the weights before giving up
 TRIES = 200
 UNITS = 20  # drawn weights are multiples of 1/20 = 0.05
-CAUSAL = "causal: every weight above the diagonal is 0"
-NOT_CAUSAL = "not causal: some query puts weight on a later key"
+CAUSAL = N_("causal: every weight above the diagonal is 0")
+NOT_CAUSAL = N_("not causal: some query puts weight on a later key")
 CAUSAL_OPTIONS = (CAUSAL, NOT_CAUSAL)
 #: in a shade-only heatmap, the asked row's largest weight is at least this far above the
 #: next (a tenth of the grey scale): reading it is seeing the darkest cell, not guessing
@@ -111,7 +111,7 @@ class Heatmap(Family):
             help="pin the weights (square, entries from 0 to 1, rows summing to 1)",
         ),
     )
-    prompt = (
+    prompt = N_(
         "The heatmap shows the attention weights $A$ of one head over $T = {{ T }}$ "
         "tokens: row $i$ is query $i$, column $j$ is key $j$, and darker cells carry "
         "more weight."
@@ -243,40 +243,56 @@ class Heatmap(Family):
             (i + 1, j + 1) for i, row in enumerate(w) for j, x in enumerate(row) if j > i and x > 0
         ]
         answers = (
-            integer_answer("top_key", r"\text{key}", k + 1),
+            integer_answer("top_key", text_label(pgettext("answer label", "key")), k + 1),
             choice_answer(
                 "is_causal",
-                r"\text{causal?}",
-                CAUSAL if causal else NOT_CAUSAL,
-                CAUSAL_OPTIONS,
-                "Every entry above the diagonal is 0."
+                text_label(pgettext("answer label", "causal?")),
+                said(CAUSAL if causal else NOT_CAUSAL),
+                tuple(map(said, CAUSAL_OPTIONS)),
+                gettext("Every entry above the diagonal is 0.")
                 if causal
-                else f"For example, query {above[0][0]} puts weight "
-                f"{texts[above[0][0] - 1][above[0][1] - 1]} on the later key "
-                f"{above[0][1]}.",
+                else gettext(
+                    "For example, query {query} puts weight {weight} on the later key {key}.",
+                    query=above[0][0],
+                    weight=texts[above[0][0] - 1][above[0][1] - 1],
+                    key=above[0][1],
+                ),
             ),
         )
         parts = (
-            Part(f"Which key does token {t} attend to most? Write its number.", "top_key"),
             Part(
-                "Is this weight matrix causal (could it come from a decoder with a causal mask)?",
+                gettext("Which key does token {t} attend to most? Write its number.", t=t),
+                "top_key",
+            ),
+            Part(
+                gettext(
+                    "Is this weight matrix causal (could it come from a decoder with a "
+                    "causal mask)?"
+                ),
                 "is_causal",
             ),
         )
+        key_word = pgettext("answer label", "key")
         steps = [
             Step(
-                f"Read across row {t} (query {t}): the largest weight is in column {k + 1}.",
+                gettext(
+                    "Read across row {t} (query {t}): the largest weight is in column {column}.",
+                    t=t,
+                    column=k + 1,
+                ),
                 rf"A_{{{t},\cdot}} = "
                 + vector(texts[t - 1])
-                + rf"\ \Rightarrow\ \text{{key }} {k + 1}\ ({texts[t - 1][k]})",
-                "Rows are queries: read across, not down.",
+                + rf"\ \Rightarrow\ \text{{{key_word} }} {k + 1}\ ({texts[t - 1][k]})",
+                gettext("Rows are queries: read across, not down."),
             ),
         ]
         if causal:
             steps.append(
                 Step(
-                    "Causal means no query looks at a later key: every entry above "
-                    "the diagonal is 0, and it is",
+                    gettext(
+                        "Causal means no query looks at a later key: every entry above "
+                        "the diagonal is 0, and it is"
+                    ),
                     r"A_{ij} = 0 \text{ for all } j > i",
                 )
             )
@@ -284,7 +300,7 @@ class Heatmap(Family):
             i, j = above[0]
             steps.append(
                 Step(
-                    "Causal means every entry above the diagonal is 0; this one is not",
+                    gettext("Causal means every entry above the diagonal is 0; this one is not"),
                     rf"A_{{{i}{j}}} = {texts[i - 1][j - 1]} > 0 \quad (j = {j} > "
                     rf"i = {i})",
                 )

@@ -29,24 +29,24 @@ from worksheetgen.families.base import (
     pick,
     redrawn,
 )
-from worksheetgen.families.common import computed, equal_score_rows, pinned
-from worksheetgen.language import N_
+from worksheetgen.families.common import computed, equal_score_rows, pinned, text_label
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of Q and K before giving up
 TRIES = 200
-NO_PAIR = "no two keys get equal weight from every query"
-EQUAL_ALWAYS = "equal for every query"
+NO_PAIR = N_("no two keys get equal weight from every query")
+EQUAL_ALWAYS = N_("equal for every query")
 WEIGHT_OPTIONS = (
     EQUAL_ALWAYS,
-    "equal only for the queries of those two tokens",
-    "unequal: the softmax breaks the tie in favour of the earlier token",
+    N_("equal only for the queries of those two tokens"),
+    N_("unequal: the softmax breaks the tie in favour of the earlier token"),
 )
 
 
 def pair_text(a: int, b: int) -> str:
-    """'keys 1 and 3' (1-based)."""
-    return f"keys {a} and {b}"
+    """'keys 1 and 3' (1-based), in the build's language."""
+    return gettext("keys {a} and {b}", a=a, b=b)
 
 
 def equal_pairs(rows: list[list[Any]]) -> list[tuple[int, int]]:
@@ -56,14 +56,16 @@ def equal_pairs(rows: list[list[Any]]) -> list[tuple[int, int]]:
 
 def model_answer(a: int, b: int) -> str:
     """The key's model answer to 'explain why' (markup)."""
-    return (
-        f"Keys {a} and {b} are the same vector, so every query $q$ scores them the same: "
-        f"$q \\cdot k_{a} = q \\cdot k_{b}$, and they stay equal after dividing by "
-        "$\\sqrt{d_k}$. The softmax turns equal scores into equal weights "
-        "($e^{s}/\\sum_j e^{s_j}$ depends only on the score), so columns "
-        f"{a} and {b} of $A$ are equal in every row: the mass is split evenly between the "
+    return gettext(
+        "Keys {a} and {b} are the same vector, so every query $q$ scores them the same: "
+        "$q \\cdot k_{a} = q \\cdot k_{b}$, and they stay equal after dividing by "
+        "$\\sqrt{{d_k}}$. The softmax turns equal scores into equal weights "
+        "($e^{{s}}/\\sum_j e^{{s_j}}$ depends only on the score), so columns "
+        "{a} and {b} of $A$ are equal in every row: the mass is split evenly between the "
         "two tokens. That is the definition of the softmax, not a tie-break bug; the two "
-        "tokens can still contribute different values."
+        "tokens can still contribute different values.",
+        a=a,
+        b=b,
     )
 
 
@@ -93,7 +95,7 @@ class IdenticalKeys(Family):
         MatrixParam("Q", 2, 4, max_abs=9, help="pin Q (T x d_k); pin Q and K together"),
         MatrixParam("K", 2, 4, max_abs=9, help="pin K (T x d_k) with exactly two equal rows"),
     )
-    prompt = (
+    prompt = N_(
         "{% if numeric %}The queries and keys of $T = {{ T }}$ tokens ($d_k = {{ d_k }}$) "
         "are the rows of $Q$ and $K$.{% else %}In a sequence of $T = {{ T }}$ tokens, "
         "tokens {{ pair[0] }} and {{ pair[1] }} have identical keys, "
@@ -230,72 +232,97 @@ class IdenticalKeys(Family):
             shown = (Shown("Q", "matrix", ints(q)), Shown("K", "matrix", ints(k)))
             options = tuple(
                 pair_text(x + 1, y + 1) for x, y in combinations(range(given["T"]), 2)
-            ) + (NO_PAIR,)
+            ) + (said(NO_PAIR),)
             answers += [
                 int_matrix_answer("scores", r"S = QK^\top", computed(trace.scores)),
                 matrix_answer("A", "A", trace.A, decimals, widen=2),
                 choice_answer(
                     "equal_pair",
-                    r"\text{equal columns}",
+                    text_label(pgettext("answer label", "equal columns")),
                     pair_text(a, b),
                     options,
-                    f"Columns {a} and {b} of $A$ agree in every row.",
+                    gettext("Columns {a} and {b} of $A$ agree in every row.", a=a, b=b),
                 ),
             ]
             parts += [
-                Part("Compute the scores $S = QK^\\top$.", "scores"),
+                Part(gettext("Compute the scores $S = QK^\\top$."), "scores"),
                 Part(
-                    f"Write $A = \\mathrm{{softmax}}(S/\\sqrt{{{d_k}}})$, row by row over keys.",
+                    gettext(
+                        "Write $A = \\mathrm{{softmax}}(S/\\sqrt{{{d_k}}})$, row by row over keys.",
+                        d_k=d_k,
+                    ),
                     "A",
                 ),
-                Part("Which two keys get equal weight from every query?", "equal_pair"),
+                Part(gettext("Which two keys get equal weight from every query?"), "equal_pair"),
             ]
             steps.append(
                 Step(
-                    f"Keys {a} and {b} are the same row of $K$",
+                    gettext("Keys {a} and {b} are the same row of $K$", a=a, b=b),
                     rf"k_{a} = k_{b} = " + vector([str(x) for x in k[a - 1]]),
                 )
             )
             steps += attention_steps(trace, {"d_k": d_k}, decimals)
             steps.append(
                 Step(
-                    f"Columns {a} and {b} of $A$ are equal in every row.",
-                    text=f"Each query scores keys {a} and {b} the same, so the "
-                    "softmax gives them the same weight.",
+                    gettext("Columns {a} and {b} of $A$ are equal in every row.", a=a, b=b),
+                    text=gettext(
+                        "Each query scores keys {a} and {b} the same, so the "
+                        "softmax gives them the same weight.",
+                        a=a,
+                        b=b,
+                    ),
                 )
             )
         else:
             answers.append(
                 choice_answer(
                     "equal_weights",
-                    r"\text{their weights}",
-                    EQUAL_ALWAYS,
-                    WEIGHT_OPTIONS,
-                    "Equal keys mean equal scores for every query, and equal scores get equal "
-                    "weights.",
+                    text_label(pgettext("answer label", "their weights")),
+                    said(EQUAL_ALWAYS),
+                    tuple(map(said, WEIGHT_OPTIONS)),
+                    gettext(
+                        "Equal keys mean equal scores for every query, and equal scores get equal "
+                        "weights."
+                    ),
                 )
             )
             parts.append(
                 Part(
-                    f"For a query $q$, how do the softmax weights of keys {a} and {b} compare?",
+                    gettext(
+                        "For a query $q$, how do the softmax weights of keys {a} and {b} compare?",
+                        a=a,
+                        b=b,
+                    ),
                     "equal_weights",
                 )
             )
             steps.append(
                 Step(
-                    "Equal keys give equal scores for every query",
+                    gettext("Equal keys give equal scores for every query"),
                     rf"q \cdot k_{a} = q \cdot k_{b}\ \Rightarrow\ "
                     rf"A_{{t{a}}} = A_{{t{b}}}\ \text{{for every query }} t",
                 )
             )
         if given["explain"]:
-            answers.append(text_answer("explain", r"\text{why}", model_answer(a, b)))
+            answers.append(
+                text_answer(
+                    "explain", text_label(pgettext("answer label", "why")), model_answer(a, b)
+                )
+            )
             # with numbers, the pair is the previous part's answer: not named here
-            which = "those two keys" if given["numeric"] else f"keys {a} and {b}"
             parts.append(
                 Part(
-                    f"Explain why {which} get the same weight from every query. Is "
-                    "that a tie-break bug?",
+                    gettext(
+                        "Explain why those two keys get the same weight from every query. Is "
+                        "that a tie-break bug?"
+                    )
+                    if given["numeric"]
+                    else gettext(
+                        "Explain why keys {a} and {b} get the same weight from every query. Is "
+                        "that a tie-break bug?",
+                        a=a,
+                        b=b,
+                    ),
                     "explain",
                 )
             )

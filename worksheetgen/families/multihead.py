@@ -11,8 +11,8 @@ from worksheetgen.errors import SolveError
 from worksheetgen.exact.answers import integer_answer, shape_answer
 from worksheetgen.exact.mathtex import shape
 from worksheetgen.families.base import BoolParam, Carry, Family, IntParam, Redraw, pick
-from worksheetgen.families.common import param_values, pinned
-from worksheetgen.language import N_
+from worksheetgen.families.common import param_values, pinned, text_label
+from worksheetgen.language import N_, gettext, pgettext
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
 
@@ -58,7 +58,7 @@ class MultiHead(Family):
         BoolParam("biases", Pinned(True), "also ask the parameter count with biases"),
         BoolParam("head_shape", Pinned(True), "also ask the shape of one head's W_Q"),
     )
-    prompt = (
+    prompt = N_(
         "A multi-head self-attention layer has model width $d = {{ d }}$ and "
         "$h = {{ h }}$ {{ 'head' if h == 1 else 'heads' }}. Head $i$ projects the input "
         "with its own "
@@ -169,26 +169,36 @@ class MultiHead(Family):
             )
         answers = [
             integer_answer("d_k", "d_k", d_k),
-            integer_answer("concat_width", r"\text{concat width}", concat),
+            integer_answer(
+                "concat_width", text_label(pgettext("answer label", "concat width")), concat
+            ),
         ]
         parts = [
-            Part("What is the width $d_k$ of each head?", "d_k"),
-            Part("What is the width of the concatenated head outputs?", "concat_width"),
+            Part(gettext("What is the width $d_k$ of each head?"), "d_k"),
+            Part(gettext("What is the width of the concatenated head outputs?"), "concat_width"),
         ]
         if given["head_shape"]:
             answers.append(shape_answer("W_Q_head_shape", r"W_Q^{(i)}", (d, d_k)))
-            parts.append(Part("What is the shape of one head's $W_Q^{(i)}$?", "W_Q_head_shape"))
+            parts.append(
+                Part(gettext("What is the shape of one head's $W_Q^{(i)}$?"), "W_Q_head_shape")
+            )
         answers += [
             shape_answer("W_O_shape", "W_O", (concat, d)),
-            integer_answer("params", r"\text{weights}", weights),
+            integer_answer("params", text_label(pgettext("answer label", "weights")), weights),
         ]
         parts += [
-            Part("What is the shape of $W_O$?", "W_O_shape"),
-            Part("How many weights does the layer have in all?", "params"),
+            Part(gettext("What is the shape of $W_O$?"), "W_O_shape"),
+            Part(gettext("How many weights does the layer have in all?"), "params"),
         ]
         if given["biases"]:
-            answers.append(integer_answer("params_bias", r"\text{with biases}", weights + biases))
-            parts.append(Part("How many parameters with the biases?", "params_bias"))
+            answers.append(
+                integer_answer(
+                    "params_bias",
+                    text_label(pgettext("answer label", "with biases")),
+                    weights + biases,
+                )
+            )
+            parts.append(Part(gettext("How many parameters with the biases?"), "params_bias"))
         steps = self.steps(given, d_k, concat, weights, biases)
         shown = [Shown("d", "scalar", str(d)), Shown("h", "scalar", str(h))]
         if given["d_v_given"]:
@@ -204,23 +214,30 @@ class MultiHead(Family):
         d, h, d_v = given["d"], given["h"], given["d_v"]
         note = not given["d_v_given"]
         steps = [
-            Step("Each head gets an equal slice of the channels", rf"d_k = d/h = {d}/{h} = {d_k}"),
             Step(
-                "Concatenate the heads' outputs (a concat, not a residual)"
-                + (": back to the model width" if note else ""),
+                gettext("Each head gets an equal slice of the channels"),
+                rf"d_k = d/h = {d}/{h} = {d_k}",
+            ),
+            Step(
+                gettext(
+                    "Concatenate the heads' outputs (a concat, not a residual): back to the "
+                    "model width"
+                )
+                if note
+                else gettext("Concatenate the heads' outputs (a concat, not a residual)"),
                 rf"h \cdot d_v = {h} \cdot {d_v} = {concat}",
             ),
         ]
         if given["head_shape"]:
             steps.append(
                 Step(
-                    "One head's query projection maps width $d$ to width $d_k$",
+                    gettext("One head's query projection maps width $d$ to width $d_k$"),
                     rf"W_Q^{{(i)}} \in \mathbb{{R}}^{{{shape((d, d_k))}}}",
                 )
             )
         steps.append(
             Step(
-                "$W_O$ maps the concatenation back to the model width",
+                gettext("$W_O$ maps the concatenation back to the model width"),
                 rf"W_O \in \mathbb{{R}}^{{{shape((concat, d))}}}",
             )
         )
@@ -228,15 +245,17 @@ class MultiHead(Family):
         if note:
             steps.append(
                 Step(
-                    "Weights: $W_Q$, $W_K$, $W_V$ of every head (together three "
-                    "$d \\times d$ matrices), plus $W_O$ ($d \\times d$)",
+                    gettext(
+                        "Weights: $W_Q$, $W_K$, $W_V$ of every head (together three "
+                        "$d \\times d$ matrices), plus $W_O$ ($d \\times d$)"
+                    ),
                     rf"{per_head} + {concat} \cdot {d} = 4d^2 = {weights}",
                 )
             )
         else:
             steps.append(
                 Step(
-                    "Weights: $W_Q$, $W_K$, $W_V$ of every head, plus $W_O$",
+                    gettext("Weights: $W_Q$, $W_K$, $W_V$ of every head, plus $W_O$"),
                     rf"{per_head} + {concat} \cdot {d} = {weights}",
                 )
             )
@@ -244,7 +263,9 @@ class MultiHead(Family):
             rule = "4d = " if note else ""
             steps.append(
                 Step(
-                    "Biases: one per output of each head's three projections, and $d$ for $W_O$",
+                    gettext(
+                        "Biases: one per output of each head's three projections, and $d$ for $W_O$"
+                    ),
                     rf"{h} \cdot ({d_k} + {d_k} + {d_v}) + {d} = {rule}{biases},"
                     rf"\quad {weights} + {biases} = {weights + biases}",
                 )

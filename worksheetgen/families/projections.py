@@ -39,7 +39,7 @@ from worksheetgen.families.common import (
     pinned,
     shape_dims,
 )
-from worksheetgen.language import N_
+from worksheetgen.language import N_, gettext
 from worksheetgen.model import IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 #: draws of the matrices before giving up
@@ -86,7 +86,7 @@ class Projections(Family):
         MatrixParam("W_K", 1, 4, max_abs=9, help="pin W_K (d x d_k)", integers=True),
         MatrixParam("W_V", 1, 4, max_abs=9, help="pin W_V (d x d_v)", integers=True),
     )
-    prompt = (
+    prompt = N_(
         "A sequence of $T = {{ T }}$ tokens of width $d = {{ d }}$ is the matrix $X$, one "
         "token per row. The projections are $W_Q$ and $W_K$ ($d \\times d_k$, "
         "$d_k = {{ d_k }}$) and $W_V$ ($d \\times d_v$, $d_v = {{ d_v }}$), so that "
@@ -250,18 +250,28 @@ class Projections(Family):
         ]
         answers.append(int_matrix_answer("scores", r"S = QK^\top", computed(trace.scores)))
         parts = [
-            Part(f"Compute the {what} ${n} = X{w}$.", n, row_label="token", col_label="dim")
-            for n, w, what in zip("QKV", WEIGHTS, ("queries", "keys", "values"), strict=True)
+            Part(prompt, n, row_label="token", col_label="dim")
+            for n, prompt in zip(
+                "QKV",
+                (
+                    gettext("Compute the queries $Q = XW_Q$."),
+                    gettext("Compute the keys $K = XW_K$."),
+                    gettext("Compute the values $V = XW_V$."),
+                ),
+                strict=True,
+            )
         ]
-        parts.append(Part("Compute the scores $S = QK^\\top$.", "scores"))
+        parts.append(Part(gettext("Compute the scores $S = QK^\\top$."), "scores"))
         if given["scale"]:
             cross_check(item, "scaled", ex.matrix_floats(trace.scaled), floats["scaled"])
             answers.append(matrix_answer("scaled", rf"S/{sqrt_of(d_k)}", trace.scaled, decimals))
-            parts.append(Part(f"Scale the scores: write $S/\\sqrt{{{d_k}}}$.", "scaled"))
+            parts.append(
+                Part(gettext("Scale the scores: write $S/\\sqrt{{{d_k}}}$.", d_k=d_k), "scaled")
+            )
         if given["softmax"]:
             cross_check(item, "A", ex.matrix_floats(trace.A), floats["A"])
             answers.append(matrix_answer("A", "A", trace.A, decimals, widen=2))
-            parts.append(Part("Softmax each row over keys: write $A$.", "A"))
+            parts.append(Part(gettext("Softmax each row over keys: write $A$."), "A"))
         if given["output"]:
             cross_check(item, "output", ex.matrix_floats(computed(trace.output)), floats["output"])
             answers.append(
@@ -273,7 +283,9 @@ class Projections(Family):
                     before=trace.scaled if given["scale"] else None,
                 )
             )
-            parts.append(Part("Mix the values: write the output $AV$.", "output", col_label="dim"))
+            parts.append(
+                Part(gettext("Mix the values: write the output $AV$."), "output", col_label="dim")
+            )
         return Solution(
             shown=shown,
             parts=tuple(parts),
@@ -287,26 +299,38 @@ class Projections(Family):
         """Worked steps: each projection with one entry written out, the scores, then softmax."""
         x = given["X"]
         steps = []
-        whats = (("Queries", "query"), ("Keys", "key"), ("Values", "value"))
-        for n, w, m, (plural, what) in zip("QKV", WEIGHTS, qkv, whats, strict=True):
+        titles = (
+            gettext("Queries: row $t$ of $X$ times $W_Q$ gives token $t$'s query."),
+            gettext("Keys: row $t$ of $X$ times $W_K$ gives token $t$'s key."),
+            gettext("Values: row $t$ of $X$ times $W_V$ gives token $t$'s value."),
+        )
+        for n, w, m, title in zip("QKV", WEIGHTS, qkv, titles, strict=True):
             col = [row[0] for row in given[w]]
             steps.append(
                 Step(
-                    f"{plural}: row $t$ of $X$ times $W_{n}$ gives token $t$'s {what}.",
+                    title,
                     rf"{n} = X W_{n} = " + bmatrix(ints(m)),
-                    f"For example, row 1 of $X$ times column 1 of $W_{n}$: "
-                    f"${n.lower()}_{{11}} = {dot_text(x[0], col)}$.",
+                    gettext(
+                        "For example, row 1 of $X$ times column 1 of $W_{n}$: ${entry} = {dot}$.",
+                        n=n,
+                        entry=f"{n.lower()}_{{11}}",
+                        dot=dot_text(x[0], col),
+                    ),
                 )
             )
         q, k, _ = qkv
         j = 1 if len(k) > 1 else 0
         steps.append(
             Step(
-                "Scores: each query against every key (rows of $Q$ times rows of $K$).",
+                gettext("Scores: each query against every key (rows of $Q$ times rows of $K$)."),
                 r"S = QK^\top = " + bmatrix(ints(ints_of(computed(trace.scores)))),
-                f"For example, $s_{{1{j + 1}}} = q_1 \\cdot k_{j + 1} = "
-                f"{dot_text(q[0], k[j])}$ (the columns of $K^\\top$ are the "
-                "keys).",
+                gettext(
+                    "For example, ${entry} = q_1 \\cdot k_{j} = {dot}$ (the columns of "
+                    "$K^\\top$ are the keys).",
+                    entry=f"s_{{1{j + 1}}}",
+                    j=j + 1,
+                    dot=dot_text(q[0], k[j]),
+                ),
             )
         )
         if given["scale"]:

@@ -11,18 +11,18 @@ from worksheetgen.exact import number as ex
 from worksheetgen.exact.answers import choice_answer, integer_answer, text_answer
 from worksheetgen.exact.mathtex import vector
 from worksheetgen.families.base import BoolParam, IntParam, Param, pick
-from worksheetgen.families.common import pinned
+from worksheetgen.families.common import pinned, text_label
 from worksheetgen.families.scaling import Scaling
-from worksheetgen.language import N_
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, ParamValue, Part, Pinned, Shown, Solution, Step
 
-ONE_HOT = "it pushes the softmax toward a one-hot (one weight near 1)"
+ONE_HOT = N_("it pushes the softmax toward a one-hot (one weight near 1)")
 LARGE_DK_OPTIONS = (
     ONE_HOT,
-    "it pushes the softmax toward uniform weights",
-    "nothing: the softmax does not depend on the size of the scores",
+    N_("it pushes the softmax toward uniform weights"),
+    N_("nothing: the softmax does not depend on the size of the scores"),
 )
-WHY_SCALE = (
+WHY_SCALE = N_(
     "Without the scale, $q \\cdot k$ has variance $d_k$, so its typical size "
     "($\\sqrt{d_k}$) grows with the width. Large logits push the softmax toward a one-hot: "
     "one weight near 1, the rest near 0, and almost no gradient. Dividing by $\\sqrt{d_k}$ "
@@ -66,7 +66,7 @@ class ScaleEffect(Scaling):
     )
     #: a multiple-choice item (``format`` choice) asks the target alone: the row's softmax
     #: when the row is given, so the variance parts' sentence is left out
-    prompt = (
+    prompt = N_(
         "{% if softmax %}A query's raw scores against {{ n }} keys are $s = {{ row_tex }}$"
         ", with $d_k = {{ d_k }}$.{% endif %}"
         "{% if variance and not (softmax and format == 'choice') %}{% if softmax %} For the "
@@ -133,39 +133,53 @@ class ScaleEffect(Scaling):
                 choice_answer(
                     "large_dk",
                     r"\text{large } d_k",
-                    ONE_HOT,
-                    LARGE_DK_OPTIONS,
-                    "Scores with a large spread make the largest exponential dominate the sum.",
+                    said(ONE_HOT),
+                    tuple(map(said, LARGE_DK_OPTIONS)),
+                    gettext(
+                        "Scores with a large spread make the largest exponential dominate the sum."
+                    ),
                 ),
-                text_answer("why_scale", r"\text{why}", WHY_SCALE),
+                text_answer(
+                    "why_scale", text_label(pgettext("answer label", "why")), said(WHY_SCALE)
+                ),
             ]
             parts += [
-                Part("What is the variance of the dot product $q \\cdot k$?", "var_qk"),
-                Part(f"What is the variance of $q \\cdot k/\\sqrt{{{d_k}}}$?", "var_scaled"),
-                Part("Without the scale, what does a large $d_k$ do to the softmax?", "large_dk"),
+                Part(gettext("What is the variance of the dot product $q \\cdot k$?"), "var_qk"),
                 Part(
-                    "Explain in two or three sentences why attention divides by "
-                    "$\\sqrt{d_k}$ (and not by $d_k$).",
+                    gettext("What is the variance of $q \\cdot k/\\sqrt{{{d_k}}}$?", d_k=d_k),
+                    "var_scaled",
+                ),
+                Part(
+                    gettext("Without the scale, what does a large $d_k$ do to the softmax?"),
+                    "large_dk",
+                ),
+                Part(
+                    gettext(
+                        "Explain in two or three sentences why attention divides by "
+                        "$\\sqrt{d_k}$ (and not by $d_k$)."
+                    ),
                     "why_scale",
                 ),
             ]
             steps += [
                 Step(
-                    "Each product $q_i k_i$ has mean 0 and variance 1 (independent factors)",
+                    gettext(
+                        "Each product $q_i k_i$ has mean 0 and variance 1 (independent factors)"
+                    ),
                     r"\mathrm{Var}(q_i k_i) = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = "
                     r"1 \cdot 1 = 1",
                 ),
                 Step(
-                    f"The {d_k} products are independent, so their variances add",
+                    gettext("The {d_k} products are independent, so their variances add", d_k=d_k),
                     rf"\mathrm{{Var}}(q \cdot k) = \sum_{{i=1}}^{{{d_k}}} \mathrm{{Var}}"
                     rf"(q_i k_i) = {d_k}",
                 ),
                 Step(
-                    f"Dividing by $\\sqrt{{{d_k}}}$ divides the variance by {d_k}",
+                    gettext("Dividing by $\\sqrt{{{d_k}}}$ divides the variance by {d_k}", d_k=d_k),
                     rf"\mathrm{{Var}}\left(\frac{{q \cdot k}}{{\sqrt{{{d_k}}}}}\right) = "
                     rf"\frac{{{d_k}}}{{{d_k}}} = 1",
                 ),
-                Step("Why it matters:", text=WHY_SCALE),
+                Step(gettext("Why it matters:"), text=said(WHY_SCALE)),
             ]
         return Solution(shown=shown, parts=tuple(parts), answers=tuple(answers), steps=tuple(steps))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,11 +23,11 @@ from worksheetgen.families.base import (
     redrawn,
 )
 from worksheetgen.families.common import pinned
-from worksheetgen.language import N_
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
-PEAKED_OPTIONS = ("without the scale", "with the scale", "equally peaked")
-CHANGE_OPTIONS = ("it lost probability", "it gained probability", "no change")
+PEAKED_OPTIONS = (N_("without the scale"), N_("with the scale"), N_("equally peaked"))
+CHANGE_OPTIONS = (N_("it lost probability"), N_("it gained probability"), N_("no change"))
 #: draws of a row before giving up on one with a single largest score
 ROW_TRIES = 50
 
@@ -70,7 +71,9 @@ class Scaling(Family):
         IntParam("high", -9, 9, Pinned(3), "largest score"),
         MatrixParam("row", 1, 4, help="pin the row of scores, as [[s1, s2, ...]]"),
     )
-    prompt = "One query's raw scores $s$ against {{ n }} keys, and the key width $d_k$, are below."
+    prompt = N_(
+        "One query's raw scores $s$ against {{ n }} keys, and the key width $d_k$, are below."
+    )
 
     def check(self, params: dict[str, ParamValue]) -> list[tuple[str, str]]:
         row = params.get("row")
@@ -124,6 +127,16 @@ class Scaling(Family):
         _, _, (weights,) = softmax_rows([scaled])
         return {"scaled": scaled, "A": weights}
 
+    def carries_for(self, given: Mapping[str, Any], asked: Sequence[str]) -> list[dict[str, Any]]:
+        """The carried steps, their options in the build's language as the sheet prints them
+        (the step picks one of them from the student's own softmaxes)."""
+        out = super().carries_for(given, asked)
+        for carry in out:
+            options = carry["args"].get("options")
+            if options is not None:
+                carry["args"]["options"] = [said(o) for o in options]
+        return out
+
     def chain_args(self, given: dict[str, Any]) -> dict[str, Any] | None:
         """The arguments of ``attend``: the row as a one-row score table."""
         if "row" not in given:
@@ -176,62 +189,88 @@ class Scaling(Family):
             ),
             choice_answer(
                 "peaked",
-                "more peaked",
-                peaked,
-                PEAKED_OPTIONS,
-                "Dividing by a number above 1 shrinks the gaps between scores, so "
-                "the softmax flattens; skipping the scale leaves it more peaked.",
+                pgettext("answer label", "more peaked"),
+                said(peaked),
+                tuple(map(said, PEAKED_OPTIONS)),
+                gettext(
+                    "Dividing by a number above 1 shrinks the gaps between scores, so "
+                    "the softmax flattens; skipping the scale leaves it more peaked."
+                ),
             ),
             choice_answer(
                 "largest_change",
-                "largest entry",
-                change,
-                CHANGE_OPTIONS,
-                f"Its weight goes from {before} to {after}.",
+                pgettext("answer label", "largest entry"),
+                said(change),
+                tuple(map(said, CHANGE_OPTIONS)),
+                gettext("Its weight goes from {before} to {after}.", before=before, after=after),
             ),
         )
         parts = (
             Part(
-                "Softmax the row as it is: write $\\mathrm{softmax}(s)$.",
+                gettext("Softmax the row as it is: write $\\mathrm{softmax}(s)$."),
                 "A_unscaled",
                 row_label="",
                 col_label="key",
             ),
             Part(
-                f"Scale the row: write $s/\\sqrt{{{d_k}}}$.",
+                gettext("Scale the row: write $s/\\sqrt{{{d_k}}}$.", d_k=d_k),
                 "scaled",
                 row_label="",
                 col_label="key",
             ),
             Part(
-                f"Softmax the scaled row: write $\\mathrm{{softmax}}(s/\\sqrt{{{d_k}}})$.",
+                gettext(
+                    "Softmax the scaled row: write $\\mathrm{{softmax}}(s/\\sqrt{{{d_k}}})$.",
+                    d_k=d_k,
+                ),
                 "A",
                 row_label="",
                 col_label="key",
             ),
-            Part("Which softmax is more peaked?", "peaked"),
+            Part(gettext("Which softmax is more peaked?"), "peaked"),
             Part(
-                f"Did the largest score (key {top + 1}) gain or lose probability after scaling?",
+                gettext(
+                    "Did the largest score (key {key}) gain or lose probability after scaling?",
+                    key=top + 1,
+                ),
                 "largest_change",
             ),
         )
         steps = (
-            Step("Softmax without the scale", r"\mathrm{softmax}(s) \approx " + vector(r(plain))),
-            Step(f"Divide by $\\sqrt{{{d_k}}}$", rf"s/{sqrt_of(d_k)} \approx " + vector(r(scaled))),
             Step(
-                "Exponentiate and sum",
+                gettext("Softmax without the scale"),
+                r"\mathrm{softmax}(s) \approx " + vector(r(plain)),
+            ),
+            Step(
+                gettext("Divide by $\\sqrt{{{d_k}}}$", d_k=d_k),
+                rf"s/{sqrt_of(d_k)} \approx " + vector(r(scaled)),
+            ),
+            Step(
+                gettext("Exponentiate and sum"),
                 r"e^{s/\sqrt{d_k}} \approx "
                 + vector(r(exps[0]))
                 + r",\quad \textstyle\sum \approx "
                 + ex.rounded(sums[0], decimals),
             ),
             Step(
-                "Softmax with the scale",
+                gettext("Softmax with the scale"),
                 rf"\mathrm{{softmax}}(s/{sqrt_of(d_k)}) \approx " + vector(r(weights)),
             ),
             Step(
-                f"The largest entry {change.replace('it ', '')}: the unscaled softmax is "
-                "more peaked; that is the scale's job."
+                gettext(
+                    "The largest entry lost probability: the unscaled softmax is more peaked; "
+                    "that is the scale's job."
+                )
+                if change == CHANGE_OPTIONS[0]
+                else gettext(
+                    "The largest entry gained probability: the unscaled softmax is more peaked; "
+                    "that is the scale's job."
+                )
+                if change == CHANGE_OPTIONS[1]
+                else gettext(
+                    "The largest entry no change: the unscaled softmax is more peaked; "
+                    "that is the scale's job."
+                )
             ),
         )
         return Solution(

@@ -37,8 +37,9 @@ from worksheetgen.families.common import (
     computed,
     equal_score_rows,
     int_scores,
+    text_label,
 )
-from worksheetgen.language import N_
+from worksheetgen.language import N_, gettext, pgettext, said
 from worksheetgen.model import Choices, IntRange, ParamValue, Part, Pinned, Shown, Solution, Step
 
 PLANTABLE = (
@@ -67,15 +68,19 @@ def buggy_steps(trace: Trace, given: dict[str, Any], slip: str, decimals: int) -
 
     d_k = given["d_k"]
     assert trace.scores is not None and trace.output is not None
-    steps = [Step("Scores", r"S = QK^\top = " + bmatrix(r(trace.scores)))]
+    steps = [Step(gettext("Scores"), r"S = QK^\top = " + bmatrix(r(trace.scores)))]
     if slip == "scale-by-dk":
-        steps.append(Step("Scale", rf"S/{d_k} \approx " + bmatrix(r(trace.scaled))))
+        steps.append(Step(gettext("Scale"), rf"S/{d_k} \approx " + bmatrix(r(trace.scaled))))
     elif slip != "no-scale":
-        steps.append(Step("Scale", rf"S/\sqrt{{{d_k}}} \approx " + bmatrix(r(trace.scaled))))
+        steps.append(
+            Step(gettext("Scale"), rf"S/\sqrt{{{d_k}}} \approx " + bmatrix(r(trace.scaled)))
+        )
     if trace.masked is not None:
-        steps.append(Step("Mask the future keys", r"\tilde S = " + bmatrix(r(trace.masked))))
-    steps.append(Step("Softmax", r"A \approx " + bmatrix(r(trace.A))))
-    steps.append(Step("Mix", r"\text{output} \approx " + bmatrix(r(trace.output))))
+        steps.append(
+            Step(gettext("Mask the future keys"), r"\tilde S = " + bmatrix(r(trace.masked)))
+        )
+    steps.append(Step(gettext("Softmax"), r"A \approx " + bmatrix(r(trace.A))))
+    steps.append(Step(gettext("Mix"), r"\text{output} \approx " + bmatrix(r(trace.output))))
     return steps
 
 
@@ -113,7 +118,7 @@ class SpotBug(QKVHead, Family):
             "the slip to plant, or {choices: [...]} to draw one that applies",
         ),
     )
-    prompt = (
+    prompt = N_(
         "A student computed one attention head over $T = {{ T }}$ tokens with "
         "$d_k = {{ d_k }}${% if causal %}, in a decoder (causal mask){% endif %}. "
         "The queries, keys and values are the rows of $Q$, $K$ and $V$. Their worked "
@@ -185,7 +190,7 @@ class SpotBug(QKVHead, Family):
 
     def options(self, given: dict[str, Any]) -> tuple[str, ...]:
         """The slip descriptions offered to the student: every slip that applies here."""
-        return tuple(mc.get(n).description for n in PLANTABLE if mc.get(n).applies(given, {}))
+        return tuple(said(mc.get(n).description) for n in PLANTABLE if mc.get(n).applies(given, {}))
 
     def solve(self, given: dict[str, Any], decimals: int, item: str) -> Solution:
         q, k, v, d_k, causal = (given[n] for n in ("Q", "K", "V", "d_k", "causal"))
@@ -199,7 +204,11 @@ class SpotBug(QKVHead, Family):
         options = self.options(given)
         answers = (
             choice_answer(
-                "slip", r"\text{slip}", planted.description, options, f"The slip: {planted.title}."
+                "slip",
+                text_label(pgettext("answer label", "slip")),
+                said(planted.description),
+                options,
+                gettext("The slip: {slip}.", slip=gettext(planted.title)),
             ),
             matrix_answer("A", "A", right.A, decimals, widen=2),
             output_answer(
@@ -211,12 +220,17 @@ class SpotBug(QKVHead, Family):
             ),
         )
         parts = (
-            Part("Which slip does the worked solution make?", "slip"),
-            Part("Correct the attention weights: write $A$.", "A"),
-            Part("Correct the result: write the output $AV$.", "output", col_label="dim"),
+            Part(gettext("Which slip does the worked solution make?"), "slip"),
+            Part(gettext("Correct the attention weights: write $A$."), "A"),
+            Part(gettext("Correct the result: write the output $AV$."), "output", col_label="dim"),
         )
         # on paper the slip's name, not its id (the id is in key.json and grade's report)
-        steps = [Step(f"The slip: {planted.title}.", text=planted.description)]
+        steps = [
+            Step(
+                gettext("The slip: {slip}.", slip=gettext(planted.title)),
+                text=gettext(planted.description),
+            )
+        ]
         steps += attention_steps(right, given, decimals)
         return Solution(
             shown=(

@@ -28,6 +28,7 @@ from worksheetgen.exact.mathtex import decimals_in
 from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.grading.key import GradedAnswer, QuestionKey, norm_text, parse_key
 from worksheetgen.keyjson import write as keyfile
+from worksheetgen.language import said
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.htmlmath import markup_html
@@ -66,13 +67,15 @@ def _rounding(q: QuestionKey, a: GradedAnswer) -> float:
 
 
 def _slip_words(name: str, description: str) -> dict[str, str]:
-    """A slip as the page names it: its title, what it does and how to avoid it (HTML)."""
+    """A slip as the page names it: its title, what it does and how to avoid it (HTML), in the
+    language being rendered (key.json keeps a slip's English words: the catalog's messages;
+    a description no catalog knows, a plugin's, as it is)."""
     known = MISCONCEPTIONS.get(name)
     return {
         "name": name,
-        "title": markup_html(known.title) if known else name,
-        "what": markup_html(description or (known.description if known else "")),
-        "avoid": markup_html(known.avoid) if known and known.avoid else "",
+        "title": markup_html(said(known.title)) if known else name,
+        "what": markup_html(said(description or (known.description if known else ""))),
+        "avoid": markup_html(said(known.avoid)) if known and known.avoid else "",
     }
 
 

@@ -20,6 +20,7 @@ from worksheetgen.exact.number import Ex, is_zero
 from worksheetgen.exact.number import rounded as round_ex
 from worksheetgen.exact.rounding import half_unit
 from worksheetgen.families import get_family
+from worksheetgen.language import gettext, said
 from worksheetgen.model import (
     Choice,
     Coincidence,
@@ -80,7 +81,11 @@ def solve_item(
             field=f"questions[{spec.id}].prompt",
         )
     else:
-        prompt = render_prompt(family.prompt, family_context, file="<family " + family.name + ">")
+        # the family's own words in the build's language (a plugin's no catalog knows, as
+        # written): the same template, its variables the same
+        prompt = render_prompt(
+            said(family.prompt), family_context, file="<family " + family.name + ">"
+        )
     if spec.part_points:
         _check_part_points(spec, solution)
     # what the key states of the question, so that its writer asks no family
@@ -215,7 +220,7 @@ def as_choice(
         )
     old = next((p for p in solution.parts if p.answer == target.name), None)
     part = Part(
-        f"Which of these is ${target.label}$? Mark one option.",
+        gettext("Which of these is ${label}$? Mark one option.", label=target.label),
         target.name,
         row_label=old.row_label if old else "query",
         col_label=old.col_label if old else "key",
