@@ -64,9 +64,9 @@ def math_html(tex: str, display: bool = False) -> str:
     shape = _shape(tex)
     if shape is not None:
         template, numbers = shape
-        filled = _fill(_safe_converted(template, mode), numbers)
-        if filled is not None:
-            return filled
+        filler = _filler(template, mode)
+        if filler is not None:
+            return filler.format(*numbers)
     return _safe_converted(tex, mode)
 
 
@@ -80,33 +80,44 @@ def _shape(tex: str) -> tuple[str, tuple[str, ...]] | None:
     where that could change how TeX reads it."""
     if _ANY_SLOT.search(tex) or _READS_DIGITS.search(tex):
         return None  # x^12 is x^1 2; \frac12 is \frac{1}{2}: read as TeX does
-    numbers: list[str] = []
-
-    def slot(m: re.Match[str]) -> str:
-        numbers.append(m.group(1))
-        return chr(_SLOT + len(numbers) - 1)
-
-    template = _NUMBER.sub(slot, tex)
+    # the text between the numbers and the numbers, alternating: [text, number, text, ...]
+    parts = _NUMBER.split(tex)
+    numbers = tuple(parts[1::2])
     if len(numbers) > _MAX_SLOTS:
         return None
-    return template, tuple(numbers)
+    parts[1::2] = _SLOT_CHARS[: len(numbers)]
+    return "".join(parts), numbers
 
 
-def _fill(mathml: str, numbers: tuple[str, ...]) -> str | None:
-    """The converted shape with its numbers back (each slot must appear once)."""
-    if not numbers:
-        return mathml
+_SLOT_CHARS = [chr(_SLOT + i) for i in range(_MAX_SLOTS)]
+
+
+@lru_cache(maxsize=16384)
+def _filler(template: str, mode: str) -> str | None:
+    """The converted shape as a format string, its slots the numbers' places (``{0}``, or
+    ``<mn>{0}</mn>`` where the converter made a slot an identifier); None where the slots do
+    not each appear once, so the math is converted whole. Made once per shape: a sheet's
+    math is then filled in by ``str.format``."""
+    mathml = _safe_converted(template, mode)
+    count = len(_ANY_SLOT.findall(template))
+    if not count:
+        return _braces(mathml)
     slots = re.findall("[\ue000-\uf8ff]", mathml)
-    if sorted(slots) != [chr(_SLOT + i) for i in range(len(numbers))]:
+    if sorted(slots) != _SLOT_CHARS[:count]:
         return None
-    return _SLOT_RE.sub(
-        lambda m: (
-            f"<mn>{numbers[ord(m.group(1) or m.group(2)) - _SLOT]}</mn>"
-            if m.group(1)
-            else numbers[ord(m.group(2)) - _SLOT]
-        ),
-        mathml,
-    )
+    pieces = _SLOT_RE.split(mathml)  # [text, <mi>slot, bare slot, text, ...]
+    out = [_braces(pieces[0])]
+    for i in range(1, len(pieces), 3):
+        in_mi, bare, text = pieces[i : i + 3]
+        index = ord(in_mi or bare) - _SLOT
+        out.append(f"<mn>{{{index}}}</mn>" if in_mi else f"{{{index}}}")
+        out.append(_braces(text))
+    return "".join(out)
+
+
+def _braces(text: str) -> str:
+    """Text kept as it is by ``str.format``."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 # a digit right after ^, _, a backslash or a letter: TeX may read it alone
