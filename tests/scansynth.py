@@ -198,3 +198,64 @@ def box_sheet(
         out, format="JPEG", quality=rng.randint(70, 90)
     )
     return out.getvalue(), corners
+
+
+def blank_back(dpi: int, kind: str, rng: random.Random, paper_mm=(210, 297)) -> Image.Image:
+    """The back of a sheet printed on one side, as a scanner gives it: ``dust`` (20-300
+    specks of 0.1-0.7 mm and a hair or two), ``dirty`` (dust and light grey smudges),
+    ``grey`` (dust on a paper up to 30 levels greyer, noised: what 1-bit dithering turns
+    into scattered dots), ``edge`` (dust and a dark band of the scanner's lid along one
+    or two sides). Not yet moved nor encoded (``distort``, ``encoded``)."""
+    px = dpi / 25.4
+    w, h = int(paper_mm[0] * px), int(paper_mm[1] * px)
+    im = Image.new("L", (w, h), rng.randint(235, 255))
+    draw = ImageDraw.Draw(im)
+    for _ in range(rng.randint(20, 300)):
+        r = rng.uniform(0.05, 0.35) * px
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        draw.ellipse([x - r, y - r * rng.uniform(0.5, 1.5), x + r, y + r], fill=rng.randint(0, 90))
+    for _ in range(rng.randint(0, 2)):  # a hair
+        x, y, length, a = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(4, 15) * px, 6.28
+        a *= rng.random()
+        end = (x + length * math.cos(a), y + length * math.sin(a))
+        draw.line([(x, y), end], fill=rng.randint(30, 110), width=max(1, int(0.08 * px)))
+    grey = np.asarray(im, dtype=np.float32)
+    if kind == "dirty":
+        yy, xx = np.ogrid[:h, :w]
+        for _ in range(rng.randint(2, 6)):
+            cx, cy, s = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(10, 50) * px
+            grey = grey - rng.uniform(15, 45) * np.exp(
+                -((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * s * s)
+            )
+    if kind == "grey":
+        grey = grey - rng.uniform(0, 30)
+        grey = grey + np.random.default_rng(rng.randrange(2**32)).normal(0, 10, grey.shape)
+    im = Image.fromarray(np.clip(grey, 0, 255).astype(np.uint8))
+    return im
+
+
+def dark_edge(im: Image.Image, dpi: int, rng: random.Random) -> Image.Image:
+    """A scanner's dark edge along one or two sides, 1-8 mm wide."""
+    px = dpi / 25.4
+    w, h = im.size
+    draw = ImageDraw.Draw(im)
+    for side in rng.sample("lrtb", rng.randint(1, 2)):
+        b = rng.uniform(1, 8) * px
+        box = {"l": [0, 0, b, h], "r": [w - b, 0, w, h], "t": [0, 0, w, b], "b": [0, h - b, w, h]}
+        draw.rectangle(box[side], fill=rng.randint(30, 150))
+    return im
+
+
+def encoded(im: Image.Image, fmt: str, rng: random.Random) -> bytes:
+    """``im`` as a scanner writes it: ``jpeg`` (quality 40-90), ``png``, ``1bit`` (a PNG
+    dithered to black and white) or ``1bit-tiff`` (CCITT group 4)."""
+    out = io.BytesIO()
+    if fmt == "jpeg":
+        im.save(out, format="JPEG", quality=rng.randint(40, 90))
+    elif fmt == "1bit":
+        im.convert("1").save(out, format="PNG")
+    elif fmt == "1bit-tiff":
+        im.convert("1").save(out, format="TIFF", compression="group4")
+    else:
+        im.save(out, format="PNG")
+    return out.getvalue()

@@ -432,11 +432,17 @@ _PROTECTED_COLUMNS = ("student", "sheet", "question", "answer")
 
 
 def parse_responses(
-    text: str, key: GradeKey, name: str = "responses.csv", lenient: bool = False
+    text: str,
+    key: GradeKey,
+    name: str = "responses.csv",
+    lenient: bool = False,
+    unanswered: bool = False,
 ) -> Responses:
     """Validate responses CSV text against ``key``: every bad row at once (``RowErrors``,
     one line each); with ``lenient``, values and marks that cannot be read are graded as
-    wrong and listed in ``Responses.unreadable`` instead."""
+    wrong and listed in ``Responses.unreadable`` instead. With ``unanswered``, a file with
+    no answer in it (no rows, or every row blank) is read as it is, every student without
+    responses (``scan``'s pile of unmarked pages), instead of refused as a blank template."""
     records = iter(_records(text, name))
     header_line, index = _header(records, name)
     width = index.pop("<width>")
@@ -480,7 +486,7 @@ def parse_responses(
             break
     if errors:
         raise RowErrors(errors)
-    if not rows:  # grading it would replace earlier scores with zeros for everyone
+    if not rows and not unanswered:  # grading it would replace earlier scores with zeros
         raise GradeError(
             "expected a row per answer entry after the header, got none (a "
             "blank file to fill in: grade --template)",
@@ -488,7 +494,7 @@ def parse_responses(
             line=header_line + 1,
             field="rows",
         )
-    if not answered:  # a template nobody filled in: the same zeros
+    if not answered and not unanswered:  # a template nobody filled in: the same zeros
         column = "value or mark column" if "mark" in index else "value column"
         raise GradeError(
             f"expected at least one answer in the {column}, got {rows} rows "

@@ -368,6 +368,7 @@ def grade_files(
     penalty: Fraction | None = None,
     key_doc: KeyDoc | None = None,
     secret: ExpectedSecret | None = None,
+    unanswered: bool = False,
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -379,7 +380,10 @@ def grade_files(
     total and no feedback page ("blank"), or 0 points ("zero"). ``penalty``: a Moodle adaptive
     quiz's penalty per wrong try (None: the one the Moodle export sets). ``key_doc``: the key
     at ``key_path`` as its reader gave it already (``scan`` reads it once), else read here,
-    refused if not built with the course secret ``secret`` (when there is one)."""
+    refused if not built with the course secret ``secret`` (when there is one).
+    ``unanswered``: a responses CSV with no answer in it is graded (every student without a
+    total, as one with no responses; ``scan`` of unmarked pages, which replaces its whole
+    set), not refused as a blank template whose grading would replace earlier scores."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -415,7 +419,7 @@ def grade_files(
         if is_moodle_responses(header_row(text, name)):
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry, penalty)
         else:
-            responses = parse_responses(text, key, name, lenient)
+            responses = parse_responses(text, key, name, lenient, unanswered)
     if absent not in ("blank", "zero"):
         raise GradeError(f"expected blank or zero, got {absent!r}", field="absent")
     # every name and typed string as the text rule shows it, in every output (visible)

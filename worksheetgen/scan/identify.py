@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,6 @@ PAGES_PER_PRINTED = 4
 MIN_SCAN_PAGES = 100
 
 
-#: a page with less ink than this share of its area is blank (every printed page of a
-#: sheet has more: its corner marks alone are 0.23 % of an A4 page)
-BLANK = 0.001
-
-
 Task = tuple[str, str, int]  # a page: its scan's path, the scan's kind and the page's index
 
 
@@ -40,8 +35,11 @@ class ScanPages:
     (``scan_labels``) and bytes, and the pages in order."""
 
     labels: dict[str, str]
-    data: dict[str, bytes]
+    data: dict[str, bytes | None]
     tasks: tuple[Task, ...]
+    #: each scan's file as it was checked (device, inode, size, modification time): a scan
+    #: of one page is read again from its file when needed, not held (``scan_bytes``)
+    stats: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
@@ -52,15 +50,21 @@ def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
 
     labels = scan_labels(scans)
     tasks: list[Task] = []
-    data_of: dict[str, bytes] = {}
+    data_of: dict[str, bytes | None] = {}
+    stats: dict[str, tuple[int, int, int, int]] = {}
     # the most pages a run reads: PAGES_PER_PRINTED for each page the build printed, counted
     # (and every page's size checked) before any page is decoded
     printed = sum(len(s.pages) for s in setup.positions.sheets)
     most = max(MIN_SCAN_PAGES, PAGES_PER_PRINTED * printed)
     for path in scans:  # every scan checked before any is read
-        kind, data = check_scan(path)
-        data_of[path] = data
+        opened: list[os.stat_result] = []
+        kind, data = check_scan(path, opened.append)
+        stats[path] = _identity(opened[0])  # the file as opened and read
         count = page_count(path, kind, data, most - len(tasks))
+        # a pile of one page a file is streamed: each page's bytes read again when it is
+        # decoded, never all held (a PDF's or a TIFF's pages share their file's bytes)
+        data_of[path] = None if count == 1 and kind != "pdf" else data
+        del data
         if len(tasks) + count > most:
             raise ScanError(
                 f"expected at most {most:,} pages in all ({PAGES_PER_PRINTED} for each of the "
@@ -69,7 +73,33 @@ def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
                 file=path,
             )
         tasks += [(path, kind, i) for i in range(count)]
-    return ScanPages(labels, data_of, tuple(tasks))
+    return ScanPages(labels, data_of, tuple(tasks), stats)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def scan_bytes(
+    path: str, data: dict[str, bytes | None], stats: dict[str, tuple[int, int, int, int]]
+) -> bytes:
+    """A scan's bytes: held (a file of several pages), or read again from its file, which
+    must be the file checked at the start (a ScanError when it was changed since)."""
+    held = data[path]
+    if held is not None:
+        return held
+    # the image machinery only when scanning
+    from worksheetgen.inputs import read_limited
+    from worksheetgen.scan.images import MAX_SCAN_BYTES
+
+    def same(st: os.stat_result) -> str | None:
+        if _identity(st) == stats[path]:
+            return None
+        return "expected the scan as it was when the run began, got a file changed since"
+
+    return read_limited(
+        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError, check=same
+    )
 
 
 def task_where(task: tuple[str, str, int], labels: dict[str, str]) -> str:
@@ -153,7 +183,7 @@ def identify(
     seen: dict[tuple[int, int], str] = {}
     found: list[FoundPage] = []
     n_pages = identified = 0
-    context = _ReadContext(pages.data, setup.paper, setup.box_mm, sheets)
+    context = _ReadContext(pages.data, setup.paper, setup.box_mm, sheets, pages.stats)
     unread: dict[str, Task] = {}  # unidentified pages' tasks, by issue id
 
     def take(page: _Found, ratios: Any, where: str) -> None:
@@ -164,28 +194,35 @@ def identify(
         n_pages += 1
         path, kind, index = task
         where = task_where(task, labels)
-        if read.code is not None and (
+        other = read.code is not None and (
             read.code[1] >= len(fields) or read.code[0] != fields[read.code[1]]
-        ):
-            raise ScanError(
-                f"expected pages of this key's build, got page {index + 1} of another "
-                "build (its page code names another class: other students, questions or "
-                "order)",
-                file=path,
-            )
-        if read.code is None or read.code[1] not in sheets:
+        )
+        if other or read.code is None or read.code[1] not in sheets:
             name = f"page-{len(crops) + 1:03d}.png"
-            image = load_page(path, kind, pages.data[path], index)
+            image = load_page(path, kind, scan_bytes(path, pages.data, pages.stats), index)
             small = image[::4, ::4]
             crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
+            if other:  # never read as this class's, nor named as one of its pages
+                issues.append(
+                    Issue(
+                        "other-class-page",
+                        f"page:{where}",
+                        where,
+                        "its page code names another class (another build: other students, "
+                        "questions or order): not read against this key",
+                        name,
+                    )
+                )
+                continue
             unread[f"page:{where}"] = task
-            if _is_blank(image):  # a sheet's blank back, or a page left to even the count
+            if _is_blank(image, setup.paper):  # a sheet's blank back, or a page to even the count
                 issues.append(
                     Issue(
                         "blank-page",
                         f"page:{where}",
                         where,
-                        f"no ink (under {BLANK:.1%} of the page): nothing to read",
+                        "no print (at most dust, specks, a scanner's edge or dithering): "
+                        "nothing to read",
                         name,
                         "blank",
                     )
@@ -308,12 +345,12 @@ _SHARED_CODES = (
 )
 
 
-def _is_blank(image: Any) -> bool:
-    """True when a page has (almost) no ink: the back of a sheet printed on one side."""
+def _is_blank(image: Any, paper: str) -> bool:
+    """True when a page has no print: the back of a sheet printed on one side."""
     # the image machinery only when scanning
-    from worksheetgen.scan.pages import ink_mask
+    from worksheetgen.scan.pages import is_blank
 
-    return float(ink_mask(image).mean()) < BLANK
+    return is_blank(image, paper)
 
 
 def _read_as(
@@ -328,7 +365,7 @@ def _read_as(
     from worksheetgen.scan.pages import BOX_INSET_MM, align_as, box_measures
 
     path, kind, index = task
-    image = load_page(path, kind, context.data[path], index)
+    image = load_page(path, kind, scan_bytes(path, context.data, context.stats), index)
     aligned = align_as(image, context.paper, page_cells(build, sheet, page))
     if aligned is None:
         return _PageRead(None)
@@ -344,10 +381,11 @@ def _read_as(
 class _ReadContext:
     """What reading a page needs: the scans' bytes, the paper, the boxes by sheet and page."""
 
-    data: dict[str, bytes]
+    data: dict[str, bytes | None]
     paper: str
     box_mm: float
     sheets: dict[int, dict[int, list[dict[str, Any]]]]
+    stats: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -372,7 +410,7 @@ def _read_page(task: tuple[str, str, int], context: _ReadContext | None = None) 
 
     ctx = context or _CONTEXT[0]
     path, kind, index = task
-    page = align(load_page(path, kind, ctx.data[path], index), ctx.paper)
+    page = align(load_page(path, kind, scan_bytes(path, ctx.data, ctx.stats), index), ctx.paper)
     if page is None:
         return _PageRead(None)
     code = (page.build, page.sheet, page.page)
@@ -432,7 +470,8 @@ class _Found:
         from worksheetgen.scan.pages import Aligned, ink_mask
 
         path, kind, index = self.task
-        image = load_page(path, kind, self.context.data[path], index)
+        data = scan_bytes(path, self.context.data, self.context.stats)
+        image = load_page(path, kind, data, index)
         if image.shape[1] > image.shape[0]:  # as align turned it
             image = np.rot90(image)
         return Aligned(0, self.sheet, self.page, self.homography, ink_mask(image), image)

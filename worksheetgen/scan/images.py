@@ -5,6 +5,8 @@ The scans are only read."""
 from __future__ import annotations
 
 import io
+import os
+from collections.abc import Callable
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -39,10 +41,13 @@ def kind_of(data: bytes) -> str | None:
     return None
 
 
-def check_scan(path: str) -> tuple[str, bytes]:
-    """A scan's kind and bytes, or a ScanError saying why it cannot be one."""
+def check_scan(
+    path: str, check: Callable[[os.stat_result], str | None] | None = None
+) -> tuple[str, bytes]:
+    """A scan's kind and bytes, or a ScanError saying why it cannot be one; ``check``: as
+    ``read_limited``'s, sees the opened file's fstat first."""
     data = read_limited(
-        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError
+        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError, check=check
     )
     kind = kind_of(data)
     if kind is None:
@@ -144,6 +149,16 @@ def _grey(im: Image.Image, path: str) -> np.ndarray:
         raise _too_large(path, im.width, im.height, None)
     if im.format == "JPEG" and im.mode != "L":
         im.draft("L", im.size)  # JPEG decodes its grey channel alone, much faster
+    if im.mode.startswith("I;16") or im.mode == "I":
+        # 16 bits a pixel (a scanner's 16-bit grey PNG or TIFF): Pillow's convert("L")
+        # clips every value above 255 to white, so a page read as blank; scaled instead
+        wide = np.asarray(im)
+        if im.mode == "I":  # 32 bits: a 16-bit image, or 8 bits widened
+            top = 255 if wide.size and int(wide.max()) <= 255 else 65535
+            wide = np.clip(wide, 0, top)
+            if top == 255:
+                return wide.astype(np.uint8)
+        return (wide >> 8).astype(np.uint8)
     return np.asarray(im.convert("L"), dtype=np.uint8)
 
 

@@ -245,6 +245,68 @@ def ink_mask(image: np.ndarray) -> np.ndarray:
     return image < INK_LEVEL * paper_white(image)
 
 
+#: a blank page (the back of a sheet printed on one side) is told from a page with print
+#: on a grid of cells this wide (mm): a cell is print when this share of it is ink
+BLANK_CELL_MM = 2.0
+BLANK_CELL_INK = 0.05
+#: print is more than this many cells each beside another (64 mm²: a single line of text
+#: has some 60, a corner mark alone 9): fewer, and scattered, are dust and specks
+BLANK_CELLS = 16
+#: a 1-bit (dithered) scan is read as the grey of squares this wide (mm) first: dithered
+#: noise on a grey or dirty page is not ink, a pen's or a printer's stroke stays
+DITHER_MM = 0.75
+#: a scanner's edge (its lid, a shadow, the glass beyond the page) is what is darker than
+#: LIGHT_LEVEL from the image's border in, at most this share of its width or height
+EDGE_SHARE = 0.1
+
+
+def _cell_means(image: np.ndarray, size: int) -> np.ndarray:
+    """The mean of every ``size`` x ``size`` square of ``image`` (its last part left out)."""
+    h, w = image.shape[0] // size, image.shape[1] // size
+    return image[: h * size, : w * size].reshape(h, size, w, size).mean(axis=(1, 3))
+
+
+def is_blank(image: np.ndarray, paper: str) -> bool:
+    """True when a page has no print: nothing but dust and specks, a scanner's dark edge,
+    1-bit dithering of a grey or slightly dirty page. Read on cells of BLANK_CELL_MM: a cell
+    is print when BLANK_CELL_INK of it is ink, and not within (or next to) the dark run of
+    cells from the image's border in (EDGE_SHARE); a page is blank with fewer than
+    BLANK_CELLS print cells that each have another beside them (a speck of dust is alone)."""
+    if image.shape[1] > image.shape[0]:
+        image = np.rot90(image)
+    w_mm, h_mm = PAPER_MM[paper]
+    px_per_mm = min(image.shape[0] / h_mm, image.shape[1] / w_mm)
+    sample = image[::7, ::7]
+    grey = image.astype(np.float32)
+    if not ((sample > 0) & (sample < 255)).any():  # 1-bit: read its dithering as grey
+        size = max(2, int(round(px_per_mm * DITHER_MM)))
+        grey, px_per_mm = _cell_means(grey, size), px_per_mm / size
+    white = paper_white(grey)
+    size = max(2, int(round(px_per_mm * BLANK_CELL_MM)))
+    share = _cell_means((grey < INK_LEVEL * white).astype(np.float32), size)
+    dark = _cell_means(grey, size) < LIGHT_LEVEL * white
+    edge = np.zeros_like(dark)
+    for cells, out in ((dark, edge), (dark.T, edge.T)):
+        for run, into in ((cells, out), (cells[:, ::-1], out[:, ::-1])):
+            depth = max(1, int(run.shape[1] * EDGE_SHARE))
+            into[:, :depth] |= np.logical_and.accumulate(run[:, :depth], axis=1)
+    # and the cell beyond the run, which the edge's own border may share
+    edge[1:] |= edge[:-1].copy()
+    edge[:-1] |= edge[1:].copy()
+    edge[:, 1:] |= edge[:, :-1].copy()
+    edge[:, :-1] |= edge[:, 1:].copy()
+    ink = (share >= BLANK_CELL_INK) & ~edge
+    padded = np.pad(ink, 1).astype(np.int8)
+    h, w = ink.shape
+    around = sum(
+        padded[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if dy or dx
+    )
+    return int((ink & (around > 0)).sum()) < BLANK_CELLS
+
+
 def _window_sums(integral: np.ndarray, k: int) -> np.ndarray:
     """Sums of every k x k window of the image whose integral image is given."""
     return integral[k:, k:] - integral[:-k, k:] - integral[k:, :-k] + integral[:-k, :-k]

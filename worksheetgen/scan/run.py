@@ -2,14 +2,14 @@
 
 Every scan is checked before any is read (a file that is not a PDF or image, or a damaged
 one, is one line and nothing is written). Each page is aligned and identified by its code
-(``pages``); a page of another build stops the run with one line. Each box is read as
-empty, marked, taken back (filled in completely: the rule printed on the sheet) or unclear;
-a part's answer is its one marked box. Unclear boxes, several marks, score rows nobody
-marked (a mark still to give, never 0), pages that do not identify, pages scanned twice
-and pages missing are listed in issues.csv with a cropped image each, never guessed; a
-corrections file (``id,value`` rows, the ids of issues.csv) settles them on a rerun. The
-responses go to ``grade``'s own path (``grade_files``), which writes scores.csv and
-report.md.
+(``pages``); a page of another build (another class) is listed, never read as this class's,
+and the rest are read. Each box is read as empty, marked, taken back (filled in completely:
+the rule printed on the sheet) or unclear; a part's answer is its one marked box. Unclear
+boxes, several marks, score rows nobody marked (a mark still to give, never 0), pages that
+do not identify, pages scanned twice and pages missing are listed in issues.csv with a
+cropped image each, never guessed; a corrections file (``id,value`` rows, the ids of
+issues.csv) settles them on a rerun. The responses go to ``grade``'s own path
+(``grade_files``), which writes scores.csv and report.md, even when nothing is marked.
 """
 
 from __future__ import annotations

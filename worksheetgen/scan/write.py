@@ -117,19 +117,21 @@ def _write(
                 (new / CROPS).mkdir()
             for name, data in crops.items():
                 (new / CROPS / name).write_bytes(data)
-            if any(r[4] for r in rows):  # grade refuses a file of blanks
-                try:
-                    run = grade_files(
-                        key.source,
-                        new / RESPONSES_FILE,
-                        new,
-                        paper=paper,
-                        label=str(out / RESPONSES_FILE),
-                        absent="zero" if absent == "zero" else "blank",
-                        key_doc=key,
-                    )
-                except GradeError as exc:
-                    raise ScanError(f"grading the scanned responses: {exc}") from None
+            # graded even when nothing is marked (an empty class is a class): each student
+            # scanned with no mark at all has no total, as one with no responses, never 0
+            try:
+                run = grade_files(
+                    key.source,
+                    new / RESPONSES_FILE,
+                    new,
+                    paper=paper,
+                    label=str(out / RESPONSES_FILE),
+                    absent="zero" if absent == "zero" else "blank",
+                    key_doc=key,
+                    unanswered=True,
+                )
+            except GradeError as exc:
+                raise ScanError(f"grading the scanned responses: {exc}") from None
             for path in sorted(new.rglob("*")):  # as any new file is (mkstemp's are 0600)
                 if path.is_file():
                     as_new(path)

@@ -388,7 +388,9 @@ def test_bad_scans_are_one_line_and_write_nothing(quiz: Path, tmp_path: Path, ru
         assert not out.exists() or not any(out.iterdir())
 
 
-def test_a_page_of_another_build_is_refused(quiz: Path, tmp_path: Path, runner):
+def test_a_page_of_another_build_is_listed_never_read(quiz: Path, tmp_path: Path, runner):
+    """A page of another build anywhere in the pile (here between this build's pages) is an
+    issue naming its file and page; the rest of the pile is read as without it."""
     from worksheetgen.cli import main
 
     other = tmp_path / "other"
@@ -397,13 +399,19 @@ def test_a_page_of_another_build_is_refused(quiz: Path, tmp_path: Path, runner):
     page = render(folder / "sheet.pdf", 150)[0]
     scan = tmp_path / "other.png"
     page.save(scan)
-    out = tmp_path / "out"
+    plans, scanned, files = _one_sheet_scans(quiz, tmp_path, 8, 150, {})
+    alone, out = tmp_path / "alone", tmp_path / "out"
+    scan_files([str(f) for f in files], quiz / "key.json", alone)
+    pile = [*files[:2], scan, *files[2:]]
     res = runner.invoke(
-        main, ["scan", str(scan), "--key", str(quiz / "key.json"), "--out", str(out)]
+        main, ["scan", *map(str, pile), "--key", str(quiz / "key.json"), "--out", str(out)]
     )
-    assert res.exit_code != 0 and res.output.count("\n") == 1
-    assert "another build" in res.output
-    assert not out.exists() or not any(out.iterdir())
+    assert res.exit_code == 0, res.output
+    (issue,) = [i for i in _read_csv(out / "issues.csv") if i["kind"] == "other-class-page"]
+    assert issue["id"] == "page:other.png#1" and issue["where"] == "other.png#1"
+    assert "another class" in issue["detail"] and not issue["settled"]
+    _check(quiz, out, plans, scanned)
+    assert (out / "responses.csv").read_bytes() == (alone / "responses.csv").read_bytes()
 
 
 def test_scan_help_imports_no_image_machinery():
