@@ -256,7 +256,9 @@ BLANK_CELLS = 16
 #: noise on a grey or dirty page is not ink, a pen's or a printer's stroke stays
 DITHER_MM = 0.75
 #: a scanner's edge (its lid, a shadow, the glass beyond the page) is what is darker than
-#: LIGHT_LEVEL from the image's border in, at most this share of its width or height
+#: EDGE_LEVEL of the paper's white from the image's border in, at most this share of its
+#: width or height
+EDGE_LEVEL = 0.8
 EDGE_SHARE = 0.1
 
 
@@ -284,7 +286,7 @@ def is_blank(image: np.ndarray, paper: str) -> bool:
     white = paper_white(grey)
     size = max(2, int(round(px_per_mm * BLANK_CELL_MM)))
     share = _cell_means((grey < INK_LEVEL * white).astype(np.float32), size)
-    dark = _cell_means(grey, size) < LIGHT_LEVEL * white
+    dark = _cell_means(grey, size) < EDGE_LEVEL * white
     edge = np.zeros_like(dark)
     for cells, out in ((dark, edge), (dark.T, edge.T)):
         for run, into in ((cells, out), (cells[:, ::-1], out[:, ::-1])):
