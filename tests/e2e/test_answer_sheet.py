@@ -126,34 +126,16 @@ MIDTERM_TABLES = ROOT / "tests" / "fixtures" / "midterm.yaml"
 CLASS_45 = ROOT / "tests" / "fixtures" / "roster-45.csv"
 
 
-#: as measured: at seed 3 on A4 one of the 45 answer sheets (s13) still takes three pages, on
-#: Letter at seed 1 two (s10, s15): a question's last line of tables goes to the next page
-#: whole; #32's target is not met there yet; strict, so the day they fit the mark must go
-THREE_PAGES = pytest.mark.xfail(strict=True, reason="1-2 of 45 answer sheets take 3 pages (#32)")
+SHORT_18 = ROOT / "tests" / "fixtures" / "quiz18-short.yaml"
 
 
-@needs_tex
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("seed", "paper"),
-    [
-        (1, "a4"),
-        (2, "a4"),
-        pytest.param(3, "a4", marks=THREE_PAGES),
-        pytest.param(1, "letter", marks=THREE_PAGES),
-    ],
-)
-def test_a_table_heavy_midterms_answer_sheets_take_at_most_two_pages(
-    tmp_path: Path, seed: int, paper: str
-) -> None:
-    """The 12-question midterm with six questions of tables to copy (#32): every one of the
-    45 students' answer sheets takes one or two pages (at seed 1 on A4 it took three for 25
-    of them: three tables of three columns now go to a line), with every box; and nothing
-    printed over anything else or in the margin."""
+def _class_45(tmp_path: Path, bank: Path, seed: int, paper: str) -> Path:
+    """The 45-student class's answer sheets of ``bank``: each one or two pages with every
+    box, one PDF a student, and nothing printed over anything else or in the margin."""
     from worksheetgen.cli import main
 
     out = tmp_path / "out"
-    args = ["build", "--seed", str(seed), "--bank", str(MIDTERM_TABLES), "--paper", paper]
+    args = ["build", "--seed", str(seed), "--bank", str(bank), "--paper", paper]
     args += ["--roster", str(CLASS_45), "--out", str(out), "-q", "--scannable", "--answer-sheet"]
     try:
         main(args)
@@ -163,6 +145,41 @@ def test_a_table_heavy_midterms_answer_sheets_take_at_most_two_pages(
     _check_answer_sheets(folder)
     assert len(list((folder / "students").glob("*-answers.pdf"))) == 45
     assert pagewords.faults(folder / "answers.pdf") == []
+    return folder
+
+
+@needs_tex
+@pytest.mark.slow
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_a_table_heavy_midterms_answer_sheets_take_at_most_two_pages(
+    tmp_path: Path, seed: int, paper: str
+) -> None:
+    """The 12-question midterm with six questions of tables to copy (#32): every one of the
+    45 students' answer sheets takes one or two pages (at seed 3 on A4 one took three, at
+    seed 1 on Letter two, while a number's or a shape's part sat alone on its line: its
+    score boxes now go under its cell, three such parts to a line)."""
+    _class_45(tmp_path, MIDTERM_TABLES, seed, paper)
+
+
+@needs_tex
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("bank", "seed", "paper"),
+    [
+        (SHORT_18, 1, "letter"),
+        (SHORT_18, 2, "a4"),
+        (QUIZ, 5, "letter"),
+        (MIDTERM, 4, "a4"),
+    ],
+    ids=["short18-letter", "short18-a4", "quiz-letter", "midterm12-a4"],
+)
+def test_other_quizzes_answer_sheets_take_at_most_two_pages(
+    tmp_path: Path, bank: Path, seed: int, paper: str
+) -> None:
+    """Twenty short questions (numbers, shapes, multiple choice; no table), the bundled quiz
+    and the other 12-question midterm, for 45 students: one or two pages each."""
+    _class_45(tmp_path, bank, seed, paper)
 
 
 def _mark(sheet_id: str, group: str, count: int) -> tuple[str | None, int, str | None, int]:
@@ -432,3 +449,37 @@ def test_three_tables_sit_side_by_side_where_their_score_boxes_are_many(tmp_path
     assert all(n in tops for n in name), sorted(tops)[:40]
     a, b, c, d, e = (tops[n] for n in name)
     assert abs(a - b) < 1 and abs(a - c) < 1 and abs(d - e) < 1 and d > a + 20
+
+
+@needs_tex
+def test_short_answers_sit_three_to_a_line(tmp_path: Path) -> None:
+    """A question of numbers and shapes to copy (the heads question: d_k, the concat width,
+    the shape of W_O) puts its three parts on one line, each part's score boxes under its
+    cell (#32: one to a line, such parts made answer sheets three pages long)."""
+    roster = tmp_path / "roster.csv"
+    lines = CLASS_45.read_text("utf-8").splitlines()
+    roster.write_text("\n".join(lines[:2]) + "\n", "utf-8")
+    folder = _build(tmp_path / "out", SHORT_18, roster, "a4", "--answer-sheet")
+    key = json.loads((folder / "key.json").read_text("utf-8"))
+    (number,) = [q["number"] for q in key["sheets"][0]["questions"] if q["id"] == "s-heads1"]
+    (pdf,) = (folder / "students").glob("*-answers.pdf")
+    words = subprocess.run(
+        ["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    boxes: dict[str, list[tuple[float, float]]] = {}
+    for line in words.splitlines():
+        if "<word" in line:
+            text = line.split(">", 1)[1].split("<", 1)[0]
+            x = float(line.split('xMin="')[1].split('"')[0])
+            y = float(line.split('yMin="')[1].split('"')[0])
+            boxes.setdefault(text, []).append((x, y))
+    name = [f"{number}({letter})" for letter in "abc"]
+    assert all(n in boxes for n in name), sorted(boxes)[:40]
+    (a, b, c) = (boxes[n][0] for n in name)
+    assert abs(a[1] - b[1]) < 1 and abs(a[1] - c[1]) < 1 and a[0] < b[0] < c[0]
+    # each part's "TA:" under its name, not beside it
+    below = [t for t in boxes["TA:"] if a[1] + 8 < t[1] < a[1] + 30]
+    assert len(below) == 3 and all(
+        abs(t[0] - p[0]) < 2 for t, p in zip(sorted(below), (a, b, c), strict=True)
+    )
+    assert pagewords.faults(pdf) == []
