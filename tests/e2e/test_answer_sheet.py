@@ -94,6 +94,25 @@ def _check_answer_sheets(folder: Path) -> None:
         assert pages in ([1], [1, 2]), (ks["id"], pages)
         count = _pdf_pages(folder / "students" / f"{stems[ks['id']]}-answers.pdf")
         assert count == 2 and len(pages) <= count  # a blank back where one page is printed
+        # the footer is one line, whatever the name's length: "name · sheet code … · answer
+        # sheet" beside "Page 1 of 2" (a long name is shortened, as on the key)
+        first = subprocess.run(
+            [
+                "pdftotext",
+                "-layout",
+                "-f",
+                "1",
+                "-l",
+                "1",
+                str(folder / "students" / f"{stems[ks['id']]}-answers.pdf"),
+                "-",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        (foot,) = [line for line in first.splitlines() if "Page 1 of" in line]
+        assert "answer sheet" in foot, (ks["id"], foot)
         total += count
         ids = [b["id"] for p in sheet["pages"] for b in p["boxes"]]
         assert len(ids) == len(set(ids))
@@ -483,3 +502,24 @@ def test_short_answers_sit_three_to_a_line(tmp_path: Path) -> None:
         abs(t[0] - p[0]) < 2 for t, p in zip(sorted(below), (a, b, c), strict=True)
     )
     assert pagewords.faults(pdf) == []
+
+
+@needs_tex
+@pytest.mark.slow
+def test_every_footer_is_one_line_however_long_the_name(full_class: Path) -> None:
+    """A sheet's and a key's footer end on their first line with the sheet code and the
+    document's kind, beside "Page 1 of N", for the hard roster's longest names (issue 32
+    section 2: a long Greek name wrapped "· answer key" onto a second line)."""
+    pdfs = sorted((full_class / "students").glob("*-sheet.pdf"))
+    pdfs += sorted((full_class / "students").glob("*-key.pdf"))
+    assert len(pdfs) == 2 * len(ROWS)
+    for pdf in pdfs:
+        first = subprocess.run(
+            ["pdftotext", "-layout", "-f", "1", "-l", "1", str(pdf), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        (foot,) = [line for line in first.splitlines() if "Page 1 of" in line]
+        ends = "answer key" if pdf.name.endswith("-key.pdf") else "sheet code"
+        assert ends in foot, (pdf.name, foot)
