@@ -61,6 +61,18 @@ def _pdf_pages(path: Path) -> int:
     return int(next(ln for ln in info.stdout.splitlines() if ln.startswith("Pages:")).split()[1])
 
 
+def _first_footer(pdf: Path) -> str:
+    """The footer line of a PDF's first page: the line that says "Page 1 of N"."""
+    first = subprocess.run(
+        ["pdftotext", "-layout", "-f", "1", "-l", "1", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    (foot,) = [line for line in first.splitlines() if "Page 1 of" in line]
+    return foot
+
+
 # the long names (a 200-letter German one, 200 x's, 200 CJK letters, a long Greek one), a
 # short CJK, Korean and accented Vietnamese one
 ROWS = [1, 2, 3, 4, 5, 6, 9]
@@ -96,22 +108,7 @@ def _check_answer_sheets(folder: Path) -> None:
         assert count == 2 and len(pages) <= count  # a blank back where one page is printed
         # the footer is one line, whatever the name's length: "name · sheet code … · answer
         # sheet" beside "Page 1 of 2" (a long name is shortened, as on the key)
-        first = subprocess.run(
-            [
-                "pdftotext",
-                "-layout",
-                "-f",
-                "1",
-                "-l",
-                "1",
-                str(folder / "students" / f"{stems[ks['id']]}-answers.pdf"),
-                "-",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        (foot,) = [line for line in first.splitlines() if "Page 1 of" in line]
+        foot = _first_footer(folder / "students" / f"{stems[ks['id']]}-answers.pdf")
         assert "answer sheet" in foot, (ks["id"], foot)
         total += count
         ids = [b["id"] for p in sheet["pages"] for b in p["boxes"]]
@@ -514,12 +511,6 @@ def test_every_footer_is_one_line_however_long_the_name(full_class: Path) -> Non
     pdfs += sorted((full_class / "students").glob("*-key.pdf"))
     assert len(pdfs) == 2 * len(ROWS)
     for pdf in pdfs:
-        first = subprocess.run(
-            ["pdftotext", "-layout", "-f", "1", "-l", "1", str(pdf), "-"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        (foot,) = [line for line in first.splitlines() if "Page 1 of" in line]
+        foot = _first_footer(pdf)
         ends = "answer key" if pdf.name.endswith("-key.pdf") else "sheet code"
         assert ends in foot, (pdf.name, foot)
