@@ -141,19 +141,28 @@ def test_options_carry_the_letters_grading_reads_in_the_order_printed(quiz, key)
 
 
 def test_a_part_is_never_a_page_away_from_its_questions_data(quiz, key):
-    """A part on a page without its question's heading follows the question's data again."""
+    """A part on a page without its question's heading follows the question's data again, or
+    a heading that names the page the data is on (where the question broke right after its
+    opening, or its data is too tall to print twice: docs/guide/course.md)."""
     for sheet in key["sheets"]:
-        current = None
-        for text in _pages(_sheet_pdf(quiz, sheet)):
+        current = at = None
+        for page, text in enumerate(_pages(_sheet_pdf(quiz, sheet)), 1):
             headed = re.findall(r"Question (\d+)\.", text)
             again = re.search(r"Question (\d+), continued; its data again", text)
+            named = re.search(r"Question (\d+), continued; its data is on page (\d+)", text)
             first_part = re.search(r"^\s*\(([a-z])\)", text, re.M)
             if first_part and (
                 not headed or text.index(first_part.group(0)) < text.index(f"Question {headed[0]}.")
             ):
-                assert again and int(again.group(1)) == current, (sheet["id"], text[:300])
+                if named:
+                    assert (int(named.group(1)), int(named.group(2))) == (current, at), (
+                        sheet["id"],
+                        text[:300],
+                    )
+                else:
+                    assert again and int(again.group(1)) == current, (sheet["id"], text[:300])
             if headed:
-                current = int(headed[-1])
+                current, at = int(headed[-1]), page
 
 
 @needs_tex
