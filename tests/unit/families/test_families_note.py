@@ -704,7 +704,8 @@ def test_heatmap_renders_as_tikz_in_latex_and_a_shaded_table_in_markdown(write_b
     # weight 1, shaded only (a reading question): any weight above 0 is 12% grey or darker
     assert "\\filldraw[fill=black!90,draw=gray!60] (0,0) rectangle ++(1,1);" in tex
     md = (res.folder / "sheet.md").read_text(encoding="utf-8")
-    assert "| query 2 | ░ 0.30 | ▓ 0.70 |   0.00 |" in md
+    # each shade a code span (one width in a monospaced font), the blank a no-break space
+    assert "| query 2 | `░` 0.30 | `▓` 0.70 | `\u00a0` 0.00 |" in md
     plain = write_bank("questions:\n" + CROSS, name="plain.yaml")
     res2 = build(BuildOptions(seed=1, banks=(str(plain),), out=str(tmp_path / "p"), pdf=False))
     assert "tikz" not in (res2.folder / "sheet.tex").read_text(encoding="utf-8")
