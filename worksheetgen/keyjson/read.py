@@ -71,6 +71,8 @@ from worksheetgen.keyjson.views import (
     written_points,
 )
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
+from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
+from worksheetgen.language import LANGUAGES
 from worksheetgen.textrules import char_problem
 
 #: what ``from worksheetgen.keyjson.read import X`` gives: the reader, and (for the callers
@@ -278,6 +280,10 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     secret = doc.get("secret")
     if secret is not None:
         secret = r.text(secret, "secret", empty=False)
+    language = doc.get("language", DEFAULT_LANGUAGE)
+    if not isinstance(language, str) or language not in LANGUAGES:
+        shipped = ", ".join(LANGUAGES)
+        raise r.fail("language", f"expected one of {shipped}, got {kind_of(language)}")
     sheets = r.lst(r.get(doc, "sheets", "(top)"), "sheets")
     if not sheets:
         raise r.fail("sheets", "expected at least one sheet, got an empty list")
@@ -335,6 +341,7 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
         source=source,
         sheets=tuple(sheets_out),
         secret=secret,
+        language=language,
     )
 
 

@@ -238,3 +238,6 @@ class KeyDoc:
     source: str
     sheets: tuple[KeySheet, ...] = ()
     secret: str | None = None  # the course secret's fingerprint, when built with one
+    #: the language the key's sheets were written in (worksheetgen.language.LANGUAGES):
+    #: grade, scan and export write their words and read numbers as it does
+    language: str = "en"

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import IO, Any
 
 from worksheetgen import __version__
+from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
 from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Pool, Sheet
 from worksheetgen.solve.rng import secret_fingerprint
 
@@ -139,6 +140,8 @@ def key_json(build: Build) -> dict[str, Any]:
         "title": build.info.title,
         "course": build.info.course,
     }
+    if build.language != DEFAULT_LANGUAGE:  # an English key is written as before
+        doc["language"] = build.language
     if build.secret:
         doc["secret"] = secret_fingerprint(build.secret)
     slots = slots_json(build)

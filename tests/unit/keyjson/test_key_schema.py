@@ -23,6 +23,7 @@ from worksheetgen.errors import KeyFileError
 from worksheetgen.grading.key import parse_key as grade_parse_key
 from worksheetgen.keyjson.read import CARRY_STEPS, KEY_VERSIONS, KINDS, parse_key
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
+from worksheetgen.language import LANGUAGES
 
 SCHEMA = json.loads((ROOT / "docs" / "reference" / "key.schema.json").read_text("utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
@@ -69,6 +70,7 @@ def test_the_schemas_enumerations_are_the_readers():
     assert SCHEMA["properties"]["format"]["const"] == KEY_FORMAT
     assert SCHEMA["properties"]["version"]["enum"] == list(KEY_VERSIONS)
     assert SCHEMA["if"]["properties"]["version"]["const"] == KEY_VERSION == max(KEY_VERSIONS)
+    assert SCHEMA["properties"]["language"]["enum"] == list(LANGUAGES)
 
 
 def _first_question(data: dict[str, Any]) -> dict[str, Any]:
@@ -126,6 +128,11 @@ BROKEN: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
         "a question without its carried steps",
         lambda d: _first_question(d).pop("carries"),
         "sheets[0].questions[0].carries: expected a value, got nothing (missing)",
+    ),
+    (
+        "a language not shipped",
+        lambda d: d.update(language="xx"),
+        "language: expected one of en, de, got 'xx'",
     ),
     (
         "a sheet id with spaces around it",
@@ -248,3 +255,23 @@ def test_a_version_1_key_grades_and_exports_as_the_current_key_does(built_keys, 
     responses = _responses(parse_key(data))
     assert _graded(old, tmp_path / "old", responses) == _graded(data, tmp_path / "new", responses)
     assert _exported(old) == _exported(data)
+
+
+def test_a_key_says_its_language_and_an_english_key_says_nothing(tmp_path):
+    """A German build's key.json carries ``language`` (grade, scan and export read it); an
+    English key is written as before, without it, and reads as English."""
+    from click.testing import CliRunner
+
+    keys = {}
+    for code in ("en", "de"):
+        out = tmp_path / code
+        args = ["build", "--seed", "3", "--no-pdf", "--language", code, "--out", str(out), "-q"]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        (key,) = out.glob("*/key.json")
+        keys[code] = json.loads(key.read_text(encoding="utf-8"))
+    assert "language" not in keys["en"]
+    assert keys["de"]["language"] == "de"
+    for code, data in keys.items():
+        assert list(VALIDATOR.iter_errors(data)) == []
+        assert parse_key(data, f"{code}.json").language == code
