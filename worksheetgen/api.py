@@ -156,6 +156,7 @@ def build(
     shuffle: bool | None = None,
     scannable: bool | None = None,
     answer_sheet: bool | None = None,
+    student_number: int | None = None,
     large_print: bool | None = None,
     practice: bool = False,
     practice_despite_secret: bool = False,
@@ -175,6 +176,7 @@ def build(
         ("decimals", decimals, 0, 6),
         ("versions", versions, 1, 702),
         ("jobs", jobs, 0, 64),
+        ("student_number", student_number, 0, 12),
     ):
         if value is not None:
             _count(name, value, least, most)
@@ -210,6 +212,7 @@ def build(
             "shuffle": shuffle,
             "scannable": scannable,
             "answer_sheet": answer_sheet,
+            "student_number": student_number,
             "large_print": large_print,
         },
     )

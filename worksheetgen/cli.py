@@ -319,6 +319,16 @@ def _config_option(fn: F) -> F:
     "without boxes. Default: the configuration's answer_sheet, else no.",
 )
 @click.option(
+    "--student-number",
+    type=IntRange(0, 12),
+    metavar="DIGITS",
+    default=None,
+    help="With --scannable, a lone sheet or --versions N photocopied for a class: a grid of "
+    "DIGITS columns of boxes 0-9 on each sheet's first page, where students mark their "
+    "number; scan --roster matches each copy to its student. 0: none. Default: the "
+    "configuration's student_number, else none.",
+)
+@click.option(
     "--large-print/--no-large-print",
     default=None,
     help="The HTML sheets and keys in large print (16 pt text, answer cells to match; the "
@@ -363,6 +373,7 @@ def build(
     shuffle: bool | None,
     scannable: bool | None,
     answer_sheet: bool | None,
+    student_number: int | None,
     large_print: bool | None,
     practice: bool,
     practice_despite_secret: bool,
@@ -389,6 +400,7 @@ def build(
             **{"out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
             "scannable": scannable,
             "answer_sheet": answer_sheet,
+            "student_number": student_number,
             "large_print": large_print,
             "language": language,
         },
