@@ -310,12 +310,14 @@ def scan(
     corrections: PathLike | None = None,
     jobs: int = 0,
     absent: Literal["blank", "zero"] = "blank",
+    roster: PathLike | None = None,
     config: PathLike | None = None,
 ) -> ScanResult:
     """``worksheetgen scan``: read the marked pages (PDF, PNG, JPEG or TIFF files, or
     folders of them) against ``key``; writes responses.csv, issues.csv and grade's outputs
     into ``out`` (default: ``scan`` beside the key) and returns what it read. ``jobs``:
-    processes that read the pages (0: one per core)."""
+    processes that read the pages (0: one per core). ``roster``: for sheets photocopied for
+    a class (``build(student_number=...)``), the roster the copies are matched to."""
     # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import key_secret
     from worksheetgen.scan.run import scan_files
@@ -337,6 +339,7 @@ def scan(
         jobs,
         absent,
         secret=key_secret(settings),
+        roster=_path("roster", roster),
     )
 
 

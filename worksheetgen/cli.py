@@ -961,6 +961,12 @@ def _grade(
     help="A student with no responses (no page scanned): blank gives no total in scores.csv and no "
     "feedback page (nothing was marked); zero records 0 points and a page saying so.",
 )
+@click.option(
+    "--roster",
+    type=PathArg(dir_okay=False),
+    help="For sheets photocopied for a class (build --student-number): the class roster CSV "
+    "whose ids the copies' student numbers are matched to.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -974,6 +980,7 @@ def scan(
     corrections: str | None,
     jobs: int,
     absent: str,
+    roster: str | None,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -987,7 +994,7 @@ def scan(
     from worksheetgen.scan.run import scan_files
 
     secret = key_secret(_using(load_config(config_path), quiet))
-    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret)
+    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret, roster)
     if quiet:
         return
     click.echo(
