@@ -89,11 +89,14 @@ class Pile:
         pick: int,
         pages: tuple[int, ...] | None = None,
         number_pen: dict[int, str] | None = None,
+        fmt: str = "png",
+        pen: str = "ballpoint-cross",
     ) -> str:
         """A copy of ``sheet``: ``number`` marked in its grid (a digit a column, from the
-        left; ``number_pen``: another pen for a column), every part's box ``pick`` (modulo
-        its boxes) marked with a ballpoint; ``pages``: the pages scanned, in that order.
-        Returns where its first page is (``copy.png#1``)."""
+        left, with ``pen``; ``number_pen``: another pen for a column), every part's box
+        ``pick`` (modulo its boxes) marked with a ballpoint; ``pages``: the pages scanned, in
+        that order, as ``fmt`` (scanpens.FORMATS). Returns where its first page is
+        (``copy.png#1``)."""
         images = self._images(sheet)
         grid = {
             b["id"]: (b["x"], b["y"])
@@ -103,8 +106,8 @@ class Pile:
         expected: dict[tuple[str, str], str] = {}
         arrays = [np.asarray(im, dtype=np.float64).copy() for im in images]
         for column, digit in enumerate(number, start=1):
-            pen = (number_pen or {}).get(column, "ballpoint-cross")
-            draw_case(arrays[0], pen, grid[f"n.{column}.{digit}"], DPI, self.rng)
+            drawn = (number_pen or {}).get(column, pen)
+            draw_case(arrays[0], drawn, grid[f"n.{column}.{digit}"], DPI, self.rng)
         for page, boxes in self.meanings[sheet].items():
             groups: dict[tuple[str, str], list[dict]] = {}
             for b in boxes:
@@ -117,8 +120,9 @@ class Pile:
         first = ""
         for p in pages or tuple(range(1, len(images) + 1)):
             image = Image.fromarray(np.clip(arrays[p - 1], 0, 255).astype(np.uint8))
-            path = self.work / f"{len(self.files) + 1:03d}.png"
-            path.write_bytes(scan_page(image, "png", self.rng))
+            ext = "jpg" if fmt.startswith("jpeg") else "png"
+            path = self.work / f"{len(self.files) + 1:03d}.{ext}"
+            path.write_bytes(scan_page(image, fmt, self.rng))
             self.files.append(str(path))
             first = first or f"{path.name}#1"
         return first
@@ -291,3 +295,35 @@ def test_without_roster_the_copies_are_duplicates_that_say_to_give_it(photocopie
     issues = {(i["kind"], i["id"]): i for i in _rows(out / "issues.csv")}
     assert "scan with --roster" in issues[("duplicate-page", f"page:{again}")]["detail"]
     assert {r["student"] for r in _rows(out / "responses.csv")} <= {"A", "B"}
+
+
+def test_copies_fed_interleaved_and_marked_with_other_pens_are_never_misread(photocopied, tmp_path):
+    """Two copies whose pages alternate in the pile (A1, B1, A2, B2), their numbers marked
+    with felt tip and light pencil, scanned as JPEG quality 40 and 1-bit pages: each copy
+    keeps its own pages, and its number is read right or listed for a person, never read as
+    another student's."""
+    pile = Pile(photocopied, tmp_path / "pile", seed=4)
+    felt = pile.copy(0, "123456", pick=0, fmt="jpeg40", pen="felt-tip")
+    pencil = pile.copy(1, "204518", pick=1, fmt="1bit", pen="pencil")
+    a1, a2, b1, b2 = pile.files
+    pile.files = [a1, b1, a2, b2]
+    out = tmp_path / "out"
+    assert _scan(photocopied, pile, out) == 0
+    issues = {(i["kind"], i["id"]): i for i in _rows(out / "issues.csv")}
+    kinds = {k for k, _ in issues}
+    assert not kinds & {"stray-page", "missing-page", "unknown-number", "duplicate-number"}
+    got = _read(out)
+    for where, student, expected in ((felt, "123456", 0), (pencil, "204518", 1)):
+        label = student if student in got else f"copy:{where}"
+        assert label == student or ("unclear-number", f"copy:{where}") in issues
+        flagged = {i["id"] for i in issues.values() if i["id"].startswith(f"{label}/")}
+        for (question, answer), value in got[label].items():
+            meant = pile.expected[expected][(question, answer)]
+            assert value == meant or (value == "?" and f"{label}/{question}/{answer}" in flagged), (
+                label,
+                question,
+                answer,
+                value,
+                meant,
+            )
+    assert "123456" in got  # felt tip on JPEG 40 reads as the number it is
