@@ -156,6 +156,7 @@ def build(
     shuffle: bool | None = None,
     scannable: bool | None = None,
     answer_sheet: bool | None = None,
+    student_number: int | None = None,
     large_print: bool | None = None,
     practice: bool = False,
     practice_despite_secret: bool = False,
@@ -175,6 +176,7 @@ def build(
         ("decimals", decimals, 0, 6),
         ("versions", versions, 1, 702),
         ("jobs", jobs, 0, 64),
+        ("student_number", student_number, 0, 12),
     ):
         if value is not None:
             _count(name, value, least, most)
@@ -210,6 +212,7 @@ def build(
             "shuffle": shuffle,
             "scannable": scannable,
             "answer_sheet": answer_sheet,
+            "student_number": student_number,
             "large_print": large_print,
         },
     )
@@ -307,12 +310,14 @@ def scan(
     corrections: PathLike | None = None,
     jobs: int = 0,
     absent: Literal["blank", "zero"] = "blank",
+    roster: PathLike | None = None,
     config: PathLike | None = None,
 ) -> ScanResult:
     """``worksheetgen scan``: read the marked pages (PDF, PNG, JPEG or TIFF files, or
     folders of them) against ``key``; writes responses.csv, issues.csv and grade's outputs
     into ``out`` (default: ``scan`` beside the key) and returns what it read. ``jobs``:
-    processes that read the pages (0: one per core)."""
+    processes that read the pages (0: one per core). ``roster``: for sheets photocopied for
+    a class (``build(student_number=...)``), the roster the copies are matched to."""
     # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import key_secret
     from worksheetgen.scan.run import scan_files
@@ -334,6 +339,7 @@ def scan(
         jobs,
         absent,
         secret=key_secret(settings),
+        roster=_path("roster", roster),
     )
 
 

@@ -319,6 +319,16 @@ def _config_option(fn: F) -> F:
     "without boxes. Default: the configuration's answer_sheet, else no.",
 )
 @click.option(
+    "--student-number",
+    type=IntRange(0, 12),
+    metavar="DIGITS",
+    default=None,
+    help="With --scannable, a lone sheet or --versions N photocopied for a class: a grid of "
+    "DIGITS columns of boxes 0-9 on each sheet's first page, where students mark their "
+    "number; scan --roster matches each copy to its student. 0: none. Default: the "
+    "configuration's student_number, else none.",
+)
+@click.option(
     "--large-print/--no-large-print",
     default=None,
     help="The HTML sheets and keys in large print (16 pt text, answer cells to match; the "
@@ -363,6 +373,7 @@ def build(
     shuffle: bool | None,
     scannable: bool | None,
     answer_sheet: bool | None,
+    student_number: int | None,
     large_print: bool | None,
     practice: bool,
     practice_despite_secret: bool,
@@ -389,6 +400,7 @@ def build(
             **{"out": out, "jobs": jobs, "shuffle": shuffle, "paper": paper, "engine": engine},
             "scannable": scannable,
             "answer_sheet": answer_sheet,
+            "student_number": student_number,
             "large_print": large_print,
             "language": language,
         },
@@ -949,6 +961,12 @@ def _grade(
     help="A student with no responses (no page scanned): blank gives no total in scores.csv and no "
     "feedback page (nothing was marked); zero records 0 points and a page saying so.",
 )
+@click.option(
+    "--roster",
+    type=PathArg(dir_okay=False),
+    help="For sheets photocopied for a class (build --student-number): the class roster CSV "
+    "whose ids the copies' student numbers are matched to.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -962,6 +980,7 @@ def scan(
     corrections: str | None,
     jobs: int,
     absent: str,
+    roster: str | None,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -975,7 +994,7 @@ def scan(
     from worksheetgen.scan.run import scan_files
 
     secret = key_secret(_using(load_config(config_path), quiet))
-    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret)
+    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret, roster)
     if quiet:
         return
     click.echo(

@@ -417,3 +417,7 @@ class Build:
     scan_class: bytes = field(default=b"", repr=False, compare=False)
     #: every sheet in large print (``--large-print``; a roster may ask it per student)
     large_print: bool = False
+    #: a scannable sheet not tied to one student (a lone sheet, a version) photocopied for a
+    #: class: this many columns of digit boxes on its first page (``--student-number``), which
+    #: ``scan --roster`` matches to the roster; 0: none
+    student_number: int = 0

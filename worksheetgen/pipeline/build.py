@@ -44,6 +44,7 @@ from worksheetgen.pipeline.options import (
     check_answer_sheet,
     check_paper_engine,
     check_seed,
+    check_student_number,
     engine_refusal,
 )
 from worksheetgen.pipeline.output import (
@@ -91,6 +92,7 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
     check_seed(options.seed)
     check_paper_engine(options)
     check_answer_sheet(options)
+    check_student_number(options)
     check_practice(options)
     check_out(options.out)
     if lone and options.pdf:
@@ -115,13 +117,19 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
         paper=options.paper,
         language=options.language,
         large_print=options.large_print,
+        student_number=options.student_number,
     )
     if options.scannable and not lone:
         # every page code depends on the whole class: known before any sheet is drawn
         roster = [(e.id, e.label, e.student) for e in plan.entries]
         empty = replace(empty, scan_class=roster_digest(empty, roster))
         code = sheet_build_code(empty, options.answer_sheet)
-        plan = replace(plan, scan=(code, options.paper), answer_sheet=options.answer_sheet)
+        plan = replace(
+            plan,
+            scan=(code, options.paper),
+            answer_sheet=options.answer_sheet,
+            student_number=options.student_number,
+        )
     target = Path(options.out) / plan.folder_name(empty)
     renderer = Renderer(options.template_dir, practice=options.practice)
     keep = Path(options.out) / f".failed-{target.name}"

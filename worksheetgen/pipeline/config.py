@@ -65,6 +65,7 @@ SETTINGS = (
     "carry",
     "scannable",
     "answer_sheet",
+    "student_number",
     "large_print",
 )
 #: the values ``paper``, ``engine`` and ``language`` may take (``auto``: pdfLaTeX, or LuaLaTeX
@@ -92,6 +93,7 @@ DEFAULTS: dict[str, Any] = {
     "carry": None,  # None: the bank's carry (true unless it says false)
     "scannable": False,  # sheets with corner marks, page codes and boxes for `scan`
     "answer_sheet": False,  # with scannable: the boxes on a separate answer sheet per sheet
+    "student_number": 0,  # with scannable: digits of a student-number grid (0: none)
     "large_print": False,  # every sheet in large print (a roster may ask it per student)
 }
 #: what a setting left unset means, as ``worksheetgen config`` says it
@@ -255,8 +257,8 @@ def _check(path: Path, text: str, key: str, value: Any) -> Any:
         if not isinstance(value, str) or not value.strip() or len(value) > 4000:
             raise _fail(path, line, key, "a non-empty string of at most 4000 characters", value)
         return value
-    if key in ("decimals", "jobs"):
-        top = 6 if key == "decimals" else 64
+    if key in ("decimals", "jobs", "student_number"):
+        top = {"decimals": 6, "jobs": 64, "student_number": 12}[key]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
             raise _fail(path, line, key, f"an integer from 0 to {top}", value)
         return value
@@ -516,6 +518,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         "# shuffle = true  # each sheet's questions in an order of its own",
         "# scannable = true  # sheets `worksheetgen scan` reads back",
         "# answer_sheet = true  # with scannable: the boxes on a separate answer sheet",
+        "# student_number = 8  # with scannable, not a roster: a grid of 8 digits to mark",
         "# large_print = true  # the HTML sheets and keys in large print",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',

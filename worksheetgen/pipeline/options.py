@@ -52,6 +52,9 @@ class BuildOptions:
     #: with ``scannable``: the boxes on a short answer sheet per sheet (answers.tex), the
     #: sheets booklets without boxes
     answer_sheet: bool = False
+    #: with ``scannable``, a lone sheet or versions photocopied for a class: the columns of
+    #: the student-number grid on each sheet's first page (0: none)
+    student_number: int = 0
     #: every sheet and key in large print (a roster's large_print column: per student)
     large_print: bool = False
     #: a practice page per sheet (practice.html): the answers inside, checked as grade does
@@ -156,6 +159,34 @@ def check_answer_sheet(options: BuildOptions) -> None:
             "--answer-sheet: expected --scannable too (or scannable = true in "
             "worksheetgen.toml: the answer sheet holds the boxes scan reads), got a build "
             "that is not scannable"
+        )
+
+
+#: the most digits a student-number grid has (an ID of more digits than any roster's)
+MAX_STUDENT_DIGITS = 12
+
+
+def check_student_number(options: BuildOptions) -> None:
+    """A student-number grid is read by a scanner (a scannable build) and stands for the
+    name a roster build prints already: refused without --scannable and with --roster."""
+    digits = options.student_number
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise UsageError(f"--student-number: expected a number of digits, got {digits!r}")
+    if digits == 0:
+        return
+    if not 1 <= digits <= MAX_STUDENT_DIGITS:
+        raise UsageError(
+            f"--student-number: expected 1 to {MAX_STUDENT_DIGITS} digits, got {digits}"
+        )
+    if not options.scannable:
+        raise UsageError(
+            "--student-number: expected --scannable too (or scannable = true in "
+            "worksheetgen.toml: scan reads the grid), got a build that is not scannable"
+        )
+    if options.roster is not None:
+        raise UsageError(
+            "--student-number: expected a lone sheet or --versions N (sheets photocopied for "
+            "a class), got --roster, whose sheets name their students already"
         )
 
 

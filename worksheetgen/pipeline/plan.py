@@ -60,6 +60,8 @@ class ClassPlan:
     #: the scanner's boxes on answer sheets of their own (build --answer-sheet): the sheets
     #: are booklets, the answer sheets are the class's answers.tex and what scan reads
     answer_sheet: bool = False
+    #: the columns of the student-number grid on each sheet's first page (0: none)
+    student_number: int = 0
 
     @property
     def scannable(self) -> bool:

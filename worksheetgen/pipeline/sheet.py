@@ -345,7 +345,12 @@ def scan_context(
         # the build field: from the class and what this sheet holds (scan.positions)
         return (index, *code_parts(sheet_build_field(build, sheet, answers), index))
 
-    return {"scannable": True, "scan_code": scan_code, "scan_scores": score_rows}
+    return {
+        "scannable": True,
+        "scan_code": scan_code,
+        "scan_scores": score_rows,
+        "student_number": build.student_number,
+    }
 
 
 def sheet_grid_row(sheet: Sheet) -> GridRow:

@@ -316,5 +316,7 @@ class SheetSink:
             answers = options.answer_sheet  # the boxes are on the answer sheet
             recorded = outputs[ANSWERS if answers else "sheet"].scanpos
             code = sheet_build_code(self.build, answers)
-            doc = positions_json(code, self.build.paper, recorded, answers)
+            doc = positions_json(
+                code, self.build.paper, recorded, answers, self.build.student_number
+            )
             files[SCAN_FILE] = dumps(doc)

@@ -320,7 +320,9 @@ def _cutter(
 
             assert plan.scan is not None
             code, paper = plan.scan
-            recorded = positions_json(code, paper, result.scanpos, plan.answer_sheet)
+            recorded = positions_json(
+                code, paper, result.scanpos, plan.answer_sheet, plan.student_number
+            )
             (tmp / SCAN_FILE).write_bytes(dumps(recorded))
             cut.setdefault("scan", []).append(SCAN_FILE)
         ranges = result.ranges

@@ -13,8 +13,8 @@ import csv
 import io
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -369,6 +369,7 @@ def grade_files(
     key_doc: KeyDoc | None = None,
     secret: ExpectedSecret | None = None,
     unanswered: bool = False,
+    names: Mapping[str, str] | None = None,
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -383,7 +384,10 @@ def grade_files(
     refused if not built with the course secret ``secret`` (when there is one).
     ``unanswered``: a responses CSV with no answer in it is graded (every student without a
     total, as one with no responses; ``scan`` of unmarked pages, which replaces its whole
-    set), not refused as a blank template whose grading would replace earlier scores."""
+    set), not refused as a blank template whose grading would replace earlier scores.
+    ``names``: the name to show for a student of the responses' student column (``scan
+    --roster``: the roster's names of the students a photocopied sheet was matched to),
+    instead of their sheet's."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -423,5 +427,9 @@ def grade_files(
     if absent not in ("blank", "zero"):
         raise GradeError(f"expected blank or zero, got {absent!r}", field="absent")
     # every name and typed string as the text rule shows it, in every output (visible)
-    result = visible(grade(key, responses, carry, absent))
+    graded = grade(key, responses, carry, absent)
+    if names:
+        named = (replace(s, name=names.get(s.student, s.name)) for s in graded.students)
+        graded = replace(graded, students=tuple(named))
+    result = visible(graded)
     return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))

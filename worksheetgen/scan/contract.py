@@ -29,6 +29,10 @@ MAX_BOXES = 5_000
 BOX_MM_RANGE = (1.0, 20.0)
 #: a box id: question number, part letter, option label or score box (``3.b.s4``)
 BOX_ID = re.compile(r"[0-9]{1,4}\.[a-z]\.(?:s[0-9]{1,4}|[A-Za-z0-9]{1,8})", re.ASCII)
+#: a student-number box: column C (from 1) of the grid, digit D (``n.3.7``)
+NUMBER_BOX_ID = re.compile(r"n\.([1-9][0-9]?)\.([0-9])", re.ASCII)
+#: the most columns a student-number grid has (build --student-number)
+MAX_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class PositionPage:
 
     page: int
     boxes: tuple[Box, ...]
+    #: the student-number grid's boxes on this page (``n.C.D``), none on most pages
+    number_boxes: tuple[Box, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,8 @@ class PositionSheet:
 class Positions:
     """scan.json, checked: its version, the class's code (``build``), the paper, the boxes'
     size, the document the boxes are on (``"answers"``: the separate answer sheets, else
-    None) and every scannable sheet."""
+    None) and every scannable sheet; ``student_number``: the columns of the student-number
+    grid each sheet carries (a sheet photocopied for a class), 0 when none."""
 
     version: int
     build: int
@@ -68,6 +75,7 @@ class Positions:
     box_mm: float
     document: str | None
     sheets: tuple[PositionSheet, ...]
+    student_number: int = 0
 
 
 def _got(value: Any) -> str:
@@ -165,6 +173,9 @@ def parse_positions(
         r.key(top, "box_mm", ""), "box_mm", lo, hi, f"a size in mm from {lo:g} to {hi:g}"
     )
     width, height = PAPER_MM[paper]
+    digits = 0
+    if "student_number" in top:  # build --student-number's grid
+        digits = r.integer(top["student_number"], "student_number", 1, MAX_DIGITS)
     sheets = r.lst(r.key(top, "sheets", ""), "sheets", MAX_SHEETS, "sheets")
     seen: dict[int, int] = {}
     sheets_out: list[PositionSheet] = []
@@ -212,7 +223,14 @@ def parse_positions(
                     r.key(box, "y", bat), f"{bat}.y", 0, height, "a number of mm on the page"
                 )
                 boxes_out.append(Box(box_id, x, y))
-            pages_out.append(PositionPage(number, tuple(boxes_out)))
+            grid = _number_boxes(r, page, pat, digits, where, width, height)
+            pages_out.append(PositionPage(number, tuple(boxes_out), grid))
+        if digits and sum(len(p.number_boxes) for p in pages_out) != 10 * digits:
+            raise r.fail(
+                f"{at}.pages",
+                f"the student-number grid's {10 * digits} boxes (n.1.0 to n.{digits}.9)",
+                sum(len(p.number_boxes) for p in pages_out),
+            )
         sheets_out.append(PositionSheet(index, tuple(pages_out)))
     missing = next((i for i in range(key_sheets) if i not in seen), None)
     if missing is not None:  # a build records every sheet's pages: its pages would be unread
@@ -222,4 +240,37 @@ def parse_positions(
             file=name,
             field="sheets",
         )
-    return Positions(version, build, paper, box_mm, top.get("document"), tuple(sheets_out))
+    return Positions(version, build, paper, box_mm, top.get("document"), tuple(sheets_out), digits)
+
+
+def _number_boxes(
+    r: _Reader,
+    page: dict[str, Any],
+    pat: str,
+    digits: int,
+    where: dict[str, str],
+    width: float,
+    height: float,
+) -> tuple[Box, ...]:
+    """A page's student-number boxes (``number_boxes``), each id once in the sheet and of a
+    column of the grid scan.json's ``student_number`` says it has."""
+    if "number_boxes" not in page:
+        return ()
+    field = f"{pat}.number_boxes"
+    if not digits:
+        raise r.fail(field, "none (scan.json has no student_number)", page["number_boxes"])
+    out: list[Box] = []
+    for k, raw in enumerate(r.lst(page["number_boxes"], field, 10 * digits, "boxes")):
+        bat = f"{field}[{k}]"
+        box = r.obj(raw, bat)
+        box_id = r.key(box, "id", bat)
+        match = NUMBER_BOX_ID.fullmatch(box_id) if isinstance(box_id, str) else None
+        if match is None or int(match.group(1)) > digits:
+            raise r.fail(f"{bat}.id", f"a student-number box (n.1.0 to n.{digits}.9)", box_id)
+        if box_id in where:
+            raise r.fail(f"{bat}.id", f"each box once ({where[box_id]} has it)", box_id)
+        where[box_id] = bat
+        x = r.number(r.key(box, "x", bat), f"{bat}.x", 0, width, "a number of mm on the page")
+        y = r.number(r.key(box, "y", bat), f"{bat}.y", 0, height, "a number of mm on the page")
+        out.append(Box(box_id, x, y))
+    return tuple(out)

@@ -168,11 +168,15 @@ def identify(
     assigned: dict[str, tuple[int, int, int]],
     corrections: str | None,
     jobs: int,
+    copies: bool = False,
 ) -> Identified:
     """Decode, align and measure every page (by ``jobs`` processes), identify it by its code
     (or, named by a correction, ``assigned``, as the sheet and page a person said), and list
     what is not a page to read: twice, unidentified, blank; then the pages missing of the
-    sheets scanned and the students none of whose pages was (absent)."""
+    sheets scanned and the students none of whose pages was (absent). ``copies``: a class
+    photocopied from one printed sheet (``scan --roster``): every copy of a page is read, in
+    the pile's order (``found``), and ``studentnumber`` tells the copies apart, so no page is
+    a duplicate nor missing here."""
     # the image machinery only when scanning
     from worksheetgen.scan.images import crop_png
 
@@ -253,6 +257,9 @@ def identify(
             continue
         identified += 1
         first = seen.get((page.sheet, page.page))
+        if first is not None and copies:  # another copy's page: studentnumber groups them
+            found.append(FoundPage(page, read.ratios, where))
+            continue
         if first is not None:
             issues.append(
                 Issue(
@@ -260,7 +267,7 @@ def identify(
                     f"page:{where}",
                     where,
                     f"sheet {sid} page {page.page} again (first: {first}); this one is not read"
-                    + (_SHARED_CODES if key_sheets[page.sheet].student is None else ""),
+                    + (_shared(setup) if key_sheets[page.sheet].student is None else ""),
                 )
             )
             continue
@@ -276,7 +283,7 @@ def identify(
                 file=corrections,
                 line=line,
             )
-        if (s, p) in seen:
+        if (s, p) in seen and not copies:
             raise ScanError(
                 f"value: expected a page no scan gave, got {named} (read from {seen[(s, p)]})",
                 file=corrections,
@@ -296,7 +303,8 @@ def identify(
             read.ratios,
             task_where(named_task, labels),
         )
-    issues += _missing(key_sheets, sheets, seen)
+    if not copies:  # a photocopied class's missing pages are each copy's (studentnumber)
+        issues += _missing(key_sheets, sheets, seen)
     return Identified(tuple(found), tuple(issues), crops, seen, n_pages, identified)
 
 
@@ -343,6 +351,16 @@ _SHARED_CODES = (
     "; copies of one printed sheet share its page codes, so a scan reads one copy of each:"
     " to scan a class, build from the roster (--roster) or one version per student (--versions N)"
 )
+
+
+def _shared(setup: ScanSetup) -> str:
+    """What a duplicate of a sheet that names no student says: how to scan a class."""
+    if setup.positions.student_number:  # its copies carry the student-number grid
+        return (
+            "; copies of one printed sheet share its page codes: this sheet has a "
+            "student-number grid, so scan with --roster to read each copy as its student's"
+        )
+    return _SHARED_CODES
 
 
 def _is_blank(image: Any, paper: str) -> bool:

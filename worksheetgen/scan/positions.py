@@ -174,13 +174,19 @@ def sheet_build_field(build: Build, sheet: Sheet, answers: bool = False) -> int:
     return sheet_code(digest, _as_read(sheet_json(sheet)))
 
 
-def positions_json(build: int, paper: str, recorded: str, answers: bool = False) -> dict[str, Any]:
+def positions_json(
+    build: int, paper: str, recorded: str, answers: bool = False, digits: int = 0
+) -> dict[str, Any]:
     """scan.json's document from what TeX recorded: for each sheet (its place in key.json)
     and page, each box's id (``N.l.v``: question N's part l, option v or score box ``sK``)
     and top left corner in mm from the page's top left (``answers``: the boxes are on the
-    build's separate answer sheets, said by ``"document": "answers"``)."""
+    build's separate answer sheets, said by ``"document": "answers"``; ``digits``: the
+    columns of the student-number grid, whose boxes ``n.C.D`` a page lists apart, under
+    ``number_boxes``, and ``"student_number"`` says how many)."""
     _, h = PAPER_MM[paper]
     pages: dict[int, dict[int, list[dict[str, Any]]]] = {}
+    numbers: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    at: tuple[int, int] = (0, 0)
     current: list[dict[str, Any]] | None = None
     for line in recorded.splitlines():
         words = line.split()
@@ -190,11 +196,14 @@ def positions_json(build: int, paper: str, recorded: str, answers: bool = False)
                     f"--scannable: expected sheets of at most {MAX_PAGES} pages (what the page "
                     f"code holds), got one of {words[2]}"
                 )
-            current = pages.setdefault(int(words[1]), {}).setdefault(int(words[2]), [])
+            at = (int(words[1]), int(words[2]))
+            current = pages.setdefault(at[0], {}).setdefault(at[1], [])
         elif len(words) == 4 and words[0] == "b" and current is not None:
             x = int(words[2]) / SP_PER_MM
             y = h - int(words[3]) / SP_PER_MM - BOX_MM  # its top, from the page's top
-            current.append({"id": words[1], "x": round(x, 3), "y": round(y, 3)})
+            box = {"id": words[1], "x": round(x, 3), "y": round(y, 3)}
+            # a student-number box (n.C.D) is listed apart from the answers' boxes
+            (numbers.setdefault(at, []) if words[1].startswith("n.") else current).append(box)
     return {
         "format": SCAN_FORMAT,
         "version": SCAN_VERSION,
@@ -202,10 +211,18 @@ def positions_json(build: int, paper: str, recorded: str, answers: bool = False)
         "paper": paper,
         "box_mm": BOX_MM,
         **({"document": ANSWERS} if answers else {}),
+        **({"student_number": digits} if digits else {}),
         "sheets": [
             {
                 "index": i,
-                "pages": [{"page": p, "boxes": boxes} for p, boxes in sorted(pages[i].items())],
+                "pages": [
+                    {
+                        "page": p,
+                        "boxes": boxes,
+                        **({"number_boxes": numbers[(i, p)]} if (i, p) in numbers else {}),
+                    }
+                    for p, boxes in sorted(pages[i].items())
+                ],
             }
             for i in sorted(pages)
         ],

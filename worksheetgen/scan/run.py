@@ -17,11 +17,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from worksheetgen.errors import ScanError
 from worksheetgen.keyjson.read import ExpectedSecret
+from worksheetgen.model import Student
 from worksheetgen.scan.boxes import read_boxes
 from worksheetgen.scan.identify import identify, read_pages
 from worksheetgen.scan.settle import named_pages, read_corrections, settle
-from worksheetgen.scan.setup import open_key
+from worksheetgen.scan.setup import ScanSetup, open_key
+from worksheetgen.scan.studentnumber import number_fixes, read_class, read_roster_file
 from worksheetgen.scan.write import ScanResult, write
 
 
@@ -33,6 +36,7 @@ def scan_files(
     jobs: int = 1,
     absent: str = "blank",
     secret: ExpectedSecret | None = None,
+    roster: str | None = None,
 ) -> ScanResult:
     """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
     grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key);
@@ -42,12 +46,39 @@ def scan_files(
     The stages, each a function from frozen records to a frozen record: the key and
     scan.json (``open_key``), the scans' pages (``read_pages``), which sheet and page each
     is (``identify``), each part's answer from its boxes (``read_boxes``), the corrections
-    (``settle``), then the one write of the whole set (``write``)."""
+    (``settle``), then the one write of the whole set (``write``).
+
+    ``roster``: a class photocopied from a sheet with a student-number grid (build
+    --student-number): the copies are told apart and matched to the roster's students
+    (``studentnumber``), whose ids and names the responses and grades then carry."""
     setup = open_key(key_path, out_dir, secret)
+    students = _roster(setup, roster)
     pages = read_pages(scans, setup)
     fixes = read_corrections(corrections) if corrections else []
+    numbers, fixes = number_fixes(fixes) if students is not None else ([], fixes)
     assigned = named_pages(fixes, setup.key.sheets, setup.sheets, str(corrections))
-    found = identify(setup, pages, assigned, corrections, jobs)
+    found = identify(setup, pages, assigned, corrections, jobs, copies=students is not None)
+    if students is not None:
+        copies = read_class(setup, pages, found, students, numbers, corrections)
+        settled = settle(copies.found, copies.answers, fixes, corrections)
+        return write(
+            setup, copies.found, copies.answers, settled, absent, copies.sheet_of, copies.names
+        )
     answers = read_boxes(setup, found)
     settled = settle(found, answers, fixes, corrections)
     return write(setup, found, answers, settled, absent)
+
+
+def _roster(setup: ScanSetup, roster: str | None) -> tuple[Student, ...] | None:
+    """The roster a photocopied class is matched to: only for a key whose sheets carry a
+    student-number grid (a roster build's sheets name their students already)."""
+    if roster is None:
+        return None
+    if not setup.positions.student_number:
+        raise ScanError(
+            "expected a key whose sheets carry a student-number grid (build --scannable "
+            "--student-number DIGITS), got one without: its sheets are matched by their "
+            "page codes",
+            field="--roster",
+        )
+    return read_roster_file(roster)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,10 +50,21 @@ class ScanResult:
 
 
 def write(
-    setup: ScanSetup, found: Identified, boxes: BoxAnswers, settled: Settled, absent: str
+    setup: ScanSetup,
+    found: Identified,
+    boxes: BoxAnswers,
+    settled: Settled,
+    absent: str,
+    sheet_of: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> ScanResult:
-    """Write responses.csv, issues.csv and the crops, and grade them (``_write``)."""
+    """Write responses.csv, issues.csv and the crops, and grade them (``_write``).
+    ``sheet_of``: a photocopied class's (``scan --roster``): each answer's student (its
+    ``sheet`` field) and the key's sheet their copy is of, written in a ``sheet`` column;
+    ``names``: the students' names, as grade shows them."""
     rows = [[a.sheet, a.question, a.answer, a.entry, a.value] for a in settled.answers]
+    if sheet_of is not None:
+        rows = [[r[0], sheet_of[r[0]], *r[1:]] for r in rows]
     return _write(
         setup.out,
         setup.key,
@@ -65,18 +76,21 @@ def write(
         setup.paper,
         setup.default_out,
         absent,
+        names,
     )
 
 
-def _responses_csv(rows: Iterable[list[str]]) -> str:
+def _responses_csv(rows: Iterable[list[str]], by_sheet: bool = False) -> str:
+    """responses.csv: (student, question, answer, entry kind, value) rows; ``by_sheet``:
+    (student, sheet, question, ...) rows, written with a ``sheet`` column (a photocopied
+    class: a student's copy is of a sheet of the key)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["student", "question", "answer", "entry", "value", "mark"])
-    for sid, question, answer, kind, value in rows:
-        if kind == "mark":
-            w.writerow([protect(sid), protect(question), protect(answer), "", "", value])
-        else:
-            w.writerow([protect(sid), protect(question), protect(answer), "", value, ""])
+    ids = ["student", *(["sheet"] if by_sheet else []), "question", "answer"]
+    w.writerow([*ids, "entry", "value", "mark"])
+    for row in rows:
+        cells, (kind, value) = [protect(c) for c in row[:-2]], row[-2:]
+        w.writerow([*cells, "", "", value] if kind == "mark" else [*cells, "", value, ""])
     return buf.getvalue()
 
 
@@ -103,6 +117,7 @@ def _write(
     paper: str = "a4",
     default: bool = False,
     absent: str = "blank",
+    names: Mapping[str, str] | None = None,
 ) -> ScanResult:
     """Grade and write the whole set in a staging folder, then replace the previous set with
     it at once (``outset``: never a new report beside the previous run's feedback pages)."""
@@ -111,7 +126,8 @@ def _write(
         new.mkdir()
         run: GradeRun | None = None
         try:
-            (new / RESPONSES_FILE).write_bytes(_responses_csv(rows).encode("utf-8"))
+            responses = _responses_csv(rows, by_sheet=names is not None)
+            (new / RESPONSES_FILE).write_bytes(responses.encode("utf-8"))
             (new / ISSUES_FILE).write_bytes(_issues_csv(issues).encode("utf-8"))
             if crops:
                 (new / CROPS).mkdir()
@@ -129,6 +145,7 @@ def _write(
                     absent="zero" if absent == "zero" else "blank",
                     key_doc=key,
                     unanswered=True,
+                    names=names,
                 )
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None
