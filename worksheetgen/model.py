@@ -373,7 +373,8 @@ class Student:
 
     name: str
     id: str
-    #: the roster's large-print column: this student's HTML sheet and key in large print
+    #: the roster's large-print column: this student's sheet and key in large print (PDF
+    #: and HTML)
     large_print: bool = False
 
 
@@ -417,3 +418,6 @@ class Build:
     scan_class: bytes = field(default=b"", repr=False, compare=False)
     #: every sheet in large print (``--large-print``; a roster may ask it per student)
     large_print: bool = False
+    #: some student's sheet in large print (a roster's large_print column): the combined
+    #: LaTeX documents, whose preamble is set before any sheet is drawn, can print it
+    large_print_some: bool = False

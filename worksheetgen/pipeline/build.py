@@ -115,6 +115,7 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
         paper=options.paper,
         language=options.language,
         large_print=options.large_print,
+        large_print_some=any(e.student is not None and e.student.large_print for e in plan.entries),
     )
     if options.scannable and not lone:
         # every page code depends on the whole class: known before any sheet is drawn
