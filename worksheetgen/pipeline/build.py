@@ -42,6 +42,7 @@ from worksheetgen.pipeline.options import (
     ClassStats,
     Progress,
     check_answer_sheet,
+    check_large_print,
     check_paper_engine,
     check_seed,
     engine_refusal,
@@ -91,6 +92,10 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
     check_seed(options.seed)
     check_paper_engine(options)
     check_answer_sheet(options)
+    check_large_print(
+        options,
+        0 if plan is None else sum(1 for e in plan.entries if e.student and e.student.large_print),
+    )
     check_practice(options)
     check_out(options.out)
     if lone and options.pdf:
