@@ -656,7 +656,8 @@ def check(
 
 def _pages_line(config: Any, seed: int, sheets: int) -> str:
     """check's line on how many pages each sheet will take: on the configuration's (or the
-    option's) paper and kind of sheet, else on both papers, plain and scannable."""
+    option's) paper and kind of sheet, else on both papers, plain and scannable; and in large
+    print where the configuration asks it."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.options import BuildOptions
     from worksheetgen.pipeline.pages import page_report, pages_line
@@ -667,7 +668,9 @@ def _pages_line(config: Any, seed: int, sheets: int) -> str:
     papers = (config.value("paper"),) if given("paper") else ("a4", "letter")
     scan = (bool(config.value("scannable")),) if given("scannable") else (False, True)
     options = BuildOptions.from_config(config, seed)
-    return pages_line(page_report(options, sheets, papers, scan))
+    # large print (worksheetgen.toml's large_print = true): its own count, never scannable
+    large = bool(config.value("large_print")) and scan != (True,)
+    return pages_line(page_report(options, sheets, papers, scan, large))
 
 
 @main.command()
