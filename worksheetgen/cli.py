@@ -321,9 +321,10 @@ def _config_option(fn: F) -> F:
 @click.option(
     "--large-print/--no-large-print",
     default=None,
-    help="The HTML sheets and keys in large print (16 pt text, answer cells to match; the "
-    "PDFs are not changed yet); a roster's large_print column asks it per student. Default: "
-    "the configuration's large_print, else no.",
+    help="Every sheet in large print: the PDF sheets in 14 pt (math, tables, answer cells and "
+    "room to work 1.28 times as large), the HTML sheets and keys in 16 pt; the keys' PDFs and "
+    "the TA's grid stay standard, and a scannable build refuses it. A roster's large_print "
+    "column asks it per student. Default: the configuration's large_print, else no.",
 )
 @click.option(
     "--practice",
