@@ -331,9 +331,10 @@ def _config_option(fn: F) -> F:
 @click.option(
     "--large-print/--no-large-print",
     default=None,
-    help="The HTML sheets and keys in large print (16 pt text, answer cells to match; the "
-    "PDFs are not changed yet); a roster's large_print column asks it per student. Default: "
-    "the configuration's large_print, else no.",
+    help="Every sheet in large print: the PDF sheets in 14 pt (math, tables, answer cells and "
+    "room to work 1.28 times as large), the HTML sheets and keys in 16 pt; the keys' PDFs and "
+    "the TA's grid stay standard, and a scannable build refuses it. A roster's large_print "
+    "column asks it per student. Default: the configuration's large_print, else no.",
 )
 @click.option(
     "--practice",
@@ -668,7 +669,8 @@ def check(
 
 def _pages_line(config: Any, seed: int, sheets: int) -> str:
     """check's line on how many pages each sheet will take: on the configuration's (or the
-    option's) paper and kind of sheet, else on both papers, plain and scannable."""
+    option's) paper and kind of sheet, else on both papers, plain and scannable; and in large
+    print where the configuration asks it."""
     # imported when the command runs, so that --help loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.options import BuildOptions
     from worksheetgen.pipeline.pages import page_report, pages_line
@@ -679,7 +681,9 @@ def _pages_line(config: Any, seed: int, sheets: int) -> str:
     papers = (config.value("paper"),) if given("paper") else ("a4", "letter")
     scan = (bool(config.value("scannable")),) if given("scannable") else (False, True)
     options = BuildOptions.from_config(config, seed)
-    return pages_line(page_report(options, sheets, papers, scan))
+    # large print (worksheetgen.toml's large_print = true): its own count, never scannable
+    large = bool(config.value("large_print")) and scan != (True,)
+    return pages_line(page_report(options, sheets, papers, scan, large))
 
 
 @main.command()

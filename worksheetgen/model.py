@@ -373,7 +373,8 @@ class Student:
 
     name: str
     id: str
-    #: the roster's large-print column: this student's HTML sheet and key in large print
+    #: the roster's large-print column: this student's sheet and key in large print (PDF
+    #: and HTML)
     large_print: bool = False
 
 
@@ -421,3 +422,6 @@ class Build:
     #: class: this many columns of digit boxes on its first page (``--student-number``), which
     #: ``scan --roster`` matches to the roster; 0: none
     student_number: int = 0
+    #: some student's sheet in large print (a roster's large_print column): the combined
+    #: LaTeX documents, whose preamble is set before any sheet is drawn, can print it
+    large_print_some: bool = False

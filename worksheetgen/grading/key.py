@@ -115,6 +115,7 @@ class SheetKey:
     id: str
     name: str
     questions: tuple[QuestionKey, ...]
+    large_print: bool = False  # the student's sheet was in large print (key.json says so)
 
     def question(self, qid: str) -> QuestionKey | None:
         """The question with id ``qid`` on this sheet."""
@@ -276,6 +277,7 @@ def grade_key(doc: KeyDoc) -> GradeKey:
             id=s.id,
             name=s.student.name if s.student is not None else "",
             questions=tuple(_question_key(v) for v in s.variants),
+            large_print=s.student is not None and s.student.large_print,
         )
         for s in doc.sheets
     )

@@ -709,7 +709,8 @@ def _check_given(r: FieldReader, given: Mapping[str, Any], w: str) -> None:
 
 
 def _student(r: FieldReader, raw: Any, w: str) -> Student | None:
-    """A roster sheet's student (null for a version): a printable name and id."""
+    """A roster sheet's student (null for a version): a printable name and id, and whether
+    their sheet is in large print (absent: no)."""
     if raw is None:
         return None
     student = r.obj(raw, w)
@@ -725,7 +726,10 @@ def _student(r: FieldReader, raw: Any, w: str) -> Student | None:
                 f"{w}.{name}", f"expected printable characters only, got {kind_of(text)} ({bad})"
             )
         found[name] = text
-    return Student(name=found["name"], id=found["id"])
+    large = student.get("large_print", False)
+    if not isinstance(large, bool):
+        raise r.fail(f"{w}.large_print", f"expected true or false, got {kind_of(large)}")
+    return Student(name=found["name"], id=found["id"], large_print=large)
 
 
 def _shown(r: FieldReader, raw: Any, w: str) -> Shown:

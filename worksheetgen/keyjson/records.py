@@ -213,6 +213,7 @@ class Student:
 
     name: str
     id: str
+    large_print: bool = False  # their sheet (and feedback page) in large print
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from worksheetgen import __version__
 from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
-from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Pool, Sheet
+from worksheetgen.model import Build, IntRange, Item, ParamValue, Pinned, Pool, Sheet, Student
 from worksheetgen.solve.rng import secret_fingerprint
 
 KEY_FORMAT = "worksheetgen-key"
@@ -97,7 +97,7 @@ def _item_json(item: Item) -> dict[str, Any]:
     return q
 
 
-def sheet_json(sheet: Sheet) -> dict[str, Any]:
+def sheet_json(sheet: Sheet, large_print: bool = False) -> dict[str, Any]:
     """One sheet of key.json (its questions in printed order; on a sheet with pools, each
     says its slot: the pool it was picked from, or its own id)."""
     questions = [_item_json(i) for i in sheet.items]
@@ -108,11 +108,18 @@ def sheet_json(sheet: Sheet) -> dict[str, Any]:
         "id": sheet.id,
         "code": sheet.code,
         "label": sheet.label,
-        "student": None
-        if sheet.student is None
-        else {"name": sheet.student.name, "id": sheet.student.id},
+        "student": None if sheet.student is None else _student_json(sheet.student, large_print),
         "questions": questions,
     }
+
+
+def _student_json(student: Student, large_print: bool) -> dict[str, Any]:
+    """A roster sheet's student; ``large_print`` (and the student's own column) adds
+    ``"large_print": true``, the feedback page's size (absent: standard, as before)."""
+    found: dict[str, Any] = {"name": student.name, "id": student.id}
+    if large_print or student.large_print:
+        found["large_print"] = True
+    return found
 
 
 def slots_json(build: Build) -> list[dict[str, Any]] | None:
@@ -148,7 +155,7 @@ def key_json(build: Build) -> dict[str, Any]:
     if slots is not None:
         doc["shuffle"] = build.info.shuffle
         doc["slots"] = slots
-    doc["sheets"] = [sheet_json(s) for s in build.sheets]
+    doc["sheets"] = [sheet_json(s, build.large_print) for s in build.sheets]
     return doc
 
 

@@ -42,6 +42,7 @@ from worksheetgen.pipeline.options import (
     ClassStats,
     Progress,
     check_answer_sheet,
+    check_large_print,
     check_paper_engine,
     check_seed,
     check_student_number,
@@ -93,6 +94,10 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
     check_paper_engine(options)
     check_answer_sheet(options)
     check_student_number(options)
+    check_large_print(
+        options,
+        0 if plan is None else sum(1 for e in plan.entries if e.student and e.student.large_print),
+    )
     check_practice(options)
     check_out(options.out)
     if lone and options.pdf:
@@ -118,6 +123,7 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
         language=options.language,
         large_print=options.large_print,
         student_number=options.student_number,
+        large_print_some=any(e.student is not None and e.student.large_print for e in plan.entries),
     )
     if options.scannable and not lone:
         # every page code depends on the whole class: known before any sheet is drawn

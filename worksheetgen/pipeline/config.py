@@ -519,7 +519,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         "# scannable = true  # sheets `worksheetgen scan` reads back",
         "# answer_sheet = true  # with scannable: the boxes on a separate answer sheet",
         "# student_number = 8  # with scannable, not a roster: a grid of 8 digits to mark",
-        "# large_print = true  # the HTML sheets and keys in large print",
+        "# large_print = true  # every sheet in large print (PDF 14 pt, HTML 16 pt)",
         "# the course secret: keep this file private and out of version control",
         f'secret_file = "{SECRET_NAME}"',
         "",

@@ -190,6 +190,24 @@ def check_student_number(options: BuildOptions) -> None:
         )
 
 
+def check_large_print(options: BuildOptions, students: int = 0) -> None:
+    """A large-print sheet is not scannable: its pages are scaled up as they are shipped,
+    and the scanner's marks and boxes are placed for a standard page (``students``: how
+    many of a roster's students ask for large print)."""
+    if not options.scannable:
+        return
+    if options.large_print:
+        raise UsageError(
+            "--large-print: expected a build that is not --scannable (large-print pages "
+            "are not read by scan), got both"
+        )
+    if students:
+        raise UsageError(
+            f"--scannable: expected no student in large print (large-print pages are not "
+            f"read by scan), got {students} with large_print yes in the roster"
+        )
+
+
 def engine_refusal(sample: str, where: str) -> ConfigError:
     """The one line for a forced pdfLaTeX that cannot print some letters of the text."""
     return ConfigError(

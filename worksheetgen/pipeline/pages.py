@@ -22,7 +22,13 @@ from worksheetgen.pipeline.sheet import (
     points_text,
     work_space,
 )
-from worksheetgen.render.pagefit import PAPERS, header_height, question_fit, sheet_pages
+from worksheetgen.render.pagefit import (
+    PAPERS,
+    header_height,
+    large_paper,
+    question_fit,
+    sheet_pages,
+)
 from worksheetgen.scan.positions import score_rows
 
 __all__ = [
@@ -43,10 +49,13 @@ def _own_decimals(build: Build, sheet: Sheet, index: int) -> bool:
     )
 
 
-def page_counts(build: Build, paper: str, scannable: bool = False) -> list[int]:
+def page_counts(
+    build: Build, paper: str, scannable: bool = False, large: bool = False
+) -> list[int]:
     """The pages each sheet of ``build`` takes on ``paper`` (a4 or letter), in order, as the
-    exam layout would set them (``scannable``: with a scanner's boxes and score rows)."""
-    size = PAPERS[paper]
+    exam layout would set them (``scannable``: with a scanner's boxes and score rows;
+    ``large``: in large print, on its smaller text block before the pages are scaled up)."""
+    size = large_paper(paper) if large else PAPERS[paper]
     counts = []
     for sheet in build.sheets:
         fits = []
@@ -82,12 +91,14 @@ def page_counts(build: Build, paper: str, scannable: bool = False) -> list[int]:
 
 @dataclass(frozen=True)
 class PageSpread:
-    """The fewest and most pages a sheet of a build takes on a paper, plain or scannable."""
+    """The fewest and most pages a sheet of a build takes on a paper, plain or scannable
+    (``large``: in large print, never scannable)."""
 
     paper: str
     scannable: bool
     low: int
     high: int
+    large: bool = False
 
     @property
     def text(self) -> str:
@@ -108,10 +119,12 @@ class PageReport:
 PAPER_NAMES = {"a4": "A4", "letter": "Letter"}
 
 
-def page_spread(build: Build, paper: str, scannable: bool = False) -> PageSpread:
+def page_spread(
+    build: Build, paper: str, scannable: bool = False, large: bool = False
+) -> PageSpread:
     """The spread of ``page_counts`` over the build's sheets."""
-    counts = page_counts(build, paper, scannable)
-    return PageSpread(paper, scannable, min(counts), max(counts))
+    counts = page_counts(build, paper, scannable, large)
+    return PageSpread(paper, scannable, min(counts), max(counts), large)
 
 
 def draw_versions(options: BuildOptions, sheets: int) -> Build:
@@ -132,12 +145,16 @@ def page_report(
     sheets: int = 30,
     papers: Sequence[str] = ("a4", "letter"),
     scannable: Sequence[bool] = (False, True),
+    large: bool = False,
 ) -> PageReport:
     """Draw ``sheets`` versions (A, B, ...) of the build ``options`` describe (its banks,
     title, course, decimals, room to work, secret, as a build reads them; its seed) and
-    count their pages on each of ``papers``, plain and or scannable: no TeX runs."""
+    count their pages on each of ``papers``, plain and or scannable (``large``: and in
+    large print): no TeX runs."""
     build = draw_versions(options, sheets)
     spreads = tuple(page_spread(build, p, s) for s in scannable for p in papers)
+    if large:
+        spreads += tuple(page_spread(build, p, large=True) for p in papers)
     return PageReport(options.seed, sheets, spreads)
 
 
@@ -151,9 +168,12 @@ def pages_line(report: PageReport) -> str:
             said[0] = f"{spreads[0].text} {what} on {PAPER_NAMES[spreads[0].paper]}"
         return ", ".join(said)
 
-    plain = [s for s in report.spreads if not s.scannable]
+    plain = [s for s in report.spreads if not s.scannable and not s.large]
     scan = [s for s in report.spreads if s.scannable]
+    large = [s for s in report.spreads if s.large]
     drawn = f"{report.sheets} sheet{'s' if report.sheets != 1 else ''} drawn at seed {report.seed}"
+    if large:
+        drawn += f"; large print: {on(large, '')}"
     if plain and scan:
         return f"pages: {on(plain, 'a sheet')} ({drawn}; scannable: {on(scan, '')})"
     if scan:

@@ -154,7 +154,7 @@ class Renderer:
         return RenderedSheet(
             tex,
             md,
-            keyfile.json_element(keyfile.sheet_json(sheet)),
+            keyfile.json_element(keyfile.sheet_json(sheet, build.large_print)),
             keyfile.json_element(draws),
             len(sheet.items),
             sheet_grid_row(sheet),

@@ -39,6 +39,7 @@ from worksheetgen.render.grid import (
     grid_row,
     with_versions,
 )
+from worksheetgen.render.pagefit import LARGE_SCALE, large_geometry, large_half_cm
 from worksheetgen.render.prompts import markup_math_problem
 from worksheetgen.scan.layout import MAX_SHEETS, code_parts
 from worksheetgen.scan.positions import score_rows, sheet_build_field
@@ -319,6 +320,12 @@ def document_context(
         "item_title": item_title,
         "opening_lines": opening_lines,
         "large_print": large_print(build, sheets if sheets is not None else build.sheets),
+        # the LaTeX documents: which sheets are set in large print, and how
+        "large_print_tex": large_print_tex(build, sheets if sheets is not None else build.sheets),
+        "large_sheet": lambda sheet: large_sheet(build, sheet),
+        "large_geometry": large_geometry(build.paper),
+        "large_scale": f"{LARGE_SCALE:g}",
+        "large_half": large_half_cm(build.paper),
         **(scan_context(build, sheets or build.sheets, first) if scannable else {}),
     }
 
@@ -329,6 +336,24 @@ def large_print(build: Build, sheets: Sequence[Sheet]) -> bool:
     if build.large_print:
         return True
     return len(sheets) == 1 and sheets[0].student is not None and sheets[0].student.large_print
+
+
+def large_sheet(build: Build, sheet: Sheet | None) -> bool:
+    """Whether a sheet's LaTeX pages (its sheet's and its key's) are in large print: the
+    build asks it, or its student does (``None``: the TA's grid, never)."""
+    if sheet is None:
+        return False
+    return build.large_print or (sheet.student is not None and sheet.student.large_print)
+
+
+def large_print_tex(build: Build, sheets: Sequence[Sheet]) -> bool:
+    """Whether a LaTeX document's preamble defines large print: some sheet of the build,
+    or of ``sheets``, is in it (else the preamble is as it always was)."""
+    return (
+        build.large_print
+        or build.large_print_some
+        or any(large_sheet(build, sheet) for sheet in sheets)
+    )
 
 
 def scan_context(

@@ -22,14 +22,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from worksheetgen.model import Answer, Item
+from worksheetgen.model import Answer, Item, Shown
 from worksheetgen.render.markup import split_markup
 
 __all__ = [
+    "LARGE_SCALE",
     "PAPERS",
     "Paper",
     "QuestionFit",
     "header_height",
+    "large_geometry",
+    "large_half_cm",
+    "large_paper",
     "question_fit",
     "sheet_pages",
 ]
@@ -44,12 +48,69 @@ class Paper:
     name: str
     text_height: float
     text_width: float
+    #: the widest table (cm) that goes beside another, half the line (macros.tex.j2's narrow)
+    half_cm: float = 8.3
+    #: the given values as a centred paragraph, as many to a line as fit (large print),
+    #: not one display
+    wrap_givens: bool = False
 
 
 PAPERS = {
     "a4": Paper("a4", 731.23584, 170 * PT_PER_MM),
     "letter": Paper("letter", 681.15898, (215.9 - 40) * PT_PER_MM),
 }
+
+#: Large print (``--large-print``, a roster's ``large_print`` column): a sheet is set as the
+#: 11pt layout on a page ``LARGE_SCALE`` times smaller, and each page is scaled up by it when
+#: shipped (base.tex.j2's ``\wslargeprint``), so the body is 10.95pt x 1.28 = 14pt and math,
+#: tables, answer cells and rooms to work grow with it. On paper, the text block is the page
+#: less these margins (mm): narrower margins than the 2 cm of a standard sheet, so the text
+#: is 180 mm wide on A4 (140.6 mm before scaling, which the widest tables fit).
+LARGE_SCALE = 1.28
+LARGE_SIDE_MM = 15.0
+LARGE_TOP_MM = 22.0  # above the text and below it; the head and foot sit inside
+LARGE_HEADSEP_PT = 12.0  # before scaling (article's 11pt: 25pt)
+LARGE_FOOTSKIP_PT = 24.0  # before scaling (article's: 30pt)
+PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+INCH_MM = 25.4
+
+
+def large_paper(paper: str) -> Paper:
+    """The text block a large-print sheet is set in (before its pages are scaled up)."""
+    width, height = PAPER_MM[paper]
+    text_width = (width - 2 * LARGE_SIDE_MM) / LARGE_SCALE
+    return Paper(
+        paper,
+        (height - 2 * LARGE_TOP_MM) / LARGE_SCALE * PT_PER_MM,
+        text_width * PT_PER_MM,
+        large_half_cm(paper),
+        wrap_givens=True,
+    )
+
+
+def large_half_cm(paper: str) -> float:
+    """The widest table (cm) set beside another on a large-print sheet: the standard
+    sheet's 8.3 cm of its 17 cm, in proportion to the large-print text block's width."""
+    width = (PAPER_MM[paper][0] - 2 * LARGE_SIDE_MM) / LARGE_SCALE
+    return round(8.3 * width / 170.0, 2)
+
+
+def large_geometry(paper: str) -> str:
+    """``\newgeometry``'s options for a large-print sheet on ``paper``: the text block of
+    ``large_paper``, placed so that once a page is scaled up by ``LARGE_SCALE`` about TeX's
+    origin (1 in from the top and left edges) its margins are ``LARGE_SIDE_MM`` and
+    ``LARGE_TOP_MM``."""
+    width, height = PAPER_MM[paper]
+    left = INCH_MM + (LARGE_SIDE_MM - INCH_MM) / LARGE_SCALE
+    top = INCH_MM + (LARGE_TOP_MM - INCH_MM) / LARGE_SCALE
+    text_width = (width - 2 * LARGE_SIDE_MM) / LARGE_SCALE
+    text_height = (height - 2 * LARGE_TOP_MM) / LARGE_SCALE
+    return (
+        f"left={left:.3f}mm,top={top:.3f}mm,textwidth={text_width:.3f}mm,"
+        f"textheight={text_height:.3f}mm,headheight=14pt,headsep={LARGE_HEADSEP_PT:g}pt,"
+        f"footskip={LARGE_FOOTSKIP_PT:g}pt"
+    )
+
 
 # 11pt article: \normalsize is 10.95pt on 13.6pt lines, \small 10pt on 12pt, \parskip 3pt
 FONT = 10.95
@@ -312,13 +373,37 @@ def _value_tex(value: object) -> str:
     return str(value)
 
 
-def _givens(item: Item, width: float, prompt_fill: float) -> tuple[float, float]:
+def _wrapped_givens(inline: Sequence[Shown], width: float) -> float:
+    """A large-print sheet's given values: a centred paragraph of them, as many to a line as
+    fit (2em between), each line as tall as its tallest, 8 pt apart, a smallskip above and
+    below."""
+    lines: list[list[Shown]] = [[]]
+    used = 0.0
+    for g in inline:
+        wide = _matrix_em(f"{g.label} = {_value_tex(g.value)}") * FONT + 2 * FONT
+        if lines[-1] and used + wide > width:
+            lines.append([])
+            used = 0.0
+        lines[-1].append(g)
+        used += wide
+    tall = [
+        max(BASELINE, max(_matrix_rows(g.value) for g in line) * MATRIX_ROW + 3.2) for line in lines
+    ]
+    return 2 * SMALLSKIP + PARSKIP + sum(tall) + 8.0 * (len(lines) - 1)
+
+
+def _givens(
+    item: Item, width: float, prompt_fill: float, wrap: bool = False
+) -> tuple[float, float]:
     """The question's given values: one math display of the inline ones (the short skips
-    above and below it where the prompt's last line ends left of it), then each block:
-    (height, how far it may shrink)."""
+    above and below it where the prompt's last line ends left of it; ``wrap``: a centred
+    paragraph of them), then each block: (height, how far it may shrink)."""
     height = shrink = 0.0
     inline = [g for g in item.solution.shown if g.inline]
-    if inline:
+    if inline and wrap:
+        height += _wrapped_givens(inline, width)
+        shrink += 2 * SMALLSKIP / 3
+    elif inline:
         tex = ", \\qquad ".join(f"{g.label} = {_value_tex(g.value)}" for g in inline)
         left = (width - _matrix_em(tex) * FONT) / 2
         rows = max(_matrix_rows(g.value) for g in inline)
@@ -373,12 +458,12 @@ def _steps(item: Item, width: float) -> float:
     return height + PARSKIP + sum(lines) + 6.0 * (len(lines) - 1) + STEPS_EXTRA
 
 
-def _is_narrow(answer: Answer) -> bool:
-    """As the macro ``narrow``: a table that fits in half the text's width."""
+def _is_narrow(answer: Answer, half_cm: float = 8.3) -> bool:
+    """As the macro ``narrow``: a table that fits in half the text's width (``half_cm``)."""
     if answer.kind not in ("matrix", "vector"):
         return False
     cols = len(answer.rounded[0]) if answer.kind == "matrix" else len(answer.rounded)
-    return cols * (_cell_cm(answer) + 0.3) + 1.6 <= 8.3
+    return cols * (_cell_cm(answer) + 0.3) + 1.6 <= half_cm
 
 
 def _cell_cm(answer: Answer) -> float:
@@ -493,7 +578,7 @@ def _half(item: Item, index: int, points: str, width: float) -> float:
     return lines * BASELINE - HALF_TOP + _table(answer) - PARSKIP - 1.0
 
 
-def _groups(item: Item) -> list[list[int]]:
+def _groups(item: Item, half_cm: float = 8.3) -> list[list[int]]:
     """The parts in the lines they print on: narrow tables two to a line (sheet.tex.j2)."""
     groups: list[list[int]] = []
     open_pair = False
@@ -501,7 +586,7 @@ def _groups(item: Item) -> list[list[int]]:
         narrow = False
         if not item.solution.choices:
             try:
-                narrow = _is_narrow(item.solution.answer(part.answer))
+                narrow = _is_narrow(item.solution.answer(part.answer), half_cm)
             except KeyError:
                 narrow = False
         if narrow and open_pair:
@@ -594,12 +679,12 @@ def question_fit(
     if own_decimals:
         opening += PARSKIP + BASELINE
         fill = width / 2
-    givens, shrink = _givens(item, width, fill)
+    givens, shrink = _givens(item, width, fill, paper.wrap_givens)
     data = givens + _steps(item, width)
     opening += data
     pieces: list[float] = []
     texts = list(part_points) + [""] * (len(item.solution.parts) - len(part_points))
-    for group in _groups(item):
+    for group in _groups(item, paper.half_cm):
         if len(group) == 2:
             a, b = group
             height = (

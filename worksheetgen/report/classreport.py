@@ -493,7 +493,8 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
     """Each student's feedback page, HTML and PDF (on ``paper``: a4 or letter), by file name
     inside FEEDBACK_DIR. The PDFs are written as one text document (its fonts embedded
     once) and cut apart per student."""
-    from worksheetgen.report.textpdf import TextPdf  # fontTools: only when pages are written
+    # fontTools: only when pages are written
+    from worksheetgen.report.textpdf import LARGE_PRINT, TextPdf
 
     files: dict[str, bytes] = {}
     stems = file_stems([s.student for s in result.students])
@@ -506,7 +507,8 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
         lines = _feedback_lines(result, s, names)
         files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")
         first = len(doc.pages)
-        doc.add(lines)
+        sheet = result.key.sheet(s.sheet)
+        doc.add(lines, LARGE_PRINT if sheet is not None and sheet.large_print else 1.0)
         ranges.append((first + 1, len(doc.pages)))
     pdfs = split_pages(doc.pdf(), ranges) if ranges else []
     paged = [stem for stem, s in zip(stems, result.students, strict=True) if result.has_total(s)]

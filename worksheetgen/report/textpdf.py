@@ -51,6 +51,10 @@ STYLES = {  # size, bold, colour (r g b)
 }
 
 
+#: ``add``'s scale for large print: the plain text's 9 pt set in 14 pt
+LARGE_PRINT = 14.0 / 9.0
+
+
 class _Font:
     def __init__(self, path: str, number: int = 0) -> None:
         self.path, self.number = path, number
@@ -363,13 +367,15 @@ class TextPdf:
         fonts = [self.regular, self.bold, *(self._extra or [])]
         return fonts.index(font) + 1
 
-    def add(self, lines: Sequence[tuple[str, str]]) -> int:
-        """Set ``lines`` from the top of a new page; the pages it took."""
+    def add(self, lines: Sequence[tuple[str, str]], scale: float = 1.0) -> int:
+        """Set ``lines`` from the top of a new page, every size times ``scale`` (large
+        print: ``LARGE_PRINT``); the pages it took."""
         first = len(self.pages)
         ops: list[str] = []
         y = self.size[1] - MARGIN
         for style, text in lines:
             size, bold, colour = STYLES.get(style, STYLES["plain"])
+            size *= scale
             step = size * 1.4
             if style == "h2":
                 y -= size * 0.6  # room above a question's heading

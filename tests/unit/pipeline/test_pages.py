@@ -78,3 +78,29 @@ def test_no_page_line_when_asked_for_none_or_when_a_draw_fails(runner, write_ban
     )
     result = runner.invoke(main, ["check", "--bank", str(hopeless), "--stress", "3"])
     assert result.exit_code == 1 and not _pages(result.output)
+
+
+def test_a_configuration_in_large_print_gets_its_own_count(runner, tmp_path):
+    config = tmp_path / "worksheetgen.toml"
+    config.write_text(f'banks = ["{QUIZ}"]\npaper = "a4"\nlarge_print = true\n', "utf-8")
+    result = runner.invoke(
+        main, ["check", "--stress", "1", "--sheets", "3", "--config", str(config)], env=NO_SECRET
+    )
+    assert result.exit_code == 0, result.output
+    (line,) = _pages(result.output)
+    drawn = draw_versions(BuildOptions(seed=0, banks=(QUIZ,)), 3)
+    large = page_counts(drawn, "a4", large=True)
+    spread = str(min(large)) if min(large) == max(large) else f"{min(large)}-{max(large)}"
+    assert line.endswith(
+        f"(3 sheets drawn at seed 0; large print: {spread} on A4; scannable: "
+        + line.rsplit("scannable: ", 1)[1]
+    ), line
+    # the larger type takes more pages than the standard sheet's
+    assert sum(large) > sum(page_counts(drawn, "a4"))
+    # a scannable configuration: large print is refused by build, so not counted
+    config.write_text(f'banks = ["{QUIZ}"]\nlarge_print = true\nscannable = true\n', "utf-8")
+    result = runner.invoke(
+        main, ["check", "--stress", "1", "--sheets", "2", "--config", str(config)], env=NO_SECRET
+    )
+    (line,) = _pages(result.output)
+    assert "large print" not in line, line

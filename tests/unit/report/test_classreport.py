@@ -874,3 +874,42 @@ def test_a_wrong_multiple_choice_answer_is_told_the_right_option_and_why(tmp_pat
     assert "redo the step" not in block
     assert f"The right option is {chr(ord('A') + right)}: Minus infinity gives" in block
     assert "Why: A score of 0 is an ordinary score" in block
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler's pdftotext")
+def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
+    """key.json says which students' sheets were in large print (a roster's column): their
+    feedback PDF sets its text 14/9 as large, the others' stay as they were."""
+    from tests.pagewords import faults, pages
+    from worksheetgen.report.textpdf import LARGE_PRINT
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,id,large_print\nAda Lovelace,a1,yes\nBob Jones,b1,no\n", "utf-8")
+    built = tmp_path / "class"
+    result = CliRunner().invoke(
+        main,
+        ["build", "--roster", str(roster), "--seed", "7", "--no-pdf", "--out", str(built)],
+    )
+    assert result.exit_code == 0, result.output
+    (key_path,) = built.glob("*/key.json")
+    raw = key_path.read_text("utf-8")
+    assert raw.count('"large_print": true') == 1  # Ada's only; Bob's student has no such field
+    key = load_key(key_path)
+    assert [s.large_print for s in key.sheets] == [True, False]
+    text, _ = class_csv(key, seed=3)
+    responses = tmp_path / "responses.csv"
+    responses.write_text(text, encoding="utf-8")
+    out = tmp_path / "graded"
+    result = CliRunner().invoke(
+        main, ["grade", "--key", str(key_path), str(responses), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+
+    def height(pdf: Path) -> float:
+        """The median height of the page's words (the plain text's)."""
+        found = sorted(w.y1 - w.y0 for _, _, words in pages(pdf) for w in words)
+        return found[len(found) // 2]
+
+    large, plain = out / "feedback" / "a1.pdf", out / "feedback" / "b1.pdf"
+    assert height(large) == pytest.approx(LARGE_PRINT * height(plain), rel=0.03)
+    assert faults(large) == []
