@@ -78,6 +78,15 @@ class MarkAll(Family):
         n = len(options.value)
         if n < 2:
             raise doc.error(path + ("options",), f"expected at least 2 options, got {n}")
+        seen: dict[str, int] = {}
+        for i, text in enumerate(options.value):
+            same = seen.setdefault(" ".join(text.casefold().split()), i)
+            if same != i:
+                raise doc.error(
+                    path + ("options", i),
+                    f"expected options that differ in more than case (grade reads an option "
+                    f"by its text), got {text!r} like options[{same}]",
+                )
         letters = LETTERS[:n]
         for i, letter in enumerate(right.value):
             if letter.lower() not in letters:

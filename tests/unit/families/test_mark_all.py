@@ -46,6 +46,7 @@ def _bank_error(write_bank, text: str) -> str:
         ("right: [a, a]", 8, "right[1]: expected each text once"),
         ("options: [one]", 7, "options: expected at least 2 options, got 1"),
         ("options: [one, one, two]", 7, "options[1]: expected each text once"),
+        ("options: [one, One, two]", 7, "options[1]: expected options that differ in more"),
         ("question: ''", 6, "question: expected a non-empty text"),
         ("question: 'Is $\\input{x}$ right?'", 6, "question: expected safe math"),
     ],
