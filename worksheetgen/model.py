@@ -234,6 +234,21 @@ class Answer:
     tolerance: float | None = None
     options: tuple[str, ...] = ()
     explanation: str = ""
+    #: a mark-all-that-apply choice scored all or nothing (else each option earns or costs
+    #: its share, as Moodle scores a multi-answer question)
+    all_or_nothing: bool = False
+
+    @property
+    def multi(self) -> bool:
+        """True for a choice with a set of right options (mark all that apply)."""
+        return self.kind == "choice" and isinstance(self.value, list | tuple)
+
+    @property
+    def right(self) -> tuple[str, ...]:
+        """A choice's right options: the one of a pick-one, every one of a mark-all."""
+        if self.kind != "choice":
+            return ()
+        return tuple(self.value) if self.multi else (self.value,)
 
 
 #: Display kinds shown as a block of their own after a question's math display, with about

@@ -33,6 +33,15 @@
       var html = [], state = "";
       if (a.kind === "text") {
         html.push(say("text_part", { part: a.part.slice(1, -1) }));
+      } else if (a.kind === "choice" && a.right) {
+        // mark all that apply: every box ticked, scored per option as grade scores it
+        var m = WSG.gradeMulti(a, inputs.filter(function (i) { return i.checked; }).map(function (i) { return i.value; }));
+        var pm = a.part.slice(1, -1);
+        vals[a.name] = null; full[a.name] = m.ok;
+        if (m.blank) html.push(say("blank", { part: pm }));
+        else if (m.ok) { html.push(say("right", { part: pm })); state = "right"; }
+        else if (m.share > 0) { html.push(say("partly_right", { part: pm, right: m.hits, wrong: m.misses, share: Math.round(m.share * 100) })); state = "wrong"; }
+        else { html.push(say("wrong_one", { part: pm })); state = "wrong"; }
       } else if (a.kind === "choice") {
         var chosen = inputs.filter(function (i) { return i.checked; })[0];
         var r = WSG.gradeChoice(q, a, chosen ? chosen.value : null, vals, full, q.carry);
@@ -107,6 +116,7 @@
     var state = { entries: {}, steps: {} };
     document.querySelectorAll("[data-entry]").forEach(function (i) {
       if (i.type === "radio") { if (i.checked) state.entries[i.name] = i.value; }
+      else if (i.type === "checkbox") { if (i.checked) (state.entries[i.name] = state.entries[i.name] || []).push(i.value); }
       else if (i.value) state.entries[i.getAttribute("data-entry")] = i.value;
     });
     document.querySelectorAll("ol.worked").forEach(function (ol) {
@@ -123,8 +133,13 @@
 
   var saved = load();
   document.querySelectorAll("[data-entry]").forEach(function (i) {
-    var v = (saved.entries || {})[i.type === "radio" ? i.name : i.getAttribute("data-entry")];
-    if (v !== undefined) { if (i.type === "radio") i.checked = i.value === v; else i.value = v; }
+    var boxed = i.type === "radio" || i.type === "checkbox";
+    var v = (saved.entries || {})[boxed ? i.name : i.getAttribute("data-entry")];
+    if (v !== undefined) {
+      if (i.type === "radio") i.checked = i.value === v;
+      else if (i.type === "checkbox") i.checked = Array.isArray(v) && v.indexOf(i.value) >= 0;
+      else i.value = v;
+    }
     i.addEventListener("change", save);
     i.addEventListener("input", save);
   });

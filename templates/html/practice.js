@@ -2,7 +2,7 @@
 "use strict";
 /* worksheetgen's practice page: grade's rule for one sheet, in the browser (no request).
    Ported from worksheetgen/grading/responses.py (_parse_number) and grading/score.py (_close,
-   _recompute and its steps, _diagnose, _grade_numeric, _grade_choice); tested against them in
+   _recompute and its steps, _diagnose, _grade_numeric, _grade_choice, multi_share); tested against them in
    tests/e2e/test_practice_browser.py. */
 var WSG = (function () {
   var KEY = JSON.parse(document.getElementById("wsg-key").textContent);
@@ -235,9 +235,24 @@ var WSG = (function () {
     return { ok: ok, carried: carried, sources: sources, slips: slips, blank: t === null };
   }
 
+  // a mark-all part (grading.score.multi_share): each right option marked earns
+  // 1/(number right), each wrong one costs 1/(number wrong), at least 0; or all or nothing
+  function gradeMulti(a, texts) {
+    var chosen = {};
+    texts.forEach(function (t) { chosen[normText(t)] = true; });
+    var hits = 0, misses = 0;
+    Object.keys(chosen).forEach(function (t) { if (a.right.indexOf(t) >= 0) hits++; else misses++; });
+    var ok = hits === a.right.length && misses === 0;
+    var wrong = a.options - a.right.length;
+    var share = a.all_or_nothing ? (ok ? 1 : 0)
+      : Math.max(0, Math.min(1, hits / a.right.length - (wrong ? misses / wrong : 0)));
+    return { ok: ok, blank: texts.length === 0, share: share, hits: hits, misses: misses };
+  }
+
   return {
     key: KEY, words: WORDS, parseNumber: parseNumber, close: close, grid: grid,
-    recompute: recompute, gradeNumeric: gradeNumeric, gradeChoice: gradeChoice, normText: normText
+    recompute: recompute, gradeNumeric: gradeNumeric, gradeChoice: gradeChoice,
+    gradeMulti: gradeMulti, normText: normText
   };
 })();
 {% endraw %}

@@ -200,7 +200,7 @@ def test_bank_guide_example_loads_as_a_bank(tmp_path: Path):
     from worksheetgen.bank.load import load_banks
 
     guide = (DOCS / "guide" / "banks.md").read_text(encoding="utf-8")
-    yaml_text, pools_text = re.findall(r"^```yaml\n(.*?)^```$", guide, re.M | re.S)
+    yaml_text, mark_all_text, pools_text = re.findall(r"^```yaml\n(.*?)^```$", guide, re.M | re.S)
     path = tmp_path / "example.yaml"
     path.write_text(yaml_text, encoding="utf-8")
     bank = load_banks([path])
@@ -217,6 +217,11 @@ def test_bank_guide_example_loads_as_a_bank(tmp_path: Path):
         "attention-slot",
     ]
     assert pool.alternatives == ("causal-table", "softmax-table", "scale-row")
+    # and the example of a question with several right options
+    path = tmp_path / "mark-all.yaml"
+    path.write_text(mark_all_text, encoding="utf-8")
+    (spec,) = load_banks([path]).questions
+    assert spec.family == "mark-all"
 
 
 def test_architecture_page_names_every_package_and_the_enforced_layers():

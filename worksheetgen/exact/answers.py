@@ -206,6 +206,29 @@ def choice_answer(
     )
 
 
+def choices_answer(
+    name: str,
+    label: str,
+    right: tuple[str, ...],
+    options: tuple[str, ...],
+    explanation: str = "",
+    *,
+    all_or_nothing: bool = False,
+) -> Answer:
+    """A mark-all-that-apply answer: the right options in the order printed."""
+    value = [o for o in options if o in right]
+    return Answer(
+        name=name,
+        label=label,
+        kind="choice",
+        value=value,
+        rounded=value,
+        options=options,
+        explanation=explanation,
+        all_or_nothing=all_or_nothing,
+    )
+
+
 def text_answer(name: str, label: str, model: str) -> Answer:
     """A free-text answer with a model answer for the key."""
     return Answer(name=name, label=label, kind="text", value=model, rounded=model)

@@ -25,6 +25,7 @@ from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, plain, pools, privacy
 from worksheetgen.export.moodle import category_path, masked_answers, numeric_answers
+from worksheetgen.export.multi import multi_grades, percent
 from worksheetgen.export.route import option_for
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
@@ -97,6 +98,21 @@ def options_answer(part: KeyPart) -> str:
     a = part.answer
     assert a is not None
     fb = _fb(html.markup_text(a.explanation)) if a.explanation else ""
+    if a.multi:  # mark all that apply: each option's weight (checked by _check_multi)
+        right, wrong = (
+            percent(1 / Fraction(len(a.right))),
+            percent(-1 / Fraction(len(a.options) - len(a.right))),
+        )
+        return (
+            "{"
+            + " ".join(
+                f"~%{right if o in a.right else wrong}%"
+                + _lettered(chr(ord("A") + k), html.inline_html(html.markup_text(o)))
+                + (fb if o in a.right else "")
+                for k, o in enumerate(a.options)
+            )
+            + "}"
+        )
     alts = [
         ("=" if o == a.value else "~")
         + _lettered(chr(ord("A") + k), html.inline_html(html.markup_text(o)))
@@ -316,9 +332,31 @@ def _check_pick(doc: KeyDoc, q: KeyQuestion) -> None:
         )
 
 
+def _check_multi(doc: KeyDoc, q: KeyQuestion) -> None:
+    """Refuse a mark-all part GIFT cannot weigh as the grader scores it: all or nothing, a
+    number of right or wrong options whose 1/n Moodle does not accept, or one right option
+    (Moodle makes a GIFT question whose one answer is 100% pick-one, which the sheet's
+    "mark all that apply" is not)."""
+    for v in q.variants:
+        for part in gradable_parts(v):
+            a = part.answer
+            if a is None or not a.multi:
+                continue
+            multi_grades(v, a, "GIFT", doc.source)
+            if len(a.right) == 1:
+                raise ExportError(
+                    "expected a mark-all question with at least 2 right options for GIFT, "
+                    "got 1 (Moodle makes a GIFT question with one full-mark answer pick-one): "
+                    f"export it with {option_for('moodle')}",
+                    file=doc.source,
+                    field=f"question {v.qid} (sheet {v.sheet_id})",
+                )
+
+
 def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     """The GIFT blocks of one key question, one at a time."""
     _check_pick(doc, q)
+    _check_multi(doc, q)
     found = pools.check_slot(doc, q, "Moodle")
     # several versions with a written part: the graded question asks it, one essay answers it
     shared = pools.shares_written(q, found)

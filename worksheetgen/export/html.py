@@ -523,6 +523,8 @@ def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
                 note.text = "Entries printed as 0 that are not exactly 0: " + "; ".join(
                     f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny
                 )
+        elif a.kind == "choice" and a.multi:  # every right option, in the order printed
+            p.text = f"{prefix}Answers: " + "; ".join(markup_text(o) for o in a.right)
         elif a.kind == "choice":
             p.text = f"{prefix}Answer: {markup_text(str(a.value))}"
             if a.explanation:

@@ -28,8 +28,10 @@ from fractions import Fraction
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
+from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.export import html, plain, pools, privacy
+from worksheetgen.export.multi import multi_grades, percent
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.lms import MOODLE_PENALTY_TEXT
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Slip, Variant
@@ -312,6 +314,20 @@ def _cloze_of(
     _head(quiz, "cloze", sections[0][0], name, text, feedback, mark, idnumber)
 
 
+def _no_multi_gap(v: Variant, parts: Sequence[KeyPart], source: str) -> None:
+    """Refuse a mark-all part that would be a cloze gap (a pool of pick 2 or more): a cloze
+    MULTIRESPONSE gap is not scored as the grader scores it."""
+    for p in parts:
+        if p.answer is not None and p.answer.multi:
+            raise ExportError(
+                "expected a mark-all question on its own (a Moodle multichoice question), "
+                "got it in a cloze question of several (a pool of pick 2 or more), whose "
+                "gaps Moodle scores otherwise: give the pool pick 1",
+                file=source,
+                field=f"question {v.qid} (sheet {v.sheet_id})",
+            )
+
+
 def _numeric_gaps(gap: Callable[[str], str], weight: int) -> Callable[[Cell], str]:
     """What a numeric part's cells hold in a cloze question: a gap of weight ``weight``."""
     return lambda cell: gap(weighted(numeric_gap(cell), weight))
@@ -376,7 +392,13 @@ def _numerical(
 
 
 def _multichoice(
-    quiz: ET.Element, v: Variant, part: KeyPart, name: str, idnumber: str, ask_written: bool
+    quiz: ET.Element,
+    v: Variant,
+    part: KeyPart,
+    name: str,
+    idnumber: str,
+    ask_written: bool,
+    source: str = "key.json",
 ) -> None:
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
@@ -392,7 +414,8 @@ def _multichoice(
         graded_points(v),
         idnumber,
     )
-    _el(q, "single", "true")
+    multi = part.answer is not None and part.answer.multi
+    _el(q, "single", "false" if multi else "true")
     _el(q, "shuffleanswers", "false")  # keep the printed order (the item's own shuffle)
     _el(q, "answernumbering", "ABCD")
     _el(q, "showstandardinstruction", "0")
@@ -405,11 +428,20 @@ def _multichoice(
         a = part.answer
         assert a is not None
         options = [
-            (o == a.value, html.markup_text(o), "Correct." if o == a.value else "")
+            (o in a.right, html.markup_text(o), "Correct." if o in a.right else "")
             for o in a.options
         ]
+    # a mark-all question: each right option 1/(number right), each wrong one -1/(number
+    # wrong), as the grader scores it (the sum of the marked, at least 0)
+    right, wrong = (
+        (percent(g) for g in multi_grades(v, part.answer, "Moodle", source))
+        if multi and part.answer is not None
+        else ("100", "0")
+    )
     for correct, text, feedback in options:
-        ans = ET.SubElement(q, "answer", {"fraction": "100" if correct else "0", "format": "html"})
+        ans = ET.SubElement(
+            q, "answer", {"fraction": right if correct else wrong, "format": "html"}
+        )
         ET.SubElement(ans, "text").text = html.inline_html(text)
         _text(ans, "feedback", html.protected_html(feedback))
 
@@ -433,7 +465,9 @@ def _essay(
     _text(q, "responsetemplate", "")
 
 
-def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], ask_written: bool) -> None:
+def _graded(
+    quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], ask_written: bool, source: str
+) -> None:
     name = variant_name(v)
     idnumber = f"{v.qid}:{v.sheet_id}"
     if len(parts) == 1 and parts[0].choices:
@@ -441,8 +475,9 @@ def _graded(quiz: ET.Element, v: Variant, parts: Sequence[KeyPart], ask_written:
     elif len(parts) == 1 and parts[0].kind == "scalar":
         _numerical(quiz, v, parts[0], name, idnumber, ask_written)
     elif len(parts) == 1 and parts[0].kind == "choice":
-        _multichoice(quiz, v, parts[0], name, idnumber, ask_written)
+        _multichoice(quiz, v, parts[0], name, idnumber, ask_written, source)
     else:
+        _no_multi_gap(v, parts, source)
         _cloze(quiz, v, parts, name, idnumber, ask_written)
 
 
@@ -488,6 +523,8 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
             _about(q, deals),
         )
         if q.pick > 1:
+            for v, parts in graded:
+                _no_multi_gap(v, parts, doc.source)
             for deal in deals:
                 sections = [(v, gradable_parts(v)) for v in deal.variants]
                 name = _deal_name(q, deal)
@@ -496,7 +533,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         else:
             for v, parts in graded:
                 if parts:
-                    _graded(quiz, v, parts, shared)
+                    _graded(quiz, v, parts, shared, doc.source)
                     flush()
     if any(p for _, p in written):
         _category(

@@ -36,6 +36,7 @@ from worksheetgen.errors import ExportError
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_of
 from worksheetgen.export import html, plain, pools, privacy
+from worksheetgen.export.route import option_for
 from worksheetgen.keyjson.deals import Deal
 from worksheetgen.keyjson.records import Cell, KeyDoc, KeyPart, KeyQuestion, Variant
 from worksheetgen.keyjson.views import (
@@ -269,19 +270,22 @@ def _multiple_choice(
         a = part.answer
         assert a is not None
         options = [
-            (o == a.value, html.markup_text(o), "Correct." if o == a.value else "")
+            (o in a.right, html.markup_text(o), "Correct." if o in a.right else "")
             for o in a.options
         ]
+    multi = part.answer is not None and part.answer.multi
     ids = [ident("choice", iid, str(k)) for k in range(len(options))]
-    item = _item(section, iid, variant_name(v), "multiple_choice_question", graded_points(v), ids)
+    qtype = "multiple_answers_question" if multi else "multiple_choice_question"
+    item = _item(section, iid, variant_name(v), qtype, graded_points(v), ids)
     pres = _el(item, "presentation")
     root = _intro(v)
     html.add_part_prompt(root, 0, part, True)
     if ask_written:
         html.add_written_prompts(root, v, 1)
     _material(pres, html.serialize(root))
+    cardinality = "Multiple" if multi else "Single"
     choice = _el(
-        _el(pres, "response_lid", ident="response1", rcardinality="Single"), "render_choice"
+        _el(pres, "response_lid", ident="response1", rcardinality=cardinality), "render_choice"
     )
     for cid, (_, text, _fb) in zip(ids, options, strict=True):
         _material(_el(choice, "response_label", ident=cid), html.inline_html(text))
@@ -292,9 +296,17 @@ def _multiple_choice(
             cond = _el(res, "respcondition", **{"continue": "Yes"})
             _el(_el(cond, "conditionvar"), "varequal", cid, respident="response1")
             _el(cond, "displayfeedback", feedbacktype="Response", linkrefid=f"{cid}_fb")
-    right = ids[[c for c, _, _ in options].index(True)]
     cond = _el(res, "respcondition", **{"continue": "No"})
-    _el(_el(cond, "conditionvar"), "varequal", right, respident="response1")
+    if multi:  # the right ones marked and no other: Canvas's multiple answers (its weights)
+        both = _el(_el(cond, "conditionvar"), "and")
+        for cid, (correct, _, _) in zip(ids, options, strict=True):
+            if correct:
+                _el(both, "varequal", cid, respident="response1")
+            else:
+                _el(_el(both, "not"), "varequal", cid, respident="response1")
+    else:
+        right = ids[[c for c, _, _ in options].index(True)]
+        _el(_el(cond, "conditionvar"), "varequal", right, respident="response1")
     _el(cond, "setvar", "100", action="Set", varname="SCORE")
     _feedback(item, "general_fb", html.key_html(v, [part]))
     for cid, (_, _, fb) in zip(ids, options, strict=True):
@@ -530,10 +542,41 @@ def _group(gid: str, title: str, points: float, pick: int = 1) -> ET.Element:
     return section
 
 
+def _check_multi(doc: KeyDoc, q: KeyQuestion) -> None:
+    """Refuse a mark-all part Canvas would score otherwise than the grader: Canvas's multiple
+    answers question docks each wrong mark 1/(number right) of the points (the grader, as
+    Moodle: 1/(number wrong)) and always gives partial credit, so only a question with as
+    many right options as wrong ones, scored per option and on its own, is the same."""
+    for v in q.variants:
+        for part in gradable_parts(v):
+            a = part.answer
+            if a is None or not a.multi:
+                continue
+            right, wrong = len(a.right), len(a.options) - len(a.right)
+            where = f"question {v.qid} (sheet {v.sheet_id})"
+            if a.all_or_nothing or q.pick > 1 or right != wrong:
+                got = (
+                    "all_or_nothing"
+                    if a.all_or_nothing
+                    else f"pick {q.pick}"
+                    if q.pick > 1
+                    else f"{right} right and {wrong} wrong"
+                )
+                raise ExportError(
+                    "expected a mark-all question Canvas scores as grade does (as many right "
+                    "options as wrong ones, scored per option, on its own: Canvas docks each "
+                    f"wrong mark 1/(number right) of the points), got {got}: export it with "
+                    f"{option_for('moodle')}",
+                    file=doc.source,
+                    field=where,
+                )
+
+
 def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> float:
     """Write the group(s) of one question, an item at a time; returns the points a student
     can get."""
     deals = pools.check_slot(doc, q, "Canvas")
+    _check_multi(doc, q)
     total = 0.0
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]

@@ -86,6 +86,7 @@ from worksheetgen.model import (
     Pinned,
     Solution,
 )
+from worksheetgen.render.markup import math_problems, split_markup
 
 if TYPE_CHECKING:
     from worksheetgen.bank.yamldoc import Doc
@@ -260,7 +261,49 @@ class OptionParam:
         return Pinned((word,) if self.many else word)
 
 
-Param = IntParam | BoolParam | MatrixParam | OptionParam
+@dataclass(frozen=True)
+class TextParam:
+    """Text the bank writes (markup: plain text with ``$math$``), one string or, with
+    ``many``, a non-empty list of them (each once); never drawn. Each text is at most
+    ``longest`` characters and its math is safe (``render.markup.math_problems``)."""
+
+    name: str
+    default: ParamValue | None
+    help: str = ""
+    many: bool = False
+    longest: int = 400
+    most: int = 26
+
+    def expected(self) -> str:
+        return "a list of texts" if self.many else "a text"
+
+    def _text(self, doc: Doc, value: Any, path: tuple) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise doc.error(path, f"expected a non-empty text, got {_describe(value)}")
+        text = " ".join(value.split())
+        if len(text) > self.longest:
+            raise doc.error(path, f"expected at most {self.longest} characters, got {len(text)}")
+        for is_math, part in split_markup(text):
+            problems = math_problems(part) if is_math else []
+            if problems:
+                raise doc.error(path, f"expected safe math, got {problems[0]} in ${part}$")
+        return text
+
+    def validate(self, doc: Doc, value: Any, path: tuple) -> ParamValue:
+        if not self.many:
+            return Pinned(self._text(doc, value, path))
+        if not isinstance(value, list) or not value:
+            raise doc.error(path, f"expected a non-empty list of texts, got {_describe(value)}")
+        if len(value) > self.most:
+            raise doc.error(path, f"expected at most {self.most} texts, got {len(value)}")
+        texts = tuple(self._text(doc, v, path + (i,)) for i, v in enumerate(value))
+        for i, t in enumerate(texts):
+            if t in texts[:i]:
+                raise doc.error(path + (i,), f"expected each text once, got {t!r} twice")
+        return Pinned(texts)
+
+
+Param = IntParam | BoolParam | MatrixParam | OptionParam | TextParam
 
 
 @dataclass(frozen=True)
@@ -341,6 +384,8 @@ def param_kind(p: Param) -> str:
         return (
             ("a word or a list of words" if p.many else "a word") + " from: " + ", ".join(p.options)
         )
+    if isinstance(p, TextParam):
+        return p.expected()
     return f"matrix ({p.min_dim}..{p.max_dim} rows and columns)"
 
 

@@ -42,6 +42,17 @@ class GradedAnswer:
     prompt: str = ""
     #: why the right answer is right (markup; key.json's ``explanations``), for feedback
     explanation: str = ""
+    #: a mark-all-that-apply part: its right options, normalized (``norm_text``), in the
+    #: order printed (empty for every other part)
+    right: tuple[str, ...] = ()
+    #: a mark-all part scored whole for exactly the right set, else 0 (key.json's
+    #: ``all_or_nothing``); else each option earns or costs its share (``grading.score``)
+    all_or_nothing: bool = False
+
+    @property
+    def multi(self) -> bool:
+        """True for a mark-all-that-apply part (a set of right options)."""
+        return bool(self.right)
 
     @property
     def dims(self) -> tuple[int, int]:
@@ -245,12 +256,14 @@ def _question_key(v: Variant) -> QuestionKey:
                 part=_part_label(i),
                 kind=a.kind,
                 grid=_answer_grid(a) if numeric else None,
-                text=None if numeric else str(a.value),
+                text=None if numeric else ("; ".join(a.right) if a.multi else str(a.value)),
                 rounded=a.rounded,
                 tolerance=a.tolerance or 0.0,
                 options=a.options,
                 prompt=prompts[name],
                 explanation=a.explanation,
+                right=tuple(norm_text(o) for o in a.right) if a.multi else (),
+                all_or_nothing=a.all_or_nothing,
             )
         )
     if v.format == "choice" and v.choices:

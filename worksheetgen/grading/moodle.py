@@ -35,6 +35,7 @@ from typing import Literal
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import GradeKey, QuestionKey, SheetKey, norm_text
 from worksheetgen.grading.responses import (
+    CHOSEN_SEPARATOR,
     ResponseCell,
     Responses,
     StudentAnswers,
@@ -101,6 +102,8 @@ class _Gap:
     #: multiple-choice item's letter (beside the key's letter), a pick-one option's plain text
     letters: dict[str, str] = field(default_factory=dict)
     right: str | None = None  # options: the normalized text of the right one
+    #: a mark-all answer: its right options' normalized shown texts (the response is a set)
+    right_set: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,17 @@ def _gaps(v: Variant) -> tuple[list[_Gap], bool]:
             # it holds the export's \( \) math, which the report would show escaped); not
             # its letter, which versions alike in the download may print differently
             letters = {_shown_text(markup_lms(o)): plain_text(o) for o in a.options}
-            gaps.append(_Gap(a.name, (0, 0), options=options, right=right, letters=letters))
+            right_set = frozenset(_shown_text(markup_lms(o)) for o in a.right) if a.multi else None
+            gaps.append(
+                _Gap(
+                    a.name,
+                    (0, 0),
+                    options=options,
+                    right=None if right_set else right,
+                    letters=letters,
+                    right_set=right_set or frozenset(),
+                )
+            )
         elif p.answer is not None:
             for r, row in enumerate(p.answer.rows):
                 for c, cell in enumerate(row):
@@ -210,7 +223,10 @@ def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap], style: Style) -
     stated in ``style``?"""
     for text, gap in zip(texts, gaps, strict=True):
         t = text.strip()
-        if gap.options:
+        if gap.right_set:
+            if _option_set(gap, t) != gap.right_set:
+                return False
+        elif gap.options:
             if _shown_text(t) != gap.right:
                 return False
         elif gap.value is None:
@@ -393,6 +409,25 @@ def _option_value(gap: _Gap, text: str) -> str:
     return gap.options.get(_shown_text(text), norm_text(text))
 
 
+def _option_set(gap: _Gap, text: str) -> frozenset[str] | None:
+    """The options (normalized shown texts) a mark-all response names: Moodle joins the
+    options marked with "; " (an option's text may hold "; " itself: the longest run of
+    pieces that is one option is taken first); None when a piece is no option."""
+    pieces = text.split(";")
+    found: set[str] = set()
+    i = 0
+    while i < len(pieces):
+        for j in range(len(pieces), i, -1):
+            shown = _shown_text(";".join(pieces[i:j]))
+            if shown in gap.options:
+                found.add(shown)
+                i = j
+                break
+        else:
+            return None
+    return frozenset(found)
+
+
 #: what a slot drew: each question in it with its gaps (several: a pool's picks on one
 #: sheet, gaps numbered through them in order), and whether it is a cloze question
 Drawn = tuple[list[tuple[Variant, list[_Gap]]], bool]
@@ -518,6 +553,7 @@ def _scoring(v: Variant) -> tuple[object, ...]:
     report) and, where credit can carry, the drawn values it is recomputed from."""
     gaps = [
         (g.answer, g.cell, g.value, g.printed, sorted(g.options.items()), g.right)
+        + ((sorted(g.right_set),) if g.right_set else ())
         for g in _gaps(v)[0]
     ]
     tolerances = [(p.answer.name, p.answer.tolerance) for p in gradable_parts(v) if p.answer]
@@ -619,7 +655,23 @@ def _read_attempt(
             t = text.strip()
             if not t:
                 continue
-            value: float | str = _option_value(gap, t) if gap.options else _number_value(t)
+            if gap.right_set:  # mark all that apply: the options marked, as one set
+                chosen = _option_set(gap, t)
+                if chosen is None:
+                    raise GradeError(
+                        f"expected the options of the version drawn, separated by '; ', "
+                        f"got {shorten(t, 60)!r}",
+                        file=name,
+                        line=line,
+                        field=f"Response {slot.number}",
+                    )
+                order = list(gap.options)
+                picked = sorted(chosen, key=order.index)
+                value: float | str = CHOSEN_SEPARATOR.join(gap.options[k] for k in picked)
+                shown = "; ".join(gap.letters[k] for k in picked)
+                cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, shown, value)
+                continue
+            value = _option_value(gap, t) if gap.options else _number_value(t)
             shown = gap.letters.get(_shown_text(t), t)  # a choice by its letter, not its TeX
             cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, shown, value)
     for slot, typed in essays:

@@ -341,9 +341,43 @@ def _chosen_option(ans: GradedAnswer, text: str) -> str:
     )
 
 
+#: between the options of a mark-all answer in a responses file: letters or option texts,
+#: "B;D" (as scan writes them) or "opt1; opt2" (as Moodle's Responses report does)
+SET_SEPARATOR = ";"
+#: between the options of a mark-all answer once read (normalized option texts never hold
+#: a newline)
+CHOSEN_SEPARATOR = "\n"
+
+
+def _chosen_set(ans: GradedAnswer, text: str) -> str:
+    """The options a mark-all response names, separated by ";" (letters or texts, each as
+    ``_chosen_option`` reads one; a text that holds ";" itself is read whole, the longest
+    run of pieces that is one option first), normalized, each once, in the order printed."""
+    pieces = text.split(SET_SEPARATOR)
+    chosen: set[str] = set()
+    i = 0
+    while i < len(pieces):
+        if not pieces[i].strip():
+            i += 1
+            continue
+        for j in range(len(pieces), i, -1):
+            try:
+                chosen.add(_chosen_option(ans, SET_SEPARATOR.join(pieces[i:j]).strip()))
+            except _RowError:
+                if j == i + 1:
+                    raise
+                continue
+            i = j
+            break
+    order = [norm_text(o) for o in ans.options]
+    return CHOSEN_SEPARATOR.join(sorted(chosen, key=order.index))
+
+
 def _parse_value(ans: GradedAnswer, text: str, cells: list[tuple[int, int]]) -> list[float | str]:
     """The value(s) a response row gives for ``cells``."""
     t = text.strip()
+    if ans.kind == "choice" and ans.multi:
+        return [_chosen_set(ans, t)]
     if ans.kind == "choice":
         return [_chosen_option(ans, t)]
     if ans.kind == "text":

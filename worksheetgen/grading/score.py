@@ -32,6 +32,8 @@ from worksheetgen.grading.key import (
     norm_text,
 )
 from worksheetgen.grading.responses import (
+    CHOSEN_SEPARATOR,
+    SET_SEPARATOR,
     PartMark,
     ResponseCell,
     Responses,
@@ -93,6 +95,8 @@ class PartResult:
             return "right"
         if self.right + self.carried == self.total:
             return "carried"
+        if self.kind == "choice" and self.earned > 0:
+            return "partial"  # a mark-all part, some options right
         if self.kind in ("scalar", "choice"):
             return "wrong"  # all or nothing
         return "partial" if self.right + self.carried > 0 else "wrong"
@@ -493,6 +497,47 @@ def _grade_numeric(
     )
 
 
+def multi_share(ans: GradedAnswer, chosen: frozenset[str]) -> Fraction:
+    """The share of a mark-all part that ``chosen`` (normalized option texts) earns, as
+    Moodle scores a multi-answer question whose right options are worth 1/(number right)
+    each and whose wrong ones cost 1/(number wrong) each (its default penalties): the sum
+    of the marked options' worth, at least 0; all or nothing: 1 for exactly the right set,
+    else 0."""
+    right = frozenset(ans.right)
+    if ans.all_or_nothing:
+        return Fraction(1) if chosen == right else Fraction(0)
+    n_wrong = len(ans.options) - len(right)
+    hits = len(chosen & right)
+    misses = len(chosen - right)
+    earned = Fraction(hits, len(right)) - (Fraction(misses, n_wrong) if n_wrong else 0)
+    return max(Fraction(0), min(Fraction(1), earned))
+
+
+def _grade_multi(ans: GradedAnswer, cell: ResponseCell | None, share: Fraction) -> PartResult:
+    """A mark-all part: the options marked, each earning or costing its share
+    (``multi_share``)."""
+    text = str(cell.value) if cell is not None else None
+    chosen = frozenset(t for t in (text or "").split(CHOSEN_SEPARATOR) if t)
+    earned = share * multi_share(ans, chosen) if text is not None else Fraction(0)
+    ok = text is not None and chosen == frozenset(ans.right)
+    order = [norm_text(o) for o in ans.options]
+    key = SET_SEPARATOR.join(chr(ord("A") + order.index(o)) for o in ans.right)
+    wrong = () if ok or cell is None else (WrongEntry("", cell.text, key),)
+    return PartResult(
+        answer=ans.name,
+        part=ans.part,
+        kind=ans.kind,
+        earned=earned,
+        possible=share,
+        right=int(ok),
+        carried=0,
+        answered=int(text is not None),
+        total=1,
+        wrong=wrong,
+        written=(("", cell.text),) if cell is not None else (),
+    )
+
+
 def _grade_choice(
     q: QuestionKey,
     ans: GradedAnswer,
@@ -638,6 +683,10 @@ def _grade_question(
             parts.append(_marked_part(ans, mark, share))
         elif ans.kind in NUMERIC_KINDS:
             parts.append(_grade_numeric(q, ans, cells, share, vals, full, carry))
+        elif ans.kind == "choice" and ans.multi:
+            part = _grade_multi(ans, cells.get((0, 0)), share)
+            full[ans.name] = part.earned == share
+            parts.append(part)
         elif ans.kind == "choice":
             parts.append(_grade_choice(q, ans, cells.get((0, 0)), share, vals, full, carry))
         else:

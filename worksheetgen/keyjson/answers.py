@@ -79,6 +79,8 @@ def read_answer(
     distractors: Sequence[Distractor],
     row_label: str,
     col_label: str,
+    *,
+    all_or_nothing: bool = False,
 ) -> KeyAnswer:
     kind = kinds.get(name)
     if kind not in KINDS:
@@ -123,8 +125,19 @@ def read_answer(
         )
         if len(opts) < 2:
             raise r.fail(f"{w}.options.{name}", f"expected at least 2 options, got {len(opts)}")
-        if value not in opts:
+        if isinstance(value, list):  # mark all that apply: the right options, as printed
+            _right_set(r, f"{w}.answer.{name}", value, opts)
+            if printed != value:
+                raise r.fail(
+                    f"{w}.rounded.{name}", "expected the same list of options as the answer"
+                )
+        elif value not in opts:
             raise r.fail(f"{w}.answer.{name}", f"expected one of the options, got {kind_of(value)}")
+        if all_or_nothing and not isinstance(value, list):
+            raise r.fail(
+                f"{w}.all_or_nothing",
+                f"expected only answers with several right options, got {name!r} (one right)",
+            )
     else:
         r.text(value, f"{w}.answer.{name}", empty=False)
     return KeyAnswer(
@@ -137,7 +150,24 @@ def read_answer(
         options=opts,
         explanation=explanation,
         rows=rows,
+        all_or_nothing=all_or_nothing,
     )
+
+
+def _right_set(r: FieldReader, w: str, value: list[Any], opts: tuple[str, ...]) -> None:
+    """A mark-all answer's right options: at least one, each an option once, in the order
+    printed, and at least one option left wrong."""
+    if not value:
+        raise r.fail(w, "expected at least one right option, got an empty list")
+    for i, v in enumerate(value):
+        if v not in opts:
+            raise r.fail(f"{w}[{i}]", f"expected one of the options, got {kind_of(v)}")
+    if len(set(value)) != len(value):
+        raise r.fail(w, "expected each right option once, got one twice")
+    if sorted(value, key=opts.index) != value:
+        raise r.fail(w, "expected the right options in the order printed")
+    if len(value) == len(opts):
+        raise r.fail(w, f"expected at least one wrong option, got all {len(opts)} right")
 
 
 def read_grid(r: FieldReader, x: Any, kind: str, where: str) -> list[list[Any]]:

@@ -493,6 +493,12 @@ def _answers_and_parts(
     options = r.obj(q.get("options", {}), f"{w}.options")
     labels = r.obj(q.get("labels", {}), f"{w}.labels")
     explanations = r.obj(q.get("explanations", {}), f"{w}.explanations")
+    whole_only = {
+        r.ident(x, f"{w}.all_or_nothing[{i}]")
+        for i, x in enumerate(r.lst(q.get("all_or_nothing", []), f"{w}.all_or_nothing"))
+    }
+    for x in sorted(whole_only - set(answers)):
+        raise r.fail(f"{w}.all_or_nothing", f"expected names of answers, got {x!r}")
     distractors = tuple(
         read_distractor(r, d, f"{w}.distractors[{i}]")
         for i, d in enumerate(r.lst(q.get("distractors", []), f"{w}.distractors"))
@@ -529,6 +535,7 @@ def _answers_and_parts(
                 distractors,
                 row_label,
                 col_label,
+                all_or_nothing=name in whole_only,
             )
         parts.append(
             KeyPart(

@@ -66,6 +66,21 @@ class KeyAnswer:
     options: tuple[str, ...]
     explanation: str
     rows: tuple[tuple[Cell, ...], ...]  # numeric kinds: cells by row (one row unless a matrix)
+    #: a mark-all-that-apply choice scored whole or not at all (key.json's ``all_or_nothing``)
+    all_or_nothing: bool = False
+
+    @property
+    def multi(self) -> bool:
+        """True for a choice with a set of right options (mark all that apply): key.json
+        gives its answer as the list of them, a pick-one's as the one."""
+        return self.kind == "choice" and isinstance(self.value, list | tuple)
+
+    @property
+    def right(self) -> tuple[str, ...]:
+        """A choice's right options (one for a pick-one), in the order printed."""
+        if self.kind != "choice":
+            return ()
+        return tuple(self.value) if self.multi else (str(self.value),)
 
     @property
     def cells(self) -> tuple[Cell, ...]:

@@ -74,6 +74,9 @@ def _item_json(item: Item) -> dict[str, Any]:
         # how later answers follow from earlier ones, which the grader applies
         "carries": list(item.carries),
     }
+    whole_only = [a.name for a in sol.answers if a.all_or_nothing]
+    if whole_only:  # mark-all answers scored whole or not at all (absent: per option)
+        q["all_or_nothing"] = whole_only
     if item.spec.carry is False:  # the grader credits no carried step (absent: it does)
         q["carry"] = False
     if item.spec.part_points:  # points given per part (else the grader splits them equally)

@@ -301,7 +301,7 @@ def check_item(
             variant = draw_variant(spec, SheetIdentity(seed, sheet_id, secret))
             solved = solve_item(spec, variant.given, 1, sheet_id, variant=variant)
             for a in solved.solution.answers:
-                if a.kind == "choice" and a.options:
+                if a.kind == "choice" and a.options and not a.multi:
                     key = (a.name, str(a.value), frozenset(a.options))
                     choice_sets.setdefault(key, choice_bias(a.name, str(a.value), a.options))
             for c in margin_slips(spec, variant, sheet_id):

@@ -80,7 +80,7 @@ def _slip_words(name: str, description: str) -> dict[str, str]:
 
 
 def _question(q: QuestionKey) -> dict[str, Any]:
-    answers = []
+    answers: list[dict[str, Any]] = []
     for a in q.answers:
         answers.append(
             {
@@ -94,6 +94,10 @@ def _question(q: QuestionKey) -> dict[str, Any]:
                 "choice_slips": [list(pair) for pair in a.choice_slips],
             }
         )
+        if a.multi:  # mark all that apply: the right options, how many there are, the rule
+            answers[-1].update(
+                right=list(a.right), options=len(a.options), all_or_nothing=a.all_or_nothing
+            )
     slips: list[dict[str, Any]] = []
     for s in q.slips:
         entry: dict[str, Any] = dict(_slip_words(s.misconception, s.description))

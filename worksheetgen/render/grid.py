@@ -213,8 +213,8 @@ def _part(item: Item, index: int) -> PartAnswer:
         rows = (tuple(str(c) for c in value),)
     elif answer.kind == "shape":
         rows = ((rf"{mathtex.shape(value)}",),)
-    elif answer.kind == "choice":  # one of the printed options: its letter
-        rows = ((option_letter(answer.options, answer.value),),)
+    elif answer.kind == "choice":  # the printed options' letters (every right one)
+        rows = ((", ".join(option_letter(answer.options, v) for v in answer.right),),)
     elif answer.kind == "scalar":
         rows = ((str(value),),)
     else:  # a written answer has no compact form: the key has it

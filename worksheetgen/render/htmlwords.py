@@ -53,6 +53,7 @@ WORDS: dict[str, str] = {
     "shape_columns": N_("Question {number} ({letter}): columns"),
     "text_answer": N_("Question {number} ({letter}): your answer"),
     "choice_legend": N_("Question {number} ({letter}): choose one"),
+    "choices_legend": N_("Question {number} ({letter}): mark all that apply"),
     "choice_option": N_("{letter}. {text}"),
     "answer": N_("Answer:"),
     "shape": N_("Shape:"),
@@ -101,6 +102,10 @@ SCRIPT_WORDS: dict[str, str] = {
     "partly_blank": N_("({part}) {missing} of {total} entries are still empty."),
     "wrong": N_("({part}) Not right: {wrong} of {total} entries ({entries})."),
     "wrong_one": N_("({part}) Not right."),
+    "partly_right": N_(
+        "({part}) Partly right: {right} of the right options marked, {wrong} wrong ones "
+        "marked; {share} percent of its points."
+    ),
     "unreadable": N_("({part}) Not a number grade can read: {text}."),
     "slip": N_("That is what the slip “{title}” gives: {what}"),
     "avoid": N_("To avoid it: {avoid}"),

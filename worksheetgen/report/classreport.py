@@ -421,7 +421,7 @@ def _feedback_lines(
                 lines.append(("slip", f"Slip: {what}"))
                 if avoid:
                     lines.append(("avoid", f"To avoid it: {avoid}"))
-            if p.kind == "choice" and p.status == "wrong":
+            if p.kind == "choice" and p.status in ("wrong", "partial"):
                 # a concept question has no step to redo: the right option, and why
                 lines += _right_option(result.key, s.sheet, q.id, p.answer)
             elif not slips and p.status in ("partial", "wrong"):
@@ -444,7 +444,15 @@ def _right_option(key: GradeKey, sheet: str, question: str, answer: str) -> list
     ans = q.answer(answer) if q is not None else None
     if ans is None or ans.text is None:
         return []
-    if ans.options and all(len(o) == 1 for o in ans.options):  # an item's option labels
+    if ans.multi:  # mark all that apply: every right option by its letter
+        texts = [norm_text(o) for o in ans.options]
+        shown = "; ".join(
+            f"{chr(ord('A') + texts.index(norm_text(o)))}: {plain_math(o, rich=True)}"
+            for o in ans.options
+            if norm_text(o) in ans.right
+        )
+        right = f"The right options are {shown}."
+    elif ans.options and all(len(o) == 1 for o in ans.options):  # an item's option labels
         right = f"The right option is {ans.text}."
     else:
         texts = [norm_text(o) for o in ans.options]

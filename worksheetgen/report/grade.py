@@ -127,7 +127,7 @@ def _part_line(p: PartResult) -> str:
     elif status == "carried":
         text = f"credit carried forward from your {_names(list(p.carried_from))}"
     elif status == "partial":
-        text = f"partly right ({entries})"
+        text = f"partly right ({entries})" if entries else "partly right"
         if p.carried:
             text += f", {p.carried} carried forward from your {_names(list(p.carried_from))}"
     else:

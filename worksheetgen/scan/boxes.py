@@ -1,6 +1,7 @@
 """``scan``'s boxes: each read as empty, marked, taken back or unclear from its ink
 (``box_state``), and each part's answer from its boxes (``read_boxes``): its one marked box,
-or an issue for a person with a cropped picture, never a guess."""
+or an issue for a person with a cropped picture, never a guess; a mark-all part's every
+marked box, as one set ("A;C")."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ FULL = 0.80
 
 TAKEN_BACK = 0.92
 
+
+#: between the options of a mark-all part's answer in responses.csv ("A;C"), as grade reads it
+SET_SEPARATOR = ";"
 
 #: the mark of a part whose boxes a person has to look at: graded as still to mark, not
 #: as blank, until a correction settles it
@@ -82,6 +86,8 @@ class ScannedAnswer:
     kind: str
     allowed: tuple[str, ...]
     issue: Issue | None = None
+    #: a mark-all part: its value is a set of options ("A;C"), several marks no issue
+    multi: bool = False
 
     @property
     def id(self) -> str:
@@ -99,7 +105,8 @@ class BoxAnswers:
 
 
 def read_boxes(setup: ScanSetup, found: Identified) -> BoxAnswers:
-    """Each part's answer from its boxes: its one marked box; unclear boxes, several marks,
+    """Each part's answer from its boxes: its one marked box (a mark-all part: every marked
+    box, none an issue); unclear boxes, several marks,
     a box only taken back and a score row nobody marked are for a person (with a cropped
     picture); a part whose boxes are all on a missing page is a mark still to give."""
     # the image machinery only when scanning
@@ -140,7 +147,10 @@ def read_boxes(setup: ScanSetup, found: Identified) -> BoxAnswers:
         allowed = tuple(b["mark"] if is_mark else b["option"] for _, b, _ in group)
         # for a person to settle: graded as still to mark, not blank
         entry, shown_value = ("mark", PENDING) if problem is not None else (kind, value or "")
-        out.append(ScannedAnswer(sid, question, answer, entry, shown_value, kind, allowed, problem))
+        multi = bool(group[0][1].get("multi"))
+        out.append(
+            ScannedAnswer(sid, question, answer, entry, shown_value, kind, allowed, problem, multi)
+        )
     # the parts of a scanned sheet whose boxes are all on a missing page: nobody has seen
     # them, so each is a mark still to give (its page is listed as missing-page)
     scanned = {s for s, _ in found.seen}
@@ -185,6 +195,8 @@ def _decide(
             ),
         )
         pg = unclear[0][0]
+    elif marked and group[0][1].get("multi"):  # mark all that apply: every marked box
+        value = SET_SEPARATOR.join(b["option"] for b in marked)
     elif len(marked) > 1:
         problem = Issue(
             "several-marked",

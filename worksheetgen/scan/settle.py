@@ -15,7 +15,7 @@ from worksheetgen.grading.responses import _RowError as MarkError
 from worksheetgen.grading.responses import parse_mark
 from worksheetgen.inputs import read_limited, utf8_text
 from worksheetgen.keyjson.records import KeySheet
-from worksheetgen.scan.boxes import BoxAnswers, ScannedAnswer
+from worksheetgen.scan.boxes import SET_SEPARATOR, BoxAnswers, ScannedAnswer
 from worksheetgen.scan.identify import Identified
 from worksheetgen.scan.issues import Issue
 from worksheetgen.textrules import problem as text_problem
@@ -169,7 +169,12 @@ def settle(
             # settled: the row its part's boxes make (not pending)
             if value.casefold() != "blank":
                 _check_value(
-                    value, answer.kind == "mark", list(answer.allowed), str(corrections), line
+                    value,
+                    answer.kind == "mark",
+                    list(answer.allowed),
+                    str(corrections),
+                    line,
+                    multi=answer.multi,
                 )
             entry_value = value
             if value.casefold() == "blank":  # a score row said blank by a person: 0 points
@@ -189,10 +194,16 @@ def settle(
     return Settled(tuple(answers), tuple(issues))
 
 
-def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
-    """A correction's value must be one the part can take: one of its option letters, or
-    points from 0 to the part's (as grade reads a mark)."""
-    if is_mark:
+def _check_value(
+    value: str, is_mark: bool, allowed: list[str], name: str, line: int, *, multi: bool = False
+) -> None:
+    """A correction's value must be one the part can take: one of its option letters (a
+    mark-all part: any of them, separated by ";", as "A;C"), or points from 0 to the
+    part's (as grade reads a mark)."""
+    if multi and not is_mark:
+        for piece in value.split(SET_SEPARATOR):
+            _check_value(piece.strip(), False, allowed, name, line)
+    elif is_mark:
         points = max(Fraction(v) for v in allowed)
         try:
             parse_mark(value, points)

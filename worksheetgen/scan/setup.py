@@ -162,5 +162,7 @@ def _meanings(
                     meaning["mark"] = str(values[int(value[1:])])
                 else:
                     meaning["option"] = value
+                    if part.multi:  # mark all that apply: every marked box is the answer
+                        meaning["multi"] = True
                 boxes.append({**meaning, "id": box.id, "x": box.x, "y": box.y})
     return out
