@@ -9,15 +9,15 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.pipeline.plan import plan_versions
+from worksheetgen.pipeline.renderer import Renderer
 from worksheetgen.pipeline.sheet import (
     item_title,
     load_bank,
-    make_build,
     part_points_text,
     points_text,
     work_space,
@@ -119,12 +119,9 @@ def draw_versions(options: BuildOptions, sheets: int) -> Build:
     decimals, room to work, secret, seed), solved, nothing rendered."""
     bank = load_bank(options)
     plan = plan_versions(sheets, options.seed, options.secret)
-    return make_build(
-        bank,
-        options.seed,
-        [(e.id, e.label, e.student) for e in plan.entries],
-        secret=options.secret,
-    )
+    drawn = Build(info=bank.info, seed=options.seed, bank=bank, sheets=(), secret=options.secret)
+    draw = Renderer().draw  # as a build draws each sheet, by its identity
+    return replace(drawn, sheets=tuple(draw(drawn, entry) for entry in plan.entries))
 
 
 def page_report(

@@ -26,9 +26,7 @@ from worksheetgen.model import (
     Part,
     QuestionSpec,
     Sheet,
-    SheetIdentity,
     Space,
-    Student,
 )
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.documents import render_document
@@ -42,7 +40,6 @@ from worksheetgen.render.grid import (
 from worksheetgen.render.prompts import markup_math_problem
 from worksheetgen.scan.layout import MAX_SHEETS, code_parts
 from worksheetgen.scan.positions import score_rows, sheet_build_field
-from worksheetgen.solve.item import build_sheet
 from worksheetgen.textrules import problem as text_problem
 
 
@@ -242,37 +239,6 @@ def _too_tall(space: Space, paper: str, limit: float) -> str:
     return (
         f"expected a height that fits on a {paper} page (at most {limit:g}mm, the text "
         f"height), got {space.height!r}"
-    )
-
-
-def make_build(
-    bank: Bank,
-    seed: int,
-    sheets: Sequence[tuple[str, str, Student | None]] | None = None,
-    secret: bytes | None = None,
-    paper: str = "a4",
-) -> Build:
-    """Draw and solve every sheet: (sheet id, label, student) for each, default one sheet;
-    with the course secret, when there is one (``paper``: what the documents lay out on)."""
-
-    wanted = sheets or [(bank.info.slug, gettext("Worksheet"), None)]
-    return Build(
-        info=bank.info,
-        seed=seed,
-        bank=bank,
-        sheets=tuple(
-            build_sheet(
-                bank.questions,
-                SheetIdentity(seed, sid, secret),
-                label,
-                student,
-                layout=bank.layout,
-                shuffle=bank.info.shuffle,
-            )
-            for sid, label, student in wanted
-        ),
-        secret=secret,
-        paper=paper,
     )
 
 
