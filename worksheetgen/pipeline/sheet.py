@@ -76,7 +76,7 @@ def carry_text(item: Item) -> str:
     asked = [p.answer for p in item.solution.parts]
     letter = {name: "abcdefghijklmnopqrstuvwxyz"[i] for i, name in enumerate(asked) if i < 26}
     steps: dict[str, list[str]] = {}
-    for c in get_family(item.spec.family).carries_for(item.given, asked):
+    for c in item.carries:  # the family's steps, attached when the question was solved
         sources = [letter[n] for n in c["from"] if n in letter]
         if c["answer"] in letter and sources and c["answer"] not in steps:
             steps[c["answer"]] = sources
@@ -143,9 +143,9 @@ def uses_space(build: Build) -> bool:
 
 def item_title(item: Item) -> str:
     """The heading of a question: the bank's title (its author's words, as written) or the
-    family's, in the language being rendered (a plugin family's title no catalog knows, as
-    it is)."""
-    return item.spec.title or gettext(get_family(item.spec.family).title)
+    family's (attached when the question was solved), in the language being rendered (a
+    plugin family's title no catalog knows, as it is)."""
+    return item.spec.title or gettext(item.title)
 
 
 def opening_lines(item: Item, kind: str = "sheet") -> int:
