@@ -2,8 +2,8 @@
 sheets handed to ``render.pagefit``'s model with what the sheet template prints of them
 (headings, points, room to work, a scannable sheet's score boxes).
 
-It imports render's model, scan's score rows and this package's sheet helpers; it prints
-nothing.
+It imports render's model and template helpers, scan's score rows and this package's bank
+loading; it prints nothing.
 """
 
 from __future__ import annotations
@@ -15,13 +15,8 @@ from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.pipeline.plan import plan_versions
 from worksheetgen.pipeline.renderer import Renderer
-from worksheetgen.pipeline.sheet import (
-    item_title,
-    load_bank,
-    part_points_text,
-    points_text,
-    work_space,
-)
+from worksheetgen.pipeline.sheet import load_bank
+from worksheetgen.render.helpers import item_title, part_points_text, points_text, work_space
 from worksheetgen.render.pagefit import PAPERS, header_height, question_fit, sheet_pages
 from worksheetgen.scan.positions import score_rows
 
