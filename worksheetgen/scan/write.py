@@ -1,6 +1,6 @@
 """``scan``'s last stage: responses.csv, issues.csv and the crops written, graded by
-``grade``'s own path (``grade_files``, with the key's records), the whole set replacing the
-previous one at once (``outset``)."""
+``grade``'s own path (``grade_rows``: the rows responses.csv holds, as records, against the
+key's records), the whole set replacing the previous one at once (``outset``)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 from worksheetgen.errors import GradeError, ScanError
 from worksheetgen.files import as_new, write_failure
 from worksheetgen.grading.csvcells import protect
+from worksheetgen.grading.responses import ROW_COLUMNS, ResponseRow
 from worksheetgen.keyjson.records import KeyDoc
-from worksheetgen.report.grade import GradeRun, grade_files
+from worksheetgen.report.grade import GradeRun, grade_rows
 from worksheetgen.scan.boxes import BoxAnswers
 from worksheetgen.scan.identify import Identified
 from worksheetgen.scan.issues import Issue
@@ -53,7 +54,12 @@ def write(
     setup: ScanSetup, found: Identified, boxes: BoxAnswers, settled: Settled, absent: str
 ) -> ScanResult:
     """Write responses.csv, issues.csv and the crops, and grade them (``_write``)."""
-    rows = [[a.sheet, a.question, a.answer, a.entry, a.value] for a in settled.answers]
+    rows = [
+        ResponseRow(a.sheet, a.question, a.answer, mark=a.value)
+        if a.entry == "mark"
+        else ResponseRow(a.sheet, a.question, a.answer, value=a.value)
+        for a in settled.answers
+    ]
     return _write(
         setup.out,
         setup.key,
@@ -68,15 +74,12 @@ def write(
     )
 
 
-def _responses_csv(rows: Iterable[list[str]]) -> str:
+def _responses_csv(rows: Iterable[ResponseRow]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["student", "question", "answer", "entry", "value", "mark"])
-    for sid, question, answer, kind, value in rows:
-        if kind == "mark":
-            w.writerow([protect(sid), protect(question), protect(answer), "", "", value])
-        else:
-            w.writerow([protect(sid), protect(question), protect(answer), "", value, ""])
+    w.writerow(ROW_COLUMNS)
+    for row in rows:
+        w.writerow(row.cells())
     return buf.getvalue()
 
 
@@ -95,7 +98,7 @@ def _issues_csv(issues: Sequence[Issue]) -> str:
 def _write(
     out: Path,
     key: KeyDoc,
-    rows: list[list[str]],
+    rows: list[ResponseRow],
     issues: list[Issue],
     crops: dict[str, bytes],
     n_pages: int,
@@ -118,16 +121,16 @@ def _write(
             for name, data in crops.items():
                 (new / CROPS / name).write_bytes(data)
             # graded even when nothing is marked (an empty class is a class): each student
-            # scanned with no mark at all has no total, as one with no responses, never 0
+            # scanned with no mark at all has no total, as one with no responses, never 0;
+            # the rows responses.csv holds, handed over as they are (not read back)
             try:
-                run = grade_files(
-                    key.source,
-                    new / RESPONSES_FILE,
+                run = grade_rows(
+                    key,
+                    rows,
                     new,
-                    paper=paper,
                     label=str(out / RESPONSES_FILE),
+                    paper=paper,
                     absent="zero" if absent == "zero" else "blank",
-                    key_doc=key,
                     unanswered=True,
                 )
             except GradeError as exc:
