@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_tex
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.errors import RosterError, UsageError
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Student
 from worksheetgen.pipeline.build import BuildOptions, build
-from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.tex import run as tex
 
 TRICKY = "Zoë O'Brien & Co_1 \\input{x} 100%"

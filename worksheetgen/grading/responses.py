@@ -23,7 +23,7 @@ from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import delimiter
 from worksheetgen.errors import GradeError, did_you_mean
 from worksheetgen.exact.masked import MASKED_SPELLINGS
-from worksheetgen.grading.csvcells import unprotect
+from worksheetgen.grading.csvcells import protect, unprotect
 from worksheetgen.grading.key import (
     GradedAnswer,
     GradeKey,
@@ -465,6 +465,39 @@ def _header(records: Iterable[tuple[int, list[str]]], name: str) -> tuple[int, d
 _PROTECTED_COLUMNS = ("student", "sheet", "question", "answer")
 
 
+@dataclass(frozen=True)
+class ResponseRow:
+    """One row of our responses format (``ROW_COLUMNS``: no ``sheet`` column): what
+    ``scan`` writes to responses.csv and hands the grader as it is (``responses_of_rows``),
+    without reading the file back."""
+
+    student: str
+    question: str
+    answer: str
+    entry: str = ""
+    value: str = ""
+    mark: str = ""
+    #: the key's sheet the student's copy is of (``scan --roster``: a photocopied class,
+    #: whose students are not the key's sheets), written in a ``sheet`` column; "": none
+    sheet: str = ""
+
+    def cells(self, by_sheet: bool = False) -> list[str]:
+        """The row's cells as a responses CSV holds them, in ``ROW_COLUMNS``'s order (with
+        ``by_sheet``, ``SHEET_ROW_COLUMNS``'s): the ids spreadsheet-safe
+        (``csvcells.protect``, undone when they are read)."""
+        sheet = (protect(self.sheet),) if by_sheet else ()
+        ids = (protect(self.student), *sheet, protect(self.question), protect(self.answer))
+        return [*ids, self.entry, self.value, self.mark]
+
+
+#: the header of a responses CSV written with a mark column (as ``scan`` writes it)
+ROW_COLUMNS = (*COLUMNS, "mark")
+#: the same with a ``sheet`` column (``scan --roster``: each student's copy is of a sheet)
+SHEET_ROW_COLUMNS = ("student", "sheet", *COLUMNS[1:], "mark")
+#: what ends a line of a CSV text (as ``_records`` reads it: ``newline=""``)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def parse_responses(
     text: str,
     key: GradeKey,
@@ -480,19 +513,12 @@ def parse_responses(
     records = iter(_records(text, name))
     header_line, index = _header(records, name)
     width = index.pop("<width>")
-    by_sheet = "sheet" in index
-    students: dict[str, StudentAnswers] = {}
-    seen: dict[tuple[str, str, str, str, tuple[int, int]], int] = {}
-    marked: dict[tuple[str, str, str, str], int] = {}
-    rows = answered = 0
-    errors: list[GradeError] = []
-    unreadable: list[str] = []
+    rows = _RowReader(key, name, "sheet" in index, lenient)
     for line, record in records:
         if not any(c.strip() for c in record):
             continue
-        rows += 1
         if len(record) > width and any(c.strip() for c in record[width:]):
-            errors.append(
+            rows.refuse(
                 GradeError(
                     f"expected at most {width} fields as in the header, got "
                     f'{len(record)} (quote an entry like "1,2" or write it as 1;2)',
@@ -502,52 +528,116 @@ def parse_responses(
                 )
             )
             continue
-        row = {col: (record[i].strip() if i < len(record) else "") for col, i in index.items()}
+        rows.add(line, {col: (record[i] if i < len(record) else "") for col, i in index.items()})
+        if rows.full:
+            break
+    return rows.responses(header_line, "mark" in index, unanswered)
+
+
+def responses_of_rows(
+    rows: Iterable[ResponseRow],
+    key: GradeKey,
+    name: str = "responses.csv",
+    unanswered: bool = False,
+    by_sheet: bool = False,
+) -> Responses:
+    """The responses ``rows`` give, validated against ``key`` exactly as ``parse_responses``
+    validates the same rows read from a responses CSV with a header line and the columns of
+    ``ROW_COLUMNS`` (with ``by_sheet``: ``SHEET_ROW_COLUMNS``), each row on the next line
+    (``name``: what the errors and the report call the file)."""
+    reader = _RowReader(key, name, by_sheet=by_sheet, lenient=False)
+    columns = SHEET_ROW_COLUMNS if by_sheet else ROW_COLUMNS
+    line = 2  # line 1: the header
+    for row in rows:
+        cells = row.cells(by_sheet)
+        if any(c.strip() for c in cells):
+            reader.add(line, dict(zip(columns, cells, strict=True)))
+            if reader.full:
+                break
+        line += 1 + sum(len(_LINE_BREAK.findall(c)) for c in cells)  # a quoted cell's own
+    return reader.responses(1, True, unanswered)
+
+
+class _RowReader:
+    """The rows of one responses file, each checked against the key as it comes (its cells
+    by column, as written), into every student's answers; the bad rows' errors kept."""
+
+    def __init__(self, key: GradeKey, name: str, by_sheet: bool, lenient: bool) -> None:
+        self.key, self.name, self.by_sheet, self.lenient = key, name, by_sheet, lenient
+        self.students: dict[str, StudentAnswers] = {}
+        self.seen: dict[tuple[str, str, str, str, tuple[int, int]], int] = {}
+        self.marked: dict[tuple[str, str, str, str], int] = {}
+        self.rows = self.answered = 0
+        self.errors: list[GradeError] = []
+        self.unreadable: list[str] = []
+
+    @property
+    def full(self) -> bool:
+        """True once as many bad rows are listed as one run lists."""
+        return len(self.errors) >= MAX_LISTED
+
+    def refuse(self, error: GradeError) -> None:
+        """A row refused before its cells are read (too many fields)."""
+        self.rows += 1
+        self.errors.append(error)
+
+    def add(self, line: int, cells: dict[str, str]) -> None:
+        """One row that is not blank, at ``line``: its cells by column."""
+        self.rows += 1
+        row = {col: text.strip() for col, text in cells.items()}
         for col in _PROTECTED_COLUMNS:  # written by --template through csvcells.protect
             if col in row:
                 row[col] = unprotect(row[col])
-        answered += bool(row.get("value")) or bool(row.get("mark"))
+        self.answered += bool(row.get("value")) or bool(row.get("mark"))
+        key, by_sheet, students, lenient = self.key, self.by_sheet, self.students, self.lenient
         try:
             if row.get("mark") or ("mark" in row and not row["entry"] and not row["value"]):
-                _read_mark_row(key, row, line, by_sheet, students, marked, lenient)
+                _read_mark_row(key, row, line, by_sheet, students, self.marked, lenient)
             else:
-                _read_row(key, row, line, by_sheet, students, seen, lenient)
+                _read_row(key, row, line, by_sheet, students, self.seen, lenient)
         except _Unreadable as exc:
-            unreadable.append(str(GradeError(exc.message, file=name, line=line, field=exc.column)))
+            error = GradeError(exc.message, file=self.name, line=line, field=exc.column)
+            self.unreadable.append(str(error))
         except _RowError as exc:
-            errors.append(GradeError(exc.message, file=name, line=line, field=exc.column))
-        if len(errors) >= MAX_LISTED:
-            break
-    if errors:
-        raise RowErrors(errors)
-    if not rows and not unanswered:  # grading it would replace earlier scores with zeros
-        raise GradeError(
-            "expected a row per answer entry after the header, got none (a "
-            "blank file to fill in: grade --template)",
-            file=name,
-            line=header_line + 1,
-            field="rows",
+            self.errors.append(GradeError(exc.message, file=self.name, line=line, field=exc.column))
+
+    def responses(self, header_line: int, marks: bool, unanswered: bool) -> Responses:
+        """Every student's responses, once every row is read (``marks``: the file has a mark
+        column): every bad row at once, or a file with no answer refused unless
+        ``unanswered``."""
+        name, rows = self.name, self.rows
+        if self.errors:
+            raise RowErrors(self.errors)
+        if not rows and not unanswered:  # grading it would replace earlier scores with zeros
+            raise GradeError(
+                "expected a row per answer entry after the header, got none (a "
+                "blank file to fill in: grade --template)",
+                file=name,
+                line=header_line + 1,
+                field="rows",
+            )
+        if not self.answered and not unanswered:  # a template nobody filled in: the same zeros
+            column = "value or mark column" if marks else "value column"
+            raise GradeError(
+                f"expected at least one answer in the {column}, got {rows} rows "
+                "with none (is this the blank template?)",
+                file=name,
+                line=header_line + 1,
+                field="value",
+            )
+        if self.by_sheet:
+            order = list(self.students.values())
+        else:
+            # every sheet of the key is a student: key order, students without responses too
+            order = [
+                self.students.get(s.id) or StudentAnswers(s.id, s.id, 0) for s in self.key.sheets
+            ]
+        return Responses(
+            path=name,
+            students=tuple(order),
+            has_sheet_column=self.by_sheet,
+            unreadable=tuple(self.unreadable),
         )
-    if not answered and not unanswered:  # a template nobody filled in: the same zeros
-        column = "value or mark column" if "mark" in index else "value column"
-        raise GradeError(
-            f"expected at least one answer in the {column}, got {rows} rows "
-            "with none (is this the blank template?)",
-            file=name,
-            line=header_line + 1,
-            field="value",
-        )
-    if by_sheet:
-        order = list(students.values())
-    else:
-        # every sheet of the key is a student: key order, students without responses too
-        order = [students.get(s.id) or StudentAnswers(s.id, s.id, 0) for s in key.sheets]
-    return Responses(
-        path=name,
-        students=tuple(order),
-        has_sheet_column=by_sheet,
-        unreadable=tuple(unreadable),
-    )
 
 
 def _pick_sheet(

@@ -4,8 +4,9 @@ to a sink, finish), ``options`` (typed options and results), ``plan`` (the sheet
 ``model.SheetIdentity``: seed, sheet, secret, handed to solve/ whole), ``renderer`` (the one
 renderer, holding the templates), ``sink`` (the plain sinks: a lone sheet's folder, a class's
 streamed documents), ``stream`` (the speed machinery's sink: forked workers, TeX fed through
-pipes, PDFs cut), ``sheet`` (the stages of one sheet), ``output`` (staging and the atomic
-swap), ``check`` (``worksheetgen check``), ``pages`` (check's count of each sheet's pages).
+pipes, PDFs cut), ``sheet`` (the banks with the build's options, each document's template
+context, a lone sheet's whole documents), ``output`` (staging and the atomic swap), ``check``
+(``worksheetgen check``), ``pages`` (check's count of each sheet's pages).
 
 May import: everything below it (see pyproject.toml's import contracts).
 """

@@ -10,11 +10,12 @@ sheet's whole documents, written at once), ``sink.FolderSink`` (a class's combin
 documents, written as the sheets come) and ``stream.TexSink`` (the same, with TeX fed
 meanwhile and the per-sheet PDFs cut out).
 
-The finish has two shapes, by where the files are while the sheets come: a lone sheet's
-(``_build_sheet``) are in memory and written at once at the end, so a build that fails makes
-nothing, not even ``--out``; a class's (``_build_class``) stream into a staging folder made
-before the first sheet (a class is too large to hold, and TeX may read it meanwhile), swapped
-into place at the end.
+One finish for both (``_build_folder``): the exports from key.json, manifest.json with
+the draws spliced in, the staging folder swapped into place. What differs is where the files
+are while the sheets come: a class's stream into a staging folder made before the first sheet
+(a class is too large to hold, and TeX may read it meanwhile); a lone sheet's are held whole
+in memory and staged once they all are, so a build that fails before makes nothing, not even
+``--out``.
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ from worksheetgen.pipeline.output import (
     staging_folder,
     swap_into_place,
     sweep_leftovers,
-    write_atomically,
 )
 from worksheetgen.pipeline.plan import (
     MAX_CLASS_ITEMS,
@@ -139,9 +139,7 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
     target = Path(options.out) / plan.folder_name(empty)
     renderer = Renderer(options.template_dir, practice=options.practice)
     keep = Path(options.out) / f".failed-{target.name}"
-    if lone:
-        return _build_sheet(options, plan, empty, target, renderer, keep)
-    return _build_class(options, plan, empty, target, renderer, engine, keep, progress)
+    return _build_folder(options, plan, empty, target, renderer, engine, keep, progress, lone)
 
 
 def run(sheets: Iterator[T], sink: Sink[T], report: Progress, total: int) -> list[str]:
@@ -219,29 +217,7 @@ def _class_engine(options: BuildOptions, plan: ClassPlan, bank: Bank) -> str:
     return engine
 
 
-def _build_sheet(
-    options: BuildOptions,
-    plan: ClassPlan,
-    build: Build,
-    target: Path,
-    renderer: Renderer,
-    keep: Path,
-) -> BuildResult:
-    """A lone sheet into its folder: drawn, rendered whole and written at once."""
-    check_target(target)
-    swept = sweep_leftovers(options.out, options.pdf)
-    sink = SheetSink(build, renderer, options, keep)
-    drawn = (renderer.draw(build, entry) for entry in plan.entries)
-    run(drawn, sink, _quiet, len(plan.entries))
-    files = sink.files
-    opts = {"pdf": options.pdf, "decimals": options.decimals, "title": options.title}
-    manifest = keyfile.manifest_json(sink.build, [*files, "manifest.json"], opts)
-    files["manifest.json"] = keyfile.streamed_dumps(manifest, "draws").encode("utf-8")
-    write_atomically(target, files)
-    return BuildResult(target, tuple(sorted(files)), sink.build, swept=swept)
-
-
-def _build_class(
+def _build_folder(
     options: BuildOptions,
     plan: ClassPlan,
     build: Build,
@@ -250,30 +226,36 @@ def _build_class(
     engine: str,
     keep: Path,
     progress: Progress | None,
+    lone: bool,
 ) -> BuildResult:
-    """A whole class into its folder: staged, the sheets streamed into the sink (rendered
-    in forked workers, with TeX reading meanwhile, where that is faster), then swapped in."""
-    report = progress or _quiet
-    tmp = staging_folder(target)  # refuses a target that is not ours, before any work
-    swept = sweep_leftovers(options.out, options.pdf)
+    """A build into its folder, a lone sheet as a class of one: the sheets into their sink,
+    then the one finish (the exports from key.json, manifest.json, the folder swapped into
+    place). Where the files are until the finish is the one difference: a class's stream
+    into a staging folder made before the first sheet (a class is too large to hold, and TeX
+    may read it meanwhile); a lone sheet's are held whole (``SheetSink``) and staged only
+    once they all are, so that a build that fails before makes nothing, not even ``--out``."""
+    report = _quiet if lone else progress or _quiet  # a lone sheet says nothing until done
     stats = ClassStats(forced_engine=None if options.engine == "auto" else options.engine)
-    streaming = options.pdf and can_stream()
-    # by default a build that streams to TeX draws in this process (TeX takes the other
-    # cores); one without PDFs draws on every core
-    jobs = options.jobs
-    workers = 1 if streaming and jobs is None else workers_for(len(plan.entries), jobs)
-    sink: Sink[RenderedSheet]
-    if options.pdf:  # TeX reads while the sheets are drawn (streaming), or after
-        sink = TexSink(build, plan, tmp, renderer, stats, keep, report, engine, streaming)
-    else:
-        sink = FolderSink(build, plan, tmp, renderer, stats)
-    clock = time.perf_counter()
+    tmp: Path | None = None
     try:
-        with failures_as_errors(target, rename=(tmp, target)):  # a full disk: one line
-            # worker processes (if any) are forked first, before TeX's threads start
-            with rendered(build, plan, renderer, workers) as sheets:
-                files = run(sheets, sink, report, len(plan.entries))
-            stats.seconds.setdefault("sheets", time.perf_counter() - clock)
+        if lone:
+            check_target(target)
+            swept = sweep_leftovers(options.out, options.pdf)
+            sink = SheetSink(build, renderer, options, keep)
+            drawn = (renderer.draw(build, entry) for entry in plan.entries)
+            files = run(drawn, sink, report, len(plan.entries))
+            build = sink.build
+            tmp = staging_folder(target)
+            with failures_as_errors(target, rename=(tmp, target)):  # a full disk: one line
+                sink.write(tmp)
+        else:
+            tmp = staging_folder(target)  # refuses a target that is not ours, before any work
+            swept = sweep_leftovers(options.out, options.pdf)
+            with failures_as_errors(target, rename=(tmp, target)):  # a full disk: one line
+                files = _stream_class(
+                    options, plan, build, tmp, renderer, engine, keep, stats, report
+                )
+        with failures_as_errors(target, rename=(tmp, target)):
             if options.exports:
                 # the exporters only when --export asks for them
                 from worksheetgen.export import bank_source, export_into
@@ -282,11 +264,14 @@ def _build_class(
                 source = bank_source(options.banks or [default_bank_path()])
                 files += export_into(key_bytes, options.exports, tmp, source)
             files.append("manifest.json")
-            _write_manifest(build, options, tmp, files)
+            _write_manifest(build, options, tmp, files, lone)
             report("write", 1, 1)
             swap_into_place(tmp, target)
     finally:
-        remove_temp(tmp)  # also where it went, if --out was moved away meanwhile
+        if tmp is not None:
+            remove_temp(tmp)  # also where it went, if --out was moved away meanwhile
+    if lone:
+        return BuildResult(target, tuple(sorted(files)), build, swept=swept)
     return BuildResult(
         target,
         tuple(sorted(files)),
@@ -298,15 +283,49 @@ def _build_class(
     )
 
 
-def _write_manifest(build: Build, options: BuildOptions, tmp: Path, files: list[str]) -> None:
-    """manifest.json, with the draws of every sheet streamed in from the temporary file."""
-    opts = {
+def _stream_class(
+    options: BuildOptions,
+    plan: ClassPlan,
+    build: Build,
+    tmp: Path,
+    renderer: Renderer,
+    engine: str,
+    keep: Path,
+    stats: ClassStats,
+    report: Progress,
+) -> list[str]:
+    """A class's sheets streamed into its staging folder, rendered in forked workers and
+    with TeX reading meanwhile where that is faster; the files written."""
+    streaming = options.pdf and can_stream()
+    # by default a build that streams to TeX draws in this process (TeX takes the other
+    # cores); one without PDFs draws on every core
+    jobs = options.jobs
+    workers = 1 if streaming and jobs is None else workers_for(len(plan.entries), jobs)
+    sink: Sink[RenderedSheet]
+    if options.pdf:  # TeX reads while the sheets are drawn (streaming), or after
+        sink = TexSink(build, plan, tmp, renderer, stats, keep, report, engine, streaming)
+    else:
+        sink = FolderSink(build, plan, tmp, renderer, stats)
+    clock = time.perf_counter()
+    # worker processes (if any) are forked first, before TeX's threads start
+    with rendered(build, plan, renderer, workers) as sheets:
+        files = run(sheets, sink, report, len(plan.entries))
+    stats.seconds.setdefault("sheets", time.perf_counter() - clock)
+    return files
+
+
+def _write_manifest(
+    build: Build, options: BuildOptions, tmp: Path, files: list[str], lone: bool
+) -> None:
+    """manifest.json, with the draws of every sheet streamed in from the temporary file (a
+    lone sheet's options name no roster or versions)."""
+    opts: dict[str, object] = {
         "pdf": options.pdf,
         "decimals": options.decimals,
         "title": options.title,
-        "roster": options.roster,
-        "versions": options.versions,
     }
+    if not lone:
+        opts.update(roster=options.roster, versions=options.versions)
     doc = keyfile.manifest_json(build, files, opts)
     before, after = keyfile.split_at(doc, "draws")
     draws = tmp / DRAWS

@@ -17,9 +17,7 @@ from pathlib import Path
 from worksheetgen.errors import UsageError
 from worksheetgen.files import (
     check_replaceable,
-    failures_as_errors,
     release,
-    remove_temp,
     sweep_stale,
     temp_folder,
 )
@@ -130,18 +128,3 @@ def swap_into_place(tmp: Path, target: Path) -> None:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
             release(old)
-
-
-def write_atomically(target: Path, files: dict[str, bytes]) -> None:
-    """Write ``files`` into a temporary sibling of ``target``, then swap it into place; a
-    full disk is one line (outfiles.write_failure), with the temporary folder removed."""
-    tmp = staging_folder(target)
-    try:
-        with failures_as_errors(target, rename=(tmp, target)):
-            for name, data in files.items():
-                path = tmp / name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-            swap_into_place(tmp, target)
-    finally:
-        remove_temp(tmp)

@@ -2,26 +2,21 @@
 sheets handed to ``render.pagefit``'s model with what the sheet template prints of them
 (headings, points, room to work, a scannable sheet's score boxes).
 
-It imports render's model, scan's score rows and this package's sheet helpers; it prints
-nothing.
+It imports render's model and template helpers, scan's score rows and this package's bank
+loading; it prints nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.pipeline.plan import plan_versions
-from worksheetgen.pipeline.sheet import (
-    item_title,
-    load_bank,
-    make_build,
-    part_points_text,
-    points_text,
-    work_space,
-)
+from worksheetgen.pipeline.renderer import Renderer
+from worksheetgen.pipeline.sheet import load_bank
+from worksheetgen.render.helpers import item_title, part_points_text, points_text, work_space
 from worksheetgen.render.pagefit import (
     PAPERS,
     header_height,
@@ -132,12 +127,9 @@ def draw_versions(options: BuildOptions, sheets: int) -> Build:
     decimals, room to work, secret, seed), solved, nothing rendered."""
     bank = load_bank(options)
     plan = plan_versions(sheets, options.seed, options.secret)
-    return make_build(
-        bank,
-        options.seed,
-        [(e.id, e.label, e.student) for e in plan.entries],
-        secret=options.secret,
-    )
+    drawn = Build(info=bank.info, seed=options.seed, bank=bank, sheets=(), secret=options.secret)
+    draw = Renderer().draw  # as a build draws each sheet, by its identity
+    return replace(drawn, sheets=tuple(draw(drawn, entry) for entry in plan.entries))
 
 
 def page_report(

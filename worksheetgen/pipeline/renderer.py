@@ -16,15 +16,10 @@ from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS, answers_context
 from worksheetgen.pipeline.plan import ClassPlan, Entry
 from worksheetgen.pipeline.practice import PRACTICE, practice_context
-from worksheetgen.pipeline.sheet import (
-    document_context,
-    grid_context,
-    item_title,
-    render_all,
-    sheet_grid_row,
-)
+from worksheetgen.pipeline.sheet import document_context, render_all
 from worksheetgen.render.documents import render_document
 from worksheetgen.render.grid import GridRow
+from worksheetgen.render.helpers import grid_context, item_title, sheet_grid_row
 from worksheetgen.render.worked import WorkedKeys, WorkedPiece
 from worksheetgen.solve.item import build_sheet
 

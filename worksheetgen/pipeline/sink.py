@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
 
-from worksheetgen.bank.load import default_bank_path
 from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
@@ -240,8 +239,9 @@ class FolderSink:
 
 class SheetSink:
     """A class of one: its sheet's whole documents (``sheet.tex``, ``key.md``,
-    ``key-grid.tex``, ...), key.json, the exports and (with PDFs) the compiled documents,
-    kept in memory (``files``) for the finish to write at once."""
+    ``key-grid.tex``, ...), key.json and (with PDFs) the compiled documents, held in
+    memory (``files``) until they all are, then written into the staging folder at once
+    (``write``), for the finish's exports and manifest.json."""
 
     stopped = False
 
@@ -260,7 +260,8 @@ class SheetSink:
         self.build = replace(self.build, sheets=(*self.build.sheets, sheet))
 
     def finish(self) -> list[str]:
-        """Every file of the sheet's folder but manifest.json; their names."""
+        """Every file of the sheet's folder but the exports and manifest.json, held; their
+        names."""
         options, result, files = self.options, self.build, self.files
         docs = self.renderer.whole(result, options.scannable, options.answer_sheet)
         if options.practice:
@@ -269,15 +270,22 @@ class SheetSink:
         files.update({name: text.encode("utf-8") for name, text in docs.items()})
         key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
         files["key.json"] = key_text.encode("utf-8")
-        if options.exports:
-            # the exporters only when --export asks for them
-            from worksheetgen.export import bank_source, export_files
-
-            source = bank_source(options.banks or [default_bank_path()])
-            files.update(export_files(files["key.json"], options.exports, source))
         if options.pdf:
             self._compile(docs)
         return list(files)
+
+    def write(self, tmp: Path) -> None:
+        """Write the files held into the staging folder ``tmp``, with the draws (indented, as
+        a lone sheet's manifest.json has them) for the finish to splice into manifest.json."""
+        for name, data in self.files.items():
+            path = tmp / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        with open(tmp / DRAWS, "w", encoding="utf-8") as fh:
+            draws = keyfile.StreamedList(fh, one_line=False)
+            for sheet in self.build.sheets:
+                draws.add(keyfile.sheet_draws(sheet))
+            draws.close()
 
     def _compile(self, docs: dict[str, str]) -> None:
         """The sheet's, the key's and the answer grid's PDFs (and the answer sheet's; for a

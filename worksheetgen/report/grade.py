@@ -4,7 +4,8 @@
 ``report_md`` is the class summary, the slips seen and each student's parts with their
 diagnoses, every name escaped as the sheets escape it (``render.escape_md_inline``), so a
 student's ``$x$`` prints as written. ``grade_files`` runs the whole command: read the key
-and the responses, grade, then write both files.
+and the responses, grade, then write both files; ``grade_rows`` does the same for responses
+given as records (``scan``'s).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import csv
 import io
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -30,7 +31,15 @@ from worksheetgen.grading.moodle import (
     parse_moodle,
     parse_moodle_rows,
 )
-from worksheetgen.grading.responses import header_row, parse_responses, read_text, shorten
+from worksheetgen.grading.responses import (
+    ResponseRow,
+    Responses,
+    header_row,
+    parse_responses,
+    read_text,
+    responses_of_rows,
+    shorten,
+)
 from worksheetgen.grading.score import Absent, GradeResult, PartResult, QuestionResult, grade
 from worksheetgen.grading.spreadsheet import is_spreadsheet, read_rows
 from worksheetgen.grading.visible import visible
@@ -424,6 +433,49 @@ def grade_files(
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry, penalty)
         else:
             responses = parse_responses(text, key, name, lenient, unanswered)
+    return _graded(key, responses, carry, absent, out, pictures, paper, names)
+
+
+def grade_rows(
+    key_doc: KeyDoc,
+    rows: Iterable[ResponseRow],
+    out_dir: str | os.PathLike[str],
+    label: str,
+    paper: str = "a4",
+    absent: Absent = "blank",
+    unanswered: bool = False,
+    names: Mapping[str, str] | None = None,
+) -> GradeRun:
+    """``grade_files`` for responses given as records (``scan``'s rows, the ones it writes
+    to responses.csv, handed over without reading the file back): the same checks, grading
+    and outputs as for those rows read from a responses CSV that ``label`` names, against
+    the key as its reader gave it (``key_doc``). Rows with a sheet (``ResponseRow.sheet``: a
+    photocopied class's) are read as a CSV with a ``sheet`` column; ``names`` as for
+    ``grade_files``."""
+    if paper not in ("a4", "letter"):
+        raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
+    out = Path(out_dir)
+    for name in (SCORES_FILE, REPORT_FILE):
+        check_replaceable(out / name)  # before any work
+    key = grade_key(key_doc)
+    rows = list(rows)
+    by_sheet = any(row.sheet for row in rows)
+    responses = responses_of_rows(rows, key, label, unanswered, by_sheet)
+    return _graded(key, responses, None, absent, out, True, paper, names)
+
+
+def _graded(
+    key: GradeKey,
+    responses: Responses,
+    carry: bool | None,
+    absent: Absent,
+    out: Path,
+    pictures: bool,
+    paper: str,
+    names: Mapping[str, str] | None = None,
+) -> GradeRun:
+    """Grade the responses read, then write every output (``names``: as for
+    ``grade_files``)."""
     if absent not in ("blank", "zero"):
         raise GradeError(f"expected blank or zero, got {absent!r}", field="absent")
     # every name and typed string as the text rule shows it, in every output (visible)

@@ -1,6 +1,6 @@
 """``scan``'s last stage: responses.csv, issues.csv and the crops written, graded by
-``grade``'s own path (``grade_files``, with the key's records), the whole set replacing the
-previous one at once (``outset``)."""
+``grade``'s own path (``grade_rows``: the rows responses.csv holds, as records, against the
+key's records), the whole set replacing the previous one at once (``outset``)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 from worksheetgen.errors import GradeError, ScanError
 from worksheetgen.files import as_new, write_failure
 from worksheetgen.grading.csvcells import protect
+from worksheetgen.grading.responses import ROW_COLUMNS, SHEET_ROW_COLUMNS, ResponseRow
 from worksheetgen.keyjson.records import KeyDoc
-from worksheetgen.report.grade import GradeRun, grade_files
+from worksheetgen.report.grade import GradeRun, grade_rows
 from worksheetgen.scan.boxes import BoxAnswers
 from worksheetgen.scan.identify import Identified
 from worksheetgen.scan.issues import Issue
@@ -62,9 +63,17 @@ def write(
     ``sheet_of``: a photocopied class's (``scan --roster``): each answer's student (its
     ``sheet`` field) and the key's sheet their copy is of, written in a ``sheet`` column;
     ``names``: the students' names, as grade shows them."""
-    rows = [[a.sheet, a.question, a.answer, a.entry, a.value] for a in settled.answers]
-    if sheet_of is not None:
-        rows = [[r[0], sheet_of[r[0]], *r[1:]] for r in rows]
+    rows = [
+        ResponseRow(
+            a.sheet,
+            a.question,
+            a.answer,
+            value="" if a.entry == "mark" else a.value,
+            mark=a.value if a.entry == "mark" else "",
+            sheet="" if sheet_of is None else sheet_of[a.sheet],
+        )
+        for a in settled.answers
+    ]
     return _write(
         setup.out,
         setup.key,
@@ -80,17 +89,14 @@ def write(
     )
 
 
-def _responses_csv(rows: Iterable[list[str]], by_sheet: bool = False) -> str:
-    """responses.csv: (student, question, answer, entry kind, value) rows; ``by_sheet``:
-    (student, sheet, question, ...) rows, written with a ``sheet`` column (a photocopied
-    class: a student's copy is of a sheet of the key)."""
+def _responses_csv(rows: Iterable[ResponseRow], by_sheet: bool = False) -> str:
+    """responses.csv: the rows in ``ROW_COLUMNS``; ``by_sheet``: with a ``sheet`` column
+    (``SHEET_ROW_COLUMNS``: a photocopied class, each student's copy of a sheet of the key)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    ids = ["student", *(["sheet"] if by_sheet else []), "question", "answer"]
-    w.writerow([*ids, "entry", "value", "mark"])
+    w.writerow(SHEET_ROW_COLUMNS if by_sheet else ROW_COLUMNS)
     for row in rows:
-        cells, (kind, value) = [protect(c) for c in row[:-2]], row[-2:]
-        w.writerow([*cells, "", "", value] if kind == "mark" else [*cells, "", value, ""])
+        w.writerow(row.cells(by_sheet))
     return buf.getvalue()
 
 
@@ -109,7 +115,7 @@ def _issues_csv(issues: Sequence[Issue]) -> str:
 def _write(
     out: Path,
     key: KeyDoc,
-    rows: list[list[str]],
+    rows: list[ResponseRow],
     issues: list[Issue],
     crops: dict[str, bytes],
     n_pages: int,
@@ -126,7 +132,7 @@ def _write(
         new.mkdir()
         run: GradeRun | None = None
         try:
-            responses = _responses_csv(rows, by_sheet=names is not None)
+            responses = _responses_csv(rows, by_sheet=any(row.sheet for row in rows))
             (new / RESPONSES_FILE).write_bytes(responses.encode("utf-8"))
             (new / ISSUES_FILE).write_bytes(_issues_csv(issues).encode("utf-8"))
             if crops:
@@ -134,16 +140,16 @@ def _write(
             for name, data in crops.items():
                 (new / CROPS / name).write_bytes(data)
             # graded even when nothing is marked (an empty class is a class): each student
-            # scanned with no mark at all has no total, as one with no responses, never 0
+            # scanned with no mark at all has no total, as one with no responses, never 0;
+            # the rows responses.csv holds, handed over as they are (not read back)
             try:
-                run = grade_files(
-                    key.source,
-                    new / RESPONSES_FILE,
+                run = grade_rows(
+                    key,
+                    rows,
                     new,
-                    paper=paper,
                     label=str(out / RESPONSES_FILE),
+                    paper=paper,
                     absent="zero" if absent == "zero" else "blank",
-                    key_doc=key,
                     unanswered=True,
                     names=names,
                 )

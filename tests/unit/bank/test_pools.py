@@ -20,13 +20,13 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tests.conftest import FIXTURES, ROOT
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.keyjson.read import parse_key
 from worksheetgen.model import SheetIdentity
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
-from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.solve.rng import generator, order_generator, pool_generator
 
 POOLS = FIXTURES / "pools.yaml"

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
+from tests.solved import make_build
 from worksheetgen.attention.compute import attend, sums_to_one
 from worksheetgen.bank.load import load_banks
 from worksheetgen.exact import canon
 from worksheetgen.exact import number as ex
 from worksheetgen.model import Student
-from worksheetgen.pipeline.sheet import make_build
 
 BANKS = ["default.yaml", "practice.yaml", "note.yaml", "slips.yaml"]
 

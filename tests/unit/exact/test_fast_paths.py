@@ -11,10 +11,10 @@ from hypothesis import given as for_all
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.exact import number as ex
 from worksheetgen.model import Student
-from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.resources import data_dir
 
 

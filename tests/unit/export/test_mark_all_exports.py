@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import ExportError
 from worksheetgen.export import export_bytes
@@ -23,7 +24,6 @@ from worksheetgen.grading.key import grade_key, norm_text
 from worksheetgen.grading.score import multi_share
 from worksheetgen.keyjson.read import parse_key
 from worksheetgen.keyjson.write import key_json
-from worksheetgen.pipeline.sheet import make_build
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mark-all.yaml"
 #: question_bank::fraction_options_full (question/engine/bank.php): p/q for q <= 6, tenths,

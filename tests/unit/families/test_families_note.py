@@ -16,13 +16,13 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, needs_tex
+from tests.solved import make_build
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import CORRECT, flipped
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import BankError
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.pipeline.build import BuildOptions, build
-from worksheetgen.pipeline.sheet import make_build
 
 R2 = math.sqrt(2)
 

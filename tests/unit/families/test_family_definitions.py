@@ -132,8 +132,8 @@ def test_the_display_kinds_are_one_typed_list_each_with_a_partial_per_format():
 
 
 def _heads_item():
+    from tests.solved import make_build
     from worksheetgen.bank.load import load_banks
-    from worksheetgen.pipeline.sheet import make_build
 
     build = make_build(load_banks([ROOT / "banks" / "default.yaml"]), 42)
     return next(i for i in build.sheets[0].items if i.spec.family == "heads")

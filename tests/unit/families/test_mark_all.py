@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import BankError, KeyFileError
 from worksheetgen.keyjson.read import parse_key
 from worksheetgen.keyjson.write import key_json
-from worksheetgen.pipeline.sheet import make_build
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mark-all.yaml"
 

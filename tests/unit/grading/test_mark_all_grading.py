@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import grade_key
@@ -22,7 +23,6 @@ from worksheetgen.grading.responses import parse_responses
 from worksheetgen.grading.score import grade, multi_share
 from worksheetgen.keyjson.read import parse_key
 from worksheetgen.keyjson.write import key_json
-from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.render.markup import markup_lms
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mark-all.yaml"

@@ -47,11 +47,11 @@ def test_key_json_serializes_the_solved_items_without_asking_a_family(monkeypatc
     writer only serializes them (issue 35, section 3): with every family's title and steps
     changed once the sheet is solved, the document is the same."""
     from tests.paths import ROOT
+    from tests.solved import make_build
     from worksheetgen.bank.load import load_banks
     from worksheetgen.families import FAMILIES
     from worksheetgen.families.base import Family
     from worksheetgen.keyjson.write import key_json
-    from worksheetgen.pipeline.sheet import make_build
 
     solved = make_build(load_banks([ROOT / "banks" / "quiz.yaml"]), seed=5)
     written = key_json(solved)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import needs_tex
+from tests.solved import make_build
 from worksheetgen.pipeline import build as pipeline
 from worksheetgen.pipeline.build import BuildOptions, build
 from worksheetgen.pipeline.plan import SheetIdentity, plan_sheet, plan_versions
-from worksheetgen.pipeline.sheet import make_build
 
 
 def _files(folder: Path) -> dict[str, bytes]:

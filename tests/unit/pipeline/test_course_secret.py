@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.model import SheetIdentity, Student
-from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.solve.rng import secret_fingerprint, sheet_code
 
 BANK = (

@@ -8,8 +8,8 @@ import pytest
 import sympy
 
 from tests.conftest import ROOT
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
-from worksheetgen.pipeline.sheet import make_build
 
 
 @pytest.mark.parametrize("bank", ["default.yaml", "practice.yaml", "note.yaml", "slips.yaml"])

@@ -8,10 +8,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tests.conftest import ROOT
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.cli import main
 from worksheetgen.model import BLOCK_KINDS
-from worksheetgen.pipeline.sheet import make_build
 
 TEMPLATES = ROOT / "templates"
 

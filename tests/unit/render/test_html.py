@@ -202,7 +202,8 @@ def test_a_class_with_practice_gets_one_practice_page_per_student(tmp_path):
 def test_math_converted_by_its_shape_equals_the_whole_conversion(monkeypatch):
     """Every sheet has the same math with other numbers: it is converted once per shape and
     the numbers put back; on every bundled bank's math that is the whole conversion."""
-    from worksheetgen.pipeline.sheet import document_context, load_bank, make_build
+    from tests.solved import make_build
+    from worksheetgen.pipeline.sheet import document_context, load_bank
     from worksheetgen.render import htmlmath
     from worksheetgen.render.documents import render_document
     from worksheetgen.resources import data_dir

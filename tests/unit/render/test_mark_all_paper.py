@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
-from worksheetgen.pipeline.sheet import make_build, render_all
+from worksheetgen.pipeline.sheet import render_all
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mark-all.yaml"
 

@@ -9,12 +9,13 @@ import math
 import pytest
 
 from tests.oracles import half_up, softmax
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.model import SheetIdentity
-from worksheetgen.pipeline.sheet import make_build, render_all
+from worksheetgen.pipeline.sheet import render_all
 from worksheetgen.solve.draw import draw_given_values, draw_variant
 from worksheetgen.solve.item import make_item
 from worksheetgen.solve.rng import generator
@@ -209,8 +210,8 @@ def test_choice_without_the_steps_its_slips_need_is_refused_at_load(
 
 
 def test_choice_with_the_steps_its_slips_need_builds(write_bank):
+    from tests.solved import make_build
     from worksheetgen.bank.load import load_banks
-    from worksheetgen.pipeline.sheet import make_build
 
     path = write_bank(
         "questions:\n  - id: q\n    family: projections\n    format: choice\n"

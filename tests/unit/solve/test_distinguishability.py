@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from tests.oracles import half_unit, softmax
 from tests.paths import ROOT
+from tests.solved import make_build
 from worksheetgen.attention import slips as mc
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
 from worksheetgen.exact import number as ex
 from worksheetgen.model import SheetIdentity
-from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.solve.draw import MAX_REDRAWS, draw_variant
 from worksheetgen.solve.item import make_item
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.solved import make_build
 from worksheetgen.bank.load import load_banks
-from worksheetgen.pipeline.sheet import make_build
 from worksheetgen.solve.rng import stable_hash
 
 QUESTIONS = {
