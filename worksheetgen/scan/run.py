@@ -49,5 +49,5 @@ def scan_files(
     assigned = named_pages(fixes, setup.key.sheets, setup.sheets, str(corrections))
     found = identify(setup, pages, assigned, corrections, jobs)
     answers = read_boxes(setup, found)
-    settled = settle(found, answers, fixes, corrections)
+    settled = settle(found, answers, fixes, corrections, setup.key.decimal == ",")
     return write(setup, found, answers, settled, absent)

@@ -152,10 +152,12 @@ def settle(
     boxes: BoxAnswers,
     fixes: Sequence[tuple[int, str, str]],
     corrections: str | None,
+    comma: bool = False,
 ) -> Settled:
     """Apply the corrections (``fixes``: line, id, value): an answer's value (an option
     letter, points, or ``blank``), or what settled a page's or a student's issue. The
-    issues: the pages' first, then the boxes'."""
+    issues: the pages' first, then the boxes'. (``comma``: the key's sheets print a decimal
+    comma, so points may be written 1,5, as grade reads them.)"""
     answers = list(boxes.answers)
     at = {a.id: i for i, a in enumerate(answers)}
     issues = list(found.issues) + [a.issue for a in answers if a.issue is not None]
@@ -169,7 +171,12 @@ def settle(
             # settled: the row its part's boxes make (not pending)
             if value.casefold() != "blank":
                 _check_value(
-                    value, answer.kind == "mark", list(answer.allowed), str(corrections), line
+                    value,
+                    answer.kind == "mark",
+                    list(answer.allowed),
+                    str(corrections),
+                    line,
+                    comma,
                 )
             entry_value = value
             if value.casefold() == "blank":  # a score row said blank by a person: 0 points
@@ -189,13 +196,15 @@ def settle(
     return Settled(tuple(answers), tuple(issues))
 
 
-def _check_value(value: str, is_mark: bool, allowed: list[str], name: str, line: int) -> None:
+def _check_value(
+    value: str, is_mark: bool, allowed: list[str], name: str, line: int, comma: bool = False
+) -> None:
     """A correction's value must be one the part can take: one of its option letters, or
     points from 0 to the part's (as grade reads a mark)."""
     if is_mark:
         points = max(Fraction(v) for v in allowed)
         try:
-            parse_mark(value, points)
+            parse_mark(value, points, comma)
         except MarkError as exc:
             raise ScanError(f"value: {exc.message}", file=name, line=line) from None
     elif value.upper() not in {v.upper() for v in allowed}:
