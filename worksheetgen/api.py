@@ -151,6 +151,7 @@ def build(
     paper: Literal["a4", "letter"] | None = None,
     engine: Literal["auto", "pdflatex", "lualatex"] | None = None,
     language: Literal["en", "de"] | None = None,
+    decimal: Literal["point", "comma"] | None = None,
     template_dir: PathLike | None = None,
     jobs: int | None = None,
     shuffle: bool | None = None,
@@ -192,6 +193,8 @@ def build(
         _flag(name, flag, unset)
     _text("title", title)
     _text("course", course)
+    if decimal is not None:
+        _one_of("decimal", decimal, ("point", "comma"))
     if progress is not None and not callable(progress):
         # imported only when refusing
         from worksheetgen.errors import UsageError
@@ -208,6 +211,7 @@ def build(
             "paper": paper,
             "engine": engine,
             "language": language,
+            "decimal": decimal,
             "jobs": jobs,
             "shuffle": shuffle,
             "scannable": scannable,

@@ -20,7 +20,7 @@ import click
 
 from worksheetgen import __version__, plugins
 from worksheetgen.cliparams import Choice, IntRange, PathArg, PluginChoice, Seed, Share, Stress
-from worksheetgen.language import LANGUAGES
+from worksheetgen.language import LANGUAGES, SEPARATORS
 from worksheetgen.speed.process import tune_process
 from worksheetgen.textrules import excerpt, shown
 
@@ -265,6 +265,13 @@ def _config_option(fn: F) -> F:
     "as written). Default: the configuration's language, else en.",
 )
 @click.option(
+    "--decimal",
+    type=Choice(list(SEPARATORS)),
+    help="Decimal separator of the printed numbers (answers, tables, worked steps); grade, "
+    "scan and the exports then read it. Default: the configuration's, else the language's "
+    "(en: point, de: comma).",
+)
+@click.option(
     "--templates",
     "template_dir",
     type=PathArg(exists=True, file_okay=False),
@@ -366,6 +373,7 @@ def build(
     paper: str | None,
     engine: str | None,
     language: str | None,
+    decimal: str | None,
     template_dir: str | None,
     exports: tuple[str, ...],
     roster: str | None,
@@ -404,6 +412,7 @@ def build(
             "student_number": student_number,
             "large_print": large_print,
             "language": language,
+            "decimal": decimal,
         },
     )
     _using(config, quiet)

@@ -17,6 +17,7 @@ May import: the standard library only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -50,7 +51,12 @@ LANGUAGES: dict[str, Language] = {
 }
 DEFAULT = "en"
 
+#: the decimal separators a build may print its numbers with (``--decimal``), by name
+SEPARATORS: dict[str, str] = {"point": ".", "comma": ","}
+
 _CURRENT: ContextVar[str] = ContextVar("worksheetgen_language", default=DEFAULT)
+#: the decimal separator being printed with, when a build set it apart from its language's
+_SEPARATOR: ContextVar[str | None] = ContextVar("worksheetgen_decimal", default=None)
 
 
 def language(code: str | None = None) -> Language:
@@ -59,14 +65,30 @@ def language(code: str | None = None) -> Language:
 
 
 @contextmanager
-def using(code: str) -> Iterator[Language]:
-    """Render in the language ``code`` inside the block (KeyError for a language not shipped)."""
+def using(code: str, separator: str | None = None) -> Iterator[Language]:
+    """Render in the language ``code`` inside the block (KeyError for a language not shipped),
+    its numbers with the decimal ``separator`` ("." or ","; None: the language's own)."""
     chosen = LANGUAGES[code]
+    if separator not in (None, *SEPARATORS.values()):
+        raise ValueError(f"decimal separator: expected . or ,, got {separator!r}")
     token = _CURRENT.set(code)
+    sep_token = _SEPARATOR.set(separator)
     try:
         yield chosen
     finally:
+        _SEPARATOR.reset(sep_token)
         _CURRENT.reset(token)
+
+
+def separator(code: str | None = None, chosen: str | None = None) -> str:
+    """The decimal separator of a build in the language ``code`` whose ``--decimal`` is
+    ``chosen`` (a name of :data:`SEPARATORS`, None: the language's); with neither, the one
+    being rendered with."""
+    if chosen is not None:
+        return SEPARATORS[chosen]
+    if code is not None:
+        return LANGUAGES[code].decimal
+    return _SEPARATOR.get() or LANGUAGES[_CURRENT.get()].decimal
 
 
 @cache
@@ -122,9 +144,79 @@ def table_label(word: str) -> str:
 
 
 def decimal(text: str) -> str:
-    """A printed number (``"0.25"``, ``"-1.5"``) with the current language's decimal separator."""
-    sep = LANGUAGES[_CURRENT.get()].decimal
+    """A printed number (``"0.25"``, ``"-1.5"``) with the decimal separator being rendered
+    with (the language's, or the build's ``--decimal``)."""
+    sep = separator()
     return text if sep == "." else text.replace(".", sep)
+
+
+#: a decimal point between two digits: the point of a printed number, in math or in text
+#: (a length such as 0.5em or 0.5\\textwidth has a letter after its digits and is left alone,
+#: and so is a section's number: the course note "3.2" the families' words cite, in English
+#: and German)
+_POINT = re.compile(
+    r"(?<![Nn]ote [0-9])(?<!Skript [0-9])(?<=[0-9])\."
+    r"(?=[0-9]+(?![0-9]*(?:[a-z]{2}\b|\\[a-z@]*(?:width|height|skip))))"
+)
+#: the separator of a list's entries in math (``[0.26,\ 0.04]``): a semicolon beside
+#: decimal commas, so that ``[0{,}26;\ 0{,}04]`` reads as two numbers
+_LIST_COMMA = re.compile(r",(?=\\ )")
+#: math in a text (markup as LaTeX or Markdown: ``$...$``, ``$$...$$``, ``\[...\]``) and a
+#: tag of HTML, each kept apart from the text around it
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\[.*?\\\]", re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def decimal_text(text: str) -> str:
+    """Every decimal number of a plain text (``"A = 0.25, B = -1.5"``) with the separator
+    being rendered with: a point between two digits becomes it."""
+    sep = separator()
+    return text if sep == "." or "." not in text else _POINT.sub(sep, text)
+
+
+def decimal_math(tex: str) -> str:
+    """Every decimal number of LaTeX math with the separator being rendered with: a comma
+    in braces (``0{,}25``), so that TeX spaces it as a digit, not as punctuation; the
+    entries of a list then separated by semicolons."""
+    sep = separator()
+    if sep == "." or "." not in tex:
+        return tex
+    return _POINT.sub("{" + sep + "}", _LIST_COMMA.sub(";", tex))
+
+
+def math_lists(tex: str) -> str:
+    """The entries of LaTeX math's lists (``[0.26,\\ 0.04]``) apart by semicolons where the
+    separator being rendered with is a comma."""
+    return tex if separator() == "." else _LIST_COMMA.sub(";", tex)
+
+
+def decimal_markup(text: str) -> str:
+    """:func:`decimal_math` inside the math of a text in LaTeX or Markdown, :func:`decimal_text`
+    around it."""
+    if separator() == "." or "." not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    for m in _MATH.finditer(text):
+        out += [decimal_text(text[at : m.start()]), decimal_math(m.group())]
+        at = m.end()
+    out.append(decimal_text(text[at:]))
+    return "".join(out)
+
+
+def decimal_html(html: str) -> str:
+    """:func:`decimal_text` on the text of an HTML fragment (its MathML's numbers too), its
+    tags as they are."""
+    sep = separator()
+    if sep == "." or "." not in html:
+        return html
+    out: list[str] = []
+    at = 0
+    for m in _TAG.finditer(html):
+        out += [_POINT.sub(sep, html[at : m.start()]), m.group()]
+        at = m.end()
+    out.append(_POINT.sub(sep, html[at:]))
+    return "".join(out)
 
 
 def N_(message: str) -> str:

@@ -427,6 +427,9 @@ class Build:
     secret: bytes | None = field(default=None, repr=False, compare=False)
     paper: str = "a4"  # the paper the LaTeX documents lay out on: a4 or letter
     language: str = "en"  # the fixed words' language (worksheetgen.language.LANGUAGES)
+    #: the decimal separator every printed number is written with ("." or ","): the
+    #: language's unless the build chose (``--decimal``); key.json says it when it is ","
+    decimal: str = "."
     #: a scannable class build's digest of the class (scan.positions.class_digest: what
     #: key.json says of the build and of every sheet's student, in order), which every page
     #: code depends on; empty when the sheets are all in ``sheets`` (it is computed from them)

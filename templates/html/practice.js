@@ -23,6 +23,11 @@ var WSG = (function () {
     if (t === "") return NaN;
     if (MASKED[t.toLowerCase()]) return -Infinity;
     if (t.length > 100) return null;
+    if (KEY.comma && t.indexOf(",") >= 0) {
+      /* a decimal comma (a point is one too); two separators are never a thousands' */
+      if (t.split(/[,.]/).length > 2) return null;
+      t = t.replace(",", ".");
+    }
     if (GROUPED.test(t) && new RegExp(GROUP).test(t)) t = t.replace(new RegExp(GROUP, "g"), "");
     var x = null;
     if (NUMBER.test(t)) {

@@ -498,3 +498,97 @@ def test_a_build_with_a_course_secret_writes_practice_only_when_asked(tmp_path):
     data = json.loads(page.split('id="wsg-key">', 1)[1].split("</script>", 1)[0])
     assert data["questions"] and "<" not in page.split('id="wsg-key">', 1)[1].split("</script>")[0]
     _ = Fraction  # (grade's shares are exact; the page only says right or wrong)
+
+
+# ---------------------------------------------------------------- a decimal comma
+
+#: entries a student of a sheet printed with a decimal comma may type: commas and points
+#: as decimal separators, and numbers with two separators (never read as thousands)
+COMMA_TEXTS = [
+    "0,25",
+    "0.25",
+    "−1,5",
+    "-1.5",
+    ",5",
+    "5,",
+    "1,234",
+    "1.234,5",
+    "1,234.5",
+    "1,234,567",
+    "2 359 296",
+    "0,123 45",
+    "1,5e3",
+    "1/2",
+    "abc",
+    "",
+]
+
+
+def _python_comma_number(text: str) -> str:
+    if not text.strip():
+        return "blank"
+    x = _parse_number(text, comma=True)
+    return "null" if x is None else "-Infinity" if x == -math.inf else repr(x)
+
+
+@pytest.fixture(scope="module")
+def german(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default bank's lone sheet built in German (a decimal comma), with its practice
+    page."""
+    out = tmp_path_factory.mktemp("practice-de")
+    return build(BuildOptions(seed=5, out=str(out), pdf=False, practice=True, language="de")).folder
+
+
+def test_a_comma_sheets_page_reads_numbers_as_grade_reads_them(browser, german):
+    """A decimal comma (0,25) and a point are read as grade reads them for a key printed with
+    commas; 1,234 is 1.234, and a number with two separators is no number."""
+    context, page, errors = _page(browser, german / "practice.html")
+    try:
+        js = page.evaluate(
+            "ts => ts.map(t => { const x = WSG.parseNumber(t);"
+            " return x === null ? 'null' : Number.isNaN(x) ? 'blank' : String(x); })",
+            COMMA_TEXTS,
+        )
+        want = [_python_comma_number(t) for t in COMMA_TEXTS]
+        assert [
+            g if g in ("null", "blank") else repr(float(g)) if w not in ("null", "blank") else g
+            for g, w in zip(js, want, strict=True)
+        ] == want
+        assert want[:4] == ["0.25", "0.25", "-1.5", "-1.5"]
+        assert want[6:10] == ["1.234", "null", "null", "null"]
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_typing_the_keys_answers_with_commas_is_right(browser, german):
+    """Every number of the key typed as the German sheet prints it (0,25) is right."""
+    (sheet,) = load_key(german / "key.json").sheets
+    context, page, errors = _page(browser, german / "practice.html")
+    typed = 0
+    try:
+        for q in sheet.questions:
+            for a in q.answers:
+                if a.kind == "choice":
+                    radios = page.locator(
+                        f'input[type=radio][data-q="{q.number}"][data-answer="{a.name}"]'
+                    )
+                    for k in range(radios.count()):
+                        if _norm(radios.nth(k).get_attribute("value")) == _norm(a.text):
+                            radios.nth(k).check()
+                if a.grid is None:
+                    continue
+                values = a.grid.tolist()
+                for i, row in enumerate(values if a.kind == "matrix" else [values[0]], 1):
+                    for j, x in enumerate(row, 1):
+                        text = "-inf" if math.isinf(x) else repr(x).replace(".", ",")
+                        typed += "," in text
+                        page.locator(
+                            f'[data-q="{q.number}"][data-answer="{a.name}"]'
+                            f'[data-r="{i}"][data-c="{j}"]'
+                        ).fill(text)
+            assert set(_states(page, q).values()) <= {"right"}, q.number
+        assert errors == []
+    finally:
+        context.close()
+    assert typed > 5

@@ -182,8 +182,10 @@ def spelling_note(digits: Sequence[int]) -> str:
     )
 
 
-def accepted_texts(cell: Cell) -> list[str]:
-    """What a blank accepts: every printed-precision decimal within the tolerance."""
+def accepted_texts(cell: Cell, comma: bool = False) -> list[str]:
+    """What a blank accepts: every printed-precision decimal within the tolerance (with
+    ``comma``, a key printed with a decimal comma: each with a point and with a comma,
+    0.25 and 0,25, as grade reads them; Canvas compares the text typed)."""
     if cell.masked:
         return list(MASKED_SPELLINGS)
     assert cell.value is not None
@@ -202,6 +204,8 @@ def accepted_texts(cell: Cell) -> list[str]:
     out: list[str] = list(_spellings(int(printed_k), d))  # the printed value first
     for k in range(int(lo), int(hi) + 1):
         out += _spellings(k, d)
+    if comma:  # the sheet printed 0,25: that spelling first, each point spelling too
+        out = [t.replace(".", ",") for t in out if "." in t] + out
     return list(dict.fromkeys(out))
 
 
@@ -315,10 +319,15 @@ def _multiple_choice(
 
 
 def _blanks(
-    section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart], ask_written: bool
+    section: ET.Element,
+    iid: str,
+    v: Variant,
+    parts: Sequence[KeyPart],
+    ask_written: bool,
+    comma: bool = False,
 ) -> None:
     """A fill-in-multiple-blanks item: one [blank] per entry, choice parts included."""
-    _blanks_of(section, iid, [(v, parts)], variant_name(v), ask_written)
+    _blanks_of(section, iid, [(v, parts)], variant_name(v), ask_written, comma)
 
 
 def _blanks_of(
@@ -327,11 +336,13 @@ def _blanks_of(
     sections: Sequence[tuple[Variant, Sequence[KeyPart]]],
     title: str,
     ask_written: bool = False,
+    comma: bool = False,
 ) -> None:
     """A fill-in-multiple-blanks item asking the graded parts of ``sections``: one variant's,
     or a pool's picks on one sheet (each under its own heading), so that one draw of the
     group deals them together. With ``ask_written``, each section's written parts are asked
-    there too (answered in the slot's one shared essay)."""
+    there too (answered in the slot's one shared essay); with ``comma``, each blank accepts
+    a decimal comma too (:func:`accepted_texts`)."""
     blanks: list[tuple[str, list[str]]] = []
     used: set[str] = set()
 
@@ -345,7 +356,7 @@ def _blanks_of(
 
     def cell_blank(cell: Cell) -> str:
         bid = blank_id(cell.key)
-        blanks.append((bid, accepted_texts(cell)))
+        blanks.append((bid, accepted_texts(cell, comma)))
         per_blank.append(share)
         return f"[{bid}]"
 
@@ -522,14 +533,23 @@ def _shared_essay(
 
 
 def _graded_item(
-    section: ET.Element, iid: str, v: Variant, parts: Sequence[KeyPart], ask_written: bool
+    section: ET.Element,
+    iid: str,
+    v: Variant,
+    parts: Sequence[KeyPart],
+    ask_written: bool,
+    comma: bool = False,
 ) -> None:
+    """A variant's graded parts as one item. With ``comma`` (a key printed with a decimal
+    comma) a single number is a blank too: Canvas's numerical question reads a student's
+    answer with Ruby's BigDecimal, which takes no comma (0,25 scores as 0), while a blank
+    accepts every spelling it lists, 0,25 among them."""
     if len(parts) == 1 and (parts[0].choices or parts[0].kind == "choice"):
         _multiple_choice(section, iid, v, parts[0], ask_written)
-    elif len(parts) == 1 and parts[0].kind == "scalar":
+    elif len(parts) == 1 and parts[0].kind == "scalar" and not comma:
         _numerical(section, iid, v, parts[0], ask_written)
     else:
-        _blanks(section, iid, v, parts, ask_written)
+        _blanks(section, iid, v, parts, ask_written, comma)
 
 
 def _group(gid: str, title: str, points: float, pick: int = 1) -> ET.Element:
@@ -577,6 +597,7 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
     can get."""
     deals = pools.check_slot(doc, q, "Canvas")
     _check_multi(doc, q)
+    comma = doc.decimal == ","  # the sheets printed 0,25: the blanks accept it
     total = 0.0
     graded = [(v, gradable_parts(v)) for v in q.variants]
     written = [(v, written_parts(v)) for v in q.variants]
@@ -595,13 +616,13 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
                 sections = [(v, gradable_parts(v)) for v in deal.variants]
                 name = f"{q.number}. {q.qid} [{deal.sheet_id}]"
                 iid = ident(aid, "item", q.qid, deal.sheet_id)
-                _blanks_of(section, iid, sections, name, shared)
+                _blanks_of(section, iid, sections, name, shared, comma)
                 out.flush()
         else:
             for v, parts in graded:
                 if parts:
                     iid = ident(aid, "item", *_item_names(q, v))
-                    _graded_item(section, iid, v, parts, shared)
+                    _graded_item(section, iid, v, parts, shared, comma)
                     out.flush()
         out.close()
         total += points

@@ -144,6 +144,9 @@ class GradeKey:
     title: str
     seed: Any
     sheets: tuple[SheetKey, ...]
+    #: the decimal separator the sheets printed ("." or ","): with "," a student's 0,25 is
+    #: read as a quarter (and 0.25 still is)
+    decimal: str = "."
 
     def sheet(self, sid: str) -> SheetKey | None:
         """The sheet with id ``sid``."""
@@ -294,7 +297,9 @@ def grade_key(doc: KeyDoc) -> GradeKey:
         )
         for s in doc.sheets
     )
-    return GradeKey(path=doc.source, title=doc.title, seed=doc.seed, sheets=sheets)
+    return GradeKey(
+        path=doc.source, title=doc.title, seed=doc.seed, sheets=sheets, decimal=doc.decimal
+    )
 
 
 def parse_key(data: Any, path: str = "key.json") -> GradeKey:

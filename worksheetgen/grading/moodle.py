@@ -218,9 +218,12 @@ Style = Literal["exact", "printed"]
 STYLES: tuple[Style, ...] = ("exact", "printed")
 
 
-def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap], style: Style) -> bool:
+def _is_right_answer(
+    texts: Sequence[str], gaps: Sequence[_Gap], style: Style, comma: bool = False
+) -> bool:
     """Does a Right answer column's text belong to the version with these gaps, its numbers
-    stated in ``style``?"""
+    stated in ``style``? (``comma``: a key printed with a decimal comma, whose course Moodle
+    shows in a language that writes one: its right answer says ``0,25``.)"""
     for text, gap in zip(texts, gaps, strict=True):
         t = text.strip()
         if gap.right_set:
@@ -234,7 +237,7 @@ def _is_right_answer(texts: Sequence[str], gaps: Sequence[_Gap], style: Style) -
                 return False
         else:
             try:
-                x = float(t)
+                x = float(t.replace(",", ".") if comma else t)
             except ValueError:
                 return False
             if style == "exact":
@@ -395,11 +398,12 @@ def _attempts(
     return out
 
 
-def _number_value(text: str) -> float:
+def _number_value(text: str, comma: bool = False) -> float:
     """A typed number as the grader compares it: -inf for a masked word, +inf (never right,
-    never a slip) for text that is not a number."""
+    never a slip) for text that is not a number (``comma``: the key's sheets print a decimal
+    comma, so that 0,25 is a quarter: responses' ``_parse_number``)."""
     try:
-        x = _parse_number(text)
+        x = _parse_number(text, comma=comma)
     except _RowError:
         return math.inf
     return math.inf if x is None else x
@@ -450,7 +454,7 @@ def _versions(slot: _Slot) -> str:
     return "/".join(v.sheet_id for v in slot.question.variants)
 
 
-def _match(slot: _Slot, texts: str, line: int, name: str) -> list[Drawn]:
+def _match(slot: _Slot, texts: str, line: int, name: str, comma: bool = False) -> list[Drawn]:
     """The versions of ``slot``'s question (a pooled slot: the sheets' picks) whose key is
     the Right answer ``texts`` (several when their right answers read alike): their exact
     values as older exports made Moodle state them, else their printed values as today's do
@@ -461,7 +465,7 @@ def _match(slot: _Slot, texts: str, line: int, name: str) -> list[Drawn]:
         for sections, cloze in candidates:
             gaps = [g for _, gs in sections for g in gs]
             split = _split(texts, gaps, cloze)
-            if split is not None and _is_right_answer(split, gaps, style):
+            if split is not None and _is_right_answer(split, gaps, style, comma):
                 found.append((sections, cloze))
         if found:
             return found
@@ -570,13 +574,13 @@ def _same_scores(deals: Sequence[tuple[Variant, ...]]) -> bool:
 
 
 def _match_slot(
-    slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str
+    slot: _Slot, record: Sequence[str], cols: _Columns, line: int, name: str, comma: bool = False
 ) -> tuple[Drawn, str]:
     """What a graded slot drew: from its Right answer, else its Question text; and, when
     versions whose right answers read alike cannot be told apart (no Question text to tell
     them), every one of them ("B or D") for the report to name, never the first alone."""
     if cols.right:
-        found = _match(slot, record[cols.right[slot.number]], line, name)
+        found = _match(slot, record[cols.right[slot.number]], line, name, comma)
         if len(found) > 1 and cols.qtext:  # the question's text tells which Moodle drew
             text = record[cols.qtext[slot.number]]
             stated = _numbers(_HEADINGS.sub(" ", text))
@@ -602,6 +606,7 @@ def _read_attempt(
     clashes: list[str],
     numbers: dict[str, int] | None = None,
     tied: dict[str, str] | None = None,
+    comma: bool = False,
 ) -> dict[str, tuple[Variant, dict[str, dict[tuple[int, int], ResponseCell]]]]:
     """The version drawn and the cells written, per question id, from one try's row; a slot
     that drew a second version of a question drawn before (Moodle's random questions of a
@@ -619,7 +624,7 @@ def _read_attempt(
         if slot.written:
             essays.append((slot, typed))
             continue
-        (sections, cloze), alike = _match_slot(slot, record, cols, line, name)
+        (sections, cloze), alike = _match_slot(slot, record, cols, line, name, comma)
         if alike and tied is not None:
             tied.update({v.qid: alike for v, _ in sections})
         again = [v for v, _ in sections if v.qid in drawn]
@@ -671,7 +676,7 @@ def _read_attempt(
                 shown = "; ".join(gap.letters[k] for k in picked)
                 cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, shown, value)
                 continue
-            value = _option_value(gap, t) if gap.options else _number_value(t)
+            value = _option_value(gap, t) if gap.options else _number_value(t, comma)
             shown = gap.letters.get(_shown_text(t), t)  # a choice by its letter, not its TeX
             cells.setdefault(gap.answer, {})[gap.cell] = ResponseCell(line, shown, value)
     for slot, typed in essays:
@@ -801,11 +806,14 @@ def parse_moodle_rows(
         clashes: list[str] = []
         numbers: dict[str, int] = {}
         tied: dict[str, str] = {}  # versions alike in the download, by question id
-        drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers, tied)
+        comma = doc.decimal == ","
+        drawn = _read_attempt(attempt, row, slots, cols, name, clashes, numbers, tied, comma)
         # every row is read (a bad cell in any try is reported); with a row per try, each
         # question's mark is its best try less the penalty, as Moodle's adaptive mode gives
         per_row = [
-            _read_attempt(attempt, other, slots, cols, name, []) if other is not row else drawn
+            _read_attempt(attempt, other, slots, cols, name, [], comma=comma)
+            if other is not row
+            else drawn
             for other in attempt.rows
         ]
         penalties: dict[str, TryPenalty] = {}
@@ -858,7 +866,11 @@ def parse_moodle_rows(
         ]
     single = all(len(a.rows) == 1 for a in found)
     graded_key = GradeKey(
-        path=key.path, title=key.title, seed=key.seed, sheets=tuple(c.sheet for c, _ in counted)
+        path=key.path,
+        title=key.title,
+        seed=key.seed,
+        sheets=tuple(c.sheet for c, _ in counted),
+        decimal=key.decimal,
     )
     responses = Responses(
         path=name,

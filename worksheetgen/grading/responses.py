@@ -238,10 +238,15 @@ def _records(text: str, name: str) -> Iterable[tuple[int, list[str]]]:
         start = reader.line_num + 1
 
 
-def _parse_number(text: str, masked_ok: bool = True) -> float | None:
+def _parse_number(text: str, masked_ok: bool = True, comma: bool = False) -> float | None:
     """The number a value cell holds: a decimal (ASCII digits, an exponent allowed) or a
     fraction like 1/2, finite; -inf for a masked word where ``masked_ok``; None for anything
-    else. Longer than MAX_NUMBER_CHARS is a row error, never a conversion of its digits."""
+    else. Longer than MAX_NUMBER_CHARS is a row error, never a conversion of its digits.
+
+    With ``comma`` (a key whose sheets print a decimal comma) a comma is the decimal
+    separator and a point is one too: ``0,25`` and ``0.25`` are a quarter, ``1,234`` is
+    1.234, never a thousand. A number with two separators (``1.234,5``, ``1,234,567``) is
+    none: a thousands separator is never guessed (digits grouped by spaces still are)."""
     t = text.strip().replace("\u2212", "-")
     if masked_ok and t.casefold() in MASKED_WORDS:
         return -math.inf
@@ -249,6 +254,10 @@ def _parse_number(text: str, masked_ok: bool = True) -> float | None:
         raise _RowError(
             "value", f"expected a number of at most {MAX_NUMBER_CHARS} characters, got {len(t)}"
         )
+    if comma and "," in t:
+        if t.count(",") + t.count(".") > 1:
+            return None
+        t = t.replace(",", ".")
     x: float | None = None
     grouped = _GROUPED.match(t)
     if grouped and re.search(_GROUP, t):
@@ -373,8 +382,11 @@ def _chosen_set(ans: GradedAnswer, text: str) -> str:
     return CHOSEN_SEPARATOR.join(sorted(chosen, key=order.index))
 
 
-def _parse_value(ans: GradedAnswer, text: str, cells: list[tuple[int, int]]) -> list[float | str]:
-    """The value(s) a response row gives for ``cells``."""
+def _parse_value(
+    ans: GradedAnswer, text: str, cells: list[tuple[int, int]], comma: bool = False
+) -> list[float | str]:
+    """The value(s) a response row gives for ``cells`` (``comma``: the key's sheets print a
+    decimal comma, :func:`_parse_number`)."""
     t = text.strip()
     if ans.kind == "choice" and ans.multi:
         return [_chosen_set(ans, t)]
@@ -392,10 +404,13 @@ def _parse_value(ans: GradedAnswer, text: str, cells: list[tuple[int, int]]) -> 
                 f"expected one row per dimension of {ans.name}, got a whole shape {_got(t)}",
             )
         return [float(m.group(1)), float(m.group(2))]
-    x = _parse_number(t, masked_ok=ans.kind in ("matrix", "vector"))
+    x = _parse_number(t, masked_ok=ans.kind in ("matrix", "vector"), comma=comma)
     if x is None:
-        hint = " (use a point for decimals)" if re.fullmatch(r"[+\-\u2212]?\d*,\d+", t) else ""
         masked = ", or -inf/masked for a masked cell" if ans.kind in ("matrix", "vector") else ""
+        if comma:  # the sheets printed 0,73: a point is read too, a thousands separator never
+            hint = " (one decimal separator, no thousands separator)" if "," in t else ""
+            raise _RowError("value", f"expected a number like 0,73{masked}, got {_got(t)}{hint}")
+        hint = " (use a point for decimals)" if re.fullmatch(r"[+\-\u2212]?\d*,\d+", t) else ""
         raise _RowError("value", f"expected a number like 0.73{masked}, got {_got(t)}{hint}")
     return [x]
 
@@ -706,11 +721,12 @@ def points_cell(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{float(x):.4g}"
 
 
-def parse_mark(text: str, possible: Fraction) -> Fraction:
+def parse_mark(text: str, possible: Fraction, comma: bool = False) -> Fraction:
     """The points a mark cell gives a part worth ``possible``: a word or sign for all or
     nothing (✓, r, right, ... / x, w, wrong, ...), else a number of points from 0 to
-    ``possible`` (1.5, 1/2; digits grouped or not), exactly as typed. (``?`` or ``pending``,
-    a mark still to give, is read before: see ``PENDING_WORDS``.)"""
+    ``possible`` (1.5, 1/2; digits grouped or not), exactly as typed (``comma``: a key
+    printed with a decimal comma, where 1,5 is read too, as :func:`_parse_number` reads it).
+    (``?`` or ``pending``, a mark still to give, is read before: see ``PENDING_WORDS``.)"""
     t = text.strip()
     word = t.casefold()
     if word in RIGHT_WORDS:
@@ -719,12 +735,14 @@ def parse_mark(text: str, possible: Fraction) -> Fraction:
         return Fraction(0)
     said = f"points from 0 to {points_cell(possible)} (or ✓/x, right/wrong, r/w)"
     try:
-        number = _parse_number(t, masked_ok=False)
+        number = _parse_number(t, masked_ok=False, comma=comma)
     except _RowError as exc:  # too long, or too large for a float: said of this column
         raise _RowError("mark", exc.message) from None
     if number is None:
         raise _RowError("mark", f"expected {said}, got {_got(t)}")
     plain = re.sub(_GROUP, "", t.replace("\u2212", "-"))
+    if comma:  # one separator at most (_parse_number): a decimal comma
+        plain = plain.replace(",", ".")
     m = _FRACTION.match(plain)
     try:
         x = Fraction(int(m.group(1)), int(m.group(2))) if m else Fraction(plain)
@@ -775,7 +793,7 @@ def _read_mark_row(
         )
         return
     try:
-        points = parse_mark(row["mark"], q.points_of(ans.name))
+        points = parse_mark(row["mark"], q.points_of(ans.name), key.decimal == ",")
     except _RowError as exc:
         if not lenient:
             raise
@@ -813,7 +831,7 @@ def _read_row(
         return  # a blank in a filled-in template: not answered
     slot = entry.cells.setdefault(q.id, {}).setdefault(ans.name, {})
     try:
-        values = _parse_value(ans, row["value"], cells)
+        values = _parse_value(ans, row["value"], cells, comma=key.decimal == ",")
     except _RowError as exc:
         if not lenient or exc.column not in LENIENT_COLUMNS:
             raise

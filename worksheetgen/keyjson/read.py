@@ -284,6 +284,9 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
     if not isinstance(language, str) or language not in LANGUAGES:
         shipped = ", ".join(LANGUAGES)
         raise r.fail("language", f"expected one of {shipped}, got {kind_of(language)}")
+    decimal = doc.get("decimal", ".")  # missing: the point, as every key before it
+    if decimal not in (".", ","):
+        raise r.fail("decimal", f"expected '.' or ',', got {kind_of(decimal)}")
     sheets = r.lst(r.get(doc, "sheets", "(top)"), "sheets")
     if not sheets:
         raise r.fail("sheets", "expected at least one sheet, got an empty list")
@@ -342,6 +345,7 @@ def parse_key(data: Any, source: str = "key.json") -> KeyDoc:
         sheets=tuple(sheets_out),
         secret=secret,
         language=language,
+        decimal=decimal,
     )
 
 

@@ -257,3 +257,6 @@ class KeyDoc:
     #: the language the key's sheets were written in (worksheetgen.language.LANGUAGES):
     #: grade, scan and export write their words and read numbers as it does
     language: str = "en"
+    #: the decimal separator the sheets printed numbers with ("." or ","): grade and scan
+    #: read a student's "0,25" with a ",", the exports tell the LMS
+    decimal: str = "."

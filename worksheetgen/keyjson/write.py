@@ -152,6 +152,8 @@ def key_json(build: Build) -> dict[str, Any]:
     }
     if build.language != DEFAULT_LANGUAGE:  # an English key is written as before
         doc["language"] = build.language
+    if build.decimal != ".":  # the separator students write: grade, scan, export read it
+        doc["decimal"] = build.decimal
     if build.secret:
         doc["secret"] = secret_fingerprint(build.secret)
     slots = slots_json(build)

@@ -34,7 +34,7 @@ from worksheetgen.errors import UsageError
 from worksheetgen.files import failures_as_errors, remove_temp
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
-from worksheetgen.language import LANGUAGES, using
+from worksheetgen.language import LANGUAGES, SEPARATORS, separator, using
 from worksheetgen.model import Bank, Build
 from worksheetgen.pipeline.lmsrules import pool_refusals
 from worksheetgen.pipeline.options import (
@@ -82,8 +82,16 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     fixed words in the options' language (a language not shipped is refused by the
     pre-flight, in English)."""
     chosen = options.language if options.language in LANGUAGES else DEFAULT_LANGUAGE
-    with using(chosen):
+    with using(chosen, _separator(options)):
         return _build(options, progress)
+
+
+def _separator(options: BuildOptions) -> str:
+    """The build's decimal separator: its ``--decimal``, else its language's (one not shipped
+    is refused by the pre-flight: "." until then)."""
+    if options.decimal in SEPARATORS:
+        return SEPARATORS[options.decimal]
+    return separator(options.language) if options.language in LANGUAGES else "."
 
 
 def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
@@ -121,6 +129,7 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
         secret=options.secret,
         paper=options.paper,
         language=options.language,
+        decimal=_separator(options),
         large_print=options.large_print,
         student_number=options.student_number,
         large_print_some=any(e.student is not None and e.student.large_print for e in plan.entries),

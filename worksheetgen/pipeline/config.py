@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, course_secret, file_kind
 from worksheetgen.inputs import forget_secret_file, read_limited, utf8_text
-from worksheetgen.language import LANGUAGES
+from worksheetgen.language import LANGUAGES, SEPARATORS
 from worksheetgen.textrules import problem, shown
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ SETTINGS = (
     "paper",
     "engine",
     "language",
+    "decimal",
     "jobs",
     "secret_file",
     "kind",
@@ -68,12 +69,14 @@ SETTINGS = (
     "student_number",
     "large_print",
 )
-#: the values ``paper``, ``engine`` and ``language`` may take (``auto``: pdfLaTeX, or LuaLaTeX
-#: when the text has letters pdfLaTeX's fonts lack; a language: one with a catalog)
+#: the values ``paper``, ``engine``, ``language`` and ``decimal`` may take (``auto``: pdfLaTeX,
+#: or LuaLaTeX when the text has letters pdfLaTeX's fonts lack; a language: one with a
+#: catalog; the decimal separator by name)
 CHOICES = {
     "paper": ("a4", "letter"),
     "engine": ("auto", "pdflatex", "lualatex"),
     "language": tuple(LANGUAGES),
+    "decimal": tuple(SEPARATORS),
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -85,6 +88,7 @@ DEFAULTS: dict[str, Any] = {
     "paper": "a4",
     "engine": "auto",
     "language": "en",  # the fixed words of the sheets and keys
+    "decimal": None,  # the printed numbers' decimal separator: point or comma
     "jobs": None,
     "secret_file": None,
     "kind": None,  # worksheet or quiz, where the banks' sheet: kind does not say
@@ -108,6 +112,7 @@ UNSET: dict[str, str] = {
     "space": "the bank's, else none (a quiz: 5cm lines under computation questions)",
     "shuffle": "the bank's, else false",
     "carry": "the bank's, else true",
+    "decimal": "the language's (en: point, de: comma)",
 }
 
 
@@ -512,6 +517,7 @@ def init_course(folder: Path, course: str | None = None) -> tuple[Path, Path]:
         '# paper = "a4"  # or "letter"',
         '# engine = "auto"  # or "pdflatex", "lualatex"',
         '# language = "de"  # the fixed words of sheets and keys; default "en"',
+        '# decimal = "comma"  # or "point"; default: the language\'s separator',
         "# jobs = 0",
         '# kind = "quiz"  # computation questions get room to work',
         '# space = {height = "6cm", style = "lines"}  # or "grid", "blank"; "none"',

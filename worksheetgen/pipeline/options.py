@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ConfigError, UsageError
-from worksheetgen.language import LANGUAGES
+from worksheetgen.language import LANGUAGES, SEPARATORS
 from worksheetgen.model import Build, Space
 from worksheetgen.pipeline.config import SETTINGS
 from worksheetgen.pipeline.output import check_out
@@ -47,6 +47,8 @@ class BuildOptions:
     paper: str = "a4"  # the paper size of the PDFs: a4 or letter
     engine: str = "auto"  # the TeX engine: auto (by the text), pdflatex or lualatex
     language: str = "en"  # the fixed words' language: a code of worksheetgen.language.LANGUAGES
+    #: the numbers' decimal separator: "point" or "comma" (None: the language's)
+    decimal: str | None = None
     #: sheets a scanner reads: corner marks, a page code, boxes to mark, their positions
     scannable: bool = False
     #: with ``scannable``: the boxes on a short answer sheet per sheet (answers.tex), the
@@ -140,7 +142,8 @@ ENGINES = ("auto", "pdflatex", "lualatex")
 
 
 def check_paper_engine(options: BuildOptions) -> None:
-    """The paper size, TeX engine and language must be ones the templates and TeX know."""
+    """The paper size, TeX engine, language and decimal separator must be ones the templates
+    and TeX know."""
     if options.paper not in PAPERS:
         raise UsageError(f"--paper: expected one of {', '.join(PAPERS)}, got {options.paper!r}")
     if options.engine not in ENGINES:
@@ -148,6 +151,10 @@ def check_paper_engine(options: BuildOptions) -> None:
     if options.language not in LANGUAGES:
         raise UsageError(
             f"--language: expected one of {', '.join(LANGUAGES)}, got {options.language!r}"
+        )
+    if options.decimal is not None and options.decimal not in SEPARATORS:
+        raise UsageError(
+            f"--decimal: expected one of {', '.join(SEPARATORS)}, got {options.decimal!r}"
         )
 
 

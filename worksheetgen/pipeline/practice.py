@@ -139,6 +139,7 @@ def practice_data(build: Build, sheet: Sheet) -> str:
         "sheet": sheet.code or sheet.id,
         "slack": SLACK,
         "masked": sorted(MASKED_SPELLINGS),
+        "comma": key.decimal == ",",  # the sheet prints 0,25: an entry may say so
         "questions": [_question(q) for q in sheet_key.questions],
     }
     return _script_safe(data)

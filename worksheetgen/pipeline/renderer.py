@@ -103,7 +103,7 @@ class Renderer:
         ``answer_sheet``: the boxes go on an answer sheet of their own, the sheet is a
         booklet). The words the code adds (a question's heading in the grid, say) are in the
         build's language wherever this runs: a forked worker or a thread too."""
-        with using(build.language):
+        with using(build.language, build.decimal):
             return self._sheet(build, entry, scan_index, answer_sheet)
 
     def _sheet(

@@ -142,6 +142,7 @@ def document_context(
         # the fixed words' language: render_document renders in it; HTML's lang and dir,
         # LaTeX's babel language are its properties
         "language": build.language,
+        "decimal": build.decimal,  # the numbers' separator: render_document prints with it
         "lang": language(build.language).code,
         "dir": language(build.language).direction,
         "tex_language": language(build.language).babel,

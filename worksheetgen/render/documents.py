@@ -32,7 +32,19 @@ from worksheetgen.exact.masked import MASKED_TEXT, has_masked, is_masked_text
 from worksheetgen.exact.rounding import SLACK, half_unit
 from worksheetgen.inputs import utf8_text
 from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
-from worksheetgen.language import decimal, gettext, ngettext, pgettext, table_label, using
+from worksheetgen.language import (
+    decimal,
+    decimal_html,
+    decimal_markup,
+    decimal_math,
+    decimal_text,
+    gettext,
+    math_lists,
+    ngettext,
+    pgettext,
+    table_label,
+    using,
+)
 from worksheetgen.render import htmlmath, htmltables, htmlwords
 from worksheetgen.render.markup import escape_md, escape_tex, markup_md, markup_tex
 from worksheetgen.render.prompts import places
@@ -144,15 +156,36 @@ def shorten(text: str, columns: int) -> str:
 
 
 def html_filters() -> dict[str, Callable[..., Any]]:
-    """The HTML documents' filters: markup and math as HTML (marked safe for autoescape)."""
+    """The HTML documents' filters: markup and math as HTML (marked safe for autoescape); the
+    numbers of math and of a table's cells with the separator being rendered with (MathML's
+    ``<mn>0,25</mn>``, a list's entries then apart by semicolons)."""
     return {
-        "mathml": lambda tex, display=False: Markup(htmlmath.math_html(str(tex), display)),
+        "mathml": lambda tex, display=False: Markup(
+            decimal_html(htmlmath.math_html(math_lists(str(tex)), display)).replace(
+                "<mi>;</mi>", '<mo separator="true">;</mo>'
+            )
+        ),
         "markup_html": lambda text: Markup(htmlmath.markup_html(str(text))),
         "paragraphs_html": lambda text: Markup(htmlmath.paragraphs_html(str(text))),
-        "cell_text": htmlmath.cell_text,
+        "cell_text": lambda x: decimal_text(htmlmath.cell_text(x)),
         "given_tex": lambda g: htmlmath.given_tex(g.kind, g.value),
         "table_rows": htmlmath.table_rows,
+        # a text the build wrote (a worked step's), its numbers as the build prints them
+        "numbers": lambda html: Markup(decimal_html(str(html))),
     }
+
+
+def _in_math(draw: Callable[..., str], fmt: str) -> Callable[..., str]:
+    """A filter that draws printed numbers as math, its decimal points as the build prints
+    them (the identity where that is a point; in HTML the math is TeX for the ``mathml``
+    filter, which prints its numbers so)."""
+    if fmt == "html":
+        return draw
+
+    def drawn(*args: Any, **kwargs: Any) -> str:
+        return decimal_math(draw(*args, **kwargs))
+
+    return drawn
 
 
 def _md_matrix(rows: Iterable[Iterable[Any]]) -> str:
@@ -367,15 +400,22 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         md=escape_md,
         markup_tex=markup_tex,
         markup_md=markup_md,
-        bmatrix=mathtex.bmatrix,
-        vector=mathtex.vector,
+        # printed numbers with the build's decimal separator (a point: as they are)
+        bmatrix=_in_math(mathtex.bmatrix, fmt),
+        vector=_in_math(mathtex.vector, fmt),
         shape=mathtex.shape,
-        cell=mathtex.cell,
-        md_matrix=_md_matrix,
-        math_value=mathtex.value_math,
+        cell=_in_math(mathtex.cell, fmt),
+        md_matrix=_in_math(_md_matrix, fmt),
+        math_value=_in_math(mathtex.value_math, fmt),
+        # a text the build wrote (a worked step, a grid's cells), its numbers as printed
+        numbers_math=decimal_math,
+        numbers=decimal_markup if fmt != "html" else decimal_html,
+        numbers_text=decimal_text,
         finite=_finite,
         relation=relation,
-        margin=margin,
+        margin=(lambda answer: decimal_math(margin(answer)))
+        if fmt == "latex"
+        else (lambda answer: decimal_text(margin(answer))),
         shorten=shorten,
     )
     if fmt == "html":
@@ -425,7 +465,7 @@ def render_document(
     budget = [0.0, time.monotonic() + MAX_TEMPLATE_SECONDS] if template_dir else None
     token = _BUDGET.set(budget)
     try:
-        with using(context.get("language", DEFAULT_LANGUAGE)):
+        with using(context.get("language", DEFAULT_LANGUAGE), context.get("decimal")):
             text = env.get_template(name).render(**context)
         # no line longer than TeX's input buffer (a prompt of one long word makes one)
         return fold_long_lines(text) if fmt == "latex" else text

@@ -9,7 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from worksheetgen.language import table_label
+from worksheetgen.language import decimal_text, table_label
 from worksheetgen.render.htmlmath import cell_text, escape
 from worksheetgen.render.htmlwords import words
 
@@ -68,10 +68,11 @@ def input_table(
 
 
 def value_table(number: int, letter: str, rows: Sequence[Sequence[Any]], part: Any) -> Markup:
-    """A table answer as the key shows it: its printed values under header cells."""
+    """A table answer as the key shows it: its printed values under header cells (with the
+    build's decimal separator)."""
     body = "\n".join(
         f"<tr>{_row_head(table_label(part.row_label), i)}"
-        + "".join(f"<td>{escape(cell_text(c))}</td>" for c in row)
+        + "".join(f"<td>{escape(decimal_text(cell_text(c)))}</td>" for c in row)
         + "</tr>"
         for i, row in enumerate(rows, start=1)
     )

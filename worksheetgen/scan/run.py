@@ -65,7 +65,7 @@ def scan_files(
             setup, copies.found, copies.answers, settled, absent, copies.sheet_of, copies.names
         )
     answers = read_boxes(setup, found)
-    settled = settle(found, answers, fixes, corrections)
+    settled = settle(found, answers, fixes, corrections, setup.key.decimal == ",")
     return write(setup, found, answers, settled, absent)
 
 

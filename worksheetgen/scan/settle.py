@@ -152,10 +152,12 @@ def settle(
     boxes: BoxAnswers,
     fixes: Sequence[tuple[int, str, str]],
     corrections: str | None,
+    comma: bool = False,
 ) -> Settled:
     """Apply the corrections (``fixes``: line, id, value): an answer's value (an option
     letter, points, or ``blank``), or what settled a page's or a student's issue. The
-    issues: the pages' first, then the boxes'."""
+    issues: the pages' first, then the boxes'. (``comma``: the key's sheets print a decimal
+    comma, so points may be written 1,5, as grade reads them.)"""
     answers = list(boxes.answers)
     at = {a.id: i for i, a in enumerate(answers)}
     issues = list(found.issues) + [a.issue for a in answers if a.issue is not None]
@@ -174,6 +176,7 @@ def settle(
                     list(answer.allowed),
                     str(corrections),
                     line,
+                    comma,
                     multi=answer.multi,
                 )
             entry_value = value
@@ -195,18 +198,25 @@ def settle(
 
 
 def _check_value(
-    value: str, is_mark: bool, allowed: list[str], name: str, line: int, *, multi: bool = False
+    value: str,
+    is_mark: bool,
+    allowed: list[str],
+    name: str,
+    line: int,
+    comma: bool = False,
+    *,
+    multi: bool = False,
 ) -> None:
     """A correction's value must be one the part can take: one of its option letters (a
     mark-all part: any of them, separated by ";", as "A;C"), or points from 0 to the
-    part's (as grade reads a mark)."""
+    part's (as grade reads a mark; ``comma``: a key printed with a decimal comma)."""
     if multi and not is_mark:
         for piece in value.split(SET_SEPARATOR):
-            _check_value(piece.strip(), False, allowed, name, line)
+            _check_value(piece.strip(), False, allowed, name, line, comma)
     elif is_mark:
         points = max(Fraction(v) for v in allowed)
         try:
-            parse_mark(value, points)
+            parse_mark(value, points, comma)
         except MarkError as exc:
             raise ScanError(f"value: {exc.message}", file=name, line=line) from None
     elif value.upper() not in {v.upper() for v in allowed}:

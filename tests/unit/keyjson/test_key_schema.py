@@ -23,7 +23,7 @@ from worksheetgen.errors import KeyFileError
 from worksheetgen.grading.key import parse_key as grade_parse_key
 from worksheetgen.keyjson.read import CARRY_STEPS, KEY_VERSIONS, KINDS, parse_key
 from worksheetgen.keyjson.write import KEY_FORMAT, KEY_VERSION
-from worksheetgen.language import LANGUAGES
+from worksheetgen.language import LANGUAGES, SEPARATORS
 
 SCHEMA = json.loads((ROOT / "docs" / "reference" / "key.schema.json").read_text("utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
@@ -71,6 +71,7 @@ def test_the_schemas_enumerations_are_the_readers():
     assert SCHEMA["properties"]["version"]["enum"] == list(KEY_VERSIONS)
     assert SCHEMA["if"]["properties"]["version"]["const"] == KEY_VERSION == max(KEY_VERSIONS)
     assert SCHEMA["properties"]["language"]["enum"] == list(LANGUAGES)
+    assert SCHEMA["properties"]["decimal"]["enum"] == list(SEPARATORS.values())
 
 
 def _first_question(data: dict[str, Any]) -> dict[str, Any]:
@@ -128,6 +129,11 @@ BROKEN: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
         "a question without its carried steps",
         lambda d: _first_question(d).pop("carries"),
         "sheets[0].questions[0].carries: expected a value, got nothing (missing)",
+    ),
+    (
+        "a decimal separator other than a point or a comma",
+        lambda d: d.update(decimal=";"),
+        "decimal: expected '.' or ',', got ';'",
     ),
     (
         "a language not shipped",
@@ -275,3 +281,31 @@ def test_a_key_says_its_language_and_an_english_key_says_nothing(tmp_path):
     for code, data in keys.items():
         assert list(VALIDATOR.iter_errors(data)) == []
         assert parse_key(data, f"{code}.json").language == code
+
+
+def test_a_key_says_its_decimal_comma_and_a_point_key_says_nothing(tmp_path):
+    """A build printed with a decimal comma (German's, or ``--decimal comma``) carries
+    ``decimal: ","`` (grade, scan and export read it); a point is written as before, without
+    it, also for a German build asked for points, and a key without it reads as a point."""
+    from click.testing import CliRunner
+
+    keys = {}
+    for name, extra in {
+        "en": [],
+        "de": ["--language", "de"],
+        "de-point": ["--language", "de", "--decimal", "point"],
+        "en-comma": ["--decimal", "comma"],
+    }.items():
+        out = tmp_path / name
+        args = ["build", "--seed", "3", "--no-pdf", "--out", str(out), "-q", *extra]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        (key,) = out.glob("*/key.json")
+        keys[name] = json.loads(key.read_text(encoding="utf-8"))
+    assert "decimal" not in keys["en"] and "decimal" not in keys["de-point"]
+    assert keys["de"]["decimal"] == keys["en-comma"]["decimal"] == ","
+    for name, data in keys.items():
+        assert list(VALIDATOR.iter_errors(data)) == []
+        assert parse_key(data, f"{name}.json").decimal == ("," if "decimal" in data else ".")
+    # the answers themselves keep the point: the field says how the sheets showed them
+    assert keys["de"]["sheets"] == keys["de-point"]["sheets"]

@@ -1,0 +1,194 @@
+"""A class whose sheets print a decimal comma (``build --language de``, or ``--decimal
+comma``): grade reads the students' 0,25 from its key (key.json's ``decimal``), still reads
+0.25, and never reads 1.234,5 or 1,234,567 as a number with thousands; a key printed with a
+point reads 0,25 as before (refused, with a hint)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from tests.paths import MOODLE
+from worksheetgen.errors import GradeError
+from worksheetgen.grading.key import grade_key, load_key
+from worksheetgen.grading.moodle import parse_moodle_rows
+from worksheetgen.grading.responses import _parse_number, _records
+from worksheetgen.grading.score import grade
+from worksheetgen.grading.template import template_csv
+from worksheetgen.keyjson.read import parse_key, read_key_data
+from worksheetgen.report.grade import grade_files
+
+
+def _built(out: Path, *extra: str) -> Path:
+    from worksheetgen.cli import main
+
+    try:
+        main(
+            ["build", "--seed", "11", "--versions", "3", "--no-pdf", "-q", "--out", str(out)]
+            + list(extra)
+        )
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    return folder / "key.json"
+
+
+@pytest.fixture(scope="module")
+def german(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _built(tmp_path_factory.mktemp("de"), "--language", "de")
+
+
+def _printed(value: object, comma: bool) -> str:
+    text = str(value)
+    return text.replace(".", ",") if comma else text
+
+
+def _answers(key_path: Path, comma: bool) -> tuple[str, int]:
+    """The template filled in with every sheet's printed answers (their points as commas
+    with ``comma``), and how many of the values hold a comma."""
+    key = load_key(key_path)
+    rows = list(csv.reader(io.StringIO(template_csv(key))))
+    header, body = rows[0], rows[1:]
+    col = {name: i for i, name in enumerate(header)}
+    answers = {(s.id, q.id, a.name): a for s in key.sheets for q in s.questions for a in q.answers}
+    commas = 0
+    for row in body:
+        a = answers[(row[col["student"]], row[col["question"]], row[col["answer"]])]
+        entry = row[col["entry"]]
+        if a.kind == "matrix":
+            r, c = (int(x) for x in entry.split(","))
+            value = a.rounded[r - 1][c - 1]
+        elif a.kind in ("vector", "shape"):
+            value = a.rounded[int(entry) - 1] if entry else "x".join(map(str, a.rounded))
+        elif a.kind in ("choice", "text"):
+            value = a.text
+        else:
+            value = a.rounded
+        text = str(value) if a.kind in ("choice", "text") else _printed(value, comma)
+        commas += "," in text
+        row[col["value"]] = text
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([header, *body])
+    return out.getvalue(), commas
+
+
+def test_the_key_says_its_sheets_print_a_decimal_comma(german):
+    data = json.loads(german.read_text("utf-8"))
+    assert data["decimal"] == ","
+    assert load_key(german).decimal == ","
+
+
+@pytest.mark.parametrize("comma", [True, False], ids=["commas", "points"])
+def test_a_german_class_answering_as_its_sheets_print_gets_full_marks(german, tmp_path, comma):
+    text, commas = _answers(german, comma)
+    assert (commas > 20) is comma
+    responses = tmp_path / "responses.csv"
+    responses.write_text(text, "utf-8")
+    run = grade_files(german, responses, tmp_path / "out", pictures=False)
+    assert len(run.result.students) == 3
+    for student in run.result.students:
+        assert student.earned == student.possible - student.ungraded, student.student
+
+
+def test_two_separators_are_no_number_never_thousands(german, tmp_path):
+    text, _ = _answers(german, True)
+    lines = text.splitlines()
+    # the first numeric row: its value replaced by a number with a thousands separator
+    header = lines[0].split(",")
+    for i, line in enumerate(lines[1:], 1):
+        cells = next(csv.reader([line]))
+        if cells[header.index("value")].replace(",", "").replace("-", "").isdigit():
+            cells[header.index("value")] = "1.234,5"
+            out = io.StringIO()
+            csv.writer(out, lineterminator="").writerow(cells)
+            lines[i] = out.getvalue()
+            break
+    responses = tmp_path / "responses.csv"
+    responses.write_text("\n".join(lines) + "\n", "utf-8")
+    with pytest.raises(GradeError) as caught:
+        grade_files(german, responses, tmp_path / "out", pictures=False)
+    message = str(caught.value)
+    assert "expected a number like 0,73" in message
+    assert "got '1.234,5' (one decimal separator, no thousands separator)" in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_rule_for_a_comma_key_and_for_a_point_key():
+    assert _parse_number("0,25", comma=True) == 0.25
+    assert _parse_number("0.25", comma=True) == 0.25
+    assert _parse_number("\u22121,5", comma=True) == -1.5
+    assert _parse_number("1,234", comma=True) == 1.234  # a decimal comma, never a thousand
+    assert _parse_number("1 234,5", comma=True) == 1234.5  # digits grouped by spaces
+    for two in ("1.234,5", "1,234.5", "1,234,567", "1.234.567"):
+        assert _parse_number(two, comma=True) is None, two
+    # a key printed with a point: 0,25 is no number, as before (grade says to use a point)
+    assert _parse_number("0,25") is None
+    assert _parse_number("1,234") is None
+
+
+def test_a_point_key_still_refuses_a_comma_with_its_hint(tmp_path):
+    key = _built(tmp_path / "en")
+    assert "decimal" not in json.loads(key.read_text("utf-8"))
+    text, commas = _answers(key, True)
+    assert commas > 20
+    responses = tmp_path / "responses.csv"
+    responses.write_text(text, "utf-8")
+    with pytest.raises(GradeError) as caught:
+        grade_files(key, responses, tmp_path / "out", pictures=False)
+    assert "(use a point for decimals)" in str(caught.value)
+
+
+# ---------------------------------------------------------------- a Moodle download
+
+#: a number of a Responses or Right answer cell with its decimal point
+_POINT_NUMBER = re.compile(r"(?<=[0-9])\.(?=[0-9])")
+
+
+def _moodle_graded(doc, rows) -> dict[str, Fraction]:
+    responses, graded_key = parse_moodle_rows(rows, doc, grade_key(doc), "responses.csv")
+    result = grade(graded_key, responses)
+    return {s.student: s.earned for s in result.students}
+
+
+def test_a_moodle_download_in_a_language_with_a_decimal_comma_grades_as_with_points():
+    """A course Moodle shows in German (its language pack's decsep ","): the students type
+    0,88, Moodle reads it so (qtype_numerical_answer_processor::apply_units) and its Right
+    answer column says 0,88 too (get_correct_response writes the decsep). The real download
+    of tests/fixtures/moodle/real-2/default with its numbers so written grades as it did,
+    from a key that says ``decimal: ","``; a key printed with a point does not read it."""
+    folder = MOODLE / "real-2" / "default"
+    data = read_key_data(folder / "key.json")
+    rows = list(_records((folder / "responses-right.csv").read_text("utf-8-sig"), "r.csv"))
+    header = rows[0][1]
+    numeric = [i for i, c in enumerate(header) if c.startswith(("Response ", "Right answer "))]
+    commas = [
+        (line, [_POINT_NUMBER.sub(",", c) if i in numeric else c for i, c in enumerate(r)])
+        for line, r in rows
+    ]
+    assert sum(c.count(",") for _, r in commas[1:] for c in r) > 50
+    before = _moodle_graded(parse_key(data, "key.json"), rows)
+    assert any(before.values())
+    comma_doc = parse_key({**data, "decimal": ","}, "key.json")
+    assert _moodle_graded(comma_doc, commas) == before
+    with pytest.raises(GradeError, match="expected the right answer of a version"):
+        _moodle_graded(parse_key(data, "key.json"), commas)
+
+
+def test_a_mark_of_points_is_read_with_a_comma_from_a_comma_key():
+    """A TA's mark (grade's mark column, scan's corrections) of a comma key may say 1,5
+    points; a point key reads 1,5 as no mark, as before."""
+    from worksheetgen.grading.responses import _RowError, parse_mark
+
+    assert parse_mark("1,5", Fraction(2), comma=True) == Fraction(3, 2)
+    assert parse_mark("1.5", Fraction(2), comma=True) == Fraction(3, 2)
+    for bad in ("1.234,5", "2,5"):  # two separators; more than the part's points
+        with pytest.raises(_RowError):
+            parse_mark(bad, Fraction(2), comma=True)
+    with pytest.raises(_RowError):
+        parse_mark("1,5", Fraction(2))
