@@ -210,10 +210,10 @@ def _differences(en: object, de: object, path: str = "") -> list[str]:
     return [] if en == de else [path]
 
 
-#: key.json's fields of words (the family's sentences, the answers' labels and the
-#: explanations of choices, by answer name): all a language may change; every number, draw,
-#: answer, option and slip stays the English build's
-WORD_FIELDS = {"prompt", "title", "text", "label", "explanation"}
+#: key.json's fields of words (the family's sentences, the slips' descriptions, the answers'
+#: labels and the explanations of choices, by answer name): all a language may change; every
+#: number, draw, answer, option and slip stays the English build's
+WORD_FIELDS = {"prompt", "title", "text", "label", "explanation", "description"}
 WORDS_BY_ANSWER = {"labels", "explanations", "options"}
 
 
@@ -255,6 +255,8 @@ def test_a_german_build_draws_what_the_english_one_draws(tmp_path, bank):
             config=None,
         ).folder
         keys[code] = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    # the German key says its language (an English key has no field: as before)
+    assert keys["de"].pop("language") == "de" and "language" not in keys["en"]
     differ = _differences(keys["en"], keys["de"])
     assert differ, "the German key.json has the English words"
     assert [d for d in differ if not _is_words(keys["en"], d)] == []

@@ -161,7 +161,7 @@ def with_misconceptions(
     distractors = tuple(
         Distractor(
             misconception=s.name,
-            description=s.misconception.description,
+            description=said(s.misconception.description),
             answer={n: mc.value_json(v) for n, v in s.values.items() if v is not None},
             rounded={
                 n: mc.value_rounded(v, d, style(n)) for n, v in s.values.items() if v is not None
@@ -170,7 +170,7 @@ def with_misconceptions(
         for s in variant.slips
     )
     coincident = tuple(
-        Coincidence(c.slip, mc.get(c.slip).description, c.same_as, c.margin)
+        Coincidence(c.slip, said(mc.get(c.slip).description), c.same_as, c.margin)
         for c in variant.coincident
     )
     solution = replace(
