@@ -18,6 +18,7 @@ import os
 from collections.abc import Sequence
 
 from worksheetgen.keyjson.read import ExpectedSecret
+from worksheetgen.language import using
 from worksheetgen.scan.boxes import read_boxes
 from worksheetgen.scan.identify import identify, read_pages
 from worksheetgen.scan.settle import named_pages, read_corrections, settle
@@ -44,10 +45,11 @@ def scan_files(
     is (``identify``), each part's answer from its boxes (``read_boxes``), the corrections
     (``settle``), then the one write of the whole set (``write``)."""
     setup = open_key(key_path, out_dir, secret)
-    pages = read_pages(scans, setup)
-    fixes = read_corrections(corrections) if corrections else []
-    assigned = named_pages(fixes, setup.key.sheets, setup.sheets, str(corrections))
-    found = identify(setup, pages, assigned, corrections, jobs)
-    answers = read_boxes(setup, found)
-    settled = settle(found, answers, fixes, corrections)
-    return write(setup, found, answers, settled, absent)
+    with using(setup.key.language):  # what a person reads, in the language of the key's sheets
+        pages = read_pages(scans, setup)
+        fixes = read_corrections(corrections) if corrections else []
+        assigned = named_pages(fixes, setup.key.sheets, setup.sheets, str(corrections))
+        found = identify(setup, pages, assigned, corrections, jobs)
+        answers = read_boxes(setup, found)
+        settled = settle(found, answers, fixes, corrections)
+        return write(setup, found, answers, settled, absent)
