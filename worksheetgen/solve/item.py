@@ -96,7 +96,7 @@ def solve_item(
         given=given,
         prompt=prompt,
         solution=solution,
-        title=spec.title or family.title,
+        title=spec.title or said(family.title),  # as the sheet prints it
         carries=tuple(family.carries_for(given, asked)),
     )
     exact = variant.fingerprints.correct if variant.fingerprints is not None else None
