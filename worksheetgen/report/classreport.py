@@ -25,6 +25,7 @@ from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading.key import GradeKey, norm_text
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
+from worksheetgen.language import N_, gettext, language, ngettext, said
 from worksheetgen.render.markup import split_markup
 from worksheetgen.report import charts
 from worksheetgen.report.analysis import (
@@ -174,7 +175,7 @@ def slip_title(misconception: str, description: str = "", rich: bool = False) ->
     """A slip as a person reads it: its title (or its description), not its id."""
     known = MISCONCEPTIONS.get(misconception)
     if known and known.title:
-        return plain_math(known.title, rich)
+        return plain_math(said(known.title), rich)
     if description:
         return balanced(textwrap.shorten(plain_math(description, rich), 60, placeholder=" …"))
     return misconception
@@ -191,9 +192,21 @@ text-align:left;vertical-align:top}td.n{text-align:right}.fig svg{max-width:100%
 """
 
 
+def _lang() -> str:
+    """The page's language and direction (``lang`` and ``dir``): the key's."""
+    lang = language()
+    return f'lang="{lang.code}"' + (f' dir="{lang.direction}"' if lang.code != "en" else "")
+
+
+def _title(result: GradeResult) -> str:
+    """The key's title as the pages print it (a key without one: "worksheet", in words)."""
+    title = result.key.title
+    return plain_math(title, rich=True) if title else gettext("worksheet")
+
+
 def _page(title: str, body: Sequence[str]) -> str:
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!DOCTYPE html>\n<html {_lang()}>\n<head>\n<meta charset="utf-8">\n'
         # no request of any kind: nothing to load, no script
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">\n"
@@ -328,9 +341,10 @@ def _slip_lines(p: PartResult) -> list[tuple[str, str]]:
     out = []
     for slip in p.slips:
         known = MISCONCEPTIONS.get(slip.misconception)
-        name = plain_math(known.title, rich=True) if known else slip.misconception
-        what = plain_math(slip.description or (known.description if known else ""), rich=True)
-        avoid = plain_math(known.avoid, rich=True) if known and known.avoid else ""
+        # in the key's language (a German key's descriptions are German already: as they are)
+        name = plain_math(said(known.title), rich=True) if known else slip.misconception
+        what = plain_math(said(slip.description or (known.description if known else "")), rich=True)
+        avoid = plain_math(said(known.avoid), rich=True) if known and known.avoid else ""
         out.append((f"{name}: {what}".rstrip(": "), avoid))
     return out
 
@@ -345,7 +359,7 @@ def _written(p: PartResult) -> str:
         text = no_marks(text)  # what a student typed never sets a script
         seen.setdefault(entry or "", _MINUS_INF.get(text.strip().lower(), text))
     if not seen:
-        return "(blank)"
+        return gettext("(blank)")
     if list(seen) == [""]:
         # a written answer's math ($d_k$) reads as the sheet's does; a lone $ stays a dollar
         return plain_math(seen[""], rich=True) if p.kind in ("text", "choice") else seen[""]
@@ -353,13 +367,13 @@ def _written(p: PartResult) -> str:
 
 
 _STATUS = {
-    "right": "right",
-    "carried": "right (credit carried forward from your earlier answer)",
-    "partial": "partly right",
-    "wrong": "wrong",
-    "blank": "blank",
-    "ungraded": "to be marked by hand",
-    "marked": "marked by hand",
+    "right": N_("right"),
+    "carried": N_("right (credit carried forward from your earlier answer)"),
+    "partial": N_("partly right"),
+    "wrong": N_("wrong"),
+    "blank": N_("blank"),
+    "ungraded": N_("to be marked by hand"),
+    "marked": N_("marked by hand"),
 }
 
 
@@ -371,21 +385,30 @@ def _feedback_lines(
     who = no_marks(s.name or s.student)
     score = f"{points_text(s.earned)} / {points_text(s.possible)}"
     if s.ungraded:
-        score += f" (+ {points_text(s.ungraded)} to be marked by hand)"
+        score = gettext(
+            "{score} (+ {ungraded} to be marked by hand)",
+            score=score,
+            ungraded=points_text(s.ungraded),
+        )
     lines = [
-        ("h1", f"Feedback: {plain_math(result.key.title or 'worksheet', rich=True)}"),
-        ("plain", f"Student: {who}"),
-        ("plain", f"Score: {score}"),
+        ("h1", gettext("Feedback: {title}", title=_title(result))),
+        ("plain", gettext("Student: {name}", name=who)),
+        ("plain", gettext("Score: {score}", score=score)),
     ]
     if not s.responded:  # a page only when the instructor asked for zeros (--absent zero)
-        lines.append(("plain", "No answers were handed in: counted as 0."))
+        lines.append(("plain", gettext("No answers were handed in: counted as 0.")))
         return lines
     for q in s.questions:
         lines.append(
             (
                 "h2",
-                f"Question {q.number}: {plain_math(q.title, rich=True)} "
-                f"({points_text(q.earned)} / {points_text(q.possible)})",
+                gettext(
+                    "Question {number}: {title} ({earned} / {possible})",
+                    number=q.number,
+                    title=plain_math(q.title, rich=True),
+                    earned=points_text(q.earned),
+                    possible=points_text(q.possible),
+                ),
             )
         )
         if q.tries is not None and q.penalty:  # an adaptive quiz's wrong tries
@@ -393,34 +416,61 @@ def _feedback_lines(
             lines.append(
                 (
                     "plain",
-                    f"Your try {counted} of {made} counts, less {points_text(q.penalty)} "
-                    f"for the {counted - 1} wrong tr{'y' if counted == 2 else 'ies'} before it.",
+                    ngettext(
+                        "Your try {counted} of {made} counts, less {penalty} for the {n} wrong "
+                        "try before it.",
+                        "Your try {counted} of {made} counts, less {penalty} for the {n} wrong "
+                        "tries before it.",
+                        counted - 1,
+                        counted=counted,
+                        made=made,
+                        penalty=points_text(q.penalty),
+                    ),
                 )
             )
         if q.averaged is not None:  # an average of attempts
-            lines.append(("plain", "The mean of your attempts; below, your last attempt's."))
+            lines.append(
+                ("plain", gettext("The mean of your attempts; below, your last attempt's."))
+            )
         for p in q.parts:
             name = names.get((q.id, p.answer), p.part)
             if p.pending:  # a mark still to give: no points yet, and never a 0
-                text = f"{name} — not marked yet ({points_words(p.possible)})."
+                text = gettext(
+                    "{part} — not marked yet ({points}).",
+                    part=name,
+                    points=points_words(p.possible),
+                )
             elif p.status == "ungraded":  # free text a person has still to mark
-                text = (
-                    f"{name} — {_STATUS[p.status]} ({points_words(p.possible)})."
-                    f" Your answer: {_written(p)}"
+                text = gettext(
+                    "{part} — {status} ({points}). Your answer: {answer}",
+                    part=name,
+                    status=said(_STATUS[p.status]),
+                    points=points_words(p.possible),
+                    answer=_written(p),
+                )
+            elif p.marked:  # a part marked by hand: its points say it all (not the mark typed)
+                text = gettext(
+                    "{part} — {status}, {earned} / {possible}.",
+                    part=name,
+                    status=said(_STATUS[p.status]),
+                    earned=points_text(p.earned),
+                    possible=points_text(p.possible),
                 )
             else:
-                text = (
-                    f"{name} — {_STATUS[p.status]}, "
-                    f"{points_text(p.earned)} / {points_text(p.possible)}."
-                    # a part marked by hand: its points say it all (not the mark as typed)
-                    + ("" if p.marked else f" Your answer: {_written(p)}")
+                text = gettext(
+                    "{part} — {status}, {earned} / {possible}. Your answer: {answer}",
+                    part=name,
+                    status=said(_STATUS[p.status]),
+                    earned=points_text(p.earned),
+                    possible=points_text(p.possible),
+                    answer=_written(p),
                 )
             lines.append(("plain", text))
             slips = _slip_lines(p)
             for what, avoid in slips:
-                lines.append(("slip", f"Slip: {what}"))
+                lines.append(("slip", gettext("Slip: {what}", what=what)))
                 if avoid:
-                    lines.append(("avoid", f"To avoid it: {avoid}"))
+                    lines.append(("avoid", gettext("To avoid it: {avoid}", avoid=avoid)))
             if p.kind == "choice" and p.status == "wrong":
                 # a concept question has no step to redo: the right option, and why
                 lines += _right_option(result.key, s.sheet, q.id, p.answer)
@@ -428,8 +478,10 @@ def _feedback_lines(
                 lines.append(
                     (
                         "avoid",
-                        "No named slip reproduces this answer: redo the step with the "
-                        "worked example and compare entry by entry.",
+                        gettext(
+                            "No named slip reproduces this answer: redo the step with the "
+                            "worked example and compare entry by entry."
+                        ),
                     )
                 )
     return lines
@@ -445,7 +497,7 @@ def _right_option(key: GradeKey, sheet: str, question: str, answer: str) -> list
     if ans is None or ans.text is None:
         return []
     if ans.options and all(len(o) == 1 for o in ans.options):  # an item's option labels
-        right = f"The right option is {ans.text}."
+        right = gettext("The right option is {option}.", option=ans.text)
     else:
         texts = [norm_text(o) for o in ans.options]
         letter = (
@@ -453,10 +505,12 @@ def _right_option(key: GradeKey, sheet: str, question: str, answer: str) -> list
             if norm_text(ans.text) in texts and len(texts) <= 26
             else ""
         )
-        right = f"The right option is {letter}{plain_math(ans.text, rich=True)}."
+        right = gettext(
+            "The right option is {option}.", option=letter + plain_math(ans.text, rich=True)
+        )
     out = [("avoid", right)]
     if ans.explanation:
-        out.append(("avoid", f"Why: {plain_math(ans.explanation, rich=True)}"))
+        out.append(("avoid", gettext("Why: {why}", why=plain_math(ans.explanation, rich=True))))
     return out
 
 
