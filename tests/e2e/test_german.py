@@ -384,8 +384,9 @@ def _visible_export(text: str) -> str:
 @pytest.mark.parametrize("bank", BANKS)
 def test_a_german_class_is_graded_and_exported_in_german(tmp_path, bank):
     """After the build, in the key's language: grade's report.md of a class with right,
-    wrong and slip answers, and the Moodle XML, GIFT and Canvas QTI exports (their question
-    texts, feedback and category words) have no English fixed word left."""
+    wrong and slip answers, its students' feedback pages, and the Moodle XML, GIFT and Canvas
+    QTI exports (their question texts, feedback and category words) have no English fixed word
+    left."""
     import json
     import zipfile
 
@@ -400,11 +401,18 @@ def test_a_german_class_is_graded_and_exported_in_german(tmp_path, bank):
     template, answers = tmp_path / "blank.csv", tmp_path / "answers.csv"
     write_template(folder / "key.json", template)
     _class_answers(key, template, answers)
-    run = grade_files(folder / "key.json", answers, tmp_path / "graded", pictures=False)
+    run = grade_files(folder / "key.json", answers, tmp_path / "graded")
     assert any(s.earned < s.possible for s in run.result.students)
     report = (tmp_path / "graded" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Bewertungsbericht: ") and "Aufgabe 1" in report
     assert _left(report, bank) == []
+    # each student's feedback page (the class report's own words are not translated yet)
+    pages = sorted((tmp_path / "graded" / "feedback").glob("*.html"))
+    assert len(pages) == 2
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert '<html lang="de" dir="ltr">' in text and "Rückmeldung: " in text
+        assert _left(_visible_html(text), bank) == [], page.name
     for fmt in ("moodle", "gift", "qti"):
         try:
             path = export_file(folder / "key.json", fmt, tmp_path / f"export-{fmt}")
