@@ -25,7 +25,7 @@ from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading.key import GradeKey, norm_text
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
-from worksheetgen.language import N_, gettext, language, ngettext, said
+from worksheetgen.language import N_, gettext, language, ngettext, pgettext, said
 from worksheetgen.render.markup import split_markup
 from worksheetgen.report import charts
 from worksheetgen.report.analysis import (
@@ -239,33 +239,58 @@ def _class_html(
     result: GradeResult, stats: ClassStats, svgs: dict[str, str], cells: Sequence[str]
 ) -> str:
     """The page: ``svgs`` the four charts by name, ``cells`` the heatmaps' pictures."""
-    key = result.key
-    title = f"Class report: {plain_math(key.title or 'worksheet', rich=True)}"
+    title = gettext("Class report: {title}", title=_title(result))
     body = [f"<h1>{_scripts_html(title)}</h1>"]
     mean = "" if stats.mean is None else f" {_mean_text(stats)}"
     body.append(
-        f"<p>{stats.students} of {len(result.students)} students handed something in.{mean} "
-        f"The numbers behind each picture are in the CSV files of <code>{DATA_DIR}/</code>.</p>"
+        "<p>"
+        + _handed_in(result, stats)
+        + mean
+        + " "
+        + gettext(
+            "The numbers behind each picture are in the CSV files of {folder}.",
+            folder=f"<code>{DATA_DIR}/</code>",
+        )
+        + "</p>"
     )
     if result.unreadable:
         body.append(
-            f"<p>{len(result.unreadable)} unreadable value(s) were graded as wrong "
-            "(grade --lenient); report.md lists them.</p>"
+            "<p>"
+            + gettext(
+                "{n} unreadable value(s) were graded as wrong (grade --lenient); report.md "
+                "lists them.",
+                n=len(result.unreadable),
+            )
+            + "</p>"
         )
-    body += ["<h2>Scores</h2>", f'<div class="fig">{svgs["histogram"]}</div>']
-    body += ["<h2>Questions</h2>", f'<div class="fig">{svgs["questions"]}</div>']
+    body += [f"<h2>{gettext('Scores')}</h2>", f'<div class="fig">{svgs["histogram"]}</div>']
+    body += [f"<h2>{gettext('Questions')}</h2>", f'<div class="fig">{svgs["questions"]}</div>']
     body.append(
-        '<p class="muted">Facility: the mean share of a question\'s points the class earned. '
-        "Discrimination: the point-biserial correlation of the question's score with the rest "
-        "of the total (below 0.2, in red, the question does not tell stronger students from "
-        f"weaker ones; a question fewer than {charts.FEW_STUDENTS} students answered is drawn "
-        "in grey with their number, n: too few to judge).</p>"
+        '<p class="muted">'
+        + escape(
+            gettext(
+                "Facility: the mean share of a question's points the class earned. "
+                "Discrimination: the point-biserial correlation of the question's score with "
+                "the rest of the total (below 0.2, in red, the question does not tell stronger "
+                "students from weaker ones; a question fewer than {few} students answered is "
+                "drawn in grey with their number, n: too few to judge).",
+                few=charts.FEW_STUDENTS,
+            ),
+            quote=False,
+        )
+        + "</p>"
     )
     if any(q.number is None for q in stats.questions):
-        body.append(f"<p>{escape(_BY_ID)}</p>")
+        body.append(f"<p>{escape(said(_BY_ID))}</p>")
     body.append(
         _table(
-            ["question", "title", "students", "facility", "discrimination"],
+            [
+                pgettext("report column", "question"),
+                pgettext("report column", "title"),
+                pgettext("report column", "students"),
+                pgettext("report column", "facility"),
+                pgettext("report column", "discrimination"),
+            ],
             [
                 (
                     escape(q.label),
@@ -281,10 +306,19 @@ def _class_html(
     )
     names = part_names(result.key, rich=True)
     numbers = {q.id: escape(q.label) for q in stats.questions}
-    body += ["<h2>Parts</h2>", f'<div class="fig">{svgs["parts"]}</div>']
+    body += [f"<h2>{gettext('Parts')}</h2>", f'<div class="fig">{svgs["parts"]}</div>']
     body.append(
         _table(
-            ["question", "part", "success", "right", "partly", "wrong", "blank", "by hand"],
+            [
+                pgettext("report column", "question"),
+                pgettext("report column", "part"),
+                pgettext("report column", "success"),
+                pgettext("report column", "right"),
+                pgettext("report column", "partly"),
+                pgettext("report column", "wrong"),
+                pgettext("report column", "blank"),
+                pgettext("report column", "by hand"),
+            ],
             [
                 (
                     numbers.get(p.question, escape(p.question)),
@@ -301,11 +335,16 @@ def _class_html(
             {2, 3, 4, 5, 6, 7},
         )
     )
-    body += ["<h2>Slips</h2>", f'<div class="fig">{svgs["slips"]}</div>']
+    body += [f"<h2>{gettext('Slips')}</h2>", f'<div class="fig">{svgs["slips"]}</div>']
     if stats.slips:
         body.append(
             _table(
-                ["slip", "what it is", "answers", "students"],
+                [
+                    pgettext("report column", "slip"),
+                    pgettext("report column", "what it is"),
+                    pgettext("report column", "answers"),
+                    pgettext("report column", "students"),
+                ],
                 [
                     (
                         f"{_scripts_html(slip_title(s.misconception, s.description, True))}"
@@ -320,16 +359,22 @@ def _class_html(
             )
         )
     if stats.cells:
-        body.append("<h2>Table cells missed</h2>")
+        body.append(f"<h2>{gettext('Table cells missed')}</h2>")
         body.append(
-            '<p class="muted">Each cell: how many students left it wrong or blank (over the '
-            "students whose table has this shape)."
-            + (f" {escape(_BY_HAND)}" if stats.tables_by_hand else "")
+            '<p class="muted">'
+            + gettext(
+                "Each cell: how many students left it wrong or blank (over the students whose "
+                "table has this shape)."
+            )
+            + (f" {escape(said(_BY_HAND))}" if stats.tables_by_hand else "")
             + "</p>"
         )
         body += [f'<div class="fig">{svg}</div>' for svg in cells]
     elif stats.tables_by_hand:
-        body += ["<h2>Table cells missed</h2>", f'<p class="muted">{escape(_NO_CELLS)}</p>']
+        body += [
+            f"<h2>{gettext('Table cells missed')}</h2>",
+            f'<p class="muted">{escape(said(_NO_CELLS))}</p>',
+        ]
     return _page(flat_scripts(title), body)
 
 
@@ -573,18 +618,18 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
 
 
 #: said where the sheets numbered the questions differently
-_BY_ID = (
+_BY_ID = N_(
     "The sheets numbered the questions differently (shuffled or drawn from pools): each "
     "question is named by its id in the bank, [like-this]."
 )
 
 
 #: said where table parts were marked by hand (scanned score boxes, typed marks)
-_BY_HAND = (
+_BY_HAND = N_(
     "A table part marked by hand (a score box read by scan, a typed mark) holds its points, "
     "not its cells: it is not counted in these pictures."
 )
-_NO_CELLS = (
+_NO_CELLS = N_(
     "No picture of the table cells missed: every table part was marked by hand (score boxes "
     "read by scan, or typed marks), which hold a part's points, not which cells were wrong."
 )
@@ -592,48 +637,70 @@ _NO_CELLS = (
 
 def _mean_text(stats: ClassStats) -> str:
     """The mean score, and what it leaves out: the parts still to be marked by hand."""
+    mean = f"{stats.mean:.1f} %"
     if not stats.to_mark:
-        return f"Mean score: {stats.mean:.1f} % of the points."
-    parts = "part" if stats.to_mark == 1 else "parts"
-    return (
-        f"Mean score: {stats.mean:.1f} % of the points marked so far ({stats.to_mark} {parts} "
-        "still to be marked by hand are left out of every number, not counted as 0)."
+        return gettext("Mean score: {mean} of the points.", mean=mean)
+    return ngettext(
+        "Mean score: {mean} of the points marked so far ({n} part still to be marked by hand "
+        "are left out of every number, not counted as 0).",
+        "Mean score: {mean} of the points marked so far ({n} parts still to be marked by hand "
+        "are left out of every number, not counted as 0).",
+        stats.to_mark,
+        mean=mean,
+    )
+
+
+def _handed_in(result: GradeResult, stats: ClassStats) -> str:
+    return gettext(
+        "{handed} of {n} students handed something in.",
+        handed=stats.students,
+        n=len(result.students),
     )
 
 
 def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, str]]:
     lines = [
-        ("h1", f"Class report: {plain_math(result.key.title or 'worksheet', rich=True)}"),
-        ("plain", f"{stats.students} of {len(result.students)} students handed something in."),
+        ("h1", gettext("Class report: {title}", title=_title(result))),
+        ("plain", _handed_in(result, stats)),
     ]
     if stats.mean is not None:
         lines.append(("plain", _mean_text(stats)))
-    lines.append(("h2", "Questions: facility, discrimination (point-biserial)"))
+    lines.append(("h2", gettext("Questions: facility, discrimination (point-biserial)")))
     if any(q.number is None for q in stats.questions):
-        lines.append(("plain", _BY_ID))
+        lines.append(("plain", said(_BY_ID)))
     for q in stats.questions:
         lines.append(
             (
                 "plain",
-                f"{q.label} {plain_math(q.title, rich=True)}: facility {_num(q.facility)}, "
-                "discrimination "
-                f"{_num(q.discrimination)}, {q.students} students",
+                gettext(
+                    "{question} {title}: facility {facility}, discrimination {discrimination}, "
+                    "{n} students",
+                    question=q.label,
+                    title=plain_math(q.title, rich=True),
+                    facility=_num(q.facility),
+                    discrimination=_num(q.discrimination),
+                    n=q.students,
+                ),
             )
         )
-    lines.append(("h2", "Slips: answers, students"))
+    lines.append(("h2", gettext("Slips: answers, students")))
     for sl in stats.slips:
         lines.append(
             (
                 "plain",
-                f"{slip_title(sl.misconception, sl.description, True)}: {sl.answers} answers, "
-                f"{sl.students} students",
+                gettext(
+                    "{slip}: {answers} answers, {students} students",
+                    slip=slip_title(sl.misconception, sl.description, True),
+                    answers=sl.answers,
+                    students=sl.students,
+                ),
             )
         )
     if not stats.slips:
-        lines.append(("plain", "No wrong answer was reproduced by a named slip."))
+        lines.append(("plain", gettext("No wrong answer was reproduced by a named slip.")))
     if stats.tables_by_hand:
-        lines.append(("h2", "Table cells missed"))
-        lines.append(("plain", _BY_HAND if stats.cells else _NO_CELLS))
+        lines.append(("h2", gettext("Table cells missed")))
+        lines.append(("plain", said(_BY_HAND) if stats.cells else said(_NO_CELLS)))
     return lines
 
 
