@@ -217,7 +217,7 @@ def _page(title: str, body: Sequence[str]) -> str:
 
 
 def _num(x: float | None, digits: int = 2) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
+    return gettext("n/a") if x is None else f"{x:.{digits}f}"
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> str:
