@@ -384,7 +384,7 @@ def _visible_export(text: str) -> str:
 @pytest.mark.parametrize("bank", BANKS)
 def test_a_german_class_is_graded_and_exported_in_german(tmp_path, bank):
     """After the build, in the key's language: grade's report.md of a class with right,
-    wrong and slip answers, its students' feedback pages, and the Moodle XML, GIFT and Canvas
+    wrong and slip answers, its class report and feedback pages, and the Moodle XML, GIFT and Canvas
     QTI exports (their question texts, feedback and category words) have no English fixed word
     left."""
     import json
@@ -406,12 +406,14 @@ def test_a_german_class_is_graded_and_exported_in_german(tmp_path, bank):
     report = (tmp_path / "graded" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Bewertungsbericht: ") and "Aufgabe 1" in report
     assert _left(report, bank) == []
-    # each student's feedback page (the class report's own words are not translated yet)
+    # each student's feedback page, and the class report (its charts' words too: SVG text)
     pages = sorted((tmp_path / "graded" / "feedback").glob("*.html"))
     assert len(pages) == 2
+    pages.append(tmp_path / "graded" / "class-report.html")
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        assert '<html lang="de" dir="ltr">' in text and "Rückmeldung: " in text
+        assert '<html lang="de" dir="ltr">' in text
+        assert ("Klassenbericht: " if page.stem == "class-report" else "Rückmeldung: ") in text
         assert _left(_visible_html(text), bank) == [], page.name
     for fmt in ("moodle", "gift", "qti"):
         try:
