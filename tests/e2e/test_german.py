@@ -210,10 +210,10 @@ def _differences(en: object, de: object, path: str = "") -> list[str]:
     return [] if en == de else [path]
 
 
-#: key.json's fields of words (the family's sentences, the answers' labels and the
-#: explanations of choices, by answer name): all a language may change; every number, draw,
-#: answer, option and slip stays the English build's
-WORD_FIELDS = {"prompt", "title", "text", "label", "explanation"}
+#: key.json's fields of words (the family's sentences, the slips' descriptions, the answers'
+#: labels and the explanations of choices, by answer name): all a language may change; every
+#: number, draw, answer, option and slip stays the English build's
+WORD_FIELDS = {"prompt", "title", "text", "label", "explanation", "description"}
 WORDS_BY_ANSWER = {"labels", "explanations", "options"}
 
 
@@ -255,6 +255,8 @@ def test_a_german_build_draws_what_the_english_one_draws(tmp_path, bank):
             config=None,
         ).folder
         keys[code] = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    # the German key says its language (an English key has no field: as before)
+    assert keys["de"].pop("language") == "de" and "language" not in keys["en"]
     differ = _differences(keys["en"], keys["de"])
     assert differ, "the German key.json has the English words"
     assert [d for d in differ if not _is_words(keys["en"], d)] == []
@@ -331,3 +333,99 @@ def test_a_german_key_grades_its_own_answers_right(runner, tmp_path):
     for row in scores:
         assert float(row["total"]) + float(row["ungraded"]) == pytest.approx(float(row["max"]))
         assert float(row["ungraded"]) < float(row["max"]) / 4
+
+
+def _class_answers(key: dict, template: Path, out: Path) -> None:
+    """The blank responses file filled in: the first student writes the key's answers, the
+    others each answer's first slip where it has one (so report.md names slips, wrong and
+    partly right parts), a written answer left blank (a person's to mark)."""
+    import csv
+
+    sheets = {s["id"]: s for s in key["sheets"]}
+    with open(template, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    first = rows[0]["student"]
+    for row in rows:
+        q = next(q for q in sheets[row["student"]]["questions"] if q["id"] == row["question"])
+        name, entry = row["answer"], row["entry"]
+        if q.get("choices") and not entry:  # a multiple-choice item: its options' letters
+            slips = [c["label"] for c in q["choices"] if c["misconception"]]
+            wrong = row["student"] != first and slips
+            row["value"] = slips[0] if wrong else q["choice_answer"]
+            continue
+        source = q["rounded"]
+        if row["student"] != first:
+            slips = [d["rounded"] for d in q["distractors"] if name in d["rounded"]]
+            source = slips[0] if slips else source
+        value, kind = source[name], q["kinds"][name]
+        if kind == "text":
+            value = ""
+        elif kind == "shape":
+            value = f"{value[0]} x {value[1]}"
+        elif "," in entry:
+            r, c = map(int, entry.split(","))
+            value = value[r - 1][c - 1]
+        elif entry:
+            value = value[int(entry) - 1]
+        row["value"] = str(value)
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _visible_export(text: str) -> str:
+    """An export's words as the LMS shows them: its XML's text, the HTML inside it unescaped
+    and its tags taken out."""
+    return _visible_html(html.unescape(_visible_html(text)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bank", BANKS)
+def test_a_german_class_is_graded_and_exported_in_german(tmp_path, bank):
+    """After the build, in the key's language: grade's report.md of a class with right,
+    wrong and slip answers, its class report and feedback pages, and the Moodle XML, GIFT and Canvas
+    QTI exports (their question texts, feedback and category words) have no English fixed word
+    left."""
+    import json
+    import zipfile
+
+    from worksheetgen.errors import ExportError
+    from worksheetgen.export import export_file
+    from worksheetgen.grading.template import write_template
+    from worksheetgen.report.grade import grade_files
+
+    folder = _class(tmp_path, bank, pdf=False)
+    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    assert key["language"] == "de"
+    template, answers = tmp_path / "blank.csv", tmp_path / "answers.csv"
+    write_template(folder / "key.json", template)
+    _class_answers(key, template, answers)
+    run = grade_files(folder / "key.json", answers, tmp_path / "graded")
+    assert any(s.earned < s.possible for s in run.result.students)
+    report = (tmp_path / "graded" / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# Bewertungsbericht: ") and "Aufgabe 1" in report
+    assert _left(report, bank) == []
+    # each student's feedback page, and the class report (its charts' words too: SVG text)
+    pages = sorted((tmp_path / "graded" / "feedback").glob("*.html"))
+    assert len(pages) == 2
+    pages.append(tmp_path / "graded" / "class-report.html")
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert '<html lang="de" dir="ltr">' in text
+        assert ("Klassenbericht: " if page.stem == "class-report" else "Rückmeldung: ") in text
+        assert _left(_visible_html(text), bank) == [], page.name
+    for fmt in ("moodle", "gift", "qti"):
+        try:
+            path = export_file(folder / "key.json", fmt, tmp_path / f"export-{fmt}")
+        except ExportError as exc:  # a pool GIFT or Canvas cannot deal (quiz.yaml's picks)
+            assert fmt != "moodle" and "pool shapes" in str(exc), exc
+            continue
+        assert path is not None
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                texts = [z.read(n).decode("utf-8") for n in z.namelist() if n.endswith(".xml")]
+        else:
+            texts = [path.read_text(encoding="utf-8")]
+        for text in texts:
+            assert _left(_visible_export(text), bank) == [], (fmt, bank)

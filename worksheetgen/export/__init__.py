@@ -31,6 +31,7 @@ from worksheetgen.files import (
 from worksheetgen.inputs import check_json_tree
 from worksheetgen.keyjson.read import ExpectedSecret, load_key, parse_key
 from worksheetgen.keyjson.records import KeyDoc
+from worksheetgen.language import using
 
 
 @runtime_checkable
@@ -101,15 +102,16 @@ def _write(doc: Any, fmt: str, out: BinaryIO) -> None:
     class of 1,000 students is never held whole)."""
     exporter = get_exporter(fmt)
     doc = lms_doc(doc)  # no export, a plugin's included, names a student
-    if exporter.binary:
-        exporter.write(doc, out)
-        return
-    text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=False)
-    try:
-        exporter.write(doc, text)
-        text.flush()
-    finally:
-        text.detach()
+    with using(doc.language):  # the export's own words in the language of the key's sheets
+        if exporter.binary:
+            exporter.write(doc, out)
+            return
+        text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=False)
+        try:
+            exporter.write(doc, text)
+            text.flush()
+        finally:
+            text.detach()
 
 
 def _render(doc: Any, fmt: str) -> bytes:

@@ -37,6 +37,7 @@ from worksheetgen.keyjson.views import (
     variant_name,
     written_parts,
 )
+from worksheetgen.language import N_, gettext, said
 
 _SPECIAL = "~=#{}:"
 
@@ -64,14 +65,14 @@ def numeric_answer(cell: Cell) -> str:
         return "{" + " ".join(alts) + "}"
     alts = [
         ("=" if a.fraction == 100 else "=%0%")
-        + f"{a.value}:{a.tolerance}{_fb(a.feedback or 'Correct.')}"
+        + f"{a.value}:{a.tolerance}{_fb(a.feedback or gettext('Correct.'))}"
         for a in numeric_answers(cell)
     ]
     return "{#" + " ".join(alts) + "}"
 
 
 #: GIFT cannot keep the printed order: Moodle shuffles its options and letters them anew
-CHOICE_NOTE = (
+CHOICE_NOTE = N_(
     "Each option starts with its letter on the printed sheet; Moodle may show the options "
     "in another order, with letters of its own."
 )
@@ -142,7 +143,7 @@ def _text(
     if entry:
         html.add(p, "br").tail = entry
     if part.answer is not None and any(c.masked for c in part.answer.cells):
-        html.add(root, "p", html.MASKED_HINT)
+        html.add(root, "p", said(html.MASKED_HINT))
     if ask_written:
         html.add_written_prompts(root, v, 1)
     return html.serialize(root)
@@ -152,17 +153,19 @@ def _entry_text(part: KeyPart, cell: Cell) -> str:
     a = part.answer
     assert a is not None
     if a.kind == "scalar":
-        return f"Write {html.math(a.label)}."
-    return f"Write the entry of {html.math(a.label)} at {cell.label}."
+        return gettext("Write {label}.", label=html.math(a.label))
+    return gettext(
+        "Write the entry of {label} at {cell}.", label=html.math(a.label), cell=cell.label
+    )
 
 
 def _one(v: Variant, part: KeyPart, ask_written: bool = False) -> str | None:
     """The one GIFT question for a single-part variant, when GIFT can ask it as one."""
     name = variant_name(v)
     if part.choices:
-        answer, note = choices_answer(part), CHOICE_NOTE
+        answer, note = choices_answer(part), said(CHOICE_NOTE)
     elif part.kind == "choice":
-        answer, note = options_answer(part), CHOICE_NOTE
+        answer, note = options_answer(part), said(CHOICE_NOTE)
     elif part.kind == "scalar":
         assert part.answer is not None
         answer, note = numeric_answer(part.answer.cells[0]), ""
@@ -198,7 +201,7 @@ def _split(v: Variant, parts: Sequence[KeyPart], ask_written: bool = False) -> I
         if entry:
             html.add(p, "br").tail = entry
         if part.answer is not None and any(c.masked for c in part.answer.cells):
-            html.add(rest, "p", html.MASKED_HINT)
+            html.add(rest, "p", said(html.MASKED_HINT))
         if ask_written and i == last and end_of:
             html.add_written_prompts(rest, v, len(parts))
         own = "".join(html.serialize(child) for child in rest) + end
@@ -209,10 +212,10 @@ def _split(v: Variant, parts: Sequence[KeyPart], ask_written: bool = False) -> I
         letter = "" if single else html.part_letter(i) + " "
         name = f"{variant_name(v)} {letter}".rstrip()
         if part.choices:
-            yield question(name, i, part, choices_answer(part), CHOICE_NOTE)
+            yield question(name, i, part, choices_answer(part), said(CHOICE_NOTE))
             continue
         if part.kind == "choice":
-            yield question(name, i, part, options_answer(part), CHOICE_NOTE)
+            yield question(name, i, part, options_answer(part), said(CHOICE_NOTE))
             continue
         assert part.answer is not None
         cells = part.answer.cells
@@ -281,19 +284,20 @@ def _mark(x: Fraction, scale: int) -> str:
 def marks_header(doc: KeyDoc, scale: int) -> str:
     """The file's note on marks: Moodle imports every GIFT question with mark 1."""
     if scale == 1:
-        return (
-            "// Marks: GIFT cannot state a question's mark (Moodle imports each with 1); set "
+        return "// " + gettext(
+            "Marks: GIFT cannot state a question's mark (Moodle imports each with 1); set "
             "each question's mark in the quiz to the mark the comment before its category "
             "gives, the sheet's points."
         )
     total = sum((Fraction(str(v.points)) for v in doc.sheets[0].variants), Fraction(0))
-    return (
-        "// Marks: GIFT cannot state a question's mark (Moodle imports each with 1); set "
-        "each question's mark in the quiz to the number the comment before its "
-        f"category gives (the sheet's points times {scale}: some are fractions no decimal "
-        f"writes, like 1/3), then the quiz's maximum grade to {_mark(total, 1)}, the sheet's "
-        "total: "
-        "Moodle scales the marks back to the sheet's points."
+    return "// " + gettext(
+        "Marks: GIFT cannot state a question's mark (Moodle imports each with 1); set each "
+        "question's mark in the quiz to the number the comment before its category gives "
+        "(the sheet's points times {scale}: some are fractions no decimal writes, like 1/3), "
+        "then the quiz's maximum grade to {total}, the sheet's total: Moodle scales the marks "
+        "back to the sheet's points.",
+        scale=scale,
+        total=_mark(total, 1),
     )
 
 
@@ -306,11 +310,19 @@ def entry_marks_note(v: Variant, parts: Sequence[KeyPart], scale: int = 1) -> st
             continue
         n = pools.gap_count(part)
         each.append(
-            f"{html.part_letter(i)} {_mark(mark, scale)}" + (f" each of {n}" if n > 1 else "")
+            gettext(
+                "{part} {mark} each of {n}",
+                part=html.part_letter(i),
+                mark=_mark(mark, scale),
+                n=n,
+            )
+            if n > 1
+            else f"{html.part_letter(i)} {_mark(mark, scale)}"
         )
-    return (
-        f"// {variant_name(v)}: set each question's mark to its entry's mark "
-        f"({'; '.join(each)}), as GIFT cannot."
+    return "// " + gettext(
+        "{name}: set each question's mark to its entry's mark ({marks}), as GIFT cannot.",
+        name=variant_name(v),
+        marks="; ".join(each),
     )
 
 
@@ -367,15 +379,21 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     if has_graded and all(text is not None for _, text in whole):
         first = whole[0][0]
         mark = parts_points(first, gradable_parts(first))
-        yield f"// Question {q.number} ({q.qid}): mark {_mark(mark, scale)} each."
+        yield "// " + gettext(
+            "Question {number} ({qid}): mark {mark} each.",
+            number=q.number,
+            qid=q.qid,
+            mark=_mark(mark, scale),
+        )
         yield _category(base)
         yield from (text for _, text in whole if text is not None)
     elif has_graded:
-        yield (
-            f"// Question {q.number} ({q.qid}) has matrix, vector or shape answers "
-            "or several parts; GIFT has no cloze question, so each entry is its own "
-            "question, in one category per variant. Moodle XML keeps it as one "
-            "cloze question per variant."
+        yield "// " + gettext(
+            "Question {number} ({qid}) has matrix, vector or shape answers or several parts; "
+            "GIFT has no cloze question, so each entry is its own question, in one category "
+            "per variant. Moodle XML keeps it as one cloze question per variant.",
+            number=q.number,
+            qid=q.qid,
         )
         for v, parts in graded:
             if parts:
@@ -385,12 +403,19 @@ def _blocks(doc: KeyDoc, q: KeyQuestion, scale: int = 1) -> Iterator[str]:
     written = [(v, written_parts(v)) for v in q.variants]
     if any(p for _, p in written):
         w = _written_mark(next(v for v, p in written if p), has_graded)
-        yield f"// Question {q.number} ({q.qid}), written part: mark {_mark(w, scale)} each."
+        yield "// " + gettext(
+            "Question {number} ({qid}), written part: mark {mark} each.",
+            number=q.number,
+            qid=q.qid,
+            mark=_mark(w, scale),
+        )
         yield _category(_category_name(doc, q, has_graded))
         if shared:
             yield _shared_essay(q, found, float(w))
             return
-        yield from (_essay(v, p, " (written)" if has_graded else "") for v, p in written if p)
+        yield from (
+            _essay(v, p, gettext(" (written)") if has_graded else "") for v, p in written if p
+        )
 
 
 def _shared_essay(q: KeyQuestion, found: Sequence[Deal], points: float) -> str:
@@ -399,7 +424,11 @@ def _shared_essay(q: KeyQuestion, found: Sequence[Deal], points: float) -> str:
     (GIFT has no grader information)."""
     key = html.shared_written_key([(d.sheet_id, d.variants) for d in found])
     text = html.shared_written_text(q.number, q.qid, q.title, points, pools.written_count(found))
-    return _question(f"{q.number}. {q.qid} (written)", text, "{####" + gift_escape(key) + "}")
+    return _question(
+        gettext("{number}. {qid} (written)", number=q.number, qid=q.qid),
+        text,
+        "{####" + gift_escape(key) + "}",
+    )
 
 
 def write_gift(doc: KeyDoc, text: Any) -> None:
@@ -408,9 +437,16 @@ def write_gift(doc: KeyDoc, text: Any) -> None:
     pools.check_slots(doc, "Moodle", lambda q: _check_pick(doc, q))  # every refusal at once
     title = html.markup_text(doc.title)
     text.write(
-        f"// worksheetgen export of {title} (GIFT){html.key_note(doc)}.\n"
-        "// Numbers are accepted within the tolerance of their printed digits; "
-        "0 % answers name the slip that gives them."
+        "// "
+        + gettext(
+            "worksheetgen export of {title} (GIFT){notes}.", title=title, notes=html.key_note(doc)
+        )
+        + "\n// "
+        + gettext(
+            "Numbers are accepted within the tolerance of their printed digits; {zero} answers "
+            "name the slip that gives them.",
+            zero="0 %",
+        )
     )
     scale = mark_scale(doc)
     text.write("\n" + marks_header(doc, scale))

@@ -19,12 +19,13 @@ from worksheetgen.exact import mathtex
 from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.keyjson.records import Cell, Choice, KeyAnswer, KeyDoc, KeyPart, Shown, Variant
 from worksheetgen.keyjson.views import number_text, written_parts
+from worksheetgen.language import N_, gettext, ngettext
 from worksheetgen.render.markup import lms_math, markup_lms, sanitize_math
 from worksheetgen.textrules import WORD_JOINER
 
 CellContent = Callable[[Cell], str]
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
-MASKED_HINT = "Write a masked entry (−∞) as -inf; −∞ and masked are accepted too."
+MASKED_HINT = N_("Write a masked entry (−∞) as -inf; −∞ and masked are accepted too.")
 
 
 def math(tex: str) -> str:
@@ -330,8 +331,13 @@ def add_heatmap(root: ET.Element, s: Shown) -> None:
     add(
         root,
         "p",
-        f"Attention weights {math(s.label)}: row = {row_label}, column = "
-        f"{col_label}; darker cells carry more weight.",
+        gettext(
+            "Attention weights {label}: row = {row}, column = {column}; darker cells carry more "
+            "weight.",
+            label=math(s.label),
+            row=row_label,
+            column=col_label,
+        ),
     )
 
 
@@ -361,7 +367,7 @@ def add_intro(root: ET.Element, v: Variant) -> None:
         if block is not None:
             block(root, s)
     if v.shown_steps:
-        add(add(root, "p"), "b", "The worked solution to check:")
+        add(add(root, "p"), "b", gettext("The worked solution to check:"))
         steps = add(root, "ol")
         for step in v.shown_steps:
             li = add(
@@ -403,9 +409,19 @@ def add_written_prompts(root: ET.Element, v: Variant, after: int) -> None:
     add(
         root,
         "p",
-        f"Answer {' and '.join(letters)} in words in the written question that follows this "
-        "one in the quiz.",
+        gettext(
+            "Answer {letters} in words in the written question that follows this one in the quiz.",
+            letters=_and(letters),
+        ),
     )
+
+
+def _and(items: Sequence[str]) -> str:
+    """'(a)', '(a) and (b)', '(a) and (b) and (c)', in the language being rendered."""
+    joined = items[0]
+    for item in items[1:]:
+        joined = gettext("{first} and {last}", first=joined, last=item)
+    return joined
 
 
 def shared_written_text(
@@ -416,21 +432,37 @@ def shared_written_text(
     sheet has there, the most of any), with their points. ``number`` is the graded question's
     number as the quiz shows it (``where`` says so: " of the quiz")."""
     root = question_root()
-    many = parts > 1
-    answer, part = ("answers", "parts") if many else ("answer", "part")
-    asks = "the parts the question above asks" if many else "the part the question above asks"
-    add(
-        root,
-        "p",
-        f"Write here your {answer} to the written {part} of question {number}{where} ({qid}: "
-        f"{markup_text(title)}): {asks} in words, about the values of your version of it.",
-    )
-    if points:
-        note = (
-            f"It is graded by hand and worth {number_text(points)} point(s), as on the printed key."
+    values = {"number": number, "qid": qid, "title": markup_text(title)}
+    if where:  # the graded question's number as the quiz shows it
+        text = ngettext(
+            "Write here your answer to the written part of question {number} of the quiz "
+            "({qid}: {title}): the part the question above asks in words, about the values of "
+            "your version of it.",
+            "Write here your answers to the written parts of question {number} of the quiz "
+            "({qid}: {title}): the parts the question above asks in words, about the values of "
+            "your version of it.",
+            parts,
+            **values,
         )
     else:
-        note = (
+        text = ngettext(
+            "Write here your answer to the written part of question {number} ({qid}: "
+            "{title}): the part the question above asks in words, about the values of your "
+            "version of it.",
+            "Write here your answers to the written parts of question {number} ({qid}: "
+            "{title}): the parts the question above asks in words, about the values of your "
+            "version of it.",
+            parts,
+            **values,
+        )
+    add(root, "p", text)
+    if points:
+        note = gettext(
+            "It is graded by hand and worth {points} point(s), as on the printed key.",
+            points=number_text(points),
+        )
+    else:
+        note = gettext(
             "It is graded by hand and carries no points of its own: the question's points "
             "are in its other parts, as on the printed key."
         )
@@ -446,7 +478,13 @@ def shared_written_key(deals: Sequence[tuple[str, Sequence[Variant]]]) -> str:
         for v in variants:
             parts = written_parts(v)
             if parts:
-                add(add(root, "p"), "b", f"Sheet {sheet_id}: {v.qid} ({v.title})")
+                add(
+                    add(root, "p"),
+                    "b",
+                    gettext(
+                        "Sheet {sheet}: {qid} ({title})", sheet=sheet_id, qid=v.qid, title=v.title
+                    ),
+                )
                 add_key(root, v, parts)
     return serialize(root)
 
@@ -460,11 +498,11 @@ def add_answer_area(root: ET.Element, part: KeyPart, content: CellContent) -> No
         add(p, "span", content(a.rows[0][0]))
         return
     if a.kind == "shape":
-        p = add(root, "p", math(a.label) + " has shape ")
+        p = add(root, "p", gettext("{label} has shape ", label=math(a.label)))
         cells = a.cells
         for k, cell in enumerate(cells):
             s = add(p, "span", content(cell))
-            s.tail = " × " if k + 1 < len(cells) else " (rows × columns)"
+            s.tail = " × " if k + 1 < len(cells) else gettext(" (rows × columns)")
         return
     table = add(root, "table", **{"class": "worksheetgen-grid", "border": "1", "cellpadding": "4"})
     head = add(table, "tr")
@@ -510,27 +548,35 @@ def add_key(root: ET.Element, v: Variant, parts: Sequence[KeyPart]) -> None:
         a = part.answer
         if part.choices:
             right = next(c for c in part.choices if c.correct)
-            p.text = f"{prefix}Answer: {right.label}. {choice_text(right)}"
+            p.text = prefix + gettext(
+                "Answer: {label}. {text}", label=right.label, text=choice_text(right)
+            )
             continue
         assert a is not None
         if a.kind in NUMERIC_KINDS:
             p.text = prefix + math(answer_tex(a))
             if a.tolerance:
-                p.text += f" (accepted within ±{number_text(a.tolerance)} of the exact value)"
+                p.text += gettext(
+                    " (accepted within ±{tolerance} of the exact value)",
+                    tolerance=number_text(a.tolerance),
+                )
             tiny = small_values(a)
             if tiny:
                 note = add(root, "p")
-                note.text = "Entries printed as 0 that are not exactly 0: " + "; ".join(
-                    f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny
+                note.text = gettext(
+                    "Entries printed as 0 that are not exactly 0: {entries}",
+                    entries="; ".join(
+                        f"{c.label or a.name}: {number_text(c.value or 0.0)}" for c in tiny
+                    ),
                 )
         elif a.kind == "choice" and a.multi:  # every right option, in the order printed
             p.text = f"{prefix}Answers: " + "; ".join(markup_text(o) for o in a.right)
         elif a.kind == "choice":
-            p.text = f"{prefix}Answer: {markup_text(str(a.value))}"
+            p.text = prefix + gettext("Answer: {answer}", answer=markup_text(str(a.value)))
             if a.explanation:
                 p.text += " — " + markup_text(a.explanation)
         else:
-            p.text = f"{prefix}Model answer: {markup_text(str(a.value))}"
+            p.text = prefix + gettext("Model answer: {answer}", answer=markup_text(str(a.value)))
 
 
 def key_html(v: Variant, parts: Sequence[KeyPart]) -> str:
@@ -545,14 +591,16 @@ def written_part_note(v: Variant, points: float = 0.0) -> str:
     question's points (key.json's per-part points, or a plain ``points: N`` split equally
     among the answers), as the sheet and ``grade`` give it."""
     if points:
-        return (
-            f"This written part is graded by hand: it is worth {number_text(points)} of the "
-            f"question's {number_text(v.points)} point(s), as on the printed key."
+        return gettext(
+            "This written part is graded by hand: it is worth {points} of the question's "
+            "{total} point(s), as on the printed key.",
+            points=number_text(points),
+            total=number_text(v.points),
         )
-    return (
+    return gettext(
         "This written part is graded by hand and carries no points of its own: the "
-        f"question's {number_text(v.points)} point(s) are in its other parts, as on the "
-        "printed key."
+        "question's {total} point(s) are in its other parts, as on the printed key.",
+        total=number_text(v.points),
     )
 
 
@@ -567,11 +615,11 @@ def key_note(doc: KeyDoc) -> str:
     secret's fingerprint, when there is one; "" when neither is known."""
     notes = []
     if len(doc.sheets) == 1 and doc.sheets[0].code:
-        notes.append(f"sheet code {doc.sheets[0].code}")
+        notes.append(gettext("sheet code {code}", code=doc.sheets[0].code))
     elif len(doc.sheets) > 1:
-        notes.append(f"{len(doc.sheets)} sheets")
+        notes.append(ngettext("{n} sheet", "{n} sheets", len(doc.sheets)))
     if doc.secret:
-        notes.append(f"course secret {doc.secret}")
+        notes.append(gettext("course secret {secret}", secret=doc.secret))
     return "".join(", " + n for n in notes)
 
 

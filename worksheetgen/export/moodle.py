@@ -45,6 +45,7 @@ from worksheetgen.keyjson.views import (
     written_parts,
     written_points,
 )
+from worksheetgen.language import gettext, said
 
 PENALTY = MOODLE_PENALTY_TEXT  # Moodle's default "Penalty for each incorrect try"
 
@@ -304,7 +305,7 @@ def _cloze_of(
         if ask_written:
             html.add_written_prompts(root, v, len(parts))
     if any(html.any_masked(parts) for _, parts in sections):
-        html.add(root, "p", html.MASKED_HINT)
+        html.add(root, "p", said(html.MASKED_HINT))
     # a prompt's own "{1:NUMERICAL:...}" must not become a gap: Moodle finds gaps in the
     # HTML source, where &#123; is not a brace (the browser and MathJax still read "{")
     text = html.serialize(root).replace("{", "&#123;")
@@ -383,7 +384,7 @@ def _numerical(
             q, "answer", {"fraction": str(one.fraction), "format": "moodle_auto_format"}
         )
         ET.SubElement(ans, "text").text = one.value
-        _text(ans, "feedback", html.protected_html(one.feedback or "Correct."))
+        _text(ans, "feedback", html.protected_html(one.feedback or gettext("Correct.")))
         _el(ans, "tolerance", one.tolerance)
     _el(q, "unitgradingtype", "0")
     _el(q, "unitpenalty", "0.1000000")
@@ -419,16 +420,16 @@ def _multichoice(
     _el(q, "shuffleanswers", "false")  # keep the printed order (the item's own shuffle)
     _el(q, "answernumbering", "ABCD")
     _el(q, "showstandardinstruction", "0")
-    _text(q, "correctfeedback", "Correct.")  # no filter rewrites these two
+    _text(q, "correctfeedback", gettext("Correct."))  # no filter rewrites these two
     _text(q, "partiallycorrectfeedback", "")
-    _text(q, "incorrectfeedback", "Not correct.")
+    _text(q, "incorrectfeedback", gettext("Not correct."))
     if part.choices:
         options = [(c.correct, html.choice_text(c), choice_feedback(c)) for c in part.choices]
     else:
         a = part.answer
         assert a is not None
         options = [
-            (o in a.right, html.markup_text(o), "Correct." if o in a.right else "")
+            (o in a.right, html.markup_text(o), gettext("Correct.") if o in a.right else "")
             for o in a.options
         ]
     # a mark-all question: each right option 1/(number right), each wrong one -1/(number
@@ -485,21 +486,36 @@ def _about(q: KeyQuestion, deals: Sequence[Deal]) -> str:
     """What a question's category holds, and how a quiz gives each student its share."""
     points = number_text(float(sum(Fraction(str(graded_points(v))) for v in deals[0].variants)))
     if all(v.qid == q.qid for v in q.variants):
-        return (
-            f"{len(q.variants)} variant(s) of question {q.number} ({q.qid}), "
-            f"{points} point(s) on the sheet; add one random question "
-            f"from this category to give each student one, with the mark {points}."
+        return gettext(
+            "{variants} variant(s) of question {number} ({qid}), {points} point(s) on the "
+            "sheet; add one random question from this category to give each student one, "
+            "with the mark {points}.",
+            variants=len(q.variants),
+            number=q.number,
+            qid=q.qid,
+            points=points,
         )
     names = ", ".join(dict.fromkeys(v.qid for v in q.variants))
     held = (
-        f"{len(deals)} question(s), each one sheet's {q.pick} picks of pool {q.number}"
+        gettext(
+            "{deals} question(s), each one sheet's {pick} picks of pool {number}",
+            deals=len(deals),
+            pick=q.pick,
+            number=q.number,
+        )
         if q.pick > 1
-        else f"{len(q.variants)} variant(s) of pool {q.number}"
+        else gettext(
+            "{variants} variant(s) of pool {number}", variants=len(q.variants), number=q.number
+        )
     )
-    return (
-        f"{held} ({q.qid}: {names}), {points} point(s) on every sheet; add one random "
-        f"question from this category, with the mark {points}, to give each student a set "
-        "a sheet printed."
+    return gettext(
+        "{held} ({qid}: {names}), {points} point(s) on every sheet; add one random question "
+        "from this category, with the mark {points}, to give each student a set a sheet "
+        "printed.",
+        held=held,
+        qid=q.qid,
+        names=names,
+        points=points,
     )
 
 
@@ -539,13 +555,19 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
         _category(
             quiz,
             category_path(_category_name(doc, q, has_graded)),
-            f"The written part of question {q.number} ({q.qid}), graded by hand"
-            + (
-                ": one essay every version shares, asking what the graded question showed; "
-                "add one random question from this category (or the essay itself), with the "
-                f"mark {number_text(pools.deal_written(q, deals[0]))}."
-                if shared
-                else "."
+            gettext(
+                "The written part of question {number} ({qid}), graded by hand: one essay "
+                "every version shares, asking what the graded question showed; add one random "
+                "question from this category (or the essay itself), with the mark {mark}.",
+                number=q.number,
+                qid=q.qid,
+                mark=number_text(pools.deal_written(q, deals[0])),
+            )
+            if shared
+            else gettext(
+                "The written part of question {number} ({qid}), graded by hand.",
+                number=q.number,
+                qid=q.qid,
             ),
         )
         if shared:
@@ -555,7 +577,7 @@ def _question(quiz: ET.Element, doc: KeyDoc, q: KeyQuestion, flush: Callable[[],
             return
         for v, parts in written:
             if parts:
-                suffix = " (written)" if has_graded else ""
+                suffix = gettext(" (written)") if has_graded else ""
                 # a mixed question's written part: its share of the points (written_points)
                 _essay(
                     quiz,
@@ -581,7 +603,14 @@ def _shared_essay(
     )
     first = deals[0].variants[0]
     q_el = _head(
-        quiz, "essay", first, f"{q.number}. {q.qid} (written)", text, "", points, f"{q.qid}:written"
+        quiz,
+        "essay",
+        first,
+        gettext("{number}. {qid} (written)", number=q.number, qid=q.qid),
+        text,
+        "",
+        points,
+        f"{q.qid}:written",
     )
     _el(q_el, "responseformat", "editor")
     _el(q_el, "responserequired", "1")
@@ -599,9 +628,11 @@ def write_moodle_xml(doc: KeyDoc, text: Any) -> None:
     pools.check_slots(doc, "Moodle")  # every slot it cannot deal, refused at once
     out = html.XmlStream(text, indent="  ", what="a Moodle XML file")
     quiz = ET.Element("quiz")
-    about = (
-        f"worksheetgen export of {html.markup_text(doc.title)!r}{html.key_note(doc)}: "
-        f"{len(doc.questions)} question(s), one category each"
+    about = gettext(
+        "worksheetgen export of {title}{notes}: {n} question(s), one category each",
+        title=repr(html.markup_text(doc.title)),
+        notes=html.key_note(doc),
+        n=len(doc.questions),
     )
     quiz.append(ET.Comment(" " + about.replace("--", "- -") + " "))
     out.open(quiz)

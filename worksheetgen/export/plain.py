@@ -3,6 +3,7 @@ text: see ``render.plaintext``."""
 
 from __future__ import annotations
 
+from worksheetgen.language import gettext
 from worksheetgen.render.plaintext import plain_text
 
 __all__ = ["category_name", "plain_text"]
@@ -12,4 +13,6 @@ def category_name(title: str, number: int, qid: str, q_title: str, written: bool
     """The Moodle category path of a slot, as plain text (Moodle lists categories untypeset):
     the sheet's title, then ``NN <id> - <title>`` (`` (written part)`` for its essays)."""
     leaf = f"{number:02d} {qid} - {plain_text(q_title)}"
-    return [plain_text(title), leaf + (" (written part)" if written else "")]
+    if written:
+        leaf = gettext("{question} (written part)", question=leaf)
+    return [plain_text(title), leaf]

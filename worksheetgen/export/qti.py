@@ -48,6 +48,7 @@ from worksheetgen.keyjson.views import (
     written_parts,
     written_points,
 )
+from worksheetgen.language import gettext, ngettext, said
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 IMSCP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
@@ -164,21 +165,37 @@ def spelling_note(digits: Sequence[int]) -> str:
     """How to write the numbers of a blanks item, exactly as its blanks accept them."""
     ds = sorted(set(digits))
     if ds == [0]:
-        return (
+        return gettext(
             "Canvas compares the text you type: write whole numbers as whole numbers (2); "
             "2.0 and +2 are accepted too."
         )
     d = max(ds)
-    places = " or ".join(str(x) for x in ds) + (
-        " decimal place" if ds == [1] else " decimal places"
+    listed = str(ds[0])
+    for x in ds[1:]:
+        listed = gettext("{first} or {last}", first=listed, last=x)
+    places = ngettext(
+        "{places} decimal place", "{places} decimal places", 1 if ds == [1] else 2, places=listed
     )
     example = f"{Decimal(5).scaleb(-1):.{d}f}"  # 0.5 written to d places: 0.50
-    zeros = f"{example.rstrip('0')} or {example}0 for {example}" if d > 1 else f"{example}0"
-    return (
-        f"Canvas compares the text you type: give each number to {places}, as in the "
-        f"printed key ({example}). Also accepted: trailing zeros left out or one more "
-        f"({zeros}), no leading zero ({example[1:]}), a leading + (+{example}), − or - "
-        "for a minus; more digits are marked wrong."
+    zeros = (
+        gettext(
+            "{fewer} or {more} for {example}",
+            fewer=example.rstrip("0"),
+            more=f"{example}0",
+            example=example,
+        )
+        if d > 1
+        else f"{example}0"
+    )
+    return gettext(
+        "Canvas compares the text you type: give each number to {places}, as in the printed "
+        "key ({example}). Also accepted: trailing zeros left out or one more ({zeros}), no "
+        "leading zero ({short}), a leading + (+{example}), − or - for a minus; more digits "
+        "are marked wrong.",
+        places=places,
+        example=example,
+        zeros=zeros,
+        short=example[1:],
     )
 
 
@@ -274,7 +291,7 @@ def _multiple_choice(
         a = part.answer
         assert a is not None
         options = [
-            (o in a.right, html.markup_text(o), "Correct." if o in a.right else "")
+            (o in a.right, html.markup_text(o), gettext("Correct.") if o in a.right else "")
             for o in a.options
         ]
     multi = part.answer is not None and part.answer.multi
@@ -388,7 +405,7 @@ def _blanks_of(
                 label, text, _ = next(o for o in opts if o[2])
                 blanks.append((bid, list(dict.fromkeys([label, label.lower(), text]))))
                 per_blank.append(share)
-                html.add(root, "p", f"Your choice (letter): [{bid}]")
+                html.add(root, "p", gettext("Your choice (letter): {blank}", blank=f"[{bid}]"))
             else:
                 a = part.answer
                 assert a is not None
@@ -400,7 +417,7 @@ def _blanks_of(
     if digits:
         note.append(spelling_note(sorted(digits)))
     if any(html.any_masked(parts) for _, parts in sections):
-        note.append(html.MASKED_HINT)
+        note.append(said(html.MASKED_HINT))
     shares = blank_shares(per_blank)
     if len(set(shares)) > 1:
         note.append(canvas_split_note(sections, len(blanks)))
@@ -470,10 +487,12 @@ def canvas_split_note(sections: Sequence[tuple[Variant, Sequence[KeyPart]]], bla
             )
         )
     total = sum((Fraction(str(graded_points(v))) for v, _ in sections), Fraction(0))
-    return (
-        f"Canvas splits this question's {number_text(float(total))} points equally "
-        f"among its {blanks} blanks; on the printed sheet the parts are worth: "
-        f"{'; '.join(each)}."
+    return gettext(
+        "Canvas splits this question's {points} points equally among its {blanks} blanks; on "
+        "the printed sheet the parts are worth: {parts}.",
+        points=number_text(float(total)),
+        blanks=blanks,
+        parts="; ".join(each),
     )
 
 
@@ -627,7 +646,7 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
         out.close()
         total += points
     if any(p for _, p in written):
-        wtitle = title + (" (written part)" if has_graded else "")
+        wtitle = gettext("{question} (written part)", question=title) if has_graded else title
         # a mixed question's written part is worth its share of the question's points, the
         # graded group the rest, so the quiz totals what the key totals
         points = max(written_points(v, has_graded) for v, p in written if p)
@@ -642,7 +661,7 @@ def _question(out: html.XmlStream, aid: str, doc: KeyDoc, q: KeyQuestion) -> flo
             return total + points
         for v, parts in written:
             if parts:
-                name = variant_name(v) + (" (written)" if has_graded else "")
+                name = variant_name(v) + (gettext(" (written)") if has_graded else "")
                 wid = ident(aid, "item", *_item_names(q, v), "written")
                 _essay(section, wid, v, parts, name, points)
                 out.flush()
@@ -679,7 +698,7 @@ def meta_xml(doc: KeyDoc, aid: str, points: float) -> bytes:
     """Canvas's quiz settings (assessment_meta.xml): title, points, an unpublished quiz."""
     root = ET.Element("quiz", {"identifier": aid, "xmlns": CANVAS_NS})
     _el(root, "title", plain.plain_text(doc.title))  # Canvas lists quiz titles untypeset
-    _el(root, "description", f"worksheetgen export{html.key_note(doc)}")
+    _el(root, "description", gettext("worksheetgen export{notes}", notes=html.key_note(doc)))
     _el(root, "shuffle_answers", "false")
     _el(root, "scoring_policy", "keep_highest")
     _el(root, "quiz_type", "assignment")

@@ -33,6 +33,7 @@ from worksheetgen.grading.key import (
     norm_text,
 )
 from worksheetgen.inputs import read_limited
+from worksheetgen.language import said
 
 COLUMNS = ("student", "question", "answer", "entry", "value")
 #: ``sheet`` when students share versions; ``mark`` for marks per part (``grade --template
@@ -333,11 +334,14 @@ def _chosen_option(ans: GradedAnswer, text: str) -> str:
     labels = bool(ans.choice_slips) or all(len(o) == 1 for o in ans.options)
     if not labels:  # a multiple-choice item's labels are taken only as they are
         named = MISCONCEPTIONS.get(t)
-        candidates = [
-            o
-            for o in ans.options
-            if named is not None and norm_text(o) == norm_text(named.description)
-        ]
+        # a spot-the-bug option is the slip's description in the key's language (grade_files
+        # reads in it), an older key's in English
+        described = (
+            {norm_text(named.description), norm_text(said(named.description))}
+            if named is not None
+            else set()
+        )
+        candidates = [o for o in ans.options if norm_text(o) in described]
         if not candidates and len(t) >= 4:
             candidates = [o for o in ans.options if norm_text(o).startswith(t)]
         if not candidates and len(t) == 1 and "a" <= t <= "z":

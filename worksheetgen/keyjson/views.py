@@ -14,6 +14,7 @@ from typing import Any
 
 from worksheetgen.exact.masked import MASKED_TEXT
 from worksheetgen.keyjson.records import Choice, KeyDoc, KeyPart, KeyQuestion, Variant
+from worksheetgen.language import gettext
 from worksheetgen.render.markup import markup_lms
 
 # ---------------------------------------------------------------- numbers
@@ -52,17 +53,17 @@ def slip_sentence(misconceptions: Sequence[str], descriptions: Sequence[str]) ->
     for m, d in zip(misconceptions, descriptions, strict=True):
         named.append(f"{m} ({markup_lms(d)})" if d else m)
     if len(named) == 1:
-        return f"This is what the slip {named[0]} gives."
-    return "This is what these slips give: " + "; ".join(named) + "."
+        return gettext("This is what the slip {slip} gives.", slip=named[0])
+    return gettext("This is what these slips give: {slips}.", slips="; ".join(named))
 
 
 def choice_feedback(choice: Choice) -> str:
     """Feedback for one multiple-choice option."""
     if choice.correct:
-        return "Correct."
+        return gettext("Correct.")
     if choice.misconception:
         return slip_sentence([choice.misconception], [choice.description])
-    return "Not this one."
+    return gettext("Not this one.")
 
 
 def variant_name(v: Variant) -> str:
@@ -116,5 +117,5 @@ def category_name(doc: KeyDoc, q: KeyQuestion, written: bool = False) -> list[st
     math as MathJax's ``\\( … \\)``)."""
     leaf = f"{q.number:02d} {q.qid} - {markup_lms(q.title)}"
     if written:
-        leaf += " (written part)"
+        leaf = gettext("{question} (written part)", question=leaf)
     return [markup_lms(doc.title), leaf]

@@ -27,6 +27,7 @@ from fractions import Fraction
 from worksheetgen.exact.rounding import quantize_half_up
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.score import GradeResult, StudentResult
+from worksheetgen.language import ngettext
 
 #: the histogram's bins: percent of the possible points, 0-10, 10-20, ..., 90-100
 BINS = 10
@@ -116,7 +117,7 @@ def points_text(x: Fraction) -> str:
 
 def points_words(x: Fraction) -> str:
     """Points in words: "1 point", "1.5 points", "2.67 points"."""
-    return f"{points_text(x)} point" + ("" if x == 1 else "s")
+    return ngettext("{n} point", "{n} points", float(x), n=points_text(x))
 
 
 def _share(earned: Fraction, possible: Fraction) -> float:

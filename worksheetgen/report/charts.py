@@ -39,6 +39,7 @@ from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
+from worksheetgen.language import gettext
 from worksheetgen.report.analysis import BINS, CellMap, ClassStats
 from worksheetgen.report.marks import MARKS, SCRIPT, SUB, balanced, no_marks
 
@@ -236,13 +237,18 @@ def histogram(stats: ClassStats) -> Figure:
     ax.bar(lefts, stats.histogram, width=width * 0.92, align="edge", color=BLUE)
     ax.set_xlim(0, 100)
     ax.set_xticks([i * width for i in range(BINS + 1)])
-    ax.set_xlabel("score (% of the points)")
-    ax.set_ylabel("students")
+    ax.set_xlabel(gettext("score ({percent} of the points)", percent="%"))
+    ax.set_ylabel(gettext("students"))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if stats.mean is not None:
         ax.axvline(stats.mean, color=RED, linestyle="--", linewidth=1)
-        ax.text(stats.mean, ax.get_ylim()[1] * 0.95, f" mean {stats.mean:.0f} %", color=RED)
-    ax.set_title(f"Scores of {stats.students} students", parse_math=False)
+        ax.text(
+            stats.mean,
+            ax.get_ylim()[1] * 0.95,
+            gettext(" mean {mean}", mean=f"{stats.mean:.0f} %"),
+            color=RED,
+        )
+    ax.set_title(gettext("Scores of {n} students", n=stats.students), parse_math=False)
     return fig
 
 
@@ -266,7 +272,7 @@ def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Fig
     # the two axes meet: labels as short as they go ("1", "-1"), so none runs into the other's
     ax1.set_xticks([0, 0.5, 1], labels=["0", "0.5", "1"])
     _set_labels(ax1, ys, labels)
-    ax1.set_xlabel("facility (mean share of points)")
+    ax1.set_xlabel(gettext("facility (mean share of points)"))
     disc = [q.discrimination for q in qs]
     few = [q.students < FEW_STUDENTS for q in qs]
     ax2.barh(
@@ -278,14 +284,14 @@ def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Fig
     )
     for y, d, q in zip(ys, disc, qs, strict=True):
         if d is None:
-            ax2.text(0.02, y, "n/a", va="center", color=GREY)
+            ax2.text(0.02, y, gettext("n/a"), va="center", color=GREY)
         if q.students < FEW_STUDENTS:  # too few to judge: said, and not drawn in red
             # on the side its bar does not reach
             right = d is not None and d < 0
             ax2.text(
                 0.97 if right else -0.97,
                 y,
-                f"n = {q.students}, too few",
+                gettext("n = {n}, too few", n=q.students),
                 ha="right" if right else "left",
                 va="center",
                 color=GREY,
@@ -295,9 +301,9 @@ def questions(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Fig
     ax2.set_xticks([-1, -0.5, 0, 0.5, 1], labels=["-1", "-0.5", "0", "0.5", "1"])
     ax2.axvline(0, color=GREY, linewidth=0.8)
     ax2.axvline(0.2, color=GREY, linewidth=0.8, linestyle=":")
-    ax2.set_xlabel("discrimination (point-biserial)")
+    ax2.set_xlabel(gettext("discrimination (point-biserial)"))
     ax2.tick_params(labelleft=False)
-    fig.suptitle("Per question")
+    fig.suptitle(gettext("Per question"))
     return fig
 
 
@@ -313,8 +319,8 @@ def parts(stats: ClassStats, names: Mapping[tuple[str, str], str] | None = None)
     ax.barh(ys, [p.success or 0.0 for p in ps], color=BLUE)
     _set_labels(ax, ys, labels)
     ax.set_xlim(0, 1)
-    ax.set_xlabel("success (mean share of the part's points)")
-    ax.set_title("Per part")
+    ax.set_xlabel(gettext("success (mean share of the part's points)"))
+    ax.set_title(gettext("Per part"))
     return fig
 
 
@@ -329,11 +335,17 @@ def slips(stats: ClassStats, titles: Mapping[str, str] | None = None) -> Figure:
     labels = [_short(titles.get(s.misconception, s.misconception), 34) for s in ss]
     _set_labels(ax, ys, labels)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("students who made it")
+    ax.set_xlabel(gettext("students who made it"))
     if not ss:
-        ax.text(0.5, 0.5, "no slip reproduced a wrong answer", ha="center", transform=ax.transAxes)
+        ax.text(
+            0.5,
+            0.5,
+            gettext("no slip reproduced a wrong answer"),
+            ha="center",
+            transform=ax.transAxes,
+        )
         ax.set_yticks([])
-    ax.set_title("Slips")
+    ax.set_title(gettext("Slips"))
     return fig
 
 
@@ -362,7 +374,7 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
     ax.set_axis_off()
     ax.set_xlim(0, width)
     ax.set_ylim(height, 0)
-    fig.suptitle("Table cells missed: how many students left each cell wrong or blank")
+    fig.suptitle(gettext("Table cells missed: how many students left each cell wrong or blank"))
     cmap = matplotlib.colormaps["Reds"]
     cells, colours = [], []
     for k, m in enumerate(maps):
@@ -371,8 +383,14 @@ def _heatmaps(maps: Sequence[CellMap], names: Mapping[tuple[str, str], str]) -> 
         y0 = top + (k // 3) * slot_h + 0.45
         name = names.get((m.question, m.answer), f"{m.question} {m.part}")
         # a part marked by hand holds points, not cells: said, not counted as missed
-        hand = f" ({m.by_hand} marked by hand)" if m.by_hand else ""
-        title, math_ = _mathtext(f"{_short(name, 34)}\nmissed by how many of {m.students}{hand}")
+        missed = (
+            gettext(
+                "missed by how many of {n} ({hand} marked by hand)", n=m.students, hand=m.by_hand
+            )
+            if m.by_hand
+            else gettext("missed by how many of {n}", n=m.students)
+        )
+        title, math_ = _mathtext(f"{_short(name, 34)}\n{missed}")
         ax.text(
             x0 + size * m.cols / 2,
             y0 - 0.08,

@@ -25,6 +25,7 @@ from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading.key import GradeKey, norm_text
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
+from worksheetgen.language import N_, gettext, language, ngettext, pgettext, said
 from worksheetgen.render.markup import split_markup
 from worksheetgen.report import charts
 from worksheetgen.report.analysis import (
@@ -174,7 +175,7 @@ def slip_title(misconception: str, description: str = "", rich: bool = False) ->
     """A slip as a person reads it: its title (or its description), not its id."""
     known = MISCONCEPTIONS.get(misconception)
     if known and known.title:
-        return plain_math(known.title, rich)
+        return plain_math(said(known.title), rich)
     if description:
         return balanced(textwrap.shorten(plain_math(description, rich), 60, placeholder=" …"))
     return misconception
@@ -191,9 +192,21 @@ text-align:left;vertical-align:top}td.n{text-align:right}.fig svg{max-width:100%
 """
 
 
+def _lang() -> str:
+    """The page's language and direction (``lang`` and ``dir``): the key's."""
+    lang = language()
+    return f'lang="{lang.code}"' + (f' dir="{lang.direction}"' if lang.code != "en" else "")
+
+
+def _title(result: GradeResult) -> str:
+    """The key's title as the pages print it (a key without one: "worksheet", in words)."""
+    title = result.key.title
+    return plain_math(title, rich=True) if title else gettext("worksheet")
+
+
 def _page(title: str, body: Sequence[str]) -> str:
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!DOCTYPE html>\n<html {_lang()}>\n<head>\n<meta charset="utf-8">\n'
         # no request of any kind: nothing to load, no script
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">\n"
@@ -204,7 +217,7 @@ def _page(title: str, body: Sequence[str]) -> str:
 
 
 def _num(x: float | None, digits: int = 2) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
+    return gettext("n/a") if x is None else f"{x:.{digits}f}"
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> str:
@@ -226,33 +239,58 @@ def _class_html(
     result: GradeResult, stats: ClassStats, svgs: dict[str, str], cells: Sequence[str]
 ) -> str:
     """The page: ``svgs`` the four charts by name, ``cells`` the heatmaps' pictures."""
-    key = result.key
-    title = f"Class report: {plain_math(key.title or 'worksheet', rich=True)}"
+    title = gettext("Class report: {title}", title=_title(result))
     body = [f"<h1>{_scripts_html(title)}</h1>"]
     mean = "" if stats.mean is None else f" {_mean_text(stats)}"
     body.append(
-        f"<p>{stats.students} of {len(result.students)} students handed something in.{mean} "
-        f"The numbers behind each picture are in the CSV files of <code>{DATA_DIR}/</code>.</p>"
+        "<p>"
+        + _handed_in(result, stats)
+        + mean
+        + " "
+        + gettext(
+            "The numbers behind each picture are in the CSV files of {folder}.",
+            folder=f"<code>{DATA_DIR}/</code>",
+        )
+        + "</p>"
     )
     if result.unreadable:
         body.append(
-            f"<p>{len(result.unreadable)} unreadable value(s) were graded as wrong "
-            "(grade --lenient); report.md lists them.</p>"
+            "<p>"
+            + gettext(
+                "{n} unreadable value(s) were graded as wrong (grade --lenient); report.md "
+                "lists them.",
+                n=len(result.unreadable),
+            )
+            + "</p>"
         )
-    body += ["<h2>Scores</h2>", f'<div class="fig">{svgs["histogram"]}</div>']
-    body += ["<h2>Questions</h2>", f'<div class="fig">{svgs["questions"]}</div>']
+    body += [f"<h2>{gettext('Scores')}</h2>", f'<div class="fig">{svgs["histogram"]}</div>']
+    body += [f"<h2>{gettext('Questions')}</h2>", f'<div class="fig">{svgs["questions"]}</div>']
     body.append(
-        '<p class="muted">Facility: the mean share of a question\'s points the class earned. '
-        "Discrimination: the point-biserial correlation of the question's score with the rest "
-        "of the total (below 0.2, in red, the question does not tell stronger students from "
-        f"weaker ones; a question fewer than {charts.FEW_STUDENTS} students answered is drawn "
-        "in grey with their number, n: too few to judge).</p>"
+        '<p class="muted">'
+        + escape(
+            gettext(
+                "Facility: the mean share of a question's points the class earned. "
+                "Discrimination: the point-biserial correlation of the question's score with "
+                "the rest of the total (below 0.2, in red, the question does not tell stronger "
+                "students from weaker ones; a question fewer than {few} students answered is "
+                "drawn in grey with their number, n: too few to judge).",
+                few=charts.FEW_STUDENTS,
+            ),
+            quote=False,
+        )
+        + "</p>"
     )
     if any(q.number is None for q in stats.questions):
-        body.append(f"<p>{escape(_BY_ID)}</p>")
+        body.append(f"<p>{escape(said(_BY_ID))}</p>")
     body.append(
         _table(
-            ["question", "title", "students", "facility", "discrimination"],
+            [
+                pgettext("report column", "question"),
+                pgettext("report column", "title"),
+                pgettext("report column", "students"),
+                pgettext("report column", "facility"),
+                pgettext("report column", "discrimination"),
+            ],
             [
                 (
                     escape(q.label),
@@ -268,10 +306,19 @@ def _class_html(
     )
     names = part_names(result.key, rich=True)
     numbers = {q.id: escape(q.label) for q in stats.questions}
-    body += ["<h2>Parts</h2>", f'<div class="fig">{svgs["parts"]}</div>']
+    body += [f"<h2>{gettext('Parts')}</h2>", f'<div class="fig">{svgs["parts"]}</div>']
     body.append(
         _table(
-            ["question", "part", "success", "right", "partly", "wrong", "blank", "by hand"],
+            [
+                pgettext("report column", "question"),
+                pgettext("report column", "part"),
+                pgettext("report column", "success"),
+                pgettext("report column", "right"),
+                pgettext("report column", "partly"),
+                pgettext("report column", "wrong"),
+                pgettext("report column", "blank"),
+                pgettext("report column", "by hand"),
+            ],
             [
                 (
                     numbers.get(p.question, escape(p.question)),
@@ -288,11 +335,16 @@ def _class_html(
             {2, 3, 4, 5, 6, 7},
         )
     )
-    body += ["<h2>Slips</h2>", f'<div class="fig">{svgs["slips"]}</div>']
+    body += [f"<h2>{gettext('Slips')}</h2>", f'<div class="fig">{svgs["slips"]}</div>']
     if stats.slips:
         body.append(
             _table(
-                ["slip", "what it is", "answers", "students"],
+                [
+                    pgettext("report column", "slip"),
+                    pgettext("report column", "what it is"),
+                    pgettext("report column", "answers"),
+                    pgettext("report column", "students"),
+                ],
                 [
                     (
                         f"{_scripts_html(slip_title(s.misconception, s.description, True))}"
@@ -307,16 +359,22 @@ def _class_html(
             )
         )
     if stats.cells:
-        body.append("<h2>Table cells missed</h2>")
+        body.append(f"<h2>{gettext('Table cells missed')}</h2>")
         body.append(
-            '<p class="muted">Each cell: how many students left it wrong or blank (over the '
-            "students whose table has this shape)."
-            + (f" {escape(_BY_HAND)}" if stats.tables_by_hand else "")
+            '<p class="muted">'
+            + gettext(
+                "Each cell: how many students left it wrong or blank (over the students whose "
+                "table has this shape)."
+            )
+            + (f" {escape(said(_BY_HAND))}" if stats.tables_by_hand else "")
             + "</p>"
         )
         body += [f'<div class="fig">{svg}</div>' for svg in cells]
     elif stats.tables_by_hand:
-        body += ["<h2>Table cells missed</h2>", f'<p class="muted">{escape(_NO_CELLS)}</p>']
+        body += [
+            f"<h2>{gettext('Table cells missed')}</h2>",
+            f'<p class="muted">{escape(said(_NO_CELLS))}</p>',
+        ]
     return _page(flat_scripts(title), body)
 
 
@@ -328,9 +386,10 @@ def _slip_lines(p: PartResult) -> list[tuple[str, str]]:
     out = []
     for slip in p.slips:
         known = MISCONCEPTIONS.get(slip.misconception)
-        name = plain_math(known.title, rich=True) if known else slip.misconception
-        what = plain_math(slip.description or (known.description if known else ""), rich=True)
-        avoid = plain_math(known.avoid, rich=True) if known and known.avoid else ""
+        # in the key's language (a German key's descriptions are German already: as they are)
+        name = plain_math(said(known.title), rich=True) if known else slip.misconception
+        what = plain_math(said(slip.description or (known.description if known else "")), rich=True)
+        avoid = plain_math(said(known.avoid), rich=True) if known and known.avoid else ""
         out.append((f"{name}: {what}".rstrip(": "), avoid))
     return out
 
@@ -345,7 +404,7 @@ def _written(p: PartResult) -> str:
         text = no_marks(text)  # what a student typed never sets a script
         seen.setdefault(entry or "", _MINUS_INF.get(text.strip().lower(), text))
     if not seen:
-        return "(blank)"
+        return gettext("(blank)")
     if list(seen) == [""]:
         # a written answer's math ($d_k$) reads as the sheet's does; a lone $ stays a dollar
         return plain_math(seen[""], rich=True) if p.kind in ("text", "choice") else seen[""]
@@ -353,13 +412,13 @@ def _written(p: PartResult) -> str:
 
 
 _STATUS = {
-    "right": "right",
-    "carried": "right (credit carried forward from your earlier answer)",
-    "partial": "partly right",
-    "wrong": "wrong",
-    "blank": "blank",
-    "ungraded": "to be marked by hand",
-    "marked": "marked by hand",
+    "right": N_("right"),
+    "carried": N_("right (credit carried forward from your earlier answer)"),
+    "partial": N_("partly right"),
+    "wrong": N_("wrong"),
+    "blank": N_("blank"),
+    "ungraded": N_("to be marked by hand"),
+    "marked": N_("marked by hand"),
 }
 
 
@@ -371,21 +430,30 @@ def _feedback_lines(
     who = no_marks(s.name or s.student)
     score = f"{points_text(s.earned)} / {points_text(s.possible)}"
     if s.ungraded:
-        score += f" (+ {points_text(s.ungraded)} to be marked by hand)"
+        score = gettext(
+            "{score} (+ {ungraded} to be marked by hand)",
+            score=score,
+            ungraded=points_text(s.ungraded),
+        )
     lines = [
-        ("h1", f"Feedback: {plain_math(result.key.title or 'worksheet', rich=True)}"),
-        ("plain", f"Student: {who}"),
-        ("plain", f"Score: {score}"),
+        ("h1", gettext("Feedback: {title}", title=_title(result))),
+        ("plain", gettext("Student: {name}", name=who)),
+        ("plain", gettext("Score: {score}", score=score)),
     ]
     if not s.responded:  # a page only when the instructor asked for zeros (--absent zero)
-        lines.append(("plain", "No answers were handed in: counted as 0."))
+        lines.append(("plain", gettext("No answers were handed in: counted as 0.")))
         return lines
     for q in s.questions:
         lines.append(
             (
                 "h2",
-                f"Question {q.number}: {plain_math(q.title, rich=True)} "
-                f"({points_text(q.earned)} / {points_text(q.possible)})",
+                gettext(
+                    "Question {number}: {title} ({earned} / {possible})",
+                    number=q.number,
+                    title=plain_math(q.title, rich=True),
+                    earned=points_text(q.earned),
+                    possible=points_text(q.possible),
+                ),
             )
         )
         if q.tries is not None and q.penalty:  # an adaptive quiz's wrong tries
@@ -393,34 +461,61 @@ def _feedback_lines(
             lines.append(
                 (
                     "plain",
-                    f"Your try {counted} of {made} counts, less {points_text(q.penalty)} "
-                    f"for the {counted - 1} wrong tr{'y' if counted == 2 else 'ies'} before it.",
+                    ngettext(
+                        "Your try {counted} of {made} counts, less {penalty} for the {n} wrong "
+                        "try before it.",
+                        "Your try {counted} of {made} counts, less {penalty} for the {n} wrong "
+                        "tries before it.",
+                        counted - 1,
+                        counted=counted,
+                        made=made,
+                        penalty=points_text(q.penalty),
+                    ),
                 )
             )
         if q.averaged is not None:  # an average of attempts
-            lines.append(("plain", "The mean of your attempts; below, your last attempt's."))
+            lines.append(
+                ("plain", gettext("The mean of your attempts; below, your last attempt's."))
+            )
         for p in q.parts:
             name = names.get((q.id, p.answer), p.part)
             if p.pending:  # a mark still to give: no points yet, and never a 0
-                text = f"{name} — not marked yet ({points_words(p.possible)})."
+                text = gettext(
+                    "{part} — not marked yet ({points}).",
+                    part=name,
+                    points=points_words(p.possible),
+                )
             elif p.status == "ungraded":  # free text a person has still to mark
-                text = (
-                    f"{name} — {_STATUS[p.status]} ({points_words(p.possible)})."
-                    f" Your answer: {_written(p)}"
+                text = gettext(
+                    "{part} — {status} ({points}). Your answer: {answer}",
+                    part=name,
+                    status=said(_STATUS[p.status]),
+                    points=points_words(p.possible),
+                    answer=_written(p),
+                )
+            elif p.marked:  # a part marked by hand: its points say it all (not the mark typed)
+                text = gettext(
+                    "{part} — {status}, {earned} / {possible}.",
+                    part=name,
+                    status=said(_STATUS[p.status]),
+                    earned=points_text(p.earned),
+                    possible=points_text(p.possible),
                 )
             else:
-                text = (
-                    f"{name} — {_STATUS[p.status]}, "
-                    f"{points_text(p.earned)} / {points_text(p.possible)}."
-                    # a part marked by hand: its points say it all (not the mark as typed)
-                    + ("" if p.marked else f" Your answer: {_written(p)}")
+                text = gettext(
+                    "{part} — {status}, {earned} / {possible}. Your answer: {answer}",
+                    part=name,
+                    status=said(_STATUS[p.status]),
+                    earned=points_text(p.earned),
+                    possible=points_text(p.possible),
+                    answer=_written(p),
                 )
             lines.append(("plain", text))
             slips = _slip_lines(p)
             for what, avoid in slips:
-                lines.append(("slip", f"Slip: {what}"))
+                lines.append(("slip", gettext("Slip: {what}", what=what)))
                 if avoid:
-                    lines.append(("avoid", f"To avoid it: {avoid}"))
+                    lines.append(("avoid", gettext("To avoid it: {avoid}", avoid=avoid)))
             if p.kind == "choice" and p.status in ("wrong", "partial"):
                 # a concept question has no step to redo: the right option, and why
                 lines += _right_option(result.key, s.sheet, q.id, p.answer)
@@ -428,8 +523,10 @@ def _feedback_lines(
                 lines.append(
                     (
                         "avoid",
-                        "No named slip reproduces this answer: redo the step with the "
-                        "worked example and compare entry by entry.",
+                        gettext(
+                            "No named slip reproduces this answer: redo the step with the "
+                            "worked example and compare entry by entry."
+                        ),
                     )
                 )
     return lines
@@ -451,9 +548,9 @@ def _right_option(key: GradeKey, sheet: str, question: str, answer: str) -> list
             for o in ans.options
             if norm_text(o) in ans.right
         )
-        right = f"The right options are {shown}."
+        right = gettext("The right options are {options}.", options=shown)
     elif ans.options and all(len(o) == 1 for o in ans.options):  # an item's option labels
-        right = f"The right option is {ans.text}."
+        right = gettext("The right option is {option}.", option=ans.text)
     else:
         texts = [norm_text(o) for o in ans.options]
         letter = (
@@ -461,10 +558,12 @@ def _right_option(key: GradeKey, sheet: str, question: str, answer: str) -> list
             if norm_text(ans.text) in texts and len(texts) <= 26
             else ""
         )
-        right = f"The right option is {letter}{plain_math(ans.text, rich=True)}."
+        right = gettext(
+            "The right option is {option}.", option=letter + plain_math(ans.text, rich=True)
+        )
     out = [("avoid", right)]
     if ans.explanation:
-        out.append(("avoid", f"Why: {plain_math(ans.explanation, rich=True)}"))
+        out.append(("avoid", gettext("Why: {why}", why=plain_math(ans.explanation, rich=True))))
     return out
 
 
@@ -529,18 +628,18 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
 
 
 #: said where the sheets numbered the questions differently
-_BY_ID = (
+_BY_ID = N_(
     "The sheets numbered the questions differently (shuffled or drawn from pools): each "
     "question is named by its id in the bank, [like-this]."
 )
 
 
 #: said where table parts were marked by hand (scanned score boxes, typed marks)
-_BY_HAND = (
+_BY_HAND = N_(
     "A table part marked by hand (a score box read by scan, a typed mark) holds its points, "
     "not its cells: it is not counted in these pictures."
 )
-_NO_CELLS = (
+_NO_CELLS = N_(
     "No picture of the table cells missed: every table part was marked by hand (score boxes "
     "read by scan, or typed marks), which hold a part's points, not which cells were wrong."
 )
@@ -548,48 +647,70 @@ _NO_CELLS = (
 
 def _mean_text(stats: ClassStats) -> str:
     """The mean score, and what it leaves out: the parts still to be marked by hand."""
+    mean = f"{stats.mean:.1f} %"
     if not stats.to_mark:
-        return f"Mean score: {stats.mean:.1f} % of the points."
-    parts = "part" if stats.to_mark == 1 else "parts"
-    return (
-        f"Mean score: {stats.mean:.1f} % of the points marked so far ({stats.to_mark} {parts} "
-        "still to be marked by hand are left out of every number, not counted as 0)."
+        return gettext("Mean score: {mean} of the points.", mean=mean)
+    return ngettext(
+        "Mean score: {mean} of the points marked so far ({n} part still to be marked by hand "
+        "are left out of every number, not counted as 0).",
+        "Mean score: {mean} of the points marked so far ({n} parts still to be marked by hand "
+        "are left out of every number, not counted as 0).",
+        stats.to_mark,
+        mean=mean,
+    )
+
+
+def _handed_in(result: GradeResult, stats: ClassStats) -> str:
+    return gettext(
+        "{handed} of {n} students handed something in.",
+        handed=stats.students,
+        n=len(result.students),
     )
 
 
 def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, str]]:
     lines = [
-        ("h1", f"Class report: {plain_math(result.key.title or 'worksheet', rich=True)}"),
-        ("plain", f"{stats.students} of {len(result.students)} students handed something in."),
+        ("h1", gettext("Class report: {title}", title=_title(result))),
+        ("plain", _handed_in(result, stats)),
     ]
     if stats.mean is not None:
         lines.append(("plain", _mean_text(stats)))
-    lines.append(("h2", "Questions: facility, discrimination (point-biserial)"))
+    lines.append(("h2", gettext("Questions: facility, discrimination (point-biserial)")))
     if any(q.number is None for q in stats.questions):
-        lines.append(("plain", _BY_ID))
+        lines.append(("plain", said(_BY_ID)))
     for q in stats.questions:
         lines.append(
             (
                 "plain",
-                f"{q.label} {plain_math(q.title, rich=True)}: facility {_num(q.facility)}, "
-                "discrimination "
-                f"{_num(q.discrimination)}, {q.students} students",
+                gettext(
+                    "{question} {title}: facility {facility}, discrimination {discrimination}, "
+                    "{n} students",
+                    question=q.label,
+                    title=plain_math(q.title, rich=True),
+                    facility=_num(q.facility),
+                    discrimination=_num(q.discrimination),
+                    n=q.students,
+                ),
             )
         )
-    lines.append(("h2", "Slips: answers, students"))
+    lines.append(("h2", gettext("Slips: answers, students")))
     for sl in stats.slips:
         lines.append(
             (
                 "plain",
-                f"{slip_title(sl.misconception, sl.description, True)}: {sl.answers} answers, "
-                f"{sl.students} students",
+                gettext(
+                    "{slip}: {answers} answers, {students} students",
+                    slip=slip_title(sl.misconception, sl.description, True),
+                    answers=sl.answers,
+                    students=sl.students,
+                ),
             )
         )
     if not stats.slips:
-        lines.append(("plain", "No wrong answer was reproduced by a named slip."))
+        lines.append(("plain", gettext("No wrong answer was reproduced by a named slip.")))
     if stats.tables_by_hand:
-        lines.append(("h2", "Table cells missed"))
-        lines.append(("plain", _BY_HAND if stats.cells else _NO_CELLS))
+        lines.append(("h2", gettext("Table cells missed")))
+        lines.append(("plain", said(_BY_HAND) if stats.cells else said(_NO_CELLS)))
     return lines
 
 

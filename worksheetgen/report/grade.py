@@ -46,6 +46,7 @@ from worksheetgen.grading.visible import visible
 from worksheetgen.keyjson.read import ExpectedSecret
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.records import KeyDoc
+from worksheetgen.language import gettext, ngettext, using
 from worksheetgen.render.markup import escape_md_inline, markup_md_inline
 from worksheetgen.report.analysis import points_text, points_words
 
@@ -106,60 +107,97 @@ def _code(text: Any) -> str:
     return f"{fence}{pad}{one_line}{pad}{fence}"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+def _students(n: int) -> str:
+    return ngettext("{n} student", "{n} students", n)
 
 
 def _names(names: Sequence[str]) -> str:
     """'scaled', 'A and V', 'Q, K and V'."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    return gettext("{first} and {last}", first=", ".join(names[:-1]), last=names[-1])
+
+
+def _scored(p: PartResult) -> str:
+    return gettext(
+        "{earned}/{possible}", earned=points_text(p.earned), possible=points_text(p.possible)
+    )
 
 
 def _part_line(p: PartResult) -> str:
     head = f"- {p.part} {_code(p.answer)}: "
-    entries = f"{p.right + p.carried} of {p.total} entries" if p.total > 1 else ""
     status = p.status
     if p.pending:  # a mark still to give ("?"; scan: boxes a person has to look at)
-        return head + f"to mark by hand ({points_words(p.possible)}): not marked yet."
+        return head + gettext(
+            "to mark by hand ({points}): not marked yet.", points=points_words(p.possible)
+        )
     if status == "ungraded":
-        wrote = _md(shorten(p.response, 200)) if p.response else "(blank)"
-        return (
-            head + f"free text, to grade by hand ({points_words(p.possible)}). "
-            f"Wrote: {wrote.rstrip('.')}. Model answer: {_md(shorten(p.model, 200))}"
+        wrote = _md(shorten(p.response, 200)) if p.response else gettext("(blank)")
+        return head + gettext(
+            "free text, to grade by hand ({points}). Wrote: {wrote}. Model answer: {model}",
+            points=points_words(p.possible),
+            wrote=wrote.rstrip("."),
+            model=_md(shorten(p.model, 200)),
         )
     if status == "marked":
-        return head + f"marked by hand ({points_text(p.earned)}/{points_text(p.possible)})."
+        return head + gettext("marked by hand ({score}).", score=_scored(p))
     if status == "blank":
-        text = "blank"
+        text = gettext("blank ({score})", score=_scored(p))
     elif status == "right":
-        text = "right"
+        text = gettext("right ({score})", score=_scored(p))
     elif status == "carried":
-        text = f"credit carried forward from your {_names(list(p.carried_from))}"
+        text = gettext(
+            "credit carried forward from your {names} ({score})",
+            names=_names(list(p.carried_from)),
+            score=_scored(p),
+        )
     elif status == "partial":
-        text = f"partly right ({entries})" if entries else "partly right"
+        right = p.right + p.carried
+        # (a part of one entry is partly right only when it is a mark-all part's options)
         if p.carried:
-            text += f", {p.carried} carried forward from your {_names(list(p.carried_from))}"
+            text = ngettext(
+                "partly right ({right} of {total} entries), {n} carried forward from your "
+                "{names} ({score})",
+                "partly right ({right} of {total} entries), {n} carried forward from your "
+                "{names} ({score})",
+                p.carried,
+                right=right,
+                total=p.total,
+                names=_names(list(p.carried_from)),
+                score=_scored(p),
+            )
+        elif p.total == 1:  # a mark-all part: some of its options right
+            text = gettext("partly right ({score})", score=_scored(p))
+        else:
+            text = ngettext(
+                "partly right ({right} of {n} entries) ({score})",
+                "partly right ({right} of {n} entries) ({score})",
+                p.total,
+                right=right,
+                score=_scored(p),
+            )
     else:
-        text = "wrong"
-    line = head + text + f" ({points_text(p.earned)}/{points_text(p.possible)})"
+        text = gettext("wrong ({score})", score=_scored(p))
+    line = head + text
     if p.slips:
         named = "; ".join(
             f"**{_md(s.misconception)}**"
             + (f" ({_math_md(s.description.rstrip('.'))})" if s.description else "")
             for s in p.slips
         )
-        line += f". Reproduced by {named}"
+        line += gettext(". Reproduced by {slips}", slips=named)
     elif status in ("partial", "wrong") and p.kind != "choice":
         # (a pick-one answer names its slip when an option is one: else there is none to name)
-        line += ". No slip in the misconception library reproduces it"
+        line += gettext(". No slip in the misconception library reproduces it")
     if p.wrong:
         shown = "; ".join(
             (f"({w.entry}) " if w.entry else "")
-            + f"wrote {_md(w.wrote)}, key {_math_md(w.expected)}"
+            + gettext("wrote {wrote}, key {key}", wrote=_md(w.wrote), key=_math_md(w.expected))
             for w in p.wrong[:12]
         )
-        more = f"; and {len(p.wrong) - 12} more" if len(p.wrong) > 12 else ""
-        line += f". Not credited: {shown}{more}"
+        if len(p.wrong) > 12:
+            shown = gettext("{shown}; and {n} more", shown=shown, n=len(p.wrong) - 12)
+        line += gettext(". Not credited: {shown}", shown=shown)
     return line + "."
 
 
@@ -167,136 +205,232 @@ def _carry_lines(result: GradeResult) -> list[str]:
     """What carried credit did: the switch, and the students whose score it changed (an LMS,
     which marks each answer against the key alone, gives them the lower mark)."""
     if result.carry == "off":
-        return ["Carried credit: off (grade --no-carry): each answer marked against the key."]
+        return [
+            gettext("Carried credit: off (grade --no-carry): each answer marked against the key.")
+        ]
     differ = [s for s in result.students if s.without_carry is not None]
     if not differ:
         return []
     listed = ", ".join(
-        f"{s.student} {points_text(s.earned)} (without: {points_text(plain)})"
+        gettext(
+            "{student} {earned} (without: {plain})",
+            student=s.student,
+            earned=points_text(s.earned),
+            plain=points_text(plain),
+        )
         for s in differ
         if (plain := s.without_carry) is not None
     )
     return [
-        f"Carried credit changes the score of {_count(len(differ), 'student')} (an LMS, "
-        f"which credits no carried step, gives the lower one): {_md(listed)}."
+        ngettext(
+            "Carried credit changes the score of {n} student (an LMS, which credits no "
+            "carried step, gives the lower one): {listed}.",
+            "Carried credit changes the score of {n} students (an LMS, which credits no "
+            "carried step, gives the lower one): {listed}.",
+            len(differ),
+            listed=_md(listed),
+        )
     ]
 
 
 def report_md(result: GradeResult) -> str:
     """A Markdown report: class summary, slips seen, and each student's parts with diagnoses."""
     key = result.key
-    out = [f"# Grading report: {_math_md(key.title or 'worksheet')}", ""]
-    seed = f" (seed {key.seed})" if key.seed is not None else ""
-    out.append(
-        f"Key: {_code(key.path)}{seed}. Responses: {_code(result.responses)}. "
-        f"{_count(len(result.students), 'student')}."
-    )
+    title = _math_md(key.title) if key.title else gettext("worksheet")
+    out = [gettext("# Grading report: {title}", title=title), ""]
+    class_size = _students(len(result.students))
+    if key.seed is not None:
+        out.append(
+            gettext(
+                "Key: {key} (seed {seed}). Responses: {responses}. {students}.",
+                key=_code(key.path),
+                seed=key.seed,
+                responses=_code(result.responses),
+                students=class_size,
+            )
+        )
+    else:
+        out.append(
+            gettext(
+                "Key: {key}. Responses: {responses}. {students}.",
+                key=_code(key.path),
+                responses=_code(result.responses),
+                students=class_size,
+            )
+        )
     graded = [s for s in result.students if s.responded]
     if graded:
         mean = sum((s.earned for s in graded), Fraction(0)) / len(graded)
         top = max(s.possible for s in graded)
-        line = (
-            f"Mean score of the {_count(len(graded), 'student')} with responses: "
-            f"{points_text(mean)} of {points_text(top)}."
-        )
         marked = [s.earned / s.marked_possible for s in graded if s.marked_possible]
         if any(s.ungraded for s in graded) and marked:
             # as the class report: each student's share of the points marked so far
             share = 100 * float(sum(marked, Fraction(0)) / len(marked))
-            line = (
-                line[:-1] + f" so far: {share:.1f} % of the points marked (the parts still "
-                "to be marked by hand are left out, not counted as 0)."
+            line = ngettext(
+                "Mean score of the {n} student with responses: {mean} of {top} so far: "
+                "{share} of the points marked (the parts still to be marked by hand are "
+                "left out, not counted as 0).",
+                "Mean score of the {n} students with responses: {mean} of {top} so far: "
+                "{share} of the points marked (the parts still to be marked by hand are "
+                "left out, not counted as 0).",
+                len(graded),
+                mean=points_text(mean),
+                top=points_text(top),
+                share=f"{share:.1f} %",
+            )
+        else:
+            line = ngettext(
+                "Mean score of the {n} student with responses: {mean} of {top}.",
+                "Mean score of the {n} students with responses: {mean} of {top}.",
+                len(graded),
+                mean=points_text(mean),
+                top=points_text(top),
             )
         out.append(line)
     missing = [s.student for s in result.students if not s.responded]
     if missing:
-        counted = (
-            "counted as 0 (--absent zero)"
-            if result.absent == "zero"
-            else "no total in scores.csv (--absent zero gives them 0)"
-        )
-        out.append(f"No responses from: {_md(', '.join(missing))}; {counted}.")
+        if result.absent == "zero":
+            out.append(
+                gettext(
+                    "No responses from: {students}; counted as 0 (--absent zero).",
+                    students=_md(", ".join(missing)),
+                )
+            )
+        else:
+            out.append(
+                gettext(
+                    "No responses from: {students}; no total in scores.csv (--absent zero "
+                    "gives them 0).",
+                    students=_md(", ".join(missing)),
+                )
+            )
     if result.in_progress:
         out.append(
-            f"In progress, not graded (attempt not submitted): "
-            f"{_md(', '.join(result.in_progress))}."
+            gettext(
+                "In progress, not graded (attempt not submitted): {students}.",
+                students=_md(", ".join(result.in_progress)),
+            )
         )
     if result.attempts:
-        out.append(f"Several attempts: {_md('; '.join(result.attempts))}.")
+        out.append(
+            gettext("Several attempts: {attempts}.", attempts=_md("; ".join(result.attempts)))
+        )
     if result.tries_note:
         out.append(_md(result.tries_note))
     out += _carry_lines(result)
     if result.unreadable:
         out.append(
-            f"Unreadable, graded as wrong (grade --lenient): "
-            f"{_count(len(result.unreadable), 'value')}:"
+            ngettext(
+                "Unreadable, graded as wrong (grade --lenient): {n} value:",
+                "Unreadable, graded as wrong (grade --lenient): {n} values:",
+                len(result.unreadable),
+            )
         )
         out += ["", *(f"- {_code(line)}" for line in result.unreadable), ""]
     if result.against_pool:
         out.append(
-            "Not graded, dealt against the bank's pool rule (the LMS drew two versions of one "
-            "question, which no printed sheet has; grade these from a responses CSV: "
-            f"grade --template): {_md(' / '.join(result.against_pool))}."
+            gettext(
+                "Not graded, dealt against the bank's pool rule (the LMS drew two versions of "
+                "one question, which no printed sheet has; grade these from a responses CSV: "
+                "grade --template): {attempts}.",
+                attempts=_md(" / ".join(result.against_pool)),
+            )
         )
-    out += ["", "## Slips seen", ""]
+    out += ["", gettext("## Slips seen"), ""]
     counts = result.slip_counts()
     if counts:
-        out += ["| misconception | what it is | answers | students |", "|---|---|---:|---:|"]
+        out += [
+            gettext("| misconception | what it is | answers | students |"),
+            "|---|---|---:|---:|",
+        ]
         out += [
             f"| {_md(s.misconception)} | {_math_md(s.description)} | {n} | {k} |"
             for s, n, k in counts
         ]
     else:
-        out.append("No wrong answer was reproduced by a slip in the misconception library.")
+        out.append(
+            gettext("No wrong answer was reproduced by a slip in the misconception library.")
+        )
     for s in result.students:
-        who = _md(s.student) + (f" ({_md(s.name)})" if s.name and s.name != s.student else "")
+        who = _md(s.student)
+        if s.name and s.name != s.student:
+            who = gettext("{student} ({name})", student=who, name=_md(s.name))
         if result.has_sheet_column:
-            who += f", sheet {_md(s.sheet)}"
-        score = f"{points_text(s.earned)} / {points_text(s.possible)}"
-        if s.ungraded:
-            score += f" (+ {points_text(s.ungraded)} to grade by hand)"
+            who = gettext("{student}, sheet {sheet}", student=who, sheet=_md(s.sheet))
         if not result.has_total(s):
-            score = f"no responses, no total (of {points_text(s.possible)})"
+            score = gettext(
+                "no responses, no total (of {possible})", possible=points_text(s.possible)
+            )
+        elif s.ungraded:
+            score = gettext(
+                "{earned} / {possible} (+ {ungraded} to grade by hand)",
+                earned=points_text(s.earned),
+                possible=points_text(s.possible),
+                ungraded=points_text(s.ungraded),
+            )
+        else:
+            score = f"{points_text(s.earned)} / {points_text(s.possible)}"
         out += ["", f"## {who}: {score}", ""]
         if s.without_carry is not None:
             out += [
-                f"Without carried credit (what an LMS gives): {points_text(s.without_carry)} / "
-                f"{points_text(s.possible)}.",
+                gettext(
+                    "Without carried credit (what an LMS gives): {earned} / {possible}.",
+                    earned=points_text(s.without_carry),
+                    possible=points_text(s.possible),
+                ),
                 "",
             ]
         if not s.responded:
-            out.append("No responses.")
+            out.append(gettext("No responses."))
             continue
         for q in s.questions:
-            out.append(
-                f"### Question {q.number}: {_math_md(q.title)} ({_code(q.id)}"
-                + (f", version {_md(q.version)}" if q.version else "")
-                + "), "
-                f"{points_text(q.earned)} / {points_text(q.possible)}"
-                + (
-                    f" (without carried credit: {points_text(q.without_carry)})"
-                    if q.without_carry is not None
-                    else ""
-                )
-                + _tries_text(q)
-            )
+            out.append(_question_line(q))
             out.append("")
             out += [_part_line(p) for p in q.parts]
             out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def _question_line(q: QuestionResult) -> str:
+    """A question's heading in the report: its number, title, id (and version), score."""
+    values = {
+        "number": q.number,
+        "title": _math_md(q.title),
+        "id": _code(q.id),
+        "earned": points_text(q.earned),
+        "possible": points_text(q.possible),
+    }
+    if q.version:
+        line = gettext(
+            "### Question {number}: {title} ({id}, version {version}), {earned} / {possible}",
+            version=_md(q.version),
+            **values,
+        )
+    else:
+        line = gettext("### Question {number}: {title} ({id}), {earned} / {possible}", **values)
+    if q.without_carry is not None:
+        line += gettext(" (without carried credit: {points})", points=points_text(q.without_carry))
+    return line + _tries_text(q)
+
+
 def _tries_text(q: QuestionResult) -> str:
     """What the question line says of an adaptive quiz's tries and penalty, or of an average
     of attempts."""
     if q.averaged is not None:
-        return " (the mean of the attempts; the parts below: the last attempt's)"
+        return gettext(" (the mean of the attempts; the parts below: the last attempt's)")
     if q.tries is None:
         return ""
     counted, made = q.tries
-    less = f"less {points_text(q.penalty)} for {_count(counted - 1, 'wrong try')}"
-    which = "the first" if counted == 1 else f"try {counted}"
-    return f" ({which} of {made} tries counts" + (f", {less})" if counted > 1 else ")")
+    if counted == 1:
+        return gettext(" (the first of {made} tries counts)", made=made)
+    return ngettext(
+        " (try {counted} of {made} tries counts, less {penalty} for {n} wrong try)",
+        " (try {counted} of {made} tries counts, less {penalty} for {n} wrong tries)",
+        counted - 1,
+        counted=counted,
+        made=made,
+        penalty=points_text(q.penalty),
+    )
 
 
 def write_outputs(
@@ -413,6 +547,42 @@ def grade_files(
     for name in (SCORES_FILE, REPORT_FILE):
         check_replaceable(out / name)  # before any work
     doc = read_key(key_path, secret) if key_doc is None else key_doc
+    with using(doc.language):  # the reports speak the language the key's sheets spoke
+        return _grade(
+            doc,
+            responses_path,
+            out,
+            tries,
+            attempts,
+            carry,
+            lenient,
+            pictures,
+            paper,
+            label,
+            absent,
+            penalty,
+            unanswered,
+            names,
+        )
+
+
+def _grade(
+    doc: KeyDoc,
+    responses_path: str | os.PathLike[str],
+    out: Path,
+    tries: Tries,
+    attempts: Attempts,
+    carry: bool | None,
+    lenient: bool,
+    pictures: bool,
+    paper: str,
+    label: str | None,
+    absent: Absent,
+    penalty: Fraction | None,
+    unanswered: bool,
+    names: Mapping[str, str] | None,
+) -> GradeRun:
+    """``grade_files``'s work once its key is read, in the key's language."""
     key = grade_key(doc)
     name = str(responses_path) if label is None else label
     if is_spreadsheet(responses_path):
@@ -460,8 +630,9 @@ def grade_rows(
     key = grade_key(key_doc)
     rows = list(rows)
     by_sheet = any(row.sheet for row in rows)
-    responses = responses_of_rows(rows, key, label, unanswered, by_sheet)
-    return _graded(key, responses, None, absent, out, True, paper, names)
+    with using(key_doc.language):  # the reports speak the language the key's sheets spoke
+        responses = responses_of_rows(rows, key, label, unanswered, by_sheet)
+        return _graded(key, responses, None, absent, out, True, paper, names)
 
 
 def _graded(

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from worksheetgen.errors import ScanError
 from worksheetgen.keyjson.read import ExpectedSecret
+from worksheetgen.language import using
 from worksheetgen.model import Student
 from worksheetgen.scan.boxes import read_boxes
 from worksheetgen.scan.identify import identify, read_pages
@@ -52,21 +53,24 @@ def scan_files(
     --student-number): the copies are told apart and matched to the roster's students
     (``studentnumber``), whose ids and names the responses and grades then carry."""
     setup = open_key(key_path, out_dir, secret)
-    students = _roster(setup, roster)
-    pages = read_pages(scans, setup)
-    fixes = read_corrections(corrections) if corrections else []
-    numbers, fixes = number_fixes(fixes) if students is not None else ([], fixes)
-    assigned = named_pages(fixes, setup.key.sheets, setup.sheets, str(corrections))
-    found = identify(setup, pages, assigned, corrections, jobs, copies=students is not None)
-    if students is not None:
-        copies = read_class(setup, pages, found, students, numbers, corrections)
-        settled = settle(copies.found, copies.answers, fixes, corrections)
-        return write(
-            setup, copies.found, copies.answers, settled, absent, copies.sheet_of, copies.names
-        )
-    answers = read_boxes(setup, found)
-    settled = settle(found, answers, fixes, corrections, setup.key.decimal == ",")
-    return write(setup, found, answers, settled, absent)
+    with using(setup.key.language):  # what a person reads, in the language of the key's sheets
+        students = _roster(setup, roster)
+        pages = read_pages(scans, setup)
+        fixes = read_corrections(corrections) if corrections else []
+        numbers, fixes = number_fixes(fixes) if students is not None else ([], fixes)
+        assigned = named_pages(fixes, setup.key.sheets, setup.sheets, str(corrections))
+        found = identify(setup, pages, assigned, corrections, jobs, copies=students is not None)
+        if students is not None:
+            copies = read_class(setup, pages, found, students, numbers, corrections)
+            settled = settle(
+                copies.found, copies.answers, fixes, corrections, setup.key.decimal == ","
+            )
+            return write(
+                setup, copies.found, copies.answers, settled, absent, copies.sheet_of, copies.names
+            )
+        answers = read_boxes(setup, found)
+        settled = settle(found, answers, fixes, corrections, setup.key.decimal == ",")
+        return write(setup, found, answers, settled, absent)
 
 
 def _roster(setup: ScanSetup, roster: str | None) -> tuple[Student, ...] | None:

@@ -96,7 +96,7 @@ def solve_item(
         given=given,
         prompt=prompt,
         solution=solution,
-        title=spec.title or family.title,
+        title=spec.title or said(family.title),  # as the sheet prints it
         carries=tuple(family.carries_for(given, asked)),
     )
     exact = variant.fingerprints.correct if variant.fingerprints is not None else None
@@ -161,7 +161,7 @@ def with_misconceptions(
     distractors = tuple(
         Distractor(
             misconception=s.name,
-            description=s.misconception.description,
+            description=said(s.misconception.description),
             answer={n: mc.value_json(v) for n, v in s.values.items() if v is not None},
             rounded={
                 n: mc.value_rounded(v, d, style(n)) for n, v in s.values.items() if v is not None
@@ -170,7 +170,7 @@ def with_misconceptions(
         for s in variant.slips
     )
     coincident = tuple(
-        Coincidence(c.slip, mc.get(c.slip).description, c.same_as, c.margin)
+        Coincidence(c.slip, said(mc.get(c.slip).description), c.same_as, c.margin)
         for c in variant.coincident
     )
     solution = replace(
