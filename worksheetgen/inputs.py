@@ -69,8 +69,11 @@ def read_limited(
     shown: str | None = None,
     check: Callable[[os.stat_result], str | None] | None = None,
     secret: bool = False,
+    head: int | None = None,
 ) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` of them.
+    """The bytes of the regular file ``path``, at most ``limit`` of them; with ``head``,
+    only its first ``head`` bytes (its kind and size are checked all the same: a file
+    read later a piece at a time, such as a scan of many pages).
 
     ``what`` names the expected file in messages ("a CSV file"); every problem is one
     ``error`` naming the file (as ``shown``, by default the path): missing, not a regular
@@ -118,8 +121,9 @@ def read_limited(
             raise fail(problem)
         chunks: list[bytes] = []
         total = 0
-        while True:
-            chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+        while head is None or total < head:
+            want = min(_CHUNK, limit + 1 - total)
+            chunk = os.read(fd, want if head is None else min(want, head - total))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -127,10 +131,12 @@ def read_limited(
             if total > limit:
                 raise fail(f"expected {what} of at most {limit} bytes, got more while reading it")
         data = b"".join(chunks)
+        whole = head is None or total < head or total >= st.st_size  # read to its end
         if secret:
             _SECRET_FILES.clear()
             _SECRET_FILES.add((st.st_dev, st.st_ino))
-        if not secret and _private(st.st_mode) and total <= 8192 and _looks_secret(data):
+        private = not secret and _private(st.st_mode)
+        if private and whole and total <= 8192 and _looks_secret(data):
             keep_secret(data.strip())
         return data
     except OSError as exc:

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ScanError
 from worksheetgen.keyjson.records import KeySheet
 from worksheetgen.scan.issues import Issue
 from worksheetgen.scan.setup import ISSUES_FILE, ScanSetup
 from worksheetgen.textrules import shown
+
+if TYPE_CHECKING:  # the image machinery is loaded only when scanning
+    from worksheetgen.scan.images import ScanFile
 
 #: the most pages one run reads: this many for each page the build printed (both sides of
 #: every sheet, scanned twice over), and at least MIN_SCAN_PAGES
@@ -32,14 +35,12 @@ Task = tuple[str, str, int]  # a page: its scan's path, the scan's kind and the 
 @dataclass(frozen=True)
 class ScanPages:
     """Every page of the scans, checked and counted, not yet decoded: each scan's label
-    (``scan_labels``) and bytes, and the pages in order."""
+    (``scan_labels``) and file, and the pages in order. No scan is held: each page is
+    decoded from its file when needed, which must be the file checked (``ScanFile``)."""
 
     labels: dict[str, str]
-    data: dict[str, bytes | None]
+    files: dict[str, ScanFile]
     tasks: tuple[Task, ...]
-    #: each scan's file as it was checked (device, inode, size, modification time): a scan
-    #: of one page is read again from its file when needed, not held (``scan_bytes``)
-    stats: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
@@ -50,21 +51,15 @@ def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
 
     labels = scan_labels(scans)
     tasks: list[Task] = []
-    data_of: dict[str, bytes | None] = {}
-    stats: dict[str, tuple[int, int, int, int]] = {}
+    files: dict[str, ScanFile] = {}
     # the most pages a run reads: PAGES_PER_PRINTED for each page the build printed, counted
     # (and every page's size checked) before any page is decoded
     printed = sum(len(s.pages) for s in setup.positions.sheets)
     most = max(MIN_SCAN_PAGES, PAGES_PER_PRINTED * printed)
     for path in scans:  # every scan checked before any is read
-        opened: list[os.stat_result] = []
-        kind, data = check_scan(path, opened.append)
-        stats[path] = _identity(opened[0])  # the file as opened and read
-        count = page_count(path, kind, data, most - len(tasks))
-        # a pile of one page a file is streamed: each page's bytes read again when it is
-        # decoded, never all held (a PDF's or a TIFF's pages share their file's bytes)
-        data_of[path] = None if count == 1 and kind != "pdf" else data
-        del data
+        # only the file's kind, size and page count: a page is read from it when decoded
+        kind, files[path] = check_scan(path)
+        count = page_count(path, kind, files[path], most - len(tasks))
         if len(tasks) + count > most:
             raise ScanError(
                 f"expected at most {most:,} pages in all ({PAGES_PER_PRINTED} for each of the "
@@ -73,33 +68,7 @@ def read_pages(scans: Sequence[str], setup: ScanSetup) -> ScanPages:
                 file=path,
             )
         tasks += [(path, kind, i) for i in range(count)]
-    return ScanPages(labels, data_of, tuple(tasks), stats)
-
-
-def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def scan_bytes(
-    path: str, data: dict[str, bytes | None], stats: dict[str, tuple[int, int, int, int]]
-) -> bytes:
-    """A scan's bytes: held (a file of several pages), or read again from its file, which
-    must be the file checked at the start (a ScanError when it was changed since)."""
-    held = data[path]
-    if held is not None:
-        return held
-    # the image machinery only when scanning
-    from worksheetgen.inputs import read_limited
-    from worksheetgen.scan.images import MAX_SCAN_BYTES
-
-    def same(st: os.stat_result) -> str | None:
-        if _identity(st) == stats[path]:
-            return None
-        return "expected the scan as it was when the run began, got a file changed since"
-
-    return read_limited(
-        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError, check=same
-    )
+    return ScanPages(labels, files, tuple(tasks))
 
 
 def task_where(task: tuple[str, str, int], labels: dict[str, str]) -> str:
@@ -187,7 +156,7 @@ def identify(
     seen: dict[tuple[int, int], str] = {}
     found: list[FoundPage] = []
     n_pages = identified = 0
-    context = _ReadContext(pages.data, setup.paper, setup.box_mm, sheets, pages.stats)
+    context = _ReadContext(pages.files, setup.paper, setup.box_mm, sheets)
     unread: dict[str, Task] = {}  # unidentified pages' tasks, by issue id
 
     def take(page: _Found, ratios: Any, where: str) -> None:
@@ -203,7 +172,7 @@ def identify(
         )
         if other or read.code is None or read.code[1] not in sheets:
             name = f"page-{len(crops) + 1:03d}.png"
-            image = load_page(path, kind, scan_bytes(path, pages.data, pages.stats), index)
+            image = load_page(path, kind, pages.files[path], index)
             small = image[::4, ::4]
             crops[name] = crop_png(small, (0, 0, small.shape[1], small.shape[0]))
             if other:  # never read as this class's, nor named as one of its pages
@@ -383,7 +352,7 @@ def _read_as(
     from worksheetgen.scan.pages import BOX_INSET_MM, align_as, box_measures
 
     path, kind, index = task
-    image = load_page(path, kind, scan_bytes(path, context.data, context.stats), index)
+    image = load_page(path, kind, context.files[path], index)
     aligned = align_as(image, context.paper, page_cells(build, sheet, page))
     if aligned is None:
         return _PageRead(None)
@@ -397,13 +366,12 @@ def _read_as(
 
 @dataclass(frozen=True)
 class _ReadContext:
-    """What reading a page needs: the scans' bytes, the paper, the boxes by sheet and page."""
+    """What reading a page needs: the scans' files, the paper, the boxes by sheet and page."""
 
-    data: dict[str, bytes | None]
+    files: dict[str, ScanFile]
     paper: str
     box_mm: float
     sheets: dict[int, dict[int, list[dict[str, Any]]]]
-    stats: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -428,7 +396,7 @@ def _read_page(task: tuple[str, str, int], context: _ReadContext | None = None) 
 
     ctx = context or _CONTEXT[0]
     path, kind, index = task
-    page = align(load_page(path, kind, scan_bytes(path, ctx.data, ctx.stats), index), ctx.paper)
+    page = align(load_page(path, kind, ctx.files[path], index), ctx.paper)
     if page is None:
         return _PageRead(None)
     code = (page.build, page.sheet, page.page)
@@ -488,16 +456,15 @@ class _Found:
         from worksheetgen.scan.pages import Aligned, ink_mask
 
         path, kind, index = self.task
-        data = scan_bytes(path, self.context.data, self.context.stats)
-        image = load_page(path, kind, data, index)
+        image = load_page(path, kind, self.context.files[path], index)
         if image.shape[1] > image.shape[0]:  # as align turned it
             image = np.rot90(image)
         return Aligned(0, self.sheet, self.page, self.homography, ink_mask(image), image)
 
 
-def load_page(path: str, kind: str, data: bytes, index: int) -> Any:
-    """The grey image of page ``index`` of a scan."""
+def load_page(path: str, kind: str, source: ScanFile | bytes, index: int) -> Any:
+    """The grey image of page ``index`` of a scan (its file, or its bytes)."""
     # the image machinery only when scanning
     from worksheetgen.scan.images import read_page
 
-    return read_page(path, kind, data, index)
+    return read_page(path, kind, source, index)

@@ -1,12 +1,17 @@
 """Scanned pages as grey images: multi-page PDFs from a copier (rendered by pypdfium2) and
 PNG, JPEG or TIFF images (Pillow), each page a NumPy array of bytes, 0 black to 255 white.
-The scans are only read."""
+The scans are only read, and never held whole: a page is decoded from its file (a
+``ScanFile``: the file checked at the start of the run, opened again), so memory does not
+grow with a pile of pages, one file a page or a copier's PDF or TIFF of thousands."""
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -33,6 +38,51 @@ _KINDS = {
 }
 
 
+#: how much of a scan's start is read to tell its kind
+_HEAD_BYTES = 16
+
+
+@dataclass(frozen=True)
+class ScanFile:
+    """A scan's file as it was checked at the start of the run (``check_scan``): its path
+    and its identity (device, inode, size, modification time). Its pages are decoded from
+    the file opened again, which must still be that file (else a ScanError)."""
+
+    path: str
+    identity: tuple[int, int, int, int]
+
+
+#: a page's source: a scan's file, or its bytes in memory
+Source = ScanFile | bytes
+
+
+def file_identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    """A file's identity: (device, inode, size, modification time in ns)."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def open_scan(scan: ScanFile, buffered: bool = True) -> IO[bytes]:
+    """The scan's file opened for reading, checked to be the file of the start of the run
+    (a ScanError when it was changed, replaced or removed since)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    changed = "expected the scan as it was when the run began, got "
+    try:
+        fd = os.open(scan.path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ScanError(changed + "no such file any more", file=scan.path) from None
+    except OSError as exc:
+        raise ScanError(
+            f"expected a readable file, got {exc.strerror or exc}", file=scan.path
+        ) from None
+    try:
+        if file_identity(os.fstat(fd)) != scan.identity:
+            raise ScanError(changed + "a file changed since", file=scan.path)
+        return os.fdopen(fd, "rb", buffering=-1 if buffered else 0)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def kind_of(data: bytes) -> str | None:
     """pdf, png, jpeg or tiff from a file's first bytes, or None."""
     for magic, kind in _KINDS.items():
@@ -41,31 +91,36 @@ def kind_of(data: bytes) -> str | None:
     return None
 
 
-def check_scan(
-    path: str, check: Callable[[os.stat_result], str | None] | None = None
-) -> tuple[str, bytes]:
-    """A scan's kind and bytes, or a ScanError saying why it cannot be one; ``check``: as
-    ``read_limited``'s, sees the opened file's fstat first."""
-    data = read_limited(
-        path, MAX_SCAN_BYTES, what="a scan (PDF, PNG, JPEG or TIFF)", error=ScanError, check=check
+def check_scan(path: str) -> tuple[str, ScanFile]:
+    """A scan's kind and file (only its first bytes read: its kind, size and page count
+    are what is checked before any page is decoded), or a ScanError saying why it cannot
+    be one."""
+    opened: list[os.stat_result] = []
+    head = read_limited(
+        path,
+        MAX_SCAN_BYTES,
+        what="a scan (PDF, PNG, JPEG or TIFF)",
+        error=ScanError,
+        check=opened.append,
+        head=_HEAD_BYTES,
     )
-    kind = kind_of(data)
+    kind = kind_of(head)
     if kind is None:
         raise ScanError(
             "expected a scan (a PDF, PNG, JPEG or TIFF file), got a file of another kind",
             file=path,
         )
-    return kind, data
+    return kind, ScanFile(path, file_identity(opened[0]))
 
 
-def page_count(path: str, kind: str, data: bytes, most: int | None = None) -> int:
+def page_count(path: str, kind: str, source: Source, most: int | None = None) -> int:
     """How many pages a scan has (a ScanError for a damaged file), read with bounded work
     (``bounded``). With ``most``: when it has at most ``most`` pages, every page's size is
     checked against the pixel limit too, before any page is decoded."""
     # the child's bound on the work (a fork per scan, not per page)
     from worksheetgen.scan.bounded import bounded
 
-    return int(bounded(_count, path, kind, data, most, file=path))
+    return int(bounded(_count, path, kind, source, most, file=path))
 
 
 def _too_large(path: str, width: float, height: float, page: int | None) -> ScanError:
@@ -83,37 +138,74 @@ def _pdf_pixels(pdf: pdfium.PdfDocument, index: int) -> tuple[float, float]:
     return w_pt * PDF_DPI / 72, h_pt * PDF_DPI / 72
 
 
-def _open_image(path: str, kind: str, data: bytes) -> Image.Image:
-    """A scan image opened (only its header read), or a ScanError: damaged, or more pixels
-    declared than the limit (Pillow's own bomb check says so before anything is decoded)."""
+@contextmanager
+def _pdf(path: str, source: Source) -> Iterator[pdfium.PdfDocument]:
+    """A scan's PDF document, closed after (a ScanError for a damaged one). From a file,
+    PDFium reads what it needs as it needs it: the cross-reference table, then a page's
+    objects."""
+    fh = None if isinstance(source, bytes) else open_scan(source, buffered=False)
     try:
-        im = Image.open(io.BytesIO(data))
-    except Image.DecompressionBombError:
-        raise ScanError(
-            f"expected a page of at most {MAX_PIXELS:,} pixels, got an image declaring far more",
-            file=path,
-        ) from None
-    except (UnidentifiedImageError, OSError, ValueError, EOFError) as exc:
-        raise ScanError(
-            f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
-        ) from None
-    if im.width * im.height > MAX_PIXELS:
-        im.close()
-        raise _too_large(path, im.width, im.height, None)
-    return im
+        try:
+            pdf = pdfium.PdfDocument(source if fh is None else fh)
+        except pdfium.PdfiumError as exc:
+            raise _damaged_pdf(path, exc) from None
+        try:
+            yield pdf
+        except pdfium.PdfiumError as exc:
+            raise _damaged_pdf(path, exc) from None
+        finally:
+            pdf.close()
+    finally:
+        if fh is not None:
+            fh.close()
 
 
-def _count(path: str, kind: str, data: bytes, most: int | None) -> int:
+def _damaged_pdf(path: str, exc: Exception) -> ScanError:
+    return ScanError(f"expected a readable PDF, got a damaged one ({exc})", file=path)
+
+
+@contextmanager
+def _image(path: str, kind: str, source: Source) -> Iterator[Image.Image]:
+    """A scan image opened (only its header read), closed after, or a ScanError: damaged
+    (when opened or decoded), or more pixels declared than the limit (Pillow's own bomb
+    check says so before anything is decoded). From a file, Pillow reads the rest as a
+    page is decoded."""
+    fh = io.BytesIO(source) if isinstance(source, bytes) else open_scan(source)
+    damaged = (UnidentifiedImageError, OSError, ValueError, EOFError)
+    try:
+        try:
+            im = Image.open(fh)
+        except Image.DecompressionBombError:
+            raise ScanError(
+                f"expected a page of at most {MAX_PIXELS:,} pixels, got an image declaring "
+                "far more",
+                file=path,
+            ) from None
+        except damaged as exc:
+            raise _damaged_image(path, kind, exc) from None
+        try:
+            if im.width * im.height > MAX_PIXELS:
+                raise _too_large(path, im.width, im.height, None)
+            yield im
+        except damaged as exc:
+            raise _damaged_image(path, kind, exc) from None
+        finally:
+            im.close()
+    finally:
+        fh.close()
+
+
+def _damaged_image(path: str, kind: str, exc: Exception) -> ScanError:
+    return ScanError(
+        f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
+    )
+
+
+def _count(path: str, kind: str, source: Source, most: int | None) -> int:
     """(In the bounded child.) The scan's page count; with ``most``, each page's size
     checked when there are at most ``most``."""
     if kind == "pdf":
-        try:
-            pdf = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError as exc:
-            raise ScanError(
-                f"expected a readable PDF, got a damaged one ({exc})", file=path
-            ) from None
-        try:
+        with _pdf(path, source) as pdf:
             count = len(pdf)
             if most is not None and count <= most:
                 for i in range(count):
@@ -121,14 +213,7 @@ def _count(path: str, kind: str, data: bytes, most: int | None) -> int:
                     if not 0 < width * height <= MAX_PIXELS:
                         raise _too_large(path, width, height, i + 1)
             return count
-        except pdfium.PdfiumError as exc:
-            raise ScanError(
-                f"expected a readable PDF, got a damaged one ({exc})", file=path
-            ) from None
-        finally:
-            pdf.close()
-    im = _open_image(path, kind, data)
-    try:
+    with _image(path, kind, source) as im:
         count = int(getattr(im, "n_frames", 1))
         if most is not None and count <= most:
             for i in range(1, count):
@@ -136,12 +221,6 @@ def _count(path: str, kind: str, data: bytes, most: int | None) -> int:
                 if im.width * im.height > MAX_PIXELS:
                     raise _too_large(path, im.width, im.height, i + 1)
         return count
-    except (OSError, ValueError, EOFError) as exc:
-        raise ScanError(
-            f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
-        ) from None
-    finally:
-        im.close()
 
 
 def _grey(im: Image.Image, path: str) -> np.ndarray:
@@ -162,40 +241,32 @@ def _grey(im: Image.Image, path: str) -> np.ndarray:
     return np.asarray(im.convert("L"), dtype=np.uint8)
 
 
-def read_page(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
-    """The grey image of page ``index`` (from 0) of a scan (a ScanError for a damaged one),
-    decoded with bounded work (``bounded``: a page that needs more memory or time than one
-    page may is refused, naming it)."""
+def read_page(path: str, kind: str, source: Source, index: int) -> np.ndarray:
+    """The grey image of page ``index`` (from 0) of a scan (a ScanError for a damaged one,
+    or for a file changed since it was checked), decoded with bounded work (``bounded``: a
+    page that needs more memory or time than one page may is refused, naming it)."""
     # the child's bound on the work
     from worksheetgen.scan.bounded import bounded
 
     image: np.ndarray = bounded(
-        _decode, path, kind, data, index, file=path, where=f"page {index + 1}"
+        _decode, path, kind, source, index, file=path, where=f"page {index + 1}"
     )
     return image
 
 
-def _decode(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
+def _decode(path: str, kind: str, source: Source, index: int) -> np.ndarray:
     """(In the bounded child.) The grey image of page ``index``."""
     if kind == "pdf":
-        try:
-            pdf = pdfium.PdfDocument(data)
+        with _pdf(path, source) as pdf:
+            width, height = _pdf_pixels(pdf, index)
+            if not 0 < width * height <= MAX_PIXELS:  # checked before it is rendered
+                raise _too_large(path, width, height, index + 1)
+            page = pdf[index]
             try:
-                width, height = _pdf_pixels(pdf, index)
-                if not 0 < width * height <= MAX_PIXELS:  # checked before it is rendered
-                    raise _too_large(path, width, height, index + 1)
-                page = pdf[index]
-                image = _grey(page.render(scale=PDF_DPI / 72, grayscale=True).to_pil(), path)
-                page.close()
-                return image
+                return _grey(page.render(scale=PDF_DPI / 72, grayscale=True).to_pil(), path)
             finally:
-                pdf.close()
-        except pdfium.PdfiumError as exc:
-            raise ScanError(
-                f"expected a readable PDF, got a damaged one ({exc})", file=path
-            ) from None
-    im = _open_image(path, kind, data)
-    try:
+                page.close()
+    with _image(path, kind, source) as im:
         if index:
             im.seek(index)
         elif im.format == "JPEG":
@@ -205,12 +276,6 @@ def _decode(path: str, kind: str, data: bytes, index: int) -> np.ndarray:
             half = min(im.size) >= READ_HALF_FROM
             im.draft("L", (im.size[0] // 2, im.size[1] // 2) if half else im.size)
         return _grey(im, path)
-    except (UnidentifiedImageError, OSError, ValueError, EOFError) as exc:
-        raise ScanError(
-            f"expected a readable {kind.upper()} image, got a damaged one ({exc})", file=path
-        ) from None
-    finally:
-        im.close()
 
 
 def crop_png(image: np.ndarray, box: tuple[int, int, int, int]) -> bytes:

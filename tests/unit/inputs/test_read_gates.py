@@ -396,3 +396,28 @@ def test_a_key_of_more_questions_than_a_class_build_is_refused_at_once(tmp_path)
     (tmp_path / "key.json").write_text('{"sheets": [' + sheets + "]}")
     line = refused(tmp_path, "export", "--to", "gift", "--key", "key.json", "--out", "x.txt")
     assert "expected at most 40000 questions in all sheets together" in line and "got 42000" in line
+
+
+# ------------------------------------------------------------------ only a file's head
+
+
+def test_a_files_head_is_read_after_the_same_gates_as_the_whole(tmp_path):
+    """``head``: a scan of thousands of pages is checked by its kind and size and its first
+    bytes read, never the whole (issue 36 §2); a file over the limit or a folder is refused
+    all the same, before a byte is read."""
+    from worksheetgen.errors import ScanError
+    from worksheetgen.inputs import read_limited
+
+    big = tmp_path / "pile.pdf"
+    big.write_bytes(b"%PDF-1.4\n" + b"x" * 5000)
+    assert read_limited(big, 6000, what="a scan", error=ScanError, head=16) == b"%PDF-1.4\nxxxxxxx"
+    assert read_limited(tmp_path / "pile.pdf", 6000, what="a scan", error=ScanError) == (
+        big.read_bytes()
+    )
+    with pytest.raises(ScanError, match="expected a scan of at most 4000 bytes, got 5009"):
+        read_limited(big, 4000, what="a scan", error=ScanError, head=16)
+    with pytest.raises(ScanError, match="expected a scan, got a folder"):
+        read_limited(tmp_path, 4000, what="a scan", error=ScanError, head=16)
+    short = tmp_path / "short"
+    short.write_bytes(b"%PDF")
+    assert read_limited(short, 4000, what="a scan", error=ScanError, head=16) == b"%PDF"

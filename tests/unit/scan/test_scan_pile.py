@@ -271,16 +271,16 @@ def test_a_pile_of_image_files_is_streamed_not_held(quiz: Path, tmp_path: Path):
 
 
 def test_a_streamed_scan_changed_during_the_run_is_one_line(tmp_path: Path):
-    """A page's file is read again when decoded: it must be the file checked at the start."""
-    import os
-
+    """A page's file is opened again when decoded: it must be the file checked at the start."""
     from worksheetgen.errors import ScanError
-    from worksheetgen.scan.identify import _identity, scan_bytes
+    from worksheetgen.scan.images import check_scan, open_scan
 
     page = tmp_path / "p.png"
     page.write_bytes(b"\x89PNG first")
-    stats = {str(page): _identity(os.stat(page))}
-    assert scan_bytes(str(page), {str(page): None}, stats) == b"\x89PNG first"
+    kind, scan = check_scan(str(page))
+    assert kind == "png"
+    with open_scan(scan) as fh:
+        assert fh.read() == b"\x89PNG first"
     page.write_bytes(b"\x89PNG second, longer")
     with pytest.raises(ScanError, match="p.png: expected the scan as it was when the run began"):
-        scan_bytes(str(page), {str(page): None}, stats)
+        open_scan(scan)
