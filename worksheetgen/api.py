@@ -307,18 +307,21 @@ def scan(
     corrections: PathLike | None = None,
     jobs: int = 0,
     absent: Literal["blank", "zero"] = "blank",
+    verify_pages: Literal["issues", "all", "none"] = "issues",
     config: PathLike | None = None,
 ) -> ScanResult:
     """``worksheetgen scan``: read the marked pages (PDF, PNG, JPEG or TIFF files, or
     folders of them) against ``key``; writes responses.csv, issues.csv and grade's outputs
     into ``out`` (default: ``scan`` beside the key) and returns what it read. ``jobs``:
-    processes that read the pages (0: one per core)."""
+    processes that read the pages (0: one per core). ``verify_pages``: the pages drawn
+    into ``verify/`` with what was read (each page with an issue, every page, or none)."""
     # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import key_secret
     from worksheetgen.scan.run import scan_files
 
     _count("jobs", jobs, 0, 64)
     _one_of("absent", absent, ("blank", "zero"))
+    _one_of("verify_pages", verify_pages, ("issues", "all", "none"))
     files = list(_paths("pages", pages))
     if not files:  # the command's SCANS is required: a scan of nothing grades no one
         # imported only when refusing
@@ -334,6 +337,7 @@ def scan(
         jobs,
         absent,
         secret=key_secret(settings),
+        verify_pages=verify_pages,
     )
 
 

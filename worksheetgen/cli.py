@@ -949,6 +949,15 @@ def _grade(
     help="A student with no responses (no page scanned): blank gives no total in scores.csv and no "
     "feedback page (nothing was marked); zero records 0 points and a page saying so.",
 )
+@click.option(
+    "--verify-pages",
+    type=Choice(["issues", "all", "none"]),
+    default="issues",
+    show_default=True,
+    help="Pages drawn into verify/ with every box outlined by what was read (marked, taken "
+    "back, for a person, empty) and each part labelled: each page with an issue (issues.csv "
+    "names its picture), every page read, or none.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -962,6 +971,7 @@ def scan(
     corrections: str | None,
     jobs: int,
     absent: str,
+    verify_pages: str,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -975,7 +985,7 @@ def scan(
     from worksheetgen.scan.run import scan_files
 
     secret = key_secret(_using(load_config(config_path), quiet))
-    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret)
+    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret, verify_pages)
     if quiet:
         return
     click.echo(

@@ -8,18 +8,22 @@ the rule printed on the sheet) or unclear; a part's answer is its one marked box
 boxes, several marks, score rows nobody marked (a mark still to give, never 0), pages that
 do not identify, pages scanned twice and pages missing are listed in issues.csv with a
 cropped image each, never guessed; a corrections file (``id,value`` rows, the ids of
-issues.csv) settles them on a rerun. The responses go to ``grade``'s own path
-(``grade_files``), which writes scores.csv and report.md, even when nothing is marked.
+issues.csv) settles them on a rerun. Each page with an issue (or every page read, on
+request) is drawn with what its boxes were read as (``overlay``: the verification view). The
+responses go to ``grade``'s own path (``grade_files``), which writes scores.csv and report.md,
+even when nothing is marked.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 from worksheetgen.keyjson.read import ExpectedSecret
 from worksheetgen.scan.boxes import read_boxes
 from worksheetgen.scan.identify import identify, read_pages
+from worksheetgen.scan.overlay import draw_views, with_views
 from worksheetgen.scan.settle import named_pages, read_corrections, settle
 from worksheetgen.scan.setup import open_key
 from worksheetgen.scan.write import ScanResult, write
@@ -33,16 +37,20 @@ def scan_files(
     jobs: int = 1,
     absent: str = "blank",
     secret: ExpectedSecret | None = None,
+    verify_pages: str = "issues",
 ) -> ScanResult:
     """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
     grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key);
     ``absent``: as grade's, a student with no page scanned gets no total ("blank") or 0
-    ("zero"); ``secret``: the course secret the key must have been built with, if any.
+    ("zero"); ``secret``: the course secret the key must have been built with, if any;
+    ``verify_pages``: the pages drawn with what was read into ``verify/`` ("issues": each
+    page with an issue of a part; "all"; "none").
 
     The stages, each a function from frozen records to a frozen record: the key and
     scan.json (``open_key``), the scans' pages (``read_pages``), which sheet and page each
     is (``identify``), each part's answer from its boxes (``read_boxes``), the corrections
-    (``settle``), then the one write of the whole set (``write``)."""
+    (``settle``), the pages' views (``draw_views``), then the one write of the whole set
+    (``write``)."""
     setup = open_key(key_path, out_dir, secret)
     pages = read_pages(scans, setup)
     fixes = read_corrections(corrections) if corrections else []
@@ -50,4 +58,6 @@ def scan_files(
     found = identify(setup, pages, assigned, corrections, jobs)
     answers = read_boxes(setup, found)
     settled = settle(found, answers, fixes, corrections)
-    return write(setup, found, answers, settled, absent)
+    views = draw_views(setup, found, settled.issues, verify_pages)
+    settled = replace(settled, issues=tuple(with_views(settled.issues, views)))
+    return write(setup, found, answers, settled, absent, views.pictures)

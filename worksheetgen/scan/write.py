@@ -1,6 +1,6 @@
-"""``scan``'s last stage: responses.csv, issues.csv and the crops written, graded by
-``grade``'s own path (``grade_files``, with the key's records), the whole set replacing the
-previous one at once (``outset``)."""
+"""``scan``'s last stage: responses.csv, issues.csv, the crops and the pages' views written,
+graded by ``grade``'s own path (``grade_files``, with the key's records), the whole set
+replacing the previous one at once (``outset``)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from worksheetgen.scan.setup import (
     ISSUES_FILE,
     OUTPUT_SET,
     RESPONSES_FILE,
+    VIEWS,
     ScanSetup,
 )
 
@@ -50,9 +51,15 @@ class ScanResult:
 
 
 def write(
-    setup: ScanSetup, found: Identified, boxes: BoxAnswers, settled: Settled, absent: str
+    setup: ScanSetup,
+    found: Identified,
+    boxes: BoxAnswers,
+    settled: Settled,
+    absent: str,
+    views: dict[str, bytes] | None = None,
 ) -> ScanResult:
-    """Write responses.csv, issues.csv and the crops, and grade them (``_write``)."""
+    """Write responses.csv, issues.csv, the crops and the pages' ``views`` (file name ->
+    JPEG, into ``verify/``), and grade them (``_write``)."""
     rows = [[a.sheet, a.question, a.answer, a.entry, a.value] for a in settled.answers]
     return _write(
         setup.out,
@@ -65,6 +72,7 @@ def write(
         setup.paper,
         setup.default_out,
         absent,
+        views or {},
     )
 
 
@@ -83,12 +91,11 @@ def _responses_csv(rows: Iterable[list[str]]) -> str:
 def _issues_csv(issues: Sequence[Issue]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["kind", "id", "where", "detail", "crop", "settled"])
+    w.writerow(["kind", "id", "where", "detail", "crop", "settled", "view"])
     for i in issues:
         crop = f"{CROPS}/{i.crop}" if i.crop else ""
-        w.writerow(
-            [i.kind, protect(i.id), protect(i.where), protect(i.detail), crop, protect(i.settled)]
-        )
+        where, detail, settled = protect(i.where), protect(i.detail), protect(i.settled)
+        w.writerow([i.kind, protect(i.id), where, detail, crop, settled, i.view])
     return buf.getvalue()
 
 
@@ -103,6 +110,7 @@ def _write(
     paper: str = "a4",
     default: bool = False,
     absent: str = "blank",
+    views: dict[str, bytes] | None = None,
 ) -> ScanResult:
     """Grade and write the whole set in a staging folder, then replace the previous set with
     it at once (``outset``: never a new report beside the previous run's feedback pages)."""
@@ -117,6 +125,10 @@ def _write(
                 (new / CROPS).mkdir()
             for name, data in crops.items():
                 (new / CROPS / name).write_bytes(data)
+            if views:
+                (new / VIEWS).mkdir()
+            for name, data in (views or {}).items():
+                (new / VIEWS / name).write_bytes(data)
             # graded even when nothing is marked (an empty class is a class): each student
             # scanned with no mark at all has no total, as one with no responses, never 0
             try:
