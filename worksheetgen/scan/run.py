@@ -11,7 +11,7 @@ cropped image each, never guessed; a corrections file (``id,value`` rows, the id
 issues.csv) settles them on a rerun. Each page with an issue (or every page read, on
 request) is drawn with what its boxes were read as (``overlay``: the verification view). The
 responses go to ``grade``'s own path (``grade_files``), which writes scores.csv and report.md,
-even when nothing is marked.
+even when nothing is marked; report.md lists the issues still open.
 """
 
 from __future__ import annotations

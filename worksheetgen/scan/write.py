@@ -1,6 +1,7 @@
 """``scan``'s last stage: responses.csv, issues.csv, the crops and the pages' views written,
-graded by ``grade``'s own path (``grade_files``, with the key's records), the whole set
-replacing the previous one at once (``outset``)."""
+graded by ``grade``'s own path (``grade_files``, with the key's records), report.md given
+the issues a person must settle (``issuesmd``), the whole set replacing the previous one at
+once (``outset``)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from worksheetgen.errors import GradeError, ScanError
 from worksheetgen.files import as_new, write_failure
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.keyjson.records import KeyDoc
-from worksheetgen.report.grade import GradeRun, grade_files
+from worksheetgen.report.grade import REPORT_FILE, GradeRun, grade_files
 from worksheetgen.scan.boxes import BoxAnswers
 from worksheetgen.scan.identify import Identified
 from worksheetgen.scan.issues import Issue
+from worksheetgen.scan.issuesmd import with_issues
 from worksheetgen.scan.outset import commit, staging
 from worksheetgen.scan.settle import Settled
 from worksheetgen.scan.setup import (
@@ -144,6 +146,9 @@ def _write(
                 )
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None
+            # the issues a person must settle, in report.md too (nothing added when none)
+            report = new / REPORT_FILE
+            report.write_bytes(with_issues(report.read_text("utf-8"), issues, key).encode("utf-8"))
             for path in sorted(new.rglob("*")):  # as any new file is (mkstemp's are 0600)
                 if path.is_file():
                     as_new(path)

@@ -1,7 +1,7 @@
 """``scan``'s verification view (issue 36, section 3): each page with an issue (every page
 with ``--verify-pages all``) drawn upright with every box outlined by what was read, in
 colours that differ in line too, each part labelled, a legend; issues.csv names each box
-issue's picture."""
+issue's picture; report.md lists the issues a person must settle in issues.csv's words."""
 
 from __future__ import annotations
 
@@ -209,3 +209,47 @@ def test_verify_pages_all_draws_every_page_and_none_draws_nothing_else_the_same(
     # the views of a page are the same bytes drawn for its issue or for "all"
     for view in (tmp_path / "issues" / "verify").iterdir():
         assert view.read_bytes() == (tmp_path / "all" / "verify" / view.name).read_bytes()
+
+
+@needs_tex
+def test_report_md_lists_the_open_issues_in_the_words_of_issues_csv(quiz, scans, tmp_path):
+    out = tmp_path / "out"
+    scan_files([str(f) for f in scans], quiz / "key.json", out, jobs=1)
+    issues = [r for r in _rows(out / "issues.csv") if not r["settled"]]
+    report = (out / "report.md").read_text("utf-8")
+    head = f"## Issues for a person ({len(issues)})"
+    assert head in report and report.index(head) < report.index("## Slips seen")
+    section = report[report.index(head) : report.index("## Slips seen")]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "`" in line]
+    assert len(rows) == len(issues)
+    for line, issue in zip(rows, issues, strict=True):
+        assert line.startswith(f"| {issue['kind']} | `{issue['id']}` |"), line
+        assert issue["detail"] in line.replace("\\", ""), line
+        assert f"[{issue['view']}](<{issue['view']}>)" in line, line
+    # settled by a corrections file: no longer listed, counted
+    fixes = tmp_path / "fixes.csv"
+    first = issues[0]
+    fixes.write_text(f"id,value\n{first['id']},blank\n", "utf-8")
+    scan_files([str(f) for f in scans], quiz / "key.json", out, str(fixes), jobs=1)
+    again = (out / "report.md").read_text("utf-8")
+    assert f"## Issues for a person ({len(issues) - 1})" in again
+    assert "(1 settled already: issues.csv's settled column)" in again
+    assert f"`{first['id']}`" not in again.split("## Slips seen")[0]
+
+
+def test_a_report_with_no_open_issue_is_left_as_grade_wrote_it():
+    from worksheetgen.keyjson.records import KeyDoc
+    from worksheetgen.scan.issues import Issue
+    from worksheetgen.scan.issuesmd import with_issues
+
+    key = KeyDoc("t", "", 1, "t", (), "key.json")
+    report = "# Grading report: t\n\nKey: `key.json`.\n\n## Slips seen\n\nNone.\n"
+    assert with_issues(report, [], key) == report
+    blank = Issue("blank-page", "page:a.png#1", "a.png#1", "no print", "page-001.png", "blank")
+    assert with_issues(report, [blank], key) == report
+    odd = Issue("other-class-page", "page:b|c.png#1", "b|c.png#1", "another class", "p.png")
+    text = with_issues(report, [blank, odd], key)
+    assert text.startswith("# Grading report: t\n\nKey: `key.json`.\n\n## Issues for a person (1)")
+    assert "| other-class-page | `page:b\\|c.png#1` | b\\|c.png\\#1 |" in text
+    assert "[crops/p.png](<crops/p.png>)" in text
+    assert "(1 settled already" in text and text.endswith("## Slips seen\n\nNone.\n")
