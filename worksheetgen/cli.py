@@ -958,6 +958,12 @@ def _grade(
     "back, for a person, empty) and each part labelled: each page with an issue (issues.csv "
     "names its picture), every page read, or none.",
 )
+@click.option(
+    "--feedback-scans",
+    is_flag=True,
+    help="Each student's feedback page (HTML and PDF) shows their scanned pages, every box "
+    "outlined by what was read.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -972,6 +978,7 @@ def scan(
     jobs: int,
     absent: str,
     verify_pages: str,
+    feedback_scans: bool,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -985,7 +992,9 @@ def scan(
     from worksheetgen.scan.run import scan_files
 
     secret = key_secret(_using(load_config(config_path), quiet))
-    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret, verify_pages)
+    result = scan_files(
+        scans, key_path, out, corrections, jobs, absent, secret, verify_pages, feedback_scans
+    )
     if quiet:
         return
     click.echo(

@@ -13,7 +13,7 @@ import csv
 import io
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -291,11 +291,16 @@ def _tries_text(q: QuestionResult) -> str:
 
 
 def write_outputs(
-    result: GradeResult, out_dir: str | os.PathLike[str], pictures: bool = True, paper: str = "a4"
+    result: GradeResult,
+    out_dir: str | os.PathLike[str],
+    pictures: bool = True,
+    paper: str = "a4",
+    scans: Mapping[str, Sequence[tuple[bytes, int, int]]] | None = None,
 ) -> list[Path]:
     """Write scores.csv, report.md and (``pictures``) the class report and the students'
-    feedback pages (on ``paper``) into ``out_dir``, each file atomically (temp file +
-    rename), all made in memory first so that a failure writes none."""
+    feedback pages (on ``paper``, each with the student's ``scans``: JPEG, width, height)
+    into ``out_dir``, each file atomically (temp file + rename), all made in memory first
+    so that a failure writes none."""
     files = {
         SCORES_FILE: scores_csv(result).encode("utf-8"),
         REPORT_FILE: report_md(result).encode("utf-8"),
@@ -304,7 +309,7 @@ def write_outputs(
         # imported here, so that --help and builds never load matplotlib
         from worksheetgen.report.classreport import class_report
 
-        files.update(class_report(result, paper))
+        files.update(class_report(result, paper, scans))
     out = Path(out_dir)
     for name in files:  # all may be replaced, or none is written
         check_replaceable(out / name)
@@ -369,6 +374,7 @@ def grade_files(
     key_doc: KeyDoc | None = None,
     secret: ExpectedSecret | None = None,
     unanswered: bool = False,
+    scans: Mapping[str, Sequence[tuple[bytes, int, int]]] | None = None,
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -383,7 +389,9 @@ def grade_files(
     refused if not built with the course secret ``secret`` (when there is one).
     ``unanswered``: a responses CSV with no answer in it is graded (every student without a
     total, as one with no responses; ``scan`` of unmarked pages, which replaces its whole
-    set), not refused as a blank template whose grading would replace earlier scores."""
+    set), not refused as a blank template whose grading would replace earlier scores.
+    ``scans``: each student's scanned pages as ``scan`` read them (JPEG, width, height), on
+    their feedback pages (``scan --feedback-scans``)."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -424,4 +432,4 @@ def grade_files(
         raise GradeError(f"expected blank or zero, got {absent!r}", field="absent")
     # every name and typed string as the text rule shows it, in every output (visible)
     result = visible(grade(key, responses, carry, absent))
-    return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))
+    return GradeRun(result, tuple(write_outputs(result, out, pictures, paper, scans)))

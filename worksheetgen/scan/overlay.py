@@ -4,7 +4,8 @@ a colour of the Okabe-Ito palette and a line of its own, so that the kinds diffe
 colour), each part's question and letter beside its boxes and a legend under the page, as
 auto-multiple-choice shows its scans. Drawn only for the pages that need it (``which``:
 every page read, the pages with an issue, or none): a pile with nothing to look at costs
-nothing here.
+nothing here. The same drawing, smaller, of each student's pages goes on their feedback
+pages on request (``student_scans``).
 
 NumPy and Pillow, loaded only when ``scan`` draws."""
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from worksheetgen.scan.boxes import box_state
@@ -20,10 +21,8 @@ from worksheetgen.scan.identify import FoundPage, Identified
 from worksheetgen.scan.issues import Issue
 from worksheetgen.scan.setup import VIEWS, ScanSetup
 
-#: which pages get a view (the command's --verify-pages)
-VIEW_CHOICES = ("issues", "all", "none")
-#: the views' resolution and JPEG quality: a page of A4 is some 830 x 1170 pixels, 150 to
-#: 250 kB
+#: the views' resolution and JPEG quality: a page of A4 is some 830 x 1170 pixels, 140 to
+#: 200 kB
 VIEW_DPI = 100
 VIEW_QUALITY = 85
 #: the band under the page for its name and the legend (pixels at VIEW_DPI)
@@ -38,6 +37,11 @@ STYLES: dict[str, tuple[str, tuple[int, int, int], str]] = {
     "flagged": ("for a person (see issues.csv)", (213, 94, 0), "dashed"),
     "empty": ("empty", (140, 140, 140), "thin"),
 }
+#: the scans on a student's feedback page (``--feedback-scans``): smaller (A4: 661 x 935
+#: pixels, some 40 to 75 kB), the flagged boxes named for the student
+FEEDBACK_DPI = 80
+FEEDBACK_QUALITY = 70
+STUDENT_WORDS = {"flagged": "looked at by hand"}
 #: the issues whose id is a part's (sheet/question/answer): its boxes are for a person
 BOX_ISSUES = frozenset({"unclear-box", "several-marked", "only-taken-back", "unmarked"})
 
@@ -117,10 +121,44 @@ def draw_views(setup: ScanSetup, found: Identified, issues: Sequence[Issue], whi
     return Views(pictures, of_issue)
 
 
+def student_scans(
+    setup: ScanSetup, found: Identified, issues: Sequence[Issue]
+) -> dict[str, list[tuple[bytes, int, int]]]:
+    """Each sheet's pages read, drawn as the verification view at FEEDBACK_DPI (in page
+    order, the legend in the student's words): (JPEG, width, height) by sheet id, the
+    responses' student column, for the feedback pages."""
+    flagged = frozenset(i.id for i in issues if i.kind in BOX_ISSUES)
+    width, height = view_size(setup.paper, FEEDBACK_DPI)
+    out: dict[str, list[tuple[bytes, int, int]]] = {}
+    for seen in sorted(found.found, key=lambda f: (f.page.sheet, f.page.page)):
+        sid = setup.key.sheets[seen.page.sheet].id
+        jpeg = render_view(
+            seen.page.aligned().image,
+            seen.page.homography,
+            setup.paper,
+            setup.box_mm,
+            page_boxes(setup, seen, flagged),
+            flagged,
+            f"sheet {sid}, page {seen.page.page}",
+            dpi=FEEDBACK_DPI,
+            quality=FEEDBACK_QUALITY,
+            words=STUDENT_WORDS,
+        )
+        out.setdefault(sid, []).append((jpeg, width, height))
+    return out
+
+
+def view_size(paper: str, dpi: int = VIEW_DPI) -> tuple[int, int]:
+    """A view's width and height in pixels: the printed page at ``dpi`` and the legend."""
+    from worksheetgen.scan.layout import PAPER_MM
+
+    w_mm, h_mm = PAPER_MM[paper]
+    scale = dpi / 25.4
+    return int(round(w_mm * scale)), int(round(h_mm * scale)) + LEGEND_PX
+
+
 def with_views(issues: Sequence[Issue], views: Views) -> list[Issue]:
     """The issues, each naming its page's picture (``Issue.view``) where one was drawn."""
-    from dataclasses import replace
-
     return [replace(i, view=views.of_issue[i.id]) if i.id in views.of_issue else i for i in issues]
 
 
@@ -134,12 +172,13 @@ def render_view(
     title: str,
     dpi: int = VIEW_DPI,
     quality: int = VIEW_QUALITY,
+    words: dict[str, str] | None = None,
 ) -> bytes:
     """One page's view as JPEG: the scan (grey, ``image``: as read, its ``homography``
     taking the printed page's mm to its pixels) warped upright onto the printed page at
     ``dpi``, every box outlined in its style, each part's label beside its first box on the
     page (a part for a person, ``flagged``, in the flag's colour), and ``title`` and the
-    legend in a band under the page."""
+    legend in a band under the page (in STYLES' words, or ``words``' where given)."""
     import numpy as np
     from PIL import Image, ImageDraw
 
@@ -182,7 +221,7 @@ def render_view(
         x0, y0, x1, y1 = draw.textbbox((right, middle), text, font=font, anchor="rm")
         draw.rectangle((x0 - 2, y0 - 1, x1 + 1, y1 + 1), fill=(255, 255, 230))
         draw.text((right, middle), text, fill=colour, font=font, anchor="rm")
-    _legend(draw, width, height, box_mm * scale, title, font)
+    _legend(draw, width, height, box_mm * scale, title, font, words or {})
     out = io.BytesIO()
     view.save(out, format="JPEG", quality=quality, optimize=True)
     return out.getvalue()
@@ -230,12 +269,16 @@ def _outline(draw: Any, rect: tuple[float, float, float, float], style: str) -> 
         draw.polygon(((x1 - 1, y0 - 7), (x1 + 7, y0 - 7), (x1 + 7, y0 + 1)), fill=colour)
 
 
-def _legend(draw: Any, width: int, top: int, box_px: float, title: str, font: Any) -> None:
-    """The band under the page: a rule, the page's name and what each outline means."""
+def _legend(
+    draw: Any, width: int, top: int, box_px: float, title: str, font: Any, said: dict[str, str]
+) -> None:
+    """The band under the page: a rule, the page's name and what each outline means (in
+    STYLES' words, or ``said``'s)."""
     draw.line((0, top, width, top), fill=(0, 0, 0), width=1)
     draw.text((10, top + 8), title, fill=(0, 0, 0), font=font)
     x, y = 18.0, top + 36.0
-    for style, (words, _, _) in STYLES.items():
+    for style, (named, _, _) in STYLES.items():
+        words = said.get(style, named)
         _outline(draw, (x, y, x + box_px, y + box_px), style)
         draw.text((x + box_px + 10, y + box_px / 2), words, fill=(0, 0, 0), font=font, anchor="lm")
         x += box_px + 24 + draw.textlength(words, font=font)

@@ -23,7 +23,7 @@ from dataclasses import replace
 from worksheetgen.keyjson.read import ExpectedSecret
 from worksheetgen.scan.boxes import read_boxes
 from worksheetgen.scan.identify import identify, read_pages
-from worksheetgen.scan.overlay import draw_views, with_views
+from worksheetgen.scan.overlay import draw_views, student_scans, with_views
 from worksheetgen.scan.settle import named_pages, read_corrections, settle
 from worksheetgen.scan.setup import open_key
 from worksheetgen.scan.write import ScanResult, write
@@ -38,13 +38,15 @@ def scan_files(
     absent: str = "blank",
     secret: ExpectedSecret | None = None,
     verify_pages: str = "issues",
+    feedback_scans: bool = False,
 ) -> ScanResult:
     """Read ``scans`` against the key, write responses.csv, issues.csv (with crops) and
     grade's scores.csv and report.md into ``out_dir`` (default: ``scan`` beside the key);
     ``absent``: as grade's, a student with no page scanned gets no total ("blank") or 0
     ("zero"); ``secret``: the course secret the key must have been built with, if any;
     ``verify_pages``: the pages drawn with what was read into ``verify/`` ("issues": each
-    page with an issue of a part; "all"; "none").
+    page with an issue of a part; "all"; "none"); ``feedback_scans``: each student's
+    feedback page shows their scanned pages with what was read drawn on them.
 
     The stages, each a function from frozen records to a frozen record: the key and
     scan.json (``open_key``), the scans' pages (``read_pages``), which sheet and page each
@@ -60,4 +62,5 @@ def scan_files(
     settled = settle(found, answers, fixes, corrections)
     views = draw_views(setup, found, settled.issues, verify_pages)
     settled = replace(settled, issues=tuple(with_views(settled.issues, views)))
-    return write(setup, found, answers, settled, absent, views.pictures)
+    shown = student_scans(setup, found, settled.issues) if feedback_scans else None
+    return write(setup, found, answers, settled, absent, views.pictures, shown)

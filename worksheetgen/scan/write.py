@@ -59,9 +59,11 @@ def write(
     settled: Settled,
     absent: str,
     views: dict[str, bytes] | None = None,
+    scans: dict[str, list[tuple[bytes, int, int]]] | None = None,
 ) -> ScanResult:
     """Write responses.csv, issues.csv, the crops and the pages' ``views`` (file name ->
-    JPEG, into ``verify/``), and grade them (``_write``)."""
+    JPEG, into ``verify/``), and grade them (``_write``; ``scans``: each sheet's pages for
+    its feedback page)."""
     rows = [[a.sheet, a.question, a.answer, a.entry, a.value] for a in settled.answers]
     return _write(
         setup.out,
@@ -75,6 +77,7 @@ def write(
         setup.default_out,
         absent,
         views or {},
+        scans,
     )
 
 
@@ -113,6 +116,7 @@ def _write(
     default: bool = False,
     absent: str = "blank",
     views: dict[str, bytes] | None = None,
+    scans: dict[str, list[tuple[bytes, int, int]]] | None = None,
 ) -> ScanResult:
     """Grade and write the whole set in a staging folder, then replace the previous set with
     it at once (``outset``: never a new report beside the previous run's feedback pages)."""
@@ -143,6 +147,7 @@ def _write(
                     absent="zero" if absent == "zero" else "blank",
                     key_doc=key,
                     unanswered=True,
+                    scans=scans,
                 )
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None

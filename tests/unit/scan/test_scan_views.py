@@ -1,7 +1,8 @@
 """``scan``'s verification view (issue 36, section 3): each page with an issue (every page
 with ``--verify-pages all``) drawn upright with every box outlined by what was read, in
 colours that differ in line too, each part labelled, a legend; issues.csv names each box
-issue's picture; report.md lists the issues a person must settle in issues.csv's words."""
+issue's picture; report.md lists the issues a person must settle in issues.csv's words;
+``--feedback-scans`` puts each student's pages so drawn on their feedback pages."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.browser import needs_chromium
 from tests.conftest import ROOT, needs_tex
 from tests.unit.scan.test_scan import _one_sheet_scans
 from worksheetgen.scan.overlay import LEGEND_PX, STYLES, VIEW_DPI, ViewBox, render_view
@@ -253,3 +255,90 @@ def test_a_report_with_no_open_issue_is_left_as_grade_wrote_it():
     assert "| other-class-page | `page:b\\|c.png#1` | b\\|c.png\\#1 |" in text
     assert "[crops/p.png](<crops/p.png>)" in text
     assert "(1 settled already" in text and text.endswith("## Slips seen\n\nNone.\n")
+
+
+@needs_tex
+def test_feedback_scans_put_each_students_pages_as_read_on_their_feedback_pages(
+    quiz, scans, tmp_path
+):
+    import base64
+    import re
+    import subprocess
+
+    from worksheetgen.scan.overlay import FEEDBACK_DPI
+
+    files = [str(f) for f in scans]
+    plain, shown = tmp_path / "plain", tmp_path / "shown"
+    scan_files(files, quiz / "key.json", plain, jobs=1)
+    scan_files(files, quiz / "key.json", shown, jobs=1, feedback_scans=True)
+    (html,) = sorted((shown / "feedback").glob("*.html"))
+    (pdf,) = sorted((shown / "feedback").glob("*.pdf"))
+    text = html.read_text("utf-8")
+    before = (plain / "feedback" / html.name).read_text("utf-8")
+    assert "<img" not in before  # without the option: the page as before
+    # the page as before, then the scans: each page read, embedded (no file to lose)
+    assert text.startswith(before[: before.index("</body>")])
+    images = re.findall(r'<img src="data:image/jpeg;base64,([A-Za-z0-9+/=]+)"', text)
+    assert len(images) == len(files)
+    # the marks as read drawn on them: a box read as marked outlined in the marked blue
+    sid = json.loads((quiz / "key.json").read_text())["sheets"][0]["id"]
+    rows = _rows(shown / "responses.csv")
+    boxes = _boxes(quiz)
+    scale = FEEDBACK_DPI / 25.4
+    hits = 0
+    for page, data in enumerate(images, start=1):
+        view = Image.open(io.BytesIO(base64.b64decode(data)))
+        assert view.width == round(210 * scale)
+        for row in rows:
+            value = row["value"] or row["mark"]
+            for b in boxes[page]:
+                if (
+                    f"{sid}/{b['question']}/{b['answer']}"
+                    != f"{row['student']}/{row['question']}/{row['answer']}"
+                ):
+                    continue
+                if value and value != "?" and str(b.get("option", b.get("mark"))) == value:
+                    colour = _colour(view, b["x"] * scale - 2.5, (b["y"] + BOX / 2) * scale)
+                    assert _nearest(colour) == "marked", (page, row)
+                    hits += 1
+    assert hits >= 3
+    # in the PDF: a page for each scan after the feedback, the JPEG embedded as it is
+    listed = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    jpegs = [line.split() for line in listed.stdout.splitlines()[2:]]
+    assert len(jpegs) == len(files) and all(j[8] == "jpeg" for j in jpegs), listed.stdout
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+    assert f"Your scanned pages, as they were read: page {len(files)} of {len(files)}" in words
+    extracted = tmp_path / "img"
+    subprocess.run(["pdfimages", "-j", "-f", "2", str(pdf), str(extracted)], check=True)
+    first = sorted(tmp_path.glob("img-*.jpg"))[0].read_bytes()
+    assert first == base64.b64decode(images[0])
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from tests.browser import launched
+
+    yield from launched()
+
+
+@needs_tex
+@needs_chromium
+def test_a_feedback_page_with_scans_opens_in_a_browser_with_no_console_error(
+    quiz, scans, tmp_path, browser
+):
+    out = tmp_path / "out"
+    scan_files([str(f) for f in scans], quiz / "key.json", out, jobs=1, feedback_scans=True)
+    (html,) = sorted((out / "feedback").glob("*.html"))
+    page = browser.new_page()
+    messages: list[str] = []
+    page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
+    page.goto(html.as_uri())
+    sizes = page.eval_on_selector_all(
+        "img", "els => els.map(e => [e.complete, e.naturalWidth, e.getBoundingClientRect().width])"
+    )
+    page.close()
+    assert len(sizes) == len(scans)
+    assert all(done and natural > 600 and shown > 100 for done, natural, shown in sizes), sizes
+    assert messages == []
