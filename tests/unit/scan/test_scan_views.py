@@ -342,3 +342,25 @@ def test_a_feedback_page_with_scans_opens_in_a_browser_with_no_console_error(
     assert len(sizes) == len(scans)
     assert all(done and natural > 600 and shown > 100 for done, natural, shown in sizes), sizes
     assert messages == []
+
+
+def test_report_md_names_the_student_and_part_of_each_issue_escaped():
+    from worksheetgen.keyjson.records import KeyDoc, KeySheet, Student
+    from worksheetgen.scan.issues import Issue
+    from worksheetgen.scan.issuesmd import issues_md
+
+    sheet = KeySheet("s01", "x", Student("Ana *Ruiz*", "s01"), ())
+    key = KeyDoc("t", "", 1, "t", (), "key.json", (sheet,))
+    text = issues_md(
+        [
+            Issue("unmarked", "s01/q-a/b", "p.png#1", "no score box marked", "box-0001.png"),
+            Issue("absent", "absent:s01", "sheet s01", "no page of this student's sheet"),
+        ],
+        key,
+    )
+    rows = [line for line in text.splitlines() if line.startswith("| unmarked") or "absent" in line]
+    assert rows[0].startswith(
+        "| unmarked | `s01/q-a/b` | p.png\\#1 | Ana \\*Ruiz\\* (s01) | `q-a/b` |"
+    )
+    assert rows[0].endswith("| [crops/box-0001.png](<crops/box-0001.png>) |")  # no view: the crop
+    assert "| Ana \\*Ruiz\\* (s01) |  |" in rows[1]  # a student's issue names no part
