@@ -315,19 +315,26 @@ def scan(
     jobs: int = 0,
     absent: Literal["blank", "zero"] = "blank",
     roster: PathLike | None = None,
+    verify_pages: Literal["issues", "all", "none"] = "issues",
+    feedback_scans: bool = False,
     config: PathLike | None = None,
 ) -> ScanResult:
     """``worksheetgen scan``: read the marked pages (PDF, PNG, JPEG or TIFF files, or
     folders of them) against ``key``; writes responses.csv, issues.csv and grade's outputs
     into ``out`` (default: ``scan`` beside the key) and returns what it read. ``jobs``:
     processes that read the pages (0: one per core). ``roster``: for sheets photocopied for
-    a class (``build(student_number=...)``), the roster the copies are matched to."""
+    a class (``build(student_number=...)``), the roster the copies are matched to.
+    ``verify_pages``: the pages drawn into ``verify/`` with what was read (each page with an
+    issue, every page, or none); ``feedback_scans``: each feedback page shows the student's
+    scanned pages so drawn."""
     # imported when called: importing the API loads neither NumPy, SymPy nor Jinja2
     from worksheetgen.pipeline.config import key_secret
     from worksheetgen.scan.run import scan_files
 
     _count("jobs", jobs, 0, 64)
     _one_of("absent", absent, ("blank", "zero"))
+    _one_of("verify_pages", verify_pages, ("issues", "all", "none"))
+    _flag("feedback_scans", feedback_scans)
     files = list(_paths("pages", pages))
     if not files:  # the command's SCANS is required: a scan of nothing grades no one
         # imported only when refusing
@@ -344,6 +351,8 @@ def scan(
         absent,
         secret=key_secret(settings),
         roster=_path("roster", roster),
+        verify_pages=verify_pages,
+        feedback_scans=feedback_scans,
     )
 
 

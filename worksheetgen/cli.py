@@ -980,6 +980,21 @@ def _grade(
     help="For sheets photocopied for a class (build --student-number): the class roster CSV "
     "whose ids the copies' student numbers are matched to.",
 )
+@click.option(
+    "--verify-pages",
+    type=Choice(["issues", "all", "none"]),
+    default="issues",
+    show_default=True,
+    help="Pages drawn into verify/ with every box outlined by what was read (marked, taken "
+    "back, for a person, empty) and each part labelled: each page with an issue (issues.csv "
+    "names its picture), every page read, or none.",
+)
+@click.option(
+    "--feedback-scans",
+    is_flag=True,
+    help="Each student's feedback page (HTML and PDF) shows their scanned pages, every box "
+    "outlined by what was read.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="List every file written, each feedback page too."
@@ -994,6 +1009,8 @@ def scan(
     jobs: int,
     absent: str,
     roster: str | None,
+    verify_pages: str,
+    feedback_scans: bool,
     quiet: bool,
     verbose: bool,
     config_path: str | None,
@@ -1007,7 +1024,18 @@ def scan(
     from worksheetgen.scan.run import scan_files
 
     secret = key_secret(_using(load_config(config_path), quiet))
-    result = scan_files(scans, key_path, out, corrections, jobs, absent, secret, roster)
+    result = scan_files(
+        scans,
+        key_path,
+        out,
+        corrections,
+        jobs,
+        absent,
+        secret,
+        roster,
+        verify_pages,
+        feedback_scans,
+    )
     if quiet:
         return
     click.echo(

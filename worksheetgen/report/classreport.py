@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from worksheetgen.attention.slips import MISCONCEPTIONS
@@ -575,7 +575,36 @@ def _scripts_html(text: str) -> str:
     )
 
 
-def _feedback_html(lines: Sequence[tuple[str, str]]) -> str:
+#: a student's scanned pages on the feedback page: (JPEG, width, height) each
+Scans = Mapping[str, Sequence[tuple[bytes, int, int]]]
+#: said above them
+SCANS_HEADING = "Your scanned pages, as they were read"
+SCANS_LEGEND = (
+    "Each box is outlined by what was read: a thick solid line, marked; a double line, "
+    "taken back (filled in); a dashed line with a corner flag, looked at by hand; a thin "
+    "line, empty."
+)
+
+
+def _scans_html(pictures: Sequence[tuple[bytes, int, int]]) -> list[str]:
+    """The student's scanned pages, each embedded in the page (a data: URI, which the
+    page's Content-Security-Policy allows: it loads nothing)."""
+    import base64
+
+    body = [f"<h2>{escape(SCANS_HEADING)}</h2>", f"<p>{escape(SCANS_LEGEND)}</p>"]
+    for n, (jpeg, width, height) in enumerate(pictures, start=1):
+        data = base64.b64encode(jpeg).decode("ascii")
+        body.append(
+            f'<p><img src="data:image/jpeg;base64,{data}" width="{width}" height="{height}" '
+            f'style="max-width:100%;height:auto" alt="Scanned page {n}, each box outlined '
+            'by what was read"></p>'
+        )
+    return body
+
+
+def _feedback_html(
+    lines: Sequence[tuple[str, str]], pictures: Sequence[tuple[bytes, int, int]] = ()
+) -> str:
     body = []
     for style, text in lines:
         t = _scripts_html(text)
@@ -587,6 +616,8 @@ def _feedback_html(lines: Sequence[tuple[str, str]]) -> str:
             body.append(f'<p class="ok">{t}</p>')
         else:
             body.append(f"<p>{t}</p>")
+    if pictures:
+        body += _scans_html(pictures)
     return _page(flat_scripts(lines[0][1]), body)
 
 
@@ -596,10 +627,14 @@ def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(style if style in ("h1", "h2") else "plain", text) for style, text in lines]
 
 
-def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
+def feedback_pages(
+    result: GradeResult, paper: str = "a4", scans: Scans | None = None
+) -> dict[str, bytes]:
     """Each student's feedback page, HTML and PDF (on ``paper``: a4 or letter), by file name
     inside FEEDBACK_DIR. The PDFs are written as one text document (its fonts embedded
-    once) and cut apart per student."""
+    once) and cut apart per student. ``scans``: each student's scanned pages (by the
+    responses' student column), shown after the feedback (HTML: embedded; PDF: a page
+    each)."""
     # fontTools: only when pages are written
     from worksheetgen.report.textpdf import LARGE_PRINT, TextPdf
 
@@ -612,10 +647,13 @@ def feedback_pages(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
         if not result.has_total(s):
             continue  # nothing handed in, no total: no page to hand back
         lines = _feedback_lines(result, s, names)
-        files[f"{stem}.html"] = _feedback_html(lines).encode("utf-8")
+        pictures = (scans or {}).get(s.student, ())
+        files[f"{stem}.html"] = _feedback_html(lines, pictures).encode("utf-8")
         first = len(doc.pages)
         sheet = result.key.sheet(s.sheet)
         doc.add(lines, LARGE_PRINT if sheet is not None and sheet.large_print else 1.0)
+        for n, (jpeg, width, height) in enumerate(pictures, start=1):
+            doc.add_picture(jpeg, width, height, f"{SCANS_HEADING}: page {n} of {len(pictures)}")
         ranges.append((first + 1, len(doc.pages)))
     pdfs = split_pages(doc.pdf(), ranges) if ranges else []
     paged = [stem for stem, s in zip(stems, result.students, strict=True) if result.has_total(s)]
@@ -714,9 +752,11 @@ def _summary_lines(result: GradeResult, stats: ClassStats) -> list[tuple[str, st
     return lines
 
 
-def class_report(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
+def class_report(
+    result: GradeResult, paper: str = "a4", scans: Scans | None = None
+) -> dict[str, bytes]:
     """Every file of the class report, by path relative to grade's output folder (its PDF
-    and the feedback pages on ``paper``)."""
+    and the feedback pages on ``paper``, with each student's ``scans``)."""
     stats = analyse(result)
     # rich: a script Unicode cannot write (W_Q) is set as one in the pictures and the PDF
     names = part_names(result.key, width=40, rich=True)
@@ -746,6 +786,6 @@ def class_report(result: GradeResult, paper: str = "a4") -> dict[str, bytes]:
     }
     for name, text in csv_files(stats).items():
         files[f"{DATA_DIR}/{name}"] = text.encode("utf-8")
-    for name, data in feedback_pages(result, paper).items():
+    for name, data in feedback_pages(result, paper, scans).items():
         files[f"{FEEDBACK_DIR}/{name}"] = data
     return files

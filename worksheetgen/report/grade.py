@@ -434,11 +434,16 @@ def _tries_text(q: QuestionResult) -> str:
 
 
 def write_outputs(
-    result: GradeResult, out_dir: str | os.PathLike[str], pictures: bool = True, paper: str = "a4"
+    result: GradeResult,
+    out_dir: str | os.PathLike[str],
+    pictures: bool = True,
+    paper: str = "a4",
+    scans: Mapping[str, Sequence[tuple[bytes, int, int]]] | None = None,
 ) -> list[Path]:
     """Write scores.csv, report.md and (``pictures``) the class report and the students'
-    feedback pages (on ``paper``) into ``out_dir``, each file atomically (temp file +
-    rename), all made in memory first so that a failure writes none."""
+    feedback pages (on ``paper``, each with the student's ``scans``: JPEG, width, height)
+    into ``out_dir``, each file atomically (temp file + rename), all made in memory first
+    so that a failure writes none."""
     files = {
         SCORES_FILE: scores_csv(result).encode("utf-8"),
         REPORT_FILE: report_md(result).encode("utf-8"),
@@ -447,7 +452,7 @@ def write_outputs(
         # imported here, so that --help and builds never load matplotlib
         from worksheetgen.report.classreport import class_report
 
-        files.update(class_report(result, paper))
+        files.update(class_report(result, paper, scans))
     out = Path(out_dir)
     for name in files:  # all may be replaced, or none is written
         check_replaceable(out / name)
@@ -513,6 +518,7 @@ def grade_files(
     secret: ExpectedSecret | None = None,
     unanswered: bool = False,
     names: Mapping[str, str] | None = None,
+    scans: Mapping[str, Sequence[tuple[bytes, int, int]]] | None = None,
 ) -> GradeRun:
     """Load, validate and grade everything, then (only then) write scores.csv, report.md
     and the class report. ``carry``: credit error carried forward in every question (True),
@@ -530,7 +536,10 @@ def grade_files(
     set), not refused as a blank template whose grading would replace earlier scores.
     ``names``: the name to show for a student of the responses' student column (``scan
     --roster``: the roster's names of the students a photocopied sheet was matched to),
-    instead of their sheet's."""
+    instead of their sheet's.
+
+    ``scans``: each student's scanned pages as ``scan`` read them (JPEG, width, height), on
+    their feedback pages (``scan --feedback-scans``)."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir) if out_dir is not None else Path(responses_path).parent
@@ -563,6 +572,7 @@ def grade_files(
             penalty,
             unanswered,
             names,
+            scans,
         )
 
 
@@ -581,6 +591,7 @@ def _grade(
     penalty: Fraction | None,
     unanswered: bool,
     names: Mapping[str, str] | None,
+    scans: Mapping[str, Sequence[tuple[bytes, int, int]]] | None,
 ) -> GradeRun:
     """``grade_files``'s work once its key is read, in the key's language."""
     key = grade_key(doc)
@@ -603,7 +614,7 @@ def _grade(
             responses, key = parse_moodle(text, doc, key, name, tries, attempts, carry, penalty)
         else:
             responses = parse_responses(text, key, name, lenient, unanswered)
-    return _graded(key, responses, carry, absent, out, pictures, paper, names)
+    return _graded(key, responses, carry, absent, out, pictures, paper, names, scans)
 
 
 def grade_rows(
@@ -615,13 +626,14 @@ def grade_rows(
     absent: Absent = "blank",
     unanswered: bool = False,
     names: Mapping[str, str] | None = None,
+    scans: Mapping[str, Sequence[tuple[bytes, int, int]]] | None = None,
 ) -> GradeRun:
     """``grade_files`` for responses given as records (``scan``'s rows, the ones it writes
     to responses.csv, handed over without reading the file back): the same checks, grading
     and outputs as for those rows read from a responses CSV that ``label`` names, against
     the key as its reader gave it (``key_doc``). Rows with a sheet (``ResponseRow.sheet``: a
-    photocopied class's) are read as a CSV with a ``sheet`` column; ``names`` as for
-    ``grade_files``."""
+    photocopied class's) are read as a CSV with a ``sheet`` column; ``names`` and
+    ``scans`` as for ``grade_files``."""
     if paper not in ("a4", "letter"):
         raise GradeError(f"expected a4 or letter, got {paper!r}", field="paper")
     out = Path(out_dir)
@@ -632,7 +644,7 @@ def grade_rows(
     by_sheet = any(row.sheet for row in rows)
     with using(key_doc.language):  # the reports speak the language the key's sheets spoke
         responses = responses_of_rows(rows, key, label, unanswered, by_sheet)
-        return _graded(key, responses, None, absent, out, True, paper, names)
+        return _graded(key, responses, None, absent, out, True, paper, names, scans)
 
 
 def _graded(
@@ -644,6 +656,7 @@ def _graded(
     pictures: bool,
     paper: str,
     names: Mapping[str, str] | None = None,
+    scans: Mapping[str, Sequence[tuple[bytes, int, int]]] | None = None,
 ) -> GradeRun:
     """Grade the responses read, then write every output (``names``: as for
     ``grade_files``)."""
@@ -655,4 +668,4 @@ def _graded(
         named = (replace(s, name=names.get(s.student, s.name)) for s in graded.students)
         graded = replace(graded, students=tuple(named))
     result = visible(graded)
-    return GradeRun(result, tuple(write_outputs(result, out, pictures, paper)))
+    return GradeRun(result, tuple(write_outputs(result, out, pictures, paper, scans)))

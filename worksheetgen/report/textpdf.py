@@ -252,6 +252,8 @@ class TextPdf:
         self.bold = _Font(str(ttf / "DejaVuSans-Bold.ttf"))
         self._extra: list[_Font] | None = None
         self.pages: list[bytes] = []
+        #: the pages that show a picture (a JPEG, its width and height in pixels), by index
+        self.pictures: dict[int, tuple[bytes, int, int]] = {}
         self._fonts: dict[tuple[str, bool], tuple[_Font, str]] = {}
         self._widths: dict[tuple[str, bool], float] = {}
         self._glyphs: dict[tuple[str, bool], tuple[_Font, str]] = {}  # font, glyph id in hex
@@ -401,8 +403,27 @@ class TextPdf:
         self.pages.append("\n".join(ops).encode("ascii"))
         return len(self.pages) - first
 
+    def add_picture(self, jpeg: bytes, width: int, height: int, caption: str) -> None:
+        """A page of its own for a picture (a baseline RGB JPEG of ``width`` x ``height``
+        pixels, embedded as it is), as large as the page's margins allow under one line of
+        ``caption``."""
+        size, bold, colour = STYLES["plain"]
+        top = self.size[1] - MARGIN - size
+        room_w, room_h = self.size[0] - 2 * MARGIN, top - size * 0.8 - MARGIN
+        scale = min(room_w / width, room_h / height)
+        w, h = width * scale, height * scale
+        x, y = MARGIN + (room_w - w) / 2, MARGIN + room_h - h
+        ops = [
+            f"BT {colour} rg 1 0 0 1 {MARGIN:.2f} {top:.2f} Tm "
+            f"{self._show(' '.join(caption.split()), bold, size)} ET",
+            f"q {w:.2f} 0 0 {h:.2f} {x:.2f} {y:.2f} cm /Im1 Do Q",
+        ]
+        self.pictures[len(self.pages)] = (jpeg, width, height)
+        self.pages.append("\n".join(ops).encode("ascii"))
+
     def pdf(self) -> bytes:
-        """The document: every page so far, the fonts embedded once."""
+        """The document: every page so far, the fonts embedded once (and each picture on
+        its page)."""
         objs: list[bytes] = []
 
         def new(body: bytes) -> int:
@@ -463,16 +484,29 @@ class TextPdf:
                 f"/DescendantFonts [{cid} 0 R] /ToUnicode {tu} 0 R >>".encode()
             )
             font_refs.append(f"/F{i} {ref} 0 R")
-        resources = new(f"<< /Font << {' '.join(font_refs)} >> >>".encode())
-        pages_id = len(objs) + 1 + 2 * len(self.pages)
+        fonts_dict = f"/Font << {' '.join(font_refs)} >>"
+        resources = new(f"<< {fonts_dict} >>".encode())
+        # each page: its content and itself; a picture's page its picture and resources too
+        pages_id = len(objs) + 1 + 2 * len(self.pages) + 2 * len(self.pictures)
         kids = []
-        for content in self.pages:
+        for n, content in enumerate(self.pages):
             c = stream(content)
+            uses = resources
+            if n in self.pictures:
+                jpeg, width, height = self.pictures[n]
+                picture = new(
+                    f"<< /Type /XObject /Subtype /Image /Width {width} /Height {height} "
+                    f"/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode "
+                    f"/Length {len(jpeg)} >>\nstream\n".encode()
+                    + jpeg
+                    + b"\nendstream"
+                )
+                uses = new(f"<< {fonts_dict} /XObject << /Im1 {picture} 0 R >> >>".encode())
             kids.append(
                 new(
                     f"<< /Type /Page /Parent {pages_id} 0 R "
                     f"/MediaBox [0 0 {self.size[0]} {self.size[1]}] "
-                    f"/Resources {resources} 0 R /Contents {c} 0 R >>".encode()
+                    f"/Resources {uses} 0 R /Contents {c} 0 R >>".encode()
                 )
             )
         refs = " ".join(f"{k} 0 R" for k in kids)

@@ -1,5 +1,5 @@
 """What ``scan`` leaves to a person: an ``Issue`` (its kind, the id a corrections file names
-it by, where it is, what was seen, its cropped picture, and what settled it)."""
+it by, where it is, what was seen, its cropped picture, what settled it and its page's view)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Issue:
     """Something a person has to look at: its kind, id (for corrections), where it is and
-    what was seen; ``crop`` the file name of its picture."""
+    what was seen; ``crop`` the file name of its picture; ``view`` the path (in the output
+    folder) of its page's verification view (``overlay``), where one was drawn."""
 
     kind: str
     id: str
@@ -17,3 +18,4 @@ class Issue:
     detail: str
     crop: str = ""
     settled: str = ""
+    view: str = ""

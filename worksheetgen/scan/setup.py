@@ -38,8 +38,12 @@ ISSUES_FILE = "issues.csv"
 CROPS = "crops"
 
 
+#: the verification views of the pages read (``overlay``)
+VIEWS = "verify"
+
+
 #: every entry a run writes into its output folder (grade's among them): replaced as one set
-OUTPUT_FOLDERS = (CROPS, DATA_DIR, FEEDBACK_DIR)
+OUTPUT_FOLDERS = (CROPS, VIEWS, DATA_DIR, FEEDBACK_DIR)
 
 
 OUTPUT_SET = (

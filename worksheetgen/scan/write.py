@@ -1,6 +1,7 @@
-"""``scan``'s last stage: responses.csv, issues.csv and the crops written, graded by
-``grade``'s own path (``grade_rows``: the rows responses.csv holds, as records, against the
-key's records), the whole set replacing the previous one at once (``outset``)."""
+"""``scan``'s last stage: responses.csv, issues.csv, the crops and the pages' views written,
+graded by ``grade``'s own path (``grade_rows``: the rows responses.csv holds, as records,
+against the key's records), report.md given the issues a person must settle (``issuesmd``),
+the whole set replacing the previous one at once (``outset``)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from worksheetgen.files import as_new, write_failure
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.responses import ROW_COLUMNS, SHEET_ROW_COLUMNS, ResponseRow
 from worksheetgen.keyjson.records import KeyDoc
-from worksheetgen.report.grade import GradeRun, grade_rows
+from worksheetgen.report.grade import REPORT_FILE, GradeRun, grade_rows
 from worksheetgen.scan.boxes import BoxAnswers
 from worksheetgen.scan.identify import Identified
 from worksheetgen.scan.issues import Issue
+from worksheetgen.scan.issuesmd import with_issues
 from worksheetgen.scan.outset import commit, staging
 from worksheetgen.scan.settle import Settled
 from worksheetgen.scan.setup import (
@@ -26,6 +28,7 @@ from worksheetgen.scan.setup import (
     ISSUES_FILE,
     OUTPUT_SET,
     RESPONSES_FILE,
+    VIEWS,
     ScanSetup,
 )
 
@@ -56,13 +59,16 @@ def write(
     boxes: BoxAnswers,
     settled: Settled,
     absent: str,
+    views: dict[str, bytes] | None = None,
+    scans: dict[str, list[tuple[bytes, int, int]]] | None = None,
     sheet_of: Mapping[str, str] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> ScanResult:
-    """Write responses.csv, issues.csv and the crops, and grade them (``_write``).
-    ``sheet_of``: a photocopied class's (``scan --roster``): each answer's student (its
-    ``sheet`` field) and the key's sheet their copy is of, written in a ``sheet`` column;
-    ``names``: the students' names, as grade shows them."""
+    """Write responses.csv, issues.csv, the crops and the pages' ``views`` (file name ->
+    JPEG, into ``verify/``), and grade them (``_write``; ``scans``: each sheet's pages for
+    its feedback page). ``sheet_of``: a photocopied class's (``scan --roster``): each
+    answer's student (its ``sheet`` field) and the key's sheet their copy is of, written in
+    a ``sheet`` column; ``names``: the students' names, as grade shows them."""
     rows = [
         ResponseRow(
             a.sheet,
@@ -85,6 +91,8 @@ def write(
         setup.paper,
         setup.default_out,
         absent,
+        views or {},
+        scans,
         names,
     )
 
@@ -103,12 +111,11 @@ def _responses_csv(rows: Iterable[ResponseRow], by_sheet: bool = False) -> str:
 def _issues_csv(issues: Sequence[Issue]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["kind", "id", "where", "detail", "crop", "settled"])
+    w.writerow(["kind", "id", "where", "detail", "crop", "settled", "view"])
     for i in issues:
         crop = f"{CROPS}/{i.crop}" if i.crop else ""
-        w.writerow(
-            [i.kind, protect(i.id), protect(i.where), protect(i.detail), crop, protect(i.settled)]
-        )
+        where, detail, settled = protect(i.where), protect(i.detail), protect(i.settled)
+        w.writerow([i.kind, protect(i.id), where, detail, crop, settled, i.view])
     return buf.getvalue()
 
 
@@ -123,6 +130,8 @@ def _write(
     paper: str = "a4",
     default: bool = False,
     absent: str = "blank",
+    views: dict[str, bytes] | None = None,
+    scans: dict[str, list[tuple[bytes, int, int]]] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> ScanResult:
     """Grade and write the whole set in a staging folder, then replace the previous set with
@@ -139,6 +148,10 @@ def _write(
                 (new / CROPS).mkdir()
             for name, data in crops.items():
                 (new / CROPS / name).write_bytes(data)
+            if views:
+                (new / VIEWS).mkdir()
+            for name, data in (views or {}).items():
+                (new / VIEWS / name).write_bytes(data)
             # graded even when nothing is marked (an empty class is a class): each student
             # scanned with no mark at all has no total, as one with no responses, never 0;
             # the rows responses.csv holds, handed over as they are (not read back)
@@ -151,10 +164,14 @@ def _write(
                     paper=paper,
                     absent="zero" if absent == "zero" else "blank",
                     unanswered=True,
+                    scans=scans,
                     names=names,
                 )
             except GradeError as exc:
                 raise ScanError(f"grading the scanned responses: {exc}") from None
+            # the issues a person must settle, in report.md too (nothing added when none)
+            report = new / REPORT_FILE
+            report.write_bytes(with_issues(report.read_text("utf-8"), issues, key).encode("utf-8"))
             for path in sorted(new.rglob("*")):  # as any new file is (mkstemp's are 0600)
                 if path.is_file():
                     as_new(path)

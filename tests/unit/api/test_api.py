@@ -111,6 +111,15 @@ def test_grade_export_and_template_return_what_they_wrote(tmp_path, monkeypatch)
         (lambda: api.grade("k.json", "r.csv", carry="no"), "carry: expected True or False"),  # type: ignore[arg-type]
         (lambda: api.grade("k.json", "r.csv", lenient="x"), "lenient: expected True or False"),  # type: ignore[arg-type]
         (lambda: api.scan([], "k.json"), "pages: expected at least one scan"),
+        # issue 36: the verification views and the scans on the feedback pages
+        (
+            lambda: api.scan(["p.png"], "k.json", verify_pages="some"),  # type: ignore[arg-type]
+            "verify_pages: expected one of issues, all, none, got 'some'",
+        ),
+        (
+            lambda: api.scan(["p.png"], "k.json", feedback_scans="yes"),  # type: ignore[arg-type]
+            "feedback_scans: expected True or False, got 'yes'",
+        ),
         (lambda: api.responses_template("k.json", "t.csv", marks="x"), "marks: expected True"),  # type: ignore[arg-type]
     ],
 )
