@@ -16,6 +16,7 @@ subscripts, so neither the page nor the PDF needs a math renderer.
 
 from __future__ import annotations
 
+import base64
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -589,8 +590,6 @@ SCANS_LEGEND = (
 def _scans_html(pictures: Sequence[tuple[bytes, int, int]]) -> list[str]:
     """The student's scanned pages, each embedded in the page (a data: URI, which the
     page's Content-Security-Policy allows: it loads nothing)."""
-    import base64
-
     body = [f"<h2>{escape(SCANS_HEADING)}</h2>", f"<p>{escape(SCANS_LEGEND)}</p>"]
     for n, (jpeg, width, height) in enumerate(pictures, start=1):
         data = base64.b64encode(jpeg).decode("ascii")

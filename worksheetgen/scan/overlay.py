@@ -16,9 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
 from worksheetgen.scan.boxes import box_state
 from worksheetgen.scan.identify import FoundPage, Identified
 from worksheetgen.scan.issues import Issue
+from worksheetgen.scan.layout import PAPER_MM
 from worksheetgen.scan.setup import VIEWS, ScanSetup
 
 #: the views' resolution and JPEG quality: a page of A4 is some 830 x 1170 pixels, 140 to
@@ -150,7 +154,6 @@ def student_scans(
 
 def view_size(paper: str, dpi: int = VIEW_DPI) -> tuple[int, int]:
     """A view's width and height in pixels: the printed page at ``dpi`` and the legend."""
-    from worksheetgen.scan.layout import PAPER_MM
 
     w_mm, h_mm = PAPER_MM[paper]
     scale = dpi / 25.4
@@ -179,11 +182,6 @@ def render_view(
     ``dpi``, every box outlined in its style, each part's label beside its first box on the
     page (a part for a person, ``flagged``, in the flag's colour), and ``title`` and the
     legend in a band under the page (in STYLES' words, or ``words``' where given)."""
-    import numpy as np
-    from PIL import Image, ImageDraw
-
-    from worksheetgen.scan.layout import PAPER_MM
-
     w_mm, h_mm = PAPER_MM[paper]
     scale = dpi / 25.4  # pixels of the view a mm
     width, height = int(round(w_mm * scale)), int(round(h_mm * scale))
@@ -228,8 +226,6 @@ def render_view(
 
 
 def _font(size: int) -> Any:
-    from PIL import ImageFont
-
     return ImageFont.load_default(size=size)
 
 
