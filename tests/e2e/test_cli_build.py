@@ -78,7 +78,7 @@ def test_the_installed_command_flushes_its_output_and_exits_with_its_code(runner
 )
 def test_the_installed_command_exits_as_python_would(body, code, stderr):
     script = (
-        "import sys, worksheetgen.cli as c\n"
+        "import sys, worksheetgen.cli.app as c\n"
         f"c.main = lambda: {body}\n"
         "c.run()\n"
         "print('not reached')\n"
@@ -88,7 +88,7 @@ def test_the_installed_command_exits_as_python_would(body, code, stderr):
 
 
 def test_a_bug_in_the_installed_command_keeps_its_traceback(monkeypatch):
-    import worksheetgen.cli as cli
+    import worksheetgen.cli.app as cli
 
     def broken():
         raise RuntimeError("a bug")
