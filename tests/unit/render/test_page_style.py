@@ -298,3 +298,32 @@ def test_a_shade_only_heatmap_asks_a_row_whose_largest_weight_stands_out(tmp_pat
         given = sheet["questions"][0]["given"]
         row = sorted((Fraction(str(x)) for x in given["A"][given["token"] - 1]), reverse=True)
         assert row[0] - row[1] >= Fraction(3, 20), (sheet["id"], row)
+
+
+@needs_tex
+@pytest.mark.skipif(shutil.which("pdffonts") is None, reason="no pdffonts")
+def test_no_document_has_a_bitmap_font(tmp_path):
+    """Typewriter text (an answer sheet's sheet code, a key's slip names, the grid's ids)
+    was set in Computer Modern's T1 typewriter, which has outlines only with cm-super (not
+    among the README's packages): pdfLaTeX drew those words as bitmap Type 3 fonts."""
+    folder = build(
+        BuildOptions(
+            seed=1,
+            out=str(tmp_path / "out"),
+            versions=2,
+            scannable=True,
+            answer_sheet=True,
+            engine="pdflatex",
+        )
+    ).folder
+    pdfs = sorted(folder.rglob("*.pdf"))
+    assert {"answers.pdf", "keys.pdf", "keys-grid.pdf"} <= {p.name for p in pdfs}, pdfs
+    for pdf in pdfs:
+        out = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True)
+        rows = out.stdout.splitlines()[2:]
+        assert rows, pdf.name
+        assert not [r for r in rows if "Type 3" in r], (pdf.name, out.stdout)
+    grid = subprocess.run(
+        ["pdffonts", str(folder / "keys-grid.pdf")], capture_output=True, text=True, check=True
+    )
+    assert "LMMono" in grid.stdout  # the ids in the typewriter face, as outlines
