@@ -52,9 +52,11 @@ from worksheetgen.pipeline.options import (
 from worksheetgen.pipeline.output import (
     check_out,
     check_target,
+    folders_to_make,
     staging_folder,
     swap_into_place,
     sweep_leftovers,
+    unmake_folders,
 )
 from worksheetgen.pipeline.plan import (
     MAX_CLASS_ITEMS,
@@ -246,6 +248,8 @@ def _build_folder(
     report = _quiet if lone else progress or _quiet  # a lone sheet says nothing until done
     stats = ClassStats(forced_engine=None if options.engine == "auto" else options.engine)
     tmp: Path | None = None
+    made = folders_to_make(target)  # --out and above, if new: taken away again on failure
+    done = False
     try:
         if lone:
             check_target(target)
@@ -276,9 +280,12 @@ def _build_folder(
             _write_manifest(build, options, tmp, files, lone)
             report("write", 1, 1)
             swap_into_place(tmp, target)
+            done = True
     finally:
         if tmp is not None:
             remove_temp(tmp)  # also where it went, if --out was moved away meanwhile
+        if not done:
+            unmake_folders(made)
     if lone:
         return BuildResult(target, tuple(sorted(files)), build, swept=swept)
     return BuildResult(

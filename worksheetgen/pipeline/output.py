@@ -10,7 +10,7 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -84,6 +84,27 @@ def staging_folder(target: Path) -> Path:
             f"expected a folder to write builds into, got {target.parent} ({exc.strerror or exc})",
             field="--out",
         ) from None
+
+
+def folders_to_make(target: Path) -> tuple[Path, ...]:
+    """The folders above ``target`` that do not exist yet (the deepest first): what
+    ``staging_folder`` will make, and a build that fails takes away again."""
+    missing = []
+    for folder in target.parents:
+        if folder.exists() or folder.is_symlink():
+            break
+        missing.append(folder)
+    return tuple(missing)
+
+
+def unmake_folders(folders: Sequence[Path]) -> None:
+    """Remove the folders a failed build made (``folders_to_make``, the deepest first), each
+    only while it is empty: a failed build leaves nothing, not even ``--out``."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # something else was put there meanwhile: it stays, and its parents
+            return
 
 
 @contextmanager

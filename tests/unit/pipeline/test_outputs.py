@@ -851,3 +851,23 @@ def test_printing_to_a_full_standard_output_is_one_line_not_a_traceback(tmp_path
     assert run.stderr.strip() == (
         "worksheetgen: error: standard output: cannot write here: No space left on device (ENOSPC)"
     )
+
+
+@pytest.mark.parametrize("whom", [[], ["--versions", "2"]], ids=["lone", "class"])
+def test_an_export_refused_after_the_draw_leaves_no_out_folder(runner, tmp_path, whom):
+    """A mark-all question Canvas cannot score as grade does is refused once the key is
+    written, after the sheets are drawn: the build fails in one line and takes away the
+    folders it made for --out (a lone sheet's build used to leave --out behind, empty)."""
+    from tests.paths import ROOT
+
+    (tmp_path / "kept").mkdir()
+    for out in (tmp_path / "new" / "deeper" / "out", tmp_path / "kept" / "out"):
+        bank = ROOT / "tests" / "fixtures" / "mark-all.yaml"
+        args = ["build", "--bank", str(bank), "--seed", "3", "--export", "qti", "--no-pdf"]
+        result = runner.invoke(main, [*args, *whom, "--out", str(out), "-q"])
+        assert result.exit_code == 1, result.output
+        assert "Canvas docks each wrong mark" in result.output
+        assert len(result.output.strip().splitlines()) == 1
+        assert not out.exists()
+    assert not (tmp_path / "new").exists()
+    assert _tree(tmp_path / "kept") == []
