@@ -578,9 +578,9 @@ def _scripts_html(text: str) -> str:
 
 #: a student's scanned pages on the feedback page: (JPEG, width, height) each
 Scans = Mapping[str, Sequence[tuple[bytes, int, int]]]
-#: said above them
-SCANS_HEADING = "Your scanned pages, as they were read"
-SCANS_LEGEND = (
+#: said above them (in the page's language, where written)
+SCANS_HEADING = N_("Your scanned pages, as they were read")
+SCANS_LEGEND = N_(
     "Each box is outlined by what was read: a thick solid line, marked; a double line, "
     "taken back (filled in); a dashed line with a corner flag, looked at by hand; a thin "
     "line, empty."
@@ -590,13 +590,13 @@ SCANS_LEGEND = (
 def _scans_html(pictures: Sequence[tuple[bytes, int, int]]) -> list[str]:
     """The student's scanned pages, each embedded in the page (a data: URI, which the
     page's Content-Security-Policy allows: it loads nothing)."""
-    body = [f"<h2>{escape(SCANS_HEADING)}</h2>", f"<p>{escape(SCANS_LEGEND)}</p>"]
+    body = [f"<h2>{escape(said(SCANS_HEADING))}</h2>", f"<p>{escape(said(SCANS_LEGEND))}</p>"]
     for n, (jpeg, width, height) in enumerate(pictures, start=1):
         data = base64.b64encode(jpeg).decode("ascii")
+        alt = gettext("Scanned page {n}, each box outlined by what was read", n=n)
         body.append(
             f'<p><img src="data:image/jpeg;base64,{data}" width="{width}" height="{height}" '
-            f'style="max-width:100%;height:auto" alt="Scanned page {n}, each box outlined '
-            'by what was read"></p>'
+            f'style="max-width:100%;height:auto" alt="{escape(alt)}"></p>'
         )
     return body
 
@@ -652,7 +652,12 @@ def feedback_pages(
         sheet = result.key.sheet(s.sheet)
         doc.add(lines, LARGE_PRINT if sheet is not None and sheet.large_print else 1.0)
         for n, (jpeg, width, height) in enumerate(pictures, start=1):
-            doc.add_picture(jpeg, width, height, f"{SCANS_HEADING}: page {n} of {len(pictures)}")
+            caption = gettext(
+                "Your scanned pages, as they were read: page {n} of {count}",
+                n=n,
+                count=len(pictures),
+            )
+            doc.add_picture(jpeg, width, height, caption)
         ranges.append((first + 1, len(doc.pages)))
     pdfs = split_pages(doc.pdf(), ranges) if ranges else []
     paged = [stem for stem, s in zip(stems, result.students, strict=True) if result.has_total(s)]

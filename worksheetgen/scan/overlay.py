@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from worksheetgen.language import NP_, gettext, pgettext
 from worksheetgen.scan.boxes import box_state
 from worksheetgen.scan.identify import FoundPage, Identified
 from worksheetgen.scan.issues import Issue
@@ -34,18 +35,19 @@ LEGEND_PX = 64
 
 #: what a box was read as -> (its name in the legend, colour, line): Okabe-Ito's blue,
 #: bluish green, vermillion and a grey, told apart by their lines too (solid and thick,
-#: doubled, dashed with a corner flag, thin)
+#: doubled, dashed with a corner flag, thin); the names are said in the view's language where
+#: drawn (pgettext "scan view")
 STYLES: dict[str, tuple[str, tuple[int, int, int], str]] = {
-    "marked": ("read as marked", (0, 114, 178), "solid"),
-    "taken-back": ("taken back (filled in)", (0, 158, 115), "double"),
-    "flagged": ("for a person (see issues.csv)", (213, 94, 0), "dashed"),
-    "empty": ("empty", (140, 140, 140), "thin"),
+    "marked": (NP_("scan view", "read as marked"), (0, 114, 178), "solid"),
+    "taken-back": (NP_("scan view", "taken back (filled in)"), (0, 158, 115), "double"),
+    "flagged": (NP_("scan view", "for a person (see issues.csv)"), (213, 94, 0), "dashed"),
+    "empty": (NP_("scan view", "empty"), (140, 140, 140), "thin"),
 }
 #: the scans on a student's feedback page (``--feedback-scans``): smaller (A4: 661 x 935
 #: pixels, some 40 to 75 kB), the flagged boxes named for the student
 FEEDBACK_DPI = 80
 FEEDBACK_QUALITY = 70
-STUDENT_WORDS = {"flagged": "looked at by hand"}
+STUDENT_WORDS = {"flagged": NP_("scan view", "looked at by hand")}
 #: the issues whose id is a part's (sheet/question/answer): its boxes are for a person
 BOX_ISSUES = frozenset({"unclear-box", "several-marked", "only-taken-back", "unmarked"})
 
@@ -110,7 +112,9 @@ def draw_views(setup: ScanSetup, found: Identified, issues: Sequence[Issue], whi
             continue
         name = f"page-{n:04d}.jpg"
         sid = setup.key.sheets[seen.page.sheet].id
-        title = f"sheet {sid}, page {seen.page.page}: {seen.where}"
+        title = gettext(
+            "sheet {sheet}, page {page}: {where}", sheet=sid, page=seen.page.page, where=seen.where
+        )
         pictures[name] = render_view(
             seen.page.aligned().image,
             seen.page.homography,
@@ -143,7 +147,7 @@ def student_scans(
             setup.box_mm,
             page_boxes(setup, seen, flagged),
             flagged,
-            f"sheet {sid}, page {seen.page.page}",
+            gettext("sheet {sheet}, page {page}", sheet=sid, page=seen.page.page),
             dpi=FEEDBACK_DPI,
             quality=FEEDBACK_QUALITY,
             words=STUDENT_WORDS,
@@ -274,7 +278,7 @@ def _legend(
     draw.text((10, top + 8), title, fill=(0, 0, 0), font=font)
     x, y = 18.0, top + 36.0
     for style, (named, _, _) in STYLES.items():
-        words = said.get(style, named)
+        words = pgettext("scan view", said.get(style, named))
         _outline(draw, (x, y, x + box_px, y + box_px), style)
         draw.text((x + box_px + 10, y + box_px / 2), words, fill=(0, 0, 0), font=font, anchor="lm")
         x += box_px + 24 + draw.textlength(words, font=font)
