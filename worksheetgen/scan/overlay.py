@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -208,7 +209,9 @@ def render_view(
     view = Image.new("RGB", (width, height + LEGEND_PX), (255, 255, 255))
     view.paste(page.convert("RGB"), (0, 0))
     draw = ImageDraw.Draw(view)
-    font = _font(max(10, int(round(2.8 * scale))))
+    said = words or {}
+    legend = [pgettext("scan view", said.get(k, named)) for k, (named, _, _) in STYLES.items()]
+    font = _font(max(10, int(round(2.8 * scale))), [title, *legend, *(b.label for b in boxes)])
     labelled: set[str] = set()
     for box in boxes:
         left, top = box.x * scale, box.y * scale
@@ -223,14 +226,23 @@ def render_view(
         x0, y0, x1, y1 = draw.textbbox((right, middle), text, font=font, anchor="rm")
         draw.rectangle((x0 - 2, y0 - 1, x1 + 1, y1 + 1), fill=(255, 255, 230))
         draw.text((right, middle), text, fill=colour, font=font, anchor="rm")
-    _legend(draw, width, height, box_mm * scale, title, font, words or {})
+    _legend(draw, width, height, box_mm * scale, title, font, said)
     out = io.BytesIO()
     view.save(out, format="JPEG", quality=quality, optimize=True)
     return out.getvalue()
 
 
-def _font(size: int) -> Any:
-    return ImageFont.load_default(size=size)
+def _font(size: int, texts: Sequence[str]) -> Any:
+    """The view's font: Pillow's own, which draws ASCII only, or, for a view whose words go
+    beyond it (a German legend's "zurückgenommen", a file or student named "Müller"),
+    matplotlib's DejaVu Sans, as the feedback PDF's text is set in."""
+    if all(t.isascii() for t in texts):
+        return ImageFont.load_default(size=size)
+    # matplotlib only for such a view: its fonts are what a report is set in
+    import matplotlib
+
+    ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    return ImageFont.truetype(str(ttf), size=size)
 
 
 def _dashes(
