@@ -877,12 +877,8 @@ def test_a_wrong_multiple_choice_answer_is_told_the_right_option_and_why(tmp_pat
 
 
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler's pdftotext")
-def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
-    """key.json says which students' sheets were in large print (a roster's column): their
-    feedback PDF sets its text 14/9 as large, the others' stay as they were."""
-    from tests.pagewords import faults, pages
-    from worksheetgen.report.textpdf import LARGE_PRINT
-
+def _large_print_class(tmp_path: Path) -> Path:
+    """A class of Ada (large print) and Bob, graded: the output folder."""
     roster = tmp_path / "roster.csv"
     roster.write_text("name,id,large_print\nAda Lovelace,a1,yes\nBob Jones,b1,no\n", "utf-8")
     built = tmp_path / "class"
@@ -904,6 +900,16 @@ def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
         main, ["grade", "--key", str(key_path), str(responses), "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
+    return out
+
+
+def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
+    """key.json says which students' sheets were in large print (a roster's column): their
+    feedback PDF sets its text 14/9 as large, the others' stay as they were."""
+    from tests.pagewords import faults, pages
+    from worksheetgen.report.textpdf import LARGE_PRINT
+
+    out = _large_print_class(tmp_path)
 
     def height(pdf: Path) -> float:
         """The median height of the page's words (the plain text's)."""
