@@ -191,6 +191,9 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 text-align:left;vertical-align:top}td.n{text-align:right}.fig svg{max-width:100%;height:auto}
 .slip{color:#8b1d1a}.ok{color:#23632b}.muted{color:#666}
 """
+#: a large-print student's feedback page (key.json's sheet ``large_print``): set as the HTML
+#: sheets set one (style.css.j2's body.large), 16 pt for the browser's 12
+_LARGE_CSS = "body.large{font-size:16pt}\n"
 
 
 def _lang() -> str:
@@ -205,13 +208,14 @@ def _title(result: GradeResult) -> str:
     return plain_math(title, rich=True) if title else gettext("worksheet")
 
 
-def _page(title: str, body: Sequence[str]) -> str:
+def _page(title: str, body: Sequence[str], large: bool = False) -> str:
+    css, tag = (_CSS + _LARGE_CSS, '<body class="large">') if large else (_CSS, "<body>")
     return (
         f'<!DOCTYPE html>\n<html {_lang()}>\n<head>\n<meta charset="utf-8">\n'
         # no request of any kind: nothing to load, no script
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">\n"
-        f"<title>{escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<title>{escape(title)}</title>\n<style>{css}</style>\n</head>\n{tag}\n"
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
@@ -602,8 +606,11 @@ def _scans_html(pictures: Sequence[tuple[bytes, int, int]]) -> list[str]:
 
 
 def _feedback_html(
-    lines: Sequence[tuple[str, str]], pictures: Sequence[tuple[bytes, int, int]] = ()
+    lines: Sequence[tuple[str, str]],
+    pictures: Sequence[tuple[bytes, int, int]] = (),
+    large: bool = False,
 ) -> str:
+    """A student's feedback page (``large``: in large print)."""
     body = []
     for style, text in lines:
         t = _scripts_html(text)
@@ -617,7 +624,7 @@ def _feedback_html(
             body.append(f"<p>{t}</p>")
     if pictures:
         body += _scans_html(pictures)
-    return _page(flat_scripts(lines[0][1]), body)
+    return _page(flat_scripts(lines[0][1]), body, large)
 
 
 def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -647,10 +654,11 @@ def feedback_pages(
             continue  # nothing handed in, no total: no page to hand back
         lines = _feedback_lines(result, s, names)
         pictures = (scans or {}).get(s.student, ())
-        files[f"{stem}.html"] = _feedback_html(lines, pictures).encode("utf-8")
-        first = len(doc.pages)
         sheet = result.key.sheet(s.sheet)
-        doc.add(lines, LARGE_PRINT if sheet is not None and sheet.large_print else 1.0)
+        large = sheet is not None and sheet.large_print
+        files[f"{stem}.html"] = _feedback_html(lines, pictures, large).encode("utf-8")
+        first = len(doc.pages)
+        doc.add(lines, LARGE_PRINT if large else 1.0)
         for n, (jpeg, width, height) in enumerate(pictures, start=1):
             caption = gettext(
                 "Your scanned pages, as they were read: page {n} of {count}",

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.browser import needs_chromium
 from tests.classdata import class_csv
 from tests.conftest import ROOT
 from worksheetgen.cli import main
@@ -919,3 +920,29 @@ def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
     large, plain = out / "feedback" / "a1.pdf", out / "feedback" / "b1.pdf"
     assert height(large) == pytest.approx(LARGE_PRINT * height(plain), rel=0.03)
     assert faults(large) == []
+
+
+@needs_chromium
+def test_a_large_print_students_feedback_page_is_in_large_print_in_a_browser(tmp_path):
+    """Their feedback HTML too: its text at 16 pt in a browser (as the HTML sheets set large
+    print), its headings in proportion; the others' page at the browser's 12 pt, as before."""
+    from tests.browser import launched
+
+    out = _large_print_class(tmp_path)
+    sizes = {}
+    for browser in launched():
+        page = browser.new_page()
+        for stem in ("a1", "b1"):
+            page.goto((out / "feedback" / f"{stem}.html").as_uri())
+            sizes[stem] = page.eval_on_selector_all(
+                "h1, p",
+                "els => els.map(e => [e.tagName, parseFloat(getComputedStyle(e).fontSize)])",
+            )
+        page.close()
+    px = 96 / 72  # CSS pixels a point
+    large = [size for tag, size in sizes["a1"] if tag == "P"]
+    plain = [size for tag, size in sizes["b1"] if tag == "P"]
+    assert large and large == pytest.approx([16 * px] * len(large), abs=0.01)
+    assert plain and plain == pytest.approx([12 * px] * len(plain), abs=0.01)
+    assert dict(sizes["a1"])["H1"] == pytest.approx(1.5 * 16 * px, abs=0.01)
+    assert '<body class="large">' not in (out / "feedback" / "b1.html").read_text("utf-8")
