@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, needs_tex
 from worksheetgen import language
 from worksheetgen.api import build
 from worksheetgen.language import LOCALE_DIR
@@ -429,3 +429,72 @@ def test_a_german_class_is_graded_and_exported_in_german(tmp_path, bank):
             texts = [path.read_text(encoding="utf-8")]
         for text in texts:
             assert _left(_visible_export(text), bank) == [], (fmt, bank)
+
+
+@needs_tex
+@pytest.mark.slow
+def test_a_german_class_is_scanned_in_german(tmp_path):
+    """scan of a German class, with issues for a person (boxes unclear or marked twice, a
+    page whose code is papered over, a student absent): its report.md (the issues' section
+    too), issues.csv's detail column, the feedback page with --feedback-scans (its scans'
+    heading, legend and pictures' alt text) have no English fixed word left; issues.csv's
+    kind column and headers stay as they are (data)."""
+    import csv
+    import json
+    import random
+
+    from tests.scansynth import Plan, distort, fill, render, smudge_code
+    from tests.unit.scan.test_scan import _scenario
+    from worksheetgen.scan.run import scan_files
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(ROSTER, encoding="utf-8")
+    folder = build(
+        3,
+        banks=ROOT / "banks" / "quiz.yaml",
+        roster=roster,
+        out=tmp_path / "out",
+        scannable=True,
+        language="de",
+        config=None,
+    ).folder
+    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    assert key["language"] == "de"
+    # the first student's pages, marked as pens do (some unclear, some twice), the second
+    # page's code papered over; the second student's pages not scanned (absent)
+    positions = json.loads((folder / "scan.json").read_text(encoding="utf-8"))
+    first = positions["sheets"][0]
+    images = render(folder / "sheets.pdf", 150)[: len(first["pages"])]
+    rng = random.Random(4)
+    fill(images, {"sheets": [first]}, 0, 150, _scenario, rng, Plan())
+    smudge_code(images[1], 150, range(26, 40))
+    files = []
+    for p, image in enumerate(images, start=1):
+        files.append(tmp_path / f"seite{p}.png")
+        files[-1].write_bytes(distort(image, rng, upside_down=p == 2, jpeg=False))
+    out = tmp_path / "scan"
+    run = scan_files(
+        [str(f) for f in files], folder / "key.json", out, verify_pages="all", feedback_scans=True
+    )
+    kinds = {i.kind for i in run.issues}
+    assert {"unidentified-page", "missing-page", "absent"} <= kinds, kinds
+    assert kinds & {"unclear-box", "several-marked", "only-taken-back"}, kinds
+    report = (out / "report.md").read_text(encoding="utf-8")
+    section = report.index("## Fälle für eine Person (")
+    assert section < report.index("## Beobachtete Fehler")  # before grade's slips, as in English
+    assert "| Art | id | wo | Schüler*in | Teil | Befund | zu tun | Bild |" in report
+    assert _left(report, "quiz.yaml") == []
+    with open(out / "issues.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["kind", "id", "where", "detail", "crop", "settled", "view"]
+    assert {r["kind"] for r in rows} == kinds
+    for row in rows:
+        assert row["detail"] and _left(row["detail"], "quiz.yaml") == [], row
+    assert any("nicht gescannt" in r["detail"] for r in rows)
+    # the feedback page of the student scanned: the scans' words, and the pictures' alt text
+    page = (out / "feedback" / "m1.html").read_text(encoding="utf-8")
+    assert "Deine gescannten Seiten, wie sie gelesen wurden" in page
+    alts = " ".join(re.findall(r'alt="([^"]*)"', page))
+    assert "Gescannte Seite 1" in alts
+    assert _left(_visible_html(page) + " " + alts, "quiz.yaml") == []
+    assert sorted(p.name for p in (out / "verify").glob("*.jpg"))

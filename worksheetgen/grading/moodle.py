@@ -50,6 +50,7 @@ from worksheetgen.keyjson.deals import deals
 from worksheetgen.keyjson.lms import MOODLE_PENALTY
 from worksheetgen.keyjson.records import KeyDoc, KeyQuestion, Variant
 from worksheetgen.keyjson.views import gradable_parts, written_parts
+from worksheetgen.language import gettext
 from worksheetgen.render.markup import markup_lms
 from worksheetgen.render.plaintext import plain_text
 from worksheetgen.textrules import WORD_JOINER
@@ -630,8 +631,15 @@ def _read_attempt(
         again = [v for v, _ in sections if v.qid in drawn]
         if again:  # a pool's random questions drew two versions of one question
             clashes += [
-                f"question {v.qid} twice in pool {slot.question.qid} (versions "
-                f"{drawn[v.qid][0].sheet_id} and {v.sheet_id}, line {line})"
+                gettext(
+                    "question {qid} twice in pool {pool} (versions {first} and {second}, "
+                    "line {line})",
+                    qid=v.qid,
+                    pool=slot.question.qid,
+                    first=drawn[v.qid][0].sheet_id,
+                    second=v.sheet_id,
+                    line=line,
+                )
                 for v in again
             ]
             continue  # the rest of the row is still read, so that a bad cell is reported
@@ -825,8 +833,17 @@ def parse_moodle_rows(
             continue
         if clashes:  # dealt against the pool rule: no sheet the bank prints; the rest graded
             n = sum(a.student == attempt.student for a in found)
-            which = f", attempt {attempts_seen[attempt.student]} of {n}" if n > 1 else ""
-            against_pool.append(f"{_who(attempt)}{which}: {'; '.join(clashes)}")
+            against_pool.append(
+                gettext(
+                    "{student}, attempt {k} of {n}: {clashes}",
+                    student=_who(attempt),
+                    k=attempts_seen[attempt.student],
+                    n=n,
+                    clashes="; ".join(clashes),
+                )
+                if n > 1
+                else f"{_who(attempt)}: {'; '.join(clashes)}"
+            )
             continue
         # in quiz order, each numbered as Moodle numbers its slot ("Question N"): the
         # versions drawn come from several sheets, whose own numbers may repeat
@@ -878,20 +895,31 @@ def parse_moodle_rows(
         has_sheet_column=False,
         in_progress=tuple(in_progress.values()),
         attempts=tuple(
-            f"{_who(c.attempt)}, "
-            + (
-                f"the average of {len(every)} attempts counts"
+            (
+                gettext(
+                    "{student}, the average of {n} attempts counts ({rule})",
+                    student=_who(c.attempt),
+                    n=len(every),
+                    rule=attempts,
+                )
                 if attempts == "average"
-                else f"attempt {every.index(c) + 1} of {len(every)} counts"
+                else gettext(
+                    "{student}, attempt {k} of {n} counts ({rule})",
+                    student=_who(c.attempt),
+                    k=every.index(c) + 1,
+                    n=len(every),
+                    rule=attempts,
+                )
             )
-            + f" ({attempts})"
             for c, every in counted
             if len(every) > 1
         ),
         against_pool=tuple(against_pool),
         tries_note=(
-            "Penalty for wrong tries not applied: the download has one row per attempt "
-            '(Moodle\'s "last try"), so the wrong tries are unknown (download "All tries").'
+            gettext(
+                "Penalty for wrong tries not applied: the download has one row per attempt "
+                '(Moodle\'s "last try"), so the wrong tries are unknown (download "All tries").'
+            )
             if single and penalty is not None and penalty > 0 and tries == "last"
             else ""
         ),

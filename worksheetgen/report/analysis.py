@@ -27,7 +27,7 @@ from fractions import Fraction
 from worksheetgen.exact.rounding import quantize_half_up
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.score import GradeResult, StudentResult
-from worksheetgen.language import ngettext
+from worksheetgen.language import ngettext, pgettext
 
 #: the histogram's bins: percent of the possible points, 0-10, 10-20, ..., 90-100
 BINS = 10
@@ -49,9 +49,12 @@ class QuestionStats:
 
     @property
     def label(self) -> str:
-        """How the report names it: ``Q3``, or ``[q-mask]`` (its id in the bank) where the
-        sheets printed it under different numbers."""
-        return f"Q{self.number}" if self.number is not None else f"[{self.id}]"
+        """How the report names it: ``Q3`` (in the language being rendered: "A3"), or
+        ``[q-mask]`` (its id in the bank) where the sheets printed it under different numbers.
+        Prose: the CSV files name a question by its id and number."""
+        if self.number is None:
+            return f"[{self.id}]"
+        return pgettext("question label", "Q{number}", number=self.number)
 
 
 @dataclass(frozen=True)

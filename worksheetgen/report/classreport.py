@@ -191,6 +191,9 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 text-align:left;vertical-align:top}td.n{text-align:right}.fig svg{max-width:100%;height:auto}
 .slip{color:#8b1d1a}.ok{color:#23632b}.muted{color:#666}
 """
+#: a large-print student's feedback page (key.json's sheet ``large_print``): set as the HTML
+#: sheets set one (style.css.j2's body.large), 16 pt for the browser's 12
+_LARGE_CSS = "body.large{font-size:16pt}\n"
 
 
 def _lang() -> str:
@@ -205,13 +208,14 @@ def _title(result: GradeResult) -> str:
     return plain_math(title, rich=True) if title else gettext("worksheet")
 
 
-def _page(title: str, body: Sequence[str]) -> str:
+def _page(title: str, body: Sequence[str], large: bool = False) -> str:
+    css, tag = (_CSS + _LARGE_CSS, '<body class="large">') if large else (_CSS, "<body>")
     return (
         f'<!DOCTYPE html>\n<html {_lang()}>\n<head>\n<meta charset="utf-8">\n'
         # no request of any kind: nothing to load, no script
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">\n"
-        f"<title>{escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<title>{escape(title)}</title>\n<style>{css}</style>\n</head>\n{tag}\n"
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
@@ -578,9 +582,9 @@ def _scripts_html(text: str) -> str:
 
 #: a student's scanned pages on the feedback page: (JPEG, width, height) each
 Scans = Mapping[str, Sequence[tuple[bytes, int, int]]]
-#: said above them
-SCANS_HEADING = "Your scanned pages, as they were read"
-SCANS_LEGEND = (
+#: said above them (in the page's language, where written)
+SCANS_HEADING = N_("Your scanned pages, as they were read")
+SCANS_LEGEND = N_(
     "Each box is outlined by what was read: a thick solid line, marked; a double line, "
     "taken back (filled in); a dashed line with a corner flag, looked at by hand; a thin "
     "line, empty."
@@ -590,20 +594,23 @@ SCANS_LEGEND = (
 def _scans_html(pictures: Sequence[tuple[bytes, int, int]]) -> list[str]:
     """The student's scanned pages, each embedded in the page (a data: URI, which the
     page's Content-Security-Policy allows: it loads nothing)."""
-    body = [f"<h2>{escape(SCANS_HEADING)}</h2>", f"<p>{escape(SCANS_LEGEND)}</p>"]
+    body = [f"<h2>{escape(said(SCANS_HEADING))}</h2>", f"<p>{escape(said(SCANS_LEGEND))}</p>"]
     for n, (jpeg, width, height) in enumerate(pictures, start=1):
         data = base64.b64encode(jpeg).decode("ascii")
+        alt = gettext("Scanned page {n}, each box outlined by what was read", n=n)
         body.append(
             f'<p><img src="data:image/jpeg;base64,{data}" width="{width}" height="{height}" '
-            f'style="max-width:100%;height:auto" alt="Scanned page {n}, each box outlined '
-            'by what was read"></p>'
+            f'style="max-width:100%;height:auto" alt="{escape(alt)}"></p>'
         )
     return body
 
 
 def _feedback_html(
-    lines: Sequence[tuple[str, str]], pictures: Sequence[tuple[bytes, int, int]] = ()
+    lines: Sequence[tuple[str, str]],
+    pictures: Sequence[tuple[bytes, int, int]] = (),
+    large: bool = False,
 ) -> str:
+    """A student's feedback page (``large``: in large print)."""
     body = []
     for style, text in lines:
         t = _scripts_html(text)
@@ -617,7 +624,7 @@ def _feedback_html(
             body.append(f"<p>{t}</p>")
     if pictures:
         body += _scans_html(pictures)
-    return _page(flat_scripts(lines[0][1]), body)
+    return _page(flat_scripts(lines[0][1]), body, large)
 
 
 def _pdf_lines(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -647,12 +654,18 @@ def feedback_pages(
             continue  # nothing handed in, no total: no page to hand back
         lines = _feedback_lines(result, s, names)
         pictures = (scans or {}).get(s.student, ())
-        files[f"{stem}.html"] = _feedback_html(lines, pictures).encode("utf-8")
-        first = len(doc.pages)
         sheet = result.key.sheet(s.sheet)
-        doc.add(lines, LARGE_PRINT if sheet is not None and sheet.large_print else 1.0)
+        large = sheet is not None and sheet.large_print
+        files[f"{stem}.html"] = _feedback_html(lines, pictures, large).encode("utf-8")
+        first = len(doc.pages)
+        doc.add(lines, LARGE_PRINT if large else 1.0)
         for n, (jpeg, width, height) in enumerate(pictures, start=1):
-            doc.add_picture(jpeg, width, height, f"{SCANS_HEADING}: page {n} of {len(pictures)}")
+            caption = gettext(
+                "Your scanned pages, as they were read: page {n} of {count}",
+                n=n,
+                count=len(pictures),
+            )
+            doc.add_picture(jpeg, width, height, caption)
         ranges.append((first + 1, len(doc.pages)))
     pdfs = split_pages(doc.pdf(), ranges) if ranges else []
     paged = [stem for stem, s in zip(stems, result.students, strict=True) if result.has_total(s)]

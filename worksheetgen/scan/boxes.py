@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from worksheetgen.language import decimal, gettext
 from worksheetgen.scan.identify import Identified
 from worksheetgen.scan.issues import Issue
 from worksheetgen.scan.layout import value_text
@@ -191,7 +192,13 @@ def _decide(
             gid,
             group[0][1]["where"],
             "; ".join(
-                f"{_box_name(b)}: ink {r.ratio:.2f}, spread {r.spread:.2f}" for _, b, r in unclear
+                gettext(
+                    "{box}: ink {ink}, spread {spread}",
+                    box=_box_name(b),
+                    ink=decimal(f"{r.ratio:.2f}"),
+                    spread=decimal(f"{r.spread:.2f}"),
+                )
+                for _, b, r in unclear
             ),
         )
         pg = unclear[0][0]
@@ -202,7 +209,7 @@ def _decide(
             "several-marked",
             gid,
             group[0][1]["where"],
-            "marked: " + ", ".join(_box_name(b) for b in marked),
+            gettext("marked: {boxes}", boxes=", ".join(_box_name(b) for b in marked)),
         )
         pg = group[0][0]
     elif marked:
@@ -214,8 +221,10 @@ def _decide(
             "only-taken-back",
             gid,
             group[0][1]["where"],
-            "filled in completely (a mark taken back) and nothing else marked: "
-            + ", ".join(_box_name(b) for _, b, r in group if r.state == "taken-back"),
+            gettext(
+                "filled in completely (a mark taken back) and nothing else marked: {boxes}",
+                boxes=", ".join(_box_name(b) for _, b, r in group if r.state == "taken-back"),
+            ),
         )
         pg = next(g for g, _, r in group if r.state == "taken-back")
     elif is_mark:
@@ -225,7 +234,7 @@ def _decide(
             "unmarked",
             gid,
             group[0][1]["where"],
-            "no score box marked: a mark still to give (not a 0)",
+            gettext("no score box marked: a mark still to give (not a 0)"),
         )
         pg = group[0][0]
     return problem, value, pg
@@ -234,5 +243,5 @@ def _decide(
 def _box_name(box: dict[str, Any]) -> str:
     """A box as the sheet labels it: "box 2.5" (a score box), "option B"."""
     if "mark" in box:
-        return f"box {value_text(Fraction(box['mark']))}"
-    return f"option {box['option']}"
+        return gettext("box {mark}", mark=decimal(value_text(Fraction(box["mark"]))))
+    return gettext("option {letter}", letter=box["option"])

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from worksheetgen.errors import ScanError
 from worksheetgen.keyjson.records import KeySheet
+from worksheetgen.language import gettext
 from worksheetgen.scan.issues import Issue
 from worksheetgen.scan.setup import ISSUES_FILE, ScanSetup
 from worksheetgen.textrules import shown
@@ -181,8 +182,10 @@ def identify(
                         "other-class-page",
                         f"page:{where}",
                         where,
-                        "its page code names another class (another build: other students, "
-                        "questions or order): not read against this key",
+                        gettext(
+                            "its page code names another class (another build: other "
+                            "students, questions or order): not read against this key"
+                        ),
                         name,
                     )
                 )
@@ -194,8 +197,10 @@ def identify(
                         "blank-page",
                         f"page:{where}",
                         where,
-                        "no print (at most dust, specks, a scanner's edge or dithering): "
-                        "nothing to read",
+                        gettext(
+                            "no print (at most dust, specks, a scanner's edge or dithering): "
+                            "nothing to read"
+                        ),
                         name,
                         "blank",
                     )
@@ -206,7 +211,7 @@ def identify(
                     "unidentified-page",
                     f"page:{where}",
                     where,
-                    "no corner marks or page code read",
+                    gettext("no corner marks or page code read"),
                     name,
                 )
             )
@@ -220,7 +225,11 @@ def identify(
                     "unidentified-page",
                     f"page:{where}",
                     where,
-                    f"its code names page {page.page} of sheet {sid}, which has no such page",
+                    gettext(
+                        "its code names page {page} of sheet {sheet}, which has no such page",
+                        page=page.page,
+                        sheet=sid,
+                    ),
                 )
             )
             continue
@@ -235,8 +244,7 @@ def identify(
                     "duplicate-page",
                     f"page:{where}",
                     where,
-                    f"sheet {sid} page {page.page} again (first: {first}); this one is not read"
-                    + (_shared(setup) if key_sheets[page.sheet].student is None else ""),
+                    _again(setup, sid, page.page, first, key_sheets[page.sheet].student is None),
                 )
             )
             continue
@@ -296,7 +304,7 @@ def _missing(
                         "missing-page",
                         f"page:{sid}/{p}",
                         f"sheet {sid}",
-                        f"page {p} was not scanned",
+                        gettext("page {page} was not scanned", page=p),
                     )
                 )
     # students none of whose pages was scanned: absent (or their pages lost), one each
@@ -307,29 +315,42 @@ def _missing(
                     "absent",
                     f"absent:{ks.id}",
                     f"sheet {ks.id}",
-                    "no page of this student's sheet was scanned: absent, or the pages "
-                    "are still to scan (no responses, not zeros)",
+                    gettext(
+                        "no page of this student's sheet was scanned: absent, or the pages "
+                        "are still to scan (no responses, not zeros)"
+                    ),
                 )
             )
     return issues
 
 
-# photocopies of a sheet that names no student (a version, a lone sheet) carry one page code
-# for all: said beside their duplicates
-_SHARED_CODES = (
-    "; copies of one printed sheet share its page codes, so a scan reads one copy of each:"
-    " to scan a class, build from the roster (--roster) or one version per student (--versions N)"
-)
-
-
-def _shared(setup: ScanSetup) -> str:
-    """What a duplicate of a sheet that names no student says: how to scan a class."""
-    if setup.positions.student_number:  # its copies carry the student-number grid
-        return (
-            "; copies of one printed sheet share its page codes: this sheet has a "
-            "student-number grid, so scan with --roster to read each copy as its student's"
+def _again(setup: ScanSetup, sid: str, page: int, first: str, shared: bool) -> str:
+    """What a duplicate page says; for a sheet that names no student (a version, a lone sheet),
+    whose photocopies carry one page code for all, how to scan a class."""
+    if not shared:
+        return gettext(
+            "sheet {sheet} page {page} again (first: {first}); this one is not read",
+            sheet=sid,
+            page=page,
+            first=first,
         )
-    return _SHARED_CODES
+    if setup.positions.student_number:  # its copies carry the student-number grid
+        return gettext(
+            "sheet {sheet} page {page} again (first: {first}); this one is not read; copies of "
+            "one printed sheet share its page codes: this sheet has a student-number grid, so "
+            "scan with --roster to read each copy as its student's",
+            sheet=sid,
+            page=page,
+            first=first,
+        )
+    return gettext(
+        "sheet {sheet} page {page} again (first: {first}); this one is not read; copies of one "
+        "printed sheet share its page codes, so a scan reads one copy of each: to scan a "
+        "class, build from the roster (--roster) or one version per student (--versions N)",
+        sheet=sid,
+        page=page,
+        first=first,
+    )
 
 
 def _is_blank(image: Any, paper: str) -> bool:

@@ -10,25 +10,29 @@ import re
 from collections.abc import Sequence
 
 from worksheetgen.keyjson.records import KeyDoc
+from worksheetgen.language import N_, gettext, said
 from worksheetgen.render.markup import escape_md_inline
 from worksheetgen.scan.issues import Issue
 from worksheetgen.scan.setup import CROPS
 
-#: the heading of the section (before grade's "## Slips seen")
-HEADING = "## Issues for a person"
-_BEFORE = "\n## Slips seen\n"
-
-#: what a person does about an issue of each kind (the value of its corrections row)
+#: what a person does about an issue of each kind (the value of its corrections row), in
+#: the language of the report where it is written
 TO_DO = {
-    "unidentified-page": "name the page in a corrections file: value SHEET/PAGE (or ignore)",
-    "other-class-page": "scan it against its own class's key; value ignore marks it as seen",
-    "duplicate-page": "nothing to read (the first copy is read); value ignore marks it as seen",
-    "missing-page": "scan the page, or settle its parts (sheet/question/answer rows)",
-    "absent": "scan the student's pages, or value ignore (no responses, not zeros)",
-    "unclear-box": "look at the boxes; value: the option's letter or the points meant, or blank",
-    "several-marked": "look at the boxes; value: the option's letter or the points meant, or blank",
-    "only-taken-back": "look at the box; value: the option's letter meant, the points, or blank",
-    "unmarked": "mark the part; value: its points (blank: 0 points)",
+    "unidentified-page": N_("name the page in a corrections file: value SHEET/PAGE (or ignore)"),
+    "other-class-page": N_("scan it against its own class's key; value ignore marks it as seen"),
+    "duplicate-page": N_("nothing to read (the first copy is read); value ignore marks it as seen"),
+    "missing-page": N_("scan the page, or settle its parts (sheet/question/answer rows)"),
+    "absent": N_("scan the student's pages, or value ignore (no responses, not zeros)"),
+    "unclear-box": N_(
+        "look at the boxes; value: the option's letter or the points meant, or blank"
+    ),
+    "several-marked": N_(
+        "look at the boxes; value: the option's letter or the points meant, or blank"
+    ),
+    "only-taken-back": N_(
+        "look at the box; value: the option's letter meant, the points, or blank"
+    ),
+    "unmarked": N_("mark the part; value: its points (blank: 0 points)"),
 }
 
 
@@ -62,14 +66,25 @@ def issues_md(issues: Sequence[Issue], key: KeyDoc) -> str:
         return ""
     sheets = {ks.id: ks for ks in key.sheets}
     settled = len(issues) - len(open_)
-    already = f" ({settled} settled already: issues.csv's settled column)" if settled else ""
+    explained = (
+        gettext(
+            "Each is a row of issues.csv still to settle: write `id,value` rows in a "
+            "corrections file and scan again with `--corrections` ({n} settled already: "
+            "issues.csv's settled column).",
+            n=settled,
+        )
+        if settled
+        else gettext(
+            "Each is a row of issues.csv still to settle: write `id,value` rows in a "
+            "corrections file and scan again with `--corrections`."
+        )
+    )
     lines = [
-        f"{HEADING} ({len(open_)})",
+        gettext("## Issues for a person ({n})", n=len(open_)),
         "",
-        "Each is a row of issues.csv still to settle: write `id,value` rows in a corrections "
-        "file and scan again with `--corrections`" + already + ".",
+        explained,
         "",
-        "| kind | id | where | student | part | detail | to do | picture |",
+        gettext("| kind | id | where | student | part | detail | to do | picture |"),
         "|---|---|---|---|---|---|---|---|",
     ]
     for i in open_:
@@ -92,7 +107,7 @@ def issues_md(issues: Sequence[Issue], key: KeyDoc) -> str:
             student,
             part,
             escape_md_inline(i.detail),
-            escape_md_inline(TO_DO.get(i.kind, "look at it")),
+            escape_md_inline(said(TO_DO[i.kind]) if i.kind in TO_DO else gettext("look at it")),
             f"[{escape_md_inline(picture)}](<{picture}>)" if picture else "",
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -105,7 +120,7 @@ def with_issues(report: str, issues: Sequence[Issue], key: KeyDoc) -> str:
     section = issues_md(issues, key)
     if not section:
         return report
-    at = report.find(_BEFORE)
+    at = report.find("\n" + gettext("## Slips seen") + "\n")
     if at < 0:
         return report.rstrip("\n") + "\n\n" + section
     return report[: at + 1] + section + report[at:]

@@ -14,11 +14,13 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from worksheetgen.language import NP_, gettext, pgettext
 from worksheetgen.scan.boxes import box_state
 from worksheetgen.scan.identify import FoundPage, Identified
 from worksheetgen.scan.issues import Issue
@@ -34,18 +36,19 @@ LEGEND_PX = 64
 
 #: what a box was read as -> (its name in the legend, colour, line): Okabe-Ito's blue,
 #: bluish green, vermillion and a grey, told apart by their lines too (solid and thick,
-#: doubled, dashed with a corner flag, thin)
+#: doubled, dashed with a corner flag, thin); the names are said in the view's language where
+#: drawn (pgettext "scan view")
 STYLES: dict[str, tuple[str, tuple[int, int, int], str]] = {
-    "marked": ("read as marked", (0, 114, 178), "solid"),
-    "taken-back": ("taken back (filled in)", (0, 158, 115), "double"),
-    "flagged": ("for a person (see issues.csv)", (213, 94, 0), "dashed"),
-    "empty": ("empty", (140, 140, 140), "thin"),
+    "marked": (NP_("scan view", "read as marked"), (0, 114, 178), "solid"),
+    "taken-back": (NP_("scan view", "taken back (filled in)"), (0, 158, 115), "double"),
+    "flagged": (NP_("scan view", "for a person (see issues.csv)"), (213, 94, 0), "dashed"),
+    "empty": (NP_("scan view", "empty"), (140, 140, 140), "thin"),
 }
 #: the scans on a student's feedback page (``--feedback-scans``): smaller (A4: 661 x 935
 #: pixels, some 40 to 75 kB), the flagged boxes named for the student
 FEEDBACK_DPI = 80
 FEEDBACK_QUALITY = 70
-STUDENT_WORDS = {"flagged": "looked at by hand"}
+STUDENT_WORDS = {"flagged": NP_("scan view", "looked at by hand")}
 #: the issues whose id is a part's (sheet/question/answer): its boxes are for a person
 BOX_ISSUES = frozenset({"unclear-box", "several-marked", "only-taken-back", "unmarked"})
 
@@ -110,7 +113,9 @@ def draw_views(setup: ScanSetup, found: Identified, issues: Sequence[Issue], whi
             continue
         name = f"page-{n:04d}.jpg"
         sid = setup.key.sheets[seen.page.sheet].id
-        title = f"sheet {sid}, page {seen.page.page}: {seen.where}"
+        title = gettext(
+            "sheet {sheet}, page {page}: {where}", sheet=sid, page=seen.page.page, where=seen.where
+        )
         pictures[name] = render_view(
             seen.page.aligned().image,
             seen.page.homography,
@@ -143,7 +148,7 @@ def student_scans(
             setup.box_mm,
             page_boxes(setup, seen, flagged),
             flagged,
-            f"sheet {sid}, page {seen.page.page}",
+            gettext("sheet {sheet}, page {page}", sheet=sid, page=seen.page.page),
             dpi=FEEDBACK_DPI,
             quality=FEEDBACK_QUALITY,
             words=STUDENT_WORDS,
@@ -204,7 +209,9 @@ def render_view(
     view = Image.new("RGB", (width, height + LEGEND_PX), (255, 255, 255))
     view.paste(page.convert("RGB"), (0, 0))
     draw = ImageDraw.Draw(view)
-    font = _font(max(10, int(round(2.8 * scale))))
+    said = words or {}
+    legend = [pgettext("scan view", said.get(k, named)) for k, (named, _, _) in STYLES.items()]
+    font = _font(max(10, int(round(2.8 * scale))), [title, *legend, *(b.label for b in boxes)])
     labelled: set[str] = set()
     for box in boxes:
         left, top = box.x * scale, box.y * scale
@@ -219,14 +226,23 @@ def render_view(
         x0, y0, x1, y1 = draw.textbbox((right, middle), text, font=font, anchor="rm")
         draw.rectangle((x0 - 2, y0 - 1, x1 + 1, y1 + 1), fill=(255, 255, 230))
         draw.text((right, middle), text, fill=colour, font=font, anchor="rm")
-    _legend(draw, width, height, box_mm * scale, title, font, words or {})
+    _legend(draw, width, height, box_mm * scale, title, font, said)
     out = io.BytesIO()
     view.save(out, format="JPEG", quality=quality, optimize=True)
     return out.getvalue()
 
 
-def _font(size: int) -> Any:
-    return ImageFont.load_default(size=size)
+def _font(size: int, texts: Sequence[str]) -> Any:
+    """The view's font: Pillow's own, which draws ASCII only, or, for a view whose words go
+    beyond it (a German legend's "zurückgenommen", a file or student named "Müller"),
+    matplotlib's DejaVu Sans, as the feedback PDF's text is set in."""
+    if all(t.isascii() for t in texts):
+        return ImageFont.load_default(size=size)
+    # matplotlib only for such a view: its fonts are what a report is set in
+    import matplotlib
+
+    ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    return ImageFont.truetype(str(ttf), size=size)
 
 
 def _dashes(
@@ -274,7 +290,7 @@ def _legend(
     draw.text((10, top + 8), title, fill=(0, 0, 0), font=font)
     x, y = 18.0, top + 36.0
     for style, (named, _, _) in STYLES.items():
-        words = said.get(style, named)
+        words = pgettext("scan view", said.get(style, named))
         _outline(draw, (x, y, x + box_px, y + box_px), style)
         draw.text((x + box_px + 10, y + box_px / 2), words, fill=(0, 0, 0), font=font, anchor="lm")
         x += box_px + 24 + draw.textlength(words, font=font)

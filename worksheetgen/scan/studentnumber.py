@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from worksheetgen.errors import ScanError
+from worksheetgen.language import gettext
 from worksheetgen.model import Student
 from worksheetgen.scan.boxes import BoxAnswers, box_state, read_boxes
 from worksheetgen.scan.identify import FoundPage, Identified, ScanPages
@@ -119,7 +120,7 @@ def read_class(
                         "missing-page",
                         f"page:{label}/{p}",
                         f"copy {copy.where}",
-                        f"page {p} of this copy was not scanned",
+                        gettext("page {page} of this copy was not scanned", page=p),
                     )
                 )
     matched = {c.student for c in copies}
@@ -130,8 +131,10 @@ def read_class(
                     "absent",
                     f"absent:{s.id}",
                     f"student {s.id}",
-                    "no copy's student number is this student's: absent, or their copy is "
-                    "still to scan or to name (no responses, not zeros)",
+                    gettext(
+                        "no copy's student number is this student's: absent, or their copy is "
+                        "still to scan or to name (no responses, not zeros)"
+                    ),
                 )
             )
     boxes = {k: v for k, v in crops.items() if k not in found.crops}
@@ -163,20 +166,25 @@ def _group(setup: ScanSetup, found: Sequence[FoundPage], issues: list[Issue]) ->
         copy = open_copy.get(s)
         if copy is None or p in copy.pages:
             sid = setup.key.sheets[s].id
-            why = (
-                f"no copy's page {first[s]} (the student-number grid) before it in the pile"
+            stray = (
+                gettext(
+                    "sheet {sheet} page {page}, but no copy's page {grid} (the student-number "
+                    "grid) before it in the pile: not read (scan each copy's pages together, "
+                    "its first page first)",
+                    sheet=sid,
+                    page=p,
+                    grid=first[s],
+                )
                 if copy is None
-                else f"its copy ({copy.where}) has page {p} already"
-            )
-            issues.append(
-                Issue(
-                    "stray-page",
-                    f"page:{page.where}",
-                    page.where,
-                    f"sheet {sid} page {p}, but {why}: not read (scan each copy's pages "
-                    "together, its first page first)",
+                else gettext(
+                    "sheet {sheet} page {page}, but its copy ({copy}) has page {page} already: "
+                    "not read (scan each copy's pages together, its first page first)",
+                    sheet=sid,
+                    page=p,
+                    copy=copy.where,
                 )
             )
+            issues.append(Issue("stray-page", f"page:{page.where}", page.where, stray))
             continue
         copy.pages[p] = page
     return copies
@@ -226,23 +234,37 @@ def _read_number(
         unclear = [d for d, st in states if st == "unclear"]
         taken = [d for d, st in states if st == "taken-back"]
         if unclear:
-            problems.append(f"column {column}: box {unclear[0]} unclear")
+            problems.append(
+                gettext("column {column}: box {box} unclear", column=column, box=unclear[0])
+            )
         elif len(marked) > 1:
-            problems.append(f"column {column}: {', '.join(map(str, marked))} marked")
+            problems.append(
+                gettext(
+                    "column {column}: {digits} marked",
+                    column=column,
+                    digits=", ".join(map(str, marked)),
+                )
+            )
         elif marked:
             digits.append(str(marked[0]))
             continue
         elif taken:
-            problems.append(f"column {column}: only box {taken[0]} filled in (taken back)")
+            problems.append(
+                gettext(
+                    "column {column}: only box {box} filled in (taken back)",
+                    column=column,
+                    box=taken[0],
+                )
+            )
         digits.append(None)
     if not problems:
         written = [d for d in digits if d is not None]
         last = max((i for i, d in enumerate(digits) if d is not None), default=-1)
         if not written:
-            problems.append("no digit marked")
+            problems.append(gettext("no digit marked"))
         elif any(d is None for d in digits[:last]):
             gap = next(i for i, d in enumerate(digits) if d is None) + 1
-            problems.append(f"column {gap} empty before a digit")
+            problems.append(gettext("column {column} empty before a digit", column=gap))
         else:
             copy.number = "".join(written)
             return
@@ -257,7 +279,7 @@ def _read_number(
             "unclear-number",
             copy.id,
             copy.where,
-            "student number: " + "; ".join(problems),
+            gettext("student number: {problems}", problems="; ".join(problems)),
             name,
         )
     )
@@ -281,10 +303,13 @@ def _match(copies: Sequence[Copy], roster: Sequence[Student], issues: list[Issue
         near = exact or [s for s in roster if _digits_match(copy.number, s.id)]
         if len(near) != 1:
             detail = (
-                f"student number {copy.number}: not on the roster"
+                gettext("student number {number}: not on the roster", number=copy.number)
                 if not near
-                else f"student number {copy.number}: the roster's ids "
-                + ", ".join(s.id for s in near)
+                else gettext(
+                    "student number {number}: the roster's ids {ids}",
+                    number=copy.number,
+                    ids=", ".join(s.id for s in near),
+                )
             )
             issues.append(Issue("unknown-number", copy.id, copy.where, detail))
             continue
@@ -301,7 +326,12 @@ def _match(copies: Sequence[Copy], roster: Sequence[Student], issues: list[Issue
                     "duplicate-number",
                     copy.id,
                     copy.where,
-                    f"student number {copy.number} ({student}) is on another copy too: {others}",
+                    gettext(
+                        "student number {number} ({student}) is on another copy too: {others}",
+                        number=copy.number,
+                        student=student,
+                        others=others,
+                    ),
                 )
             )
 

@@ -457,6 +457,19 @@ def test_grading_a_moodle_download_of_a_quiz_with_a_pool_of_pick_2(runner, tmp_p
         "s0@example.com (Test Student0): question alt-soft twice in pool p "
         f"(versions {first} and {last}, line 2)."
     ) in report
+    # under a German key (its sheets' words German), the note is German, as report.md is
+    doc = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    german = tmp_path / "de" / "key.json"
+    german.parent.mkdir()
+    german.write_text(json.dumps({**doc, "language": "de"}), encoding="utf-8")
+    result = runner.invoke(main, ["grade", "--key", str(german), *argv[3:]])
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert (
+        "s0@example.com (Test Student0): Aufgabe alt-soft zweimal im Pool p "
+        f"(Versionen {first} und {last}, Zeile 2)."
+    ) in report
+    assert "twice in pool" not in report
 
 
 def test_grading_a_moodle_download_of_a_pool_with_written_parts_in_some_alternatives_is_refused(

@@ -360,3 +360,25 @@ def test_the_recorded_marks_are_those_of_moodles_grades_report():
         if a["state"] == "finished"
     ]
     assert sorted(shown) == sorted(recorded)
+
+
+def test_a_german_keys_report_says_its_notes_on_the_download_in_german(runner, tmp_path):
+    """The notes grade makes of a Moodle download (the tries it cannot know, the attempt
+    that counts) are in the key's language, as the rest of report.md is."""
+    doc = json.loads(KEY.read_text("utf-8"))
+    doc["language"] = "de"
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps(doc), "utf-8")
+    argv = ["grade", "--key", str(key), "--no-report"]
+    tries = [str(REAL / "responses-lasttry.csv"), "--penalty", "0.5"]
+    result = runner.invoke(main, [*argv, *tries, "--out", str(tmp_path / "last")])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "last" / "report.md").read_text("utf-8")
+    assert "daher sind die falschen Antwortversuche unbekannt" in report
+    assert "wrong tries are unknown" not in report
+    average = [str(REAL / "responses-alltries.csv"), "--grading-method", "average"]
+    result = runner.invoke(main, [*argv, *average, "--out", str(tmp_path / "all")])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "all" / "report.md").read_text("utf-8")
+    assert "es zählt der Durchschnitt von 3 Testversuchen (average)" in report
+    assert "attempts counts" not in report

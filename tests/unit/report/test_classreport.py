@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.browser import needs_chromium
 from tests.classdata import class_csv
 from tests.conftest import ROOT
 from worksheetgen.cli import main
@@ -877,12 +878,8 @@ def test_a_wrong_multiple_choice_answer_is_told_the_right_option_and_why(tmp_pat
 
 
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler's pdftotext")
-def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
-    """key.json says which students' sheets were in large print (a roster's column): their
-    feedback PDF sets its text 14/9 as large, the others' stay as they were."""
-    from tests.pagewords import faults, pages
-    from worksheetgen.report.textpdf import LARGE_PRINT
-
+def _large_print_class(tmp_path: Path) -> Path:
+    """A class of Ada (large print) and Bob, graded: the output folder."""
     roster = tmp_path / "roster.csv"
     roster.write_text("name,id,large_print\nAda Lovelace,a1,yes\nBob Jones,b1,no\n", "utf-8")
     built = tmp_path / "class"
@@ -904,6 +901,16 @@ def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
         main, ["grade", "--key", str(key_path), str(responses), "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
+    return out
+
+
+def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
+    """key.json says which students' sheets were in large print (a roster's column): their
+    feedback PDF sets its text 14/9 as large, the others' stay as they were."""
+    from tests.pagewords import faults, pages
+    from worksheetgen.report.textpdf import LARGE_PRINT
+
+    out = _large_print_class(tmp_path)
 
     def height(pdf: Path) -> float:
         """The median height of the page's words (the plain text's)."""
@@ -913,3 +920,29 @@ def test_a_large_print_students_feedback_pdf_is_in_large_print(tmp_path):
     large, plain = out / "feedback" / "a1.pdf", out / "feedback" / "b1.pdf"
     assert height(large) == pytest.approx(LARGE_PRINT * height(plain), rel=0.03)
     assert faults(large) == []
+
+
+@needs_chromium
+def test_a_large_print_students_feedback_page_is_in_large_print_in_a_browser(tmp_path):
+    """Their feedback HTML too: its text at 16 pt in a browser (as the HTML sheets set large
+    print), its headings in proportion; the others' page at the browser's 12 pt, as before."""
+    from tests.browser import launched
+
+    out = _large_print_class(tmp_path)
+    sizes = {}
+    for browser in launched():
+        page = browser.new_page()
+        for stem in ("a1", "b1"):
+            page.goto((out / "feedback" / f"{stem}.html").as_uri())
+            sizes[stem] = page.eval_on_selector_all(
+                "h1, p",
+                "els => els.map(e => [e.tagName, parseFloat(getComputedStyle(e).fontSize)])",
+            )
+        page.close()
+    px = 96 / 72  # CSS pixels a point
+    large = [size for tag, size in sizes["a1"] if tag == "P"]
+    plain = [size for tag, size in sizes["b1"] if tag == "P"]
+    assert large and large == pytest.approx([16 * px] * len(large), abs=0.01)
+    assert plain and plain == pytest.approx([12 * px] * len(plain), abs=0.01)
+    assert dict(sizes["a1"])["H1"] == pytest.approx(1.5 * 16 * px, abs=0.01)
+    assert '<body class="large">' not in (out / "feedback" / "b1.html").read_text("utf-8")

@@ -364,3 +364,18 @@ def test_report_md_names_the_student_and_part_of_each_issue_escaped():
     )
     assert rows[0].endswith("| [crops/box-0001.png](<crops/box-0001.png>) |")  # no view: the crop
     assert "| Ana \\*Ruiz\\* (s01) |  |" in rows[1]  # a student's issue names no part
+
+
+def test_a_view_whose_words_go_beyond_ascii_draws_their_letters():
+    """Pillow's own font has no "ü" (it drew "zur□ckgenommen" in a German legend): a view
+    whose words need more is set in a font that has them; an ASCII view keeps Pillow's."""
+    from worksheetgen.scan.overlay import _font
+
+    def same(font, a: str, b: str) -> bool:
+        ma, mb = np.asarray(font.getmask(a)), np.asarray(font.getmask(b))
+        return ma.shape == mb.shape and bool((ma == mb).all())
+
+    german = _font(12, ["Blatt m1, Seite 1", "zurückgenommen (ausgefüllt)"])
+    for letter in "üäöß":
+        assert not same(german, letter, "\ue000"), letter  # not the missing glyph's box
+    assert same(_font(12, ["sheet m1, page 1"]), "ü", "\ue000")  # what the German view had
