@@ -43,3 +43,8 @@ def test_wheel_contains_templates_and_banks(tmp_path: Path):
     # the message catalogs: each language's compiled catalog, what a build reads
     assert "worksheetgen/locale/de/LC_MESSAGES/worksheetgen.mo" in names
     assert "worksheetgen/locale/de/LC_MESSAGES/worksheetgen.po" in names
+    # every module of the source tree (a new package not listed in pyproject.toml was left
+    # out of the wheel: the installed command could not import worksheetgen.cli)
+    package = ROOT / "worksheetgen"
+    modules = {f"worksheetgen/{p.relative_to(package)}" for p in package.rglob("*.py")}
+    assert sorted(modules - names) == []
