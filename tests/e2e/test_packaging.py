@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,12 +12,23 @@ from tests.conftest import ROOT
 
 
 def test_wheel_contains_templates_and_banks(tmp_path: Path):
+    # built from a copy of the sources alone: setuptools adds what an earlier build left in
+    # build/lib, which hid a package pyproject.toml did not list
+    source = tmp_path / "source"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "*.egg-info", "output", "__pycache__", ".*cache*", ".hyp*"
+        ),
+    )
+    wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(wheels)],
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("worksheetgen-*.whl")
+    (wheel,) = wheels.glob("worksheetgen-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in ("base", "sheet", "key", "macros"):
         assert f"worksheetgen/templates/latex/{template}.tex.j2" in names
