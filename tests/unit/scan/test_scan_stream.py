@@ -21,19 +21,6 @@ QUIZ = str(ROOT / "banks" / "quiz.yaml")
 pytestmark = needs_tex
 
 
-@pytest.fixture(scope="module")
-def quiz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from worksheetgen.cli import main
-
-    out = tmp_path_factory.mktemp("quiz")
-    try:
-        main(["build", "--seed", "3", "--bank", QUIZ, "--out", str(out), "-q", "--scannable"])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    return folder
-
-
 def _pages(quiz: Path, dpi: int) -> list:
     """The sheet's pages as a copier scans them (turned, scaled, blurred, noised), grey."""
     from PIL import Image

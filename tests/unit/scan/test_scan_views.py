@@ -112,19 +112,6 @@ def test_each_box_is_outlined_in_its_style_on_the_page_upright(turned):
 
 
 @pytest.fixture(scope="module")
-def quiz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from worksheetgen.cli import main
-
-    out = tmp_path_factory.mktemp("quiz")
-    try:
-        main(["build", "--seed", "3", "--bank", QUIZ, "--out", str(out), "-q", "--scannable"])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    return folder
-
-
-@pytest.fixture(scope="module")
 def scans(quiz: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """The quiz's sheet marked (seed 4: several marks, a box only filled in, unclear boxes
     on pages 1, 3 and 4; page 2 has none)."""
