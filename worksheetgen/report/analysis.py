@@ -27,7 +27,7 @@ from fractions import Fraction
 from worksheetgen.exact.rounding import quantize_half_up
 from worksheetgen.grading.csvcells import protect
 from worksheetgen.grading.score import GradeResult, StudentResult
-from worksheetgen.language import ngettext, pgettext
+from worksheetgen.language import decimal, ngettext, pgettext
 
 #: the histogram's bins: percent of the possible points, 0-10, 10-20, ..., 90-100
 BINS = 10
@@ -118,9 +118,15 @@ def points_text(x: Fraction) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def points_shown(x: Fraction) -> str:
+    """``points_text`` as a reader sees it in a report's text, with the decimal separator
+    being rendered with (the key's: "2,67" for a German key); a CSV keeps ``points_text``."""
+    return decimal(points_text(x))
+
+
 def points_words(x: Fraction) -> str:
-    """Points in words: "1 point", "1.5 points", "2.67 points"."""
-    return ngettext("{n} point", "{n} points", float(x), n=points_text(x))
+    """Points in words: "1 point", "1.5 points", "2.67 points" ("2,67 Punkte")."""
+    return ngettext("{n} point", "{n} points", float(x), n=points_shown(x))
 
 
 def _share(earned: Fraction, possible: Fraction) -> float:

@@ -26,14 +26,14 @@ from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.bank.roster import file_stems
 from worksheetgen.grading.key import GradeKey, norm_text
 from worksheetgen.grading.score import GradeResult, PartResult, StudentResult
-from worksheetgen.language import N_, gettext, language, ngettext, pgettext, said
+from worksheetgen.language import N_, decimal, gettext, language, ngettext, pgettext, said
 from worksheetgen.render.markup import split_markup
 from worksheetgen.report import charts
 from worksheetgen.report.analysis import (
     ClassStats,
     analyse,
     csv_files,
-    points_text,
+    points_shown,
     points_words,
 )
 from worksheetgen.report.marks import END, SCRIPT, SUB, SUP, balanced, no_marks
@@ -222,7 +222,7 @@ def _page(title: str, body: Sequence[str], large: bool = False) -> str:
 
 
 def _num(x: float | None, digits: int = 2) -> str:
-    return gettext("n/a") if x is None else f"{x:.{digits}f}"
+    return gettext("n/a") if x is None else decimal(f"{x:.{digits}f}")
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> str:
@@ -433,12 +433,12 @@ def _feedback_lines(
     """The page's content as (style, text) lines: h1, h2, plain, slip, avoid; parts named
     by ``names`` (``part_names``)."""
     who = no_marks(s.name or s.student)
-    score = f"{points_text(s.earned)} / {points_text(s.possible)}"
+    score = f"{points_shown(s.earned)} / {points_shown(s.possible)}"
     if s.ungraded:
         score = gettext(
             "{score} (+ {ungraded} to be marked by hand)",
             score=score,
-            ungraded=points_text(s.ungraded),
+            ungraded=points_shown(s.ungraded),
         )
     lines = [
         ("h1", gettext("Feedback: {title}", title=_title(result))),
@@ -456,8 +456,8 @@ def _feedback_lines(
                     "Question {number}: {title} ({earned} / {possible})",
                     number=q.number,
                     title=plain_math(q.title, rich=True),
-                    earned=points_text(q.earned),
-                    possible=points_text(q.possible),
+                    earned=points_shown(q.earned),
+                    possible=points_shown(q.possible),
                 ),
             )
         )
@@ -474,7 +474,7 @@ def _feedback_lines(
                         counted - 1,
                         counted=counted,
                         made=made,
-                        penalty=points_text(q.penalty),
+                        penalty=points_shown(q.penalty),
                     ),
                 )
             )
@@ -503,16 +503,16 @@ def _feedback_lines(
                     "{part} — {status}, {earned} / {possible}.",
                     part=name,
                     status=said(_STATUS[p.status]),
-                    earned=points_text(p.earned),
-                    possible=points_text(p.possible),
+                    earned=points_shown(p.earned),
+                    possible=points_shown(p.possible),
                 )
             else:
                 text = gettext(
                     "{part} — {status}, {earned} / {possible}. Your answer: {answer}",
                     part=name,
                     status=said(_STATUS[p.status]),
-                    earned=points_text(p.earned),
-                    possible=points_text(p.possible),
+                    earned=points_shown(p.earned),
+                    possible=points_shown(p.possible),
                     answer=_written(p),
                 )
             lines.append(("plain", text))
@@ -697,7 +697,7 @@ _NO_CELLS = N_(
 
 def _mean_text(stats: ClassStats) -> str:
     """The mean score, and what it leaves out: the parts still to be marked by hand."""
-    mean = f"{stats.mean:.1f} %"
+    mean = decimal(f"{stats.mean:.1f} %")
     if not stats.to_mark:
         return gettext("Mean score: {mean} of the points.", mean=mean)
     return ngettext(

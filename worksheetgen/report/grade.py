@@ -46,9 +46,9 @@ from worksheetgen.grading.visible import visible
 from worksheetgen.keyjson.read import ExpectedSecret
 from worksheetgen.keyjson.read import load_key as read_key
 from worksheetgen.keyjson.records import KeyDoc
-from worksheetgen.language import gettext, ngettext, using
+from worksheetgen.language import decimal, gettext, ngettext, using
 from worksheetgen.render.markup import escape_md_inline, markup_md_inline
-from worksheetgen.report.analysis import points_text, points_words
+from worksheetgen.report.analysis import points_shown, points_text, points_words
 
 SCORES_FILE = "scores.csv"
 REPORT_FILE = "report.md"
@@ -120,7 +120,7 @@ def _names(names: Sequence[str]) -> str:
 
 def _scored(p: PartResult) -> str:
     return gettext(
-        "{earned}/{possible}", earned=points_text(p.earned), possible=points_text(p.possible)
+        "{earned}/{possible}", earned=points_shown(p.earned), possible=points_shown(p.possible)
     )
 
 
@@ -215,8 +215,8 @@ def _carry_lines(result: GradeResult) -> list[str]:
         gettext(
             "{student} {earned} (without: {plain})",
             student=s.student,
-            earned=points_text(s.earned),
-            plain=points_text(plain),
+            earned=points_shown(s.earned),
+            plain=points_shown(plain),
         )
         for s in differ
         if (plain := s.without_carry) is not None
@@ -274,17 +274,17 @@ def report_md(result: GradeResult) -> str:
                 "{share} of the points marked (the parts still to be marked by hand are "
                 "left out, not counted as 0).",
                 len(graded),
-                mean=points_text(mean),
-                top=points_text(top),
-                share=f"{share:.1f} %",
+                mean=points_shown(mean),
+                top=points_shown(top),
+                share=decimal(f"{share:.1f} %"),
             )
         else:
             line = ngettext(
                 "Mean score of the {n} student with responses: {mean} of {top}.",
                 "Mean score of the {n} students with responses: {mean} of {top}.",
                 len(graded),
-                mean=points_text(mean),
-                top=points_text(top),
+                mean=points_shown(mean),
+                top=points_shown(top),
             )
         out.append(line)
     missing = [s.student for s in result.students if not s.responded]
@@ -359,24 +359,24 @@ def report_md(result: GradeResult) -> str:
             who = gettext("{student}, sheet {sheet}", student=who, sheet=_md(s.sheet))
         if not result.has_total(s):
             score = gettext(
-                "no responses, no total (of {possible})", possible=points_text(s.possible)
+                "no responses, no total (of {possible})", possible=points_shown(s.possible)
             )
         elif s.ungraded:
             score = gettext(
                 "{earned} / {possible} (+ {ungraded} to grade by hand)",
-                earned=points_text(s.earned),
-                possible=points_text(s.possible),
-                ungraded=points_text(s.ungraded),
+                earned=points_shown(s.earned),
+                possible=points_shown(s.possible),
+                ungraded=points_shown(s.ungraded),
             )
         else:
-            score = f"{points_text(s.earned)} / {points_text(s.possible)}"
+            score = f"{points_shown(s.earned)} / {points_shown(s.possible)}"
         out += ["", f"## {who}: {score}", ""]
         if s.without_carry is not None:
             out += [
                 gettext(
                     "Without carried credit (what an LMS gives): {earned} / {possible}.",
-                    earned=points_text(s.without_carry),
-                    possible=points_text(s.possible),
+                    earned=points_shown(s.without_carry),
+                    possible=points_shown(s.possible),
                 ),
                 "",
             ]
@@ -397,8 +397,8 @@ def _question_line(q: QuestionResult) -> str:
         "number": q.number,
         "title": _math_md(q.title),
         "id": _code(q.id),
-        "earned": points_text(q.earned),
-        "possible": points_text(q.possible),
+        "earned": points_shown(q.earned),
+        "possible": points_shown(q.possible),
     }
     if q.version:
         line = gettext(
@@ -409,7 +409,7 @@ def _question_line(q: QuestionResult) -> str:
     else:
         line = gettext("### Question {number}: {title} ({id}), {earned} / {possible}", **values)
     if q.without_carry is not None:
-        line += gettext(" (without carried credit: {points})", points=points_text(q.without_carry))
+        line += gettext(" (without carried credit: {points})", points=points_shown(q.without_carry))
     return line + _tries_text(q)
 
 
@@ -429,7 +429,7 @@ def _tries_text(q: QuestionResult) -> str:
         counted - 1,
         counted=counted,
         made=made,
-        penalty=points_text(q.penalty),
+        penalty=points_shown(q.penalty),
     )
 
 
@@ -556,7 +556,7 @@ def grade_files(
     for name in (SCORES_FILE, REPORT_FILE):
         check_replaceable(out / name)  # before any work
     doc = read_key(key_path, secret) if key_doc is None else key_doc
-    with using(doc.language):  # the reports speak the language the key's sheets spoke
+    with using(doc.language, doc.decimal):  # the reports speak as the key's sheets spoke
         return _grade(
             doc,
             responses_path,
@@ -642,7 +642,7 @@ def grade_rows(
     key = grade_key(key_doc)
     rows = list(rows)
     by_sheet = any(row.sheet for row in rows)
-    with using(key_doc.language):  # the reports speak the language the key's sheets spoke
+    with using(key_doc.language, key_doc.decimal):  # as the key's sheets spoke
         responses = responses_of_rows(rows, key, label, unanswered, by_sheet)
         return _graded(key, responses, None, absent, out, True, paper, names, scans)
 

@@ -63,7 +63,7 @@ def scan_files(
     --student-number): the copies are told apart and matched to the roster's students
     (``studentnumber``), whose ids and names the responses and grades then carry."""
     setup = open_key(key_path, out_dir, secret)
-    with using(setup.key.language):  # what a person reads, in the language of the key's sheets
+    with using(setup.key.language, setup.key.decimal):  # as the key's sheets spoke
         students = _roster(setup, roster, feedback_scans)
         pages = read_pages(scans, setup)
         fixes = read_corrections(corrections) if corrections else []

@@ -192,3 +192,40 @@ def test_a_mark_of_points_is_read_with_a_comma_from_a_comma_key():
             parse_mark(bad, Fraction(2), comma=True)
     with pytest.raises(_RowError):
         parse_mark("1,5", Fraction(2))
+
+
+def test_a_comma_keys_reports_print_points_with_its_comma_and_its_csv_with_points(
+    german, tmp_path
+):
+    """The points a report shows a reader (report.md, the feedback pages) are written as the
+    key's sheets wrote numbers ("2,67"); scores.csv is data for a spreadsheet or an LMS and
+    keeps the point ("2.67")."""
+    text, _ = _answers(german, True)
+    rows = list(csv.reader(io.StringIO(text)))
+    col = {name: i for i, name in enumerate(rows[0])}
+    for n, row in enumerate(rows[1:]):  # every third cell left blank: partial credit
+        if "," in row[col["entry"]] and n % 3 == 0:
+            row[col["value"]] = ""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    responses = tmp_path / "responses.csv"
+    responses.write_text(out.getvalue(), "utf-8")
+    run = grade_files(german, responses, tmp_path / "out")
+    totals = [s.earned for s in run.result.students]
+    assert any(t.denominator != 1 for t in totals), totals
+    report = (tmp_path / "out" / "report.md").read_text("utf-8")
+    scores = (tmp_path / "out" / "scores.csv").read_text("utf-8")
+    point = re.compile(r"\b\d+\.\d+\b")
+    comma = re.compile(r"\b\d+,\d+\b")
+    score_lines = [line for line in report.splitlines() if re.search(r"\d / \d", line)]
+    assert score_lines and not [line for line in score_lines if point.search(line)]
+    assert any(comma.search(line) for line in score_lines)
+    cells = [c for row in list(csv.reader(io.StringIO(scores)))[1:] for c in row[2:] if c]
+    assert any("." in c for c in cells)
+    assert all(re.fullmatch(r"\d+(\.\d+)?", c) for c in cells), cells
+    pages = sorted((tmp_path / "out" / "feedback").glob("*.html"))
+    assert pages
+    for page in pages:
+        body = re.sub(r"<[^>]+>", " ", page.read_text("utf-8"))
+        headline = next(line for line in body.splitlines() if "Punktzahl" in line)
+        assert not point.search(headline), headline
