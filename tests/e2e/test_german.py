@@ -257,6 +257,8 @@ def test_a_german_build_draws_what_the_english_one_draws(tmp_path, bank):
         keys[code] = json.loads((folder / "key.json").read_text(encoding="utf-8"))
     # the German key says its language (an English key has no field: as before)
     assert keys["de"].pop("language") == "de" and "language" not in keys["en"]
+    # and prints numbers with a decimal comma, as German does (an English key: a point, no field)
+    assert keys["de"].pop("decimal") == "," and "decimal" not in keys["en"]
     differ = _differences(keys["en"], keys["de"])
     assert differ, "the German key.json has the English words"
     assert [d for d in differ if not _is_words(keys["en"], d)] == []

@@ -194,9 +194,7 @@ def test_a_mark_of_points_is_read_with_a_comma_from_a_comma_key():
         parse_mark("1,5", Fraction(2))
 
 
-def test_a_comma_keys_reports_print_points_with_its_comma_and_its_csv_with_points(
-    german, tmp_path
-):
+def test_a_comma_keys_reports_print_points_with_its_comma_and_its_csv_with_points(german, tmp_path):
     """The points a report shows a reader (report.md, the feedback pages) are written as the
     key's sheets wrote numbers ("2,67"); scores.csv is data for a spreadsheet or an LMS and
     keeps the point ("2.67")."""
