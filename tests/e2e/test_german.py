@@ -16,6 +16,7 @@ from tests.conftest import ROOT, needs_tex
 from worksheetgen import language
 from worksheetgen.api import build
 from worksheetgen.language import LOCALE_DIR
+from worksheetgen.render.plaintext import plain_text
 
 BANKS = sorted(p.name for p in (ROOT / "banks").glob("*.yaml"))
 ROSTER = "name,id\nErika Mustermann,m1\nMax Müller,m2\n"
@@ -73,6 +74,7 @@ def _left(text: str, bank: str) -> list[str]:
     instructions and prompts are its author's, in the language the author wrote)."""
     flat = " ".join(text.split())
     own = " ".join((ROOT / "banks" / bank).read_text(encoding="utf-8").split())
+    own += " " + plain_text(own)  # its math as a PDF's text has it: "rows × columns"
     return [
         w
         for w in ENGLISH
