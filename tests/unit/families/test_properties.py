@@ -221,10 +221,31 @@ def test_random_question_builds_or_fails_cleanly_and_its_key_is_right(family, da
     assert key["seed"] == seed and entry["id"] == "q1" and entry["given"] == item.given
 
 
+#: the families whose question a bank writes itself (a text parameter with no default): the
+#: words a bank gives them, from the bank guide's example (docs/guide/banks.md)
+WRITTEN: dict[str, dict[str, Any]] = {
+    "mark-all": {
+        "question": "Which of these are true of the causal mask?",
+        "options": [
+            "It sets the scores of later keys to $-\\infty$",
+            "Each row of $A$ still sums to 1",
+            "It makes $QK^\\top$ symmetric",
+        ],
+        "right": ["a", "b"],
+    },
+}
+
+
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_every_family_builds_with_its_defaults_for_many_seeds(family) -> None:
     for seed in range(5):
-        out = build_or_error([{"id": "q1", "family": family}], seed)
+        question: dict[str, Any] = {"id": "q1", "family": family}
+        if family in WRITTEN:  # without its words, one line naming what is missing
+            missing = build_or_error([question], seed)
+            assert isinstance(missing, WorksheetgenError), family
+            assert "got nothing (missing)" in str(missing)
+            question["params"] = WRITTEN[family]  # the bank's words; every other default
+        out = build_or_error([question], seed)
         assert not isinstance(out, WorksheetgenError), str(out)
         (item,) = out[0].sheets[0].items
         check_answers(item)
@@ -248,7 +269,13 @@ def test_same_inputs_same_bytes_under_any_pythonhashseed(seed, hashseeds) -> Non
         bank = root / "bank.yaml"
         bank.write_text(
             yaml.safe_dump(
-                {"questions": [{"id": f"q-{name}", "family": name} for name in sorted(FAMILIES)]}
+                {
+                    "questions": [
+                        {"id": f"q-{name}", "family": name}
+                        | ({"params": WRITTEN[name]} if name in WRITTEN else {})
+                        for name in sorted(FAMILIES)
+                    ]
+                }
             ),
             "utf-8",
         )
