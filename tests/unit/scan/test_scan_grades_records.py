@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import needs_tex
-from tests.unit.scan.test_scan_outputs import quiz, scans  # noqa: F401 (fixtures)
+from tests.unit.scan.test_scan_outputs import scans  # noqa: F401 (fixtures)
 from worksheetgen.report.grade import grade_files
 from worksheetgen.scan.run import scan_files
 
@@ -40,4 +40,11 @@ def test_scan_writes_what_grade_writes_from_its_responses_csv(quiz, scans, tmp_p
     )
     scanned, graded = _texts(out), _texts(again)
     assert "scores.csv" in scanned and any(n.startswith("feedback/") for n in scanned)
+    # scan's report.md adds the issues a person must settle (issues.csv's rows), as one
+    # section between grade's own: the rest of it is grade's, byte for byte
+    report = scanned.pop("report.md").decode("utf-8")
+    head, _, rest = report.partition("## Issues for a person")
+    assert rest, report
+    _, _, after = rest.partition("\n## ")
+    assert (head + "## " + after).encode("utf-8") == graded.pop("report.md")
     assert scanned == graded
