@@ -66,16 +66,9 @@ def grey_png(width: int, height: int, rows: bytes = b"") -> bytes:
 
 
 @pytest.fixture(scope="module")
-def key(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from worksheetgen.cli import main
-
-    out = tmp_path_factory.mktemp("quiz")
-    try:
-        main(["build", "--seed", "3", "--bank", QUIZ, "--out", str(out), "-q", "--scannable"])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    return folder / "key.json"
+def key(quiz: Path) -> Path:
+    """The scannable quiz's key.json (the quiz: tests/unit/scan/conftest.py)."""
+    return quiz / "key.json"
 
 
 def _memory_bound() -> None:
