@@ -36,6 +36,7 @@ from worksheetgen.keyjson import write as keyfile
 from worksheetgen.language import DEFAULT as DEFAULT_LANGUAGE
 from worksheetgen.language import LANGUAGES, SEPARATORS, separator, using
 from worksheetgen.model import Bank, Build
+from worksheetgen.pipeline.engine import build_engine
 from worksheetgen.pipeline.lmsrules import pool_refusals
 from worksheetgen.pipeline.options import (
     BuildOptions,
@@ -47,7 +48,6 @@ from worksheetgen.pipeline.options import (
     check_paper_engine,
     check_seed,
     check_student_number,
-    engine_refusal,
 )
 from worksheetgen.pipeline.output import (
     check_out,
@@ -65,7 +65,6 @@ from worksheetgen.pipeline.plan import (
     plan_sheet,
     plan_versions,
     questions_per_sheet,
-    texts_of_bank,
 )
 from worksheetgen.pipeline.practice import check_practice
 from worksheetgen.pipeline.renderer import RenderedSheet, Renderer
@@ -122,7 +121,7 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
         engine = ""  # a lone sheet's: by each of its documents (SheetSink)
     else:
         _check_size(plan, bank)
-        engine = _class_engine(options, plan, bank)
+        engine = build_engine(options, plan, bank)
     empty = Build(
         info=bank.info,
         seed=options.seed,
@@ -198,34 +197,6 @@ def class_plan(options: BuildOptions) -> ClassPlan:
         students = read_roster(options.roster)
         return plan_roster(students, options.roster, options.seed, options.secret)
     return plan_versions(int(options.versions or 0), options.seed, options.secret)
-
-
-def _class_engine(options: BuildOptions, plan: ClassPlan, bank: Bank) -> str:
-    """The TeX engine of a class's documents, chosen (or refused, or found missing) before
-    any sheet is drawn: the forced one, else by the roster's and the banks' texts."""
-    # TeX machinery only when PDFs are built
-    from worksheetgen.tex import engines as texchars
-
-    names = [t for e in plan.entries for t in (e.label, e.id)]
-    texts = names + texts_of_bank(bank)
-    engine = texchars.choose_engine(texts)
-    forced = None if options.engine == "auto" else options.engine
-    if forced == texchars.PDFLATEX and engine != forced and options.pdf:
-        where = "the roster" if texchars.choose_engine(names) != forced else "the banks"
-        raise engine_refusal(texchars.unprintable_sample("".join(texts)), where)
-    engine = forced or engine
-    if options.pdf:  # say so before doing any work
-        # TeX machinery only when PDFs are built
-        from worksheetgen.tex.run import require_engine
-
-        if forced is not None:
-            require_engine(engine, f" (engine = {engine})")
-        elif engine == texchars.LUALATEX:
-            sample = texchars.unprintable_sample("".join(texts))
-            require_engine(engine, f" (needed to print letters such as {sample})")
-        else:
-            require_engine()
-    return engine
 
 
 def _build_folder(
