@@ -109,8 +109,6 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
     )
     check_practice(options)
     check_out(options.out)
-    if lone and options.pdf:
-        _require_tex(options)  # say so before doing any work
     bank = load_bank(options)
     if options.exports:  # what an export would refuse, before any sheet is drawn or set
         refused = pool_refusals(bank, options.exports, option="--export")
@@ -118,10 +116,9 @@ def _build(options: BuildOptions, progress: Progress | None) -> BuildResult:
             raise refused[0]
     if plan is None:
         plan = plan_sheet(bank.info.slug, options.seed, options.secret)
-        engine = ""  # a lone sheet's: by each of its documents (SheetSink)
     else:
         _check_size(plan, bank)
-        engine = build_engine(options, plan, bank)
+    engine = build_engine(options, plan, bank)  # refused or found missing before any draw
     empty = Build(
         info=bank.info,
         seed=options.seed,
@@ -166,15 +163,6 @@ def run(sheets: Iterator[T], sink: Sink[T], report: Progress, total: int) -> lis
 
 def _quiet(stage: str, done: int, total: int) -> None:
     """No progress to report (a lone sheet's build says nothing until it is done)."""
-
-
-def _require_tex(options: BuildOptions) -> None:
-    """A lone sheet's TeX engine must be installed: the forced one, else pdfLaTeX."""
-    # TeX machinery only when PDFs are built
-    from worksheetgen.tex.run import require_engine
-
-    forced = None if options.engine == "auto" else options.engine
-    require_engine(forced or "pdflatex", f" (engine = {forced})" if forced else "")
 
 
 def _check_size(plan: ClassPlan, bank: Bank) -> None:

@@ -19,7 +19,8 @@ from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS
-from worksheetgen.pipeline.options import BuildOptions, ClassStats, engine_refusal
+from worksheetgen.pipeline.engine import document_engine
+from worksheetgen.pipeline.options import BuildOptions, ClassStats
 from worksheetgen.pipeline.plan import ClassPlan
 from worksheetgen.pipeline.practice import PRACTICE
 from worksheetgen.pipeline.renderer import (
@@ -197,9 +198,6 @@ class FolderSink:
 
     def finish(self) -> list[str]:
         """Write what comes after the last sheet; the files written."""
-        # TeX machinery only when PDFs are built
-        from worksheetgen.tex.engines import unprintable_sample
-
         assert self.ends is not None
         try:
             for kind in self.tex_kinds:
@@ -221,12 +219,10 @@ class FolderSink:
         self.files.append(f"{GRID}.md")
         stats = self.stats
         for kind, name in self.tex_kinds.items():
-            stats.engines[name] = "lualatex" if self._unicode[kind] else "pdflatex"
-            if stats.forced_engine is not None:
-                if stats.forced_engine == "pdflatex" and self._unicode[kind]:
-                    text = (self.tmp / f"{name}.tex").read_text("utf-8")
-                    raise engine_refusal(unprintable_sample(text), f"{name}.tex")
-                stats.engines[name] = stats.forced_engine
+            path = self.tmp / f"{name}.tex"
+            stats.engines[name] = document_engine(
+                path.name, self._unicode[kind], stats.forced_engine, path
+            )
         return self.files
 
     def _close(self) -> None:
@@ -291,7 +287,7 @@ class SheetSink:
         """The sheet's, the key's and the answer grid's PDFs (and the answer sheet's; for a
         scannable build, where TeX set the scanner's boxes)."""
         # TeX machinery only when PDFs are built
-        from worksheetgen.tex.engines import PDFLATEX, needs_unicode_engine, unprintable_sample
+        from worksheetgen.tex.engines import needs_unicode_engine
         from worksheetgen.tex.run import TexJob, compile_jobs
 
         options, files = self.options, self.files
@@ -299,14 +295,13 @@ class SheetSink:
         names: tuple[str, ...] = ("sheet.tex", "key.tex", "key-grid.tex")
         if options.answer_sheet:
             names += (f"{ANSWERS}.tex",)
-        if forced == PDFLATEX:
-            for n in names:
-                if needs_unicode_engine(docs[n]):
-                    raise engine_refusal(unprintable_sample(docs[n]), n)
+        engines = {
+            n: document_engine(n, needs_unicode_engine(docs[n]), forced, docs[n]) for n in names
+        }
         bundled = self.renderer.bundled  # a preamble of our own: dumped once
         with failures_as_errors():
             outputs = compile_jobs(
-                [TexJob(n[:-4], docs[n], engine=forced, formats=bundled) for n in names],
+                [TexJob(n[:-4], docs[n], engine=engines[n], formats=bundled) for n in names],
                 self.keep,
             )
         for name, output in outputs.items():
