@@ -5,10 +5,12 @@ is a class of one. As R/exams' ``xexams``: pre-flight once (the options, the ban
 class's size, the TeX engine, the target folder), the plan (``plan``: every sheet by its
 identity), one loop that renders each sheet (``renderer``; a class's in forked workers
 when that is faster: ``stream``) and hands it to a sink, then the finish (exports,
-manifest.json, the folder swapped into place). The sinks: ``sink.SheetSink`` (a lone
-sheet's whole documents, written at once), ``sink.FolderSink`` (a class's combined
-documents, written as the sheets come) and ``stream.TexSink`` (the same, with TeX fed
-meanwhile and the per-sheet PDFs cut out).
+manifest.json, the folder swapped into place). Every sheet is rendered alike, into its
+fragments (``Renderer.sheet``), with the one engine choice (``engine``); the sinks put them
+together: ``sink.SheetSink`` (a lone sheet's documents, its fragment between their heads and
+tails, written at once), ``sink.FolderSink`` (a class's combined documents, written as the
+sheets come) and ``stream.TexSink`` (the same, with TeX fed meanwhile and the per-sheet PDFs
+cut out).
 
 One finish for both (``_build_folder``): the exports from key.json, manifest.json with
 the draws spliced in, the staging folder swapped into place. What differs is where the files
@@ -213,9 +215,13 @@ def _build_folder(
         if lone:
             check_target(target)
             swept = sweep_leftovers(options.out, options.pdf)
-            sink = SheetSink(build, renderer, options, keep)
-            drawn = (renderer.draw(build, entry) for entry in plan.entries)
-            files = run(drawn, sink, report, len(plan.entries))
+            sink = SheetSink(build, plan, renderer, options, keep)
+            index = 0 if options.scannable else None  # a scannable sheet's place: the first
+            sheets = (
+                renderer.sheet(build, entry, index, options.answer_sheet, alone=True)
+                for entry in plan.entries
+            )
+            files = run(sheets, sink, report, len(plan.entries))
             build = sink.build
             tmp = staging_folder(target)
             with failures_as_errors(target, rename=(tmp, target)):  # a full disk: one line

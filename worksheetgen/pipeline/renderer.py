@@ -1,13 +1,14 @@
 """The one renderer of a build: it holds the templates (the bundled ones, or ``--templates``)
-and turns drawn sheets into documents: a lone sheet's whole documents, or a class's
-fragments of its combined ones (each sheet's part of ``sheets`` and ``keys``, its line of
-key.json and of the manifest's draws, its row of the answer grid) and those documents'
-heads and tails."""
+and turns each drawn sheet into its fragments (its part of the sheets' and keys' documents,
+its line of key.json and of the manifest's draws, its row of the answer grid, its own HTML
+pages) and renders those documents' heads and tails. A class's fragments go into its
+combined documents; a lone sheet is a class of one whose documents are its one fragment
+between their head and tail (``alone``: no odd-page starts or page ranges to cut by)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from worksheetgen.keyjson import write as keyfile
@@ -16,7 +17,7 @@ from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.answers import ANSWERS, answers_context
 from worksheetgen.pipeline.plan import ClassPlan, Entry
 from worksheetgen.pipeline.practice import PRACTICE, practice_context
-from worksheetgen.pipeline.sheet import document_context, render_all
+from worksheetgen.pipeline.sheet import document_context
 from worksheetgen.render.documents import render_document
 from worksheetgen.render.grid import GridRow
 from worksheetgen.render.helpers import grid_context, item_title, sheet_grid_row
@@ -26,6 +27,7 @@ from worksheetgen.solve.item import build_sheet
 KINDS = {"sheet": "sheets", "key": "keys"}  # kind -> combined document
 GRID = "keys-grid"  # the TA's answer grid of the whole class (not cut per sheet)
 FRAGMENT = {"doc_head": False, "doc_tail": False, "class_build": True}
+ALONE = {**FRAGMENT, "class_build": False}  # a lone sheet's: its documents are its own
 
 
 def tex_kinds(plan: ClassPlan) -> dict[str, str]:
@@ -48,6 +50,8 @@ class RenderedSheet:
     worked: tuple[WorkedPiece, ...] = ()  # its questions as the key prints them (TA key)
     #: kind -> the sheet's own whole HTML document (its <article> goes into the class's)
     html: dict[str, str] = field(default_factory=dict)
+    #: the drawn sheet itself, for a lone sheet (a class's pass between processes without it)
+    drawn: Sheet | None = None
 
 
 @dataclass(frozen=True)
@@ -68,18 +72,6 @@ class Renderer:
         """One document (or part of one): ``fmt`` latex or markdown, ``kind`` its template."""
         return render_document(fmt, kind, ctx, self.template_dir)
 
-    def whole(
-        self, build: Build, scannable: bool = False, answer_sheet: bool = False
-    ) -> dict[str, str]:
-        """A lone sheet's documents, by file name (``sheet.tex``, ``key.md``, ...;
-        ``answer_sheet``: a booklet and ``answers.tex``, the boxes on it)."""
-        if not answer_sheet:
-            return render_all(build, self.template_dir, scannable)
-        docs = render_all(build, self.template_dir, False, answer_sheet=True)
-        ctx = {**document_context(build), **answers_context(build, build.sheets)}
-        docs[f"{ANSWERS}.tex"] = self.render("latex", ANSWERS, ctx)
-        return docs
-
     def draw(self, build: Build, entry: Entry) -> Sheet:
         """Draw and solve one sheet of a build, by its identity."""
         return build_sheet(
@@ -97,20 +89,25 @@ class Renderer:
         entry: Entry,
         scan_index: int | None = None,
         answer_sheet: bool = False,
+        alone: bool = False,
     ) -> RenderedSheet:
         """Draw, solve and render one sheet of a class (a pure function of its inputs;
         ``scan_index``: its place in the class, for a scannable sheet's page code;
         ``answer_sheet``: the boxes go on an answer sheet of their own, the sheet is a
-        booklet). The words the code adds (a question's heading in the grid, say) are in the
-        build's language wherever this runs: a forked worker or a thread too."""
+        booklet; ``alone``: a lone sheet, a class of one, its build the sheet's own and the
+        drawn sheet kept). The words the code adds (a question's heading in the grid, say) are
+        in the build's language wherever this runs: a forked worker or a thread too."""
         with using(build.language, build.decimal):
-            return self._sheet(build, entry, scan_index, answer_sheet)
+            return self._sheet(build, entry, scan_index, answer_sheet, alone)
 
     def _sheet(
-        self, build: Build, entry: Entry, scan_index: int | None, answer_sheet: bool
+        self, build: Build, entry: Entry, scan_index: int | None, answer_sheet: bool, alone: bool
     ) -> RenderedSheet:
         sheet = self.draw(build, entry)
-        ctx = {**document_context(build, [sheet]), **FRAGMENT}
+        fragment = FRAGMENT
+        if alone:  # its documents, page codes and key.json are the one sheet's
+            build, fragment = replace(build, sheets=(sheet,)), ALONE
+        ctx = {**document_context(build, [sheet]), **fragment}
         # each question's body as the key prints it, rendered once: for the key and for the
         # TA key's worked versions (a NUL after each)
         one = {**ctx, "sheet": sheet}
@@ -129,7 +126,7 @@ class Renderer:
         elif scan_index is None:
             scan_ctx = ctx
         else:
-            scan_ctx = {**document_context(build, [sheet], True, scan_index), **FRAGMENT}
+            scan_ctx = {**document_context(build, [sheet], True, scan_index), **fragment}
         for kind in KINDS:
             latex_ctx = scan_ctx if kind == "sheet" else ctx
             tex[kind] = self.render("latex", kind, {**latex_ctx, "worked_bodies": bodies["latex"]})
@@ -155,19 +152,23 @@ class Renderer:
             sheet_grid_row(sheet),
             worked,
             html,
+            sheet if alone else None,
         )
 
     def document_ends(
-        self, build: Build, scannable: bool = False, answer_sheet: bool = False
+        self, build: Build, scannable: bool = False, answer_sheet: bool = False, alone: bool = False
     ) -> dict[str, tuple[str, str]]:
         """The head (preamble and all) and the tail of each combined LaTeX document, by kind
         (``scannable``: the sheets' preamble defines the scanner's marks, or with
-        ``answer_sheet`` the answer sheets' do)."""
+        ``answer_sheet`` the answer sheets' do; ``alone``: a lone sheet's documents)."""
 
         ends = {}
         marked = "sheet" if not answer_sheet else ANSWERS
         for kind in (*KINDS, ANSWERS) if answer_sheet else KINDS:
-            ctx = {**document_context(build, [], scannable and kind == marked), **FRAGMENT}
+            ctx = {
+                **document_context(build, [], scannable and kind == marked),
+                **(ALONE if alone else FRAGMENT),
+            }
             if kind == ANSWERS:
                 ctx.update(answers_context(build, []))
             ends[kind] = (
@@ -205,18 +206,21 @@ class Renderer:
 
 
 def grid_body(
-    build: Build, rows: Sequence[GridRow], worked: WorkedKeys, plan: ClassPlan
+    build: Build, rows: Sequence[GridRow], worked: WorkedKeys | None, plan: ClassPlan
 ) -> dict[str, Any]:
     """What the TA key's templates see once every sheet is drawn (for the rest of the
     LaTeX document after ``grid_head``, and the whole Markdown one): the answer grid, each
     row naming its sheet's version of a question where several are printed, then the
-    worked keys, one per version of each question (``worked``)."""
+    worked keys, one per version of each question (``worked``; None: a lone sheet's grid,
+    its key beside it)."""
     # the grid is the one "sheet" the base template's loop shows (the head is already out)
     ctx = {
         **document_context(build, []),
-        **grid_context(build, rows, worked.labels()),
+        **grid_context(build, rows, worked.labels() if worked is not None else ()),
         "sheets": [None],
     }
+    if worked is None:
+        return ctx
     ctx["worked"] = worked.questions()
     ctx["worked_own"] = f"the class's keys.pdf and in {plan.subfolder}/<id>-key.pdf"
     return ctx

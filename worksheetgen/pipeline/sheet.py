@@ -1,7 +1,8 @@
 """One sheet's inputs and documents: the banks with the build's options applied
 (``load_bank``), what every document template sees (``document_context``: render's template
 helpers bound to the build, with the display kinds its families declare and, for a scanner,
-each sheet's page code) and a lone sheet's whole documents (``render_all``).
+each sheet's page code) and a solved build's whole documents in one call (``render_all``,
+for tests that hold a solved build; a build renders each sheet through ``renderer.Renderer``).
 
 The helpers the templates call live in ``render.helpers``; this module binds what lies above
 render (the families, the scanner's codes) into their context.

@@ -4,8 +4,9 @@ A sink is entered before the first sheet (its documents' heads are written), giv
 rendered sheet (``add``) and finished after the last (the tails, the answer grid; the list
 of files it wrote). ``FolderSink`` is the plain one: every sheet written straight into the
 staging folder (the combined documents, key.json, the draws, the answer grid), nothing of
-it kept; ``SheetSink`` takes a class of one (a lone sheet) and keeps its whole documents in
-memory for the finish to write at once. The speed machinery's sink, which also feeds TeX
+it kept; ``SheetSink`` takes a class of one (a lone sheet), puts its one rendered sheet
+between the heads and tails of its own documents and keeps them in memory for the finish to
+write at once. The speed machinery's sink, which also feeds TeX
 meanwhile and cuts the PDFs, is in ``stream``.
 """
 
@@ -17,12 +18,11 @@ from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
 
 from worksheetgen.files import failures_as_errors
 from worksheetgen.keyjson import write as keyfile
-from worksheetgen.model import Build, Sheet
+from worksheetgen.model import Build
 from worksheetgen.pipeline.answers import ANSWERS
 from worksheetgen.pipeline.engine import document_engine
 from worksheetgen.pipeline.options import BuildOptions, ClassStats
 from worksheetgen.pipeline.plan import ClassPlan
-from worksheetgen.pipeline.practice import PRACTICE
 from worksheetgen.pipeline.renderer import (
     GRID,
     KINDS,
@@ -234,16 +234,21 @@ class FolderSink:
 
 
 class SheetSink:
-    """A class of one: its sheet's whole documents (``sheet.tex``, ``key.md``,
-    ``key-grid.tex``, ...), key.json and (with PDFs) the compiled documents, held in
-    memory (``files``) until they all are, then written into the staging folder at once
-    (``write``), for the finish's exports and manifest.json."""
+    """A class of one: its sheet's documents (each its one fragment between the head and
+    tail the renderer gives a lone sheet: ``sheet.tex``, ``key.md``, ``key-grid.tex``, ...),
+    key.json and (with PDFs) the compiled documents, held in memory (``files``) until they
+    all are, then written into the staging folder at once (``write``), for the finish's
+    exports and manifest.json."""
 
     stopped = False
 
-    def __init__(self, build: Build, renderer: Renderer, options: BuildOptions, keep: Path):
-        self.build, self.renderer, self.options, self.keep = build, renderer, options, keep
+    def __init__(
+        self, build: Build, plan: ClassPlan, renderer: Renderer, options: BuildOptions, keep: Path
+    ) -> None:
+        self.build, self.plan, self.renderer = build, plan, renderer
+        self.options, self.keep = options, keep
         self.files: dict[str, bytes] = {}
+        self._sheets: list[RenderedSheet] = []
 
     def __enter__(self) -> SheetSink:
         return self
@@ -251,24 +256,41 @@ class SheetSink:
     def __exit__(self, exc_type: type[BaseException] | None, *rest: Any) -> None:
         return None
 
-    def add(self, sheet: Sheet) -> None:
-        """The sheet, drawn and solved (its documents are rendered at the finish)."""
-        self.build = replace(self.build, sheets=(*self.build.sheets, sheet))
+    def add(self, sheet: RenderedSheet) -> None:
+        """The sheet, rendered ``alone`` (its documents are put together at the finish)."""
+        assert sheet.drawn is not None
+        self._sheets.append(sheet)
+        self.build = replace(self.build, sheets=(*self.build.sheets, sheet.drawn))
 
     def finish(self) -> list[str]:
         """Every file of the sheet's folder but the exports and manifest.json, held; their
         names."""
         options, result, files = self.options, self.build, self.files
-        docs = self.renderer.whole(result, options.scannable, options.answer_sheet)
-        if options.practice:
-            (sheet,) = result.sheets
-            docs[f"{PRACTICE}.html"] = self.renderer.practice_page(result, sheet)
+        (sheet,) = self._sheets
+        docs = self._documents(sheet)
         files.update({name: text.encode("utf-8") for name, text in docs.items()})
         key_text = keyfile.streamed_dumps(keyfile.key_json(result), "sheets")
         files["key.json"] = key_text.encode("utf-8")
         if options.pdf:
             self._compile(docs)
         return list(files)
+
+    def _documents(self, sheet: RenderedSheet) -> dict[str, str]:
+        """The sheet's documents, by file name: each LaTeX one its fragment between its head
+        and tail, the Markdown and HTML ones (a practice page too) its own, the answer grid
+        of its one row."""
+        build, renderer = self.build, self.renderer
+        ends = renderer.document_ends(
+            build, self.options.scannable, self.options.answer_sheet, alone=True
+        )
+        docs = {f"{kind}.tex": head + sheet.tex[kind] + tail for kind, (head, tail) in ends.items()}
+        docs.update({f"{kind}.md": sheet.md[kind] for kind in KINDS})
+        docs.update({f"{kind}.html": page for kind, page in sheet.html.items()})
+        grid = grid_body(build, [sheet.grid], None, self.plan)
+        rest = renderer.render("latex", "grid", {**grid, "doc_head": False, "doc_tail": True})
+        docs["key-grid.tex"] = renderer.grid_head(build) + rest
+        docs["key-grid.md"] = renderer.render("markdown", "grid", grid)
+        return docs
 
     def write(self, tmp: Path) -> None:
         """Write the files held into the staging folder ``tmp``, with the draws (indented, as
