@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from worksheetgen.attention.slips import MISCONCEPTIONS
 from worksheetgen.errors import UsageError
@@ -26,13 +26,15 @@ from worksheetgen.exact.kinds import NUMERIC_KINDS
 from worksheetgen.exact.masked import MASKED_SPELLINGS
 from worksheetgen.exact.mathtex import decimals_in
 from worksheetgen.exact.rounding import SLACK, half_unit
-from worksheetgen.grading.key import GradedAnswer, QuestionKey, norm_text, parse_key
 from worksheetgen.keyjson import write as keyfile
 from worksheetgen.language import said
 from worksheetgen.model import Build, Sheet
 from worksheetgen.pipeline.options import BuildOptions
 from worksheetgen.render.htmlmath import markup_html
 from worksheetgen.render.htmlwords import script_words
+
+if TYPE_CHECKING:  # grading's key (and key.json's reader) only for a build with --practice
+    from worksheetgen.grading.key import GradedAnswer, QuestionKey
 
 PRACTICE = "practice"  # the document kind (templates/html/practice.html.j2) and file suffix
 
@@ -80,6 +82,8 @@ def _slip_words(name: str, description: str) -> dict[str, str]:
 
 
 def _question(q: QuestionKey) -> dict[str, Any]:
+    from worksheetgen.grading.key import norm_text
+
     answers: list[dict[str, Any]] = []
     for a in q.answers:
         answers.append(
@@ -132,6 +136,8 @@ def _question(q: QuestionKey) -> dict[str, Any]:
 def practice_data(build: Build, sheet: Sheet) -> str:
     """The grader's view of one sheet's key, as the JSON the practice page reads (safe to
     put inside a <script> element: no "<" in it)."""
+    from worksheetgen.grading.key import parse_key
+
     doc = json.loads(json.dumps(keyfile.key_json(replace(build, sheets=(sheet,)))))
     key = parse_key(doc, f"the key of sheet {sheet.id}")
     (sheet_key,) = key.sheets

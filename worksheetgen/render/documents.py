@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+import types
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -255,6 +256,35 @@ def _counted(iterable: Any) -> Iterator[Any]:
         yield x
 
 
+_PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+class _BundledContext(jinja2.runtime.Context):
+    """The bundled templates' context: ``Context.call`` as Jinja2 does it, with the two
+    callables a class build makes most of its calls to (about 33,000: its macros and its
+    helper functions) dispatched without looking each one's kind up again. A macro is
+    called with the evaluation context first (its ``__call__`` asks for it); a plain
+    function that asks Jinja2 for nothing is called as it is; anything else (a function
+    marked ``pass_context``, a callable object) goes through Jinja2's own ``call``."""
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        kind = type(__obj)
+        if kind is jinja2.runtime.Macro:
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            return __obj(__self.eval_ctx, *args, **kwargs)
+        if kind in _PLAIN_CALLABLES and getattr(__obj, "jinja_pass_arg", None) is None:
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:
+                return __self.environment.undefined(
+                    "value was undefined because a callable raised a StopIteration exception"
+                )
+        return super().call(__obj, *args, **kwargs)
+
+
 class _OwnTemplates(ImmutableSandboxedEnvironment):
     """The sandbox of templates of one's own: every loop counted (see :func:`_counted`), and
     ``*`` and ``**`` cannot build a text, list or number too large to hold."""
@@ -395,6 +425,8 @@ def _environment(fmt: str, extra_dir: str | None, where: str | None) -> jinja2.E
         bytecode_cache=_bytecode_cache(settings),
         **kwargs,
     )
+    if not extra_dir:  # a folder of one's own keeps Jinja2's (and the sandbox's) own calls
+        env.context_class = _BundledContext
     env.filters.update(
         tex=escape_tex,
         md=escape_md,
