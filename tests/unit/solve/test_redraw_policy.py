@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
 from worksheetgen.errors import DrawError
 from worksheetgen.families.base import Family, Redraw
 from worksheetgen.model import ParamValue
@@ -60,15 +59,3 @@ def test_a_draw_refused_every_time_is_a_draw_error_with_the_familys_message() ->
     with pytest.raises(DrawError, match="could not draw a seven in 12 tries"):
         draw_given_values(family, {}, np.random.default_rng(0))
     assert family.tries == 12
-
-
-FAMILY_MODULES = sorted(
-    p.stem for p in (ROOT / "worksheetgen" / "families").glob("*.py") if p.stem != "base"
-)
-
-
-@pytest.mark.parametrize("module", FAMILY_MODULES)
-def test_no_family_runs_a_redraw_loop_of_its_own(module: str) -> None:
-    source = (ROOT / "worksheetgen" / "families" / f"{module}.py").read_text(encoding="utf-8")
-    assert "for _ in range(" not in source
-    assert "MAX_REDRAWS" not in source

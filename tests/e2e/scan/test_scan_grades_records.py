@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import needs_tex
-from tests.unit.scan.test_scan_outputs import scans  # noqa: F401 (fixtures)
+from tests.e2e.scan.test_scan_outputs import scans  # noqa: F401 (fixtures)
 from worksheetgen.report.grade import grade_files
 from worksheetgen.scan.run import scan_files
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, needs_tex
+from tests.e2e.scan.test_scan import _one_sheet_scans
 from tests.signals import default_signals  # whatever this test was started with
-from tests.unit.scan.test_scan import _one_sheet_scans
 from worksheetgen.errors import WorksheetgenError
 from worksheetgen.scan.run import scan_files
 
