@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,14 @@ def test_no_byte_of_a_class_build_with_pdfs_holds_the_secret(runner, tmp_path):
     assert any(p.suffix == ".pdf" for p in files)
     for file in files:
         assert secret not in file.read_bytes(), file
+
+
+def test_help_stays_fast_without_reading_toml_numpy_or_sympy():
+    code = (
+        "import sys; from worksheetgen.cli import main\n"
+        "for args in (['--help'], ['init', '--help'], ['config', '--help']):\n"
+        "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
+        "print(sorted(m for m in ('numpy', 'sympy', 'jinja2') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("[]")

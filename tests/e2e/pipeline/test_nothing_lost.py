@@ -192,3 +192,33 @@ def test_ctrl_c_while_writing_keeps_the_earlier_output(
     assert result.stderr.strip() == "worksheetgen: interrupted"
     assert snapshot(folder) == before
     assert leftovers(out) == []
+
+
+def test_an_interrupt_is_exactly_one_line_on_stderr(tmp_path):
+    # Click wrote a blank line before it (to close a terminal's ^C echo) whatever stderr
+    # was: two lines where a script reads one (issue 33 §4)
+    slow = (
+        "import sys, time, worksheetgen.report.grade as g\n"
+        "def wait(*a, **k):\n"
+        "    print('ready', flush=True)\n"
+        "    time.sleep(60)\n"
+        "g.grade_files = wait\n"
+        "from worksheetgen.cli import main\n"
+        "sys.argv[0] = 'worksheetgen'\n"
+        "main()\n"
+    )
+    key = tmp_path / "key.json"
+    key.write_text("{}", "utf-8")
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        child = subprocess.Popen(
+            [sys.executable, "-c", slow, "grade", str(key), "--key", str(key)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=default_signals,
+        )
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        child.send_signal(signum)
+        _, stderr = child.communicate(timeout=60)
+        assert child.returncode == 130, stderr
+        assert stderr == "worksheetgen: interrupted\n", repr(stderr)

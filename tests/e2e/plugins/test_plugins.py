@@ -279,3 +279,15 @@ def test_the_example_plugin_installs_lists_builds_and_grades(tmp_path):
     report = (tmp_path / "graded" / "report.md").read_text(encoding="utf-8")
     assert "Reproduced by **scale-by-dk**" in report
     assert "credit carried forward from your score" in report
+
+
+def test_help_lists_export_choices_without_importing_an_exporter_or_a_family():
+    code = (
+        "import sys; from worksheetgen.cli import main\n"
+        "try:\n    main(['build', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('worksheetgen.export', "
+        "'worksheetgen.families', 'numpy', 'sympy', 'jinja2'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "--export [gift|moodle|qti]" in out.stdout
+    assert out.stdout.strip().endswith("[]")

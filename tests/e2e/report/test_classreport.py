@@ -864,3 +864,16 @@ def test_a_large_print_students_feedback_page_is_in_large_print_in_a_browser(tmp
     assert plain and plain == pytest.approx([12 * px] * len(plain), abs=0.01)
     assert dict(sizes["a1"])["H1"] == pytest.approx(1.5 * 16 * px, abs=0.01)
     assert '<body class="large">' not in (out / "feedback" / "b1.html").read_text("utf-8")
+
+
+def test_help_does_not_import_matplotlib():
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from worksheetgen.cli import main\n"
+        "assert CliRunner().invoke(main, ['grade', '--help']).exit_code == 0\n"
+        "assert CliRunner().invoke(main, ['build', '--help']).exit_code == 0\n"
+        "print('matplotlib' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -12,6 +12,7 @@ import random
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -778,3 +779,13 @@ def test_a_class_printed_before_the_score_box_rule_is_read_as_it_was_printed(qui
 def _number_of(key_doc: dict, qid: str) -> str:
     q = next(q for q in key_doc["sheets"][0]["questions"] if q["id"] == qid)
     return f"{q['number']}."
+
+
+def test_scan_help_imports_no_image_machinery():
+    code = (
+        "import sys; from worksheetgen.cli import main\n"
+        "try:\n    main(['scan', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'sympy', 'PIL', 'pypdfium2') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("[]")

@@ -6,6 +6,7 @@ folders that vanish or have names too long."""
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 
@@ -359,3 +360,28 @@ def test_a_hostile_value_for_any_option_is_one_line_and_no_traceback(
     assert len(lines[0]) <= 1100
     assert "\x1b" not in lines[0] and "\u202e" not in lines[0] and "\udcff" not in lines[0]
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [b"build", b"--seed", "²".encode()],
+        [b"build", b"--seed", b"1", b"--jobs", b"-1", b"--no-pdf"],
+        [b"build", b"--seed", b"1", b"--no-pdf", b"--bank", b"\xff\x1b[2J.yaml"],
+        [b"check", b"--stress", "٣".encode()],
+        [b"export", b"--to", b"gift", b"--key", b"k.json", b"--out", b"x" * 300],
+    ],
+    ids=["seed", "jobs", "bank-bytes", "stress", "out-long"],
+)
+def test_a_real_process_given_hostile_bytes_says_one_line(args, tmp_path) -> None:
+    done = subprocess.run(
+        [sys.executable.encode(), b"-m", b"worksheetgen", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode in (1, 2)
+    err = done.stderr.decode("utf-8")
+    assert err.count("\n") == 1 and err.startswith("worksheetgen: error: "), err
+    assert "Traceback" not in err and "\x1b" not in err
+    assert done.stdout == b""

@@ -158,53 +158,6 @@ def test_ordinary_prompts_render_as_before() -> None:
     )
 
 
-def test_a_heavy_prompt_stays_interruptible(tmp_path) -> None:
-    """With the budgets lifted, a prompt that works for ever still ends at once on SIGTERM:
-    no single operation runs long enough in C to hold the signal back."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    bank = tmp_path / "bank.yaml"
-    body = (
-        "{% for i in range(100000) %}{% for j in range(100000) %}"
-        "{{ (range(1000)|list)|sum }}{% endfor %}{% endfor %}"
-    )
-    bank.write_text(
-        f"questions:\n  - id: q1\n    family: scaling\n    prompt: '{body}'\n", encoding="utf-8"
-    )
-    started = time.monotonic()
-    lifted = (
-        "import sys, worksheetgen.render.prompts as r; r.MAX_WORK = r.MAX_LOOP_STEPS = "
-        "r.MAX_PROMPT_CHARS = 10**15; from worksheetgen.cli import main; "
-        "sys.argv[0] = 'worksheetgen'; main()"
-    )
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            lifted,
-            "build",
-            "--seed",
-            "1",
-            "--no-pdf",
-            "--bank",
-            str(bank),
-            "--out",
-            str(tmp_path / "o"),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    time.sleep(1.5)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
-    assert time.monotonic() - started < 15
-    assert proc.returncode == 130, err
-    assert err.strip() == "worksheetgen: interrupted"
-
-
 @pytest.mark.parametrize(
     "template",
     [

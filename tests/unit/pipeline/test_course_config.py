@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from worksheetgen.errors import ConfigError
@@ -42,17 +39,6 @@ def test_command_line_options_win_over_the_file(tmp_path):
     )
     assert config.value("jobs") == 3
     assert config.value("out") == str(tmp_path / "built")  # relative to the file's folder
-
-
-def test_help_stays_fast_without_reading_toml_numpy_or_sympy():
-    code = (
-        "import sys; from worksheetgen.cli import main\n"
-        "for args in (['--help'], ['init', '--help'], ['config', '--help']):\n"
-        "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
-        "print(sorted(m for m in ('numpy', 'sympy', 'jinja2') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().endswith("[]")
 
 
 def test_large_print_from_the_file_and_the_command_line(tmp_path):
