@@ -8,7 +8,7 @@ import gettext
 import shutil
 import subprocess
 
-from tests.unit.language.test_catalogs import _documented
+from tests.unit.language.test_language import _documented
 from worksheetgen.language import LOCALE_DIR
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.pipeline.test_course_config import NO_ENV
+from tests.unit.pipeline.test_config import NO_ENV
 from worksheetgen.cli import main
 from worksheetgen.pipeline.config import load_config
 
