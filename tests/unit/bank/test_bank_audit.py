@@ -1,4 +1,7 @@
-"""The bank-language findings of the audit (issue #17, item 8), one behaviour per test."""
+"""The bank-language findings of the audit (issue #17, item 8), one behaviour per test.
+
+A behaviour across modules, not one module's tests (bank.load, errors, families,
+families.common, families.concept, model, solve.draw)."""
 
 from __future__ import annotations
 

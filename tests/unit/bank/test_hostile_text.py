@@ -1,5 +1,8 @@
 """Issue 14 (banks, prompts and printed text): hostile text in banks, on the command line and
-in error messages; links in bank folders; YAML 1.2 numbers; the prompt sandbox's bounds."""
+in error messages; links in bank folders; YAML 1.2 numbers; the prompt sandbox's bounds.
+
+A behaviour across modules, not one module's tests (bank.load, bank.roster, bank.yamldoc,
+errors, render.markup, render.prompts, textrules)."""
 
 from __future__ import annotations
 

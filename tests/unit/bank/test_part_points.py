@@ -4,6 +4,8 @@ key.json's ``part_points``, grading with them, and the LMS exports' weights, par
 The bank is tests/banks/part_points.yaml: softmax (a) 2 by letter, (b) 4 by answer name;
 heads with a total of 5, (c) 3 and the other two sharing 2; identical-keys with a total of
 7, a written part of 1.5; and a plain ``points: 3`` that keeps today's meaning.
+
+A behaviour across modules, not one module's tests (bank.load, errors, model, solve.item).
 """
 
 from __future__ import annotations

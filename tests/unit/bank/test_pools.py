@@ -4,6 +4,9 @@ A bank entry ``pool:`` fills a slot with ``pick`` of its alternatives per sheet,
 (seed, secret, sheet id, slot id) alone; ``shuffle`` prints each sheet's questions in an
 order of its own. Numbers never depend on the slot or the place; key.json, grading and the
 exports keep question ids and say which slot each question fills.
+
+A behaviour across modules, not one module's tests (errors, keyjson.read, model, pipeline,
+pipeline.build, pipeline.options, solve.rng).
 """
 
 from __future__ import annotations

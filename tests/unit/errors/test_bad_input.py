@@ -3,6 +3,8 @@
 Every case of issue 5 section 1 is a row of one table: the files it writes, the command-line
 arguments, and the exact error line it must print. Each row runs through Click's CliRunner;
 a sample also runs as a real subprocess, where a traceback would show.
+
+A behaviour across modules, not one module's tests (families).
 """
 
 from __future__ import annotations

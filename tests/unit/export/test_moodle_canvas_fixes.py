@@ -3,6 +3,8 @@ checked by parsing the exported file back and replaying what the LMS does with i
 takes the first answer that matches and shows the first 100 % answer as the correct one;
 its emoticon and URL filters rewrite text outside ``<span class="nolink">``; Canvas compares
 fill-in blanks as exact text.
+
+A behaviour across modules, not one module's tests (export, export.qti, keyjson.read).
 """
 
 from __future__ import annotations

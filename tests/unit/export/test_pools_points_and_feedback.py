@@ -9,6 +9,9 @@
   a plain ``points: N`` split equally among the answers as the sheet and ``grade`` split it;
 - GIFT questions carry the key as general feedback, and marks a person can type;
 - a Canvas blank whose value is 0 accepts the leading ``+`` every item promises.
+
+A behaviour across modules, not one module's tests (export.moodle, export.qti, keyjson.read,
+pipeline.build, pipeline.options).
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """Issue 34, sections 3 and 4: a refused pooled export names every failing pool and the bank
 it came from; a pool of pick 2 or more whose picks Canvas would weigh by their blanks, not
-their points, is refused for Canvas with what to change."""
+their points, is refused for Canvas with what to change.
+
+A behaviour across modules, not one module's tests (errors, export, pipeline.build,
+pipeline.options)."""
 
 from __future__ import annotations
 

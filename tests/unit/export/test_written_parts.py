@@ -5,6 +5,9 @@ that has a written part used to get one essay per version in a category of its o
 apart from the graded question: a student could write about another version's table. Now
 each graded question asks its own written part, and the slot has one essay every student
 gets; a pool whose alternatives have written parts in some and none in others is refused.
+
+A behaviour across modules, not one module's tests (export, keyjson.read, pipeline.build,
+pipeline.options).
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@ bank validation errors, and a build of banks/note.yaml.
 
 Every expected number here is computed independently of the package: by hand for integer
 products and counts, with ``math.exp`` for softmax entries.
+
+A behaviour across modules, not one module's tests (attention, attention.compute, bank.load,
+errors, families, pipeline.build, pipeline.sheet).
 """
 
 from __future__ import annotations

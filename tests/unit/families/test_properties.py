@@ -6,6 +6,9 @@ WorksheetgenError, never another exception; the exact answers agree with their f
 printed values (checked independently with SymPy and Decimal); the key invariants hold
 (checked here, apart from the build's own checks); and a build gives the same bytes under
 different PYTHONHASHSEED values.
+
+A behaviour across modules, not one module's tests (bank.load, errors, families, families.base,
+keyjson.write, pipeline.sheet).
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """A class whose sheets print a decimal comma (``build --language de``, or ``--decimal
 comma``): grade reads the students' 0,25 from its key (key.json's ``decimal``), still reads
 0.25, and never reads 1.234,5 or 1,234,567 as a number with thousands; a key printed with a
-point reads 0,25 as before (refused, with a hint)."""
+point reads 0,25 as before (refused, with a hint).
+
+A behaviour across modules, not one module's tests (errors, grading.key, grading.moodle,
+grading.responses, grading.score, keyjson.read)."""
 
 from __future__ import annotations
 

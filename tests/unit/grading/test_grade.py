@@ -3,6 +3,9 @@ the slip behind each wrong answer, and clear errors for bad response files.
 
 The key comes from the pipeline (banks/practice.yaml pins the note's numbers); every value a
 student "writes" below is typed from the note or computed by hand, never read from the key.
+
+A behaviour across modules, not one module's tests (errors, families, grading.key,
+keyjson.read).
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ escaping names as sheets.md does.
 
 Each case must end in one line (``worksheetgen: error: file[:line]: field: expected ...``)
 and exit 1, or grade as documented, never in a traceback.
+
+A behaviour across modules, not one module's tests (errors, grading.csvcells, inputs,
+textrules).
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """Grading a mark-all-that-apply part: Moodle's multi-answer rule (each right option marked
 earns 1/(number right), each wrong one costs 1/(number wrong), at least 0) or all or
 nothing; responses.csv spells a set "B;D" (letters or texts), Moodle's Responses report
-"opt1; opt2"."""
+"opt1; opt2".
+
+A behaviour across modules, not one module's tests (bank.load, errors, grading.key,
+grading.moodle, grading.responses, grading.score, keyjson.read, keyjson.write, render.markup)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,11 @@ question's best try less the penalty for the wrong tries before it (Moodle's
 ``qbehaviour_adaptive``), and the attempt (or the mean of the attempts) the quiz's grading
 method counts. tests/fixtures/moodle/adaptive-pooled/ holds a real Moodle 4.5 "All tries"
 download of a pooled quiz of banks/quiz.yaml in adaptive mode and Moodle's own marks
-(attempts.json); its README says how it was made."""
+(attempts.json); its README says how it was made.
+
+A behaviour across modules, not one module's tests (grading.key, grading.moodle,
+grading.responses, grading.score, grading.spreadsheet, keyjson.lms, keyjson.read,
+report.classreport)."""
 
 from __future__ import annotations
 

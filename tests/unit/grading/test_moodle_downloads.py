@@ -1,6 +1,9 @@
 """grade and Moodle's downloads of today's exports (issue 22, issue 26 §5): the real Moodle 4.5
 downloads in tests/fixtures/moodle/real-2/ (its README says how each was made and what each
-student typed; attempts.json what Moodle drew)."""
+student typed; attempts.json what Moodle drew).
+
+A behaviour across modules, not one module's tests (errors, export, grading.key, grading.moodle,
+grading.responses, grading.spreadsheet, keyjson.read, pipeline.build, pipeline.options)."""
 
 from __future__ import annotations
 

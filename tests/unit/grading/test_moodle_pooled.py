@@ -2,7 +2,10 @@
 of pick 2 or more is one question per sheet holding that sheet's picks, so the download has
 one Response column for it, its gaps numbered through the picks in the sheet's order.
 tests/fixtures/moodle/real-3/ holds the download (its README says how it was made; what
-Moodle drew and each student typed is in attempts.json)."""
+Moodle drew and each student typed is in attempts.json).
+
+A behaviour across modules, not one module's tests (errors, grading.key, grading.moodle,
+grading.responses, grading.score, grading.spreadsheet, keyjson.read)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """grade reads Moodle's own Responses report (issue 18): real Moodle 4.5.5 downloads in
-tests/fixtures/moodle/ (its README says what each student typed)."""
+tests/fixtures/moodle/ (its README says what each student typed).
+
+A behaviour across modules, not one module's tests (errors, grading.key, grading.moodle,
+grading.responses, grading.score, grading.spreadsheet, keyjson.read, textrules)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """Issue 34 §2: which of a student's attempts counts follows Moodle's grading method as the
-download states it."""
+download states it.
+
+A behaviour across modules, not one module's tests (grading.key, grading.moodle, keyjson.read)."""
 
 from __future__ import annotations
 

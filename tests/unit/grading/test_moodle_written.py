@@ -2,7 +2,10 @@
 parts (issue 22 §2): a question with several versions, a pool of pick 1 and a pool of pick 2,
 each with a written part, exported so that the graded question asks the written part and one
 essay per slot answers it. tests/fixtures/moodle/real-4/ holds the download (its README says
-how it was made; what Moodle drew and each student typed is in attempts.json)."""
+how it was made; what Moodle drew and each student typed is in attempts.json).
+
+A behaviour across modules, not one module's tests (grading.key, grading.moodle,
+grading.responses, grading.score, grading.spreadsheet, keyjson.read)."""
 
 from __future__ import annotations
 

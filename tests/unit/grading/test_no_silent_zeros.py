@@ -5,6 +5,8 @@ instead of counting them 0 points.
 
 The class is tests/banks/part_points.yaml for a roster of three (points per part: soft
 (a) 2 (b) 4; heads (a) 1 (b) 1 (c) 3; keys (a) 2.5 (b)-(d) 1.5, (d) written; plain 1.5 + 1.5).
+
+A behaviour across modules, not one module's tests (report.analysis).
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Every key the bundled banks build (a sheet, a roster class and versions) fits the schema and
 the reader; keys broken by hand are refused by both; the schema's enumerations are the
 reader's own (kinds, carried-forward steps, format and version).
+
+A behaviour across modules, not one module's tests (keyjson.read, keyjson.write, language).
 """
 
 from __future__ import annotations

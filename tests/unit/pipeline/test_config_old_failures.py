@@ -1,5 +1,7 @@
 """The old failures of worksheetgen.toml, the secret and init, still open in round four
-(issue 33, section 6): each is one line naming the file and line, never a traceback."""
+(issue 33, section 6): each is one line naming the file and line, never a traceback.
+
+A behaviour across modules, not one module's tests (errors, pipeline.config)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """The course secret's loose ends: no LMS export shows the seed, and `check` reads the course
-configuration (banks, decimals, secret) as `build` does."""
+configuration (banks, decimals, secret) as `build` does.
+
+A behaviour across modules, not one module's tests (pipeline.check)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 Covers issue 5 section 2: the atomic swap of the output folder, rebuilds with other settings,
 a failed TeX compile (named document, first error with its line, .tex and log kept), and
 Ctrl-C (no half-written output, no temporary folders, no TeX process left running).
+
+A behaviour across modules, not one module's tests (errors, pipeline, tex).
 """
 
 from __future__ import annotations

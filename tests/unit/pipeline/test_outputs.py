@@ -1,6 +1,9 @@
 """Outputs: only what is ours is replaced, a full disk is one line with nothing left behind,
 what a killed build left is swept, PDFs are the same bytes on every rebuild, file names are
-portable."""
+portable.
+
+A behaviour across modules, not one module's tests (bank.roster, errors, files, pipeline.build,
+pipeline.output, tex)."""
 
 from __future__ import annotations
 

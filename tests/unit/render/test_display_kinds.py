@@ -1,5 +1,7 @@
 """Display kinds are template partials: each shown value is drawn by its kind's partial,
-which a template folder of one's own can replace."""
+which a template folder of one's own can replace.
+
+A behaviour across modules, not one module's tests (bank.load, model)."""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ Titles, the course, instructions, options, slip descriptions and worked steps ar
 (text with ``$…$`` math, ``render.markup``): TeX sets their math on paper, the LMS exports
 write it as MathJax's ``\\( … \\)`` and the Markdown files and grade's report.md as ``$…$``.
 Checked as output: the text of the PDFs (pdftotext), the exported files and report.md.
+
+A behaviour across modules, not one module's tests (bank.load, errors).
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """The printed page's style as it prints (issue 26, section 4): one digit-grouping style per
 document that grade reads back, the note's rounding said where the key departs from it, a
 shade-only heatmap for reading questions, one typeface for a whole class whatever names its
-roster holds, and lettered options in the Markdown sheet."""
+roster holds, and lettered options in the Markdown sheet.
+
+A behaviour across modules, not one module's tests (exact.mathtex, grading.key,
+grading.responses, grading.score, pipeline.build, render.grid, render.markup)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 Covers issue 5 section 3. Prompts run in Jinja2's immutable sandbox with extra limits; every
 user text is escaped for LaTeX and Markdown; bank math keeps only safe commands; TeX runs
 without shell escape and cannot read or write outside its folder; YAML builds no objects.
+
+A behaviour across modules, not one module's tests (bank.load, errors, pipeline.build,
+render.markup, render.prompts, tex).
 """
 
 from __future__ import annotations

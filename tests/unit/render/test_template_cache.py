@@ -1,4 +1,6 @@
-"""Compiled templates are cached between runs, safely, and never change what is rendered."""
+"""Compiled templates are cached between runs, safely, and never change what is rendered.
+
+A behaviour across modules, not one module's tests (errors, render, render.documents)."""
 
 from __future__ import annotations
 

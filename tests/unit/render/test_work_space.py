@@ -1,6 +1,8 @@
 """Room to work (issue 17, item 4): ``space`` on a question, a bank's sheet and the course
 configuration, the quiz default for computation questions, what the LaTeX and Markdown
-sheets print (and the key does not), and the heights refused when a bank is loaded."""
+sheets print (and the key does not), and the heights refused when a bank is loaded.
+
+A behaviour across modules, not one module's tests (model)."""
 
 from __future__ import annotations
 

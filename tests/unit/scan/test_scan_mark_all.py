@@ -1,5 +1,7 @@
 """Scanning a mark-all-that-apply question: every option's box is read, and several marks
-are the answer (one set, "A;C"), not an issue; its grade is the per-option rule's."""
+are the answer (one set, "A;C"), not an issue; its grade is the per-option rule's.
+
+A behaviour across modules, not one module's tests (errors, scan.settle)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """Any pile of pages (issue 36, section 2): a pile where nothing is marked is graded like
 any other (no totals, never zeros), blank backs with dust, a scanner's edge or 1-bit
 dithering are blank pages while pages with print but no code are not, and the pages are
-streamed (memory does not grow with the pile)."""
+streamed (memory does not grow with the pile).
+
+A behaviour across modules, not one module's tests (errors, scan.identify, scan.images,
+scan.pages)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,10 @@
 with ``--verify-pages all``) drawn upright with every box outlined by what was read, in
 colours that differ in line too, each part labelled, a legend; issues.csv names each box
 issue's picture; report.md lists the issues a person must settle in issues.csv's words;
-``--feedback-scans`` puts each student's pages so drawn on their feedback pages."""
+``--feedback-scans`` puts each student's pages so drawn on their feedback pages.
+
+A behaviour across modules, not one module's tests (keyjson.records, scan.issues, scan.issuesmd,
+scan.overlay)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """A page with one corner mark lost (cut off, torn, stapled over, off the scanner's glass)
 is identified from the other three and read as a whole one is; with two lost, or three that
-do not lie as the printed page puts them, it is not (listed for a person, never guessed)."""
+do not lie as the printed page puts them, it is not (listed for a person, never guessed).
+
+A behaviour across modules, not one module's tests (scan.layout, scan.pages)."""
 
 from __future__ import annotations
 

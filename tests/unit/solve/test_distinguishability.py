@@ -1,4 +1,7 @@
-"""Drawn variants: every slip must show at the printed digits; else redraw, drop or fail."""
+"""Drawn variants: every slip must show at the printed digits; else redraw, drop or fail.
+
+A behaviour across modules, not one module's tests (attention, bank.load, errors, exact,
+families, keyjson.write, model, solve.draw, solve.item)."""
 
 from __future__ import annotations
 

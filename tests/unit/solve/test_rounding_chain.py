@@ -1,5 +1,8 @@
 """A slip must not pass for right however the student rounds: its printed value, its value to
-every digit, and its value worked from rounded earlier steps all lie outside the key's margin."""
+every digit, and its value worked from rounded earlier steps all lie outside the key's margin.
+
+A behaviour across modules, not one module's tests (attention, attention.compute, bank.load,
+exact.answers, families, model, pipeline.check, solve.draw, solve.rng)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 Such a student rounds the scaled (or masked) table, takes the softmax of the rounded table,
 rounds A, multiplies the rounded A by V and rounds the output. Each step below is done by hand
 with NumPy and Decimal, not with worksheetgen's arithmetic.
+
+A behaviour across modules, not one module's tests (bank.load, model, solve.item).
 """
 
 from __future__ import annotations

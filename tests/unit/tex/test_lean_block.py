@@ -1,5 +1,7 @@
 """The lean speed patches of the bundled preamble are one template block a template of
-one's own can leave out; without them the documents still compile."""
+one's own can leave out; without them the documents still compile.
+
+A behaviour across modules, not one module's tests (the package as a whole)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Paper size and TeX engine as course settings: worksheetgen.toml's paper and engine, the
---paper and --engine options (which win), and what each does to the PDFs."""
+--paper and --engine options (which win), and what each does to the PDFs.
+
+A behaviour across modules, not one module's tests (errors, pipeline.build, pipeline.config,
+tex.run)."""
 
 from __future__ import annotations
 
