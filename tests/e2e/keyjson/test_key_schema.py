@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tests.golden.outputs import BANKS, Case
+from tests.paths import ROOT
 from tests.unit.keyjson.test_key_schema import SCHEMA
 from worksheetgen.cli import main
 from worksheetgen.errors import KeyFileError
@@ -286,3 +287,327 @@ def test_a_key_says_its_decimal_comma_and_a_point_key_says_nothing(tmp_path):
         assert parse_key(data, f"{name}.json").decimal == ("," if "decimal" in data else ".")
     # the answers themselves keep the point: the field says how the sheets showed them
     assert keys["de"]["sheets"] == keys["de-point"]["sheets"]
+
+
+# The contract, field by field (issue 35, section 5): every field the schema names is written
+# by a real build and read back by the reader into its records with the value the file holds.
+
+#: builds that, beside the bundled banks' (``built_keys``), write the optional fields: pools,
+#: shuffled order, a roster in large print, a course secret, German with its decimal comma,
+#: no carried credit; points per part on scannable versions; mark all that apply; one decimal
+CONTRACT_BUILDS: dict[str, dict[str, Any]] = {
+    "pools": dict(
+        banks=(str(ROOT / "tests" / "banks" / "pools.yaml"),),
+        roster=str(ROOT / "tests" / "golden" / "roster.csv"),
+        shuffle=True,
+        secret=b"a course secret of the contract test",
+        language="de",
+        large_print=True,
+        carry=False,
+        course="Contract course",
+    ),
+    "part-points": dict(
+        banks=(str(ROOT / "tests" / "banks" / "part_points.yaml"),), versions=3, scannable=True
+    ),
+    "mark-all": dict(banks=(str(ROOT / "tests" / "fixtures" / "mark-all.yaml"),)),
+    # at one decimal a slip's printed answer can lie within the key's margin: coincident[].margin
+    "one-decimal": dict(banks=(str(ROOT / "banks" / "practice.yaml"),), decimals=1),
+}
+
+#: fields the reader checks but keeps in no record, and why: the file's kind and version (the
+#: reader refuses another), the order flag (each sheet's question numbers say it), a slot's
+#: question ids (checked against the sheets' questions, which carry their slot), and the
+#: slips left out of the distractors (for people reading the key; nothing grades with them)
+CHECKED_NOT_KEPT = {
+    "format",
+    "version",
+    "shuffle",
+    "slots[].questions",
+    "sheets[].questions[].coincident",
+    "sheets[].questions[].coincident[].misconception",
+    "sheets[].questions[].coincident[].description",
+    "sheets[].questions[].coincident[].same_as",
+    "sheets[].questions[].coincident[].margin",
+}
+
+
+#: objects the schema leaves open on purpose: a variant's drawn inputs (it types those the
+#: grader computes with; a family may draw more)
+OPEN = {"sheets[].questions[].given"}
+
+#: fields the reader neither checks nor keeps: a choice's value as the key prints it (for
+#: people; grading and the exports use the option's text); the schema types it, the reader
+#: takes any value there
+NOT_READ = {"sheets[].questions[].choices[].rounded"}
+
+
+def _resolve(node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        node = SCHEMA["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def _schema_fields(node: Any, path: str, out: dict[str, set[str]], seen: tuple = ()) -> None:
+    """Every field path the schema names (``sheets[].questions[].given.Q``), with what each
+    object path names under it (for a map, ``{*}``: any key)."""
+    if not isinstance(node, dict):
+        return
+    if "$ref" in node:
+        if node["$ref"] in seen:
+            return
+        seen = (*seen, node["$ref"])
+        node = _resolve(node)
+    for key in ("oneOf", "anyOf", "allOf"):
+        for branch in node.get(key, []):
+            _schema_fields(branch, path, out, seen)
+    if "then" in node:
+        _schema_fields(node["then"], path, out, seen)
+    for name, sub in node.get("properties", {}).items():
+        child = f"{path}.{name}" if path else name
+        out.setdefault(path, set()).add(name)
+        out.setdefault(child, set())
+        _schema_fields(sub, child, out, seen)
+    if node.get("type") == "object" and not any(
+        k in node for k in ("properties", "additionalProperties", "$ref", "oneOf", "anyOf")
+    ):
+        out.setdefault(path, set()).add("{*}")  # an object of any keys (a carried step's args)
+    if isinstance(node.get("additionalProperties"), dict):
+        out.setdefault(path, set()).add("{*}")
+        _schema_fields(node["additionalProperties"], f"{path}{{*}}", out, seen)
+    if isinstance(node.get("items"), dict):
+        _schema_fields(node["items"], f"{path}[]", out, seen)
+
+
+def schema_fields() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    _schema_fields(SCHEMA, "", found)
+    return found
+
+
+def written_fields(data: Any, named: dict[str, set[str]], path: str = "") -> set[str]:
+    """The field paths a key.json holds, read as the schema reads it (a map's keys are one
+    ``{*}``); a field the schema does not name is ``!`` and its path."""
+    found: set[str] = set()
+    if isinstance(data, list):
+        for item in data:
+            found |= written_fields(item, named, f"{path}[]")
+    elif isinstance(data, dict):
+        names = named.get(path, set())
+        for key, value in data.items():
+            if key in names:
+                child = f"{path}.{key}" if path else key
+                found.add(child)
+            elif "{*}" in names or path in OPEN:
+                child = f"{path}{{*}}"
+            else:
+                found.add(f"!{path}.{key}" if path else f"!{key}")
+                continue
+            found |= written_fields(value, named, child)
+    return found
+
+
+def _field_paths(fields: dict[str, set[str]]) -> set[str]:
+    return {p for p in fields if p and not p.endswith(("{*}", "[]")) and "{*}." not in p}
+
+
+@pytest.fixture(scope="module")
+def contract_keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from worksheetgen.pipeline.build import build
+    from worksheetgen.pipeline.options import BuildOptions
+
+    keys = {}
+    for name, options in CONTRACT_BUILDS.items():
+        out = tmp_path_factory.mktemp(name)
+        done = build(BuildOptions(seed=42, out=str(out), pdf=False, **options))
+        keys[name] = json.loads((done.folder / "key.json").read_text(encoding="utf-8"))
+    return keys
+
+
+def test_every_field_the_schema_names_is_written_and_every_field_written_is_named(
+    built_keys, contract_keys
+):
+    named = schema_fields()
+    written: set[str] = set()
+    for data in [*built_keys.values(), *contract_keys.values()]:
+        written |= written_fields(data, named)
+    unnamed = sorted(p[1:] for p in written if p.startswith("!"))
+    assert unnamed == [], f"key.json fields the schema does not name: {unnamed}"
+    never = sorted(_field_paths(named) - written)
+    assert never == [], f"fields the schema names that no build writes: {never}"
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists and mappings as dicts, to compare a record's value with the JSON's."""
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _answers(variant: Any) -> dict[str, Any]:
+    return {p.answer.name: p.answer for p in variant.parts if p.answer is not None}
+
+
+def _record_fields(data: dict[str, Any], doc: Any) -> dict[str, list[tuple[Any, Any]]]:
+    """Each field path of key.json ``data`` with (the file's value, the record's) for every
+    place it is written; the record's value is what the reader made of it."""
+    got: dict[str, list[tuple[Any, Any]]] = {}
+
+    def pair(path: str, file_value: Any, record_value: Any) -> None:
+        got.setdefault(path, []).append((_plain(file_value), _plain(record_value)))
+
+    for name in ("seed", "language", "decimal", "secret"):
+        if name in data:
+            pair(name, data[name], getattr(doc, name))
+    if "title" in data:
+        pair("title", data["title"] or "Worksheet", doc.title)
+    if "course" in data:
+        pair("course", data["course"] or "", doc.course)
+    by_qid = {q.qid: q for q in doc.questions}
+    if "slots" in data:
+        pair("slots", [slot["id"] for slot in data["slots"]], [q.qid for q in doc.questions])
+    for slot in data.get("slots", []):
+        pair("slots[].id", slot["id"], by_qid[slot["id"]].qid)
+        if "pick" in slot:
+            pair("slots[].pick", slot["pick"], by_qid[slot["id"]].pick)
+    pair("sheets", len(data["sheets"]), len(doc.sheets))
+    for raw, sheet in zip(data["sheets"], doc.sheets, strict=True):
+        s = "sheets[]"
+        pair(f"{s}.id", raw["id"], sheet.id)
+        if "code" in raw:
+            pair(f"{s}.code", raw["code"], sheet.code)
+        if "label" in raw:
+            pair(f"{s}.label", raw["label"] or raw["id"], sheet.label)
+        if "student" in raw:
+            student = raw["student"]
+            pair(f"{s}.student", student is None, sheet.student is None)
+            for field in ("name", "id", "large_print"):
+                if student is not None and field in student:
+                    pair(f"{s}.student.{field}", student[field], getattr(sheet.student, field))
+        pair(f"{s}.questions", len(raw["questions"]), len(sheet.variants))
+        for q, v in zip(raw["questions"], sheet.variants, strict=True):
+            w = f"{s}.questions[]"
+            answers = _answers(v)
+            simple = {
+                "id": v.qid,
+                "number": v.number,
+                "slot": v.slot,
+                "family": v.family,
+                "title": v.title,
+                "points": v.points,
+                "part_points": v.part_points,
+                "decimals": v.decimals,
+                "carry": v.carry,
+                "format": v.format,
+                "prompt": v.prompt,
+                "given": v.given,
+                "choice_answer": v.choice_answer,
+            }
+            for name, record in simple.items():
+                if name in q:
+                    pair(f"{w}.{name}", q[name], record)
+            for name, value in q.get("given", {}).items():
+                pair(f"{w}.given.{name}", value, v.given[name])
+            per_answer = {
+                "labels": lambda a: a.label,
+                "answer": lambda a: a.value,
+                "rounded": lambda a: a.rounded,
+                "kinds": lambda a: a.kind,
+                "tolerance": lambda a: a.tolerance,
+                "options": lambda a: a.options,
+                "explanations": lambda a: a.explanation,
+                "exact": lambda a: a.cells[0].exact if a.rows else None,
+            }
+            for name, of in per_answer.items():
+                for answer, value in q.get(name, {}).items():
+                    if answer not in answers:
+                        continue  # an answer no part asks (the choice item's own)
+                    if name == "exact" and isinstance(value, list):
+                        value = next(iter(_flat(value)), None)
+                    if name == "labels":
+                        value = value or ""
+                    pair(f"{w}.{name}", value, of(answers[answer]))
+            if "all_or_nothing" in q:
+                pair(
+                    f"{w}.all_or_nothing",
+                    sorted(q["all_or_nothing"]),
+                    sorted(n for n, a in answers.items() if a.all_or_nothing),
+                )
+            lists = {
+                "shown": (v.shown, ("label", "kind", "value")),
+                "shown_steps": (v.shown_steps, ("title", "text", "math")),
+                "distractors": (
+                    v.distractors,
+                    ("misconception", "description", "answer", "rounded"),
+                ),
+                "choices": (v.choices, ("label", "text", "correct", "misconception")),
+            }
+            for name, (records, fields) in lists.items():
+                if name not in q:
+                    continue
+                pair(f"{w}.{name}", len(q[name]), len(records))
+                for item, record in zip(q[name], records, strict=True):
+                    for field in fields:
+                        if field in item:
+                            value = item[field]
+                            if field == "description" and value is None:
+                                value = ""
+                            pair(f"{w}.{name}[].{field}", value, getattr(record, field))
+            if "parts" in q:
+                pair(f"{w}.parts", len(q["parts"]), len(v.parts))
+                for item, part in zip(q["parts"], v.parts, strict=True):
+                    pair(f"{w}.parts[].prompt", item["prompt"], part.prompt)
+                    if "answer" in item:
+                        pair(
+                            f"{w}.parts[].answer", item["answer"], part.answer and part.answer.name
+                        )
+                    for field in ("row_label", "col_label"):
+                        if item.get(field) is not None:
+                            pair(f"{w}.parts[].{field}", item[field], getattr(part, field))
+            if "carries" in q:
+                pair(f"{w}.carries", len(q["carries"]), len(v.carries))
+                for item, carry in zip(q["carries"], v.carries, strict=True):
+                    pair(f"{w}.carries[].answer", item["answer"], carry.answer)
+                    pair(f"{w}.carries[].from", item["from"], carry.inputs)
+                    pair(f"{w}.carries[].steps", item["steps"], carry.steps)
+                    pair(f"{w}.carries[].args", item["args"], carry.args)
+    return got
+
+
+def _flat(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return [x for v in value for x in _flat(v)]
+    return [value]
+
+
+def test_every_field_written_is_read_into_the_records_with_its_value(built_keys, contract_keys):
+    """Read each key back: each field's value in the records is the file's (a field the reader
+    checks but keeps in no record is listed in CHECKED_NOT_KEPT, with the reason)."""
+    named = schema_fields()
+    compared: set[str] = set()
+    wrong: list[str] = []
+    for key_name, data in [*built_keys.items(), *contract_keys.items()]:
+        doc = parse_key(data, key_name)
+        for path, pairs in _record_fields(data, doc).items():
+            compared.add(path)
+            for file_value, record_value in pairs:
+                if file_value != record_value:
+                    wrong.append(f"{key_name}: {path}: file {file_value!r}, read {record_value!r}")
+                    break
+    assert wrong == [], "\n".join(wrong)
+    unread = sorted(_field_paths(named) - compared - CHECKED_NOT_KEPT - NOT_READ)
+    assert unread == [], f"fields the schema names that the reader's records do not hold: {unread}"
+    assert CHECKED_NOT_KEPT | NOT_READ <= _field_paths(named) - compared
+
+
+def test_the_contract_check_names_a_field_by_its_path():
+    """What the two tests above see: a field the schema does not name, by its JSON path; a
+    drawn input the schema leaves open is no such field; an answer's name is a map's key."""
+    named = schema_fields()
+    question = {"id": "q1", "colour": "red", "given": {"zeta": 1}, "answer": {"A": 1.0}}
+    found = written_fields({"sheets": [{"id": "A", "questions": [question]}]}, named)
+    assert "!sheets[].questions[].colour" in found
+    assert {"sheets[].questions[].given", "sheets[].questions[].answer"} <= found
+    assert not any("zeta" in p or p.endswith(".A") for p in found)
+    assert "sheets[].questions[].coincident[].margin" in _field_paths(named)
