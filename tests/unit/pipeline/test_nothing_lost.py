@@ -77,6 +77,7 @@ def test_tex_time_limit_stops_a_runaway_document(tmp_path, private_tmp, monkeypa
     assert list(private_tmp.iterdir()) == []
 
 
+@pytest.mark.slow
 @needs_tex
 def test_one_failing_document_stops_the_others(tmp_path, private_tmp) -> None:
     started = time.monotonic()

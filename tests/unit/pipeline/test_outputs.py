@@ -131,6 +131,7 @@ def test_pdfs_of_the_same_seed_are_byte_identical_across_rebuilds(tmp_path):
         assert _no_dates((one / name).read_bytes())
 
 
+@pytest.mark.slow
 @needs_tex
 @pytest.mark.parametrize(
     "roster",

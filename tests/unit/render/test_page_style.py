@@ -208,6 +208,7 @@ def test_one_typeface_for_every_student_whatever_names_the_roster_holds(two_clas
         assert all(f == first for f in found.values()), (kind, found)
 
 
+@pytest.mark.slow
 @needs_tex
 def test_a_lualatex_run_asks_the_font_index_without_rescanning_the_disk(two_classes, tmp_path):
     """The fallback fonts not installed (the Noto fonts on a Debian machine with DejaVu and

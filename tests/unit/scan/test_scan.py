@@ -81,6 +81,7 @@ def _read_box_sheet(dpi: int, seed: int, kinds: list[str | None]) -> list[str]:
     return [box_state(*map(float, m)) for m in measures]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dpi", [150, 200, 300])
 def test_thin_scribbles_are_marks_and_stray_dots_are_never_read_as_marks(dpi: int):
     """A scribble of 3-4 thin strokes, blurred at 150 dpi, can have less dark ink than a

@@ -22,6 +22,7 @@ def _decoded(data: bytes):
     return load_page("page", kind_of(data) or "png", data, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dpi", [150, 200, 300])
 def test_blank_backs_with_dust_edges_dithering_or_dirt_are_blank(dpi: int):
     """Issue 36: 9 of 32 such backs were unidentified pages (every 1-bit one: its dithered

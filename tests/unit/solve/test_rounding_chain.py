@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from tests.paths import ROOT
 from worksheetgen.attention import slips as mc
 from worksheetgen.attention.compute import attend_rounded, flipped
@@ -108,6 +110,7 @@ def test_spot_the_bug_output_margin_allows_for_the_rounded_scaled_table():
     assert tol > mixed_tolerance(right.A, given["V"], 1)
 
 
+@pytest.mark.slow
 def test_sweep_is_clean_or_names_the_question_for_every_bundled_bank():
     report = sweep_banks(seeds=4)
     assert report.ok
