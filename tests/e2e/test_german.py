@@ -447,8 +447,8 @@ def test_a_german_class_is_scanned_in_german(tmp_path):
     import json
     import random
 
+    from tests.e2e.scan.test_scan import _scenario
     from tests.scansynth import Plan, distort, fill, render, smudge_code
-    from tests.unit.scan.test_scan import _scenario
     from worksheetgen.scan.run import scan_files
 
     roster = tmp_path / "roster.csv"

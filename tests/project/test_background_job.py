@@ -15,9 +15,9 @@ from tests.conftest import ROOT, needs_tex
 
 INTERRUPT_TESTS = [
     "tests/unit/pipeline/test_nothing_lost.py::test_interrupt_during_tex_kills_it_and_removes_temporary_folders",
-    "tests/unit/pipeline/test_nothing_lost.py::test_ctrl_c_in_a_real_build_leaves_nothing_behind",
+    "tests/e2e/pipeline/test_nothing_lost.py::test_ctrl_c_in_a_real_build_leaves_nothing_behind",
     "tests/unit/pipeline/test_nothing_lost.py::test_ctrl_c_is_held_until_the_swap_is_done",
-    "tests/unit/speed/test_forked.py::test_ctrl_c_during_a_class_build_stops_its_workers",
+    "tests/e2e/speed/test_forked.py::test_ctrl_c_during_a_class_build_stops_its_workers",
 ]
 
 

@@ -12,15 +12,12 @@ from pathlib import Path
 import pytest
 
 from worksheetgen import api
-from worksheetgen.cli import main
 from worksheetgen.errors import UsageError, WorksheetgenError
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
 QUIZ = ROOT / "banks" / "quiz.yaml"
-
-
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 def test_importing_the_api_loads_neither_numpy_nor_sympy() -> None:
@@ -30,23 +27,6 @@ def test_importing_the_api_loads_neither_numpy_nor_sympy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-
-
-def test_build_writes_what_the_command_writes_and_prints_nothing(
-    tmp_path, runner, monkeypatch, capsys
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    built = api.build(11, banks=QUIZ, versions=3, pdf=False, out=tmp_path / "api")
-    assert capsys.readouterr() == ("", "")
-    assert built.sheet_count == 3 and (built.folder / "key.json").is_file()
-    result = runner.invoke(
-        main,
-        ["build", "--seed", "11", "--bank", str(QUIZ), "--versions", "3", "--no-pdf", "-q"]
-        + ["--out", str(tmp_path / "cli")],
-    )
-    assert result.exit_code == 0, result.output
-    (cli_folder,) = (tmp_path / "cli").iterdir()
-    assert _tree(built.folder) == _tree(cli_folder)
 
 
 def test_a_course_configuration_is_read_and_a_keyword_wins_over_it(tmp_path, monkeypatch) -> None:

@@ -1,5 +1,8 @@
 """Every named slip can reach a student: the bundled banks, together, draw each slip of the
-library as a distractor the grader can name, and ask every family in its numeric form."""
+library as a distractor the grader can name, and ask every family in its numeric form.
+
+A behaviour across modules, not one module's tests (attention, bank.load, families,
+families.common, model, pipeline.check, solve.draw)."""
 
 from __future__ import annotations
 

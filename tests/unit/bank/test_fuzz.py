@@ -6,6 +6,9 @@ YAML, and textual ones (cut, repeat, insert YAML punctuation, tags, anchors, NUL
 control characters) on the raw text. Every outcome must be a Build (with its documents and
 key.json) or a WorksheetgenError whose message is one line naming the file; any other
 exception, and any SolveError/InvariantError (a wrong key), fails the test.
+
+A behaviour across modules, not one module's tests (bank, bank.load, bank.roster, bank.yamldoc,
+errors, keyjson.write, pipeline, pipeline.sheet).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The fast paths of exact arithmetic keep it exact: memoized operations, the key printer."""
+"""The fast paths of exact arithmetic keep it exact: memoized operations, the key printer.
+
+A behaviour across modules, not one module's tests (attention, attention.compute, bank.load,
+exact, exact.answers, exact.memo, families, model, resources)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """The shared oracles agree with hand-worked values, and the package's one rounding, half
-unit and float softmax agree with them."""
+unit and float softmax agree with them.
+
+A behaviour across modules, not one module's tests (attention.compute, exact)."""
 
 from __future__ import annotations
 

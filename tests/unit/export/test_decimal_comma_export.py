@@ -2,7 +2,10 @@
 compares a blank's text, and scores a numerical question with Ruby's BigDecimal, which reads
 no comma (0,25 scores 0); so every blank also accepts each comma spelling, and a single
 number is asked as a blank. A point key's export is as before. (What Moodle reads depends on
-the student's language pack: docs/guide/languages.md.)"""
+the student's language pack: docs/guide/languages.md.)
+
+A behaviour across modules, not one module's tests (export, export.qti, keyjson.read,
+pipeline.build, pipeline.options)."""
 
 from __future__ import annotations
 

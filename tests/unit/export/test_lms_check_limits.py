@@ -1,6 +1,8 @@
 """What the shared LMS check scripts (/work/shared/lms/, outside this repo) report on the note
 bank that is no defect of the export, covered here as the behaviour it is (see
-docs/guide/lms-export.md, "What the check scripts report")."""
+docs/guide/lms-export.md, "What the check scripts report").
+
+A behaviour across modules, not one module's tests (pipeline.build, pipeline.options)."""
 
 from __future__ import annotations
 

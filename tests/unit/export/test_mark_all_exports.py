@@ -1,7 +1,10 @@
 """Mark all that apply in the LMS exports: Moodle XML multichoice with single=false and the
 grades of Moodle's list (each right option 1/(number right), each wrong one -1/(number
 wrong)), GIFT with the same weights, and a one-line refusal where a format cannot weigh the
-rule (all or nothing, a 1/n Moodle refuses, one right option in GIFT, a cloze gap)."""
+rule (all or nothing, a 1/n Moodle refuses, one right option in GIFT, a cloze gap).
+
+A behaviour across modules, not one module's tests (bank.load, errors, export, grading.key,
+grading.score, keyjson.read, keyjson.write)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """No export carries a student's name, id or e-mail address (issue 34, section 1): a quiz
 imported into an LMS is seen by every student of the course. A class built from a roster of
-names and e-mails is exported to every format and each file searched for any part of them."""
+names and e-mails is exported to every format and each file searched for any part of them.
+
+A behaviour across modules, not one module's tests (errors, export, export.privacy,
+keyjson.read, pipeline.build, pipeline.options)."""
 
 from __future__ import annotations
 

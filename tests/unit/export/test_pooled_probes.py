@@ -1,5 +1,7 @@
 """tests/tools/pooled_probes: the Canvas check's probes for a pool's per-sheet item, made from
-its picks' probes (the shared probes.py makes one entry per variant only)."""
+its picks' probes (the shared probes.py makes one entry per variant only).
+
+A behaviour across modules, not one module's tests (pipeline.build, pipeline.options)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,9 @@
   a plain ``points: N`` split equally among the answers as the sheet and ``grade`` split it;
 - GIFT questions carry the key as general feedback, and marks a person can type;
 - a Canvas blank whose value is 0 accepts the leading ``+`` every item promises.
+
+A behaviour across modules, not one module's tests (export.moodle, export.qti, keyjson.read,
+pipeline.build, pipeline.options).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, ROOT
-from worksheetgen.cli import main
 from worksheetgen.export.moodle import numeric_answers
 from worksheetgen.export.qti import accepted_texts
 from worksheetgen.keyjson.read import KeyDoc, Variant, gradable_parts, graded_points, parse_key
@@ -32,7 +34,10 @@ from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
 
 QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
+
+
 BANKS = ["default", "note", "practice", "slips"]
+
 
 # the real run's quiz (../shared/samples/moodle/real-2/pool/quiz.yaml): pools whose
 # alternatives are worth 6, 4 and 5 points, and 1, 1 and 2 with pick 2
@@ -140,9 +145,6 @@ def bundled(tmp_path_factory) -> dict[str, Path]:
 
 def _doc(folder: Path) -> KeyDoc:
     return parse_key(json.loads((folder / "key.json").read_text("utf-8")))
-
-
-# ---------------------------------------------------------------- what a Moodle quiz deals
 
 
 _GAP = re.compile(r"\{(\d+):(NUMERICAL|SHORTANSWER|MULTICHOICE_V):=?([^~}]*)")
@@ -264,9 +266,6 @@ def test_the_old_structure_would_have_dealt_two_versions_of_one_question(pooled)
     assert any(not _allowed(doc, combo) for combo in itertools.combinations(old, 2))
 
 
-# ---------------------------------------------------------------- points agree
-
-
 def _assessment(folder: Path) -> ET.Element:
     with zipfile.ZipFile(folder / "canvas-qti.zip") as zf:
         (name,) = [n for n in zf.namelist() if n.count("/") == 1 and "meta" not in n]
@@ -320,34 +319,6 @@ def _info_of(folder: Path, path: str) -> str:
         if q.get("type") == "category" and q.findtext("category/text") == path:
             return q.findtext("info/text") or ""
     return ""
-
-
-@pytest.mark.parametrize("fmt", ["moodle", "qti", "gift"])
-def test_a_pool_whose_sheets_differ_in_points_is_refused_with_one_line(runner, tmp_path, fmt):
-    # the real run: attention-slot's alternatives are worth 6, 4 and 5 points
-    folder = _build(tmp_path / "o", _quiz(tmp_path / "quiz.yaml"), 4)
-    out = tmp_path / "x"
-    result = runner.invoke(
-        main, ["export", "--to", fmt, "--key", str(folder / "key.json"), "--out", str(out)]
-    )
-    assert result.exit_code == 1
-    line = result.output.strip()
-    assert "\n" not in line and "Traceback" not in line and not out.exists()
-    assert "pool attention-slot: expected every sheet's graded points for it to be equal" in line
-    assert "got 4, 5, 6: give its alternatives equal points" in line
-
-
-def test_a_pick_2_pool_of_unequal_sets_is_refused(runner, tmp_path):
-    # attention-slot equal now; shapes' sets are worth 2 or 3 (q-cross-mc is worth 2)
-    folder = _build(tmp_path / "o", _quiz(tmp_path / "quiz.yaml", 5, 2, 5), 4)
-    for fmt in ("moodle", "qti"):
-        result = runner.invoke(
-            main, ["export", "--to", fmt, "--key", str(folder / "key.json"), "--out", "-"]
-        )
-        assert result.exit_code == 1
-        assert "pool shapes: expected every sheet's graded points for it to be equal" in (
-            result.output
-        )
 
 
 def _gap_count(part) -> int:
@@ -409,9 +380,6 @@ def test_plain_points_are_split_by_answer_not_by_gap(tmp_path, write_bank):
     # a part of 2 gaps weighs each gap half of what a part of 1 gap weighs
     flat = [c for c in counts for _ in range(c)]
     assert {w * c for w, c in zip(weights, flat, strict=True)} == {max(weights)}
-
-
-# ---------------------------------------------------------------- GIFT and Canvas details
 
 
 def test_gift_numerical_and_choice_questions_carry_the_key_as_general_feedback(bundled):

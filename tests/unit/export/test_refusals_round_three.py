@@ -1,6 +1,9 @@
 """Issue 34, sections 3 and 4: a refused pooled export names every failing pool and the bank
 it came from; a pool of pick 2 or more whose picks Canvas would weigh by their blanks, not
-their points, is refused for Canvas with what to change."""
+their points, is refused for Canvas with what to change.
+
+A behaviour across modules, not one module's tests (errors, export, pipeline.build,
+pipeline.options)."""
 
 from __future__ import annotations
 
@@ -10,16 +13,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from tests.paths import ROOT
-from worksheetgen.cli import main
 from worksheetgen.errors import ExportError
 from worksheetgen.export import export_bytes
 from worksheetgen.pipeline.build import build
 from worksheetgen.pipeline.options import BuildOptions
 
 ROOT_BANKS = ROOT / "banks"
+
 
 TWO_POOLS = """\
 sheet:
@@ -38,6 +40,7 @@ questions:
       - {id: b2, family: cross, format: choice, points: 3, params: {numeric: true}}
       - {id: b3, family: heads, points: 3}
 """
+
 
 #: three multiple-choice alternatives of equal points: one blank each, so Canvas's equal
 #: split per blank is the sheet's split per pick
@@ -77,19 +80,6 @@ def test_a_refused_export_names_every_failing_pool(tmp_path):
     assert "pool one:" in str(err.value) and "pool two:" in str(err.value)
 
 
-def test_a_build_that_refuses_its_export_names_the_bank_not_a_key_json(tmp_path):
-    bank = tmp_path / "two.yaml"
-    bank.write_text(TWO_POOLS, "utf-8")
-    out = tmp_path / "out"
-    argv = ["build", "--seed", "1", "--versions", "4", "--no-pdf", "--bank", str(bank)]
-    result = CliRunner().invoke(main, [*argv, "--out", str(out), "--export", "moodle"])
-    assert result.exit_code != 0
-    (line,) = [x for x in result.output.splitlines() if x.strip()]
-    assert line.startswith(f"worksheetgen: error: {bank}:5: pool one: ")  # its line too
-    assert "key.json" not in line and "Traceback" not in result.output
-    assert not out.exists() or not any(out.rglob("key.json"))  # nothing written
-
-
 def test_a_pick_two_pool_whose_picks_canvas_would_weigh_by_blanks_is_refused(tmp_path):
     """A 3-point multiple-choice pick (1 blank) beside a 3-point table (4 blanks) would get
     1/5 of the item's 6 points from Canvas's scoring, not 3: refused for Canvas, naming the
@@ -115,9 +105,6 @@ def test_a_pick_two_pool_of_equal_blanks_per_point_exports_to_canvas(tmp_path):
     for _, body in items:
         assert body.count("<response_lid") == 2  # one letter blank per pick
         assert "<fieldentry>4</fieldentry>" in body
-
-
-# ---------------------------------------------------------------- the shared essay's words
 
 
 def _qti_sections(data: bytes) -> list[tuple[str, list[str]]]:
@@ -177,39 +164,3 @@ def test_a_shared_essay_answering_two_written_parts_says_so_in_the_plural(tmp_pa
     plural = re.findall(r"Write here your answers to the written parts of question (\d+)", text)
     assert plural == ["5"]  # q-scale 1, 2; why 3, 4; two 5 (and its essay 6)
     assert "the parts the question above asks in words" in text
-
-
-def test_the_refusal_names_the_option_the_user_ran(tmp_path):
-    """The Canvas refusal (and GIFT's of a pick-2 pool) says "export it with" the user's own
-    option: ``export --to moodle`` after ``export --to qti``, ``--export moodle`` after
-    ``build --export qti`` (it said --to in both)."""
-    text = TWO_POOLS.replace("points: 5}", "points: 4}")
-    key = tmp_path / "key.json"
-    (tmp_path / "k").mkdir()
-    key.write_text(json.dumps(_key(tmp_path / "k", text)), "utf-8")
-    runner = CliRunner()
-    for fmt, said in [
-        ("qti", "export it with --to moodle"),
-        ("gift", "export it with --to moodle"),
-    ]:
-        out = tmp_path / f"x.{fmt}"
-        argv = ["export", "--to", fmt, "--key", str(key), "--out", str(out)]
-        result = runner.invoke(main, argv)
-        assert result.exit_code != 0 and not out.exists()
-        (line,) = [x for x in result.output.splitlines() if x.strip()]
-        assert said in line and "--export" not in line, line
-    bank = tmp_path / "two.yaml"
-    bank.write_text(text, "utf-8")
-    argv = ["build", "--seed", "1", "--versions", "4", "--no-pdf", "--bank", str(bank)]
-    result = runner.invoke(main, [*argv, "--out", str(tmp_path / "b"), "--export", "qti"])
-    assert result.exit_code != 0
-    (line,) = [x for x in result.output.splitlines() if x.strip()]
-    assert "export it with --export moodle" in line and "--to" not in line, line
-    # GIFT's refusal of a pick-2 pool, made before any sheet is drawn (pipeline/lmsrules)
-    result = runner.invoke(main, [*argv, "--out", str(tmp_path / "g"), "--export", "gift"])
-    assert result.exit_code != 0
-    (line,) = [x for x in result.output.splitlines() if x.strip()]
-    assert "export it with --export moodle" in line and "--to" not in line, line
-    # the library's export_bytes is the export command's route
-    with pytest.raises(ExportError, match="export it with --to moodle"):
-        export_bytes(json.loads(key.read_text("utf-8")), "qti")

@@ -1,4 +1,6 @@
-"""The core families against values computed independently, by hand or with the math module."""
+"""The core families against values computed independently, by hand or with the math module.
+
+A behaviour across modules, not one module's tests (families)."""
 
 from __future__ import annotations
 

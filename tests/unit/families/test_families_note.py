@@ -3,6 +3,9 @@ bank validation errors, and a build of banks/note.yaml.
 
 Every expected number here is computed independently of the package: by hand for integer
 products and counts, with ``math.exp`` for softmax entries.
+
+A behaviour across modules, not one module's tests (attention, attention.compute, bank.load,
+errors, families, pipeline.build, pipeline.sheet).
 """
 
 from __future__ import annotations
@@ -42,8 +45,6 @@ def bank_error(write_bank, body: str) -> str:
         load_banks([write_bank("questions:\n" + body)])
     return str(info.value)
 
-
-# ---------------------------------------------------------------- projections
 
 PROJ = """\
   - id: p
@@ -239,8 +240,6 @@ def test_projections_that_can_only_draw_zero_tokens_fail_with_a_clear_error(writ
     assert "change x_low..x_high" in str(info.value)
 
 
-# ---------------------------------------------------------------- cross attention
-
 CROSS = """\
   - id: c
     family: cross
@@ -303,8 +302,6 @@ def test_cross_rejects_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank, f"  - id: c\n    family: cross\n    params:\n      {params}\n")
     assert expected in msg
 
-
-# ---------------------------------------------------------------- identical keys
 
 IDENT = """\
   - id: i
@@ -372,9 +369,6 @@ def test_identical_keys_reject_bad_parameters(write_bank, params, expected):
     assert expected in msg
 
 
-# ---------------------------------------------------------------- scale effect
-
-
 def test_scale_effect_reproduces_the_note_practice_row():
     sol = solve(
         "scale-effect", {"row": [0, 2], "d_k": 2, "n": 2, "softmax": True, "variance": True}
@@ -432,9 +426,6 @@ def test_scaling_family_still_builds_the_practice_bank():
     build_ = make_build(bank, 1)
     rows = {i.spec.id: i for i in build_.sheets[0].items}
     assert rows["practice-scale-row"].solution.answer("A_unscaled").rounded == ["0.12", "0.88"]
-
-
-# ---------------------------------------------------------------- multi-head
 
 
 def mh(d, h, d_v=0, biases=True, head_shape=True):
@@ -519,9 +510,6 @@ def test_multihead_rejects_heads_that_do_not_divide_d(write_bank, params, expect
     assert expected in msg
 
 
-# ---------------------------------------------------------------- cost
-
-
 def test_cost_counts_scores_per_head_and_in_total():
     sol = solve("cost", {"T": 4, "h": 2, "L": 3, "doubling": True, "causal_count": True})
     assert sol.answer("per_head").value == 16
@@ -536,8 +524,6 @@ def test_cost_for_a_long_sequence():
     assert sol.answer("total").value == 150994944
     assert "1\\,048\\,576" in sol.steps[0].math
 
-
-# ---------------------------------------------------------------- heatmap
 
 HEAT = """\
   - id: h
@@ -606,9 +592,6 @@ def test_heatmap_rejects_bad_parameters(write_bank, params, expected):
     assert expected in msg
 
 
-# ---------------------------------------------------------------- concept
-
-
 def test_concept_asks_the_named_questions_with_model_answers(write_bank):
     item = only_item(
         write_bank,
@@ -661,8 +644,6 @@ def test_concept_rejects_bad_parameters(write_bank, params, expected):
     msg = bank_error(write_bank, f"  - id: k\n    family: concept\n    params:\n      {params}\n")
     assert expected in msg
 
-
-# ---------------------------------------------------------------- the note bank
 
 NOTE_FAMILIES = {
     "softmax",
@@ -719,16 +700,6 @@ def test_note_bank_builds_with_pdfs(tmp_path: Path):
     key = json.loads((res.folder / "key.json").read_text(encoding="utf-8"))
     families = {q["family"] for q in key["sheets"][0]["questions"]}
     assert NOTE_FAMILIES - {"scaling", "heads"} <= families
-
-
-def test_families_command_lists_word_parameters(runner):
-    from worksheetgen.cli import main
-
-    result = runner.invoke(main, ["families"])
-    assert result.exit_code == 0, result.output
-    assert "ask: a word or a list of words from: identical-keys, why-sqrt-dk" in result.output
-    for name in NOTE_FAMILIES:
-        assert f"\n{name}: " in "\n" + result.output
 
 
 @pytest.mark.parametrize("name", ["default.yaml", "note.yaml", "slips.yaml", "practice.yaml"])

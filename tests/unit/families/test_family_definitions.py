@@ -1,6 +1,9 @@
 """A family's declarations are checked when its class is defined: display kinds are typed and
 listed, a part's answer name is one the family declares, and a typo fails at import on one
-line naming the family (and the part), not in the middle of a build."""
+line naming the family (and the part), not in the middle of a build.
+
+A behaviour across modules, not one module's tests (authoring, bank.load, errors, families,
+families.base, model, solve.item)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Keys a TA reads without a second thought: whole tables exact, one printing style per
-answer, names and wording that say what they mean."""
+answer, names and wording that say what they mean.
+
+A behaviour across modules, not one module's tests (attention, bank.load, errors, families,
+families.cost, model, solve.draw, solve.item)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """Grading a mark-all-that-apply part: Moodle's multi-answer rule (each right option marked
 earns 1/(number right), each wrong one costs 1/(number wrong), at least 0) or all or
 nothing; responses.csv spells a set "B;D" (letters or texts), Moodle's Responses report
-"opt1; opt2"."""
+"opt1; opt2".
+
+A behaviour across modules, not one module's tests (bank.load, errors, grading.key,
+grading.moodle, grading.responses, grading.score, keyjson.read, keyjson.write, render.markup)."""
 
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from worksheetgen.keyjson.write import key_json
 from worksheetgen.render.markup import markup_lms
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mark-all.yaml"
+
+
 #: the fractions Moodle's question bank allows (question_bank::fraction_options_full), as
 #: lib/questionlib.php lists them: 1/n to 7 decimals
 MOODLE_FRACTIONS = {n: round(1 / n, 7) for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20)}
@@ -154,38 +159,3 @@ def test_moodles_response_report_of_a_multi_answer_question_is_graded(key, tmp_p
     a = Fraction(3) * max(Fraction(0), Fraction(1, 3) - Fraction(1, 2))
     assert by["a@example.com"] == {"ma-mask": a, "ma-shapes": 2, "ma-why-sqrt": 2}
     assert by["b@example.com"] == {"ma-mask": 3, "ma-shapes": 0, "ma-why-sqrt": 2}
-
-
-def test_the_feedback_page_names_every_right_option_after_a_partial_answer(key, tmp_path):
-    from click.testing import CliRunner
-
-    from worksheetgen.cli import main
-
-    (tmp_path / "key.json").write_text(json.dumps(key), encoding="utf-8")
-    q = key["sheets"][0]["questions"][0]
-    right = q["answer"]["marked"]
-    letters = _letters(key, 0, right)
-    (tmp_path / "r.csv").write_text(
-        f"student,question,answer,entry,value\nmark-all-quiz,ma-mask,marked,,{letters[0]}\n",
-        encoding="utf-8",
-    )
-    result = CliRunner().invoke(
-        main,
-        [
-            "grade",
-            "--key",
-            str(tmp_path / "key.json"),
-            str(tmp_path / "r.csv"),
-            "--out",
-            str(tmp_path / "out"),
-            "-q",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    page = (tmp_path / "out" / "feedback" / "mark-all-quiz.html").read_text(encoding="utf-8")
-    assert "partly right" in page
-    assert "The right options are " + letters[0] + ": " in page
-    assert all(f"; {x}: " in page for x in letters[1:])
-    assert "No named slip reproduces" not in page
-    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert f"key {';'.join(letters)}" in report

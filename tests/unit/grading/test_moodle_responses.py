@@ -1,5 +1,8 @@
 """grade reads Moodle's own Responses report (issue 18): real Moodle 4.5.5 downloads in
-tests/fixtures/moodle/ (its README says what each student typed)."""
+tests/fixtures/moodle/ (its README says what each student typed).
+
+A behaviour across modules, not one module's tests (errors, grading.key, grading.moodle,
+grading.responses, grading.score, grading.spreadsheet, keyjson.read, textrules)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ from fractions import Fraction
 import pytest
 
 from tests.paths import MOODLE
-from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import GradeKey, grade_key
 from worksheetgen.grading.moodle import Attempts, Tries, parse_moodle
@@ -21,8 +23,14 @@ from worksheetgen.grading.score import GradeResult, StudentResult, grade
 from worksheetgen.keyjson.read import load_key
 
 FIXTURES = MOODLE
+
+
 BANKS = ("default", "slips", "note")
+
+
 QUIZ = {"default": 0, "slips": 1, "note": 2, "default-adaptive": 3}  # attempts.json order
+
+
 EMAILS = {
     "s1": "ada.lovelace@example.com",
     "s2": "ben.carter@example.com",
@@ -289,36 +297,6 @@ def test_moodle_refuses_a_row_with_fewer_fields_with_its_line():
     assert e.line == 3 and e.field == "fields"
 
 
-def test_grade_command_grades_a_moodle_download_and_writes_nothing_on_a_bad_one(tmp_path):
-    from click.testing import CliRunner
-
-    runner = CliRunner()
-    key = str(FIXTURES / "default" / "key.json")
-    bad = runner.invoke(
-        main,
-        ["grade", "--key", key, str(FIXTURES / "default" / "grades.csv"), "--out", str(tmp_path)],
-    )
-    assert bad.exit_code == 1 and "Grades report" in bad.output
-    assert list(tmp_path.iterdir()) == []
-    ok = runner.invoke(
-        main,
-        [
-            "grade",
-            "--key",
-            key,
-            str(FIXTURES / "default" / "responses-resp-right.csv"),
-            "--out",
-            str(tmp_path),
-        ],
-    )
-    assert ok.exit_code == 0, ok.output
-    scores = (tmp_path / "scores.csv").read_text(encoding="utf-8").splitlines()
-    assert scores[1].startswith("ada.lovelace@example.com,Ada Lovelace,")
-    assert len(scores) == 6  # five finished attempts; the one in progress is not a zero
-    report = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert "In progress, not graded" in report and "finn.olsen@example.com" in report
-
-
 def csv_rows(folder: str, name: str) -> list[list[str]]:
     return [r for r in csv.reader(io.StringIO(text_of(folder, name))) if any(r)]
 
@@ -339,38 +317,6 @@ def test_spreadsheet_download_has_the_cells_of_the_csv(folder, name):
     rows = read_rows(FIXTURES / folder / name, name)
     assert [r for _, r in rows] == csv_rows(folder, name.rsplit(".", 1)[0] + ".csv")
     assert [n for n, _ in rows] == list(range(1, len(rows) + 1))
-
-
-@pytest.mark.parametrize("bank", BANKS)
-def test_grade_command_grades_an_xlsx_download_as_its_csv(bank, tmp_path):
-    from click.testing import CliRunner
-
-    key = str(FIXTURES / bank / "key.json")
-    outs = []
-    for suffix in ("csv", "xlsx"):
-        out = tmp_path / suffix
-        done = CliRunner().invoke(
-            main,
-            ["grade", "--key", key, str(FIXTURES / bank / f"responses-qtext-resp-right.{suffix}")]
-            + ["--out", str(out)],
-        )
-        assert done.exit_code == 0, done.output
-        outs.append((out / "scores.csv").read_bytes())
-    assert outs[0] == outs[1]
-
-
-@pytest.mark.parametrize("name", ["grades.xlsx", "grades.ods", "responses.ods"])
-def test_grade_command_refuses_a_spreadsheet_that_is_no_responses_with_right_answers(
-    name, tmp_path
-):
-    from click.testing import CliRunner
-
-    key = str(FIXTURES / "default" / "key.json")
-    path = str(FIXTURES / "default" / name)
-    done = CliRunner().invoke(main, ["grade", "--key", key, path, "--out", str(tmp_path)])
-    assert done.exit_code == 1
-    assert f"{name}:1: header: expected" in done.output
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_spreadsheet_is_read_without_openpyxl_or_odfpy(monkeypatch):
@@ -411,22 +357,6 @@ def test_an_option_the_export_wrote_with_a_word_joiner_matches_its_text() -> Non
     )
 
 
-def test_moodle_report_names_the_version_each_student_drew_per_question(tmp_path):
-    from click.testing import CliRunner
-
-    responses, graded_key, key = read("default", "responses-resp-right.csv")
-    drawn = versions(graded_key, key)[EMAILS["s1"]]
-    folder = FIXTURES / "default"
-    args = ["grade", "--key", str(folder / "key.json"), str(folder / "responses-resp-right.csv")]
-    run = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "-q"])
-    assert run.exit_code == 0, run.output
-    report = (tmp_path / "report.md").read_text()
-    ada = report.split("## ada.lovelace@example.com")[1].split("\n## ")[0]
-    assert len(set(drawn.values())) > 1  # the fixture's Ada drew more than one version
-    for qid, version in drawn.items():
-        assert f"(`{qid}`, version {version})" in ada
-
-
 def several_attempts_text() -> str:
     """The default download with Ben Carter's attempt three times: his own, then one that
     repeats Ada's right answers (a full score), then his own again."""
@@ -457,20 +387,6 @@ def test_moodle_several_attempts_count_as_the_attempt_rule_says(rule, counted, f
         f"{EMAILS['s2']} (Ben Carter), attempt {counted} of 3 counts ({rule})",
     )
     assert student(result, "s1").earned == student(result, "s1").possible  # one attempt
-
-
-def test_grade_command_reports_which_of_several_attempts_counts(tmp_path):
-    from click.testing import CliRunner
-
-    download = tmp_path / "responses.csv"
-    download.write_text(several_attempts_text(), encoding="utf-8")
-    key_file = str(FIXTURES / "default" / "key.json")
-    run = CliRunner().invoke(main, ["grade", "--key", key_file, str(download), "-q"])
-    assert run.exit_code == 0, run.output
-    report = (tmp_path / "report.md").read_text()
-    assert "Several attempts: ben.carter@example.com (Ben Carter), attempt 2 of 3 counts" in report
-    scores = list(csv.DictReader(io.StringIO((tmp_path / "scores.csv").read_text())))
-    assert [r["total"] for r in scores if r["student"] == EMAILS["s2"]] == ["30"]
 
 
 def test_moodle_all_tries_reads_a_slot_without_a_second_try_from_its_last_try():

@@ -2,7 +2,10 @@
 parts (issue 22 §2): a question with several versions, a pool of pick 1 and a pool of pick 2,
 each with a written part, exported so that the graded question asks the written part and one
 essay per slot answers it. tests/fixtures/moodle/real-4/ holds the download (its README says
-how it was made; what Moodle drew and each student typed is in attempts.json)."""
+how it was made; what Moodle drew and each student typed is in attempts.json).
+
+A behaviour across modules, not one module's tests (grading.key, grading.moodle,
+grading.responses, grading.score, grading.spreadsheet, keyjson.read)."""
 
 from __future__ import annotations
 
@@ -14,9 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import key_as_version_1
 from tests.paths import MOODLE
-from worksheetgen.cli import main
 from worksheetgen.grading.key import grade_key
 from worksheetgen.grading.moodle import parse_moodle_rows
 from worksheetgen.grading.responses import _records
@@ -25,7 +26,11 @@ from worksheetgen.grading.spreadsheet import read_rows
 from worksheetgen.keyjson.read import load_key, written_parts
 
 REAL = MOODLE / "real-4"
+
+
 KEY = REAL / "key.json"
+
+
 DOWNLOADS = [
     "responses-right.csv",
     "responses-right.xlsx",
@@ -38,44 +43,6 @@ def _rows(path: Path) -> list[tuple[int, list[str]]]:
     if path.suffix in (".xlsx", ".ods"):
         return read_rows(path, str(path))
     return list(_records(path.read_bytes().decode("utf-8-sig"), str(path)))
-
-
-def _questions(xml: bytes) -> list[tuple[str, str, int, str, str]]:
-    """(name, ID number, number of gaps, the text of an essay, its mark) of every question."""
-    out = []
-    for q in ET.fromstring(xml).iter("question"):
-        if q.get("type") == "category":
-            continue
-        text = q.findtext("questiontext/text") or ""
-        gaps = len(re.findall(r"\{\d+:(?:NUMERICAL|SHORTANSWER|MULTICHOICE\w*):", text))
-        essay = text if q.get("type") == "essay" else ""
-        mark = q.findtext("defaultgrade") or ""
-        name = q.findtext("name/text") or ""
-        out.append((name, q.findtext("idnumber") or "", gaps, essay, mark))
-    return out
-
-
-def test_the_fixture_is_what_todays_export_of_its_bank_makes(runner, tmp_path):
-    """Fails when the build or the Moodle export of real-4/bank.yaml no longer makes the
-    questions the real download was taken on: then make the download again (README)."""
-    argv = ["build", "--seed", "42", "--versions", "4", "--no-pdf", "--export", "moodle"]
-    argv += ["--bank", str(REAL / "bank.yaml"), "--out", str(tmp_path)]
-    result = runner.invoke(main, argv)
-    assert result.exit_code == 0, result.output
-    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    fresh = json.loads((folder / "key.json").read_text("utf-8"))
-    kept = json.loads(KEY.read_text("utf-8"))
-    if kept["version"] == 1:  # a fixture taken before key.json version 2
-        fresh = key_as_version_1(fresh)
-    assert fresh["sheets"] == kept["sheets"], "renew real-4"
-    made = _questions((folder / "moodle.xml").read_bytes())
-    assert made == _questions((REAL / "moodle.xml").read_bytes()), "renew real-4"
-    essays = [(n, i) for n, i, _, e, _ in made if e]
-    assert essays == [
-        ("1. q-scale (written)", "q-scale:written"),
-        ("2. why (written)", "why:written"),
-        ("3. two (written)", "two:written"),
-    ]
 
 
 def _attempts() -> list[dict]:

@@ -1,7 +1,9 @@
 """One text rule for every output (issue 33, section 5): names and strings a student typed
 in a Moodle download (ESC, BEL, a bidi override, NUL) reach no output raw: scores.csv,
 report.md, the class report and each feedback page (HTML and PDF) show them escaped, as
-error lines do (``textrules.shown``)."""
+error lines do (``textrules.shown``).
+
+A behaviour across modules, not one module's tests (report.grade, textrules)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""One build path, several sinks: whichever sink takes the sheets, the folder is the same."""
+"""One build path, several sinks: whichever sink takes the sheets, the folder is the same.
+
+A behaviour across modules, not one module's tests (pipeline, pipeline.build, pipeline.plan)."""
 
 from __future__ import annotations
 

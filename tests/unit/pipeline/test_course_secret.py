@@ -1,4 +1,7 @@
-"""The course secret: it enters every draw, changes every variant, and is written nowhere."""
+"""The course secret: it enters every draw, changes every variant, and is written nowhere.
+
+A behaviour across modules, not one module's tests (bank.load, model, pipeline.build,
+pipeline.options, solve.rng)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Building a sheet never calls SymPy's generic simplify (about 250 ms a call)."""
+"""Building a sheet never calls SymPy's generic simplify (about 250 ms a call).
+
+A behaviour across modules, not one module's tests (bank.load)."""
 
 from __future__ import annotations
 

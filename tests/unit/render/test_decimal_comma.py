@@ -2,7 +2,9 @@
 ``--decimal comma``) prints every answer, table, given value, worked step and margin with a
 decimal comma, checked in the outputs themselves: the PDFs' text (pdftotext, its words'
 boxes), the Markdown and the HTML; a section of the course's note ("Note 3.2", the bank's
-course) stays as written, and ``--decimal point`` gives German words with points."""
+course) stays as written, and ``--decimal point`` gives German words with points.
+
+A behaviour across modules, not one module's tests (pipeline.build, pipeline.options)."""
 
 from __future__ import annotations
 

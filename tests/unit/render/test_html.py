@@ -1,7 +1,11 @@
 """The HTML sheets and keys: escaped, self-contained, labelled, large print (#37 §2).
 
 What a browser makes of them (console, requests, the accessibility tree, how they look) is
-tested in tests/e2e/test_html_browser.py; here the files themselves are read."""
+tested in tests/e2e/test_html_browser.py; here the files themselves are read.
+
+A behaviour across modules, not one module's tests (bank.roster, errors, pipeline.build,
+pipeline.options, pipeline.sheet, render, render.documents, render.htmlmath, render.htmlwords,
+resources)."""
 
 from __future__ import annotations
 

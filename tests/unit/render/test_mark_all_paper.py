@@ -1,5 +1,7 @@
 """Mark all that apply on paper: the sheet says so, and the key and the TA's grid show every
-right option (the fixture bank tests/fixtures/mark-all.yaml)."""
+right option (the fixture bank tests/fixtures/mark-all.yaml).
+
+A behaviour across modules, not one module's tests (bank.load, pipeline.sheet)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """The printed page's style as it prints (issue 26, section 4): one digit-grouping style per
 document that grade reads back, the note's rounding said where the key departs from it, a
 shade-only heatmap for reading questions, one typeface for a whole class whatever names its
-roster holds, and lettered options in the Markdown sheet."""
+roster holds, and lettered options in the Markdown sheet.
+
+A behaviour across modules, not one module's tests (exact.mathtex, grading.key,
+grading.responses, grading.score, pipeline.build, render.grid, render.markup)."""
 
 from __future__ import annotations
 
@@ -205,6 +208,7 @@ def test_one_typeface_for_every_student_whatever_names_the_roster_holds(two_clas
         assert all(f == first for f in found.values()), (kind, found)
 
 
+@pytest.mark.slow
 @needs_tex
 def test_a_lualatex_run_asks_the_font_index_without_rescanning_the_disk(two_classes, tmp_path):
     """The fallback fonts not installed (the Noto fonts on a Debian machine with DejaVu and

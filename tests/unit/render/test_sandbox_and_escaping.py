@@ -3,12 +3,14 @@
 Covers issue 5 section 3. Prompts run in Jinja2's immutable sandbox with extra limits; every
 user text is escaped for LaTeX and Markdown; bank math keeps only safe commands; TeX runs
 without shell escape and cannot read or write outside its folder; YAML builds no objects.
+
+A behaviour across modules, not one module's tests (bank.load, errors, pipeline.build,
+render.markup, render.prompts, tex).
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -18,9 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROOT, needs_tex
+from tests.conftest import needs_tex
 from worksheetgen.bank.load import load_banks
-from worksheetgen.cli import main
 from worksheetgen.errors import BankError, CompileError, TemplateError
 from worksheetgen.render.markup import (
     MATH_COMMANDS,
@@ -36,6 +37,7 @@ from worksheetgen.render.prompts import render_prompt
 from worksheetgen.tex import run as tex
 
 CONTEXT = {"T": 3, "d_k": 4, "S": [[1, 2, 0], [0, 1, 3], [2, 2, 1]], "causal": False}
+
 
 # known sandbox escapes and resource abuse: (template, words the one-line error must contain)
 ESCAPES = [
@@ -93,26 +95,6 @@ def test_sandbox_escape_is_a_clean_one_line_error(template, words) -> None:
     assert time.monotonic() - started < 5
 
 
-def test_sandbox_escape_in_a_bank_is_refused_at_load(runner, tmp_path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "bank.yaml").write_text(
-        "questions:\n  - id: a\n    family: softmax\n    prompt: |\n      Scores:\n"
-        "      {{ cycler.__init__.__globals__.os }}\n",
-        encoding="utf-8",
-    )
-    result = runner.invoke(
-        main, ["build", "--seed", "1", "--no-pdf", "--out", "out", "--bank", "bank.yaml"]
-    )
-    assert result.exit_code == 1
-    assert result.stderr == (
-        "worksheetgen: error: bank.yaml:6: questions[0].prompt: prompt line "
-        "2: template not allowed: expected an attribute without '_' in "
-        "front, got '__globals__'\n"
-    )
-    assert not (tmp_path / "pwned").exists()
-    assert not (tmp_path / "out").exists()
-
-
 def test_plain_prompts_still_render_with_loops_filters_and_tests() -> None:
     text = (
         "{{ T }} tokens{% if d_k is defined %}, d_k = {{ d_k }}{% endif %}: "
@@ -144,8 +126,6 @@ def test_a_bank_prompt_may_use_its_loop_variables(tmp_path) -> None:
     sheet = (result.folder / "sheet.md").read_text("utf-8")
     assert "Tokens 1 2 " in sheet and " of 3 with d" in sheet
 
-
-# ---------------------------------------------------------------- escaping
 
 TEX_OUTPUT_COMMANDS = {
     "textbackslash",
@@ -239,8 +219,6 @@ def test_escape_md_leaves_no_markup(text) -> None:
 def test_escape_md_is_inert_for_any_text(text) -> None:
     assert_inert_md(escape_md(text))
 
-
-# ---------------------------------------------------------------- math in prompts
 
 SAFE_SYMBOLS = set(",;:!{}|%#&$_ \\")
 
@@ -413,9 +391,6 @@ def test_markup_tex_escapes_text_and_sanitizes_math() -> None:
     )
 
 
-# ---------------------------------------------------------------- YAML
-
-
 def test_python_tags_are_refused_and_never_run(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     for n, text in enumerate(
@@ -488,9 +463,6 @@ def test_nesting_hundreds_of_thousands_of_levels_deep_is_one_error_line_not_a_cr
     assert done.stdout.startswith(str(deep)) and done.stdout.count("\n") == 1
 
 
-# ---------------------------------------------------------------- TeX
-
-
 def pdf_text(pdf: bytes, tmp_path: Path) -> str:
     path = tmp_path / "x.pdf"
     path.write_bytes(pdf)
@@ -528,110 +500,6 @@ def test_tex_cannot_run_commands_or_touch_files_outside_its_folder(tmp_path) -> 
     assert all(root_line not in text for text in outcomes.values())
 
 
-@needs_tex
-def test_hostile_bank_text_prints_literally_in_the_pdf(runner, tmp_path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "bank.yaml").write_text(
-        r"""
-sheet:
-  title: 'Quiz \input{/etc/passwd} 100% #1'
-  course: '\write18{touch pwned} ^^5c {course}'
-  instructions: "Read \\input{/etc/passwd} and \\catcode`\\^=7 ~ & _ for \\$5"
-questions:
-  - id: a
-    family: heads
-    title: '\immediate\write18{touch pwned2}'
-    params: {d: 8, h: 2}
-    prompt: 'Widths d = {{ d }}: \input{/etc/hosts} costs 5% of $d/h = {{ d }}/{{ h }}$.'
-""".lstrip(),
-        encoding="utf-8",
-    )
-    result = runner.invoke(main, ["build", "--seed", "1", "--out", "out", "--bank", "bank.yaml"])
-    assert result.exit_code == 0, result.stderr
-    (folder,) = (tmp_path / "out").iterdir()
-    text = pdf_text((folder / "sheet.pdf").read_bytes(), tmp_path)
-    flat = " ".join(text.split())
-    assert "Quiz \\input{/etc/passwd} 100% #1" in flat
-    assert "\\write18{touch pwned} ^^5c {course}" in flat
-    assert "\\input{/etc/hosts} costs 5%" in flat
-    # instructions are markup like a prompt: their text is shown, not run (and math that
-    # is not on the safe list is refused at load, tests/unit/bank/test_bank_audit.py)
-    assert "Read \\input{/etc/passwd} and" in flat and "for $5" in flat
-    assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
-    root_line = Path("/etc/passwd").read_text().splitlines()[0]
-    assert root_line not in text
-
-
-# ---------------------------------------------------------------- --templates
-
-TEMPLATE_ESCAPES = [
-    ("((( cycler.__init__.__globals__ )))", "access to attribute '__init__'"),
-    ("((( build.__class__.__mro__ )))", "access to attribute '__class__'"),
-    ("((( sheets.append(1) )))", "access to attribute 'append'"),
-    ("((( 1 / 0 )))", "ZeroDivisionError: division by zero"),
-]
-
-
-@pytest.mark.parametrize("body,words", TEMPLATE_ESCAPES, ids=[b for b, _ in TEMPLATE_ESCAPES])
-def test_shared_templates_run_in_the_sandbox(body, words, runner, tmp_path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "tpl" / "latex").mkdir(parents=True)
-    (tmp_path / "tpl" / "latex" / "sheet.tex.j2").write_text(
-        '((* extends "base.tex.j2" *))\n((* block sheet_body *))\nHello\n'
-        + body
-        + "\n((* endblock *))\n",
-        encoding="utf-8",
-    )
-    result = runner.invoke(
-        main, ["build", "--seed", "1", "--no-pdf", "--out", "out", "--templates", "tpl"]
-    )
-    assert result.exit_code == 1
-    assert result.stderr.startswith(
-        "worksheetgen: error: tpl/latex/sheet.tex.j2:4: template error: "
-    ), result.stderr
-    assert words in result.stderr and result.stderr.count("\n") == 1
-    assert not (tmp_path / "out").exists()
-
-
-def test_a_copy_of_the_bundled_templates_builds_in_the_sandbox(runner, tmp_path) -> None:
-    shutil.copytree(ROOT / "templates", tmp_path / "tpl")
-    plain = runner.invoke(main, ["build", "--seed", "3", "--no-pdf", "--out", str(tmp_path / "a")])
-    shared = runner.invoke(
-        main,
-        [
-            "build",
-            "--seed",
-            "3",
-            "--no-pdf",
-            "--out",
-            str(tmp_path / "b"),
-            "--templates",
-            str(tmp_path / "tpl"),
-        ],
-    )
-    assert plain.exit_code == shared.exit_code == 0, shared.stderr
-    (a,) = (tmp_path / "a").iterdir()
-    (b,) = (tmp_path / "b").iterdir()
-    for name in ("sheet.tex", "key.tex", "sheet.md", "key.md"):
-        assert (a / name).read_bytes() == (b / name).read_bytes()
-
-
 def test_escape_md_leaves_parentheses_alone_so_mathjax_sees_no_inline_math() -> None:
     # "\(row by row\)" is inline math to MathJax's default delimiters
     assert escape_md("softmax (row by row) of [x](y)") == r"softmax (row by row) of \[x\](y)"
-
-
-def test_a_template_that_is_not_utf8_names_the_line_of_the_byte(runner, tmp_path) -> None:
-    # issue 33: every reader of a user's file names the line of a byte that is not UTF-8
-    (tmp_path / "mine" / "markdown").mkdir(parents=True)
-    (tmp_path / "mine" / "markdown" / "sheet.md.j2").write_bytes(b"line one\nCaf\xe9\n")
-    out = tmp_path / "out"
-    res = runner.invoke(
-        main,
-        ["build", "--seed", "1", "--no-pdf", "-q", "--out", str(out)]
-        + ["--bank", str(ROOT / "banks" / "quiz.yaml"), "--templates", str(tmp_path / "mine")],
-    )
-    assert res.exit_code == 1, res.output
-    sheet = tmp_path / "mine" / "markdown" / "sheet.md.j2"
-    assert res.output == f"worksheetgen: error: {sheet}:2: expected UTF-8 text, got the byte 0xE9\n"
-    assert not out.exists() or not any(out.iterdir())

@@ -1,5 +1,7 @@
 """The TA key of a class build (keys-grid.*): the answer grid, then one worked key per
-version of each question, not one key per student (issue 26, section 3)."""
+version of each question, not one key per student (issue 26, section 3).
+
+A behaviour across modules, not one module's tests (pipeline.build, render.worked, resources)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """The student-number grid's records (#36 §3): what TeX recorded becomes scan.json's
 ``student_number`` and each page's ``number_boxes`` (apart from the answers' boxes), read back
 through the contract with every field checked; the option's and the configuration key's
-refusals are one line each."""
+refusals are one line each.
+
+A behaviour across modules, not one module's tests (api, errors, pipeline.config,
+pipeline.options, scan.contract, scan.layout, scan.positions)."""
 
 from __future__ import annotations
 

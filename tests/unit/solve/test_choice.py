@@ -1,5 +1,8 @@
 """Multiple choice: the options are the correct value and the slips' results, shuffled by the
-item's own generator, rendered with circles on the sheet and named in the key."""
+item's own generator, rendered with circles on the sheet and named in the key.
+
+A behaviour across modules, not one module's tests (bank.load, errors, families, keyjson.write,
+model, pipeline.sheet, solve.draw, solve.item, solve.rng)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Pick-one options must not give the answer away by their length (issue #17, item 7)."""
+"""Pick-one options must not give the answer away by their length (issue #17, item 7).
+
+A behaviour across modules, not one module's tests (families, families.concept, pipeline.check)."""
 
 from __future__ import annotations
 

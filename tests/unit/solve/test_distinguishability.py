@@ -1,4 +1,7 @@
-"""Drawn variants: every slip must show at the printed digits; else redraw, drop or fail."""
+"""Drawn variants: every slip must show at the printed digits; else redraw, drop or fail.
+
+A behaviour across modules, not one module's tests (attention, bank.load, errors, exact,
+families, keyjson.write, model, solve.draw, solve.item)."""
 
 from __future__ import annotations
 
@@ -136,25 +139,6 @@ def test_drawn_variants_that_always_collide_fail_after_bounded_redraws(write_ban
     assert f"got none in {MAX_REDRAWS + 1} draws" in text
     assert text.endswith("; print more decimals or let the parameters vary more")
     assert "softmax-over-columns gives the correct answer" in text
-
-
-def test_the_cli_reports_an_undistinguishable_bank_in_one_line(runner, write_bank, tmp_path):
-    from worksheetgen.cli import main
-
-    path = write_bank("""
-sheet: {id: t}
-questions:
-  - id: q
-    family: softmax
-    params: {S: [[2, 0], [0, 2]], d_k: {choices: [2, 4]}}
-""")
-    res = runner.invoke(
-        main,
-        ["build", "--seed", "1", "--bank", str(path), "--no-pdf", "--out", str(tmp_path / "o")],
-    )
-    assert res.exit_code == 1
-    assert "softmax-over-columns gives the correct answer" in res.output
-    assert "Traceback" not in res.output
 
 
 def test_default_bank_draws_no_uniform_table_and_every_slip_prints_differently():

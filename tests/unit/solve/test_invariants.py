@@ -1,4 +1,7 @@
-"""Key invariants: each one holds on real items and each one fails on a broken solution."""
+"""Key invariants: each one holds on real items and each one fails on a broken solution.
+
+A behaviour across modules, not one module's tests (attention.compute, bank.load, errors, exact,
+families.base, model, pipeline.build, solve, solve.item)."""
 
 from __future__ import annotations
 

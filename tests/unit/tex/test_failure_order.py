@@ -1,6 +1,8 @@
 """A build's documents compile at once; when several fail, the error said is the first
 document's in the build's order, whichever TeX run ended first (a sheet names the question
-an error is in; the grid's worked keys, compiled beside it, may not)."""
+an error is in; the grid's worked keys, compiled beside it, may not).
+
+A behaviour across modules, not one module's tests (errors, tex)."""
 
 from __future__ import annotations
 

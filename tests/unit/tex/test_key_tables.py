@@ -1,6 +1,8 @@
 """The tables of a sheet and a key as they print: the slip fingerprints at the size of the
 text around them, in rows that break across pages; the row labels of a table to fill in in
-the middle of their rows."""
+the middle of their rows.
+
+A behaviour across modules, not one module's tests (pipeline.build)."""
 
 from __future__ import annotations
 

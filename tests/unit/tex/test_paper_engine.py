@@ -1,5 +1,8 @@
 """Paper size and TeX engine as course settings: worksheetgen.toml's paper and engine, the
---paper and --engine options (which win), and what each does to the PDFs."""
+--paper and --engine options (which win), and what each does to the PDFs.
+
+A behaviour across modules, not one module's tests (errors, pipeline.build, pipeline.config,
+tex.run)."""
 
 from __future__ import annotations
 
@@ -10,14 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from worksheetgen.cli import main
 from worksheetgen.pipeline.build import BuildOptions, build
 from worksheetgen.pipeline.config import load_config
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="TeX is not installed")
+
+
 needs_lua = pytest.mark.skipif(shutil.which("lualatex") is None, reason="no LuaLaTeX")
+
+
 needs_poppler = pytest.mark.skipif(shutil.which("pdfinfo") is None, reason="no pdfinfo")
-NO_SECRET = {"WORKSHEETGEN_SECRET": ""}
 
 
 def _size(pdf: Path) -> str:
@@ -44,31 +49,6 @@ def test_paper_and_engine_come_from_the_file_and_the_options_win(tmp_path):
     assert (default.value("paper"), default.value("engine")) == ("a4", "auto")
 
 
-def test_config_shows_paper_and_engine(runner, tmp_path):
-    path = tmp_path / "worksheetgen.toml"
-    path.write_text('engine = "pdflatex"\n', encoding="utf-8")
-    result = runner.invoke(main, ["config", "--config", str(path)], env=NO_SECRET)
-    assert result.exit_code == 0, result.output
-    assert "paper = a4  (default)" in result.output
-    assert f"engine = pdflatex  ({path}:1)" in result.output
-
-
-@pytest.mark.parametrize(
-    ("text", "what"),
-    [
-        ('paper = "a5"\n', "paper: expected one of a4, letter, got 'a5'"),
-        ('engine = "xelatex"\n', "engine: expected one of auto, pdflatex, lualatex, got 'xelatex'"),
-    ],
-)
-def test_a_paper_or_engine_the_tool_does_not_know_is_one_line(runner, tmp_path, text, what):
-    path = tmp_path / "worksheetgen.toml"
-    path.write_text(text, encoding="utf-8")
-    args = ["build", "--seed", "1", "--no-pdf", "--out", str(tmp_path), "--config", str(path)]
-    result = runner.invoke(main, args, env=NO_SECRET)
-    assert result.exit_code == 1
-    assert result.output == f"worksheetgen: error: {path}:1: {what}\n"
-
-
 def test_the_default_paper_is_a4_in_the_very_bytes_of_today(tmp_path):
     a4 = build(BuildOptions(seed=3, out=str(tmp_path / "a"), pdf=False)).folder
     letter = build(BuildOptions(seed=3, out=str(tmp_path / "b"), pdf=False, paper="letter"))
@@ -92,20 +72,6 @@ def test_letter_lays_out_on_letter_paper_for_one_sheet_and_a_class(tmp_path):
         assert "612 x 792 pts (letter)" in _size(cls / name)
     a4 = build(BuildOptions(seed=3, out=str(tmp_path / "a4"))).folder
     assert "(A4)" in _size(a4 / "sheet.pdf")
-
-
-@needs_tex
-def test_pdflatex_asked_for_names_it_cannot_print_is_one_line_and_writes_nothing(runner, tmp_path):
-    roster = tmp_path / "class.csv"
-    roster.write_text("name,id\nΕλένη Παπαδοπούλου,e1\nAda,a2\n", encoding="utf-8")
-    out = tmp_path / "out"
-    args = ["build", "--seed", "1", "--roster", str(roster), "--out", str(out)]
-    result = runner.invoke(main, [*args, "--engine", "pdflatex"], env=NO_SECRET)
-    assert result.exit_code == 1
-    assert result.output.count("\n") == 1
-    assert result.output.startswith("worksheetgen: error: engine: expected text pdflatex can")
-    assert "Ε" in result.output and "--engine lualatex" in result.output
-    assert not out.exists() or not any(out.iterdir())
 
 
 @needs_tex

@@ -1,5 +1,7 @@
 """The bundled preamble builds each matrix's and table's column template once per document
-and reuses it; every table still comes out exactly as the array package alone sets it."""
+and reuses it; every table still comes out exactly as the array package alone sets it.
+
+A behaviour across modules, not one module's tests (pipeline.build, tex)."""
 
 from __future__ import annotations
 
