@@ -56,6 +56,7 @@ def read_choices(
                 correct=correct,
                 misconception=slip,
                 description=descriptions.get(slip or "", ""),
+                rounded=c.get("rounded"),
             )
         )
     n_correct = sum(c.correct for c in out)

@@ -97,6 +97,7 @@ class Choice:
     correct: bool
     misconception: str | None
     description: str
+    rounded: Any = None  # the option's value as the key prints it (key.json states any value)
 
 
 @dataclass(frozen=True)

@@ -335,11 +335,6 @@ CHECKED_NOT_KEPT = {
 #: grader computes with; a family may draw more)
 OPEN = {"sheets[].questions[].given"}
 
-#: fields the reader neither checks nor keeps: a choice's value as the key prints it (for
-#: people; grading and the exports use the option's text); the schema types it, the reader
-#: takes any value there
-NOT_READ = {"sheets[].questions[].choices[].rounded"}
-
 
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:
     while "$ref" in node:
@@ -541,7 +536,7 @@ def _record_fields(data: dict[str, Any], doc: Any) -> dict[str, list[tuple[Any, 
                     v.distractors,
                     ("misconception", "description", "answer", "rounded"),
                 ),
-                "choices": (v.choices, ("label", "text", "correct", "misconception")),
+                "choices": (v.choices, ("label", "text", "correct", "misconception", "rounded")),
             }
             for name, (records, fields) in lists.items():
                 if name not in q:
@@ -596,9 +591,9 @@ def test_every_field_written_is_read_into_the_records_with_its_value(built_keys,
                     wrong.append(f"{key_name}: {path}: file {file_value!r}, read {record_value!r}")
                     break
     assert wrong == [], "\n".join(wrong)
-    unread = sorted(_field_paths(named) - compared - CHECKED_NOT_KEPT - NOT_READ)
+    unread = sorted(_field_paths(named) - compared - CHECKED_NOT_KEPT)
     assert unread == [], f"fields the schema names that the reader's records do not hold: {unread}"
-    assert CHECKED_NOT_KEPT | NOT_READ <= _field_paths(named) - compared
+    assert CHECKED_NOT_KEPT <= _field_paths(named) - compared
 
 
 def test_the_contract_check_names_a_field_by_its_path():
