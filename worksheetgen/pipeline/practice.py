@@ -82,7 +82,7 @@ def _slip_words(name: str, description: str) -> dict[str, str]:
 
 
 def _question(q: QuestionKey) -> dict[str, Any]:
-    from worksheetgen.grading.key import norm_text
+    from worksheetgen.grading.key import norm_text  # grading's key: only with --practice
 
     answers: list[dict[str, Any]] = []
     for a in q.answers:
@@ -136,7 +136,7 @@ def _question(q: QuestionKey) -> dict[str, Any]:
 def practice_data(build: Build, sheet: Sheet) -> str:
     """The grader's view of one sheet's key, as the JSON the practice page reads (safe to
     put inside a <script> element: no "<" in it)."""
-    from worksheetgen.grading.key import parse_key
+    from worksheetgen.grading.key import parse_key  # grading's key: only with --practice
 
     doc = json.loads(json.dumps(keyfile.key_json(replace(build, sheets=(sheet,)))))
     key = parse_key(doc, f"the key of sheet {sheet.id}")
