@@ -344,9 +344,8 @@ def test_a_key_at_zero_decimals_says_approximately_prints_its_margins_and_tells_
 
 
 def test_a_table_that_prints_exactly_is_equal_to_its_printed_form(write_bank):
-    from tests.solved import make_build
+    from tests.solved import make_build, render_all
     from worksheetgen.bank.load import load_banks
-    from worksheetgen.pipeline.sheet import render_all
 
     # scores / sqrt(4) are halves: 0.50 is the value, not an approximation of it
     path = write_bank(

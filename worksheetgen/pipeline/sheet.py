@@ -1,8 +1,8 @@
 """One sheet's inputs and documents: the banks with the build's options applied
 (``load_bank``), what every document template sees (``document_context``: render's template
 helpers bound to the build, with the display kinds its families declare and, for a scanner,
-each sheet's page code) and a solved build's whole documents in one call (``render_all``,
-for tests that hold a solved build; a build renders each sheet through ``renderer.Renderer``).
+each sheet's page code); a build renders each sheet through ``renderer.Renderer`` (a solved
+build's whole documents in one call, for tests, is ``tests.solved.render_all``).
 
 The helpers the templates call live in ``render.helpers``; this module binds what lies above
 render (the families, the scanner's codes) into their context.
@@ -28,10 +28,8 @@ from worksheetgen.model import (
     Space,
 )
 from worksheetgen.pipeline.options import BuildOptions
-from worksheetgen.render.documents import render_document
 from worksheetgen.render.helpers import (
     carry_text,
-    grid_context,
     item_title,
     large_print,
     large_print_tex,
@@ -39,7 +37,6 @@ from worksheetgen.render.helpers import (
     opening_lines,
     part_points_text,
     points_text,
-    sheet_grid_row,
     sheet_points,
     sheet_points_text,
     space_text,
@@ -190,36 +187,6 @@ def scan_context(
         "scan_scores": score_rows,
         "student_number": build.student_number,
     }
-
-
-def render_all(
-    build: Build,
-    template_dir: str | None = None,
-    scannable: bool = False,
-    answer_sheet: bool = False,
-) -> dict[str, str]:
-    """Sheet, key and the key's answer grid, as LaTeX and Markdown (sheet and key as HTML
-    too), from the one Build
-    (``scannable``: the sheet's LaTeX for a scanner; ``answer_sheet``: a booklet whose
-    answers go on a separate answer sheet, rendered by the caller)."""
-    ctx = document_context(build)
-    docs = {
-        f"{kind}{ext}": render_document(fmt, kind, ctx, template_dir)
-        for kind in ("sheet", "key")
-        for fmt, ext in (("latex", ".tex"), ("markdown", ".md"))
-    }
-    if scannable:
-        scan_ctx = document_context(build, scannable=True)
-        docs["sheet.tex"] = render_document("latex", "sheet", scan_ctx, template_dir)
-    elif answer_sheet:
-        booklet = {**ctx, "answer_sheet": True}
-        docs["sheet.tex"] = render_document("latex", "sheet", booklet, template_dir)
-    for kind in ("sheet", "key"):
-        docs[f"{kind}.html"] = render_document("html", kind, ctx, template_dir)
-    grid = {**ctx, **grid_context(build, [sheet_grid_row(s) for s in build.sheets])}
-    for fmt, ext in (("latex", ".tex"), ("markdown", ".md")):
-        docs[f"key-grid{ext}"] = render_document(fmt, "grid", grid, template_dir)
-    return docs
 
 
 def folder_name(build: Build) -> str:

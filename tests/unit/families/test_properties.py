@@ -28,13 +28,12 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from tests import oracles
-from tests.solved import make_build
+from tests.solved import make_build, render_all
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import InvariantError, SolveError, WorksheetgenError
 from worksheetgen.families import FAMILIES, get_family
 from worksheetgen.families.base import BoolParam, IntParam, MatrixParam
 from worksheetgen.keyjson.write import key_json
-from worksheetgen.pipeline.sheet import render_all
 
 # each example is a whole build: few examples, no deadline, no shrinking (a failing example is
 # reported as drawn), the same examples on every run

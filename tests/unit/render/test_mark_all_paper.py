@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
-from tests.solved import make_build
+from tests.solved import make_build, render_all
 from worksheetgen.bank.load import load_banks
-from worksheetgen.pipeline.sheet import render_all
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mark-all.yaml"
 

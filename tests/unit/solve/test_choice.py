@@ -12,13 +12,12 @@ import math
 import pytest
 
 from tests.oracles import half_up, softmax
-from tests.solved import make_build
+from tests.solved import make_build, render_all
 from worksheetgen.bank.load import load_banks
 from worksheetgen.errors import DrawError
 from worksheetgen.families import get_family
 from worksheetgen.keyjson.write import key_json
 from worksheetgen.model import SheetIdentity
-from worksheetgen.pipeline.sheet import render_all
 from worksheetgen.solve.draw import draw_given_values, draw_variant
 from worksheetgen.solve.item import make_item
 from worksheetgen.solve.rng import generator
