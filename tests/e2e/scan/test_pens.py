@@ -11,23 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, needs_tex
+from tests.conftest import needs_tex
+from tests.e2e.scan.builds import build_folder
 from tests.scanpens import ORDINARY, run_mix
 
 pytestmark = needs_tex
-QUIZ = str(ROOT / "banks" / "quiz.yaml")
-
-
-def _build(out: Path, versions: int) -> Path:
-    from worksheetgen.cli import main
-
-    args = ["build", "--seed", "5", "--bank", QUIZ, "--out", str(out), "-q", "--scannable"]
-    try:
-        main([*args, "--answer-sheet", "--versions", str(versions)])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    (folder,) = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    return folder
+# the pens are tried on answer sheets of the bundled quiz, so many versions
+PENS_ARGS = ("--scannable", "--answer-sheet", "--versions")
 
 
 def _assert_no_silent_misread(tally, boxes: int) -> None:
@@ -41,13 +31,13 @@ def _assert_no_silent_misread(tally, boxes: int) -> None:
 
 
 def test_a_few_hundred_boxes_of_every_pen_are_read_right_or_flagged(tmp_path: Path):
-    folder = _build(tmp_path / "build", 4)
+    folder = build_folder(tmp_path / "build", *PENS_ARGS, "4", seed=5)
     tally = run_mix(folder, tmp_path / "scans", seed=1, sheets=list(range(4)), jobs=2)
     _assert_no_silent_misread(tally, 350)
 
 
 @pytest.mark.slow
 def test_thousands_of_boxes_of_every_pen_are_read_right_or_flagged(tmp_path: Path):
-    folder = _build(tmp_path / "build", 40)
+    folder = build_folder(tmp_path / "build", *PENS_ARGS, "40", seed=5)
     tally = run_mix(folder, tmp_path / "scans", seed=2, sheets=list(range(40)), jobs=0)
     _assert_no_silent_misread(tally, 3500)

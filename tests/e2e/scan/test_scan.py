@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, needs_tex
+from tests.e2e.scan.builds import build_folder as _build
 from tests.scansynth import Plan, distort, fill, render, smudge_code
 from worksheetgen.errors import ScanError
 from worksheetgen.grading.key import grade_key
@@ -31,22 +32,7 @@ from worksheetgen.scan.setup import _meanings
 pytestmark = needs_tex
 
 
-QUIZ = str(ROOT / "banks" / "quiz.yaml")
-
-
 JPEG = b"\xff\xd8"
-
-
-def _build(out: Path, *args: str) -> Path:
-    from worksheetgen.cli import main
-
-    try:
-        main(["build", "--seed", "3", "--bank", QUIZ, "--out", str(out), "-q", *args])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    folders = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    assert len(folders) == 1
-    return folders[0]
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +43,6 @@ def klass(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lines = (ROOT / "tests" / "golden" / "roster.csv").read_text("utf-8").splitlines()
     roster.write_text("\n".join(lines[:4]) + "\n", "utf-8")
     return _build(tmp / "out", "--scannable", "--roster", str(roster))
-
-
-@pytest.fixture(scope="module")
-def quiz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build(tmp_path_factory.mktemp("quiz"), "--scannable")
 
 
 def _scenario(boxes: list[dict], rng: random.Random) -> list[str | None]:

@@ -10,22 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, needs_tex
+from tests.conftest import needs_tex
+from tests.e2e.scan.builds import build_folder as _build
 from worksheetgen.scan.positions import key_codes
-
-QUIZ = str(ROOT / "banks" / "quiz.yaml")
-
-
-def _build(out: Path, *args: str) -> Path:
-    from worksheetgen.cli import main
-
-    try:
-        main(["build", "--seed", "3", "--bank", QUIZ, "--out", str(out), "-q", *args])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    folders = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    assert len(folders) == 1
-    return folders[0]
 
 
 def _roster(path: Path, rows: list[tuple[str, str]]) -> Path:

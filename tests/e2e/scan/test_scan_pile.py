@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, needs_tex
+from tests.conftest import needs_tex
+from tests.e2e.scan.builds import build_folder
 from tests.scansynth import render
 from tests.unit.scan.test_scan_pile import _decoded
-
-QUIZ = str(ROOT / "banks" / "quiz.yaml")
-
 
 CHOICES = """\
 sheet:
@@ -38,18 +36,6 @@ questions:
 """
 
 
-def _build(out: Path, bank: str, *args: str) -> Path:
-    from worksheetgen.cli import main
-
-    try:
-        main(["build", "--seed", "3", "--bank", bank, "--out", str(out), "-q", *args])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    folders = [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    assert len(folders) == 1
-    return folders[0]
-
-
 def _read_csv(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text("utf-8"))))
 
@@ -62,7 +48,7 @@ def choices(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bank.write_text(CHOICES, "utf-8")
     roster = tmp / "roster.csv"
     roster.write_text("name,id\nAnn Lee,s1\nBo Chan,s2\nCy Diaz,s3\n", "utf-8")
-    return _build(tmp / "out", str(bank), "--scannable", "--roster", str(roster))
+    return build_folder(tmp / "out", "--scannable", "--roster", str(roster), bank=str(bank))
 
 
 @needs_tex
@@ -117,11 +103,6 @@ def test_a_pile_with_no_page_of_the_class_is_graded_too(choices: Path, tmp_path:
     assert result.identified == 0 and result.grade is not None
     assert [i.kind for i in result.issues] == ["blank-page", "absent", "absent", "absent"]
     assert {r["total"] for r in _read_csv(tmp_path / "out" / "scores.csv")} == {""}
-
-
-@pytest.fixture(scope="module")
-def quiz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build(tmp_path_factory.mktemp("quiz"), QUIZ, "--scannable")
 
 
 @needs_tex
