@@ -17,26 +17,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import FIXTURES
 from worksheetgen.cli import main
 from worksheetgen.errors import GradeError
 from worksheetgen.grading.key import parse_key
 from worksheetgen.grading.responses import parse_responses
 
-BANK = FIXTURES / "part_points.yaml"
-
 
 @pytest.fixture(scope="module")
-def key(tmp_path_factory) -> Path:
-    """key.json of the three-student class (built without PDFs)."""
-    tmp = tmp_path_factory.mktemp("class")
-    roster = tmp / "roster.csv"
-    roster.write_text("name,id\nAda,s1\nBo,s2\nCy,s3\n", encoding="utf-8")
-    args = ["build", "--bank", str(BANK), "--seed", "1", "--roster", str(roster)]
-    result = CliRunner().invoke(main, [*args, "--no-pdf", "--out", str(tmp / "o"), "-q"])
-    assert result.exit_code == 0, result.output
-    (path,) = (tmp / "o").glob("*/key.json")
-    return path
+def key(part_points_key: Path) -> Path:
+    """key.json of the three-student class (conftest.py)."""
+    return part_points_key
 
 
 @pytest.fixture(scope="module")
